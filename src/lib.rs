@@ -1,0 +1,16 @@
+//! simfind — find near-duplicate documents in large collections of files.
+//!
+//! The library owns the whole pipeline of *Mining of Massive Datasets*, ch. 3:
+//!
+//! ```text
+//! directory → walk → read → normalise → shingle → sign (MinHash) → band (LSH)
+//!           → candidate pairs → verify → similar pairs
+//! ```
+//!
+//! The algorithm modules ([`normalize`], [`shingle`], [`minhash`], [`lsh`],
+//! [`verify`], [`scurve`]) take bytes or integers and return values: no file
+//! system, no printing. [`input`] is the only module that touches files, and
+//! [`pipeline`] composes the stages, reporting through the [`progress::Reporter`]
+//! trait that the binary implements.
+
+pub mod scurve;
