@@ -1,0 +1,1117 @@
+//! The persistent index: one SQLite file holding every document's MinHash
+//! signature and LSH band keys, so that a later run re-signs only the files that
+//! changed (incremental `index`/`scan`) and a new document can be looked up against
+//! everything seen before (`query`, the "many-one" problem of MMDS §3.4–3.8 where
+//! signatures must outlive one run).
+//!
+//! Role: storage only. It never walks, reads or shingles a file; callers hand it
+//! values (paths, file metadata, hashes, signatures, band keys) and get values
+//! back. The file-system side — deciding what changed and signing it — lives in the
+//! pipeline.
+//!
+//! Inputs: [`Params`] (how signatures were made), [`Document`]s to add or change,
+//! paths to remove, band keys to look up. Outputs: [`StoredDoc`]s, [`StoredFile`]s
+//! (path + metadata, to decide what changed without reading), candidate
+//! [`DocId`]s, and typed [`IndexError`]s.
+//!
+//! Invariants:
+//! - The parameters stored in the file are the parameters every signature in it was
+//!   made with. Opening with different parameters, or a file of another format
+//!   version, is an error ([`IndexError::ParamsMismatch`],
+//!   [`IndexError::FormatVersion`]) — never silently mixed signatures.
+//! - Every document has exactly `n` signature values and exactly one band key per
+//!   band (`bands` rows in `band_keys`).
+//! - An update ([`Update`], or [`Index::apply`]) is one SQLite transaction: a
+//!   process killed at any moment leaves the index exactly as the last committed
+//!   update left it.
+//! - A damaged or foreign file gives [`IndexError::NotAnIndex`], never a panic.
+//!
+//! Journal mode: SQLite's rollback journal (`journal_mode=DELETE`,
+//! `synchronous=FULL`), not WAL. Both make a transaction atomic across a crash; the
+//! rollback journal was chosen because (1) the index stays one self-contained file
+//! at rest — no `-wal`/`-shm` companions that must travel with it; (2) it works on
+//! file systems without shared memory (network shares, read-only media), where WAL
+//! does not; (3) WAL's benefit — readers never block a writer's commit — matters
+//! little here: updates are rare (nightly), queries are short, and while an
+//! update is signing files (almost all of its time) readers still read freely;
+//! they wait, up to the busy timeout, only during the final write burst.
+//!
+//! Concurrency: an update takes SQLite's write lock up front (`BEGIN IMMEDIATE`),
+//! so a second writer waits up to the busy timeout and then fails with
+//! [`IndexError::Busy`]; it never sees or produces a half-applied update.
+//!
+//! Schema (also in `docs/INDEX.md`): see [`SCHEMA`].
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, TransactionBehavior, params};
+
+/// Version of the on-disk layout. Bump it whenever the schema or the meaning of a
+/// stored value changes; older files are then refused with a rebuild hint.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// SQLite `application_id` marking a file as a simfind index ("SMFD"), so that an
+/// unrelated SQLite database is recognised as such before anything is read from it.
+pub const APPLICATION_ID: i32 = 0x534D_4644;
+
+/// The schema, created in one transaction together with the parameters.
+pub const SCHEMA: &str = "
+CREATE TABLE params (
+    name  TEXT PRIMARY KEY NOT NULL,
+    value TEXT NOT NULL
+);
+CREATE TABLE documents (
+    id            INTEGER PRIMARY KEY,
+    path          BLOB NOT NULL UNIQUE,
+    size          INTEGER NOT NULL,
+    mtime_ns      INTEGER NOT NULL,
+    dev           INTEGER,
+    inode         INTEGER,
+    content_hash  BLOB NOT NULL,
+    shingle_count INTEGER NOT NULL,
+    signature     BLOB NOT NULL
+);
+CREATE TABLE band_keys (
+    doc  INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    band INTEGER NOT NULL,
+    key  INTEGER NOT NULL,
+    PRIMARY KEY (doc, band)
+) WITHOUT ROWID;
+CREATE INDEX band_keys_lookup ON band_keys(band, key);
+";
+
+/// How the signatures in an index were made. Two indexes (or an index and a run)
+/// are compatible only if every field is equal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Params {
+    /// Shingle kind, e.g. `char` or `word`.
+    pub shingle_kind: String,
+    /// Shingle length (characters or words).
+    pub k: u32,
+    /// Canonical description of the normalisation applied before shingling.
+    pub normalisation: String,
+    /// Signature length (number of MinHash functions).
+    pub n: u32,
+    /// Number of LSH bands.
+    pub bands: u32,
+    /// Rows per band.
+    pub rows: u32,
+    /// Seed of the MinHash functions.
+    pub seed: u64,
+}
+
+impl Params {
+    /// `(name, value)` pairs as stored in the `params` table, in a fixed order.
+    fn to_rows(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("shingle_kind", self.shingle_kind.clone()),
+            ("k", self.k.to_string()),
+            ("normalisation", self.normalisation.clone()),
+            ("n", self.n.to_string()),
+            ("bands", self.bands.to_string()),
+            ("rows", self.rows.to_string()),
+            ("seed", self.seed.to_string()),
+        ]
+    }
+
+    /// Names and (stored, requested) values of the fields that differ.
+    fn differences(&self, other: &Params) -> Vec<(&'static str, String, String)> {
+        self.to_rows()
+            .into_iter()
+            .zip(other.to_rows())
+            .filter(|((_, a), (_, b))| a != b)
+            .map(|((name, a), (_, b))| (name, a, b))
+            .collect()
+    }
+}
+
+impl fmt::Display for Params {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let rows = self.to_rows();
+        for (i, (name, value)) in rows.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{name}={value}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Row id of a document in the index. Stable while the document's path stays
+/// indexed (a changed document keeps its id); not reused order-wise across files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct DocId(pub i64);
+
+/// The file metadata that decides whether a stored signature is still valid: a file
+/// whose `FileStat` is unchanged is not read again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileStat {
+    /// Length in bytes.
+    pub size: u64,
+    /// Modification time, nanoseconds since the Unix epoch (negative before it).
+    pub mtime_ns: i64,
+    /// Device id, where the platform has one.
+    pub dev: Option<u64>,
+    /// Inode number, where the platform has one.
+    pub inode: Option<u64>,
+}
+
+/// A document to store: everything the index keeps about one file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Document {
+    pub path: PathBuf,
+    pub stat: FileStat,
+    /// 128-bit hash of the file's bytes.
+    pub content_hash: u128,
+    /// Number of distinct shingles (0 = too short to have any; never pairs).
+    pub shingle_count: u64,
+    /// MinHash signature, exactly `Params::n` values.
+    pub signature: Vec<u32>,
+    /// One LSH bucket key per band, exactly `Params::bands` values, band 0 first.
+    pub band_keys: Vec<u64>,
+}
+
+/// A document as read back from the index (band keys via [`Index::band_keys`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredDoc {
+    pub id: DocId,
+    pub path: PathBuf,
+    pub stat: FileStat,
+    pub content_hash: u128,
+    pub shingle_count: u64,
+    pub signature: Vec<u32>,
+}
+
+/// Path and metadata of an indexed file: what a caller needs to decide which files
+/// are unchanged, changed, new or gone, without loading signatures.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredFile {
+    pub id: DocId,
+    pub path: PathBuf,
+    pub stat: FileStat,
+}
+
+/// A batch of changes applied by [`Index::apply`] in one transaction.
+#[derive(Clone, Debug, Default)]
+pub struct Changes {
+    /// Documents whose path is not yet indexed.
+    pub added: Vec<Document>,
+    /// Documents whose path is indexed; their stored values are replaced.
+    pub changed: Vec<Document>,
+    /// Indexed paths to forget.
+    pub removed: Vec<PathBuf>,
+}
+
+/// Counts of what a committed update did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct UpdateSummary {
+    pub added: u64,
+    pub changed: u64,
+    pub removed: u64,
+}
+
+/// Everything that can go wrong with an index, each with a message that says what
+/// to do about it.
+#[derive(Debug)]
+pub enum IndexError {
+    /// The file is not a usable simfind index: not SQLite, truncated, corrupt, or
+    /// another application's database.
+    NotAnIndex { path: PathBuf, reason: String },
+    /// No index exists at the path (for opening without creating).
+    Missing { path: PathBuf },
+    /// The index was written in another format version.
+    FormatVersion { path: PathBuf, found: i64 },
+    /// The index was built with other parameters.
+    ParamsMismatch {
+        path: PathBuf,
+        stored: Box<Params>,
+        requested: Box<Params>,
+    },
+    /// Another process holds the write lock and did not release it in time.
+    Busy { path: PathBuf, waited: Duration },
+    /// A caller-side inconsistency: wrong signature length, adding a path that is
+    /// already indexed, changing or removing one that is not.
+    Invalid { path: PathBuf, reason: String },
+    /// Any other SQLite or I/O failure (disk full, permission denied, …).
+    Sqlite {
+        path: PathBuf,
+        source: rusqlite::Error,
+    },
+}
+
+fn rebuild_hint(path: &Path) -> String {
+    format!(
+        "delete {} and rebuild it with `simfind index DIR... --db {}`",
+        path.display(),
+        path.display()
+    )
+}
+
+impl fmt::Display for IndexError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            IndexError::NotAnIndex { path, reason } => write!(
+                f,
+                "{} is not a usable simfind index ({reason}); if it is a damaged index, {}",
+                path.display(),
+                rebuild_hint(path)
+            ),
+            IndexError::Missing { path } => write!(
+                f,
+                "no index at {}; build one with `simfind index DIR... --db {}`",
+                path.display(),
+                path.display()
+            ),
+            IndexError::FormatVersion { path, found } => {
+                let age = if *found < i64::from(FORMAT_VERSION) {
+                    "an older"
+                } else {
+                    "a newer"
+                };
+                write!(
+                    f,
+                    "index {} was written by {age} simfind (format version {found}; this simfind \
+                     reads version {FORMAT_VERSION}); {}",
+                    path.display(),
+                    rebuild_hint(path)
+                )
+            }
+            IndexError::ParamsMismatch {
+                path,
+                stored,
+                requested,
+            } => {
+                let diffs: Vec<String> = stored
+                    .differences(requested)
+                    .into_iter()
+                    .map(|(name, s, r)| format!("{name}: index has {s}, this run asks for {r}"))
+                    .collect();
+                write!(
+                    f,
+                    "index {} was built with other parameters ({}); its signatures cannot be \
+                     compared with this run's. Either run with the index's parameters ({stored}), \
+                     or {}",
+                    path.display(),
+                    diffs.join("; "),
+                    rebuild_hint(path)
+                )
+            }
+            IndexError::Busy { path, waited } => write!(
+                f,
+                "index {} is locked by another simfind process that is updating it (waited {:.1} s); \
+                 try again when it has finished",
+                path.display(),
+                waited.as_secs_f64()
+            ),
+            IndexError::Invalid { path, reason } => {
+                write!(f, "invalid update to index {}: {reason}", path.display())
+            }
+            IndexError::Sqlite { path, source } => {
+                write!(f, "index {}: {source}", path.display())
+            }
+        }
+    }
+}
+
+impl std::error::Error for IndexError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            IndexError::Sqlite { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+/// How to open an index.
+#[derive(Clone, Copy, Debug)]
+pub struct OpenOptions {
+    /// How long to wait for another process's lock before giving up with
+    /// [`IndexError::Busy`].
+    pub busy_timeout: Duration,
+}
+
+impl Default for OpenOptions {
+    fn default() -> Self {
+        OpenOptions {
+            busy_timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+/// An open index. Reads are consistent snapshots; writes go through [`Update`].
+pub struct Index {
+    conn: Connection,
+    path: PathBuf,
+    params: Params,
+    options: OpenOptions,
+}
+
+impl fmt::Debug for Index {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Index")
+            .field("path", &self.path)
+            .field("params", &self.params)
+            .finish()
+    }
+}
+
+/// Turns a SQLite error into the [`IndexError`] a user can act on.
+fn classify(path: &Path, err: rusqlite::Error, waited: Duration) -> IndexError {
+    match err.sqlite_error_code() {
+        Some(ErrorCode::NotADatabase) => IndexError::NotAnIndex {
+            path: path.to_owned(),
+            reason: "not an SQLite database".into(),
+        },
+        Some(ErrorCode::DatabaseCorrupt) => IndexError::NotAnIndex {
+            path: path.to_owned(),
+            reason: format!("the database is corrupt: {err}"),
+        },
+        Some(ErrorCode::DatabaseBusy) | Some(ErrorCode::DatabaseLocked) => IndexError::Busy {
+            path: path.to_owned(),
+            waited,
+        },
+        _ => IndexError::Sqlite {
+            path: path.to_owned(),
+            source: err,
+        },
+    }
+}
+
+fn path_to_blob(path: &Path) -> Vec<u8> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        path.as_os_str().as_bytes().to_vec()
+    }
+    #[cfg(not(unix))]
+    {
+        // Windows paths are UTF-16; the index stores their UTF-8 form. Unpaired
+        // surrogates do not round-trip, which only affects such pathological names.
+        path.to_string_lossy().into_owned().into_bytes()
+    }
+}
+
+fn blob_to_path(bytes: Vec<u8>) -> PathBuf {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStringExt;
+        PathBuf::from(std::ffi::OsString::from_vec(bytes))
+    }
+    #[cfg(not(unix))]
+    {
+        PathBuf::from(String::from_utf8_lossy(&bytes).into_owned())
+    }
+}
+
+fn signature_to_blob(signature: &[u32]) -> Vec<u8> {
+    signature.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+fn blob_to_signature(blob: &[u8]) -> Option<Vec<u32>> {
+    if !blob.len().is_multiple_of(4) {
+        return None;
+    }
+    Some(
+        blob.chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect(),
+    )
+}
+
+/// SQLite integers are signed 64-bit; unsigned values are stored bit for bit.
+fn u64_to_sql(v: u64) -> i64 {
+    v as i64
+}
+
+fn sql_to_u64(v: i64) -> u64 {
+    v as u64
+}
+
+/// Big-endian, so `hex(content_hash)` in `sqlite3` prints the usual hex form.
+fn hash_to_blob(hash: u128) -> [u8; 16] {
+    hash.to_be_bytes()
+}
+
+fn blob_to_hash(blob: &[u8]) -> Option<u128> {
+    Some(u128::from_be_bytes(blob.try_into().ok()?))
+}
+
+/// Raw column values of one `documents` row, converted after the row is read so
+/// that a malformed value becomes an error rather than a panic.
+type RawDoc = (
+    i64,
+    Vec<u8>,
+    i64,
+    i64,
+    Option<i64>,
+    Option<i64>,
+    Vec<u8>,
+    i64,
+    Vec<u8>,
+);
+
+const DOC_COLUMNS: &str =
+    "id, path, size, mtime_ns, dev, inode, content_hash, shingle_count, signature";
+
+fn read_raw(row: &rusqlite::Row<'_>) -> rusqlite::Result<RawDoc> {
+    Ok((
+        row.get(0)?,
+        row.get(1)?,
+        row.get(2)?,
+        row.get(3)?,
+        row.get(4)?,
+        row.get(5)?,
+        row.get(6)?,
+        row.get(7)?,
+        row.get(8)?,
+    ))
+}
+
+impl Index {
+    /// Opens the index at `path` for building or updating with `params`, creating it
+    /// if the file does not exist (or is empty). An existing index must have been
+    /// built with exactly `params` and the current [`FORMAT_VERSION`].
+    pub fn open_or_create(
+        path: &Path,
+        params: &Params,
+        options: OpenOptions,
+    ) -> Result<Index, IndexError> {
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Self::connect(path, flags, options)?;
+        let index = match Self::load(conn, path, options)? {
+            Loaded::Existing(index) => index,
+            Loaded::Empty(conn) => Self::create(conn, path, params, options)?,
+        };
+        if index.params != *params {
+            return Err(IndexError::ParamsMismatch {
+                path: path.to_owned(),
+                stored: Box::new(index.params.clone()),
+                requested: Box::new(params.clone()),
+            });
+        }
+        Ok(index)
+    }
+
+    /// Opens an existing index with whatever parameters it was built with (for
+    /// lookups: the caller signs its query documents with [`Index::params`]).
+    pub fn open_existing(path: &Path, options: OpenOptions) -> Result<Index, IndexError> {
+        if !path.exists() {
+            return Err(IndexError::Missing {
+                path: path.to_owned(),
+            });
+        }
+        // READ_WRITE without CREATE: SQLite falls back to read-only when the file is
+        // write-protected, and with write access it can roll back a journal left by a
+        // killed update.
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Self::connect(path, flags, options)?;
+        match Self::load(conn, path, options)? {
+            Loaded::Existing(index) => Ok(index),
+            Loaded::Empty(_) => Err(IndexError::Missing {
+                path: path.to_owned(),
+            }),
+        }
+    }
+
+    fn connect(
+        path: &Path,
+        flags: OpenFlags,
+        options: OpenOptions,
+    ) -> Result<Connection, IndexError> {
+        let err = |e| classify(path, e, options.busy_timeout);
+        let conn = Connection::open_with_flags(path, flags).map_err(err)?;
+        conn.busy_timeout(options.busy_timeout).map_err(err)?;
+        conn.pragma_update(None, "foreign_keys", true)
+            .map_err(err)?;
+        // FULL: the journal is synced before the database is touched, which is what
+        // makes a killed or power-cut update roll back cleanly.
+        conn.pragma_update(None, "synchronous", "FULL")
+            .map_err(err)?;
+        Ok(conn)
+    }
+
+    /// Reads the header and parameters, telling a fresh empty database from a
+    /// simfind index from anything else.
+    fn load(conn: Connection, path: &Path, options: OpenOptions) -> Result<Loaded, IndexError> {
+        let not_index = |reason: String| IndexError::NotAnIndex {
+            path: path.to_owned(),
+            reason,
+        };
+        let err = |e| classify(path, e, options.busy_timeout);
+
+        // One read transaction, so that the header, the file length and the params
+        // are seen at the same committed state.
+        let (app_id, version, objects, page_count, page_size): (i32, i64, i64, i64, i64) = {
+            let tx = conn.unchecked_transaction().map_err(err)?;
+            let app_id = tx
+                .pragma_query_value(None, "application_id", |r| r.get(0))
+                .map_err(err)?;
+            let version = tx
+                .pragma_query_value(None, "user_version", |r| r.get(0))
+                .map_err(err)?;
+            let objects = tx
+                .query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0))
+                .map_err(err)?;
+            let page_count = tx
+                .pragma_query_value(None, "page_count", |r| r.get(0))
+                .map_err(err)?;
+            let page_size = tx
+                .pragma_query_value(None, "page_size", |r| r.get(0))
+                .map_err(err)?;
+            tx.finish().map_err(err)?;
+            (app_id, version, objects, page_count, page_size)
+        };
+
+        let file_len = std::fs::metadata(path)
+            .map_err(|e| not_index(format!("cannot stat the file: {e}")))?
+            .len();
+        if app_id == 0 && objects == 0 {
+            // SQLite reads a file too short to hold its header as an empty database;
+            // such a file was something else (or a cut-off index), not a new index.
+            if page_count == 0 && file_len > 0 {
+                return Err(not_index(format!(
+                    "{file_len} bytes, too short to be an SQLite database: truncated or not a database"
+                )));
+            }
+            return Ok(Loaded::Empty(conn));
+        }
+        if app_id != APPLICATION_ID {
+            return Err(not_index(format!(
+                "an SQLite database of another application (application_id {app_id:#x})"
+            )));
+        }
+        if version != i64::from(FORMAT_VERSION) {
+            return Err(IndexError::FormatVersion {
+                path: path.to_owned(),
+                found: version,
+            });
+        }
+        // SQLite reads pages past the end of a truncated file as zeros and may notice
+        // only much later; the header's page count makes truncation visible at once.
+        let expected_len = page_count.saturating_mul(page_size);
+        if i64::try_from(file_len).unwrap_or(i64::MAX) < expected_len {
+            return Err(not_index(format!(
+                "truncated: {file_len} bytes, the database header says {expected_len}"
+            )));
+        }
+
+        let params = Self::read_params(&conn, path, options)?;
+        Ok(Loaded::Existing(Index {
+            conn,
+            path: path.to_owned(),
+            params,
+            options,
+        }))
+    }
+
+    fn read_params(
+        conn: &Connection,
+        path: &Path,
+        options: OpenOptions,
+    ) -> Result<Params, IndexError> {
+        let not_index = |reason: String| IndexError::NotAnIndex {
+            path: path.to_owned(),
+            reason,
+        };
+        let err = |e| classify(path, e, options.busy_timeout);
+        let mut stmt = conn
+            .prepare("SELECT name, value FROM params")
+            .map_err(err)?;
+        let rows: Vec<(String, String)> = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map_err(err)?
+            .collect::<Result<_, _>>()
+            .map_err(err)?;
+        let get = |name: &str| -> Result<&str, IndexError> {
+            rows.iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, v)| v.as_str())
+                .ok_or_else(|| not_index(format!("parameter `{name}` is missing")))
+        };
+        fn num<T: std::str::FromStr>(name: &str, v: &str) -> Result<T, String> {
+            v.parse()
+                .map_err(|_| format!("parameter `{name}` has the malformed value {v:?}"))
+        }
+        let format: u32 = num("format_version", get("format_version")?).map_err(not_index)?;
+        if format != FORMAT_VERSION {
+            return Err(IndexError::FormatVersion {
+                path: path.to_owned(),
+                found: i64::from(format),
+            });
+        }
+        Ok(Params {
+            shingle_kind: get("shingle_kind")?.to_owned(),
+            k: num("k", get("k")?).map_err(not_index)?,
+            normalisation: get("normalisation")?.to_owned(),
+            n: num("n", get("n")?).map_err(not_index)?,
+            bands: num("bands", get("bands")?).map_err(not_index)?,
+            rows: num("rows", get("rows")?).map_err(not_index)?,
+            seed: num("seed", get("seed")?).map_err(not_index)?,
+        })
+    }
+
+    /// Creates the schema, parameters and header marks in one transaction, so that a
+    /// crash during creation leaves an empty file (treated as new), never a
+    /// half-made index.
+    fn create(
+        mut conn: Connection,
+        path: &Path,
+        params: &Params,
+        options: OpenOptions,
+    ) -> Result<Index, IndexError> {
+        let err = |e| classify(path, e, options.busy_timeout);
+        conn.pragma_update(None, "journal_mode", "DELETE")
+            .map_err(err)?;
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(err)?;
+        // Another process may have created the index while this one waited for the lock.
+        let objects: i64 = tx
+            .query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0))
+            .map_err(err)?;
+        if objects == 0 {
+            tx.execute_batch(SCHEMA).map_err(err)?;
+            let mut rows = params.to_rows();
+            rows.push(("format_version", FORMAT_VERSION.to_string()));
+            for (name, value) in rows {
+                tx.execute(
+                    "INSERT INTO params (name, value) VALUES (?1, ?2)",
+                    params![name, value],
+                )
+                .map_err(err)?;
+            }
+            tx.pragma_update(None, "application_id", APPLICATION_ID)
+                .map_err(err)?;
+            tx.pragma_update(None, "user_version", FORMAT_VERSION)
+                .map_err(err)?;
+        }
+        tx.commit().map_err(err)?;
+        match Self::load(conn, path, options)? {
+            Loaded::Existing(index) => Ok(index),
+            Loaded::Empty(_) => Err(IndexError::NotAnIndex {
+                path: path.to_owned(),
+                reason: "the schema could not be created".into(),
+            }),
+        }
+    }
+
+    /// The parameters every signature in this index was made with.
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn err(&self, e: rusqlite::Error) -> IndexError {
+        classify(&self.path, e, self.options.busy_timeout)
+    }
+
+    fn not_index(&self, reason: String) -> IndexError {
+        IndexError::NotAnIndex {
+            path: self.path.clone(),
+            reason,
+        }
+    }
+
+    /// Runs SQLite's `quick_check` over the whole file (reads every page, so it costs
+    /// about as much as copying the file) and checks the index's own invariant that
+    /// every document has one key per band.
+    pub fn verify_integrity(&self) -> Result<(), IndexError> {
+        let mut stmt = self
+            .conn
+            .prepare("PRAGMA quick_check")
+            .map_err(|e| self.err(e))?;
+        let problems: Vec<String> = stmt
+            .query_map([], |r| r.get(0))
+            .map_err(|e| self.err(e))?
+            .collect::<Result<_, _>>()
+            .map_err(|e| self.err(e))?;
+        if problems != ["ok"] {
+            return Err(self.not_index(format!("integrity check failed: {}", problems.join("; "))));
+        }
+        let bad: i64 = self
+            .conn
+            .query_row(
+                "SELECT count(*) FROM documents d WHERE \
+                 (SELECT count(*) FROM band_keys b WHERE b.doc = d.id) != ?1",
+                [i64::from(self.params.bands)],
+                |r| r.get(0),
+            )
+            .map_err(|e| self.err(e))?;
+        if bad != 0 {
+            return Err(self.not_index(format!("{bad} documents lack some of their band keys")));
+        }
+        Ok(())
+    }
+
+    /// Number of indexed documents.
+    pub fn len(&self) -> Result<u64, IndexError> {
+        let n: i64 = self
+            .conn
+            .query_row("SELECT count(*) FROM documents", [], |r| r.get(0))
+            .map_err(|e| self.err(e))?;
+        Ok(n as u64)
+    }
+
+    /// True if no document is indexed.
+    pub fn is_empty(&self) -> Result<bool, IndexError> {
+        Ok(self.len()? == 0)
+    }
+
+    /// Paths and metadata of every indexed file, sorted by path bytes.
+    pub fn files(&self) -> Result<Vec<StoredFile>, IndexError> {
+        stored_files(&self.conn).map_err(|e| self.err(e))
+    }
+
+    /// Every indexed document, sorted by path bytes.
+    pub fn documents(&self) -> Result<Vec<StoredDoc>, IndexError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT {DOC_COLUMNS} FROM documents ORDER BY path"
+            ))
+            .map_err(|e| self.err(e))?;
+        let raws: Vec<RawDoc> = stmt
+            .query_map([], read_raw)
+            .map_err(|e| self.err(e))?
+            .collect::<Result<_, _>>()
+            .map_err(|e| self.err(e))?;
+        raws.into_iter().map(|raw| self.convert(raw)).collect()
+    }
+
+    /// The document with id `id`, if it is indexed.
+    pub fn document(&self, id: DocId) -> Result<Option<StoredDoc>, IndexError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT {DOC_COLUMNS} FROM documents WHERE id = ?1"
+            ))
+            .map_err(|e| self.err(e))?;
+        let raw = stmt
+            .query_row([id.0], read_raw)
+            .optional()
+            .map_err(|e| self.err(e))?;
+        raw.map(|raw| self.convert(raw)).transpose()
+    }
+
+    /// The band keys stored for `id`, band 0 first (empty if `id` is not indexed).
+    pub fn band_keys(&self, id: DocId) -> Result<Vec<u64>, IndexError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT band, key FROM band_keys WHERE doc = ?1 ORDER BY band")
+            .map_err(|e| self.err(e))?;
+        let rows: Vec<(i64, i64)> = stmt
+            .query_map([id.0], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map_err(|e| self.err(e))?
+            .collect::<Result<_, _>>()
+            .map_err(|e| self.err(e))?;
+        for (expected, (band, _)) in rows.iter().enumerate() {
+            if *band != expected as i64 {
+                return Err(self.not_index(format!("document {} has a gap in its band keys", id.0)));
+            }
+        }
+        Ok(rows.into_iter().map(|(_, key)| sql_to_u64(key)).collect())
+    }
+
+    /// Ids of the indexed documents that share at least one band's key with
+    /// `band_keys` (the LSH candidates of a document with these keys), sorted.
+    pub fn candidates(&self, band_keys: &[u64]) -> Result<Vec<DocId>, IndexError> {
+        if band_keys.len() != self.params.bands as usize {
+            return Err(IndexError::Invalid {
+                path: self.path.clone(),
+                reason: format!(
+                    "lookup with {} band keys, but the index has {} bands",
+                    band_keys.len(),
+                    self.params.bands
+                ),
+            });
+        }
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT doc FROM band_keys WHERE band = ?1 AND key = ?2")
+            .map_err(|e| self.err(e))?;
+        let mut found = BTreeSet::new();
+        for (band, &key) in band_keys.iter().enumerate() {
+            let rows = stmt
+                .query_map(params![band as i64, u64_to_sql(key)], |r| {
+                    r.get::<_, i64>(0)
+                })
+                .map_err(|e| self.err(e))?;
+            for doc in rows {
+                found.insert(DocId(doc.map_err(|e| self.err(e))?));
+            }
+        }
+        Ok(found.into_iter().collect())
+    }
+
+    fn convert(&self, raw: RawDoc) -> Result<StoredDoc, IndexError> {
+        let (id, path, size, mtime_ns, dev, inode, hash, shingle_count, signature) = raw;
+        let content_hash = blob_to_hash(&hash)
+            .ok_or_else(|| self.not_index(format!("document {id} has a malformed content hash")))?;
+        let signature = blob_to_signature(&signature)
+            .filter(|s| s.len() == self.params.n as usize)
+            .ok_or_else(|| {
+                self.not_index(format!(
+                    "document {id} has a signature of {} bytes, expected {}",
+                    signature.len(),
+                    4 * self.params.n
+                ))
+            })?;
+        Ok(StoredDoc {
+            id: DocId(id),
+            path: blob_to_path(path),
+            stat: FileStat {
+                size: sql_to_u64(size),
+                mtime_ns,
+                dev: dev.map(sql_to_u64),
+                inode: inode.map(sql_to_u64),
+            },
+            content_hash,
+            shingle_count: sql_to_u64(shingle_count),
+            signature,
+        })
+    }
+
+    /// Starts an update: takes the write lock (waiting up to the busy timeout for
+    /// another writer), so that what the caller reads through [`Update::files`] is
+    /// what its changes will apply to. Nothing is visible to others until
+    /// [`Update::commit`]; dropping the `Update` (or the process dying) discards it.
+    pub fn begin_update(&mut self) -> Result<Update<'_>, IndexError> {
+        let path = &self.path;
+        let options = self.options;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(|e| classify(path, e, options.busy_timeout))?;
+        Ok(Update {
+            tx,
+            path,
+            params: &self.params,
+            options,
+            summary: UpdateSummary::default(),
+        })
+    }
+
+    /// Applies `changes` in one transaction: all of them or, on any error, none.
+    pub fn apply(&mut self, changes: &Changes) -> Result<UpdateSummary, IndexError> {
+        let mut update = self.begin_update()?;
+        for path in &changes.removed {
+            update.remove(path)?;
+        }
+        for doc in &changes.changed {
+            update.change(doc)?;
+        }
+        for doc in &changes.added {
+            update.add(doc)?;
+        }
+        update.commit()
+    }
+}
+
+enum Loaded {
+    Existing(Index),
+    Empty(Connection),
+}
+
+fn stored_files(conn: &Connection) -> rusqlite::Result<Vec<StoredFile>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, path, size, mtime_ns, dev, inode FROM documents ORDER BY path",
+    )?;
+    stmt.query_map([], |r| {
+        Ok(StoredFile {
+            id: DocId(r.get(0)?),
+            path: blob_to_path(r.get(1)?),
+            stat: FileStat {
+                size: sql_to_u64(r.get(2)?),
+                mtime_ns: r.get(3)?,
+                dev: r.get::<_, Option<i64>>(4)?.map(sql_to_u64),
+                inode: r.get::<_, Option<i64>>(5)?.map(sql_to_u64),
+            },
+        })
+    })?
+    .collect()
+}
+
+/// An update in progress: one SQLite transaction holding the write lock.
+pub struct Update<'a> {
+    tx: rusqlite::Transaction<'a>,
+    path: &'a Path,
+    params: &'a Params,
+    options: OpenOptions,
+    summary: UpdateSummary,
+}
+
+impl fmt::Debug for Update<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Update")
+            .field("path", &self.path)
+            .field("summary", &self.summary)
+            .finish()
+    }
+}
+
+impl Update<'_> {
+    fn err(&self, e: rusqlite::Error) -> IndexError {
+        classify(self.path, e, self.options.busy_timeout)
+    }
+
+    fn invalid(&self, reason: String) -> IndexError {
+        IndexError::Invalid {
+            path: self.path.to_owned(),
+            reason,
+        }
+    }
+
+    /// Paths and metadata of every indexed file as of this transaction, sorted by
+    /// path bytes.
+    pub fn files(&self) -> Result<Vec<StoredFile>, IndexError> {
+        stored_files(&self.tx).map_err(|e| self.err(e))
+    }
+
+    fn check(&self, doc: &Document) -> Result<(), IndexError> {
+        if doc.signature.len() != self.params.n as usize {
+            return Err(self.invalid(format!(
+                "{} has a signature of {} values, the index expects n = {}",
+                doc.path.display(),
+                doc.signature.len(),
+                self.params.n
+            )));
+        }
+        if doc.band_keys.len() != self.params.bands as usize {
+            return Err(self.invalid(format!(
+                "{} has {} band keys, the index expects {} bands",
+                doc.path.display(),
+                doc.band_keys.len(),
+                self.params.bands
+            )));
+        }
+        Ok(())
+    }
+
+    fn insert_band_keys(&self, id: i64, keys: &[u64]) -> Result<(), IndexError> {
+        let mut stmt = self
+            .tx
+            .prepare_cached("INSERT INTO band_keys (doc, band, key) VALUES (?1, ?2, ?3)")
+            .map_err(|e| self.err(e))?;
+        for (band, &key) in keys.iter().enumerate() {
+            stmt.execute(params![id, band as i64, u64_to_sql(key)])
+                .map_err(|e| self.err(e))?;
+        }
+        Ok(())
+    }
+
+    /// Adds a document whose path is not yet indexed.
+    pub fn add(&mut self, doc: &Document) -> Result<DocId, IndexError> {
+        self.check(doc)?;
+        let inserted = {
+            let mut stmt = self
+                .tx
+                .prepare_cached(
+                    "INSERT INTO documents (path, size, mtime_ns, dev, inode, content_hash, \
+                     shingle_count, signature) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) \
+                     ON CONFLICT (path) DO NOTHING",
+                )
+                .map_err(|e| self.err(e))?;
+            stmt.execute(params![
+                path_to_blob(&doc.path),
+                u64_to_sql(doc.stat.size),
+                doc.stat.mtime_ns,
+                doc.stat.dev.map(u64_to_sql),
+                doc.stat.inode.map(u64_to_sql),
+                &hash_to_blob(doc.content_hash)[..],
+                u64_to_sql(doc.shingle_count),
+                signature_to_blob(&doc.signature),
+            ])
+            .map_err(|e| self.err(e))?
+        };
+        if inserted == 0 {
+            return Err(self.invalid(format!("{} is already indexed", doc.path.display())));
+        }
+        let id = self.tx.last_insert_rowid();
+        self.insert_band_keys(id, &doc.band_keys)?;
+        self.summary.added += 1;
+        Ok(DocId(id))
+    }
+
+    /// Replaces the stored values of an indexed document; it keeps its id.
+    pub fn change(&mut self, doc: &Document) -> Result<DocId, IndexError> {
+        self.check(doc)?;
+        let id: Option<i64> = {
+            let mut stmt = self
+                .tx
+                .prepare_cached(
+                    "UPDATE documents SET size = ?2, mtime_ns = ?3, dev = ?4, inode = ?5, \
+                     content_hash = ?6, shingle_count = ?7, signature = ?8 WHERE path = ?1 \
+                     RETURNING id",
+                )
+                .map_err(|e| self.err(e))?;
+            stmt.query_row(
+                params![
+                    path_to_blob(&doc.path),
+                    u64_to_sql(doc.stat.size),
+                    doc.stat.mtime_ns,
+                    doc.stat.dev.map(u64_to_sql),
+                    doc.stat.inode.map(u64_to_sql),
+                    &hash_to_blob(doc.content_hash)[..],
+                    u64_to_sql(doc.shingle_count),
+                    signature_to_blob(&doc.signature),
+                ],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(|e| self.err(e))?
+        };
+        let Some(id) = id else {
+            return Err(self.invalid(format!(
+                "{} is not indexed, cannot change it",
+                doc.path.display()
+            )));
+        };
+        self.tx
+            .prepare_cached("DELETE FROM band_keys WHERE doc = ?1")
+            .and_then(|mut s| s.execute([id]))
+            .map_err(|e| self.err(e))?;
+        self.insert_band_keys(id, &doc.band_keys)?;
+        self.summary.changed += 1;
+        Ok(DocId(id))
+    }
+
+    /// Forgets an indexed path (its band keys go with it).
+    pub fn remove(&mut self, path: &Path) -> Result<(), IndexError> {
+        let deleted = self
+            .tx
+            .prepare_cached("DELETE FROM documents WHERE path = ?1")
+            .and_then(|mut s| s.execute([path_to_blob(path)]))
+            .map_err(|e| self.err(e))?;
+        if deleted == 0 {
+            return Err(self.invalid(format!(
+                "{} is not indexed, cannot remove it",
+                path.display()
+            )));
+        }
+        self.summary.removed += 1;
+        Ok(())
+    }
+
+    /// Makes every change of this update visible at once.
+    pub fn commit(self) -> Result<UpdateSummary, IndexError> {
+        let summary = self.summary;
+        let (path, options) = (self.path, self.options);
+        self.tx
+            .commit()
+            .map_err(|e| classify(path, e, options.busy_timeout))?;
+        Ok(summary)
+    }
+}
+
+#[cfg(test)]
+mod tests;
