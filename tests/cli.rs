@@ -430,7 +430,7 @@ fn an_interrupted_run_leaves_no_output_file() {
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("pairs.csv");
     let corpus = shared_data("django-docs/files");
-    let mut child = simfind()
+    let child = simfind()
         .args([
             "scan",
             corpus.to_str().unwrap(),
