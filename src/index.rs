@@ -70,7 +70,8 @@ CREATE TABLE documents (
     mtime_ns      INTEGER NOT NULL,
     dev           INTEGER,
     inode         INTEGER,
-    content_hash  BLOB NOT NULL,
+        content_hash  BLOB NOT NULL,
+    binary        INTEGER NOT NULL,
     shingle_count INTEGER NOT NULL,
     signature     BLOB NOT NULL
 );
@@ -101,6 +102,11 @@ pub struct Params {
     pub rows: u32,
     /// Seed of the MinHash functions.
     pub seed: u64,
+    /// The stop words of stop-word shingles, sorted, one per line (empty for the
+    /// other kinds). Stored in full so that the index alone can sign a query.
+    pub stop_words: String,
+    /// Whether files that look binary were shingled (`true`) or skipped.
+    pub include_binary: bool,
 }
 
 impl Params {
@@ -114,6 +120,16 @@ impl Params {
             ("bands", self.bands.to_string()),
             ("rows", self.rows.to_string()),
             ("seed", self.seed.to_string()),
+            ("stop_words", self.stop_words.clone()),
+            (
+                "binary_files",
+                if self.include_binary {
+                    "include"
+                } else {
+                    "skip"
+                }
+                .to_string(),
+            ),
         ]
     }
 
@@ -135,7 +151,11 @@ impl fmt::Display for Params {
             if i > 0 {
                 f.write_str(", ")?;
             }
-            write!(f, "{name}={value}")?;
+            if *name == "stop_words" {
+                write!(f, "{name}=({} words)", value.lines().count())?;
+            } else {
+                write!(f, "{name}={value}")?;
+            }
         }
         Ok(())
     }
@@ -167,11 +187,17 @@ pub struct Document {
     pub stat: FileStat,
     /// 128-bit hash of the file's bytes.
     pub content_hash: u128,
-    /// Number of distinct shingles (0 = too short to have any; never pairs).
+    /// The file looked binary and was not shingled (only with
+    /// `include_binary = false`); then `shingle_count` is 0.
+    pub binary: bool,
+    /// Number of distinct shingles (0 = too short to have any, or binary; never
+    /// pairs).
     pub shingle_count: u64,
-    /// MinHash signature, exactly `Params::n` values.
+    /// MinHash signature: exactly `Params::n` values, or none when
+    /// `shingle_count` is 0.
     pub signature: Vec<u32>,
-    /// One LSH bucket key per band, exactly `Params::bands` values, band 0 first.
+    /// One LSH bucket key per band (`Params::bands` values, band 0 first), or none
+    /// when `shingle_count` is 0.
     pub band_keys: Vec<u64>,
 }
 
@@ -182,6 +208,7 @@ pub struct StoredDoc {
     pub path: PathBuf,
     pub stat: FileStat,
     pub content_hash: u128,
+    pub binary: bool,
     pub shingle_count: u64,
     pub signature: Vec<u32>,
 }
@@ -288,7 +315,13 @@ impl fmt::Display for IndexError {
                 let diffs: Vec<String> = stored
                     .differences(requested)
                     .into_iter()
-                    .map(|(name, s, r)| format!("{name}: index has {s}, this run asks for {r}"))
+                    .map(|(name, s, r)| {
+                        if name == "stop_words" {
+                            format!("{name}: the index has another list")
+                        } else {
+                            format!("{name}: index has {s}, this run asks for {r}")
+                        }
+                    })
                     .collect();
                 write!(
                     f,
@@ -450,12 +483,13 @@ type RawDoc = (
     Option<i64>,
     Option<i64>,
     Vec<u8>,
+    bool,
     i64,
     Vec<u8>,
 );
 
 const DOC_COLUMNS: &str =
-    "id, path, size, mtime_ns, dev, inode, content_hash, shingle_count, signature";
+    "id, path, size, mtime_ns, dev, inode, content_hash, binary, shingle_count, signature";
 
 fn read_raw(row: &rusqlite::Row<'_>) -> rusqlite::Result<RawDoc> {
     Ok((
@@ -468,6 +502,7 @@ fn read_raw(row: &rusqlite::Row<'_>) -> rusqlite::Result<RawDoc> {
         row.get(6)?,
         row.get(7)?,
         row.get(8)?,
+        row.get(9)?,
     ))
 }
 
@@ -653,6 +688,16 @@ impl Index {
             bands: num("bands", get("bands")?).map_err(not_index)?,
             rows: num("rows", get("rows")?).map_err(not_index)?,
             seed: num("seed", get("seed")?).map_err(not_index)?,
+            stop_words: get("stop_words")?.to_owned(),
+            include_binary: match get("binary_files")? {
+                "include" => true,
+                "skip" => false,
+                other => {
+                    return Err(not_index(format!(
+                        "parameter `binary_files` has the malformed value {other:?}"
+                    )));
+                }
+            },
         })
     }
 
@@ -742,13 +787,16 @@ impl Index {
             .conn
             .query_row(
                 "SELECT count(*) FROM documents d WHERE \
-                 (SELECT count(*) FROM band_keys b WHERE b.doc = d.id) != ?1",
+                 (SELECT count(*) FROM band_keys b WHERE b.doc = d.id) \
+                 != CASE WHEN d.shingle_count = 0 THEN 0 ELSE ?1 END",
                 [i64::from(self.params.bands)],
                 |r| r.get(0),
             )
             .map_err(|e| self.err(e))?;
         if bad != 0 {
-            return Err(self.not_index(format!("{bad} documents lack some of their band keys")));
+            return Err(self.not_index(format!(
+                "{bad} documents have the wrong number of band keys"
+            )));
         }
         Ok(())
     }
@@ -854,16 +902,21 @@ impl Index {
     }
 
     fn convert(&self, raw: RawDoc) -> Result<StoredDoc, IndexError> {
-        let (id, path, size, mtime_ns, dev, inode, hash, shingle_count, signature) = raw;
+        let (id, path, size, mtime_ns, dev, inode, hash, binary, shingle_count, signature) = raw;
+        let expected = if shingle_count == 0 {
+            0
+        } else {
+            self.params.n as usize
+        };
         let content_hash = blob_to_hash(&hash)
             .ok_or_else(|| self.not_index(format!("document {id} has a malformed content hash")))?;
         let signature = blob_to_signature(&signature)
-            .filter(|s| s.len() == self.params.n as usize)
+            .filter(|s| s.len() == expected)
             .ok_or_else(|| {
                 self.not_index(format!(
                     "document {id} has a signature of {} bytes, expected {}",
                     signature.len(),
-                    4 * self.params.n
+                    4 * expected
                 ))
             })?;
         Ok(StoredDoc {
@@ -876,6 +929,7 @@ impl Index {
                 inode: inode.map(sql_to_u64),
             },
             content_hash,
+            binary,
             shingle_count: sql_to_u64(shingle_count),
             signature,
         })
@@ -978,20 +1032,32 @@ impl Update<'_> {
     }
 
     fn check(&self, doc: &Document) -> Result<(), IndexError> {
-        if doc.signature.len() != self.params.n as usize {
+        // A document without shingles has no signature and never pairs.
+        let (n, bands) = if doc.shingle_count == 0 {
+            (0, 0)
+        } else {
+            (self.params.n as usize, self.params.bands as usize)
+        };
+        if doc.signature.len() != n {
             return Err(self.invalid(format!(
-                "{} has a signature of {} values, the index expects n = {}",
+                "{} has {} shingles and a signature of {} values, the index expects {n}",
                 doc.path.display(),
+                doc.shingle_count,
                 doc.signature.len(),
-                self.params.n
             )));
         }
-        if doc.band_keys.len() != self.params.bands as usize {
+        if doc.band_keys.len() != bands {
             return Err(self.invalid(format!(
-                "{} has {} band keys, the index expects {} bands",
+                "{} has {} shingles and {} band keys, the index expects {bands}",
                 doc.path.display(),
+                doc.shingle_count,
                 doc.band_keys.len(),
-                self.params.bands
+            )));
+        }
+        if doc.binary && doc.shingle_count != 0 {
+            return Err(self.invalid(format!(
+                "{} is marked binary but has shingles",
+                doc.path.display()
             )));
         }
         Ok(())
@@ -1017,7 +1083,7 @@ impl Update<'_> {
                 .tx
                 .prepare_cached(
                     "INSERT INTO documents (path, size, mtime_ns, dev, inode, content_hash, \
-                     shingle_count, signature) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) \
+                     shingle_count, signature, binary) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) \
                      ON CONFLICT (path) DO NOTHING",
                 )
                 .map_err(|e| self.err(e))?;
@@ -1030,6 +1096,7 @@ impl Update<'_> {
                 &hash_to_blob(doc.content_hash)[..],
                 u64_to_sql(doc.shingle_count),
                 signature_to_blob(&doc.signature),
+                doc.binary,
             ])
             .map_err(|e| self.err(e))?
         };
@@ -1050,8 +1117,8 @@ impl Update<'_> {
                 .tx
                 .prepare_cached(
                     "UPDATE documents SET size = ?2, mtime_ns = ?3, dev = ?4, inode = ?5, \
-                     content_hash = ?6, shingle_count = ?7, signature = ?8 WHERE path = ?1 \
-                     RETURNING id",
+                     content_hash = ?6, shingle_count = ?7, signature = ?8, binary = ?9 \
+                     WHERE path = ?1 RETURNING id",
                 )
                 .map_err(|e| self.err(e))?;
             stmt.query_row(
@@ -1064,6 +1131,7 @@ impl Update<'_> {
                     &hash_to_blob(doc.content_hash)[..],
                     u64_to_sql(doc.shingle_count),
                     signature_to_blob(&doc.signature),
+                    doc.binary,
                 ],
                 |r| r.get(0),
             )

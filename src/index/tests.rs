@@ -13,6 +13,8 @@ fn params() -> Params {
         bands: 4,
         rows: 2,
         seed: 42,
+        stop_words: String::new(),
+        include_binary: false,
     }
 }
 
@@ -35,7 +37,8 @@ fn doc_for(p: &Params, path: impl Into<PathBuf>, i: u64, generation: u64) -> Doc
             inode: Some(1000 + i),
         },
         content_hash: (u128::from(mix(i)) << 64) | u128::from(generation),
-        shingle_count: i + generation,
+        binary: false,
+        shingle_count: i + generation + 1,
         signature: (0..p.n)
             .map(|j| mix(i * 1000 + u64::from(j)) as u32)
             .collect(),
@@ -55,6 +58,7 @@ fn stored(doc: &Document, id: DocId) -> StoredDoc {
         path: doc.path.clone(),
         stat: doc.stat,
         content_hash: doc.content_hash,
+        binary: doc.binary,
         shingle_count: doc.shingle_count,
         signature: doc.signature.clone(),
     }
@@ -100,15 +104,34 @@ fn round_trip_keeps_every_value_including_extremes() {
             inode: None,
         },
         content_hash: u128::MAX - 5,
+        binary: false,
         shingle_count: u64::MAX,
         signature: vec![u32::MAX, 0, 1, 2, 3, 4, 5, u32::MAX - 1],
         band_keys: vec![u64::MAX, 0, 1 << 63, 12345],
+    };
+    let empty = Document {
+        shingle_count: 0,
+        signature: vec![],
+        band_keys: vec![],
+        ..doc("e", 4)
+    };
+    let binary = Document {
+        binary: true,
+        ..empty.clone()
     };
     let docs = vec![
         doc("b.txt", 1),
         extreme,
         doc_for(&params(), odd_path, 2, 0),
         doc("a.txt", 3),
+        Document {
+            path: "empty.txt".into(),
+            ..empty
+        },
+        Document {
+            path: "image.bin".into(),
+            ..binary
+        },
     ];
     {
         let mut index = Index::open_or_create(&db, &params(), opts()).unwrap();
@@ -122,7 +145,7 @@ fn round_trip_keeps_every_value_including_extremes() {
         assert_eq!(
             summary,
             UpdateSummary {
-                added: 4,
+                added: 6,
                 changed: 0,
                 removed: 0
             }
@@ -133,7 +156,7 @@ fn round_trip_keeps_every_value_including_extremes() {
         Index::open_or_create(&db, &params(), opts()).unwrap(),
     ] {
         assert_eq!(index.params(), &params());
-        assert_eq!(index.len().unwrap(), 4);
+        assert_eq!(index.len().unwrap(), 6);
         let got = index.documents().unwrap();
         // Sorted by path bytes.
         let mut want: Vec<&Document> = docs.iter().collect();
@@ -144,7 +167,9 @@ fn round_trip_keeps_every_value_including_extremes() {
             assert_eq!(index.document(g.id).unwrap().as_ref(), Some(g));
             assert_eq!(index.band_keys(g.id).unwrap(), w.band_keys);
             // A document is a candidate of its own keys.
-            assert!(index.candidates(&w.band_keys).unwrap().contains(&g.id));
+            if w.shingle_count > 0 {
+                assert!(index.candidates(&w.band_keys).unwrap().contains(&g.id));
+            }
         }
         let files = index.files().unwrap();
         let want_files: Vec<(PathBuf, FileStat)> =
@@ -292,6 +317,21 @@ fn an_update_with_one_bad_change_applies_nothing() {
             }],
             ..Default::default()
         },
+        Changes {
+            added: vec![Document {
+                shingle_count: 0,
+                band_keys: vec![],
+                ..doc("c", 5)
+            }],
+            ..Default::default()
+        },
+        Changes {
+            added: vec![Document {
+                binary: true,
+                ..doc("c", 5)
+            }],
+            ..Default::default()
+        },
     ];
     for changes in attempts {
         let err = index.apply(&changes).unwrap_err();
@@ -343,6 +383,14 @@ fn other_parameters_are_refused_with_a_rebuild_hint() {
             rows: 1,
             ..params()
         },
+        Params {
+            stop_words: "a\nthe".into(),
+            ..params()
+        },
+        Params {
+            include_binary: true,
+            ..params()
+        },
     ];
     for other in variants {
         let err = Index::open_or_create(&db, &other, opts()).unwrap_err();
@@ -356,7 +404,7 @@ fn other_parameters_are_refused_with_a_rebuild_hint() {
         assert_eq!(**requested, other);
         let msg = err.to_string();
         let name = params().differences(&other)[0].0;
-        assert!(msg.contains(&format!("{name}: index has")), "{msg}");
+        assert!(msg.contains(&format!("({name}: ")), "{msg}");
         assert!(msg.contains("simfind index DIR... --db"), "{msg}");
         assert!(msg.contains(&db.display().to_string()), "{msg}");
     }
