@@ -820,20 +820,9 @@ impl Index {
         stored_files(&self.conn).map_err(|e| self.err(e))
     }
 
-    /// Every indexed document, sorted by path bytes.
+        /// Every indexed document, sorted by path bytes.
     pub fn documents(&self) -> Result<Vec<StoredDoc>, IndexError> {
-        let mut stmt = self
-            .conn
-            .prepare_cached(&format!(
-                "SELECT {DOC_COLUMNS} FROM documents ORDER BY path"
-            ))
-            .map_err(|e| self.err(e))?;
-        let raws: Vec<RawDoc> = stmt
-            .query_map([], read_raw)
-            .map_err(|e| self.err(e))?
-            .collect::<Result<_, _>>()
-            .map_err(|e| self.err(e))?;
-        raws.into_iter().map(|raw| self.convert(raw)).collect()
+        all_documents(&self.conn, &self.path, &self.params).map_err(|e| self.err(e))?
     }
 
     /// The document with id `id`, if it is indexed.
@@ -902,37 +891,7 @@ impl Index {
     }
 
     fn convert(&self, raw: RawDoc) -> Result<StoredDoc, IndexError> {
-        let (id, path, size, mtime_ns, dev, inode, hash, binary, shingle_count, signature) = raw;
-        let expected = if shingle_count == 0 {
-            0
-        } else {
-            self.params.n as usize
-        };
-        let content_hash = blob_to_hash(&hash)
-            .ok_or_else(|| self.not_index(format!("document {id} has a malformed content hash")))?;
-        let signature = blob_to_signature(&signature)
-            .filter(|s| s.len() == expected)
-            .ok_or_else(|| {
-                self.not_index(format!(
-                    "document {id} has a signature of {} bytes, expected {}",
-                    signature.len(),
-                    4 * expected
-                ))
-            })?;
-        Ok(StoredDoc {
-            id: DocId(id),
-            path: blob_to_path(path),
-            stat: FileStat {
-                size: sql_to_u64(size),
-                mtime_ns,
-                dev: dev.map(sql_to_u64),
-                inode: inode.map(sql_to_u64),
-            },
-            content_hash,
-            binary,
-            shingle_count: sql_to_u64(shingle_count),
-            signature,
-        })
+        convert(&self.path, &self.params, raw)
     }
 
     /// Starts an update: takes the write lock (waiting up to the busy timeout for
@@ -974,6 +933,51 @@ impl Index {
 enum Loaded {
     Existing(Index),
     Empty(Connection),
+}
+
+/// Checks and converts one raw `documents` row.
+fn convert(path: &Path, params: &Params, raw: RawDoc) -> Result<StoredDoc, IndexError> {
+    let not_index = |reason: String| IndexError::NotAnIndex { path: path.to_owned(), reason };
+    let (id, doc_path, size, mtime_ns, dev, inode, hash, binary, shingle_count, signature) = raw;
+    let expected = if shingle_count == 0 { 0 } else { params.n as usize };
+    let content_hash = blob_to_hash(&hash)
+        .ok_or_else(|| not_index(format!("document {id} has a malformed content hash")))?;
+    let signature = blob_to_signature(&signature)
+        .filter(|s| s.len() == expected)
+        .ok_or_else(|| {
+            not_index(format!(
+                "document {id} has a signature of {} bytes, expected {}",
+                signature.len(),
+                4 * expected
+            ))
+        })?;
+    Ok(StoredDoc {
+        id: DocId(id),
+        path: blob_to_path(doc_path),
+        stat: FileStat {
+            size: sql_to_u64(size),
+            mtime_ns,
+            dev: dev.map(sql_to_u64),
+            inode: inode.map(sql_to_u64),
+        },
+        content_hash,
+        binary,
+        shingle_count: sql_to_u64(shingle_count),
+        signature,
+    })
+}
+
+/// Every document, sorted by path bytes. The outer error is SQLite's, the inner
+/// one a malformed row.
+fn all_documents(
+    conn: &Connection,
+    path: &Path,
+    params: &Params,
+) -> rusqlite::Result<Result<Vec<StoredDoc>, IndexError>> {
+    let mut stmt =
+        conn.prepare_cached(&format!("SELECT {DOC_COLUMNS} FROM documents ORDER BY path"))?;
+    let raws: Vec<RawDoc> = stmt.query_map([], read_raw)?.collect::<Result<_, _>>()?;
+    Ok(raws.into_iter().map(|raw| convert(path, params, raw)).collect())
 }
 
 fn stored_files(conn: &Connection) -> rusqlite::Result<Vec<StoredFile>> {
@@ -1023,6 +1027,11 @@ impl Update<'_> {
             path: self.path.to_owned(),
             reason,
         }
+    }
+
+    /// Every indexed document as of this transaction, sorted by path bytes.
+    pub fn documents(&self) -> Result<Vec<StoredDoc>, IndexError> {
+        all_documents(&self.tx, self.path, self.params).map_err(|e| self.err(e))?
     }
 
     /// Paths and metadata of every indexed file as of this transaction, sorted by

@@ -134,7 +134,36 @@ pub struct ScanOutcome {
 /// `reporter.warn` and counted; the scan itself does not fail because of them.
 pub fn scan(config: &ScanConfig, reporter: &dyn Reporter) -> ScanOutcome {
     let mut stats = ScanStats::default();
+    let files = walk_files(config, reporter, &mut stats);
+    let signatures = sign_files(&files, config, reporter);
+    find_pairs(config, files, signatures, stats, reporter)
+}
 
+/// What signing made of one file. Unlike the internal outcome, identical files
+/// each carry the (shared) content, so that a caller can store it per file.
+#[derive(Debug)]
+pub enum FileSignature {
+    /// Read and shingled; `signature` is empty when the shingle set is.
+    Content {
+        /// XXH3-128 of the file's bytes.
+        hash: u128,
+        shingles: usize,
+        signature: Vec<u32>,
+    },
+    /// Looked binary and was skipped.
+    Binary,
+    /// Could not be read, or changed while read.
+    Failed(ReadError),
+}
+
+/// Stage 1: walks the roots (warnings for what cannot be walked) and fills the
+/// walk counts of `stats`. Files come sorted by path bytes; their order is the
+/// document ids.
+pub fn walk_files(
+    config: &ScanConfig,
+    reporter: &dyn Reporter,
+    stats: &mut ScanStats,
+) -> Vec<FileEntry> {
     reporter.begin(Stage::Walk, None);
     let walked = walk::walk(&config.roots, &config.walk, |event| match event {
         WalkEvent::FileFound => reporter.advance(1),
@@ -144,34 +173,102 @@ pub fn scan(config: &ScanConfig, reporter: &dyn Reporter) -> ScanOutcome {
     stats.errors += walked.problems.len() as u64;
     stats.walk_skips = walked.skips;
     stats.files = walked.files.len() as u64;
+    walked.files
+}
 
-    reporter.begin(Stage::Sign, Some(walked.files.len() as u64));
+/// Stage 2: reads, shingles and signs `files` in parallel (identical contents
+/// are signed once). One result per file, in order.
+pub fn sign_files(
+    files: &[FileEntry],
+    config: &ScanConfig,
+    reporter: &dyn Reporter,
+) -> Vec<FileSignature> {
+    reporter.begin(Stage::Sign, Some(files.len() as u64));
     let hasher = MinHasher::new(config.banding.signature_len(), config.seed);
-    let signed = sign_all(&walked.files, config, &hasher, reporter);
+    let signed = sign_all(files, config, &hasher, reporter);
     reporter.end(Stage::Sign);
 
-    let mut documents = Vec::with_capacity(walked.files.len());
+    // Hand every identical file its own copy of the shared content.
+    let mut copies: Vec<Option<FileSignature>> = Vec::with_capacity(signed.len());
+    {
+        let by_hash: HashMap<u128, &SignedContent> = signed
+            .iter()
+            .filter_map(|o| match o {
+                SignOutcome::Unique(c) => Some((c.hash, c)),
+                _ => None,
+            })
+            .collect();
+        for outcome in &signed {
+            copies.push(match outcome {
+                SignOutcome::SameAs(hash) => Some(match by_hash.get(hash) {
+                    Some(c) => FileSignature::Content {
+                        hash: *hash,
+                        shingles: c.shingles,
+                        signature: c.signature.clone(),
+                    },
+                    // Unreachable: a hash is only shared once its content is signed.
+                    None => FileSignature::Failed(ReadError::Io(std::io::Error::other(
+                        "identical content was not signed",
+                    ))),
+                }),
+                _ => None,
+            });
+        }
+    }
+    signed
+        .into_iter()
+        .zip(copies)
+        .map(|(outcome, copy)| match outcome {
+            SignOutcome::Unique(c) => FileSignature::Content {
+                hash: c.hash,
+                shingles: c.shingles,
+                signature: c.signature,
+            },
+            SignOutcome::SameAs(_) => copy.expect("filled above"),
+            SignOutcome::Binary => FileSignature::Binary,
+            SignOutcome::Failed(err) => FileSignature::Failed(err),
+        })
+        .collect()
+}
+
+/// Stages 3–5: groups identical contents, bands the signatures, verifies the
+/// candidates and expands them to pairs of documents. `signatures[i]` belongs to
+/// `files[i]`; where they come from (fresh [`sign_files`] or an index) does not
+/// matter as long as they were made with `config`.
+pub fn find_pairs(
+    config: &ScanConfig,
+    files: Vec<FileEntry>,
+    signatures: Vec<FileSignature>,
+    mut stats: ScanStats,
+    reporter: &dyn Reporter,
+) -> ScanOutcome {
+    assert_eq!(files.len(), signatures.len(), "one signature per file");
+    let mut documents = Vec::with_capacity(files.len());
     let mut groups = ContentGroups::default();
-    for (id, (file, outcome)) in walked.files.into_iter().zip(signed).enumerate() {
+    for (id, (file, outcome)) in files.into_iter().zip(signatures).enumerate() {
         let (status, shingles) = match outcome {
-            SignOutcome::Failed(err) => {
+            FileSignature::Failed(err) => {
                 reporter.warn(&file.path, &err);
                 stats.errors += 1;
                 (DocStatus::Failed, 0)
             }
-            SignOutcome::Binary => {
+            FileSignature::Binary => {
                 stats.binary += 1;
                 (DocStatus::Binary, 0)
             }
-            SignOutcome::Unique(content) => {
+            FileSignature::Content {
+                hash,
+                shingles,
+                signature,
+            } => {
                 stats.bytes += file.size;
-                let shingles = content.shingles;
-                groups.add(id as u32, content.hash, Some(content));
+                let content = SignedContent {
+                    hash,
+                    shingles,
+                    signature,
+                };
+                groups.add(id as u32, hash, Some(content));
                 (DocStatus::Read, shingles)
-            }
-            SignOutcome::SameAs(hash) => {
-                stats.bytes += file.size;
-                (DocStatus::Read, groups.add(id as u32, hash, None))
             }
         };
         documents.push(Document {

@@ -207,8 +207,15 @@ impl StopWords {
         self.0.len()
     }
 
-    pub fn is_empty(&self) -> bool {
+        pub fn is_empty(&self) -> bool {
         self.0.is_empty()
+    }
+
+    /// The words, sorted (a canonical form, e.g. for storing in an index).
+    pub fn sorted(&self) -> Vec<&str> {
+        let mut words: Vec<&str> = self.0.iter().map(|w| &**w).collect();
+        words.sort_unstable();
+        words
     }
 
     fn contains(&self, word: &str) -> bool {
@@ -251,8 +258,13 @@ impl Shingler {
         self.kind
     }
 
-    pub fn k(&self) -> usize {
+        pub fn k(&self) -> usize {
         self.k
+    }
+
+    /// The stop words of [`ShingleKind::StopWord`] shingles.
+    pub fn stop_words(&self) -> &StopWords {
+        &self.stop_words
     }
 
     /// Calls `emit` with the hash of every shingle occurrence, in text order

@@ -1,0 +1,312 @@
+//! Incremental signing against a persistent [`Index`], and signing of query
+//! documents with an index's parameters.
+//!
+//! Role: the glue between the scan pipeline and the index. [`refresh`] walks the
+//! roots, keeps the stored signature of every file whose size, modification time,
+//! device and inode are unchanged (without reading it), signs new and changed
+//! files with the pipeline's own [`pipeline::sign_files`], forgets vanished files,
+//! and writes all of that as one index update. What it returns can go straight to
+//! [`pipeline::find_pairs`], so `scan --db` reports exactly what a fresh scan
+//! reports. [`Signer`] rebuilds the signing setup from an index's [`Params`] for
+//! `query` (MMDS §3.4's "is this new document like any we have seen?").
+//!
+//! Inputs: a validated [`ScanConfig`] and an open [`Index`]; for queries, bytes.
+//! Outputs: per-file [`FileSignature`]s in walk order, counts, query signatures.
+//!
+//! Invariants: the index's parameters equal [`params_for`] of the config (checked
+//! when the index is opened); a stored signature is used only when the file's
+//! [`FileStat`] is identical to the stored one; the update is applied under the
+//! write lock taken before the stored state is read, so it never applies to a
+//! state other than the one it was planned against.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::time::UNIX_EPOCH;
+
+use crate::index::{self, Changes, Document, FileStat, Index, IndexError, Params, UpdateSummary};
+use crate::input::walk::FileEntry;
+use crate::lsh::{self, Banding};
+use crate::minhash::MinHasher;
+use crate::normalize::{Normalization, normalize_into};
+use crate::pipeline::{self, FileSignature, ScanConfig, ScanStats};
+use crate::progress::Reporter;
+use crate::shingle::{Scratch, ShingleKind, Shingler, StopWords};
+
+/// The index parameters that make signatures comparable with `config`'s.
+pub fn params_for(config: &ScanConfig) -> Params {
+    Params {
+        shingle_kind: config.shingler.kind().name().to_string(),
+        k: config.shingler.k() as u32,
+        normalisation: normalisation_name(config.normalization),
+        n: config.banding.signature_len() as u32,
+        bands: config.banding.bands as u32,
+        rows: config.banding.rows as u32,
+        seed: config.seed,
+        stop_words: match config.shingler.kind() {
+            ShingleKind::StopWord => config.shingler.stop_words().sorted().join("\n"),
+            _ => String::new(),
+        },
+        include_binary: config.include_binary,
+    }
+}
+
+fn normalisation_name(n: Normalization) -> String {
+    let mut steps = vec!["utf8-lossy"];
+    if n.lowercase {
+        steps.push("lowercase");
+    }
+    if n.collapse_whitespace {
+        steps.push("collapse-whitespace");
+    }
+    steps.join(",")
+}
+
+/// The metadata compared to decide whether a file changed. A file without a
+/// modification time gets `i64::MIN`, which no stored file matches.
+pub fn file_stat(file: &FileEntry) -> FileStat {
+    let mtime_ns = match file.modified {
+        Some(t) => match t.duration_since(UNIX_EPOCH) {
+            Ok(d) => i64::try_from(d.as_nanos()).unwrap_or(i64::MAX),
+            Err(before) => i64::try_from(before.duration().as_nanos()).map_or(i64::MIN + 1, |ns| -ns),
+        },
+        None => i64::MIN,
+    };
+    FileStat { size: file.size, mtime_ns, dev: Some(file.dev), inode: Some(file.ino) }
+}
+
+/// What [`refresh`] did and found.
+#[derive(Debug)]
+pub struct Refreshed {
+    /// Every walked file, in walk order (document ids).
+    pub files: Vec<FileEntry>,
+    /// One signature per file (only when asked for; otherwise empty).
+    pub signatures: Vec<FileSignature>,
+    /// Walk counts and errors so far, ready for [`pipeline::find_pairs`].
+    pub stats: ScanStats,
+    /// What the index update did.
+    pub update: UpdateSummary,
+    /// Files whose stored signature was kept without reading them.
+    pub unchanged: u64,
+    /// Files signed in this run (new or changed).
+    pub signed: u64,
+}
+
+/// Brings `index` up to date with the files under `config.roots`, in one
+/// transaction. With `want_signatures`, also returns every file's signature
+/// (stored or fresh) for pair finding.
+///
+/// Files that fail to read are reported through `reporter` by
+/// [`pipeline::find_pairs`] when signatures are wanted, otherwise here; a
+/// previously indexed file that now fails is removed from the index, so that the
+/// index holds exactly what a fresh run could read.
+pub fn refresh(
+    index: &mut Index,
+    config: &ScanConfig,
+    reporter: &dyn Reporter,
+    want_signatures: bool,
+) -> Result<Refreshed, IndexError> {
+    let mut stats = ScanStats::default();
+    let mut update = index.begin_update()?;
+    // Under the write lock: what is read here is what the changes apply to.
+    let mut stored: HashMap<PathBuf, index::StoredDoc> = HashMap::new();
+    let mut stored_stat: HashMap<PathBuf, FileStat> = HashMap::new();
+    if want_signatures {
+        for doc in update.documents()? {
+            stored_stat.insert(doc.path.clone(), doc.stat);
+            stored.insert(doc.path.clone(), doc);
+        }
+    } else {
+        for file in update.files()? {
+            stored_stat.insert(file.path, file.stat);
+        }
+    }
+
+    let files = pipeline::walk_files(config, reporter, &mut stats);
+    let mut to_sign = Vec::new();
+    let mut unchanged = vec![false; files.len()];
+    for (i, file) in files.iter().enumerate() {
+        let same = file.modified.is_some()
+            && stored_stat.get(&file.path).is_some_and(|s| *s == file_stat(file));
+        if same {
+            unchanged[i] = true;
+        } else {
+            to_sign.push(file.clone());
+        }
+    }
+    let fresh = pipeline::sign_files(&to_sign, config, reporter);
+
+    let mut changes = Changes::default();
+    let walked: std::collections::HashSet<&PathBuf> = files.iter().map(|f| &f.path).collect();
+    for path in stored_stat.keys() {
+        if !walked.contains(path) {
+            changes.removed.push(path.clone());
+        }
+    }
+    changes.removed.sort();
+    for (file, signature) in to_sign.iter().zip(&fresh) {
+        let known = stored_stat.contains_key(&file.path);
+        let doc = match signature {
+            FileSignature::Content { hash, shingles, signature } => Document {
+                path: file.path.clone(),
+                stat: file_stat(file),
+                content_hash: *hash,
+                binary: false,
+                shingle_count: *shingles as u64,
+                signature: signature.clone(),
+                band_keys: if *shingles == 0 {
+                    Vec::new()
+                } else {
+                    lsh::band_keys(signature, config.banding).collect()
+                },
+            },
+            FileSignature::Binary => Document {
+                path: file.path.clone(),
+                stat: file_stat(file),
+                content_hash: 0,
+                binary: true,
+                shingle_count: 0,
+                signature: Vec::new(),
+                band_keys: Vec::new(),
+            },
+            FileSignature::Failed(err) => {
+                if !want_signatures {
+                    reporter.warn(&file.path, err);
+                    stats.errors += 1;
+                }
+                if known {
+                    changes.removed.push(file.path.clone());
+                }
+                continue;
+            }
+        };
+        if known {
+            changes.changed.push(doc);
+        } else {
+            changes.added.push(doc);
+        }
+    }
+    for path in &changes.removed {
+        update.remove(path)?;
+    }
+    for doc in &changes.changed {
+        update.change(doc)?;
+    }
+    for doc in &changes.added {
+        update.add(doc)?;
+    }
+    let summary = update.commit()?;
+
+    let signed = to_sign.len() as u64;
+    let unchanged_count = unchanged.iter().filter(|&&u| u).count() as u64;
+    let mut signatures = Vec::new();
+    if want_signatures {
+        let mut fresh = fresh.into_iter();
+        signatures.reserve(files.len());
+        for (file, &same) in files.iter().zip(&unchanged) {
+            if same {
+                let doc = stored.remove(&file.path).expect("unchanged files are stored");
+                signatures.push(if doc.binary {
+                    FileSignature::Binary
+                } else {
+                    FileSignature::Content {
+                        hash: doc.content_hash,
+                        shingles: doc.shingle_count as usize,
+                        signature: doc.signature,
+                    }
+                });
+            } else {
+                signatures.push(fresh.next().expect("one fresh signature per signed file"));
+            }
+        }
+    }
+    Ok(Refreshed {
+        files,
+        signatures,
+        stats,
+        update: summary,
+        unchanged: unchanged_count,
+        signed,
+    })
+}
+
+/// Signs documents exactly as an index's documents were signed.
+#[derive(Clone, Debug)]
+pub struct Signer {
+    pub normalization: Normalization,
+    pub shingler: Shingler,
+    pub banding: Banding,
+    pub hasher: MinHasher,
+    pub include_binary: bool,
+}
+
+impl Signer {
+    /// Rebuilds the signing setup from stored parameters; an error names the value
+    /// this simfind does not understand.
+    pub fn from_params(params: &Params) -> Result<Signer, String> {
+        let kind = match params.shingle_kind.as_str() {
+            "char" => ShingleKind::Char,
+            "word" => ShingleKind::Word,
+            "stopword" => ShingleKind::StopWord,
+            other => return Err(format!("unknown shingle kind {other:?}")),
+        };
+        let mut normalization = Normalization { lowercase: false, collapse_whitespace: false };
+        let mut steps = params.normalisation.split(',');
+        if steps.next() != Some("utf8-lossy") {
+            return Err(format!("unknown normalisation {:?}", params.normalisation));
+        }
+        for step in steps {
+            match step {
+                "lowercase" => normalization.lowercase = true,
+                "collapse-whitespace" => normalization.collapse_whitespace = true,
+                other => return Err(format!("unknown normalisation step {other:?}")),
+            }
+        }
+        if params.k == 0 || params.bands == 0 || params.rows == 0 {
+            return Err("k, bands and rows must be at least 1".into());
+        }
+        let banding = Banding { bands: params.bands as usize, rows: params.rows as usize };
+        if banding.signature_len() != params.n as usize {
+            return Err(format!("n = {} is not bands × rows", params.n));
+        }
+        let stop_words = StopWords::from_words(params.stop_words.lines());
+        Ok(Signer {
+            normalization,
+            shingler: Shingler::new(kind, params.k as usize, stop_words),
+            banding,
+            hasher: MinHasher::new(banding.signature_len(), params.seed),
+            include_binary: params.include_binary,
+        })
+    }
+
+    /// The shingle set of `bytes`: sorted, deduplicated shingle hashes.
+    pub fn shingle_set(&self, bytes: &[u8]) -> Vec<u64> {
+        let mut text = String::new();
+        normalize_into(bytes, self.normalization, &mut text);
+        let mut set = Vec::new();
+        self.shingler.shingle_set_into(&text, &mut Scratch::default(), &mut set);
+        set
+    }
+
+    /// The MinHash signature and band keys of a non-empty shingle set.
+    pub fn sign(&self, set: &[u64]) -> (Vec<u32>, Vec<u64>) {
+        let signature = self.hasher.sign(set);
+        let keys = lsh::band_keys(&signature, self.banding).collect();
+        (signature, keys)
+    }
+}
+
+/// One line for the summary on stderr, worded alike by `index` and `scan --db`.
+pub fn describe(refreshed: &Refreshed) -> String {
+    format!(
+        "{} files: {} unchanged (not read), {} signed; index: {} added, {} changed, {} removed",
+        refreshed.files.len(),
+        refreshed.unchanged,
+        refreshed.signed,
+        refreshed.update.added,
+        refreshed.update.changed,
+        refreshed.update.removed
+    )
+}
+
+
+
