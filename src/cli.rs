@@ -38,6 +38,8 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     Scan(cmd::scan::Args),
+    Index(cmd::index::Args),
+    Query(cmd::query::Args),
 }
 
 /// Parses a byte size: a whole number with an optional binary suffix K, M, G or

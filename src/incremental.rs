@@ -67,11 +67,18 @@ pub fn file_stat(file: &FileEntry) -> FileStat {
     let mtime_ns = match file.modified {
         Some(t) => match t.duration_since(UNIX_EPOCH) {
             Ok(d) => i64::try_from(d.as_nanos()).unwrap_or(i64::MAX),
-            Err(before) => i64::try_from(before.duration().as_nanos()).map_or(i64::MIN + 1, |ns| -ns),
+            Err(before) => {
+                i64::try_from(before.duration().as_nanos()).map_or(i64::MIN + 1, |ns| -ns)
+            }
         },
         None => i64::MIN,
     };
-    FileStat { size: file.size, mtime_ns, dev: Some(file.dev), inode: Some(file.ino) }
+    FileStat {
+        size: file.size,
+        mtime_ns,
+        dev: Some(file.dev),
+        inode: Some(file.ino),
+    }
 }
 
 /// What [`refresh`] did and found.
@@ -126,7 +133,9 @@ pub fn refresh(
     let mut unchanged = vec![false; files.len()];
     for (i, file) in files.iter().enumerate() {
         let same = file.modified.is_some()
-            && stored_stat.get(&file.path).is_some_and(|s| *s == file_stat(file));
+            && stored_stat
+                .get(&file.path)
+                .is_some_and(|s| *s == file_stat(file));
         if same {
             unchanged[i] = true;
         } else {
@@ -146,7 +155,11 @@ pub fn refresh(
     for (file, signature) in to_sign.iter().zip(&fresh) {
         let known = stored_stat.contains_key(&file.path);
         let doc = match signature {
-            FileSignature::Content { hash, shingles, signature } => Document {
+            FileSignature::Content {
+                hash,
+                shingles,
+                signature,
+            } => Document {
                 path: file.path.clone(),
                 stat: file_stat(file),
                 content_hash: *hash,
@@ -204,7 +217,9 @@ pub fn refresh(
         signatures.reserve(files.len());
         for (file, &same) in files.iter().zip(&unchanged) {
             if same {
-                let doc = stored.remove(&file.path).expect("unchanged files are stored");
+                let doc = stored
+                    .remove(&file.path)
+                    .expect("unchanged files are stored");
                 signatures.push(if doc.binary {
                     FileSignature::Binary
                 } else {
@@ -249,7 +264,10 @@ impl Signer {
             "stopword" => ShingleKind::StopWord,
             other => return Err(format!("unknown shingle kind {other:?}")),
         };
-        let mut normalization = Normalization { lowercase: false, collapse_whitespace: false };
+        let mut normalization = Normalization {
+            lowercase: false,
+            collapse_whitespace: false,
+        };
         let mut steps = params.normalisation.split(',');
         if steps.next() != Some("utf8-lossy") {
             return Err(format!("unknown normalisation {:?}", params.normalisation));
@@ -264,7 +282,10 @@ impl Signer {
         if params.k == 0 || params.bands == 0 || params.rows == 0 {
             return Err("k, bands and rows must be at least 1".into());
         }
-        let banding = Banding { bands: params.bands as usize, rows: params.rows as usize };
+        let banding = Banding {
+            bands: params.bands as usize,
+            rows: params.rows as usize,
+        };
         if banding.signature_len() != params.n as usize {
             return Err(format!("n = {} is not bands × rows", params.n));
         }
@@ -283,7 +304,8 @@ impl Signer {
         let mut text = String::new();
         normalize_into(bytes, self.normalization, &mut text);
         let mut set = Vec::new();
-        self.shingler.shingle_set_into(&text, &mut Scratch::default(), &mut set);
+        self.shingler
+            .shingle_set_into(&text, &mut Scratch::default(), &mut set);
         set
     }
 
@@ -307,6 +329,3 @@ pub fn describe(refreshed: &Refreshed) -> String {
         refreshed.update.removed
     )
 }
-
-
-

@@ -820,7 +820,7 @@ impl Index {
         stored_files(&self.conn).map_err(|e| self.err(e))
     }
 
-        /// Every indexed document, sorted by path bytes.
+    /// Every indexed document, sorted by path bytes.
     pub fn documents(&self) -> Result<Vec<StoredDoc>, IndexError> {
         all_documents(&self.conn, &self.path, &self.params).map_err(|e| self.err(e))?
     }
@@ -937,9 +937,16 @@ enum Loaded {
 
 /// Checks and converts one raw `documents` row.
 fn convert(path: &Path, params: &Params, raw: RawDoc) -> Result<StoredDoc, IndexError> {
-    let not_index = |reason: String| IndexError::NotAnIndex { path: path.to_owned(), reason };
+    let not_index = |reason: String| IndexError::NotAnIndex {
+        path: path.to_owned(),
+        reason,
+    };
     let (id, doc_path, size, mtime_ns, dev, inode, hash, binary, shingle_count, signature) = raw;
-    let expected = if shingle_count == 0 { 0 } else { params.n as usize };
+    let expected = if shingle_count == 0 {
+        0
+    } else {
+        params.n as usize
+    };
     let content_hash = blob_to_hash(&hash)
         .ok_or_else(|| not_index(format!("document {id} has a malformed content hash")))?;
     let signature = blob_to_signature(&signature)
@@ -974,10 +981,14 @@ fn all_documents(
     path: &Path,
     params: &Params,
 ) -> rusqlite::Result<Result<Vec<StoredDoc>, IndexError>> {
-    let mut stmt =
-        conn.prepare_cached(&format!("SELECT {DOC_COLUMNS} FROM documents ORDER BY path"))?;
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {DOC_COLUMNS} FROM documents ORDER BY path"
+    ))?;
     let raws: Vec<RawDoc> = stmt.query_map([], read_raw)?.collect::<Result<_, _>>()?;
-    Ok(raws.into_iter().map(|raw| convert(path, params, raw)).collect())
+    Ok(raws
+        .into_iter()
+        .map(|raw| convert(path, params, raw))
+        .collect())
 }
 
 fn stored_files(conn: &Connection) -> rusqlite::Result<Vec<StoredFile>> {

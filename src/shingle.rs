@@ -207,7 +207,7 @@ impl StopWords {
         self.0.len()
     }
 
-        pub fn is_empty(&self) -> bool {
+    pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
 
@@ -258,7 +258,7 @@ impl Shingler {
         self.kind
     }
 
-        pub fn k(&self) -> usize {
+    pub fn k(&self) -> usize {
         self.k
     }
 

@@ -2,6 +2,8 @@
 //! `--help`, a clap `Args` struct, and `run(Args) -> anyhow::Result<i32>` that
 //! returns the exit code.
 
+pub mod index;
+pub mod query;
 pub mod scan;
 
 use crate::cli::{Cli, Command};
@@ -21,6 +23,8 @@ pub fn run(cli: Cli) -> i32 {
     }
     let result = match cli.command {
         Command::Scan(args) => scan::run(args),
+        Command::Index(args) => index::run(args),
+        Command::Query(args) => query::run(args),
     };
     match result {
         Ok(code) => code,

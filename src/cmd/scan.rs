@@ -147,6 +147,21 @@ pub struct Args {
     /// No progress bars and no summary (warnings are still printed).
     #[arg(long, short = 'q', help_heading = "Output")]
     pub quiet: bool,
+
+    /// Use and refresh the index FILE (built by `simfind index` with the same
+    /// shingle and LSH options): unchanged files are not read again; the output is
+    /// the same as without --db.
+    #[arg(long, value_name = "FILE", help_heading = "Index")]
+    pub db: Option<PathBuf>,
+
+    /// With --db: how long to wait for another process updating the index.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 30.0,
+        help_heading = "Index"
+    )]
+    pub wait: f64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -163,7 +178,7 @@ pub enum VerifyArg {
 }
 
 /// Where the threshold came from, for the summary.
-enum ThresholdSource {
+pub(crate) enum ThresholdSource {
     Given,
     SCurve,
 }
@@ -175,7 +190,23 @@ pub fn run(args: Args) -> Result<i32> {
 
     let started = Instant::now();
     let ui = Ui::new(args.quiet);
-    let outcome = pipeline::scan(&config, &ui);
+    let outcome = match &args.db {
+        None => pipeline::scan(&config, &ui),
+        Some(db) => {
+            let mut index = crate::cmd::index::open_for(db, &config, args.wait)?;
+            let refreshed = simfind::incremental::refresh(&mut index, &config, &ui, true)?;
+            if !args.quiet {
+                eprintln!("simfind: {}", simfind::incremental::describe(&refreshed));
+            }
+            pipeline::find_pairs(
+                &config,
+                refreshed.files,
+                refreshed.signatures,
+                refreshed.stats,
+                &ui,
+            )
+        }
+    };
     write_pairs_csv(&outcome, &mut sink)?;
     sink.commit()?;
 
@@ -198,7 +229,7 @@ pub fn run(args: Args) -> Result<i32> {
 }
 
 /// Turns arguments into a validated configuration before any work starts.
-fn configure(args: &Args) -> Result<(ScanConfig, ThresholdSource)> {
+pub(crate) fn configure(args: &Args) -> Result<(ScanConfig, ThresholdSource)> {
     for root in &args.roots {
         let meta =
             std::fs::metadata(root).with_context(|| format!("cannot scan {}", root.display()))?;
