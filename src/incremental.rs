@@ -21,7 +21,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::time::UNIX_EPOCH;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::index::{self, Changes, Document, FileStat, Index, IndexError, Params, UpdateSummary};
 use crate::input::walk::FileEntry;
@@ -61,8 +61,18 @@ fn normalisation_name(n: Normalization) -> String {
     steps.join(",")
 }
 
+/// Stored as the modification time of a file whose stored signature must not be
+/// trusted on the next run (no modification time, or modified too recently).
+pub const UNTRUSTED_MTIME: i64 = i64::MIN;
+
+/// Files modified less than this before the walk are re-read on the next run.
+/// File systems stamp modification times with a coarse clock (a few ms on Linux,
+/// 2 s on FAT), so a file rewritten with the same size within one tick of the
+/// walk would otherwise look unchanged forever (git's "racy clean" problem).
+pub const RACY_WINDOW: Duration = Duration::from_secs(3);
+
 /// The metadata compared to decide whether a file changed. A file without a
-/// modification time gets `i64::MIN`, which no stored file matches.
+/// modification time gets [`UNTRUSTED_MTIME`], which no walked file matches.
 pub fn file_stat(file: &FileEntry) -> FileStat {
     let mtime_ns = match file.modified {
         Some(t) => match t.duration_since(UNIX_EPOCH) {
@@ -71,7 +81,7 @@ pub fn file_stat(file: &FileEntry) -> FileStat {
                 i64::try_from(before.duration().as_nanos()).map_or(i64::MIN + 1, |ns| -ns)
             }
         },
-        None => i64::MIN,
+        None => UNTRUSTED_MTIME,
     };
     FileStat {
         size: file.size,
@@ -128,14 +138,23 @@ pub fn refresh(
         }
     }
 
+    let racy_after = SystemTime::now()
+        .checked_sub(RACY_WINDOW)
+        .unwrap_or(UNIX_EPOCH);
+    let stat_to_store = |file: &FileEntry| {
+        let mut stat = file_stat(file);
+        if file.modified.is_none_or(|m| m > racy_after) {
+            stat.mtime_ns = UNTRUSTED_MTIME;
+        }
+        stat
+    };
     let files = pipeline::walk_files(config, reporter, &mut stats);
     let mut to_sign = Vec::new();
     let mut unchanged = vec![false; files.len()];
     for (i, file) in files.iter().enumerate() {
-        let same = file.modified.is_some()
-            && stored_stat
-                .get(&file.path)
-                .is_some_and(|s| *s == file_stat(file));
+        let same = stored_stat
+            .get(&file.path)
+            .is_some_and(|s| s.mtime_ns != UNTRUSTED_MTIME && *s == file_stat(file));
         if same {
             unchanged[i] = true;
         } else {
@@ -161,7 +180,7 @@ pub fn refresh(
                 signature,
             } => Document {
                 path: file.path.clone(),
-                stat: file_stat(file),
+                stat: stat_to_store(file),
                 content_hash: *hash,
                 binary: false,
                 shingle_count: *shingles as u64,
@@ -174,7 +193,7 @@ pub fn refresh(
             },
             FileSignature::Binary => Document {
                 path: file.path.clone(),
-                stat: file_stat(file),
+                stat: stat_to_store(file),
                 content_hash: 0,
                 binary: true,
                 shingle_count: 0,
