@@ -348,3 +348,123 @@ pub fn describe(refreshed: &Refreshed) -> String {
         refreshed.update.removed
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::read::ReadOptions;
+    use crate::input::walk::WalkOptions;
+    use crate::pipeline::Verification;
+
+    fn config(kind: ShingleKind, stop_words: StopWords, norm: Normalization) -> ScanConfig {
+        ScanConfig {
+            roots: vec![],
+            walk: WalkOptions::default(),
+            read: ReadOptions::default(),
+            include_binary: true,
+            normalization: norm,
+            shingler: Shingler::new(kind, 4, stop_words),
+            banding: Banding { bands: 7, rows: 3 },
+            seed: 99,
+            threshold: 0.5,
+            verification: Verification::Exact,
+            verify_memory: 1 << 20,
+        }
+    }
+
+    #[test]
+    fn a_signer_from_stored_params_signs_like_the_config_that_made_them() {
+        let text = b"The  Cat sat on THE mat, and the dog sat on a log by the cat.";
+        for (kind, words) in [
+            (ShingleKind::Char, StopWords::default()),
+            (ShingleKind::Word, StopWords::default()),
+            (
+                ShingleKind::StopWord,
+                StopWords::from_words(["the", "on", "a"]),
+            ),
+        ] {
+            for norm in [
+                Normalization::default(),
+                Normalization {
+                    lowercase: false,
+                    collapse_whitespace: false,
+                },
+            ] {
+                let config = config(kind, words.clone(), norm);
+                let params = params_for(&config);
+                assert_eq!(params.n, 21);
+                let signer = Signer::from_params(&params).unwrap();
+                assert_eq!(
+                    params_for(&ScanConfig {
+                        shingler: signer.shingler.clone(),
+                        normalization: signer.normalization,
+                        ..config.clone()
+                    }),
+                    params
+                );
+                let mut expected_text = String::new();
+                normalize_into(text, norm, &mut expected_text);
+                let expected = config.shingler.shingle_set(&expected_text);
+                let set = signer.shingle_set(text);
+                assert_eq!(set, expected);
+                let (signature, keys) = signer.sign(&set);
+                assert_eq!(signature, MinHasher::new(21, 99).sign(&expected));
+                assert_eq!(
+                    keys,
+                    lsh::band_keys(&signature, config.banding).collect::<Vec<_>>()
+                );
+                assert!(signer.include_binary);
+            }
+        }
+    }
+
+    #[test]
+    fn unknown_stored_values_are_refused() {
+        let good = params_for(&config(
+            ShingleKind::Char,
+            StopWords::default(),
+            Normalization::default(),
+        ));
+        for bad in [
+            Params {
+                shingle_kind: "syllable".into(),
+                ..good.clone()
+            },
+            Params {
+                normalisation: "ascii".into(),
+                ..good.clone()
+            },
+            Params {
+                normalisation: "utf8-lossy,stemming".into(),
+                ..good.clone()
+            },
+            Params {
+                n: 20,
+                ..good.clone()
+            },
+            Params {
+                k: 0,
+                ..good.clone()
+            },
+        ] {
+            assert!(Signer::from_params(&bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn modification_times_become_signed_nanoseconds() {
+        let entry = |modified| FileEntry {
+            path: "x".into(),
+            size: 3,
+            modified,
+            dev: 1,
+            ino: 2,
+        };
+        let t = UNIX_EPOCH + Duration::new(5, 7);
+        assert_eq!(file_stat(&entry(Some(t))).mtime_ns, 5_000_000_007);
+        let before = UNIX_EPOCH - Duration::from_nanos(1500);
+        assert_eq!(file_stat(&entry(Some(before))).mtime_ns, -1500);
+        assert_eq!(file_stat(&entry(None)).mtime_ns, UNTRUSTED_MTIME);
+        assert_eq!(file_stat(&entry(Some(t))).inode, Some(2));
+    }
+}

@@ -225,10 +225,9 @@ pub fn run(args: Args) -> Result<i32> {
     sink.commit()?;
     if !args.quiet {
         eprintln!(
-            "simfind: {} queries against {} indexed documents in {:.3} s: {} candidates, {} \
-             matches with similarity ≥ {:.3} ({} verification)",
+            "simfind: {} queries in {:.3} s: {} candidates, {} matches with similarity ≥ {:.3} \
+             ({} verification)",
             args.files.len(),
-            index.len()?,
             started.elapsed().as_secs_f64(),
             candidates_total,
             matches_total,

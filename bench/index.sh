@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# Cost of the persistent index (docs/INDEX.md), for docs/PERFORMANCE.md:
+#   1. first `simfind index` of the corpus,
+#   2. re-index with nothing changed (median of 3),
+#   3. re-index with 1 % of the files changed,
+#   4. `scan --db` after that vs a fresh `scan` (same output, checked),
+#   5. `query` latency, one document per process, warm cache,
+#   6. database size per document.
+#
+# Usage: bench/index.sh [DIR...]
+#   default DIRs: ../shared/data/linux-scale/files (build it with
+#   ../shared/data/build_linux_scale.sh), debian-docs/files, django-docs/files.
+# Env: SIMFIND (binary, default target/release/simfind), SKIP_SCAN=1 to skip step 4.
+#
+# The corpora are never modified: the script works on a hard-linked copy in a
+# temporary directory and "changes" a file by replacing its link with a new
+# file, never by writing through it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=${SIMFIND:-target/release/simfind}
+[ -x "$BIN" ] || { echo "build first: cargo build --release" >&2; exit 2; }
+if [ $# -eq 0 ]; then
+  set -- ../shared/data/linux-scale/files ../shared/data/debian-docs/files ../shared/data/django-docs/files
+fi
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/simfind-index-bench.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+ROOTS=()
+i=0
+for dir in "$@"; do
+  [ -d "$dir" ] || { echo "no corpus at $dir" >&2; exit 2; }
+  i=$((i + 1))
+  cp -al "$dir" "$WORK/root$i" 2>/dev/null || cp -a "$dir" "$WORK/root$i"
+  ROOTS+=("$WORK/root$i")
+done
+DB=$WORK/index.simfind
+FILES=$(find "${ROOTS[@]}" -type f | wc -l)
+BYTES=$(du -sb "${ROOTS[@]}" | awk '{s += $1} END {print s}')
+echo "corpus: $FILES files, $BYTES bytes in $# roots; binary $BIN; $(nproc) cores"
+
+# Wall seconds of one command (its stderr goes to $WORK/last.err).
+timed() {
+  local start end
+  start=$(date +%s%N)
+  "$@" 2>"$WORK/last.err" >/dev/null
+  end=$(date +%s%N)
+  awk -v ns=$((end - start)) 'BEGIN {printf "%.3f", ns / 1e9}'
+}
+median() { sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
+
+first=$(timed "$BIN" index "${ROOTS[@]}" --db "$DB")
+echo "1. first build:        $first s   ($(tail -1 "$WORK/last.err"))"
+
+unchanged=$(for _ in 1 2 3; do timed "$BIN" index "${ROOTS[@]}" --db "$DB"; echo; done | median)
+echo "2. unchanged re-index: $unchanged s (median of 3) = $(awk -v a="$unchanged" -v b="$first" 'BEGIN {printf "%.1f", 100 * a / b}') % of the first build"
+echo "   ($(tail -1 "$WORK/last.err"))"
+
+# Change every 100th file (1 %): its text plus one line, as a new file with a
+# modification time an hour ago (outside the 3 s "racy" window, as in a nightly run).
+find "${ROOTS[@]}" -type f | sort | awk 'NR % 100 == 0' > "$WORK/changed.list"
+while IFS= read -r f; do
+  { cat "$f"; echo "changed by bench/index.sh"; } > "$f.new"
+  mv -f "$f.new" "$f"
+  touch -d '1 hour ago' "$f"
+done < "$WORK/changed.list"
+changed=$(timed "$BIN" index "${ROOTS[@]}" --db "$DB")
+echo "3. 1 % changed ($(wc -l < "$WORK/changed.list") files): $changed s = $(awk -v a="$changed" -v b="$first" 'BEGIN {printf "%.1f", 100 * a / b}') % of the first build"
+echo "   ($(tail -1 "$WORK/last.err"))"
+
+if [ "${SKIP_SCAN:-0}" != 1 ]; then
+  # Another 1 % (other files), then scan --db vs a fresh scan.
+  find "${ROOTS[@]}" -type f | sort | awk 'NR % 100 == 50' > "$WORK/changed2.list"
+  while IFS= read -r f; do
+    { cat "$f"; echo "changed again"; } > "$f.new"; mv -f "$f.new" "$f"; touch -d '1 hour ago' "$f"
+  done < "$WORK/changed2.list"
+  withdb=$(timed "$BIN" scan "${ROOTS[@]}" --db "$DB" -t 0.8 -o "$WORK/db.csv")
+  fresh=$(timed "$BIN" scan "${ROOTS[@]}" -t 0.8 -o "$WORK/fresh.csv")
+  cmp -s "$WORK/db.csv" "$WORK/fresh.csv" && same=identical || same=DIFFERENT
+  echo "4. scan --db -t 0.8 after another 1 %: $withdb s; fresh scan: $fresh s; outputs $same ($(($(wc -l < "$WORK/fresh.csv") - 1)) pairs)"
+fi
+
+# Query latency: 25 documents spread over the corpus, each queried 3 times in a
+# row (the first warms the cache); the last run of each counts.
+find "${ROOTS[@]}" -type f -size +1k | sort | awk 'NR % 3001 == 7' | head -25 > "$WORK/queries.list"
+for mode in exact signature; do
+  while IFS= read -r q; do
+    for run in 1 2 3; do
+      t=$(timed "$BIN" query "$q" --db "$DB" --verify "$mode")
+      [ "$run" = 3 ] && echo "$t"
+    done
+  done < "$WORK/queries.list" | awk '{printf "%.1f\n", $1 * 1000}' | sort -g > "$WORK/q.$mode"
+  echo "5. query ($mode verification), $(wc -l < "$WORK/q.$mode") documents, ms per process: median $(median < "$WORK/q.$mode"), max $(tail -1 "$WORK/q.$mode")"
+done
+echo "   last: $(tail -1 "$WORK/last.err")"
+startup=$(for _ in 1 2 3 4 5; do timed "$BIN" --version; echo; done | median)
+echo "   process start-up alone (simfind --version): $(awk -v s="$startup" 'BEGIN {printf "%.1f", s * 1000}') ms"
+
+SIZE=$(stat -c %s "$DB")
+DOCS=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select count(*) from documents').fetchone()[0])" "$DB")
+echo "6. database: $SIZE bytes for $DOCS documents = $((SIZE / DOCS)) bytes per document"
+python3 - "$DB" <<'EOF'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+try:
+    rows = c.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC").fetchall()
+    for name, size in rows:
+        print(f"   {name:24s} {size:>12,d} bytes")
+except sqlite3.OperationalError:
+    pass
+EOF
