@@ -11,7 +11,8 @@
 //! [`verify`], [`scurve`]) take bytes or integers and return values: no file
 //! system, no printing. [`input`] is the only module that touches files, and
 //! [`pipeline`] composes the stages, reporting through the [`progress::Reporter`]
-//! trait that the binary implements.
+//! trait that the binary implements. [`index`] keeps signatures between runs in
+//! one SQLite file, and [`incremental`] connects it to the pipeline.
 
 pub mod incremental;
 pub mod index;
