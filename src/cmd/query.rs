@@ -3,13 +3,14 @@
 //! its band keys are looked up in the index, and the candidates are verified as
 //! `scan` verifies them.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Result, bail};
+use rayon::prelude::*;
 use simfind::incremental::Signer;
 use simfind::index::{Index, OpenOptions, StoredDoc};
 use simfind::input::read::{self, ReadOptions};
@@ -156,26 +157,43 @@ pub fn run(args: Args) -> Result<i32> {
         let (signature, keys) = signer.sign(&set);
         let ids = index.candidates(&keys)?;
         candidates_total += ids.len() as u64;
-        let mut found = Vec::new();
+        let mut docs = Vec::with_capacity(ids.len());
         for id in ids {
-            let Some(doc) = index.document(id)? else {
-                continue;
-            };
+            docs.extend(index.document(id)?);
+        }
+        if args.verify == VerifyArg::Exact {
+            // Re-read each content not loaded yet (identical files once), in
+            // parallel: for a document with many candidates this is the cost.
+            let mut todo: Vec<&StoredDoc> = Vec::new();
+            let mut planned = HashSet::new();
+            for doc in &docs {
+                if !sets.contains_key(&doc.content_hash) && planned.insert(doc.content_hash) {
+                    todo.push(doc);
+                }
+            }
+            let loaded: Vec<_> = todo
+                .par_iter()
+                .map(|doc| (doc.content_hash, doc.path.as_path(), reload(doc, &signer)))
+                .collect();
+            for (hash, path, result) in loaded {
+                let set = result
+                    .map_err(|reason| {
+                        eprintln!("simfind: warning: {}: {reason}", path.display());
+                        errors += 1;
+                    })
+                    .ok();
+                sets.insert(hash, set);
+            }
+        }
+        let mut found = Vec::new();
+        for doc in docs {
             let estimate = minhash::estimate(&signature, &doc.signature);
             let (similarity, shared) = match args.verify {
                 VerifyArg::Signature => (estimate, None),
                 VerifyArg::Exact => {
-                    let entry = sets.entry(doc.content_hash).or_insert_with(|| {
-                        match reload(&doc, &signer) {
-                            Ok(set) => Some(set),
-                            Err(reason) => {
-                                eprintln!("simfind: warning: {}: {reason}", doc.path.display());
-                                errors += 1;
-                                None
-                            }
-                        }
-                    });
-                    let Some(other) = entry else { continue };
+                    let Some(Some(other)) = sets.get(&doc.content_hash) else {
+                        continue;
+                    };
                     let shared = verify::intersection_size(&set, other);
                     (
                         verify::ratio(shared, set.len() + other.len() - shared),
