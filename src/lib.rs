@@ -14,3 +14,5 @@
 //! trait that the binary implements.
 
 pub mod scurve;
+
+pub mod input;
