@@ -14,4 +14,12 @@
 //! trait that the binary implements.
 
 pub mod cluster;
+pub mod input;
+pub mod lsh;
+pub mod minhash;
+pub mod normalize;
+pub mod pipeline;
+pub mod progress;
 pub mod scurve;
+pub mod shingle;
+pub mod verify;
