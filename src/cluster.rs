@@ -6,7 +6,8 @@
 //!
 //! Inputs: the documents as a slice indexed by [`DocId`] (path bytes, size,
 //! modification time, whether the file lies under a `--reference` directory), the
-//! verified pairs (`a < b`, similarity in `[0, 1]`), and [`Params`]: a threshold
+//! verified pairs (`a < b`, similarity in `[0, 1]`; any type that implements
+//! [`Pair`], so the pipeline's pairs are used in place), and [`Params`]: a threshold
 //! `t`, a [`Method`] and a [`KeepPolicy`]. Pairs below `t` (or NaN) are ignored;
 //! a pair given twice counts once, with its highest similarity; `a > b` is read as
 //! `b < a` and `a == b` is ignored.
@@ -25,9 +26,9 @@
 //!    unknown comes after every file whose time is known), `largest`/`smallest`
 //!    by size in bytes, `shortest-path` by the length of the path in bytes,
 //!    `first` by nothing (falls straight through to 3);
-//! 3. the document id, smaller first. simfind numbers documents in the order it
-//!    finds them (roots in command-line order, paths sorted bytewise within a
-//!    root), so every tie goes to the file `--keep first` would choose.
+//! 3. the document id, smaller first. simfind numbers documents in the bytewise
+//!    order of their paths (see [`crate::input::walk`]), so every tie goes to
+//!    the file `--keep first` would choose: the first path.
 //!
 //! Ids are unique, so there are never ties left: the output is a function of the
 //! inputs alone, whatever the thread count or the order of the pairs.
@@ -101,6 +102,41 @@ pub struct SimilarPair {
     pub a: DocId,
     pub b: DocId,
     pub similarity: f64,
+}
+
+/// What clustering reads from a pair, so that any pair type can be grouped
+/// without copying millions of them into another shape.
+pub trait Pair: Sync {
+    /// The two documents (`a < b`; the other order is accepted too).
+    fn ends(&self) -> (DocId, DocId);
+    fn similarity(&self) -> f64;
+}
+
+impl Pair for SimilarPair {
+    fn ends(&self) -> (DocId, DocId) {
+        (self.a, self.b)
+    }
+    fn similarity(&self) -> f64 {
+        self.similarity
+    }
+}
+
+impl Pair for crate::pipeline::SimilarPair {
+    fn ends(&self) -> (DocId, DocId) {
+        (self.a, self.b)
+    }
+    fn similarity(&self) -> f64 {
+        self.similarity
+    }
+}
+
+impl<P: Pair> Pair for &P {
+    fn ends(&self) -> (DocId, DocId) {
+        (**self).ends()
+    }
+    fn similarity(&self) -> f64 {
+        (**self).similarity()
+    }
 }
 
 /// How pairs become groups.
@@ -282,8 +318,9 @@ pub struct Summary {
     pub files_in_groups: usize,
     /// Members that are not kept.
     pub removable_files: usize,
-    /// Sum of their sizes: what removing them would free (hard links to a kept
-    /// file would free nothing; clustering cannot know about them).
+    /// Sum of their sizes: what removing them would free. (The walk keeps a
+    /// file reached through several hard links once, so no byte counts twice;
+    /// a hard link to a file outside the scan would still free nothing.)
     pub removable_bytes: u64,
 }
 
@@ -294,7 +331,7 @@ const NONE: u32 = u32::MAX;
 ///
 /// # Panics
 /// If a pair names an id outside `docs`, or `docs` has `u32::MAX` or more entries.
-pub fn cluster(docs: &[Document<'_>], pairs: &[SimilarPair], params: &Params) -> Clustering {
+pub fn cluster<P: Pair>(docs: &[Document<'_>], pairs: &[P], params: &Params) -> Clustering {
     let graph = Graph::build(docs.len(), pairs, params.threshold);
     if graph.nodes.is_empty() {
         return Clustering::default();
@@ -310,8 +347,8 @@ pub fn cluster(docs: &[Document<'_>], pairs: &[SimilarPair], params: &Params) ->
 /// The pairs `≥ t` as an undirected graph in CSR form over the documents that
 /// have at least one such pair ("nodes"). Local node indices follow document ids,
 /// so comparing local indices compares ids.
-struct Graph<'p> {
-    pairs: &'p [SimilarPair],
+struct Graph<'p, P> {
+    pairs: &'p [P],
     /// Document id of each node, increasing.
     nodes: Vec<DocId>,
     /// Edges of node `i`: `adj[offsets[i]..offsets[i + 1]]`, sorted by
@@ -328,18 +365,22 @@ struct Edge {
     pair: u32,
 }
 
-impl<'p> Graph<'p> {
-    fn build(n_docs: usize, pairs: &'p [SimilarPair], threshold: f64) -> Graph<'p> {
+impl<'p, P: Pair> Graph<'p, P> {
+    fn build(n_docs: usize, pairs: &'p [P], threshold: f64) -> Graph<'p, P> {
         assert!(n_docs < NONE as usize, "too many documents for 32-bit ids");
         assert!(
             pairs.len() < NONE as usize,
             "too many pairs for 32-bit indices"
         );
-        let keep = |p: &SimilarPair| p.a != p.b && p.similarity >= threshold;
+        let keep = |p: &P| {
+            let (a, b) = p.ends();
+            a != b && p.similarity() >= threshold
+        };
         // Degrees per document, then the same array turns into the local index.
         let mut local = vec![0u32; n_docs];
         for p in pairs.iter().filter(|p| keep(p)) {
-            for d in [p.a, p.b] {
+            let (a, b) = p.ends();
+            for d in [a, b] {
                 let slot = local
                     .get_mut(d as usize)
                     .unwrap_or_else(|| panic!("pair names document {d} of {n_docs}"));
@@ -360,7 +401,8 @@ impl<'p> Graph<'p> {
         let mut adj = vec![Edge { to: 0, pair: 0 }; *offsets.last().unwrap()];
         let mut cursor = offsets[..nodes.len()].to_vec();
         for (i, p) in pairs.iter().enumerate().filter(|(_, p)| keep(p)) {
-            let (x, y) = (local[p.a as usize], local[p.b as usize]);
+            let (a, b) = p.ends();
+            let (x, y) = (local[a as usize], local[b as usize]);
             for (from, to) in [(x, y), (y, x)] {
                 let c = &mut cursor[from as usize];
                 adj[*c] = Edge { to, pair: i as u32 };
@@ -383,8 +425,8 @@ impl<'p> Graph<'p> {
             list.sort_unstable_by(|x, y| {
                 x.to.cmp(&y.to).then_with(|| {
                     let (sx, sy) = (
-                        pairs[x.pair as usize].similarity,
-                        pairs[y.pair as usize].similarity,
+                        pairs[x.pair as usize].similarity(),
+                        pairs[y.pair as usize].similarity(),
                     );
                     sy.total_cmp(&sx)
                 })
@@ -402,7 +444,7 @@ impl<'p> Graph<'p> {
         let range = self.offsets[node as usize]..self.offsets[node as usize + 1];
         self.adj[range]
             .iter()
-            .map(|e| (e.to, self.pairs[e.pair as usize].similarity))
+            .map(|e| (e.to, self.pairs[e.pair as usize].similarity()))
     }
 
     /// Local nodes, best to keep first. Local order is id order, so the local
@@ -579,10 +621,10 @@ pub struct Bucket {
 }
 
 impl SimilarityHistogram {
-    pub fn from_pairs(pairs: &[SimilarPair]) -> Self {
+    pub fn from_pairs<P: Pair>(pairs: &[P]) -> Self {
         let mut h = Self::default();
         for p in pairs {
-            h.add(p.similarity);
+            h.add(p.similarity());
         }
         h
     }
@@ -770,7 +812,7 @@ mod tests {
     #[test]
     fn no_pairs_no_groups() {
         let d = plain(&["a"]);
-        let c = cluster(&d, &[], &params(Method::Center, KeepPolicy::First));
+        let c = cluster::<SimilarPair>(&d, &[], &params(Method::Center, KeepPolicy::First));
         assert!(c.is_empty());
         assert_eq!(c.groups().count(), 0);
         assert_eq!(c.summary(&d), Summary::default());
