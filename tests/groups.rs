@@ -4,6 +4,7 @@
 
 mod util;
 
+use std::collections::HashSet;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
@@ -761,4 +762,74 @@ fn help_documents_formats_groups_and_exit_code_3() {
     ] {
         assert!(help.contains(needle), "missing {needle:?} in scan --help");
     }
+}
+
+/// The chain problem on real data: the exact ground-truth pairs of
+/// debian-docs (J ≥ 0.5), grouped with the library. Connected components put
+/// files with the kept copy that they are not similar to; center never does.
+#[test]
+fn on_debian_docs_truth_connected_groups_unrelated_files_and_center_does_not() {
+    use simfind::cluster::{Document, KeepPolicy, Method, Params, SimilarPair, cluster};
+    let corpus = shared_data("debian-docs");
+    let mut reader = csv::Reader::from_path(corpus.join("truth_char5.csv")).unwrap();
+    let rows: Vec<(String, String, f64)> = reader
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            (r[0].to_string(), r[1].to_string(), r[2].parse().unwrap())
+        })
+        .collect();
+    let mut names: Vec<&str> = rows
+        .iter()
+        .flat_map(|(a, b, _)| [a.as_str(), b.as_str()])
+        .collect();
+    names.sort();
+    names.dedup();
+    let id = |n: &str| names.binary_search(&n).unwrap() as u32;
+    let pairs: Vec<SimilarPair> = rows
+        .iter()
+        .map(|(a, b, s)| SimilarPair {
+            a: id(a),
+            b: id(b),
+            similarity: *s,
+        })
+        .collect();
+    let similar: HashSet<(u32, u32)> = pairs.iter().map(|p| (p.a, p.b)).collect();
+    let docs: Vec<Document> = names
+        .iter()
+        .map(|n| Document {
+            path: n.as_bytes(),
+            size: n.len() as u64,
+            modified: None,
+            reference: false,
+        })
+        .collect();
+    let unrelated = |method| {
+        let c = cluster(
+            &docs,
+            &pairs,
+            &Params {
+                threshold: 0.5,
+                method,
+                keep: KeepPolicy::First,
+            },
+        );
+        let mut count = 0;
+        for g in c.groups() {
+            let rep = g[0].doc;
+            count += g[1..]
+                .iter()
+                .filter(|m| !similar.contains(&(rep.min(m.doc), rep.max(m.doc))))
+                .count();
+        }
+        (c.len(), count)
+    };
+    let (connected_groups, connected_unrelated) = unrelated(Method::Connected);
+    let (center_groups, center_unrelated) = unrelated(Method::Center);
+    assert_eq!(center_unrelated, 0);
+    assert!(connected_unrelated > 100, "{connected_unrelated}");
+    assert!(
+        center_groups > connected_groups,
+        "{center_groups} vs {connected_groups}"
+    );
 }
