@@ -324,12 +324,16 @@ impl Report {
                     continue;
                 }
                 let dir = doc.path.parent().unwrap_or(Path::new("."));
-                let under = *dirs.entry(dir).or_insert_with(|| {
-                    match dir.canonicalize() {
-                        Ok(c) => self.references.iter().any(|r| c.starts_with(r)),
-                        // Cannot tell: keep the file rather than risk listing a
-                        // reference file as removable.
-                        Err(_) => true,
+                let under = *dirs.entry(dir).or_insert_with(|| match dir.canonicalize() {
+                    Ok(c) => self.references.iter().any(|r| c.starts_with(r)),
+                    // Cannot tell: keep the files rather than risk listing a
+                    // reference file as removable.
+                    Err(err) => {
+                        eprintln!(
+                            "simfind: warning: {}: cannot resolve ({err}); its files are kept as if under --reference",
+                            dir.display()
+                        );
+                        true
                     }
                 });
                 flags[id as usize] = under;
