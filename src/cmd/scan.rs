@@ -165,6 +165,10 @@ pub struct Args {
     #[arg(long, short = 'q', help_heading = "Output")]
     pub quiet: bool,
 
+    /// Also name each file that takes no part in pairing without an error (binary, shorter than one shingle).
+    #[arg(long, short = 'v', help_heading = "Output")]
+    pub verbose: bool,
+
     #[command(flatten)]
     pub report: ReportArgs,
 }
@@ -195,7 +199,7 @@ pub fn run(args: Args) -> Result<i32> {
     output::install_interrupt_handler();
 
     let started = Instant::now();
-    let ui = Ui::new(args.quiet);
+    let ui = Ui::new(args.quiet, args.verbose);
     let mut outcome = pipeline::scan(&config, &ui);
     let reported = report.write(&mut outcome, config.threshold, &mut sink)?;
     sink.commit()?;
