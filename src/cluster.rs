@@ -4,6 +4,14 @@
 //! Role: the `cluster` stage, after `verify` and before `write`. Pure: no file
 //! system, no printing.
 //!
+//! Sources: MMDS ch. 3 stops at similar pairs. Connected components are what
+//! text-dedup and datatrove do after MinHash LSH (union-find, Tarjan). The
+//! center method is a variant of CENTER clustering (Haveliwala, Gionis, Indyk,
+//! "Scalable techniques for clustering the web", 2000; compared for duplicate
+//! detection by Hassanzadeh et al., PVLDB 2009): CENTER visits pairs by
+//! decreasing similarity, here representatives are visited in keep order so
+//! that the kept copy is the one the user's policy chose.
+//!
 //! Inputs: the documents as a slice indexed by [`DocId`] (path bytes, size,
 //! modification time, whether the file lies under a `--reference` directory), the
 //! verified pairs (`a < b`, similarity in `[0, 1]`; any type that implements
