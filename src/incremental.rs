@@ -178,6 +178,7 @@ pub fn refresh(
                 hash,
                 shingles,
                 signature,
+                ..
             } => Document {
                 path: file.path.clone(),
                 stat: stat_to_store(file),
@@ -246,6 +247,7 @@ pub fn refresh(
                         hash: doc.content_hash,
                         shingles: doc.shingle_count as usize,
                         signature: doc.signature,
+                        signed_here: false,
                     }
                 });
             } else {

@@ -8,12 +8,13 @@
 //! ```
 //!
 //! The algorithm modules ([`normalize`], [`shingle`], [`minhash`], [`lsh`],
-//! [`verify`], [`scurve`]) take bytes or integers and return values: no file
+//! [`verify`], [`scurve`], [`cluster`]) take bytes or integers and return values: no file
 //! system, no printing. [`input`] is the only module that touches files, and
 //! [`pipeline`] composes the stages, reporting through the [`progress::Reporter`]
 //! trait that the binary implements. [`index`] keeps signatures between runs in
 //! one SQLite file, and [`incremental`] connects it to the pipeline.
 
+pub mod cluster;
 pub mod incremental;
 pub mod index;
 pub mod input;

@@ -114,6 +114,8 @@ pub struct ScanStats {
     pub errors: u64,
     /// Files whose content is identical to an earlier file's (not re-signed).
     pub identical_files: u64,
+    /// MinHash signatures computed: one per distinct content read.
+    pub signatures: u64,
     /// Distinct non-empty contents that were banded.
     pub unique_contents: u64,
     /// Candidate pairs of distinct contents from banding.
@@ -149,6 +151,9 @@ pub enum FileSignature {
         hash: u128,
         shingles: usize,
         signature: Vec<u32>,
+        /// This file's content was signed in this run (the first of identical
+        /// copies); false for copies and for signatures taken from an index.
+        signed_here: bool,
     },
     /// Looked binary and was skipped.
     Binary,
@@ -205,6 +210,7 @@ pub fn sign_files(
                         hash: *hash,
                         shingles: c.shingles,
                         signature: c.signature.clone(),
+                        signed_here: false,
                     },
                     // Unreachable: a hash is only shared once its content is signed.
                     None => FileSignature::Failed(ReadError::Io(std::io::Error::other(
@@ -223,6 +229,7 @@ pub fn sign_files(
                 hash: c.hash,
                 shingles: c.shingles,
                 signature: c.signature,
+                signed_here: true,
             },
             SignOutcome::SameAs(_) => copy.expect("filled above"),
             SignOutcome::Binary => FileSignature::Binary,
@@ -253,6 +260,10 @@ pub fn find_pairs(
                 (DocStatus::Failed, 0)
             }
             FileSignature::Binary => {
+                reporter.note(
+                    &file.path,
+                    &"looks binary (a NUL byte in the first 8 KiB); --binary reads it",
+                );
                 stats.binary += 1;
                 (DocStatus::Binary, 0)
             }
@@ -260,8 +271,12 @@ pub fn find_pairs(
                 hash,
                 shingles,
                 signature,
+                signed_here,
             } => {
                 stats.bytes += file.size;
+                if signed_here {
+                    stats.signatures += 1;
+                }
                 let content = SignedContent {
                     hash,
                     shingles,
@@ -286,10 +301,15 @@ pub fn find_pairs(
             documents[m as usize].shingles = group.content.shingles;
         }
     }
-    stats.no_shingles = documents
-        .iter()
-        .filter(|d| d.status == DocStatus::Read && d.shingles == 0)
-        .count() as u64;
+    for doc in &documents {
+        if doc.status == DocStatus::Read && doc.shingles == 0 {
+            stats.no_shingles += 1;
+            reporter.note(
+                &doc.path,
+                &"shorter than one shingle: empty set, never paired",
+            );
+        }
+    }
 
     // Only non-empty contents take part: two empty sets are not "identical".
     let items: Vec<&ContentGroup> = groups
@@ -403,25 +423,53 @@ fn sign_all(
     hasher: &MinHasher,
     reporter: &dyn Reporter,
 ) -> Vec<SignOutcome> {
-    // Content hashes already signed. A race can let two identical files be
-    // signed at the same time; both signatures are equal, so that costs time
-    // only, never correctness or determinism.
-    let signed: Mutex<std::collections::HashSet<u128>> = Mutex::default();
-    files
+    // The first file to show a content claims it and signs it; every later
+    // file with the same bytes only hashes them. So N copies cost one
+    // signature, whatever the thread count.
+    let claimed: Mutex<std::collections::HashSet<u128>> = Mutex::default();
+    let claim = |hash| claimed.lock().expect("no panics while locked").insert(hash);
+    let mut outcomes: Vec<SignOutcome> = files
         .par_iter()
         .map_init(Buffers::default, |buffers, file| {
-            let outcome = sign_one(file, config, hasher, &signed, buffers);
+            let outcome = sign_one(file, config, hasher, &claim, buffers);
             reporter.advance(1);
             outcome
         })
-        .collect()
+        .collect();
+
+    // A claimer that failed (its file changed while read) leaves its copies
+    // without a signature: sign the first copy that still reads cleanly.
+    let signed: std::collections::HashSet<u128> = outcomes
+        .iter()
+        .filter_map(|o| match o {
+            SignOutcome::Unique(c) => Some(c.hash),
+            _ => None,
+        })
+        .collect();
+    let mut rescued = std::collections::HashSet::new();
+    let mut buffers = Buffers::default();
+    for i in 0..outcomes.len() {
+        if let SignOutcome::SameAs(hash) = outcomes[i]
+            && !signed.contains(&hash)
+            && !rescued.contains(&hash)
+        {
+            let outcome = sign_one(&files[i], config, hasher, &|_| true, &mut buffers);
+            if let SignOutcome::Unique(c) = &outcome {
+                rescued.insert(c.hash);
+            }
+            outcomes[i] = outcome;
+        }
+    }
+    outcomes
 }
 
+/// Reads, checks and signs one file. `claim(hash)` says whether this file is
+/// the one to sign its content (true) or a copy of a content signed elsewhere.
 fn sign_one(
     file: &FileEntry,
     config: &ScanConfig,
     hasher: &MinHasher,
-    signed: &Mutex<std::collections::HashSet<u128>>,
+    claim: &(dyn Fn(u128) -> bool + Sync),
     buffers: &mut Buffers,
 ) -> SignOutcome {
     let contents = match read::read_file(&file.path, &config.read) {
@@ -429,14 +477,15 @@ fn sign_one(
         Err(err) => return SignOutcome::Failed(err),
     };
     if !config.include_binary && read::looks_binary(&contents) {
-        return SignOutcome::Binary;
+        // Pages of a mapping truncated under us read as zeros, which look
+        // binary: only a file that did not change is really binary.
+        return match contents.verify_unchanged() {
+            Ok(()) => SignOutcome::Binary,
+            Err(err) => SignOutcome::Failed(err),
+        };
     }
     let hash = xxh3_128(&contents);
-    if signed
-        .lock()
-        .expect("no panics while locked")
-        .contains(&hash)
-    {
+    if !claim(hash) {
         return match contents.verify_unchanged() {
             Ok(()) => SignOutcome::SameAs(hash),
             Err(err) => SignOutcome::Failed(err),
@@ -451,7 +500,6 @@ fn sign_one(
     if let Err(err) = contents.verify_unchanged() {
         return SignOutcome::Failed(err);
     }
-    signed.lock().expect("no panics while locked").insert(hash);
     SignOutcome::Unique(SignedContent {
         hash,
         shingles: buffers.set.len(),

@@ -11,6 +11,7 @@ use simfind::pipeline::ScanConfig;
 
 use crate::cmd::scan::{self, ShingleArg, VerifyArg};
 use crate::exit;
+use crate::report::{FormatArg, ReportArgs};
 use crate::ui::Ui;
 
 const EXAMPLES: &str = "EXAMPLES:
@@ -146,6 +147,19 @@ impl Args {
             binary: self.binary,
             output: None,
             quiet: self.quiet,
+            verbose: false,
+            report: ReportArgs {
+                format: FormatArg::Pairs,
+                list_removable: false,
+                null: false,
+                min_similarity: None,
+                max_similarity: None,
+                limit: None,
+                exit_code: false,
+                cluster: None,
+                keep: None,
+                reference: Vec::new(),
+            },
             db: Some(self.db.clone()),
             wait: self.wait,
         }
@@ -181,7 +195,7 @@ pub fn run(args: Args) -> Result<i32> {
     // the uncommitted update is rolled back on the next open.
     let mut index = open_for(&args.db, &config, args.wait)?;
     let started = Instant::now();
-    let ui = Ui::new(args.quiet);
+    let ui = Ui::new(args.quiet, false);
     let refreshed = incremental::refresh(&mut index, &config, &ui, false)
         .with_context(|| format!("cannot update the index {}", args.db.display()))?;
     if !args.quiet {

@@ -17,8 +17,9 @@ use simfind::input::read::{self, ReadOptions};
 use simfind::{minhash, scurve, verify};
 use xxhash_rust::xxh3::xxh3_128;
 
-use crate::cmd::scan::{PAIRS_HEADER, VerifyArg};
+use crate::cmd::scan::VerifyArg;
 use crate::exit;
+use crate::output::pairs::PAIRS_HEADER;
 use crate::output::{self, Sink};
 
 const EXAMPLES: &str = "EXAMPLES:
