@@ -218,6 +218,15 @@ fn scan_with_an_index_matches_a_fresh_scan_after_adds_changes_and_deletes() {
     assert_eq!(again, out);
     assert!(log.contains("26 unchanged (not read), 0 signed"), "{log}");
 
+    // The report stage sees the same outcome: groups and JSON Lines agree too.
+    for extra in [
+        &["--format", "clusters"][..],
+        &["--format", "jsonl", "--cluster", "connected"],
+    ] {
+        let (out, _) = db_scan(&roots, &db, extra);
+        assert_eq!(out, fresh_scan(&roots, extra), "{extra:?}");
+    }
+
     // Scanning one root only drops the other root's documents from the index.
     let (one, log) = db_scan(&[a.as_path()], &db, &[]);
     assert_eq!(one, fresh_scan(&[a.as_path()], &[]));
