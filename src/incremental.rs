@@ -123,6 +123,7 @@ pub fn refresh(
     want_signatures: bool,
 ) -> Result<Refreshed, IndexError> {
     let mut stats = ScanStats::default();
+    let index_path = index.path().to_owned();
     let mut update = index.begin_update()?;
     // Under the write lock: what is read here is what the changes apply to.
     let mut stored: HashMap<PathBuf, index::StoredDoc> = HashMap::new();
@@ -148,7 +149,16 @@ pub fn refresh(
         }
         stat
     };
-    let files = pipeline::walk_files(config, reporter, &mut stats);
+    let mut files = pipeline::walk_files(config, reporter, &mut stats);
+    // An index kept inside a scanned directory is not one of its documents: it
+    // changes on every run and would be re-read (and, with --binary, shingled)
+    // each time.
+    if let Ok(meta) = std::fs::metadata(index_path) {
+        use std::os::unix::fs::MetadataExt;
+        let before = files.len();
+        files.retain(|f| !(f.dev == meta.dev() && f.ino == meta.ino()));
+        stats.files -= (before - files.len()) as u64;
+    }
     let mut to_sign = Vec::new();
     let mut unchanged = vec![false; files.len()];
     for (i, file) in files.iter().enumerate() {

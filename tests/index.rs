@@ -218,6 +218,20 @@ fn scan_with_an_index_matches_a_fresh_scan_after_adds_changes_and_deletes() {
     assert_eq!(again, out);
     assert!(log.contains("26 unchanged (not read), 0 signed"), "{log}");
 
+    // An index kept inside a scanned root is not indexed itself.
+    let inside = a.join("index.simfind");
+    let log = index(&roots, &inside, &[]);
+    assert!(
+        log.contains("26 files: 0 unchanged (not read), 26 signed"),
+        "{log}"
+    );
+    let log = index(&roots, &inside, &[]);
+    assert!(
+        log.contains("26 files: 26 unchanged (not read), 0 signed"),
+        "{log}"
+    );
+    std::fs::remove_file(&inside).unwrap();
+
     // The report stage sees the same outcome: groups and JSON Lines agree too.
     for extra in [
         &["--format", "clusters"][..],
