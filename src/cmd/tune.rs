@@ -1,0 +1,205 @@
+//! `simfind tune`: choose bands and rows for a similarity threshold.
+
+use std::io::Write;
+
+use anyhow::bail;
+use simfind::scurve::{self, Tuning};
+
+use super::values;
+use crate::exit;
+
+/// MinHash values per document that `tune` may spend when --hashes is not given.
+pub const DEFAULT_HASHES: usize = 128;
+
+/// Choose b bands of r rows (b·r ≤ --hashes) for pairs of Jaccard similarity at
+/// least T.
+///
+/// By default the choice minimises fn-weight × (false-negative area) + fp-weight ×
+/// (false-positive area): the areas between the S-curve P(s) = 1 - (1 - s^r)^b
+/// and the ideal step at T, ∫_T^1 (1 - P) (pairs above T that are missed) and
+/// ∫_0^T P (pairs below T that become candidates and cost a verification), by
+/// numerical integration. Raise --fn-weight to miss fewer pairs, --fp-weight to
+/// verify fewer candidates.
+///
+/// With --min-recall R, the choice is instead the shape whose P(T) is at least R
+/// with the fewest false candidates (smallest false-positive area; fewer hashes
+/// break ties).
+///
+/// Prints the choice, the expected recall at T, T+0.05 and T+0.1, and the
+/// probability that pairs at T-0.1 and T-0.2 become candidates.
+#[derive(clap::Args, Debug)]
+#[command(after_help = "EXAMPLES:\n  \
+    simfind tune --threshold 0.8\n  \
+    simfind tune --threshold 0.5 --hashes 200 --fn-weight 4\n  \
+    simfind tune --threshold 0.7 --min-recall 0.95 --format csv")]
+pub struct Args {
+    /// Target Jaccard similarity T, in (0, 1].
+    #[arg(long, short = 't', value_name = "T", value_parser = values::unit_open_closed)]
+    pub threshold: f64,
+    /// At most this many MinHash values per document (b·r ≤ N).
+    #[arg(long, short = 'n', value_name = "N", default_value_t = DEFAULT_HASHES, value_parser = values::count)]
+    pub hashes: usize,
+    /// Weight of the false-negative area (missed pairs), ≥ 0.
+    #[arg(long, value_name = "W", default_value = "1", value_parser = values::weight, allow_negative_numbers = true, conflicts_with = "min_recall")]
+    pub fn_weight: f64,
+    /// Weight of the false-positive area (false candidates), ≥ 0.
+    #[arg(long, value_name = "W", default_value = "1", value_parser = values::weight, allow_negative_numbers = true, conflicts_with = "min_recall")]
+    pub fp_weight: f64,
+    /// Instead of weighing the areas, require P(T) ≥ R, R in (0, 1].
+    #[arg(long, value_name = "R", value_parser = values::unit_open_closed)]
+    pub min_recall: Option<f64>,
+    /// Output format: `text` or `csv` (one header line, one row).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Csv,
+}
+
+/// Largest --hashes accepted: trying every shape costs O(N log N) integrals, about
+/// a second at this size, and no MinHash signature is longer in practice.
+pub const MAX_HASHES: usize = 4096;
+
+pub fn run(args: Args) -> anyhow::Result<i32> {
+    if args.hashes > MAX_HASHES {
+        bail!(
+            "--hashes {} is more than {MAX_HASHES}; signatures that long buy nothing over {MAX_HASHES}",
+            args.hashes
+        );
+    }
+    let tuning = match args.min_recall {
+        Some(r) => scurve::tune_min_recall(args.threshold, args.hashes, r).map_err(|e| {
+            anyhow::anyhow!(
+                "no b·r ≤ {} reaches P({}) ≥ {r}: {e}; raise --hashes or lower --min-recall",
+                args.hashes,
+                args.threshold
+            )
+        })?,
+        None => {
+            if args.fn_weight == 0.0 && args.fp_weight == 0.0 {
+                bail!("--fn-weight and --fp-weight are both 0: at least one must be positive");
+            }
+            scurve::tune(args.threshold, args.hashes, args.fn_weight, args.fp_weight)
+        }
+    };
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    match args.format {
+        Format::Text => write_text(&mut out, &tuning, &args)?,
+        Format::Csv => write_csv(&mut out, &tuning)?,
+    }
+    out.flush()?;
+    Ok(exit::OK)
+}
+
+/// `T`, `T + 0.05`, `T - 0.1` … as a label relative to the target.
+fn offset_label(similarity: f64, target: f64) -> String {
+    let d = similarity - target;
+    if d.abs() < 1e-9 {
+        "T".into()
+    } else if d > 0.0 {
+        format!("T+{:.2}", d)
+    } else {
+        format!("T-{:.2}", -d)
+    }
+}
+
+fn write_text(out: &mut impl Write, t: &Tuning, args: &Args) -> anyhow::Result<()> {
+    writeln!(
+        out,
+        "bands {}  rows {}  ({} of {} hashes)",
+        t.bands,
+        t.rows,
+        t.hashes(),
+        args.hashes
+    )?;
+    writeln!(out, "target threshold T          {:.4}", t.target)?;
+    writeln!(
+        out,
+        "curve threshold (1/b)^(1/r) {:.4}",
+        t.curve_threshold()
+    )?;
+    match args.min_recall {
+        Some(r) => writeln!(
+            out,
+            "chosen for                  P(T) >= {r}, fewest false candidates"
+        )?,
+        None => writeln!(
+            out,
+            "chosen for                  min {} x FN area + {} x FP area = {:.6}",
+            args.fn_weight,
+            args.fp_weight,
+            t.cost(args.fn_weight, args.fp_weight)
+        )?,
+    }
+    writeln!(out, "false-negative area         {:.6}", t.fn_area)?;
+    writeln!(out, "false-positive area         {:.6}", t.fp_area)?;
+    writeln!(
+        out,
+        "expected recall (probability a pair becomes a candidate):"
+    )?;
+    for p in &t.recall {
+        let label = format!(
+            "{} = {:.2}",
+            offset_label(p.similarity, t.target),
+            p.similarity
+        );
+        writeln!(out, "  at {label:<14} {:.4}", p.probability)?;
+    }
+    writeln!(
+        out,
+        "false candidates (probability a pair below T becomes a candidate):"
+    )?;
+    for p in &t.false_candidates {
+        let label = format!(
+            "{} = {:.2}",
+            offset_label(p.similarity, t.target),
+            p.similarity
+        );
+        writeln!(out, "  at {label:<14} {:.4}", p.probability)?;
+    }
+    Ok(())
+}
+
+fn write_csv(out: &mut impl Write, t: &Tuning) -> anyhow::Result<()> {
+    let mut w = csv::Writer::from_writer(out);
+    w.write_record([
+        "bands",
+        "rows",
+        "hashes",
+        "threshold",
+        "curve_threshold",
+        "fn_area",
+        "fp_area",
+        "p_t",
+        "p_t_plus_0.05",
+        "p_t_plus_0.1",
+        "p_t_minus_0.1",
+        "p_t_minus_0.2",
+    ])?;
+    // Points outside [0, 1] are left empty so the schema stays fixed.
+    let prob = |points: &[scurve::AtSimilarity], i: usize| {
+        points
+            .get(i)
+            .map_or(String::new(), |p| format!("{:.6}", p.probability))
+    };
+    w.write_record([
+        t.bands.to_string(),
+        t.rows.to_string(),
+        t.hashes().to_string(),
+        format!("{:.4}", t.target),
+        format!("{:.6}", t.curve_threshold()),
+        format!("{:.8}", t.fn_area),
+        format!("{:.8}", t.fp_area),
+        prob(&t.recall, 0),
+        prob(&t.recall, 1),
+        prob(&t.recall, 2),
+        prob(&t.false_candidates, 0),
+        prob(&t.false_candidates, 1),
+    ])?;
+    w.flush()?;
+    Ok(())
+}
