@@ -347,7 +347,17 @@ fn field<'a>(record: &'a [(String, String)], name: &str) -> &'a str {
 #[test]
 fn tune_prints_the_library_choice_with_its_probabilities() {
     let expected = scurve::tune(0.5, 128, 1.0, 1.0);
-    let out = stdout_of(&["tune", "--threshold", "0.5"]);
+    let out = stdout_of(&[
+        "tune",
+        "--threshold",
+        "0.5",
+        "--hashes",
+        "128",
+        "--fn-weight",
+        "1",
+        "--fp-weight",
+        "1",
+    ]);
     assert!(
         out.starts_with(&format!(
             "bands {}  rows {}  ({} of 128 hashes)\n",
@@ -428,7 +438,7 @@ fn tune_min_recall_meets_the_floor() {
     let rec = tune_csv(&["--threshold", "0.7", "--min-recall", "0.95"]);
     let p: f64 = field(&rec, "p_t").parse().unwrap();
     assert!(p >= 0.95, "{rec:?}");
-    let expected = scurve::tune_min_recall(0.7, 128, 0.95).unwrap();
+    let expected = scurve::tune_min_recall(0.7, 100, 0.95).unwrap();
     assert_eq!(field(&rec, "bands"), expected.bands.to_string());
     assert_eq!(field(&rec, "rows"), expected.rows.to_string());
     simfind()
@@ -487,5 +497,111 @@ fn tune_rejects_bad_arguments_with_exit_2() {
             .code(2)
             .stdout("")
             .stderr(predicate::str::contains(message));
+    }
+}
+
+// ---- scan's defaults (issue #3, part 3) ----
+
+/// The stderr of a successful `scan testdata -q …`-less run (the summary is needed).
+fn scan_stderr(args: &[&str]) -> String {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let out = simfind()
+        .current_dir(root)
+        .arg("scan")
+        .arg("testdata")
+        .args(args)
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    String::from_utf8(out.stderr).unwrap()
+}
+
+#[test]
+fn scan_with_threshold_alone_uses_what_tune_prints() {
+    for t in ["0.5", "0.8", "0.95"] {
+        let rec = tune_csv(&["--threshold", t]);
+        let (b, r) = (field(&rec, "bands"), field(&rec, "rows"));
+        let err = scan_stderr(&["--threshold", t]);
+        assert!(
+            err.contains(&format!("({b}×{r} chosen by tune)")),
+            "T={t}: {err}"
+        );
+        assert!(
+            err.contains(&format!("{b} bands × {r} rows")),
+            "T={t}: {err}"
+        );
+        // Within scan's default signature length, so tuning never hashes more.
+        assert!(b.parse::<usize>().unwrap() * r.parse::<usize>().unwrap() <= 100);
+        assert!(!err.contains("warning"), "{err}");
+    }
+}
+
+#[test]
+fn scan_with_bands_and_rows_alone_defaults_the_threshold_to_the_s_curve() {
+    let err = scan_stderr(&["--bands", "10", "--rows", "4"]);
+    // (1/10)^(1/4) = 0.5623.
+    assert!(
+        err.contains("similarity ≥ 0.562 (S-curve threshold of 10×4)"),
+        "{err}"
+    );
+    assert!(!err.contains("warning"), "{err}");
+}
+
+#[test]
+fn scan_with_all_three_uses_them_and_warns_far_from_the_steep_part() {
+    // 20×5: P(0.55) = 0.64 — on the steep part, no warning.
+    let err = scan_stderr(&["--bands", "20", "--rows", "5", "--threshold", "0.55"]);
+    assert!(!err.contains("warning"), "{err}");
+    assert!(
+        err.contains("similarity ≥ 0.550 (5 char-shingles, 20 bands × 5 rows"),
+        "{err}"
+    );
+    // P(0.8 − 0.1) = 0.975: pairs well below T flood verification.
+    let err = scan_stderr(&["--bands", "20", "--rows", "5", "--threshold", "0.8"]);
+    assert!(
+        err.contains("simfind: warning: --threshold 0.8 lies above the steep part"),
+        "{err}"
+    );
+    assert!(err.contains("20 bands × 5 rows"), "used as given: {err}");
+    // P(0.3) = 0.047: most pairs near T missed.
+    let err = scan_stderr(&["--bands", "20", "--rows", "5", "--threshold", "0.3"]);
+    assert!(
+        err.contains("simfind: warning: --threshold 0.3 lies below the steep part"),
+        "{err}"
+    );
+    // The warning names the shape tune would choose for the same hash budget.
+    let rec = tune_csv(&["--threshold", "0.3"]);
+    let suggestion = format!(
+        "suggests {} bands × {} rows",
+        field(&rec, "bands"),
+        field(&rec, "rows")
+    );
+    assert!(err.contains(&suggestion), "{err}");
+    // Warnings survive -q.
+    let out = simfind()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["scan", "testdata", "-q", "-b", "20", "-r", "5", "-t", "0.3"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    assert!(
+        String::from_utf8(out.stderr)
+            .unwrap()
+            .contains("below the steep part")
+    );
+}
+
+#[test]
+fn scan_rejects_a_bad_threshold_before_tuning() {
+    for t in ["0", "1.5", "NaN"] {
+        simfind()
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args(["scan", "testdata", "--threshold", t])
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::contains("--threshold must be in (0, 1]"));
     }
 }

@@ -8,8 +8,10 @@ use simfind::scurve::{self, Tuning};
 use super::values;
 use crate::exit;
 
-/// MinHash values per document that `tune` may spend when --hashes is not given.
-pub const DEFAULT_HASHES: usize = 128;
+/// MinHash values per document that `tune` may spend when --hashes is not given:
+/// scan's default signature length, so that `simfind tune --threshold T` shows
+/// exactly what `simfind scan --threshold T` will use.
+pub const DEFAULT_HASHES: usize = super::scan::DEFAULT_BANDS * super::scan::DEFAULT_ROWS;
 
 /// Choose b bands of r rows (b·r ≤ --hashes) for pairs of Jaccard similarity at
 /// least T.
@@ -19,7 +21,9 @@ pub const DEFAULT_HASHES: usize = 128;
 /// and the ideal step at T, ∫_T^1 (1 - P) (pairs above T that are missed) and
 /// ∫_0^T P (pairs below T that become candidates and cost a verification), by
 /// numerical integration. Raise --fn-weight to miss fewer pairs, --fp-weight to
-/// verify fewer candidates.
+/// verify fewer candidates. The defaults are the ones `simfind scan --threshold T`
+/// uses when it picks bands and rows itself: its 100-hash signature, and misses
+/// weighted above false candidates because scan verifies every candidate exactly.
 ///
 /// With --min-recall R, the choice is instead the shape whose P(T) is at least R
 /// with the fewest false candidates (smallest false-positive area; fewer hashes
@@ -39,11 +43,11 @@ pub struct Args {
     /// At most this many MinHash values per document (b·r ≤ N).
     #[arg(long, short = 'n', value_name = "N", default_value_t = DEFAULT_HASHES, value_parser = values::count)]
     pub hashes: usize,
-    /// Weight of the false-negative area (missed pairs), ≥ 0.
-    #[arg(long, value_name = "W", default_value = "1", value_parser = values::weight, allow_negative_numbers = true, conflicts_with = "min_recall")]
+    /// Weight of the false-negative area (missed pairs), ≥ 0 [default: scan's].
+    #[arg(long, value_name = "W", default_value_t = SCAN_FN_WEIGHT, value_parser = values::weight, allow_negative_numbers = true, conflicts_with = "min_recall")]
     pub fn_weight: f64,
     /// Weight of the false-positive area (false candidates), ≥ 0.
-    #[arg(long, value_name = "W", default_value = "1", value_parser = values::weight, allow_negative_numbers = true, conflicts_with = "min_recall")]
+    #[arg(long, value_name = "W", default_value_t = SCAN_FP_WEIGHT, value_parser = values::weight, allow_negative_numbers = true, conflicts_with = "min_recall")]
     pub fp_weight: f64,
     /// Instead of weighing the areas, require P(T) ≥ R, R in (0, 1].
     #[arg(long, value_name = "R", value_parser = values::unit_open_closed)]
@@ -202,4 +206,146 @@ fn write_csv(out: &mut impl Write, t: &Tuning) -> anyhow::Result<()> {
     ])?;
     w.flush()?;
     Ok(())
+}
+
+/// Weights `scan` gives [`scurve::tune`] when it chooses bands and rows itself.
+/// scan verifies every candidate exactly, so a false candidate costs a
+/// verification while a missed pair is lost: misses weigh more (docs/TUNING.md
+/// has the measurements behind this choice).
+pub const SCAN_FN_WEIGHT: f64 = 4.0;
+pub const SCAN_FP_WEIGHT: f64 = 1.0;
+
+/// `scan`'s bands and rows, and whether `tune` chose them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScanShape {
+    pub bands: usize,
+    pub rows: usize,
+    /// Set when `--threshold` came without `--bands`/`--rows`.
+    pub tuned: Option<Tuning>,
+}
+
+/// `scan`'s shape from what the user gave (issue #3): `--threshold` without
+/// `--bands`/`--rows` gets tune's choice within the default signature length
+/// (`defaults.0 × defaults.1` hashes, so tuning never costs more hashing);
+/// anything else keeps the given values and the defaults for the rest. An
+/// invalid threshold is left for the caller to reject.
+pub fn scan_shape(
+    bands: Option<usize>,
+    rows: Option<usize>,
+    threshold: Option<f64>,
+    defaults: (usize, usize),
+) -> ScanShape {
+    match (bands, rows, threshold) {
+        (None, None, Some(t)) if t > 0.0 && t <= 1.0 => {
+            let tuning = scurve::tune(t, defaults.0 * defaults.1, SCAN_FN_WEIGHT, SCAN_FP_WEIGHT);
+            ScanShape {
+                bands: tuning.bands,
+                rows: tuning.rows,
+                tuned: Some(tuning),
+            }
+        }
+        _ => ScanShape {
+            bands: bands.unwrap_or(defaults.0),
+            rows: rows.unwrap_or(defaults.1),
+            tuned: None,
+        },
+    }
+}
+
+/// Recall at `T` below which scan warns that most pairs near `T` will be missed.
+const LOW_RECALL: f64 = 0.25;
+/// Candidate probability at `T − 0.1` above which scan warns that pairs well below
+/// `T` will flood verification.
+const HIGH_FALSE_CANDIDATES: f64 = 0.9;
+
+/// A warning when a given threshold lies far from the steep part of the given
+/// curve: below it (`P(T) < 0.25`: most pairs near `T` are missed) or above it
+/// (`P(T − 0.1) > 0.9`: pairs 0.1 below `T` nearly all become candidates and are
+/// verified for nothing). Suggests tune's choice for the same signature length.
+pub fn steep_part_warning(bands: usize, rows: usize, threshold: f64) -> Option<String> {
+    if bands == 0 || rows == 0 || !(threshold > 0.0 && threshold <= 1.0) {
+        return None;
+    }
+    let suggest = || {
+        let t = scurve::tune(threshold, bands * rows, SCAN_FN_WEIGHT, SCAN_FP_WEIGHT);
+        format!(
+            "`simfind tune --threshold {threshold} --hashes {} --fn-weight {SCAN_FN_WEIGHT}` suggests {} bands × {} rows \
+             (or give --threshold alone and scan will use it)",
+            bands * rows,
+            t.bands,
+            t.rows
+        )
+    };
+    let steep = scurve::threshold(bands, rows);
+    let at_t = scurve::candidate_probability(threshold, bands, rows);
+    if at_t < LOW_RECALL {
+        return Some(format!(
+            "--threshold {threshold} lies below the steep part of the {bands}×{rows} S-curve (steepest near {steep:.3}): \
+             a pair of similarity {threshold} becomes a candidate with probability only {at_t:.3}, so most pairs near \
+             the threshold will be missed; {}",
+            suggest()
+        ));
+    }
+    let below = threshold - 0.1;
+    let at_below = scurve::candidate_probability(below, bands, rows);
+    if below > 0.0 && at_below > HIGH_FALSE_CANDIDATES {
+        return Some(format!(
+            "--threshold {threshold} lies above the steep part of the {bands}×{rows} S-curve (steepest near {steep:.3}): \
+             pairs of similarity {below:.2} already become candidates with probability {at_below:.3}, so verification \
+             will spend most of its time on pairs below the threshold; {}",
+            suggest()
+        ));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn threshold_alone_is_tuned_within_the_default_signature() {
+        let shape = scan_shape(None, None, Some(0.8), (20, 5));
+        let expected = scurve::tune(0.8, 100, SCAN_FN_WEIGHT, SCAN_FP_WEIGHT);
+        assert_eq!((shape.bands, shape.rows), (expected.bands, expected.rows));
+        assert!(shape.bands * shape.rows <= 100);
+        assert_eq!(shape.tuned, Some(expected));
+    }
+
+    #[test]
+    fn given_shapes_are_kept() {
+        for (b, r, t) in [
+            (Some(7), Some(3), Some(0.8)),
+            (Some(7), None, Some(0.8)),
+            (None, Some(3), None),
+            (None, None, None),
+        ] {
+            let shape = scan_shape(b, r, t, (20, 5));
+            assert_eq!((shape.bands, shape.rows), (b.unwrap_or(20), r.unwrap_or(5)));
+            assert_eq!(shape.tuned, None);
+        }
+        // An invalid threshold is not tuned (scan rejects it next).
+        assert_eq!(scan_shape(None, None, Some(1.5), (20, 5)).tuned, None);
+    }
+
+    #[test]
+    fn warns_only_far_from_the_steep_part() {
+        // 20×5: P(0.5) = 0.470, P(0.7) = 0.975 (MMDS), P(0.4) = 0.186, P(0.6) = 0.802.
+        assert_eq!(steep_part_warning(20, 5, 0.5), None);
+        assert_eq!(
+            steep_part_warning(20, 5, 0.7),
+            None,
+            "P(0.6) = 0.80 is not a flood"
+        );
+        let low = steep_part_warning(20, 5, 0.4).unwrap();
+        assert!(
+            low.contains("below the steep part") && low.contains("0.186"),
+            "{low}"
+        );
+        let high = steep_part_warning(20, 5, 0.8).unwrap();
+        assert!(
+            high.contains("above the steep part") && high.contains("0.975"),
+            "{high}"
+        );
+    }
 }
