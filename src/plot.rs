@@ -174,7 +174,7 @@ pub fn svg_y(y: f64) -> f64 {
 
 /// A standalone SVG document: grid, axes with ticks every 0.1 and labels, one
 /// `<polyline class="curve">` per series (with `data-label`), a dashed
-/// `<line class="threshold">` per marker, and a legend.
+/// `<line class="threshold">` per marker, and a legend (with each marker's value).
 pub fn svg(series: &[Series], labels: &Labels) -> String {
     let mut out = String::new();
     let _ = writeln!(
@@ -276,12 +276,6 @@ pub fn svg(series: &[Series], labels: &Labels) -> String {
                 svg_x(m),
                 svg_y(1.0)
             );
-            let _ = writeln!(
-                out,
-                r#"<text x="{:.2}" y="{:.2}" fill="{colour}" font-size="11">t={m:.3}</text>"#,
-                svg_x(m) + 3.0,
-                svg_y(1.0) + 12.0 + 13.0 * i as f64
-            );
         }
         let points: Vec<String> = s
             .points
@@ -312,9 +306,13 @@ pub fn svg(series: &[Series], labels: &Labels) -> String {
             r#"<line x1="{x:.2}" y1="{y:.2}" x2="{:.2}" y2="{y:.2}" stroke="{colour}" stroke-width="2"/>"#,
             x + 24.0
         );
+        // The threshold goes in the legend: on the plot it would cross the curves.
+        let marker = s
+            .marker
+            .map_or(String::new(), |m| format!("  (t = {m:.3})"));
         let _ = writeln!(
             out,
-            r#"<text x="{:.2}" y="{:.2}">{}</text>"#,
+            r#"<text x="{:.2}" y="{:.2}">{}{marker}</text>"#,
             x + 30.0,
             y + 4.0,
             escape(&s.label)

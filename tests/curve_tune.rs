@@ -277,6 +277,18 @@ fn curve_svg_replaces_an_existing_file() {
 }
 
 #[test]
+fn curve_svg_dash_writes_only_the_picture_to_stdout() {
+    let out = stdout_of(&["curve", "-b", "20", "-r", "5", "--svg", "-"]);
+    let doc = roxmltree::Document::parse(&out).expect("stdout is one SVG document");
+    assert_eq!(
+        doc.descendants()
+            .filter(|n| n.attribute("class") == Some("curve"))
+            .count(),
+        1
+    );
+}
+
+#[test]
 fn curve_svg_into_a_missing_directory_fails_before_any_output() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("no/such/dir/s.svg");

@@ -1,7 +1,7 @@
 //! `simfind curve`: print, plot and compare LSH S-curves and AND/OR cascades.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 use clap::{Arg, ArgAction, ArgMatches};
@@ -10,6 +10,7 @@ use simfind::scurve::{self, Stage};
 
 use super::values;
 use crate::exit;
+use crate::output::Sink;
 
 /// Show the probability that two documents of Jaccard similarity s become an LSH
 /// candidate pair, P(s) = 1 - (1 - s^r)^b, as a table and a plot.
@@ -51,7 +52,8 @@ pub struct Args {
     /// Output format: `text` (table and plot) or `csv` (columns curve,similarity,probability).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
-    /// Also write the curves as an SVG picture to FILE (replaced atomically).
+    /// Also write the curves as an SVG picture to FILE (atomically: complete or not
+    /// at all); `-` writes only the SVG, to stdout.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
 }
@@ -244,65 +246,48 @@ fn similarity_grid(step: f64) -> (Vec<f64>, usize) {
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
     let config = configure(args)?;
-    // Create the temporary file first, so that an unwritable destination fails
-    // before anything is printed.
-    let svg_file = match &config.svg {
-        Some(path) => Some((path, temp_file_beside(path)?)),
-        None => None,
+    let svg_to_stdout = config.svg.as_deref().is_some_and(|p| p.as_os_str() == "-");
+    // Open the picture's destination first, so that an unwritable one fails
+    // before anything is printed. `Sink` writes a temporary file beside it and
+    // renames it into place on commit.
+    let svg_sink = match &config.svg {
+        Some(path) if !svg_to_stdout => Some(Sink::create(Some(path))?),
+        _ => None,
     };
 
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    match config.format {
-        Format::Text => write_text(&mut out, &config)?,
-        Format::Csv => {
-            write_csv(&mut out, &config)?;
-            for line in notes(&config) {
-                eprintln!("{line}");
-            }
+    if svg_to_stdout {
+        out.write_all(svg_document(&config).as_bytes())?;
+    } else {
+        match config.format {
+            Format::Text => write_text(&mut out, &config)?,
+            Format::Csv => write_csv(&mut out, &config)?,
         }
     }
     out.flush()?;
+    if config.format == Format::Csv || svg_to_stdout {
+        for line in notes(&config) {
+            eprintln!("{line}");
+        }
+    }
 
-    if let Some((path, mut temp)) = svg_file {
-        let labels = Labels {
-            title: "LSH S-curve: probability of becoming a candidate pair".into(),
-            x: "Jaccard similarity s".into(),
-            y: "P(candidate)".into(),
-        };
-        let doc = plot::svg(&series(&config, 400), &labels);
-        temp.write_all(doc.as_bytes())
+    if let (Some(mut sink), Some(path)) = (svg_sink, &config.svg) {
+        sink.write_all(svg_document(&config).as_bytes())
             .with_context(|| format!("writing {}", path.display()))?;
-        persist(temp, path)?;
+        sink.commit()?;
         eprintln!("simfind: wrote {}", path.display());
     }
     Ok(exit::OK)
 }
 
-/// A temporary file in the destination's directory, so that `persist` is a rename
-/// on one file system and readers never see a half-written file.
-pub(crate) fn temp_file_beside(path: &Path) -> anyhow::Result<tempfile::NamedTempFile> {
-    let parent = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
+fn svg_document(config: &Config) -> String {
+    let labels = Labels {
+        title: "LSH S-curve: probability of becoming a candidate pair".into(),
+        x: "Jaccard similarity s".into(),
+        y: "P(candidate)".into(),
     };
-    tempfile::NamedTempFile::new_in(parent).with_context(|| {
-        format!(
-            "cannot create {}: directory {} is not writable",
-            path.display(),
-            parent.display()
-        )
-    })
-}
-
-/// Flushes `temp` to disk and renames it onto `path`.
-pub(crate) fn persist(temp: tempfile::NamedTempFile, path: &Path) -> anyhow::Result<()> {
-    temp.as_file()
-        .sync_all()
-        .with_context(|| format!("writing {}", path.display()))?;
-    temp.persist(path)
-        .with_context(|| format!("replacing {}", path.display()))?;
-    Ok(())
+    plot::svg(&series(config, 400), &labels)
 }
 
 /// Description lines: one per curve, and the sensitivities if asked for.
