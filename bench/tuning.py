@@ -4,7 +4,7 @@ against the exact ground truth in ../shared/data (docs/TUNING.md's tables).
 
 Usage (from the project root, after `cargo build --release`):
 
-    python3 bench/tuning.py weights     # scan's tune weight: recall/candidates per fn-weight
+    python3 bench/tuning.py weights [W…]  # scan's tune weight: recall/candidates per fn-weight
     python3 bench/tuning.py jobs        # the recommended (k, b, r) per typical job
 
 Each row runs `simfind scan` once with explicit --bands/--rows/--threshold (the
@@ -81,16 +81,16 @@ def scan(corpus, shingle, bands, rows, threshold, min_size=None, max_size=None, 
     return recall, precision, len(found), len(expected), candidates, seconds
 
 
-def weights():
+def weights(ws=(1, 2, 4, 8)):
     print("| corpus | T | fn-weight | b × r | P(T) | recall | precision | candidates | pairs | s |")
     print("|---|--:|--:|---|--:|--:|--:|--:|--:|--:|")
     for corpus in ["debian-docs", "django-docs"]:
         for threshold in [0.5, 0.6, 0.7, 0.8, 0.9]:
-            for w in [1, 2, 4, 8]:
+            for w in ws:
                 b, r = tune(threshold, 100, w)
                 p = 1 - (1 - threshold ** r) ** b
                 rec, prec, found, true, cand, sec = scan(corpus, "char5", b, r, threshold)
-                print(f"| {corpus} | {threshold} | {w} | {b} × {r} | {p:.3f} | {rec:.4f} | {prec:.4f} | "
+                print(f"| {corpus} | {threshold} | {w:g} | {b} × {r} | {p:.3f} | {rec:.4f} | {prec:.4f} | "
                       f"{cand} | {true} | {sec:.2f} |", flush=True)
 
 
@@ -113,7 +113,7 @@ def jobs():
     print("|---|---|---|--:|---|---|--:|--:|--:|--:|--:|---|")
     for job, corpus, shingle, threshold, lo, hi in JOBS:
         shapes = [((20, 5), "20 × 5 (MMDS)"), (tune(threshold, 100, 1), "tune, weights 1:1"),
-                  (tune(threshold, 100, 4), "tune --fn-weight 4 (scan's)")]
+                  (tune(threshold, 100, 16), "tune --fn-weight 16 (scan's)")]
         for (b, r), how in shapes:
             rec, prec, found, true, cand, sec = scan(corpus, shingle, b, r, threshold, lo, hi)
             srec, sprec, *_ = scan(corpus, shingle, b, r, threshold, lo, hi, verify="signature")
@@ -122,4 +122,8 @@ def jobs():
 
 
 if __name__ == "__main__":
-    {"weights": weights, "jobs": jobs}[sys.argv[1] if len(sys.argv) > 1 else "jobs"]()
+    what = sys.argv[1] if len(sys.argv) > 1 else "jobs"
+    if what == "weights":
+        weights([float(w) for w in sys.argv[2:]] or (1, 2, 4, 8))
+    else:
+        jobs()
