@@ -43,11 +43,13 @@ def size_ok(corpus, rel, min_size, max_size):
     return (min_size is None or size >= min_size) and (max_size is None or size <= max_size)
 
 
-def tune(threshold, hashes, fn_weight):
-    out = subprocess.run(
-        [BIN, "tune", "--threshold", str(threshold), "--hashes", str(hashes),
-         "--fn-weight", str(fn_weight), "--format", "csv"],
-        check=True, capture_output=True, text=True).stdout
+def tune(threshold, hashes, fn_weight=None, min_recall=None):
+    cmd = [BIN, "tune", "--threshold", str(threshold), "--hashes", str(hashes), "--format", "csv"]
+    if fn_weight is not None:
+        cmd += ["--fn-weight", str(fn_weight)]
+    if min_recall is not None:
+        cmd += ["--min-recall", str(min_recall)]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     row = list(csv.DictReader(out.splitlines()))[0]
     return int(row["bands"]), int(row["rows"])
 
@@ -113,7 +115,8 @@ def jobs():
     print("|---|---|---|--:|---|---|--:|--:|--:|--:|--:|---|")
     for job, corpus, shingle, threshold, lo, hi in JOBS:
         shapes = [((20, 5), "20 × 5 (MMDS)"), (tune(threshold, 100, 1), "tune, weights 1:1"),
-                  (tune(threshold, 100, 16), "tune --fn-weight 16 (scan's)")]
+                  (tune(threshold, 100, 16), "tune --fn-weight 16 (scan's)"),
+                  (tune(threshold, 100, min_recall=0.99), "tune --min-recall 0.99")]
         for (b, r), how in shapes:
             rec, prec, found, true, cand, sec = scan(corpus, shingle, b, r, threshold, lo, hi)
             srec, sprec, *_ = scan(corpus, shingle, b, r, threshold, lo, hi, verify="signature")
