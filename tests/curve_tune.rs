@@ -320,6 +320,10 @@ fn curve_rejects_bad_arguments_with_exit_2() {
             &["curve", "-b", "2", "-r", "2", "--step", "1.5"][..],
             "not in (0, 1]",
         ),
+        (
+            &["curve", "-b", "2", "-r", "2", "--step", "1e-9"][..],
+            "more than a million rows",
+        ),
         (&["curve", "--and", "0"][..], "must be at least 1"),
         (
             &["curve", "--and", "2", "--d1", "0.6", "--d2", "0.2"][..],

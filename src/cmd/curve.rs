@@ -155,6 +155,9 @@ impl Curve {
     }
 }
 
+/// Smallest --step: a million table rows is already more than any use needs.
+const MIN_STEP: f64 = 1e-6;
+
 /// Everything `run` needs, checked before any output.
 struct Config {
     curves: Vec<Curve>,
@@ -209,6 +212,12 @@ fn configure(args: Args) -> anyhow::Result<Config> {
         (Some(d1), Some(d2)) => Some((d1, d2)),
         _ => None,
     };
+    if args.step < MIN_STEP {
+        bail!(
+            "--step {} is below {MIN_STEP}: the table would have more than a million rows",
+            args.step
+        );
+    }
     if let Some(path) = &args.svg
         && path.file_name().is_none()
     {

@@ -63,14 +63,14 @@ pub enum Format {
     Csv,
 }
 
-/// Largest --hashes accepted: trying every shape costs O(N log N) integrals, about
-/// a second at this size, and no MinHash signature is longer in practice.
+/// Largest --hashes accepted: trying every shape costs O(N log N) integrals,
+/// about a second at this size.
 pub const MAX_HASHES: usize = 4096;
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
     if args.hashes > MAX_HASHES {
         bail!(
-            "--hashes {} is more than {MAX_HASHES}; signatures that long buy nothing over {MAX_HASHES}",
+            "--hashes {} is more than {MAX_HASHES}: trying every shape would take too long",
             args.hashes
         );
     }
