@@ -38,9 +38,7 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     Scan(cmd::scan::Args),
-    /// Print, plot and compare LSH S-curves (probability of becoming a candidate pair).
     Curve(cmd::curve::Args),
-    /// Choose bands and rows for a similarity threshold.
     Tune(cmd::tune::Args),
 }
 

@@ -621,3 +621,17 @@ fn scan_rejects_a_bad_threshold_before_tuning() {
             .stderr(predicate::str::contains("--threshold must be in (0, 1]"));
     }
 }
+
+#[test]
+fn help_has_examples_and_exit_codes() {
+    for sub in ["curve", "tune"] {
+        simfind()
+            .args([sub, "--help"])
+            .assert()
+            .success()
+            .stdout(predicate::str::contains(format!(
+                "EXAMPLES:\n  simfind {sub} "
+            )))
+            .stdout(predicate::str::contains("EXIT STATUS:"));
+    }
+}

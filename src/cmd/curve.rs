@@ -12,10 +12,21 @@ use super::values;
 use crate::exit;
 use crate::output::Sink;
 
-/// Show the probability that two documents of Jaccard similarity s become an LSH
-/// candidate pair, P(s) = 1 - (1 - s^r)^b, as a table and a plot.
+const AFTER_HELP: &str = "EXAMPLES:
+  simfind curve --bands 20 --rows 5
+  simfind curve --bands 20 --rows 5 --bands 10 --rows 10 --svg compare.svg
+  simfind curve --or 4 --and 4 --and 4 --or 4 --d1 0.2 --d2 0.8
+  simfind curve --bands 16 --rows 8 --format csv --step 0.01 > curve.csv
+
+EXIT STATUS:
+  0    success
+  2    usage error (nothing printed on stdout)";
+
+/// Print, plot and compare LSH S-curves: P(candidate pair) against similarity.
 ///
-/// Each --bands/--rows pair (given in the same order) is one curve; its threshold
+/// With b bands of r rows, two documents of Jaccard similarity s become a
+/// candidate pair with probability P(s) = 1 - (1 - s^r)^b. The table and the
+/// text plot go to stdout. Each --bands/--rows pair (given in the same order) is one curve; its threshold
 /// (1/b)^(1/r), where the curve is steepest, is marked. A sequence of --and/--or
 /// options adds one amplification cascade (MMDS 3.6.3), applied in the order
 /// given: `--and 5 --or 20` is the same curve as `--bands 20 --rows 5`. With
@@ -23,11 +34,7 @@ use crate::output::Sink;
 /// MinHash under Jaccard distance (one MinHash function is (d1, d2, 1-d1,
 /// 1-d2)-sensitive).
 #[derive(clap::Args, Debug)]
-#[command(after_help = "EXAMPLES:\n  \
-    simfind curve --bands 20 --rows 5\n  \
-    simfind curve --bands 20 --rows 5 --bands 10 --rows 10 --svg compare.svg\n  \
-    simfind curve --or 4 --and 4 --and 4 --or 4 --d1 0.2 --d2 0.8\n  \
-    simfind curve --bands 16 --rows 8 --format csv --step 0.01 > curve.csv")]
+#[command(after_help = AFTER_HELP)]
 pub struct Args {
     /// Number of bands b (repeat, paired in order with --rows, to overlay curves).
     #[arg(long, short = 'b', value_name = "B", value_parser = values::count, action = ArgAction::Append)]

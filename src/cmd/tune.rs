@@ -13,8 +13,16 @@ use crate::exit;
 /// exactly what `simfind scan --threshold T` will use.
 pub const DEFAULT_HASHES: usize = super::scan::DEFAULT_BANDS * super::scan::DEFAULT_ROWS;
 
-/// Choose b bands of r rows (b·r ≤ --hashes) for pairs of Jaccard similarity at
-/// least T.
+const AFTER_HELP: &str = "EXAMPLES:
+  simfind tune --threshold 0.8
+  simfind tune --threshold 0.5 --hashes 200 --fn-weight 4
+  simfind tune --threshold 0.7 --min-recall 0.95 --format csv
+
+EXIT STATUS:
+  0    success
+  2    usage error (nothing printed on stdout)";
+
+/// Choose bands and rows (b·r ≤ --hashes) for pairs of Jaccard similarity ≥ T.
 ///
 /// By default the choice minimises fn-weight × (false-negative area) + fp-weight ×
 /// (false-positive area): the areas between the S-curve P(s) = 1 - (1 - s^r)^b
@@ -32,10 +40,7 @@ pub const DEFAULT_HASHES: usize = super::scan::DEFAULT_BANDS * super::scan::DEFA
 /// Prints the choice, the expected recall at T, T+0.05 and T+0.1, and the
 /// probability that pairs at T-0.1 and T-0.2 become candidates.
 #[derive(clap::Args, Debug)]
-#[command(after_help = "EXAMPLES:\n  \
-    simfind tune --threshold 0.8\n  \
-    simfind tune --threshold 0.5 --hashes 200 --fn-weight 4\n  \
-    simfind tune --threshold 0.7 --min-recall 0.95 --format csv")]
+#[command(after_help = AFTER_HELP)]
 pub struct Args {
     /// Target Jaccard similarity T, in (0, 1].
     #[arg(long, short = 't', value_name = "T", value_parser = values::unit_open_closed)]
@@ -43,7 +48,7 @@ pub struct Args {
     /// At most this many MinHash values per document (b·r ≤ N).
     #[arg(long, short = 'n', value_name = "N", default_value_t = DEFAULT_HASHES, value_parser = values::count)]
     pub hashes: usize,
-    /// Weight of the false-negative area (missed pairs), ≥ 0 [default: scan's].
+    /// Weight of the false-negative area (missed pairs), ≥ 0; the default is scan's.
     #[arg(long, value_name = "W", default_value_t = SCAN_FN_WEIGHT, value_parser = values::weight, allow_negative_numbers = true, conflicts_with = "min_recall")]
     pub fn_weight: f64,
     /// Weight of the false-positive area (false candidates), ≥ 0.
