@@ -274,7 +274,14 @@ pub fn steep_part_warning(bands: usize, rows: usize, threshold: f64) -> Option<S
         return None;
     }
     let suggest = || {
-        let t = scurve::tune(threshold, bands * rows, SCAN_FN_WEIGHT, SCAN_FP_WEIGHT);
+        // Searching every shape of a huge signature would delay the scan itself.
+        let hashes = bands * rows;
+        if hashes > MAX_HASHES {
+            return format!(
+                "`simfind tune --threshold {threshold}` suggests shapes of up to {MAX_HASHES} hashes"
+            );
+        }
+        let t = scurve::tune(threshold, hashes, SCAN_FN_WEIGHT, SCAN_FP_WEIGHT);
         format!(
             "`simfind tune --threshold {threshold} --hashes {}` suggests {} bands × {} rows \
              (or give --threshold alone and scan will use it)",
@@ -354,6 +361,13 @@ mod tests {
         assert!(
             high.contains("above the steep part") && high.contains("0.975"),
             "{high}"
+        );
+        assert!(high.contains("suggests 12 bands × 8 rows"), "{high}");
+        // A signature too long to search still gets a warning, without a search.
+        let huge = steep_part_warning(1000, 10, 0.2).unwrap();
+        assert!(
+            huge.contains("below the steep part") && huge.contains("up to 4096 hashes"),
+            "{huge}"
         );
     }
 }
