@@ -83,5 +83,8 @@ fn a_near_copy_of_a_duplicated_file_pairs_with_every_copy() {
         .filter(|p| p.b == 3)
         .map(|p| p.similarity)
         .collect();
-    assert!(near.iter().all(|&s| s == near[0] && (0.8..1.0).contains(&s)));
+    assert!(
+        near.iter()
+            .all(|&s| s == near[0] && (0.8..1.0).contains(&s))
+    );
 }
