@@ -41,6 +41,8 @@ pub enum Command {
     Scan(cmd::scan::Args),
     Index(cmd::index::Args),
     Query(cmd::query::Args),
+    Curve(cmd::curve::Args),
+    Tune(cmd::tune::Args),
 }
 
 /// Parses a byte size: a whole number with an optional binary suffix K, M, G or

@@ -310,6 +310,11 @@ fn an_index_built_with_other_parameters_is_refused_and_left_alone() {
             assert!(out.stdout.is_empty());
         }
     }
+    // With --threshold alone scan lets tune choose bands and rows: say so.
+    let out = run(args!["scan", a, "--db", db, "--threshold", "0.9"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("give the index's --bands and --rows"), "{err}");
     assert_eq!(std::fs::read(&db).unwrap(), before);
 }
 

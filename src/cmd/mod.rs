@@ -2,9 +2,12 @@
 //! `--help`, a clap `Args` struct, and `run(Args) -> anyhow::Result<i32>` that
 //! returns the exit code.
 
+pub mod curve;
 pub mod index;
 pub mod query;
 pub mod scan;
+pub mod tune;
+pub mod values;
 
 use crate::cli::{Cli, Command};
 use crate::exit;
@@ -25,6 +28,8 @@ pub fn run(cli: Cli) -> i32 {
         Command::Scan(args) => scan::run(args),
         Command::Index(args) => index::run(args),
         Command::Query(args) => query::run(args),
+        Command::Curve(args) => curve::run(args),
+        Command::Tune(args) => tune::run(args),
     };
     match result {
         Ok(code) => code,
