@@ -478,7 +478,12 @@ fn query_finds_what_a_fresh_scan_pairs_with_the_document() {
     let roots = [a.as_path(), b.as_path()];
     let db = dir.path().join("index.simfind");
     index(&roots, &db, &[]);
-    let scan = fresh_scan(&roots, &["--threshold", "0.3"]);
+    // The index's banding: with --threshold alone, scan would let tune choose
+    // another, and the estimates would differ.
+    let scan = fresh_scan(
+        &roots,
+        &["--threshold", "0.3", "--bands", "20", "--rows", "5"],
+    );
 
     let q = a.join("fam0/orig.txt");
     let out = run(args!["query", q, "--db", db, "--threshold", "0.3", "-q"]);
