@@ -13,5 +13,13 @@
 //! [`pipeline`] composes the stages, reporting through the [`progress::Reporter`]
 //! trait that the binary implements.
 
+pub mod input;
+pub mod lsh;
+pub mod minhash;
+pub mod normalize;
 pub mod oph;
+pub mod pipeline;
+pub mod progress;
 pub mod scurve;
+pub mod shingle;
+pub mod verify;
