@@ -13,6 +13,7 @@
 //! [`pipeline`] composes the stages, reporting through the [`progress::Reporter`]
 //! trait that the binary implements.
 
+pub mod distinct;
 pub mod input;
 pub mod lsh;
 pub mod minhash;

@@ -24,11 +24,13 @@ use std::time::SystemTime;
 use rayon::prelude::*;
 use xxhash_rust::xxh3::xxh3_128;
 
+use crate::distinct::DistinctSet;
 use crate::input::read::{self, ReadError, ReadOptions};
 use crate::input::walk::{self, FileEntry, WalkEvent, WalkOptions, WalkSkips};
 use crate::lsh::{self, Banding};
 use crate::minhash::{self, MinHasher};
 use crate::normalize::{Normalization, normalize_into};
+use crate::oph;
 use crate::progress::{Reporter, Stage};
 use crate::shingle::{Scratch, Shingler};
 use crate::verify;
@@ -40,6 +42,15 @@ pub enum Verification {
     Exact,
     /// The fraction of agreeing signature values only: faster, approximate.
     Signature,
+}
+
+/// Which MinHash kernel signs the documents.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MinHashKind {
+    /// `n` hash functions per shingle ([`crate::minhash`]).
+    Classic,
+    /// One-permutation hashing with optimal densification ([`crate::oph`]).
+    Oph,
 }
 
 /// Everything a scan needs, validated by the caller.
@@ -55,6 +66,7 @@ pub struct ScanConfig {
     pub banding: Banding,
     /// Seed of the MinHash functions.
     pub seed: u64,
+    pub minhash: MinHashKind,
     /// Pairs with similarity ≥ this are reported; in (0, 1].
     pub threshold: f64,
     pub verification: Verification,
@@ -146,7 +158,7 @@ pub fn scan(config: &ScanConfig, reporter: &dyn Reporter) -> ScanOutcome {
     stats.files = walked.files.len() as u64;
 
     reporter.begin(Stage::Sign, Some(walked.files.len() as u64));
-    let hasher = MinHasher::new(config.banding.signature_len(), config.seed);
+    let hasher = Signer::new(config);
     let signed = sign_all(&walked.files, config, &hasher, reporter);
     reporter.end(Stage::Sign);
 
@@ -307,12 +319,44 @@ struct Buffers {
     text: String,
     scratch: Scratch,
     set: Vec<u64>,
+    distinct: DistinctSet,
+}
+
+/// The configured signing kernel.
+enum Signer {
+    Classic(MinHasher),
+    Oph { n: usize, seed: u64 },
+}
+
+impl Signer {
+    fn new(config: &ScanConfig) -> Self {
+        let n = config.banding.signature_len();
+        match config.minhash {
+            MinHashKind::Classic => Signer::Classic(MinHasher::new(n, config.seed)),
+            MinHashKind::Oph => Signer::Oph {
+                n,
+                seed: config.seed,
+            },
+        }
+    }
+
+    /// Signature of a non-empty set of distinct hashes (any order).
+    fn sign(&self, set: &[u64]) -> Vec<u32> {
+        match *self {
+            Signer::Classic(ref hasher) => hasher.sign(set),
+            Signer::Oph { n, seed } => {
+                let mut out = vec![0; n];
+                oph::sign(set, seed, &mut out);
+                out
+            }
+        }
+    }
 }
 
 fn sign_all(
     files: &[FileEntry],
     config: &ScanConfig,
-    hasher: &MinHasher,
+    hasher: &Signer,
     reporter: &dyn Reporter,
 ) -> Vec<SignOutcome> {
     // Content hashes already signed. A race can let two identical files be
@@ -332,7 +376,7 @@ fn sign_all(
 fn sign_one(
     file: &FileEntry,
     config: &ScanConfig,
-    hasher: &MinHasher,
+    hasher: &Signer,
     signed: &Mutex<std::collections::HashSet<u128>>,
     buffers: &mut Buffers,
 ) -> SignOutcome {
@@ -354,7 +398,7 @@ fn sign_one(
             Err(err) => SignOutcome::Failed(err),
         };
     }
-    shingle_into(&contents, config, buffers);
+    distinct_shingles_into(&contents, config, buffers);
     let signature = if buffers.set.is_empty() {
         Vec::new()
     } else {
@@ -371,11 +415,23 @@ fn sign_one(
     })
 }
 
-fn shingle_into(bytes: &[u8], config: &ScanConfig, buffers: &mut Buffers) {
-    normalize_into(bytes, config.normalization, &mut buffers.text);
+/// The distinct shingle hashes of `bytes`, unordered, in `buffers.set`: signing
+/// needs the set but not its order, and a hash set is linear where sorting
+/// every occurrence is not (see `docs/PERFORMANCE.md`).
+fn distinct_shingles_into(bytes: &[u8], config: &ScanConfig, buffers: &mut Buffers) {
+    let Buffers {
+        text,
+        scratch,
+        set,
+        distinct,
+    } = buffers;
+    normalize_into(bytes, config.normalization, text);
+    // Natural text has roughly one distinct shingle per 3–4 bytes.
+    distinct.reset(text.len() / 4);
     config
         .shingler
-        .shingle_set_into(&buffers.text, &mut buffers.scratch, &mut buffers.set);
+        .for_each_hash(text, scratch, |h| distinct.insert(h));
+    distinct.drain_into(set);
 }
 
 /// Re-creates a file's shingle set for exact verification, refusing a file
@@ -390,7 +446,10 @@ fn reload_set(
         return Err("changed during the run (content differs from when it was signed)".into());
     }
     let mut buffers = Buffers::default();
-    shingle_into(&contents, config, &mut buffers);
+    // Sorting only the distinct hashes is ~3× less work than sorting every
+    // occurrence (natural text repeats most of its 5-character windows).
+    distinct_shingles_into(&contents, config, &mut buffers);
+    buffers.set.sort_unstable();
     contents.verify_unchanged().map_err(|e| e.to_string())?;
     Ok(buffers.set)
 }

@@ -12,7 +12,7 @@ use simfind::input::read::ReadOptions;
 use simfind::input::walk::WalkOptions;
 use simfind::lsh::Banding;
 use simfind::normalize::Normalization;
-use simfind::pipeline::{self, ScanConfig, ScanOutcome, Verification};
+use simfind::pipeline::{self, MinHashKind, ScanConfig, ScanOutcome, Verification};
 use simfind::scurve;
 use simfind::shingle::{ShingleKind, Shingler, StopWords};
 
@@ -108,6 +108,12 @@ pub struct Args {
     #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = parse_size, help_heading = "LSH")]
     pub verify_memory: u64,
 
+    /// MinHash kernel: `classic` (n hash functions per shingle) or `oph` (one-permutation
+    /// hashing with optimal densification: one hash per shingle, several times faster,
+    /// equally unbiased estimates; different signatures, so candidates differ slightly).
+    #[arg(long, value_enum, default_value_t = MinHashArg::Classic, help_heading = "LSH")]
+    pub minhash: MinHashArg,
+
     /// Seed of the MinHash functions; the same seed gives the same output.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_SEED, help_heading = "LSH")]
     pub seed: u64,
@@ -158,6 +164,12 @@ pub enum ShingleArg {
     Char,
     Word,
     Stopword,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum MinHashArg {
+    Classic,
+    Oph,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -273,6 +285,10 @@ fn configure(args: &Args) -> Result<(ScanConfig, ThresholdSource)> {
         shingler: Shingler::new(kind, k, stop_words),
         banding: Banding { bands, rows },
         seed: args.seed,
+        minhash: match args.minhash {
+            MinHashArg::Classic => MinHashKind::Classic,
+            MinHashArg::Oph => MinHashKind::Oph,
+        },
         threshold,
         verification: match args.verify {
             VerifyArg::Exact => Verification::Exact,
