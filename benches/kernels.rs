@@ -6,11 +6,15 @@
 //! in bytes of normalised text per second (`…/bytes`) and in char-5 shingle
 //! occurrences per second (`…/shingles`).
 //!
-//! Kernels:
-//! * `shingle_hash`: char-5 windows, XXH3-64 of each window's UTF-8 bytes;
-//! * `classic_occ`: classic MinHash at n = 100, every occurrence, the reference
-//!   `(a·h + b) >> 32` min-loop over arrays of coefficients;
-//! * `classic_distinct`: the same over the distinct hashes, dedup included;
+//! Kernels (n = 100):
+//! * `shingle_hash`: char-5 windows, XXH3-64 of each window (`Shingler`);
+//! * `dedup_sort` / `dedup_hashset`: a document's distinct hashes by
+//!   sort + dedup vs the open-addressing `DistinctSet` the pipeline uses;
+//! * `reference_occ`: the straightforward `(a·h + b) >> 32` min-loop over every
+//!   occurrence, auto-vectorised for AVX-512 — the issue's yardstick;
+//! * `classic_occ` / `classic_distinct`: the library kernel (runtime-dispatched
+//!   SIMD) over every occurrence / over the distinct hashes (dedup included);
+//!   `classic_distinct_portable`: the same with the baseline x86-64 build;
 //! * `oph_occ` / `oph_distinct`: one-permutation hashing with densification.
 //!
 //! Run: `cargo bench --bench kernels` (about a minute; sample sizes are small
@@ -22,7 +26,11 @@ use std::time::Duration;
 
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
-use xxhash_rust::xxh3::xxh3_64;
+use simfind::distinct::DistinctSet;
+use simfind::minhash::{MinHasher, SplitMix64};
+use simfind::normalize::{Normalization, normalize};
+use simfind::oph;
+use simfind::shingle::{Scratch, ShingleKind, Shingler, StopWords};
 
 const N: usize = 100;
 const K: usize = 5;
@@ -59,89 +67,71 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// Normalisation of the ground truth: lossy UTF-8, Unicode lowercase, runs of
-/// whitespace → one space, trimmed.
-fn normalise(bytes: &[u8]) -> String {
-    let lower = String::from_utf8_lossy(bytes).to_lowercase();
-    let mut out = String::with_capacity(lower.len());
-    for word in lower.split_whitespace() {
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.push_str(word);
-    }
-    out
-}
-
 fn documents() -> Vec<String> {
     let mut paths = Vec::new();
     walk(&corpus_dir(), &mut paths);
     paths
         .iter()
         .step_by(16)
-        .map(|p| normalise(&std::fs::read(p).unwrap()))
+        .map(|p| normalize(&std::fs::read(p).unwrap(), Normalization::default()))
         .collect()
 }
 
-/// Char-5 shingle hashes of normalised text, every occurrence, in order.
-fn shingle_hashes(text: &str, out: &mut Vec<u64>) {
-    out.clear();
-    let b = text.as_bytes();
-    if text.is_ascii() {
-        if b.len() >= K {
-            out.extend(b.windows(K).map(xxh3_64));
-        }
-        return;
-    }
-    let starts: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
-    if starts.len() < K {
-        return;
-    }
-    for w in 0..=starts.len() - K {
-        let end = starts.get(w + K).copied().unwrap_or(b.len());
-        out.push(xxh3_64(&b[starts[w]..end]));
-    }
-}
-
-/// Reference classic MinHash kernel: n multiply-add-shift hashes laid out as
-/// coefficient arrays so the inner loop vectorises.
-struct Classic {
+/// The straightforward kernel the issue's target refers to: for every shingle,
+/// a min-loop of `(a·h + b) >> 32` over arrays of `N` coefficients, written as
+/// the obvious nested loop and left to the auto-vectoriser (compiled here for
+/// AVX-512 when the CPU has it, so that the comparison is against a vectorised
+/// loop, not a scalar one).
+struct Reference {
     a: [u64; N],
     b: [u64; N],
 }
 
-impl Classic {
+impl Reference {
     fn new(seed: u64) -> Self {
-        let mut s = seed;
-        let mut next = || {
-            // splitmix64
-            s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = s;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        };
+        let mut rng = SplitMix64(seed);
         let mut a = [0; N];
         let mut b = [0; N];
-        for i in 0..N {
-            a[i] = next() | 1;
-            b[i] = next();
+        for (a, b) in a.iter_mut().zip(&mut b) {
+            *a = rng.next_u64() | 1;
+            *b = rng.next_u64();
         }
-        Classic { a, b }
+        Reference { a, b }
+    }
+
+    #[inline(always)]
+    fn body(&self, hashes: &[u64], out: &mut [u32; N]) {
+        out.fill(u32::MAX);
+        for &h in hashes {
+            let x = (h ^ (h >> 32)) & 0xFFFF_FFFF;
+            for ((o, &a), &b) in out.iter_mut().zip(&self.a).zip(&self.b) {
+                *o = (*o).min((a.wrapping_mul(x).wrapping_add(b) >> 32) as u32);
+            }
+        }
+    }
+
+    #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+    fn sign_avx512(&self, hashes: &[u64], out: &mut [u32; N]) {
+        self.body(hashes, out)
     }
 
     fn sign(&self, hashes: &[u64], out: &mut [u32; N]) {
-        out.fill(u32::MAX);
-        for &h in hashes {
-            for i in 0..N {
-                let v = (self.a[i].wrapping_mul(h).wrapping_add(self.b[i]) >> 32) as u32;
-                out[i] = out[i].min(v);
-            }
+        if is_x86_feature_detected!("avx512dq") && is_x86_feature_detected!("avx512vl") {
+            // SAFETY: the features were detected.
+            unsafe { self.sign_avx512(hashes, out) }
+        } else {
+            self.body(hashes, out)
         }
     }
 }
 
-fn distinct(hashes: &[u64], out: &mut Vec<u64>) {
+fn distinct(hashes: &[u64], set: &mut DistinctSet, out: &mut Vec<u64>) {
+    set.reset(hashes.len() / 4);
+    hashes.iter().for_each(|&h| set.insert(h));
+    set.drain_into(out);
+}
+
+fn sort_distinct(hashes: &[u64], out: &mut Vec<u64>) {
     out.clear();
     out.extend_from_slice(hashes);
     out.sort_unstable();
@@ -158,30 +148,36 @@ fn configure<'a>(c: &'a mut Criterion, name: &str) -> BenchmarkGroup<'a, WallTim
 
 fn kernels(c: &mut Criterion) {
     let docs = documents();
+    let shingler = Shingler::new(ShingleKind::Char, K, StopWords::default());
+    let mut scratch = Scratch::default();
     let hashed: Vec<Vec<u64>> = docs
         .iter()
         .map(|d| {
             let mut v = Vec::new();
-            shingle_hashes(d, &mut v);
+            shingler.for_each_hash(d, &mut scratch, |h| v.push(h));
             v
         })
         .collect();
     let bytes: u64 = docs.iter().map(|d| d.len() as u64).sum();
     let shingles: u64 = hashed.iter().map(|h| h.len() as u64).sum();
+    let mut set = DistinctSet::default();
+    let mut buf = Vec::new();
     let unique: u64 = hashed
         .iter()
         .map(|h| {
-            let mut d = Vec::new();
-            distinct(h, &mut d);
-            d.len() as u64
+            distinct(h, &mut set, &mut buf);
+            buf.len() as u64
         })
         .sum();
     eprintln!(
-        "kernels: {} documents, {bytes} normalised bytes, {shingles} shingle occurrences, {unique} distinct per document ({:.1} %)",
+        "kernels: {} documents, {bytes} normalised bytes, {shingles} shingle occurrences, \
+         {unique} distinct per document ({:.1} %); classic kernel variant: {}",
         docs.len(),
-        100.0 * unique as f64 / shingles as f64
+        100.0 * unique as f64 / shingles as f64,
+        simfind::minhash::kernel::selected()
     );
-    let classic = Classic::new(1);
+    let reference = Reference::new(1);
+    let hasher = MinHasher::new(N, 1);
 
     for (unit, throughput) in [
         ("bytes", Throughput::Bytes(bytes)),
@@ -190,11 +186,39 @@ fn kernels(c: &mut Criterion) {
         let mut g = configure(c, &format!("kernels/{unit}"));
         g.throughput(throughput);
         g.bench_function("shingle_hash", |bch| {
-            let mut buf = Vec::new();
+            let mut scratch = Scratch::default();
             bch.iter(|| {
                 for d in &docs {
-                    shingle_hashes(d, &mut buf);
-                    black_box(&buf);
+                    shingler.for_each_hash(d, &mut scratch, |h| {
+                        black_box(h);
+                    });
+                }
+            })
+        });
+        g.bench_function("dedup_sort", |bch| {
+            let mut out = Vec::new();
+            bch.iter(|| {
+                for h in &hashed {
+                    sort_distinct(h, &mut out);
+                    black_box(&out);
+                }
+            })
+        });
+        g.bench_function("dedup_hashset", |bch| {
+            let (mut set, mut out) = (DistinctSet::default(), Vec::new());
+            bch.iter(|| {
+                for h in &hashed {
+                    distinct(h, &mut set, &mut out);
+                    black_box(&out);
+                }
+            })
+        });
+        g.bench_function("reference_occ", |bch| {
+            let mut sig = [0u32; N];
+            bch.iter(|| {
+                for h in &hashed {
+                    reference.sign(h, &mut sig);
+                    black_box(&sig);
                 }
             })
         });
@@ -202,18 +226,29 @@ fn kernels(c: &mut Criterion) {
             let mut sig = [0u32; N];
             bch.iter(|| {
                 for h in &hashed {
-                    classic.sign(h, &mut sig);
+                    hasher.sign_into(h, &mut sig);
                     black_box(&sig);
                 }
             })
         });
         g.bench_function("classic_distinct", |bch| {
             let mut sig = [0u32; N];
-            let mut set = Vec::new();
+            let (mut set, mut out) = (DistinctSet::default(), Vec::new());
             bch.iter(|| {
                 for h in &hashed {
-                    distinct(h, &mut set);
-                    classic.sign(&set, &mut sig);
+                    distinct(h, &mut set, &mut out);
+                    hasher.sign_into(&out, &mut sig);
+                    black_box(&sig);
+                }
+            })
+        });
+        g.bench_function("classic_distinct_portable", |bch| {
+            let mut sig = [0u32; N];
+            let (mut set, mut out) = (DistinctSet::default(), Vec::new());
+            bch.iter(|| {
+                for h in &hashed {
+                    distinct(h, &mut set, &mut out);
+                    hasher.sign_into_portable(&out, &mut sig);
                     black_box(&sig);
                 }
             })
@@ -222,18 +257,18 @@ fn kernels(c: &mut Criterion) {
             let mut sig = [0u32; N];
             bch.iter(|| {
                 for h in &hashed {
-                    simfind::oph::sign(h, 1, &mut sig);
+                    oph::sign(h, 1, &mut sig);
                     black_box(&sig);
                 }
             })
         });
         g.bench_function("oph_distinct", |bch| {
             let mut sig = [0u32; N];
-            let mut set = Vec::new();
+            let (mut set, mut out) = (DistinctSet::default(), Vec::new());
             bch.iter(|| {
                 for h in &hashed {
-                    distinct(h, &mut set);
-                    simfind::oph::sign(&set, 1, &mut sig);
+                    distinct(h, &mut set, &mut out);
+                    oph::sign(&out, 1, &mut sig);
                     black_box(&sig);
                 }
             })
