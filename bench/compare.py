@@ -23,7 +23,8 @@ What is measured, in this order, all in one invocation so ratios compare like wi
      $HOME/anchors-venv/bin/python, must have the anchors' requirements installed).
 Precision/recall: ../shared/anchors/score_pairs.py PRED TRUTH --min-sim T.
 
-Columns: tool, wall s (median), MB/s (input bytes / 1e6 / wall), peak RSS MB, pairs,
+Columns: tool, wall s (median), MB/s (input bytes / 1e6 / wall), CPU s (user + sys, from
+/usr/bin/time -v; on a loaded machine the steadier figure), peak RSS MB, pairs,
 precision, recall, speed-up (the tool's wall / simfind's wall, per simfind mode), and
 × cat (wall / cat's wall). The 1-minute load average before each measurement is
 printed: this is a shared 2-core machine; above ~2 other jobs competed.
@@ -81,6 +82,10 @@ def parse_time_v(path):
             line = line.strip()
             if line.startswith("Maximum resident set size"):
                 d["rss_kb"] = int(line.split(": ", 1)[1])
+            elif line.startswith("User time (seconds)"):
+                d["user"] = float(line.split(": ", 1)[1])
+            elif line.startswith("System time (seconds)"):
+                d["sys"] = float(line.split(": ", 1)[1])
             elif line.startswith("Exit status"):
                 d["status"] = int(line.split(": ", 1)[1])
     return d
@@ -229,7 +234,7 @@ def main():
                 print(f"simfind {mode}: binary has no --minhash; skipped", file=sys.stderr)
                 continue
             cmd += ["--minhash", mode]
-        walls, rss, loads = [], [], []
+        walls, rss, loads, cpus = [], [], [], []
         csv_path = os.path.join(out, f"simfind-{mode}.csv")
         for rep in range(a.reps):
             loads.append(loadavg())
@@ -239,11 +244,14 @@ def main():
             if rc not in (0, 1):
                 sys.exit(f"compare.py: {' '.join(cmd)} exited {rc}:\n{err}")
             walls.append(w)
-            rss.append(parse_time_v(tf).get("rss_kb", 0))
+            tv = parse_time_v(tf)
+            rss.append(tv.get("rss_kb", 0))
+            cpus.append(tv.get("user", 0.0) + tv.get("sys", 0.0))
         rel_csv = os.path.join(out, f"simfind-{mode}.rel.csv")
         pairs = strip_paths(csv_path, rel_csv, root)
         p, r = score(shared, rel_csv, truth, a.threshold) if truth else (float("nan"),) * 2
         rows[f"simfind {mode}"] = {"wall": statistics.median(walls), "rss_mb": max(rss) / 1024,
+                                   "cpu": statistics.median(cpus),
                                    "pairs": pairs, "precision": p, "recall": r,
                                    "load": ",".join(loads), "runs": walls}
         print(f"simfind {mode}: {statistics.median(walls):.3f} s (runs "
@@ -263,22 +271,29 @@ def main():
         cmd += ["--", "--k", str(a.k), "--bands", str(a.bands), "--rows", str(a.rows),
                 "--threshold", str(a.threshold)]
         subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL)
-        rows.update(parse_anchor_table(os.path.join(adir, "table.md")))
+        anchors = parse_anchor_table(os.path.join(adir, "table.md"))
+        for tool, r in anchors.items():
+            tf = os.path.join(adir, f"{tool}.r1.time")
+            if "failed" not in r and os.path.exists(tf):
+                tv = parse_time_v(tf)
+                r["cpu"] = tv.get("user", 0.0) + tv.get("sys", 0.0)
+        rows.update(anchors)
 
     # table
     sim_modes = [k for k in rows if k.startswith("simfind ")]
-    hdr = ["tool", "wall s", "MB/s", "peak RSS MB", "pairs", "precision", "recall"]
+    hdr = ["tool", "wall s", "MB/s", "CPU s", "peak RSS MB", "pairs", "precision", "recall"]
     hdr += [f"{m} speed-up" for m in sim_modes] + ["× cat", "load"]
     lines = ["| " + " | ".join(hdr) + " |", "|" + "---|" * len(hdr)]
-    lines.append("| cat | %.3f | %.0f | - | - | - | - | %s | 1.00 | %s |" % (
+    lines.append("| cat | %.3f | %.0f | - | - | - | - | - | %s | 1.00 | %s |" % (
         cat_wall, mb / cat_wall, " | ".join("-" for _ in sim_modes), load))
     for tool, r in rows.items():
         if "failed" in r:
             lines.append(f"| {tool} | {r['failed']} |" + " - |" * (len(hdr) - 2))
             continue
         ups = ["-" if tool == m else "%.1f×" % (r["wall"] / rows[m]["wall"]) for m in sim_modes]
-        lines.append("| %s | %.3f | %.2f | %.0f | %d | %.4f | %.4f | %s | %.2f | %s |" % (
-            tool, r["wall"], mb / r["wall"], r["rss_mb"], r["pairs"], r["precision"], r["recall"],
+        cpu = "%.2f" % r["cpu"] if "cpu" in r else "-"
+        lines.append("| %s | %.3f | %.2f | %s | %.0f | %d | %.4f | %.4f | %s | %.2f | %s |" % (
+            tool, r["wall"], mb / r["wall"], cpu, r["rss_mb"], r["pairs"], r["precision"], r["recall"],
             " | ".join(ups), r["wall"] / cat_wall, r.get("load", "")))
     table = "\n".join(lines)
     print(table)
