@@ -3,8 +3,11 @@
 
   bench/gen_small_files.py OUT_DIR [--files 1000000] [--seed 1]
 
-Files are 150–600 bytes of pseudo-English drawn from a fixed vocabulary, 1,000 per
-directory (d0000/f000000.txt ...). Every 50th file is a near-copy of the file before
+Files are 150–900 bytes of random words (3–9 letters) drawn from a 20,000-word
+vocabulary, 1,000 per directory (d0000/f000000.txt ...). The vocabulary is large so
+that unrelated files share few 5-character windows, as real text does; with a tiny
+vocabulary every file is a near-duplicate of every other and the run measures the
+candidate explosion instead of scaling. Every 50th file is a near-copy of the file before
 it (a few words changed), so the scan has real pairs to find. Deterministic for a
 given seed. Takes about a minute and ~4 GB of disk blocks per million files.
 """
@@ -12,11 +15,9 @@ import argparse
 import os
 import random
 
-WORDS = ("the of and to in is that for it as was with be by on not he this are or his "
-         "from at which but have an they you were their one all we can her has there "
-         "been if more when will would who so no file system data kernel memory page "
-         "process thread lock buffer queue device driver network packet socket table "
-         "index search query result value error return status option config path").split()
+def vocabulary(rng, size=20_000):
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    return ["".join(rng.choice(letters) for _ in range(rng.randrange(3, 10))) for _ in range(size)]
 
 
 def main():
@@ -26,6 +27,7 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args()
     rng = random.Random(a.seed)
+    WORDS = vocabulary(rng)
     prev = None
     for i in range(a.files):
         d = os.path.join(a.out, "d%04d" % (i // 1000))
@@ -37,7 +39,7 @@ def main():
                 words[rng.randrange(len(words))] = rng.choice(WORDS)
             text = " ".join(words)
         else:
-            n = rng.randrange(30, 120)
+            n = rng.randrange(25, 130)
             text = " ".join(rng.choice(WORDS) for _ in range(n))
         prev = text
         with open(os.path.join(d, "f%06d.txt" % i), "w") as f:
