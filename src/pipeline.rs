@@ -159,7 +159,7 @@ pub fn scan(config: &ScanConfig, reporter: &dyn Reporter) -> ScanOutcome {
 
     reporter.begin(Stage::Sign, Some(walked.files.len() as u64));
     let hasher = Signer::new(config);
-    let signed = sign_all(&walked.files, config, &hasher, reporter);
+    let (signed, mut matrix) = sign_all(&walked.files, config, &hasher, reporter);
     reporter.end(Stage::Sign);
 
     let mut documents = Vec::with_capacity(walked.files.len());
@@ -224,17 +224,26 @@ pub fn scan(config: &ScanConfig, reporter: &dyn Reporter) -> ScanOutcome {
     stats.unique_contents = items.len() as u64;
 
     reporter.begin(Stage::Band, None);
+    // Rows were written per file; keep only the signed row of each banded
+    // content, in item order, compacted in place: a group's loader is the file
+    // that was signed and loaders increase with the group index, so row
+    // `loader ≥ i` is never overwritten before it is moved to row `i`. No second
+    // copy of the signatures ever exists (peak RSS, issue #5).
     let n = config.banding.signature_len();
-    let mut matrix = Vec::with_capacity(items.len() * n);
-    for item in &items {
-        matrix.extend_from_slice(&item.content.signature);
+    for (i, item) in items.iter().enumerate() {
+        let src = item.loader as usize;
+        debug_assert!(src >= i, "loaders increase with the group index");
+        if src != i {
+            matrix.copy_within(src * n..(src + 1) * n, i * n);
+        }
     }
+    matrix.truncate(items.len() * n);
+    matrix.shrink_to_fit();
     let candidates = lsh::candidate_pairs(&matrix, config.banding);
-    drop(matrix);
     stats.candidates = candidates.len() as u64;
     reporter.end(Stage::Band);
 
-    let signature = |i: u32| items[i as usize].content.signature.as_slice();
+    let signature = |i: u32| &matrix[i as usize * n..][..n];
     let verified: Vec<SimilarPair> = match config.verification {
         Verification::Signature => candidates
             .into_par_iter()
@@ -301,7 +310,6 @@ pub fn scan(config: &ScanConfig, reporter: &dyn Reporter) -> ScanOutcome {
 struct SignedContent {
     hash: u128,
     shingles: usize,
-    signature: Vec<u32>,
 }
 
 enum SignOutcome {
@@ -325,7 +333,7 @@ struct Buffers {
 /// The configured signing kernel.
 enum Signer {
     Classic(MinHasher),
-    Oph { n: usize, seed: u64 },
+    Oph { seed: u64 },
 }
 
 impl Signer {
@@ -333,22 +341,15 @@ impl Signer {
         let n = config.banding.signature_len();
         match config.minhash {
             MinHashKind::Classic => Signer::Classic(MinHasher::new(n, config.seed)),
-            MinHashKind::Oph => Signer::Oph {
-                n,
-                seed: config.seed,
-            },
+            MinHashKind::Oph => Signer::Oph { seed: config.seed },
         }
     }
 
-    /// Signature of a non-empty set of distinct hashes (any order).
-    fn sign(&self, set: &[u64]) -> Vec<u32> {
+    /// Writes the signature of a non-empty set of distinct hashes (any order).
+    fn sign_into(&self, set: &[u64], out: &mut [u32]) {
         match *self {
-            Signer::Classic(ref hasher) => hasher.sign(set),
-            Signer::Oph { n, seed } => {
-                let mut out = vec![0; n];
-                oph::sign(set, seed, &mut out);
-                out
-            }
+            Signer::Classic(ref hasher) => hasher.sign_into(set, out),
+            Signer::Oph { seed } => oph::sign(set, seed, out),
         }
     }
 }
@@ -358,19 +359,25 @@ fn sign_all(
     config: &ScanConfig,
     hasher: &Signer,
     reporter: &dyn Reporter,
-) -> Vec<SignOutcome> {
+) -> (Vec<SignOutcome>, Vec<u32>) {
     // Content hashes already signed. A race can let two identical files be
     // signed at the same time; both signatures are equal, so that costs time
     // only, never correctness or determinism.
     let signed: Mutex<std::collections::HashSet<u128>> = Mutex::default();
-    files
-        .par_iter()
-        .map_init(Buffers::default, |buffers, file| {
-            let outcome = sign_one(file, config, hasher, &signed, buffers);
+    // One row of n values per file, written in place by the worker that signs
+    // it: one allocation for all signatures instead of one per document.
+    let n = config.banding.signature_len();
+    let mut matrix = vec![u32::MAX; files.len() * n];
+    let outcomes = matrix
+        .par_chunks_mut(n)
+        .zip(files.par_iter())
+        .map_init(Buffers::default, |buffers, (row, file)| {
+            let outcome = sign_one(file, config, hasher, &signed, buffers, row);
             reporter.advance(1);
             outcome
         })
-        .collect()
+        .collect();
+    (outcomes, matrix)
 }
 
 fn sign_one(
@@ -379,6 +386,7 @@ fn sign_one(
     hasher: &Signer,
     signed: &Mutex<std::collections::HashSet<u128>>,
     buffers: &mut Buffers,
+    row: &mut [u32],
 ) -> SignOutcome {
     let contents = match read::read_file(&file.path, &config.read) {
         Ok(contents) => contents,
@@ -399,11 +407,9 @@ fn sign_one(
         };
     }
     distinct_shingles_into(&contents, config, buffers);
-    let signature = if buffers.set.is_empty() {
-        Vec::new()
-    } else {
-        hasher.sign(&buffers.set)
-    };
+    if !buffers.set.is_empty() {
+        hasher.sign_into(&buffers.set, row);
+    }
     if let Err(err) = contents.verify_unchanged() {
         return SignOutcome::Failed(err);
     }
@@ -411,7 +417,6 @@ fn sign_one(
     SignOutcome::Unique(SignedContent {
         hash,
         shingles: buffers.set.len(),
-        signature,
     })
 }
 
