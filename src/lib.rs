@@ -8,11 +8,12 @@
 //! ```
 //!
 //! The algorithm modules ([`normalize`], [`shingle`], [`minhash`], [`lsh`],
-//! [`verify`], [`scurve`]) take bytes or integers and return values: no file
+//! [`verify`], [`scurve`], [`cluster`]) take bytes or integers and return values: no file
 //! system, no printing. [`input`] is the only module that touches files, and
 //! [`pipeline`] composes the stages, reporting through the [`progress::Reporter`]
 //! trait that the binary implements.
 
+pub mod cluster;
 pub mod distinct;
 pub mod input;
 pub mod lsh;
@@ -20,6 +21,7 @@ pub mod minhash;
 pub mod normalize;
 pub mod oph;
 pub mod pipeline;
+pub mod plot;
 pub mod progress;
 pub mod scurve;
 pub mod shingle;

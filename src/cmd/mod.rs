@@ -2,7 +2,10 @@
 //! `--help`, a clap `Args` struct, and `run(Args) -> anyhow::Result<i32>` that
 //! returns the exit code.
 
+pub mod curve;
 pub mod scan;
+pub mod tune;
+pub mod values;
 
 use crate::cli::{Cli, Command};
 use crate::exit;
@@ -21,6 +24,8 @@ pub fn run(cli: Cli) -> i32 {
     }
     let result = match cli.command {
         Command::Scan(args) => scan::run(args),
+        Command::Curve(args) => curve::run(args),
+        Command::Tune(args) => tune::run(args),
     };
     match result {
         Ok(code) => code,

@@ -1,7 +1,6 @@
 //! `simfind scan`: the whole near-duplicate pipeline over one or more
 //! directories, written as CSV.
 
-use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -19,6 +18,7 @@ use simfind::shingle::{ShingleKind, Shingler, StopWords};
 use crate::cli::parse_size;
 use crate::exit;
 use crate::output::{self, Sink};
+use crate::report::{Report, ReportArgs};
 use crate::ui::Ui;
 
 /// The MinHash seed when `--seed` is not given.
@@ -34,6 +34,10 @@ const EXAMPLES: &str = "EXAMPLES:
   simfind scan ./a ./b --shingle word --k 3 --threshold 0.7 -o pairs.csv
   simfind scan ./news --shingle stopword                stop word + next two words
   simfind scan ./corpus | sort -t, -k3 -r | head         most similar first
+  simfind scan ./docs --format clusters --keep newest    groups of near-duplicates
+  simfind scan ./drop --reference ./archive --list-removable -0 | xargs -0 ls -l
+                                                        what the archive already holds
+  simfind scan ./corpus --exit-code -q -o pairs.csv      in cron: 0 found, 3 none
 
 OUTPUT (CSV with header, one row per similar pair, sorted by a then b in walk order):
   a, b         the two paths as walked (root as given + relative path); a before b
@@ -44,6 +48,18 @@ OUTPUT (CSV with header, one row per similar pair, sorted by a then b in walk or
   shingles_b   distinct shingles in b
   shared       shingles in both (empty with --verify signature)
 
+--format clusters (CSV with header, one row per file in a group; groups ordered by
+their representative's path, the representative first, then the others in path order):
+  group, path       group id (from 1) and the path
+  size, modified    bytes, and modification time in UTC (RFC 3339, whole seconds)
+  similarity        to the group's representative, 6 decimals (1.000000 for itself;
+                    empty with --cluster connected when the two were not a pair)
+  representative    true for the kept copy that the group is built around
+  reference, kept   under a --reference DIR; kept (representative or reference)
+--format jsonl: the same fields, one pair or (with --cluster) one group
+{\"group\":…,\"files\":[…]} per line; a path that is not UTF-8 is written lossily
+plus \"<field>_bytes\": [its bytes].
+
 NORMALISATION (default): UTF-8 decoded lossily, full Unicode lowercase, every
 whitespace run replaced by one space, trimmed. Words are maximal runs of
 alphanumeric characters. A file shorter than one shingle is never paired.
@@ -53,6 +69,7 @@ EXIT STATUS:
   1    finished, but some files were skipped because of errors (warnings on stderr
        name each file); the output is complete for all other files
   2    usage error or fatal error; no output written
+  3    with --exit-code: every file was read and nothing was found (then 0 means found)
   130  interrupted (SIGINT/SIGTERM); no output file written";
 
 /// Find near-duplicate files under one or more directories and write the
@@ -88,15 +105,17 @@ pub struct Args {
     #[arg(long, help_heading = "Shingles")]
     pub keep_whitespace: bool,
 
-    /// Number of LSH bands b [default: 20].
+    /// Number of LSH bands b [default: 20; with --threshold alone, chosen by `simfind tune`].
     #[arg(long, short = 'b', value_name = "B", help_heading = "LSH")]
     pub bands: Option<usize>,
 
-    /// Rows per band r; signatures have b × r values [default: 5].
+    /// Rows per band r; signatures have b × r values [default: 5; with --threshold alone, chosen by `simfind tune`].
     #[arg(long, short = 'r', value_name = "R", help_heading = "LSH")]
     pub rows: Option<usize>,
 
-    /// Report pairs with similarity ≥ T, 0 < T ≤ 1 [default: the S-curve threshold (1/b)^(1/r)].
+    /// Report pairs with similarity ≥ T, 0 < T ≤ 1 [default: the S-curve threshold (1/b)^(1/r)]. Alone, it also
+    /// picks bands and rows (`simfind tune`, within 100 hashes); with them, a T far from the curve's steep part
+    /// draws a warning.
     #[arg(long, short = 't', value_name = "T", help_heading = "LSH")]
     pub threshold: Option<f64>,
 
@@ -157,6 +176,9 @@ pub struct Args {
     /// Also name each file that takes no part in pairing without an error (binary, shorter than one shingle).
     #[arg(long, short = 'v', help_heading = "Output")]
     pub verbose: bool,
+
+    #[command(flatten)]
+    pub report: ReportArgs,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -182,17 +204,29 @@ pub enum VerifyArg {
 enum ThresholdSource {
     Given,
     SCurve,
+    /// Given alone; bands and rows were chosen by `tune`.
+    Tuned,
 }
 
 pub fn run(args: Args) -> Result<i32> {
-    let (config, threshold_source) = configure(&args)?;
+    let (mut config, threshold_source) = configure(&args)?;
+    if matches!(threshold_source, ThresholdSource::Given)
+        && let Some(warning) = super::tune::steep_part_warning(
+            config.banding.bands,
+            config.banding.rows,
+            config.threshold,
+        )
+    {
+        eprintln!("simfind: warning: {warning}");
+    }
+    let report = Report::from_args(&args.report, &mut config.roots)?;
     let mut sink = Sink::create(args.output.as_deref())?;
     output::install_interrupt_handler();
 
     let started = Instant::now();
     let ui = Ui::new(args.quiet, args.verbose);
-    let outcome = pipeline::scan(&config, &ui);
-    write_pairs_csv(&outcome, &mut sink)?;
+    let mut outcome = pipeline::scan(&config, &ui);
+    let reported = report.write(&mut outcome, config.threshold, &mut sink)?;
     sink.commit()?;
 
     if !args.quiet {
@@ -206,11 +240,15 @@ pub fn run(args: Args) -> Result<i32> {
             )
         );
     }
-    Ok(if outcome.stats.errors > 0 {
+    if !args.quiet {
+        eprintln!("{}", reported.summary());
+    }
+    let status = if outcome.stats.errors > 0 {
         exit::PARTIAL
     } else {
         exit::OK
-    })
+    };
+    Ok(report.exit_status(status, &reported))
 }
 
 /// Turns arguments into a validated configuration before any work starts.
@@ -245,8 +283,19 @@ fn configure(args: &Args) -> Result<(ScanConfig, ThresholdSource)> {
         (None, ShingleKind::StopWord) => StopWords::english(),
         (None, _) => StopWords::default(),
     };
-    let bands = args.bands.unwrap_or(DEFAULT_BANDS);
-    let rows = args.rows.unwrap_or(DEFAULT_ROWS);
+    if let Some(t) = args.threshold
+        && !(t > 0.0 && t <= 1.0)
+    {
+        bail!("--threshold must be in (0, 1], got {t}");
+    }
+    // --threshold alone: bands and rows chosen by `tune` (issue #3).
+    let shape = super::tune::scan_shape(
+        args.bands,
+        args.rows,
+        args.threshold,
+        (DEFAULT_BANDS, DEFAULT_ROWS),
+    );
+    let (bands, rows) = (shape.bands, shape.rows);
     if bands == 0 || rows == 0 {
         bail!("--bands and --rows must be at least 1");
     }
@@ -257,7 +306,7 @@ fn configure(args: &Args) -> Result<(ScanConfig, ThresholdSource)> {
         bail!("--bands × --rows must be at most {MAX_SIGNATURE_LEN}");
     }
     let (threshold, source) = match args.threshold {
-        Some(t) if !(t > 0.0 && t <= 1.0) => bail!("--threshold must be in (0, 1], got {t}"),
+        Some(t) if shape.tuned.is_some() => (t, ThresholdSource::Tuned),
         Some(t) => (t, ThresholdSource::Given),
         None => (scurve::threshold(bands, rows), ThresholdSource::SCurve),
     };
@@ -314,42 +363,6 @@ fn globs(patterns: &[String], flag: &str) -> Result<Option<GlobSet>> {
     Ok(Some(set.build()?))
 }
 
-/// The CSV schema documented in `--help` and README.md.
-pub const PAIRS_HEADER: [&str; 7] = [
-    "a",
-    "b",
-    "similarity",
-    "estimate",
-    "shingles_a",
-    "shingles_b",
-    "shared",
-];
-
-fn write_pairs_csv(outcome: &ScanOutcome, sink: &mut Sink) -> Result<()> {
-    let mut csv = csv::WriterBuilder::new().from_writer(sink);
-    csv.write_record(PAIRS_HEADER)?;
-    for pair in &outcome.pairs {
-        let (a, b) = (
-            &outcome.documents[pair.a as usize],
-            &outcome.documents[pair.b as usize],
-        );
-        csv.write_record([
-            a.path.as_os_str().as_bytes(),
-            b.path.as_os_str().as_bytes(),
-            format!("{:.6}", pair.similarity).as_bytes(),
-            format!("{:.6}", pair.estimate).as_bytes(),
-            a.shingles.to_string().as_bytes(),
-            b.shingles.to_string().as_bytes(),
-            pair.shared
-                .map(|s| s.to_string())
-                .unwrap_or_default()
-                .as_bytes(),
-        ])?;
-    }
-    csv.flush()?;
-    Ok(())
-}
-
 fn summary(
     outcome: &ScanOutcome,
     config: &ScanConfig,
@@ -373,6 +386,10 @@ fn summary(
     }
     let threshold = match source {
         ThresholdSource::Given => format!("{:.3}", config.threshold),
+        ThresholdSource::Tuned => format!(
+            "{:.3} ({}×{} chosen by tune)",
+            config.threshold, config.banding.bands, config.banding.rows
+        ),
         ThresholdSource::SCurve => format!(
             "{:.3} (S-curve threshold of {}×{})",
             config.threshold, config.banding.bands, config.banding.rows
