@@ -13,4 +13,5 @@
 //! [`pipeline`] composes the stages, reporting through the [`progress::Reporter`]
 //! trait that the binary implements.
 
+pub mod allpairs;
 pub mod scurve;
