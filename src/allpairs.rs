@@ -53,9 +53,9 @@
 //! 1. counting frequencies: `8·N` (every token, sorted) + `12·V`;
 //! 2. re-coding the sets: `4·N` (ranked sets) + `24·V` (values, ranks,
 //!    frequencies, lookup directory) + `16·n`;
-//! 3. the join: `4·N` + `4·V` (frequencies) + `16·V` (index offsets, transient)
-//!    + `8·E` (index) + `16·n·t` (per-thread counters, one set per rayon job
-//!    split) + `16·P` (pairs).
+//! 3. the join: `4·N` + `4·V` (frequencies) + `16·V` (index offsets,
+//!    transient) + `8·E` (index) + `16·n·t` (per-thread counters, one set per
+//!    rayon job split) + `16·P` (pairs).
 //!
 //! Each stage frees the previous one's scratch, so the peak is
 //! `max(8·N + 12·V, 4·N + 24·V, 4·N + 20·V + 8·E) + O(n·t + P)` — linear in the
