@@ -14,4 +14,5 @@
 //! trait that the binary implements.
 
 pub mod allpairs;
+pub mod distance;
 pub mod scurve;
