@@ -15,4 +15,12 @@
 
 pub mod allpairs;
 pub mod distance;
+pub mod input;
+pub mod lsh;
+pub mod minhash;
+pub mod normalize;
+pub mod pipeline;
+pub mod progress;
 pub mod scurve;
+pub mod shingle;
+pub mod verify;

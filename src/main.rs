@@ -5,6 +5,8 @@
 mod cli;
 mod cmd;
 mod exit;
+mod output;
+mod ui;
 
 use clap::Parser;
 

@@ -27,7 +27,14 @@ mod tests {
     #[test]
     fn mmds_table_for_20_bands_of_5_rows() {
         // MMDS Fig. 3.11 (rounded as printed there).
-        for (s, p) in [(0.2, 0.006), (0.3, 0.047), (0.4, 0.186), (0.5, 0.470), (0.6, 0.802), (0.7, 0.975)] {
+        for (s, p) in [
+            (0.2, 0.006),
+            (0.3, 0.047),
+            (0.4, 0.186),
+            (0.5, 0.470),
+            (0.6, 0.802),
+            (0.7, 0.975),
+        ] {
             let got = candidate_probability(s, 20, 5);
             assert!((got - p).abs() < 0.0005, "s={s}: {got} vs {p}");
         }

@@ -7,9 +7,18 @@ pub mod scan;
 use crate::cli::{Cli, Command};
 use crate::exit;
 
-/// Runs the chosen subcommand and turns its outcome into an exit code. A closed
-/// stdout (`simfind scan … | head`) is a clean exit, not an error.
+/// Configures the thread pool, runs the chosen subcommand and turns its outcome
+/// into an exit code. A closed stdout (`simfind scan … | head`) is a clean exit,
+/// not an error.
 pub fn run(cli: Cli) -> i32 {
+    if let Some(threads) = cli.threads
+        && let Err(err) = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads as usize)
+            .build_global()
+    {
+        eprintln!("simfind: error: cannot start {threads} threads: {err}");
+        return exit::FATAL;
+    }
     let result = match cli.command {
         Command::Scan(args) => scan::run(args),
     };
@@ -25,11 +34,14 @@ pub fn run(cli: Cli) -> i32 {
 
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain().any(|cause| {
-        cause
-            .downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-            || cause
+        let io = cause.downcast_ref::<std::io::Error>().or_else(|| {
+            cause
                 .downcast_ref::<csv::Error>()
-                .is_some_and(|e| matches!(e.kind(), csv::ErrorKind::Io(io) if io.kind() == std::io::ErrorKind::BrokenPipe))
+                .and_then(|e| match e.kind() {
+                    csv::ErrorKind::Io(io) => Some(io),
+                    _ => None,
+                })
+        });
+        io.is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
     })
 }

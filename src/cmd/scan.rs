@@ -1,13 +1,387 @@
-//! `simfind scan`: the whole near-duplicate pipeline (being built).
+//! `simfind scan`: the whole near-duplicate pipeline over one or more
+//! directories, written as CSV.
 
-/// Find near-duplicate files under one or more directories and write the similar pairs as CSV.
+use std::os::unix::ffi::OsStrExt;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use clap::ValueEnum;
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use simfind::input::read::ReadOptions;
+use simfind::input::walk::WalkOptions;
+use simfind::lsh::Banding;
+use simfind::normalize::Normalization;
+use simfind::pipeline::{self, ScanConfig, ScanOutcome, Verification};
+use simfind::scurve;
+use simfind::shingle::{ShingleKind, Shingler, StopWords};
+
+use crate::cli::parse_size;
+use crate::exit;
+use crate::output::{self, Sink};
+use crate::ui::Ui;
+
+/// The MinHash seed when `--seed` is not given.
+pub const DEFAULT_SEED: u64 = 42;
+pub const DEFAULT_BANDS: usize = 20;
+pub const DEFAULT_ROWS: usize = 5;
+/// Signatures hold bands × rows 32-bit values per document; beyond this the
+/// signature costs more than exact methods would.
+const MAX_SIGNATURE_LEN: usize = 1 << 16;
+
+const EXAMPLES: &str = "EXAMPLES:
+  simfind scan ./corpus --k 5 --bands 20 --rows 5       char 5-shingles, 100 hashes
+  simfind scan ./a ./b --shingle word --k 3 --threshold 0.7 -o pairs.csv
+  simfind scan ./news --shingle stopword                stop word + next two words
+  simfind scan ./corpus | sort -t, -k3 -r | head         most similar first
+
+OUTPUT (CSV with header, one row per similar pair, sorted by a then b in walk order):
+  a, b         the two paths as walked (root as given + relative path); a before b
+  similarity   exact Jaccard similarity of the shingle sets (with --verify signature:
+               the MinHash estimate), 6 decimals
+  estimate     fraction of agreeing MinHash values, 6 decimals
+  shingles_a   distinct shingles in a
+  shingles_b   distinct shingles in b
+  shared       shingles in both (empty with --verify signature)
+
+NORMALISATION (default): UTF-8 decoded lossily, full Unicode lowercase, every
+whitespace run replaced by one space, trimmed. Words are maximal runs of
+alphanumeric characters. A file shorter than one shingle is never paired.
+
+EXIT STATUS:
+  0    success
+  1    finished, but some files were skipped because of errors (warnings on stderr
+       name each file); the output is complete for all other files
+  2    usage error or fatal error; no output written
+  130  interrupted (SIGINT/SIGTERM); no output file written";
+
+/// Find near-duplicate files under one or more directories and write the
+/// similar pairs as CSV.
+///
+/// Every file becomes a set of shingles, signed with MinHash (bands × rows
+/// values); documents sharing a bucket in any band are candidates, and each
+/// candidate is verified against the threshold.
 #[derive(clap::Args, Debug)]
+#[command(after_help = EXAMPLES)]
 pub struct Args {
     /// Directories to scan.
-    #[arg(required = true)]
-    pub roots: Vec<std::path::PathBuf>,
+    #[arg(required = true, value_name = "DIR")]
+    pub roots: Vec<PathBuf>,
+
+    /// What a shingle is: k characters, k words, or a stop word and the next k−1 words.
+    #[arg(long, value_enum, default_value_t = ShingleArg::Char, help_heading = "Shingles")]
+    pub shingle: ShingleArg,
+
+    /// Shingle length [default: 5 for char, 3 for word and stopword].
+    #[arg(long, short = 'k', value_name = "K", help_heading = "Shingles")]
+    pub k: Option<usize>,
+
+    /// Stop words, one per line, instead of the built-in English list (with --shingle stopword).
+    #[arg(long, value_name = "FILE", help_heading = "Shingles")]
+    pub stopwords: Option<PathBuf>,
+
+    /// Do not lowercase the text.
+    #[arg(long, help_heading = "Shingles")]
+    pub keep_case: bool,
+
+    /// Do not collapse whitespace runs to one space (nor trim).
+    #[arg(long, help_heading = "Shingles")]
+    pub keep_whitespace: bool,
+
+    /// Number of LSH bands b [default: 20].
+    #[arg(long, short = 'b', value_name = "B", help_heading = "LSH")]
+    pub bands: Option<usize>,
+
+    /// Rows per band r; signatures have b × r values [default: 5].
+    #[arg(long, short = 'r', value_name = "R", help_heading = "LSH")]
+    pub rows: Option<usize>,
+
+    /// Report pairs with similarity ≥ T, 0 < T ≤ 1 [default: the S-curve threshold (1/b)^(1/r)].
+    #[arg(long, short = 't', value_name = "T", help_heading = "LSH")]
+    pub threshold: Option<f64>,
+
+    /// How candidates are verified: exact Jaccard (no false positives) or the signature estimate.
+    #[arg(long, value_enum, default_value_t = VerifyArg::Exact, help_heading = "LSH")]
+    pub verify: VerifyArg,
+
+    /// Memory for shingle sets during exact verification (e.g. 512M, 2G).
+    #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = parse_size, help_heading = "LSH")]
+    pub verify_memory: u64,
+
+    /// Seed of the MinHash functions; the same seed gives the same output.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_SEED, help_heading = "LSH")]
+    pub seed: u64,
+
+    /// Follow symbolic links (loops are detected and reported).
+    #[arg(long, short = 'L', help_heading = "Files")]
+    pub follow_links: bool,
+
+    /// Include hidden files and directories (names starting with '.').
+    #[arg(long, short = 'H', help_heading = "Files")]
+    pub hidden: bool,
+
+    /// Only files whose relative path or name matches GLOB (repeatable).
+    #[arg(long, value_name = "GLOB", help_heading = "Files")]
+    pub include: Vec<String>,
+
+    /// Skip files and directories whose relative path or name matches GLOB (repeatable).
+    #[arg(long, value_name = "GLOB", help_heading = "Files")]
+    pub exclude: Vec<String>,
+
+    /// Skip files smaller than SIZE (e.g. 100, 4K).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, help_heading = "Files")]
+    pub min_size: Option<u64>,
+
+    /// Skip files larger than SIZE (e.g. 10M).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, help_heading = "Files")]
+    pub max_size: Option<u64>,
+
+    /// Also read files that look binary (a NUL byte in the first 8 KiB).
+    #[arg(long, help_heading = "Files")]
+    pub binary: bool,
+
+    /// Write the CSV to FILE (atomically: complete or not at all) instead of stdout.
+    #[arg(long, short = 'o', value_name = "FILE", help_heading = "Output")]
+    pub output: Option<PathBuf>,
+
+    /// No progress bars and no summary (warnings are still printed).
+    #[arg(long, short = 'q', help_heading = "Output")]
+    pub quiet: bool,
 }
 
-pub fn run(_args: Args) -> anyhow::Result<i32> {
-    anyhow::bail!("scan is not implemented yet")
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ShingleArg {
+    Char,
+    Word,
+    Stopword,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum VerifyArg {
+    Exact,
+    Signature,
+}
+
+/// Where the threshold came from, for the summary.
+enum ThresholdSource {
+    Given,
+    SCurve,
+}
+
+pub fn run(args: Args) -> Result<i32> {
+    let (config, threshold_source) = configure(&args)?;
+    let mut sink = Sink::create(args.output.as_deref())?;
+    output::install_interrupt_handler();
+
+    let started = Instant::now();
+    let ui = Ui::new(args.quiet);
+    let outcome = pipeline::scan(&config, &ui);
+    write_pairs_csv(&outcome, &mut sink)?;
+    sink.commit()?;
+
+    if !args.quiet {
+        eprintln!(
+            "{}",
+            summary(
+                &outcome,
+                &config,
+                threshold_source,
+                started.elapsed().as_secs_f64()
+            )
+        );
+    }
+    Ok(if outcome.stats.errors > 0 {
+        exit::PARTIAL
+    } else {
+        exit::OK
+    })
+}
+
+/// Turns arguments into a validated configuration before any work starts.
+fn configure(args: &Args) -> Result<(ScanConfig, ThresholdSource)> {
+    for root in &args.roots {
+        let meta =
+            std::fs::metadata(root).with_context(|| format!("cannot scan {}", root.display()))?;
+        if !meta.is_dir() {
+            bail!("cannot scan {}: not a directory", root.display());
+        }
+    }
+    let kind = match args.shingle {
+        ShingleArg::Char => ShingleKind::Char,
+        ShingleArg::Word => ShingleKind::Word,
+        ShingleArg::Stopword => ShingleKind::StopWord,
+    };
+    let k = args.k.unwrap_or(kind.default_k());
+    if k == 0 {
+        bail!("--k must be at least 1");
+    }
+    let stop_words = match (&args.stopwords, kind) {
+        (Some(path), ShingleKind::StopWord) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read stop words from {}", path.display()))?;
+            let words = StopWords::from_words(text.lines());
+            if words.is_empty() {
+                bail!("{} contains no stop words", path.display());
+            }
+            words
+        }
+        (Some(_), _) => bail!("--stopwords applies only with --shingle stopword"),
+        (None, ShingleKind::StopWord) => StopWords::english(),
+        (None, _) => StopWords::default(),
+    };
+    let bands = args.bands.unwrap_or(DEFAULT_BANDS);
+    let rows = args.rows.unwrap_or(DEFAULT_ROWS);
+    if bands == 0 || rows == 0 {
+        bail!("--bands and --rows must be at least 1");
+    }
+    if bands
+        .checked_mul(rows)
+        .is_none_or(|n| n > MAX_SIGNATURE_LEN)
+    {
+        bail!("--bands × --rows must be at most {MAX_SIGNATURE_LEN}");
+    }
+    let (threshold, source) = match args.threshold {
+        Some(t) if !(t > 0.0 && t <= 1.0) => bail!("--threshold must be in (0, 1], got {t}"),
+        Some(t) => (t, ThresholdSource::Given),
+        None => (scurve::threshold(bands, rows), ThresholdSource::SCurve),
+    };
+    if let (Some(min), Some(max)) = (args.min_size, args.max_size)
+        && min > max
+    {
+        bail!("--min-size ({min}) is larger than --max-size ({max})");
+    }
+    let config = ScanConfig {
+        roots: args.roots.clone(),
+        walk: WalkOptions {
+            follow_links: args.follow_links,
+            hidden: args.hidden,
+            include: globs(&args.include, "--include")?,
+            exclude: globs(&args.exclude, "--exclude")?,
+            min_size: args.min_size,
+            max_size: args.max_size,
+        },
+        read: ReadOptions::default(),
+        include_binary: args.binary,
+        normalization: Normalization {
+            lowercase: !args.keep_case,
+            collapse_whitespace: !args.keep_whitespace,
+        },
+        shingler: Shingler::new(kind, k, stop_words),
+        banding: Banding { bands, rows },
+        seed: args.seed,
+        threshold,
+        verification: match args.verify {
+            VerifyArg::Exact => Verification::Exact,
+            VerifyArg::Signature => Verification::Signature,
+        },
+        verify_memory: usize::try_from(args.verify_memory).unwrap_or(usize::MAX),
+    };
+    Ok((config, source))
+}
+
+fn globs(patterns: &[String], flag: &str) -> Result<Option<GlobSet>> {
+    if patterns.is_empty() {
+        return Ok(None);
+    }
+    let mut set = GlobSetBuilder::new();
+    for pattern in patterns {
+        let glob = GlobBuilder::new(pattern)
+            .literal_separator(false)
+            .build()
+            .with_context(|| format!("invalid {flag} pattern '{pattern}'"))?;
+        set.add(glob);
+    }
+    Ok(Some(set.build()?))
+}
+
+/// The CSV schema documented in `--help` and README.md.
+pub const PAIRS_HEADER: [&str; 7] = [
+    "a",
+    "b",
+    "similarity",
+    "estimate",
+    "shingles_a",
+    "shingles_b",
+    "shared",
+];
+
+fn write_pairs_csv(outcome: &ScanOutcome, sink: &mut Sink) -> Result<()> {
+    let mut csv = csv::WriterBuilder::new().from_writer(sink);
+    csv.write_record(PAIRS_HEADER)?;
+    for pair in &outcome.pairs {
+        let (a, b) = (
+            &outcome.documents[pair.a as usize],
+            &outcome.documents[pair.b as usize],
+        );
+        csv.write_record([
+            a.path.as_os_str().as_bytes(),
+            b.path.as_os_str().as_bytes(),
+            format!("{:.6}", pair.similarity).as_bytes(),
+            format!("{:.6}", pair.estimate).as_bytes(),
+            a.shingles.to_string().as_bytes(),
+            b.shingles.to_string().as_bytes(),
+            pair.shared
+                .map(|s| s.to_string())
+                .unwrap_or_default()
+                .as_bytes(),
+        ])?;
+    }
+    csv.flush()?;
+    Ok(())
+}
+
+fn summary(
+    outcome: &ScanOutcome,
+    config: &ScanConfig,
+    source: ThresholdSource,
+    seconds: f64,
+) -> String {
+    let s = &outcome.stats;
+    let mut skipped = Vec::new();
+    for (count, what) in [
+        (s.binary, "binary"),
+        (s.no_shingles, "shorter than one shingle"),
+        (s.walk_skips.special, "special files"),
+        (s.walk_skips.symlinks, "symlinks not followed"),
+        (s.walk_skips.size, "outside size limits"),
+        (s.walk_skips.same_file, "same file twice"),
+        (s.errors, "errors"),
+    ] {
+        if count > 0 {
+            skipped.push(format!("{count} {what}"));
+        }
+    }
+    let threshold = match source {
+        ThresholdSource::Given => format!("{:.3}", config.threshold),
+        ThresholdSource::SCurve => format!(
+            "{:.3} (S-curve threshold of {}×{})",
+            config.threshold, config.banding.bands, config.banding.rows
+        ),
+    };
+    format!(
+        "simfind: {} files, {:.1} MB in {:.2} s ({:.1} MB/s); not paired: {}; {} distinct contents, \
+         {} identical files; {} candidates; {} pairs with similarity ≥ {} ({} {}-shingles, {} bands × {} rows, {} verification)",
+        s.files,
+        s.bytes as f64 / 1e6,
+        seconds,
+        s.bytes as f64 / 1e6 / seconds.max(1e-9),
+        if skipped.is_empty() {
+            "none".to_string()
+        } else {
+            skipped.join(", ")
+        },
+        s.unique_contents,
+        s.identical_files,
+        s.candidates,
+        s.pairs,
+        threshold,
+        config.shingler.k(),
+        config.shingler.kind().name(),
+        config.banding.bands,
+        config.banding.rows,
+        match config.verification {
+            Verification::Exact => "exact",
+            Verification::Signature => "signature",
+        },
+    )
 }

@@ -1,0 +1,483 @@
+//! The scan pipeline: configuration in, similar pairs out. Each stage consumes
+//! only what the one before produced:
+//!
+//! ```text
+//! walk       roots            → sorted regular files (document ids = this order)
+//! sign       files            → per file: content hash, shingle count, MinHash signature
+//!                               (parallel; contents dropped as soon as signed)
+//! group      signed files     → unique contents (identical files are shingled and
+//!                               signed once and paired with each other at 1.0)
+//! band       signatures       → candidate pairs of unique contents (LSH)
+//! verify     candidates       → pairs with similarity ≥ t (exact: sets re-created
+//!                               from the files under a memory budget)
+//! expand     verified pairs   → pairs of documents, sorted by (a, b)
+//! ```
+//!
+//! Output is deterministic: the same files, configuration and seed give the
+//! same [`ScanOutcome`] whatever the number of threads.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::SystemTime;
+
+use rayon::prelude::*;
+use xxhash_rust::xxh3::xxh3_128;
+
+use crate::input::read::{self, ReadError, ReadOptions};
+use crate::input::walk::{self, FileEntry, WalkEvent, WalkOptions, WalkSkips};
+use crate::lsh::{self, Banding};
+use crate::minhash::{self, MinHasher};
+use crate::normalize::{Normalization, normalize_into};
+use crate::progress::{Reporter, Stage};
+use crate::shingle::{Scratch, Shingler};
+use crate::verify;
+
+/// How candidates are confirmed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verification {
+    /// Exact Jaccard similarity of the shingle sets: no false positives.
+    Exact,
+    /// The fraction of agreeing signature values only: faster, approximate.
+    Signature,
+}
+
+/// Everything a scan needs, validated by the caller.
+#[derive(Clone, Debug)]
+pub struct ScanConfig {
+    pub roots: Vec<PathBuf>,
+    pub walk: WalkOptions,
+    pub read: ReadOptions,
+    /// Also shingle files that look binary (NUL in the first block).
+    pub include_binary: bool,
+    pub normalization: Normalization,
+    pub shingler: Shingler,
+    pub banding: Banding,
+    /// Seed of the MinHash functions.
+    pub seed: u64,
+    /// Pairs with similarity ≥ this are reported; in (0, 1].
+    pub threshold: f64,
+    pub verification: Verification,
+    /// Upper bound on the bytes of shingle sets held at once during exact
+    /// verification.
+    pub verify_memory: usize,
+}
+
+/// What became of one walked file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DocStatus {
+    /// Read and shingled (possibly to an empty set: see `shingles`).
+    Read,
+    /// Looked binary and was skipped.
+    Binary,
+    /// Could not be read, or changed while read; a warning was reported.
+    Failed,
+}
+
+/// One walked file. Its index in [`ScanOutcome::documents`] is its id.
+#[derive(Clone, Debug)]
+pub struct Document {
+    pub path: PathBuf,
+    pub size: u64,
+    pub modified: Option<SystemTime>,
+    pub status: DocStatus,
+    /// Number of distinct shingles (0 unless read).
+    pub shingles: usize,
+}
+
+/// Two documents (`a < b`, ids) whose similarity reached the threshold.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SimilarPair {
+    pub a: u32,
+    pub b: u32,
+    /// Exact Jaccard similarity, or the signature estimate with
+    /// [`Verification::Signature`].
+    pub similarity: f64,
+    /// Fraction of agreeing MinHash values.
+    pub estimate: f64,
+    /// Size of the intersection of the shingle sets, when verified exactly.
+    pub shared: Option<usize>,
+}
+
+/// Counts for the summary line.
+#[derive(Clone, Debug, Default)]
+pub struct ScanStats {
+    /// Regular files found by the walk (after size filters and deduplication).
+    pub files: u64,
+    /// Bytes of the files that were read.
+    pub bytes: u64,
+    pub walk_skips: WalkSkips,
+    pub binary: u64,
+    /// Files read whose shingle set is empty (shorter than one shingle).
+    pub no_shingles: u64,
+    /// Files skipped or dropped because of an error (each reported as a warning).
+    pub errors: u64,
+    /// Files whose content is identical to an earlier file's (not re-signed).
+    pub identical_files: u64,
+    /// Distinct non-empty contents that were banded.
+    pub unique_contents: u64,
+    /// Candidate pairs of distinct contents from banding.
+    pub candidates: u64,
+    /// Similar pairs of documents reported.
+    pub pairs: u64,
+}
+
+/// The result of a scan.
+#[derive(Debug)]
+pub struct ScanOutcome {
+    pub documents: Vec<Document>,
+    pub pairs: Vec<SimilarPair>,
+    pub stats: ScanStats,
+}
+
+/// Runs the whole pipeline. Errors in individual files are reported through
+/// `reporter.warn` and counted; the scan itself does not fail because of them.
+pub fn scan(config: &ScanConfig, reporter: &dyn Reporter) -> ScanOutcome {
+    let mut stats = ScanStats::default();
+
+    reporter.begin(Stage::Walk, None);
+    let walked = walk::walk(&config.roots, &config.walk, |event| match event {
+        WalkEvent::FileFound => reporter.advance(1),
+        WalkEvent::Problem(p) => reporter.warn(&p.path, &p.reason),
+    });
+    reporter.end(Stage::Walk);
+    stats.errors += walked.problems.len() as u64;
+    stats.walk_skips = walked.skips;
+    stats.files = walked.files.len() as u64;
+
+    reporter.begin(Stage::Sign, Some(walked.files.len() as u64));
+    let hasher = MinHasher::new(config.banding.signature_len(), config.seed);
+    let signed = sign_all(&walked.files, config, &hasher, reporter);
+    reporter.end(Stage::Sign);
+
+    let mut documents = Vec::with_capacity(walked.files.len());
+    let mut groups = ContentGroups::default();
+    for (id, (file, outcome)) in walked.files.into_iter().zip(signed).enumerate() {
+        let (status, shingles) = match outcome {
+            SignOutcome::Failed(err) => {
+                reporter.warn(&file.path, &err);
+                stats.errors += 1;
+                (DocStatus::Failed, 0)
+            }
+            SignOutcome::Binary => {
+                stats.binary += 1;
+                (DocStatus::Binary, 0)
+            }
+            SignOutcome::Unique(content) => {
+                stats.bytes += file.size;
+                let shingles = content.shingles;
+                groups.add(id as u32, content.hash, Some(content));
+                (DocStatus::Read, shingles)
+            }
+            SignOutcome::SameAs(hash) => {
+                stats.bytes += file.size;
+                (DocStatus::Read, groups.add(id as u32, hash, None))
+            }
+        };
+        documents.push(Document {
+            path: file.path,
+            size: file.size,
+            modified: file.modified,
+            status,
+            shingles,
+        });
+    }
+    stats.identical_files = groups.identical_files();
+    // Members seen before their group's signed member learn its count only now.
+    for group in &groups.groups {
+        for &m in &group.members {
+            documents[m as usize].shingles = group.content.shingles;
+        }
+    }
+    stats.no_shingles = documents
+        .iter()
+        .filter(|d| d.status == DocStatus::Read && d.shingles == 0)
+        .count() as u64;
+
+    // Only non-empty contents take part: two empty sets are not "identical".
+    let items: Vec<&ContentGroup> = groups
+        .groups
+        .iter()
+        .filter(|g| g.content.shingles > 0)
+        .collect();
+    stats.unique_contents = items.len() as u64;
+
+    reporter.begin(Stage::Band, None);
+    let n = config.banding.signature_len();
+    let mut matrix = Vec::with_capacity(items.len() * n);
+    for item in &items {
+        matrix.extend_from_slice(&item.content.signature);
+    }
+    let candidates = lsh::candidate_pairs(&matrix, config.banding);
+    drop(matrix);
+    stats.candidates = candidates.len() as u64;
+    reporter.end(Stage::Band);
+
+    let signature = |i: u32| items[i as usize].content.signature.as_slice();
+    let verified: Vec<SimilarPair> = match config.verification {
+        Verification::Signature => candidates
+            .into_par_iter()
+            .filter_map(|(a, b)| {
+                let estimate = minhash::estimate(signature(a), signature(b));
+                (estimate >= config.threshold).then_some(SimilarPair {
+                    a,
+                    b,
+                    similarity: estimate,
+                    estimate,
+                    shared: None,
+                })
+            })
+            .collect(),
+        Verification::Exact => {
+            let involved = distinct_count(&candidates);
+            reporter.begin(Stage::Verify, Some(involved));
+            let outcome = verify::verify_exact(
+                &candidates,
+                config.threshold,
+                config.verify_memory,
+                |i| items[i as usize].content.shingles * std::mem::size_of::<u64>(),
+                |i| {
+                    let item = items[i as usize];
+                    let result = reload_set(
+                        &documents[item.loader as usize].path,
+                        item.content.hash,
+                        config,
+                    );
+                    reporter.advance(1);
+                    result
+                },
+            );
+            reporter.end(Stage::Verify);
+            for (i, reason) in outcome.failures {
+                let item = items[i as usize];
+                reporter.warn(&documents[item.loader as usize].path, &reason);
+                stats.errors += item.members.len() as u64;
+            }
+            outcome
+                .pairs
+                .into_iter()
+                .map(|p| SimilarPair {
+                    a: p.a,
+                    b: p.b,
+                    similarity: p.similarity,
+                    estimate: minhash::estimate(signature(p.a), signature(p.b)),
+                    shared: Some(p.shared),
+                })
+                .collect()
+        }
+    };
+
+    let pairs = expand_to_documents(&items, &verified, config.verification);
+    stats.pairs = pairs.len() as u64;
+    ScanOutcome {
+        documents,
+        pairs,
+        stats,
+    }
+}
+
+/// The part of a file the later stages need, once its bytes are gone.
+struct SignedContent {
+    hash: u128,
+    shingles: usize,
+    signature: Vec<u32>,
+}
+
+enum SignOutcome {
+    /// First time this content was seen: shingled and signed.
+    Unique(SignedContent),
+    /// Same bytes as a file already signed (by content hash).
+    SameAs(u128),
+    Binary,
+    Failed(ReadError),
+}
+
+/// Per-thread buffers reused from one file to the next.
+#[derive(Default)]
+struct Buffers {
+    text: String,
+    scratch: Scratch,
+    set: Vec<u64>,
+}
+
+fn sign_all(
+    files: &[FileEntry],
+    config: &ScanConfig,
+    hasher: &MinHasher,
+    reporter: &dyn Reporter,
+) -> Vec<SignOutcome> {
+    // Content hashes already signed. A race can let two identical files be
+    // signed at the same time; both signatures are equal, so that costs time
+    // only, never correctness or determinism.
+    let signed: Mutex<std::collections::HashSet<u128>> = Mutex::default();
+    files
+        .par_iter()
+        .map_init(Buffers::default, |buffers, file| {
+            let outcome = sign_one(file, config, hasher, &signed, buffers);
+            reporter.advance(1);
+            outcome
+        })
+        .collect()
+}
+
+fn sign_one(
+    file: &FileEntry,
+    config: &ScanConfig,
+    hasher: &MinHasher,
+    signed: &Mutex<std::collections::HashSet<u128>>,
+    buffers: &mut Buffers,
+) -> SignOutcome {
+    let contents = match read::read_file(&file.path, &config.read) {
+        Ok(contents) => contents,
+        Err(err) => return SignOutcome::Failed(err),
+    };
+    if !config.include_binary && read::looks_binary(&contents) {
+        return SignOutcome::Binary;
+    }
+    let hash = xxh3_128(&contents);
+    if signed
+        .lock()
+        .expect("no panics while locked")
+        .contains(&hash)
+    {
+        return match contents.verify_unchanged() {
+            Ok(()) => SignOutcome::SameAs(hash),
+            Err(err) => SignOutcome::Failed(err),
+        };
+    }
+    shingle_into(&contents, config, buffers);
+    let signature = if buffers.set.is_empty() {
+        Vec::new()
+    } else {
+        hasher.sign(&buffers.set)
+    };
+    if let Err(err) = contents.verify_unchanged() {
+        return SignOutcome::Failed(err);
+    }
+    signed.lock().expect("no panics while locked").insert(hash);
+    SignOutcome::Unique(SignedContent {
+        hash,
+        shingles: buffers.set.len(),
+        signature,
+    })
+}
+
+fn shingle_into(bytes: &[u8], config: &ScanConfig, buffers: &mut Buffers) {
+    normalize_into(bytes, config.normalization, &mut buffers.text);
+    config
+        .shingler
+        .shingle_set_into(&buffers.text, &mut buffers.scratch, &mut buffers.set);
+}
+
+/// Re-creates a file's shingle set for exact verification, refusing a file
+/// whose content is no longer what was signed.
+fn reload_set(
+    path: &std::path::Path,
+    expected_hash: u128,
+    config: &ScanConfig,
+) -> Result<Vec<u64>, String> {
+    let contents = read::read_file(path, &config.read).map_err(|e| e.to_string())?;
+    if xxh3_128(&contents) != expected_hash {
+        return Err("changed during the run (content differs from when it was signed)".into());
+    }
+    let mut buffers = Buffers::default();
+    shingle_into(&contents, config, &mut buffers);
+    contents.verify_unchanged().map_err(|e| e.to_string())?;
+    Ok(buffers.set)
+}
+
+/// Files that share one content.
+struct ContentGroup {
+    /// Document ids, ascending.
+    members: Vec<u32>,
+    /// The member whose file is re-read for verification.
+    loader: u32,
+    content: SignedContent,
+}
+
+/// Groups documents by content hash, in order of their first member.
+#[derive(Default)]
+struct ContentGroups {
+    groups: Vec<ContentGroup>,
+    by_hash: HashMap<u128, usize>,
+    /// Members seen before the group's signed member (rare: a race in signing).
+    waiting: HashMap<u128, Vec<u32>>,
+}
+
+impl ContentGroups {
+    /// Adds document `id`; `content` is present when this document was the one
+    /// signed. Returns the group's shingle count (0 while unknown).
+    fn add(&mut self, id: u32, hash: u128, content: Option<SignedContent>) -> usize {
+        match (self.by_hash.get(&hash), content) {
+            (Some(&g), _) => {
+                self.groups[g].members.push(id);
+                self.groups[g].content.shingles
+            }
+            (None, Some(content)) => {
+                let mut members = self.waiting.remove(&hash).unwrap_or_default();
+                members.push(id);
+                let shingles = content.shingles;
+                self.by_hash.insert(hash, self.groups.len());
+                self.groups.push(ContentGroup {
+                    members,
+                    loader: id,
+                    content,
+                });
+                shingles
+            }
+            (None, None) => {
+                self.waiting.entry(hash).or_default().push(id);
+                0
+            }
+        }
+    }
+
+    fn identical_files(&self) -> u64 {
+        self.groups.iter().map(|g| g.members.len() as u64 - 1).sum()
+    }
+}
+
+fn distinct_count(pairs: &[(u32, u32)]) -> u64 {
+    let mut docs: Vec<u32> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
+    docs.sort_unstable();
+    docs.dedup();
+    docs.len() as u64
+}
+
+/// Turns verified pairs of contents into pairs of documents: every member of
+/// one group with every member of the other, plus every two members of a group
+/// of identical files (similarity 1.0). Sorted by `(a, b)`.
+fn expand_to_documents(
+    items: &[&ContentGroup],
+    verified: &[SimilarPair],
+    verification: Verification,
+) -> Vec<SimilarPair> {
+    let mut pairs = Vec::new();
+    for item in items {
+        let shared = (verification == Verification::Exact).then_some(item.content.shingles);
+        for (i, &a) in item.members.iter().enumerate() {
+            for &b in &item.members[i + 1..] {
+                pairs.push(SimilarPair {
+                    a,
+                    b,
+                    similarity: 1.0,
+                    estimate: 1.0,
+                    shared,
+                });
+            }
+        }
+    }
+    for p in verified {
+        for &x in &items[p.a as usize].members {
+            for &y in &items[p.b as usize].members {
+                pairs.push(SimilarPair {
+                    a: x.min(y),
+                    b: x.max(y),
+                    ..*p
+                });
+            }
+        }
+    }
+    pairs.par_sort_unstable_by_key(|p| (p.a, p.b));
+    pairs
+}
