@@ -160,6 +160,10 @@ pub fn scan(config: &ScanConfig, reporter: &dyn Reporter) -> ScanOutcome {
                 (DocStatus::Failed, 0)
             }
             SignOutcome::Binary => {
+                reporter.note(
+                    &file.path,
+                    &"looks binary (a NUL byte in the first 8 KiB); --binary reads it",
+                );
                 stats.binary += 1;
                 (DocStatus::Binary, 0)
             }
@@ -189,10 +193,15 @@ pub fn scan(config: &ScanConfig, reporter: &dyn Reporter) -> ScanOutcome {
             documents[m as usize].shingles = group.content.shingles;
         }
     }
-    stats.no_shingles = documents
-        .iter()
-        .filter(|d| d.status == DocStatus::Read && d.shingles == 0)
-        .count() as u64;
+    for doc in &documents {
+        if doc.status == DocStatus::Read && doc.shingles == 0 {
+            stats.no_shingles += 1;
+            reporter.note(
+                &doc.path,
+                &"shorter than one shingle: empty set, never paired",
+            );
+        }
+    }
 
     // Only non-empty contents take part: two empty sets are not "identical".
     let items: Vec<&ContentGroup> = groups

@@ -42,6 +42,9 @@ pub trait Reporter: Sync {
     fn end(&self, _stage: Stage) {}
     /// A file was skipped or dropped because of an error; the run goes on.
     fn warn(&self, _path: &Path, _reason: &dyn Display) {}
+    /// A file takes no part in pairing for a reason that is not an error
+    /// (binary, shorter than one shingle).
+    fn note(&self, _path: &Path, _reason: &dyn Display) {}
 }
 
 /// A reporter that ignores everything.

@@ -13,14 +13,23 @@ use simfind::progress::{Reporter, Stage};
 
 pub struct Ui {
     show_progress: bool,
+    verbose: bool,
     bar: Mutex<Option<ProgressBar>>,
 }
 
 impl Ui {
-    pub fn new(quiet: bool) -> Ui {
+    pub fn new(quiet: bool, verbose: bool) -> Ui {
         Ui {
             show_progress: !quiet && std::io::stderr().is_terminal(),
+            verbose,
             bar: Mutex::new(None),
+        }
+    }
+
+    fn print(&self, line: String) {
+        match self.bar.lock().expect("not poisoned").as_ref() {
+            Some(bar) => bar.suspend(|| eprintln!("{line}")),
+            None => eprintln!("{line}"),
         }
     }
 
@@ -72,10 +81,12 @@ impl Reporter for Ui {
     }
 
     fn warn(&self, path: &Path, reason: &dyn Display) {
-        let line = format!("simfind: warning: {}: {reason}", path.display());
-        match self.bar.lock().expect("not poisoned").as_ref() {
-            Some(bar) => bar.suspend(|| eprintln!("{line}")),
-            None => eprintln!("{line}"),
+        self.print(format!("simfind: warning: {}: {reason}", path.display()));
+    }
+
+    fn note(&self, path: &Path, reason: &dyn Display) {
+        if self.verbose {
+            self.print(format!("simfind: note: {}: {reason}", path.display()));
         }
     }
 }

@@ -147,6 +147,10 @@ pub struct Args {
     /// No progress bars and no summary (warnings are still printed).
     #[arg(long, short = 'q', help_heading = "Output")]
     pub quiet: bool,
+
+    /// Also name each file that takes no part in pairing without an error (binary, shorter than one shingle).
+    #[arg(long, short = 'v', help_heading = "Output")]
+    pub verbose: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -174,7 +178,7 @@ pub fn run(args: Args) -> Result<i32> {
     output::install_interrupt_handler();
 
     let started = Instant::now();
-    let ui = Ui::new(args.quiet);
+    let ui = Ui::new(args.quiet, args.verbose);
     let outcome = pipeline::scan(&config, &ui);
     write_pairs_csv(&outcome, &mut sink)?;
     sink.commit()?;
