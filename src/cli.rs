@@ -38,6 +38,7 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     Scan(cmd::scan::Args),
+    Compare(cmd::compare::Args),
 }
 
 /// Parses a byte size: a whole number with an optional binary suffix K, M, G or

@@ -17,6 +17,7 @@ pub mod allpairs;
 pub mod distance;
 pub mod input;
 pub mod lsh;
+pub mod method;
 pub mod minhash;
 pub mod normalize;
 pub mod pipeline;

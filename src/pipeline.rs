@@ -24,13 +24,15 @@ use std::time::SystemTime;
 use rayon::prelude::*;
 use xxhash_rust::xxh3::xxh3_128;
 
+use crate::allpairs;
 use crate::input::read::{self, ReadError, ReadOptions};
 use crate::input::walk::{self, FileEntry, WalkEvent, WalkOptions, WalkSkips};
 use crate::lsh::{self, Banding};
+use crate::method::{self, Decision, Method, MethodChoice, Workload};
 use crate::minhash::{self, MinHasher};
 use crate::normalize::{Normalization, normalize_into};
 use crate::progress::{Reporter, Stage};
-use crate::shingle::{Scratch, Shingler};
+use crate::shingle::{Scratch, ShingleKind, Shingler};
 use crate::verify;
 
 /// How candidates are confirmed.
@@ -58,6 +60,8 @@ pub struct ScanConfig {
     /// Pairs with similarity ≥ this are reported; in (0, 1].
     pub threshold: f64,
     pub verification: Verification,
+    /// Exact join, LSH, or chosen by the cost model of [`crate::method`].
+    pub method: MethodChoice,
     /// Upper bound on the bytes of shingle sets held at once during exact
     /// verification.
     pub verify_memory: usize,
@@ -93,8 +97,9 @@ pub struct SimilarPair {
     /// Exact Jaccard similarity, or the signature estimate with
     /// [`Verification::Signature`].
     pub similarity: f64,
-    /// Fraction of agreeing MinHash values.
-    pub estimate: f64,
+    /// Fraction of agreeing MinHash values; `None` with the exact method,
+    /// which computes no signatures.
+    pub estimate: Option<f64>,
     /// Size of the intersection of the shingle sets, when verified exactly.
     pub shared: Option<usize>,
 }
@@ -128,6 +133,8 @@ pub struct ScanOutcome {
     pub documents: Vec<Document>,
     pub pairs: Vec<SimilarPair>,
     pub stats: ScanStats,
+    /// The method used and why.
+    pub decision: Decision,
 }
 
 /// Runs the whole pipeline. Errors in individual files are reported through
@@ -145,9 +152,12 @@ pub fn scan(config: &ScanConfig, reporter: &dyn Reporter) -> ScanOutcome {
     stats.walk_skips = walked.skips;
     stats.files = walked.files.len() as u64;
 
+    let decision = choose_method(config, &walked.files);
+    let keep_sets = decision.method == Method::Exact;
+
     reporter.begin(Stage::Sign, Some(walked.files.len() as u64));
     let hasher = MinHasher::new(config.banding.signature_len(), config.seed);
-    let signed = sign_all(&walked.files, config, &hasher, reporter);
+    let signed = sign_all(&walked.files, config, &hasher, keep_sets, reporter);
     reporter.end(Stage::Sign);
 
     let mut documents = Vec::with_capacity(walked.files.len());
@@ -211,6 +221,18 @@ pub fn scan(config: &ScanConfig, reporter: &dyn Reporter) -> ScanOutcome {
         .collect();
     stats.unique_contents = items.len() as u64;
 
+    if decision.method == Method::Exact {
+        let verified = exact_join(&items, config.threshold, &mut stats, reporter);
+        let pairs = expand_to_documents(&items, &verified, Verification::Exact, false);
+        stats.pairs = pairs.len() as u64;
+        return ScanOutcome {
+            documents,
+            pairs,
+            stats,
+            decision,
+        };
+    }
+
     reporter.begin(Stage::Band, None);
     let n = config.banding.signature_len();
     let mut matrix = Vec::with_capacity(items.len() * n);
@@ -232,7 +254,7 @@ pub fn scan(config: &ScanConfig, reporter: &dyn Reporter) -> ScanOutcome {
                     a,
                     b,
                     similarity: estimate,
-                    estimate,
+                    estimate: Some(estimate),
                     shared: None,
                 })
             })
@@ -269,20 +291,67 @@ pub fn scan(config: &ScanConfig, reporter: &dyn Reporter) -> ScanOutcome {
                     a: p.a,
                     b: p.b,
                     similarity: p.similarity,
-                    estimate: minhash::estimate(signature(p.a), signature(p.b)),
+                    estimate: Some(minhash::estimate(signature(p.a), signature(p.b))),
                     shared: Some(p.shared),
                 })
                 .collect()
         }
     };
 
-    let pairs = expand_to_documents(&items, &verified, config.verification);
+    let pairs = expand_to_documents(&items, &verified, config.verification, true);
     stats.pairs = pairs.len() as u64;
     ScanOutcome {
         documents,
         pairs,
         stats,
+        decision,
     }
+}
+
+/// Applies `--method`: the cost model needs only what the walk found.
+fn choose_method(config: &ScanConfig, files: &[FileEntry]) -> Decision {
+    if config.method == MethodChoice::Auto && config.verification == Verification::Signature {
+        return Decision {
+            method: Method::Lsh,
+            reason: "auto: lsh (--verify signature estimates similarity from signatures)".into(),
+        };
+    }
+    let workload = Workload {
+        files: files.len() as u64,
+        bytes: files.iter().map(|f| f.size).sum(),
+        tokens_per_byte: method::tokens_per_byte(config.shingler.kind() == ShingleKind::Char),
+        threshold: config.threshold,
+        signature_len: config.banding.signature_len(),
+        memory_budget: config.verify_memory as u64,
+    };
+    method::choose(config.method, &workload)
+}
+
+/// The exact method: every pair of distinct contents with Jaccard ≥ t, by the
+/// prefix-filter join over the sets kept while reading. `items[i]` is content
+/// `i`; the sets are released as soon as the join has re-coded them.
+fn exact_join(
+    items: &[&ContentGroup],
+    threshold: f64,
+    stats: &mut ScanStats,
+    reporter: &dyn Reporter,
+) -> Vec<SimilarPair> {
+    reporter.begin(Stage::Join, None);
+    let sets: Vec<&[u64]> = items.iter().map(|g| g.content.set.as_slice()).collect();
+    let join = allpairs::all_pairs(&sets, threshold)
+        .expect("threshold validated and corpus within the join's limits");
+    reporter.end(Stage::Join);
+    stats.candidates = join.stats.verified;
+    join.pairs
+        .into_iter()
+        .map(|p| SimilarPair {
+            a: p.a,
+            b: p.b,
+            similarity: verify::ratio(p.intersection as usize, p.union as usize),
+            estimate: None,
+            shared: Some(p.intersection as usize),
+        })
+        .collect()
 }
 
 /// The part of a file the later stages need, once its bytes are gone.
@@ -290,6 +359,8 @@ struct SignedContent {
     hash: u128,
     shingles: usize,
     signature: Vec<u32>,
+    /// The shingle set itself, kept only for the exact method.
+    set: Vec<u64>,
 }
 
 enum SignOutcome {
@@ -313,6 +384,7 @@ fn sign_all(
     files: &[FileEntry],
     config: &ScanConfig,
     hasher: &MinHasher,
+    keep_sets: bool,
     reporter: &dyn Reporter,
 ) -> Vec<SignOutcome> {
     // Content hashes already signed. A race can let two identical files be
@@ -322,7 +394,7 @@ fn sign_all(
     files
         .par_iter()
         .map_init(Buffers::default, |buffers, file| {
-            let outcome = sign_one(file, config, hasher, &signed, buffers);
+            let outcome = sign_one(file, config, hasher, keep_sets, &signed, buffers);
             reporter.advance(1);
             outcome
         })
@@ -333,6 +405,7 @@ fn sign_one(
     file: &FileEntry,
     config: &ScanConfig,
     hasher: &MinHasher,
+    keep_sets: bool,
     signed: &Mutex<std::collections::HashSet<u128>>,
     buffers: &mut Buffers,
 ) -> SignOutcome {
@@ -355,7 +428,8 @@ fn sign_one(
         };
     }
     shingle_into(&contents, config, buffers);
-    let signature = if buffers.set.is_empty() {
+    // The exact method needs the set, not a signature.
+    let signature = if buffers.set.is_empty() || keep_sets {
         Vec::new()
     } else {
         hasher.sign(&buffers.set)
@@ -368,6 +442,12 @@ fn sign_one(
         hash,
         shingles: buffers.set.len(),
         signature,
+        // A clone is allocated at its exact length; the buffer stays for reuse.
+        set: if keep_sets {
+            buffers.set.clone()
+        } else {
+            Vec::new()
+        },
     })
 }
 
@@ -460,6 +540,7 @@ fn expand_to_documents(
     items: &[&ContentGroup],
     verified: &[SimilarPair],
     verification: Verification,
+    signed: bool,
 ) -> Vec<SimilarPair> {
     let mut pairs = Vec::new();
     for item in items {
@@ -470,7 +551,7 @@ fn expand_to_documents(
                     a,
                     b,
                     similarity: 1.0,
-                    estimate: 1.0,
+                    estimate: signed.then_some(1.0),
                     shared,
                 });
             }

@@ -2,6 +2,7 @@
 //! `--help`, a clap `Args` struct, and `run(Args) -> anyhow::Result<i32>` that
 //! returns the exit code.
 
+pub mod compare;
 pub mod scan;
 
 use crate::cli::{Cli, Command};
@@ -21,6 +22,7 @@ pub fn run(cli: Cli) -> i32 {
     }
     let result = match cli.command {
         Command::Scan(args) => scan::run(args),
+        Command::Compare(args) => compare::run(args),
     };
     match result {
         Ok(code) => code,
