@@ -13,6 +13,10 @@
 //! expand     verified pairs   → pairs of documents, sorted by (a, b)
 //! ```
 //!
+//! With the exact method (chosen after the walk, [`crate::method`]), `sign`
+//! keeps each unique content's shingle set instead of computing a signature,
+//! and one `join` stage ([`crate::allpairs`]) replaces `band` and `verify`.
+//!
 //! Output is deterministic: the same files, configuration and seed give the
 //! same [`ScanOutcome`] whatever the number of threads.
 
