@@ -8,5 +8,8 @@ pub const OK: i32 = 0;
 pub const PARTIAL: i32 = 1;
 /// Usage error, or a fatal error before or during the run: no output was written.
 pub const FATAL: i32 = 2;
+/// With `--exit-code`: the run was complete and found nothing to report (no
+/// pair, group or removable path). Without it such a run exits with [`OK`].
+pub const NONE_FOUND: i32 = 3;
 /// Interrupted by SIGINT or SIGTERM: no output file was written.
 pub const INTERRUPTED: i32 = 130;

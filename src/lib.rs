@@ -8,12 +8,13 @@
 //! ```
 //!
 //! The algorithm modules ([`normalize`], [`shingle`], [`minhash`], [`lsh`],
-//! [`verify`], [`scurve`]) take bytes or integers and return values: no file
+//! [`verify`], [`scurve`], [`cluster`]) take bytes or integers and return values: no file
 //! system, no printing. [`input`] is the only module that touches files, and
 //! [`pipeline`] composes the stages, reporting through the [`progress::Reporter`]
 //! trait that the binary implements.
 
 pub mod allpairs;
+pub mod cluster;
 pub mod distance;
 pub mod input;
 pub mod lsh;

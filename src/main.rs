@@ -6,6 +6,7 @@ mod cli;
 mod cmd;
 mod exit;
 mod output;
+mod report;
 mod ui;
 
 use clap::Parser;

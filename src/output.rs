@@ -18,6 +18,10 @@ use tempfile::NamedTempFile;
 
 use crate::exit;
 
+pub mod groups;
+pub mod pairs;
+mod text;
+
 /// The temporary file of the output being written, for the interrupt handler.
 static PENDING: Mutex<Option<PathBuf>> = Mutex::new(None);
 

@@ -123,6 +123,8 @@ pub struct ScanStats {
     pub errors: u64,
     /// Files whose content is identical to an earlier file's (not re-signed).
     pub identical_files: u64,
+    /// MinHash signatures computed: one per distinct content read.
+    pub signatures: u64,
     /// Distinct non-empty contents that were banded.
     pub unique_contents: u64,
     /// Candidate pairs of distinct contents from banding.
@@ -183,6 +185,7 @@ pub fn scan(config: &ScanConfig, reporter: &dyn Reporter) -> ScanOutcome {
             }
             SignOutcome::Unique(content) => {
                 stats.bytes += file.size;
+                stats.signatures += 1;
                 let shingles = content.shingles;
                 groups.add(id as u32, content.hash, Some(content));
                 (DocStatus::Read, shingles)
@@ -391,26 +394,61 @@ fn sign_all(
     keep_sets: bool,
     reporter: &dyn Reporter,
 ) -> Vec<SignOutcome> {
-    // Content hashes already signed. A race can let two identical files be
-    // signed at the same time; both signatures are equal, so that costs time
-    // only, never correctness or determinism.
-    let signed: Mutex<std::collections::HashSet<u128>> = Mutex::default();
-    files
+    // The first file to show a content claims it and signs it; every later
+    // file with the same bytes only hashes them. So N copies cost one
+    // signature, whatever the thread count.
+    let claimed: Mutex<std::collections::HashSet<u128>> = Mutex::default();
+    let claim = |hash| claimed.lock().expect("no panics while locked").insert(hash);
+    let mut outcomes: Vec<SignOutcome> = files
         .par_iter()
         .map_init(Buffers::default, |buffers, file| {
-            let outcome = sign_one(file, config, hasher, keep_sets, &signed, buffers);
+            let outcome = sign_one(file, config, hasher, keep_sets, &claim, buffers);
             reporter.advance(1);
             outcome
         })
-        .collect()
+        .collect();
+
+    // A claimer that failed (its file changed while read) leaves its copies
+    // without a signature: sign the first copy that still reads cleanly.
+    let signed: std::collections::HashSet<u128> = outcomes
+        .iter()
+        .filter_map(|o| match o {
+            SignOutcome::Unique(c) => Some(c.hash),
+            _ => None,
+        })
+        .collect();
+    let mut rescued = std::collections::HashSet::new();
+    let mut buffers = Buffers::default();
+    for i in 0..outcomes.len() {
+        if let SignOutcome::SameAs(hash) = outcomes[i]
+            && !signed.contains(&hash)
+            && !rescued.contains(&hash)
+        {
+            let outcome = sign_one(
+                &files[i],
+                config,
+                hasher,
+                keep_sets,
+                &|_| true,
+                &mut buffers,
+            );
+            if let SignOutcome::Unique(c) = &outcome {
+                rescued.insert(c.hash);
+            }
+            outcomes[i] = outcome;
+        }
+    }
+    outcomes
 }
 
+/// Reads, checks and signs one file. `claim(hash)` says whether this file is
+/// the one to sign its content (true) or a copy of a content signed elsewhere.
 fn sign_one(
     file: &FileEntry,
     config: &ScanConfig,
     hasher: &MinHasher,
     keep_sets: bool,
-    signed: &Mutex<std::collections::HashSet<u128>>,
+    claim: &(dyn Fn(u128) -> bool + Sync),
     buffers: &mut Buffers,
 ) -> SignOutcome {
     let contents = match read::read_file(&file.path, &config.read) {
@@ -418,14 +456,15 @@ fn sign_one(
         Err(err) => return SignOutcome::Failed(err),
     };
     if !config.include_binary && read::looks_binary(&contents) {
-        return SignOutcome::Binary;
+        // Pages of a mapping truncated under us read as zeros, which look
+        // binary: only a file that did not change is really binary.
+        return match contents.verify_unchanged() {
+            Ok(()) => SignOutcome::Binary,
+            Err(err) => SignOutcome::Failed(err),
+        };
     }
     let hash = xxh3_128(&contents);
-    if signed
-        .lock()
-        .expect("no panics while locked")
-        .contains(&hash)
-    {
+    if !claim(hash) {
         return match contents.verify_unchanged() {
             Ok(()) => SignOutcome::SameAs(hash),
             Err(err) => SignOutcome::Failed(err),
@@ -441,7 +480,6 @@ fn sign_one(
     if let Err(err) = contents.verify_unchanged() {
         return SignOutcome::Failed(err);
     }
-    signed.lock().expect("no panics while locked").insert(hash);
     SignOutcome::Unique(SignedContent {
         hash,
         shingles: buffers.set.len(),

@@ -1,7 +1,6 @@
 //! `simfind scan`: the whole near-duplicate pipeline over one or more
 //! directories, written as CSV.
 
-use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -20,6 +19,7 @@ use simfind::shingle::{ShingleKind, Shingler, StopWords};
 use crate::cli::parse_size;
 use crate::exit;
 use crate::output::{self, Sink};
+use crate::report::{Report, ReportArgs};
 use crate::ui::Ui;
 
 /// The MinHash seed when `--seed` is not given.
@@ -36,6 +36,10 @@ const EXAMPLES: &str = "EXAMPLES:
   simfind scan ./news --shingle stopword                stop word + next two words
   simfind scan ./corpus | sort -t, -k3 -r | head         most similar first
   simfind scan ./corpus --method exact -t 0.9           every pair ≥ 0.9, none missed
+  simfind scan ./docs --format clusters --keep newest    groups of near-duplicates
+  simfind scan ./drop --reference ./archive --list-removable -0 | xargs -0 ls -l
+                                                        what the archive already holds
+  simfind scan ./corpus --exit-code -q -o pairs.csv      in cron: 0 found, 3 none
 
 OUTPUT (CSV with header, one row per similar pair, sorted by a then b in walk order):
   a, b         the two paths as walked (root as given + relative path); a before b
@@ -47,6 +51,18 @@ OUTPUT (CSV with header, one row per similar pair, sorted by a then b in walk or
   shingles_b   distinct shingles in b
   shared       shingles in both (empty with --verify signature)
 
+--format clusters (CSV with header, one row per file in a group; groups ordered by
+their representative's path, the representative first, then the others in path order):
+  group, path       group id (from 1) and the path
+  size, modified    bytes, and modification time in UTC (RFC 3339, whole seconds)
+  similarity        to the group's representative, 6 decimals (1.000000 for itself;
+                    empty with --cluster connected when the two were not a pair)
+  representative    true for the kept copy that the group is built around
+  reference, kept   under a --reference DIR; kept (representative or reference)
+--format jsonl: the same fields, one pair or (with --cluster) one group
+{\"group\":…,\"files\":[…]} per line; a path that is not UTF-8 is written lossily
+plus \"<field>_bytes\": [its bytes].
+
 NORMALISATION (default): UTF-8 decoded lossily, full Unicode lowercase, every
 whitespace run replaced by one space, trimmed. Words are maximal runs of
 alphanumeric characters. A file shorter than one shingle is never paired.
@@ -56,6 +72,7 @@ EXIT STATUS:
   1    finished, but some files were skipped because of errors (warnings on stderr
        name each file); the output is complete for all other files
   2    usage error or fatal error; no output written
+  3    with --exit-code: every file was read and nothing was found (then 0 means found)
   130  interrupted (SIGINT/SIGTERM); no output file written";
 
 /// Find near-duplicate files under one or more directories and write the
@@ -162,6 +179,9 @@ pub struct Args {
     /// Also name each file that takes no part in pairing without an error (binary, shorter than one shingle).
     #[arg(long, short = 'v', help_heading = "Output")]
     pub verbose: bool,
+
+    #[command(flatten)]
+    pub report: ReportArgs,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -191,14 +211,15 @@ enum ThresholdSource {
 }
 
 pub fn run(args: Args) -> Result<i32> {
-    let (config, threshold_source) = configure(&args)?;
+    let (mut config, threshold_source) = configure(&args)?;
+    let report = Report::from_args(&args.report, &mut config.roots)?;
     let mut sink = Sink::create(args.output.as_deref())?;
     output::install_interrupt_handler();
 
     let started = Instant::now();
     let ui = Ui::new(args.quiet, args.verbose);
-    let outcome = pipeline::scan(&config, &ui);
-    write_pairs_csv(&outcome, &mut sink)?;
+    let mut outcome = pipeline::scan(&config, &ui);
+    let reported = report.write(&mut outcome, config.threshold, &mut sink)?;
     sink.commit()?;
 
     if !args.quiet {
@@ -212,11 +233,15 @@ pub fn run(args: Args) -> Result<i32> {
             )
         );
     }
-    Ok(if outcome.stats.errors > 0 {
+    if !args.quiet {
+        eprintln!("{}", reported.summary());
+    }
+    let status = if outcome.stats.errors > 0 {
         exit::PARTIAL
     } else {
         exit::OK
-    })
+    };
+    Ok(report.exit_status(status, &reported))
 }
 
 /// Turns arguments into a validated configuration before any work starts.
@@ -324,45 +349,6 @@ fn globs(patterns: &[String], flag: &str) -> Result<Option<GlobSet>> {
         set.add(glob);
     }
     Ok(Some(set.build()?))
-}
-
-/// The CSV schema documented in `--help` and README.md.
-pub const PAIRS_HEADER: [&str; 7] = [
-    "a",
-    "b",
-    "similarity",
-    "estimate",
-    "shingles_a",
-    "shingles_b",
-    "shared",
-];
-
-fn write_pairs_csv(outcome: &ScanOutcome, sink: &mut Sink) -> Result<()> {
-    let mut csv = csv::WriterBuilder::new().from_writer(sink);
-    csv.write_record(PAIRS_HEADER)?;
-    for pair in &outcome.pairs {
-        let (a, b) = (
-            &outcome.documents[pair.a as usize],
-            &outcome.documents[pair.b as usize],
-        );
-        csv.write_record([
-            a.path.as_os_str().as_bytes(),
-            b.path.as_os_str().as_bytes(),
-            format!("{:.6}", pair.similarity).as_bytes(),
-            pair.estimate
-                .map(|e| format!("{e:.6}"))
-                .unwrap_or_default()
-                .as_bytes(),
-            a.shingles.to_string().as_bytes(),
-            b.shingles.to_string().as_bytes(),
-            pair.shared
-                .map(|s| s.to_string())
-                .unwrap_or_default()
-                .as_bytes(),
-        ])?;
-    }
-    csv.flush()?;
-    Ok(())
 }
 
 fn summary(

@@ -1,90 +1,820 @@
-//! Reading one file's bytes. (Simple read path; the SIGBUS-guarded mapping for
-//! large files replaces it.)
+//! Read one file's bytes without ever crashing or hanging the process.
+//!
+//! Role: the "read" stage of the pipeline (walk → **read** → normalise → …). It is
+//! the only place that turns a path into bytes. Input: a path (from the walk) and
+//! [`ReadOptions`]. Output: [`Contents`], which derefs to `[u8]`, or a
+//! [`ReadError`] whose `Display` is a short human reason for a warning line
+//! (`permission denied`, `not a regular file`,
+//! `shrank while being read (expected 4096 bytes, got 100)`).
+//!
+//! # Contract
+//!
+//! * The bytes are the first `len` bytes of the file, where `len` is the size
+//!   `fstat` reported on the opened handle. A file that grows afterwards is not
+//!   followed; a file that shrinks during a plain read is [`ReadError::Shrank`]
+//!   at once.
+//! * Any change after open (size or mtime differ on the *same* handle, or a
+//!   mapped page vanished) is reported by [`Contents::verify_unchanged`], which
+//!   the caller runs **after** it has finished with the bytes and **before** it
+//!   trusts any conclusion drawn from them (including [`looks_binary`]: pages of
+//!   a truncated mapping read as zeros, which look binary). So a growing log file
+//!   is reported as changed rather than silently half-read.
+//! * Only regular files are read. The path is opened with
+//!   `O_RDONLY|O_NONBLOCK|O_NOCTTY|O_CLOEXEC` and the *handle* is `fstat`ed, so a
+//!   path that became a FIFO, socket or device after the walk returns
+//!   [`ReadError::NotRegularFile`] instead of blocking (`open` of a FIFO without
+//!   `O_NONBLOCK` waits for a writer) or grabbing a terminal.
+//!
+//! # Read or map
+//!
+//! Files of at least [`ReadOptions::mmap_min_size`] bytes are memory-mapped
+//! (memmap2), smaller ones are read into a `Vec`. Empty files are always read:
+//! a zero-length mapping is an error. If the file system refuses `mmap` or the
+//! guard registry (below) is full, the file is read instead; the caller cannot
+//! tell except through [`Contents::is_mapped`].
+//!
+//! # Why mapping is safe here: the SIGBUS guard (Linux)
+//!
+//! Touching a page of a shared file mapping that lies beyond the file's current
+//! end (another process truncated it) or whose read failed (I/O error, NFS gone)
+//! makes the kernel send SIGBUS to the touching thread; the default action kills
+//! the process. Rust's `&[u8]` over such a mapping is therefore only sound if
+//! something catches that fault. This module does:
+//!
+//! 1. Once per process ([`std::sync::Once`]) it records the current SIGBUS
+//!    action and installs `on_sigbus` with `SA_SIGINFO|SA_ONSTACK` (`ONSTACK` so
+//!    that it runs on the alternate stack Rust sets up for its own stack-overflow
+//!    handler, which is also a SIGBUS handler — we chain to it).
+//! 2. Every mapping is registered in a fixed array of [`REGISTRY_SLOTS`] slots
+//!    before any byte of it is handed out, and unregistered *before* it is
+//!    unmapped. A slot holds the range behind a seqlock, plus a `faulted` flag.
+//!    All of it is plain atomics: no locks, no allocation.
+//! 3. The handler looks only at kernel-generated faults (`si_code` `BUS_ADRERR`
+//!    or `BUS_OBJERR`). If `si_addr` lies in a registered range, it maps
+//!    anonymous zero pages with `MAP_FIXED` over the faulting page up to the end
+//!    of that mapping, sets the slot's `faulted` flag and returns: the faulting
+//!    load is restarted and now reads zero. Replacing the rest of the mapping at
+//!    once (not just one page) means a whole truncated tail costs one signal, not
+//!    one per page; those bytes are untrustworthy anyway once a fault was seen.
+//! 4. Any other SIGBUS is never swallowed: the handler calls the previous handler
+//!    (Rust's stack-overflow check, which resets SIGBUS to the default and
+//!    returns), or itself resets SIGBUS to `SIG_DFL` and returns, so that the
+//!    faulting instruction runs again and the process dies as it would have
+//!    without us.
+//!
+//! Safety argument. The handler calls only `mmap` and `sigaction` (thin system
+//! call wrappers; `sigaction` is on POSIX's async-signal-safe list, glibc's and
+//! musl's `mmap` are a bare syscall), reads atomics, and saves/restores `errno`.
+//! It never retries a seqlock read: a slot that is being written is treated as
+//! no match, which cannot miss a real fault because a slot is stable for as long
+//! as its mapping can be touched (published before the `Contents` exists,
+//! withdrawn only in `Drop`, when no borrow of the bytes can be alive). A
+//! registered range is ours, so the `MAP_FIXED` can only replace pages of our
+//! own read-only mapping, which `munmap` in `Drop` then removes together with
+//! the rest. If the rescue `mmap` itself fails (out of memory), the fault is
+//! treated as foreign and the process dies with SIGBUS — the same outcome as
+//! without the guard. Limits: a library that later replaces our SIGBUS handler
+//! without chaining disables the guard; on other platforms than Linux files are
+//! always read, never mapped.
 
 use std::fmt;
-use std::fs::File;
-use std::io::Read;
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read};
 use std::ops::Deref;
-use std::os::unix::fs::OpenOptionsExt;
+#[cfg(unix)]
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::Path;
 
-#[derive(Clone, Debug)]
+/// Number of leading bytes [`looks_binary`] inspects. 8 KiB is two pages, the
+/// same order as git's `buffer_is_binary` (8000 bytes), and small enough that
+/// for a mapped file the check faults in at most two pages before the file can
+/// be skipped.
+pub const BINARY_SNIFF_LEN: usize = 8 * 1024;
+
+/// Most mappings that can be alive at once. The pipeline holds one `Contents` per
+/// worker thread, so this is far more than needed; beyond it files are read.
+pub const REGISTRY_SLOTS: usize = 256;
+
+/// How [`read_file`] gets the bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReadOptions {
+    /// Files at least this large are memory-mapped, smaller ones read into memory.
+    /// `0` maps every non-empty file; `u64::MAX` never maps.
     pub mmap_min_size: u64,
 }
 
-impl Default for ReadOptions {
-    fn default() -> Self {
+impl ReadOptions {
+    /// The default threshold, 1 MiB, from `bench/read_vs_mmap.sh` (hot cache,
+    /// 2 threads, 128 MiB per size class): `read` wins clearly up to 256 KiB
+    /// (64 KiB files: mapping is 1.4–1.7× slower; mapping *every* file of the
+    /// debian-docs and django-docs corpora is 2× slower, because `mmap`, the
+    /// page faults and `munmap` cost more than copying a few KiB), the two tie
+    /// at 1–2 MiB, and from 4 MiB mapping wins (16–64 MiB files: 1.7–4× faster,
+    /// because `read` must also allocate and fault in a fresh buffer as large as
+    /// the file). At 1 MiB nothing is lost in time, and large files stop costing
+    /// a private copy of their size per worker thread.
+    pub const DEFAULT_MMAP_MIN_SIZE: u64 = 1024 * 1024;
+
+    /// Never memory-map; every file is read into a `Vec`.
+    pub fn never_mmap() -> Self {
         ReadOptions {
             mmap_min_size: u64::MAX,
         }
     }
 }
 
-pub struct Contents {
-    bytes: Vec<u8>,
-}
-
-impl Deref for Contents {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        &self.bytes
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions {
+            mmap_min_size: Self::DEFAULT_MMAP_MIN_SIZE,
+        }
     }
 }
 
-impl Contents {
-    pub fn verify_unchanged(&self) -> Result<(), ReadError> {
-        Ok(())
-    }
-}
-
+/// Why a file's bytes could not be (trusted to be) read.
 #[derive(Debug)]
 pub enum ReadError {
-    Io(std::io::Error),
+    /// `open`, `fstat`, `read` or `mmap` failed (missing, permission, I/O error).
+    Io(io::Error),
+    /// The path is a directory, FIFO, socket or device, not a regular file.
     NotRegularFile,
+    /// The file is now shorter than when it was opened.
     Shrank { expected: u64, actual: u64 },
+    /// The file's size or modification time changed after it was opened.
+    Changed,
+    /// A page of the mapping could not be read (SIGBUS absorbed) although the
+    /// file did not shrink: an I/O error underneath, or it shrank and regrew.
+    MapFault,
 }
 
 impl fmt::Display for ReadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ReadError::Io(e) => write!(f, "{e}"),
-            ReadError::NotRegularFile => write!(f, "not a regular file"),
-            ReadError::Shrank { expected, actual } => {
-                write!(
-                    f,
-                    "shrank while being read (expected {expected} bytes, got {actual})"
+            ReadError::Io(e) => f.write_str(&io_reason(e)),
+            ReadError::NotRegularFile => f.write_str("not a regular file"),
+            ReadError::Shrank { expected, actual } => write!(
+                f,
+                "shrank while being read (expected {expected} bytes, got {actual})"
+            ),
+            ReadError::Changed => f.write_str("changed while being read"),
+            ReadError::MapFault => f.write_str("read error in memory-mapped file"),
+        }
+    }
+}
+
+impl std::error::Error for ReadError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ReadError::Io(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<io::Error> for ReadError {
+    fn from(e: io::Error) -> Self {
+        ReadError::Io(e)
+    }
+}
+
+/// `Permission denied (os error 13)` → `permission denied`: warnings already name
+/// the path, the errno number helps nobody.
+fn io_reason(e: &io::Error) -> String {
+    let s = e.to_string();
+    let s = match s.rfind(" (os error ") {
+        Some(i) if s.ends_with(')') => &s[..i],
+        _ => &s[..],
+    };
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(c) => c.to_lowercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// True if the first [`BINARY_SNIFF_LEN`] bytes contain a NUL byte. Text in any
+/// ASCII-compatible encoding (UTF-8, Latin-1) has none; UTF-16 text counts as
+/// binary, as it does for git and grep.
+pub fn looks_binary(bytes: &[u8]) -> bool {
+    bytes[..bytes.len().min(BINARY_SNIFF_LEN)].contains(&0)
+}
+
+/// A file's bytes: an owned buffer or a guarded read-only mapping. Keeps the file
+/// handle open so that [`Contents::verify_unchanged`] can `fstat` the very inode
+/// that was read.
+pub struct Contents {
+    data: Data,
+    file: File,
+    snapshot: Snapshot,
+}
+
+enum Data {
+    Owned(Vec<u8>),
+    #[cfg(target_os = "linux")]
+    Mapped(guard::GuardedMap),
+}
+
+/// What `fstat` said at open; compared again by `verify_unchanged`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Snapshot {
+    size: u64,
+    mtime: (i64, i64),
+}
+
+impl Snapshot {
+    fn of(meta: &std::fs::Metadata) -> Self {
+        #[cfg(unix)]
+        let mtime = (meta.mtime(), meta.mtime_nsec());
+        #[cfg(not(unix))]
+        let mtime = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or((0, 0), |d| (d.as_secs() as i64, d.subsec_nanos() as i64));
+        Snapshot {
+            size: meta.len(),
+            mtime,
+        }
+    }
+}
+
+impl Deref for Contents {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match &self.data {
+            Data::Owned(v) => v,
+            #[cfg(target_os = "linux")]
+            Data::Mapped(m) => m.bytes(),
+        }
+    }
+}
+
+impl fmt::Debug for Contents {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Contents")
+            .field("len", &self.len())
+            .field("mapped", &self.is_mapped())
+            .finish()
+    }
+}
+
+impl Contents {
+    /// Whether the bytes come from a memory mapping (else from a `read` copy).
+    pub fn is_mapped(&self) -> bool {
+        match &self.data {
+            Data::Owned(_) => false,
+            #[cfg(target_os = "linux")]
+            Data::Mapped(_) => true,
+        }
+    }
+
+    /// After the caller has finished using the bytes: `Err` if the file shrank or
+    /// was truncated while mapped (a SIGBUS was absorbed: the bytes contain
+    /// zeros that are not in the file), or if its size or mtime changed since
+    /// open (checked with `fstat` on the kept handle, so a rename or a new file
+    /// at the same path does not count). Mtime resolution is the file system's,
+    /// so a rewrite to the same size within one timestamp tick of the previous
+    /// write can go unnoticed.
+    pub fn verify_unchanged(&self) -> Result<(), ReadError> {
+        let now = Snapshot::of(&self.file.metadata()?);
+        let expected = self.snapshot.size;
+        if now.size < expected {
+            return Err(ReadError::Shrank {
+                expected,
+                actual: now.size,
+            });
+        }
+        if now != self.snapshot {
+            return Err(ReadError::Changed);
+        }
+        if self.faulted() {
+            return Err(ReadError::MapFault);
+        }
+        Ok(())
+    }
+
+    fn faulted(&self) -> bool {
+        match &self.data {
+            Data::Owned(_) => false,
+            #[cfg(target_os = "linux")]
+            Data::Mapped(m) => m.faulted(),
+        }
+    }
+}
+
+/// Read (or map) the regular file at `path`. Never blocks on FIFOs or devices,
+/// never lets a concurrent truncation crash the process; see the module docs.
+pub fn read_file(path: &Path, opts: &ReadOptions) -> Result<Contents, ReadError> {
+    let file = open_nonblocking(path)?;
+    let meta = file.metadata()?;
+    if !meta.file_type().is_file() {
+        return Err(ReadError::NotRegularFile);
+    }
+    // O_NONBLOCK was only there to make `open` itself safe; for a regular file it
+    // is meaningless on local file systems, but FUSE passes it to the daemon.
+    #[cfg(unix)]
+    clear_nonblocking(&file)?;
+    let snapshot = Snapshot::of(&meta);
+    let size = snapshot.size;
+    let len = usize::try_from(size).map_err(|_| {
+        ReadError::Io(io::Error::new(
+            io::ErrorKind::FileTooLarge,
+            "file too large for this platform's address space",
+        ))
+    })?;
+
+    #[cfg(target_os = "linux")]
+    if size > 0
+        && size >= opts.mmap_min_size
+        && let Some(map) = guard::GuardedMap::new(&file, len)
+    {
+        return Ok(Contents {
+            data: Data::Mapped(map),
+            file,
+            snapshot,
+        });
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = opts;
+
+    let mut buf = Vec::new();
+    buf.try_reserve_exact(len)
+        .map_err(|_| io::Error::new(io::ErrorKind::OutOfMemory, "file too large to read"))?;
+    // `take`: a file that grew after fstat is read only up to the size we saw, so
+    // the bytes always match the snapshot that verify_unchanged compares against.
+    (&file).take(size).read_to_end(&mut buf)?;
+    if (buf.len() as u64) < size {
+        return Err(ReadError::Shrank {
+            expected: size,
+            actual: buf.len() as u64,
+        });
+    }
+    Ok(Contents {
+        data: Data::Owned(buf),
+        file,
+        snapshot,
+    })
+}
+
+#[cfg(unix)]
+fn open_nonblocking(path: &Path) -> io::Result<File> {
+    OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn open_nonblocking(path: &Path) -> io::Result<File> {
+    OpenOptions::new().read(true).open(path)
+}
+
+#[cfg(unix)]
+fn clear_nonblocking(file: &File) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let fd = file.as_raw_fd();
+    // SAFETY: fcntl on a descriptor we own, with integer arguments only.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if flags & libc::O_NONBLOCK != 0
+            && libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) < 0
+        {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+/// The SIGBUS guard: registry of live mappings and the signal handler. See the
+/// module docs for the design and the safety argument.
+#[cfg(target_os = "linux")]
+mod guard {
+    use super::REGISTRY_SLOTS;
+    use memmap2::{Mmap, MmapOptions};
+    use std::fs::File;
+    use std::mem::ManuallyDrop;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering, fence};
+    use std::sync::{Once, OnceLock};
+
+    /// One registered mapping. `start`/`len` are guarded by the seqlock `seq`
+    /// (odd while being written); only the slot's owner writes them.
+    struct Slot {
+        owner: AtomicBool,
+        seq: AtomicUsize,
+        start: AtomicUsize,
+        len: AtomicUsize,
+        faulted: AtomicBool,
+    }
+
+    impl Slot {
+        const fn new() -> Self {
+            Slot {
+                owner: AtomicBool::new(false),
+                seq: AtomicUsize::new(0),
+                start: AtomicUsize::new(0),
+                len: AtomicUsize::new(0),
+                faulted: AtomicBool::new(false),
+            }
+        }
+
+        /// Owner only.
+        fn publish(&self, start: usize, len: usize) {
+            let s = self.seq.load(Ordering::Relaxed);
+            self.seq.store(s.wrapping_add(1), Ordering::Relaxed);
+            fence(Ordering::Release);
+            self.start.store(start, Ordering::Relaxed);
+            self.len.store(len, Ordering::Relaxed);
+            self.seq.store(s.wrapping_add(2), Ordering::Release);
+        }
+
+        /// Async-signal-safe, never spins: a slot in the middle of an update reads
+        /// as empty (it cannot be the one being touched; see module docs).
+        fn range(&self) -> Option<(usize, usize)> {
+            let s1 = self.seq.load(Ordering::Acquire);
+            if s1 & 1 == 1 {
+                return None;
+            }
+            let start = self.start.load(Ordering::Relaxed);
+            let len = self.len.load(Ordering::Relaxed);
+            fence(Ordering::Acquire);
+            let s2 = self.seq.load(Ordering::Relaxed);
+            (s1 == s2 && start != 0).then_some((start, len))
+        }
+    }
+
+    static REGISTRY: [Slot; REGISTRY_SLOTS] = [const { Slot::new() }; REGISTRY_SLOTS];
+    static PAGE_SIZE: AtomicUsize = AtomicUsize::new(0);
+    static PREVIOUS: OnceLock<libc::sigaction> = OnceLock::new();
+    static INSTALL: Once = Once::new();
+    static INSTALLED: AtomicBool = AtomicBool::new(false);
+
+    fn install() -> bool {
+        INSTALL.call_once(|| {
+            // SAFETY: plain libc calls with valid, zero-initialised out-parameters.
+            unsafe {
+                let page = libc::sysconf(libc::_SC_PAGESIZE);
+                if page <= 0 || (page as usize) & (page as usize - 1) != 0 {
+                    return;
+                }
+                PAGE_SIZE.store(page as usize, Ordering::Relaxed);
+                let mut old: libc::sigaction = std::mem::zeroed();
+                if libc::sigaction(libc::SIGBUS, std::ptr::null(), &mut old) != 0 {
+                    return;
+                }
+                // Set before installing, so the handler always finds it.
+                let _ = PREVIOUS.set(old);
+                let mut new: libc::sigaction = std::mem::zeroed();
+                new.sa_sigaction = on_sigbus as *const () as libc::sighandler_t;
+                new.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK;
+                libc::sigemptyset(&mut new.sa_mask);
+                if libc::sigaction(libc::SIGBUS, &new, std::ptr::null_mut()) == 0 {
+                    INSTALLED.store(true, Ordering::Release);
+                }
+            }
+        });
+        INSTALLED.load(Ordering::Acquire)
+    }
+
+    fn claim_slot() -> Option<usize> {
+        (0..REGISTRY_SLOTS).find(|&i| {
+            REGISTRY[i]
+                .owner
+                .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+                .is_ok()
+        })
+    }
+
+    /// A read-only mapping registered with the SIGBUS guard for its whole life.
+    pub(super) struct GuardedMap {
+        map: ManuallyDrop<Mmap>,
+        slot: usize,
+    }
+
+    impl GuardedMap {
+        /// `None` if the guard cannot be installed, the registry is full or the
+        /// file system refuses `mmap`: the caller then reads the file instead.
+        pub(super) fn new(file: &File, len: usize) -> Option<GuardedMap> {
+            if len == 0 || !install() {
+                return None;
+            }
+            let slot = claim_slot()?;
+            // SAFETY: the mapping is read-only and private to this value; memory
+            // safety against concurrent truncation is what the guard provides: the
+            // range is registered below before any byte is exposed.
+            let map = match unsafe { MmapOptions::new().len(len).map(file) } {
+                Ok(m) => m,
+                Err(_) => {
+                    REGISTRY[slot].owner.store(false, Ordering::Release);
+                    return None;
+                }
+            };
+            let s = &REGISTRY[slot];
+            s.faulted.store(false, Ordering::Relaxed);
+            s.publish(map.as_ptr() as usize, map.len());
+            // Read-once access: let the kernel read ahead aggressively and drop
+            // pages behind us. Advice only, so a failure changes nothing.
+            let _ = map.advise(memmap2::Advice::Sequential);
+            Some(GuardedMap {
+                map: ManuallyDrop::new(map),
+                slot,
+            })
+        }
+
+        pub(super) fn bytes(&self) -> &[u8] {
+            &self.map
+        }
+
+        pub(super) fn faulted(&self) -> bool {
+            REGISTRY[self.slot].faulted.load(Ordering::Acquire)
+        }
+    }
+
+    impl Drop for GuardedMap {
+        fn drop(&mut self) {
+            let s = &REGISTRY[self.slot];
+            // Withdraw the range before munmap, so the handler never acts on an
+            // address range that may already belong to someone else.
+            s.publish(0, 0);
+            // SAFETY: dropped exactly once, here; nothing borrows it any more.
+            unsafe { ManuallyDrop::drop(&mut self.map) };
+            s.owner.store(false, Ordering::Release);
+        }
+    }
+
+    extern "C" fn on_sigbus(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut libc::c_void) {
+        // SAFETY: errno is thread-local; we restore it so the interrupted code
+        // never sees our mmap's errno.
+        let errno_ptr = unsafe { libc::__errno_location() };
+        let saved_errno = unsafe { *errno_ptr };
+        let rescued = unsafe { rescue(info) };
+        unsafe { *errno_ptr = saved_errno };
+        if !rescued {
+            unsafe { chain(sig, info, ctx) };
+        }
+    }
+
+    /// If the fault is in one of our mappings, replace the rest of that mapping
+    /// with zero pages and flag it. Returns whether it did.
+    unsafe fn rescue(info: *mut libc::siginfo_t) -> bool {
+        if info.is_null() {
+            return false;
+        }
+        // SAFETY: the kernel passes a valid siginfo_t with SA_SIGINFO.
+        let (code, addr) = unsafe { ((*info).si_code, (*info).si_addr() as usize) };
+        if code != libc::BUS_ADRERR && code != libc::BUS_OBJERR {
+            return false;
+        }
+        let page = PAGE_SIZE.load(Ordering::Relaxed);
+        if page == 0 {
+            return false;
+        }
+        for slot in REGISTRY.iter() {
+            let Some((start, len)) = slot.range() else {
+                continue;
+            };
+            let end = (start + len).next_multiple_of(page);
+            if addr < start || addr >= end {
+                continue;
+            }
+            let from = addr & !(page - 1);
+            // SAFETY: [from, end) lies inside our own live read-only mapping.
+            let r = unsafe {
+                libc::mmap(
+                    from as *mut libc::c_void,
+                    end - from,
+                    libc::PROT_READ,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED,
+                    -1,
+                    0,
                 )
+            };
+            if r == libc::MAP_FAILED {
+                return false;
+            }
+            slot.faulted.store(true, Ordering::Release);
+            return true;
+        }
+        false
+    }
+
+    /// Hand a foreign SIGBUS to whoever had it before us, or restore the default
+    /// action so that returning re-executes the fault and kills the process.
+    unsafe fn chain(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut libc::c_void) {
+        let prev = PREVIOUS.get();
+        let handler = prev.map_or(libc::SIG_DFL, |p| p.sa_sigaction);
+        if handler == libc::SIG_DFL || handler == libc::SIG_IGN {
+            // SAFETY: sigaction is async-signal-safe; the struct is zeroed = SIG_DFL.
+            unsafe {
+                let mut dfl: libc::sigaction = std::mem::zeroed();
+                dfl.sa_sigaction = libc::SIG_DFL;
+                libc::sigaction(sig, &dfl, std::ptr::null_mut());
+            }
+            return;
+        }
+        let siginfo = prev.is_some_and(|p| p.sa_flags & libc::SA_SIGINFO != 0);
+        // SAFETY: the previous handler was installed for this signal with these
+        // flags, so calling it with the same arguments is what the kernel would do.
+        unsafe {
+            if siginfo {
+                let f: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) =
+                    std::mem::transmute(handler);
+                f(sig, info, ctx);
+            } else {
+                let f: extern "C" fn(libc::c_int) = std::mem::transmute(handler);
+                f(sig);
             }
         }
     }
 }
 
-impl std::error::Error for ReadError {}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
 
-pub fn read_file(path: &Path, _opts: &ReadOptions) -> Result<Contents, ReadError> {
-    let mut file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(path)
-        .map_err(ReadError::Io)?;
-    let meta = file.metadata().map_err(ReadError::Io)?;
-    if !meta.is_file() {
-        return Err(ReadError::NotRegularFile);
+    fn write_file(dir: &Path, name: &str, bytes: &[u8]) -> std::path::PathBuf {
+        let p = dir.join(name);
+        std::fs::write(&p, bytes).unwrap();
+        p
     }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    (&mut file as &mut File)
-        .read_to_end(&mut bytes)
-        .map_err(ReadError::Io)?;
-    if (bytes.len() as u64) < meta.len() {
-        return Err(ReadError::Shrank {
-            expected: meta.len(),
-            actual: bytes.len() as u64,
+
+    fn force_mmap() -> ReadOptions {
+        ReadOptions { mmap_min_size: 0 }
+    }
+
+    #[test]
+    fn small_file_is_read_exactly() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = write_file(dir.path(), "a.txt", b"hello world\n");
+        let c = read_file(&p, &ReadOptions::default()).unwrap();
+        assert_eq!(&*c, b"hello world\n");
+        assert!(!c.is_mapped());
+        c.verify_unchanged().unwrap();
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn large_file_is_mapped_and_identical() {
+        let dir = tempfile::tempdir().unwrap();
+        let bytes: Vec<u8> = (0..100_000u32).map(|i| (i % 251) as u8 + 1).collect();
+        let p = write_file(dir.path(), "big", &bytes);
+        let c = read_file(&p, &force_mmap()).unwrap();
+        assert!(c.is_mapped());
+        assert_eq!(&*c, &bytes[..]);
+        c.verify_unchanged().unwrap();
+        let never = read_file(&p, &ReadOptions::never_mmap()).unwrap();
+        assert!(!never.is_mapped());
+        assert_eq!(&*never, &bytes[..]);
+    }
+
+    #[test]
+    fn empty_file_uses_read_path_even_when_mapping_is_forced() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = write_file(dir.path(), "empty", b"");
+        let c = read_file(&p, &force_mmap()).unwrap();
+        assert!(c.is_empty());
+        assert!(!c.is_mapped());
+        c.verify_unchanged().unwrap();
+    }
+
+    #[test]
+    fn missing_file_is_io_not_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = read_file(&dir.path().join("gone"), &ReadOptions::default()).unwrap_err();
+        match &err {
+            ReadError::Io(e) => assert_eq!(e.kind(), io::ErrorKind::NotFound),
+            other => panic!("expected Io(NotFound), got {other:?}"),
+        }
+        assert_eq!(err.to_string(), "no such file or directory");
+    }
+
+    #[test]
+    fn directory_is_not_a_regular_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = read_file(dir.path(), &ReadOptions::default()).unwrap_err();
+        assert!(matches!(err, ReadError::NotRegularFile), "{err:?}");
+        assert_eq!(err.to_string(), "not a regular file");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn character_device_is_not_a_regular_file() {
+        let err = read_file(Path::new("/dev/null"), &ReadOptions::default()).unwrap_err();
+        assert!(matches!(err, ReadError::NotRegularFile), "{err:?}");
+    }
+
+    /// Regression guard for "open blocks on a FIFO with no writer": the read runs
+    /// in a thread and the test fails (instead of hanging) if it does not return.
+    #[cfg(unix)]
+    #[test]
+    fn fifo_is_rejected_without_blocking() {
+        use std::os::unix::ffi::OsStrExt;
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("fifo");
+        let c = std::ffi::CString::new(p.as_os_str().as_bytes()).unwrap();
+        // SAFETY: valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        let (tx, rx) = std::sync::mpsc::channel();
+        let p2 = p.clone();
+        std::thread::spawn(move || {
+            let _ = tx.send(read_file(&p2, &ReadOptions::default()).map(|_| ()));
         });
+        let res = rx
+            .recv_timeout(std::time::Duration::from_secs(30))
+            .expect("read_file blocked on a FIFO");
+        assert!(matches!(res, Err(ReadError::NotRegularFile)), "{res:?}");
     }
-    Ok(Contents { bytes })
-}
 
-pub fn looks_binary(bytes: &[u8]) -> bool {
-    bytes[..bytes.len().min(8192)].contains(&0)
+    #[test]
+    fn growth_after_open_keeps_the_opened_size_and_is_reported_as_changed() {
+        for opts in [ReadOptions::never_mmap(), force_mmap()] {
+            let dir = tempfile::tempdir().unwrap();
+            let p = write_file(dir.path(), "log", &[b'x'; 5000]);
+            let c = read_file(&p, &opts).unwrap();
+            let mut f = OpenOptions::new().append(true).open(&p).unwrap();
+            f.write_all(&[b'y'; 3000]).unwrap();
+            drop(f);
+            assert_eq!(c.len(), 5000);
+            assert!(c.iter().all(|&b| b == b'x'));
+            let err = c.verify_unchanged().unwrap_err();
+            assert!(matches!(err, ReadError::Changed), "{opts:?}: {err:?}");
+        }
+    }
+
+    /// The read path sees the truncation through the file (no signal involved);
+    /// the mapped path is tested in tests/read_guard.rs in a child process.
+    #[test]
+    fn truncation_after_open_on_read_path_is_shrank() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = write_file(dir.path(), "t", &[b'a'; 4096]);
+        let c = read_file(&p, &ReadOptions::never_mmap()).unwrap();
+        OpenOptions::new()
+            .write(true)
+            .open(&p)
+            .unwrap()
+            .set_len(100)
+            .unwrap();
+        let err = c.verify_unchanged().unwrap_err();
+        assert!(
+            matches!(
+                err,
+                ReadError::Shrank {
+                    expected: 4096,
+                    actual: 100
+                }
+            ),
+            "{err:?}"
+        );
+        assert_eq!(
+            err.to_string(),
+            "shrank while being read (expected 4096 bytes, got 100)"
+        );
+    }
+
+    #[test]
+    fn same_size_rewrite_is_changed() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = write_file(dir.path(), "r", b"aaaa");
+        let c = read_file(&p, &ReadOptions::never_mmap()).unwrap();
+        // Set an mtime that is certainly different, instead of sleeping past the
+        // file system's timestamp granularity.
+        let f = OpenOptions::new().write(true).open(&p).unwrap();
+        f.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000))
+            .unwrap();
+        assert!(matches!(c.verify_unchanged(), Err(ReadError::Changed)));
+    }
+
+    #[test]
+    fn io_reasons_are_short_and_lowercase() {
+        let e = ReadError::Io(io::Error::from_raw_os_error(libc::EACCES));
+        assert_eq!(e.to_string(), "permission denied");
+        let e = ReadError::Io(io::Error::from_raw_os_error(libc::EIO));
+        assert_eq!(e.to_string(), "input/output error");
+        let e = ReadError::Io(io::Error::other("Custom thing"));
+        assert_eq!(e.to_string(), "custom thing");
+        assert_eq!(ReadError::Changed.to_string(), "changed while being read");
+    }
+
+    #[test]
+    fn binary_detection_looks_at_the_first_block_only() {
+        assert!(!looks_binary(b""));
+        assert!(!looks_binary("plain text, ünïcode ✓\n".as_bytes()));
+        assert!(looks_binary(b"ELF\0\x01\x02"));
+        let mut late = vec![b'a'; BINARY_SNIFF_LEN];
+        late.push(0);
+        assert!(
+            !looks_binary(&late),
+            "NUL after the sniffed block must not count"
+        );
+        late[BINARY_SNIFF_LEN - 1] = 0;
+        assert!(
+            looks_binary(&late),
+            "NUL at the last sniffed byte must count"
+        );
+        let utf16: Vec<u8> = "hi".encode_utf16().flat_map(u16::to_le_bytes).collect();
+        assert!(looks_binary(&utf16));
+    }
 }

@@ -1,0 +1,131 @@
+//! Writers for groups of near-duplicates: CSV (one row per file) and JSON Lines
+//! (one object per group). Group ids count from 1 in output order; the
+//! representative (the kept copy) is the first file of its group.
+
+use std::io::Write;
+use std::os::unix::ffi::OsStrExt;
+
+use anyhow::Result;
+use simfind::cluster::{Clustering, Member};
+use simfind::pipeline::Document;
+
+use super::text::{json_path, json_str, rfc3339, similarity};
+
+/// The CSV schema documented in `--help` and README.md.
+pub const GROUPS_HEADER: [&str; 8] = [
+    "group",
+    "path",
+    "size",
+    "modified",
+    "similarity",
+    "representative",
+    "reference",
+    "kept",
+];
+
+fn bool_str(b: bool) -> &'static str {
+    if b { "true" } else { "false" }
+}
+
+pub fn write_csv(
+    documents: &[Document],
+    reference: &dyn Fn(u32) -> bool,
+    clustering: &Clustering,
+    limit: usize,
+    sink: &mut impl Write,
+) -> Result<()> {
+    let mut csv = csv::WriterBuilder::new().from_writer(sink);
+    csv.write_record(GROUPS_HEADER)?;
+    for (i, group) in clustering.groups().take(limit).enumerate() {
+        let id = (i + 1).to_string();
+        for m in group {
+            let d = &documents[m.doc as usize];
+            csv.write_record([
+                id.as_bytes(),
+                d.path.as_os_str().as_bytes(),
+                d.size.to_string().as_bytes(),
+                d.modified.map(rfc3339).unwrap_or_default().as_bytes(),
+                m.similarity.map(similarity).unwrap_or_default().as_bytes(),
+                bool_str(m.representative).as_bytes(),
+                bool_str(reference(m.doc)).as_bytes(),
+                bool_str(m.kept).as_bytes(),
+            ])?;
+        }
+    }
+    csv.flush()?;
+    Ok(())
+}
+
+/// `{"group":1,"files":[{"path":…,"size":…,"modified":…|null,"similarity":…|null,
+/// "representative":…,"reference":…,"kept":…},…]}` per line, files as in the CSV.
+pub fn write_jsonl(
+    documents: &[Document],
+    reference: &dyn Fn(u32) -> bool,
+    clustering: &Clustering,
+    limit: usize,
+    sink: &mut impl Write,
+) -> Result<()> {
+    for (i, group) in clustering.groups().take(limit).enumerate() {
+        write!(sink, "{{\"group\":{},\"files\":[", i + 1)?;
+        for (j, m) in group.iter().enumerate() {
+            if j > 0 {
+                sink.write_all(b",")?;
+            }
+            write_member(sink, &documents[m.doc as usize], m, reference(m.doc))?;
+        }
+        sink.write_all(b"]}\n")?;
+    }
+    Ok(())
+}
+
+fn write_member(sink: &mut impl Write, d: &Document, m: &Member, reference: bool) -> Result<()> {
+    sink.write_all(b"{")?;
+    json_path(sink, "path", d.path.as_os_str().as_bytes())?;
+    write!(sink, ",\"size\":{},\"modified\":", d.size)?;
+    match d.modified {
+        Some(t) => json_str(sink, &rfc3339(t))?,
+        None => sink.write_all(b"null")?,
+    }
+    sink.write_all(b",\"similarity\":")?;
+    match m.similarity {
+        Some(s) => sink.write_all(similarity(s).as_bytes())?,
+        None => sink.write_all(b"null")?,
+    }
+    write!(
+        sink,
+        ",\"representative\":{},\"reference\":{},\"kept\":{}}}",
+        m.representative, reference, m.kept
+    )?;
+    Ok(())
+}
+
+/// Paths of the files that are not kept, each followed by `separator`. With a
+/// newline separator a path containing a newline would read as two paths, so
+/// that is refused before anything is written.
+pub fn write_removable(
+    documents: &[Document],
+    clustering: &Clustering,
+    separator: u8,
+    limit: usize,
+    sink: &mut impl Write,
+) -> Result<()> {
+    let paths = || {
+        clustering
+            .removable()
+            .take(limit)
+            .map(|m| documents[m.doc as usize].path.as_os_str().as_bytes())
+    };
+    if separator == b'\n'
+        && let Some(bad) = paths().find(|p| p.contains(&b'\n'))
+    {
+        anyhow::bail!(
+            "cannot list {:?} one per line: the name contains a newline; use -0 (NUL-separated, for xargs -0)",
+            String::from_utf8_lossy(bad)
+        );
+    }
+    for path in paths() {
+        sink.write_all(path)?;
+        sink.write_all(&[separator])?;
+    }
+    Ok(())
+}

@@ -1,0 +1,465 @@
+//! The report stage of `scan`: from the verified pairs to what the user asked
+//! to see — the pairs, the groups, or only the removable paths — plus the
+//! summary lines about them and the exit status under `--exit-code`.
+//!
+//! Order of work: the `--min/--max-similarity` filters drop pairs first (so
+//! groups are built only from the pairs that pass); the histogram counts the
+//! pairs that remain; grouping ([`simfind::cluster`]) runs only when the output
+//! is made of groups; `--limit` cuts only what is written, never what the
+//! summary counts.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use clap::ValueEnum;
+use simfind::cluster::{self, KeepPolicy, Method, Params, SimilarityHistogram};
+use simfind::pipeline::{DocStatus, ScanOutcome};
+
+use crate::exit;
+use crate::output::{groups, pairs};
+
+/// Output and grouping options of `scan`, flattened into its arguments.
+#[derive(clap::Args, Debug)]
+pub struct ReportArgs {
+    /// What to write: pairs (CSV, one row per similar pair), clusters (CSV, one
+    /// row per file in a group of near-duplicates), or jsonl (JSON Lines: one
+    /// pair per line, or one group per line when --cluster is given).
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = FormatArg::Pairs, help_heading = "Output")]
+    pub format: FormatArg,
+
+    /// Print only the paths of the files that are not kept (one per line), to
+    /// feed a deletion you review: simfind itself never deletes anything.
+    #[arg(long, conflicts_with = "format", help_heading = "Output")]
+    pub list_removable: bool,
+
+    /// With --list-removable: end each path with NUL instead of a newline (for xargs -0).
+    #[arg(
+        short = '0',
+        long = "null",
+        requires = "list_removable",
+        help_heading = "Output"
+    )]
+    pub null: bool,
+
+    /// Only pairs with similarity ≥ S (0 ≤ S ≤ 1); applied before grouping.
+    #[arg(long, value_name = "S", help_heading = "Output")]
+    pub min_similarity: Option<f64>,
+
+    /// Only pairs with similarity ≤ S (0 ≤ S ≤ 1); applied before grouping.
+    #[arg(long, value_name = "S", help_heading = "Output")]
+    pub max_similarity: Option<f64>,
+
+    /// Write at most N records: pairs, groups, or paths with --list-removable.
+    /// The summary still counts everything.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), help_heading = "Output")]
+    pub limit: Option<u64>,
+
+    /// Exit with status 3 when nothing was found (no pair, group or removable
+    /// path to write) and every file was read, so that 0 means "found".
+    #[arg(long, help_heading = "Output")]
+    pub exit_code: bool,
+
+    /// How pairs become groups: center (every member at least as similar as the
+    /// threshold to its group's kept file; chains A~B~C never put A with an
+    /// unrelated C) or connected (connected components: chains merge)
+    /// [default: center].
+    #[arg(long, value_enum, value_name = "METHOD", help_heading = "Groups")]
+    pub cluster: Option<ClusterArg>,
+
+    /// Which file of each group is kept: newest or oldest (modification time;
+    /// unknown times lose), largest or smallest (bytes), shortest-path (bytes),
+    /// or first (first path in byte order). Ties go to the first path
+    /// [default: first].
+    #[arg(long, value_enum, value_name = "POLICY", help_heading = "Groups")]
+    pub keep: Option<KeepArg>,
+
+    /// Files under DIR are always kept and preferred as the kept copy of their
+    /// group (dedup new files against an archive). DIR is scanned too. Repeatable.
+    #[arg(long, value_name = "DIR", help_heading = "Groups")]
+    pub reference: Vec<PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    Pairs,
+    Clusters,
+    Jsonl,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ClusterArg {
+    Center,
+    Connected,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum KeepArg {
+    Newest,
+    Oldest,
+    Largest,
+    Smallest,
+    ShortestPath,
+    First,
+}
+
+/// What is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Output {
+    PairsCsv,
+    PairsJsonl,
+    GroupsCsv,
+    GroupsJsonl,
+    Removable { separator: u8 },
+}
+
+/// Validated report options.
+#[derive(Debug)]
+pub struct Report {
+    output: Output,
+    method: Method,
+    keep: KeepPolicy,
+    /// Canonical reference directories.
+    references: Vec<PathBuf>,
+    min_similarity: Option<f64>,
+    max_similarity: Option<f64>,
+    limit: usize,
+    exit_code: bool,
+}
+
+impl Report {
+    /// Checks the options before any work. Reference directories that are not
+    /// inside one of `roots` are added to them, so that their files are scanned.
+    pub fn from_args(args: &ReportArgs, roots: &mut Vec<PathBuf>) -> Result<Report> {
+        for (flag, value) in [
+            ("--min-similarity", args.min_similarity),
+            ("--max-similarity", args.max_similarity),
+        ] {
+            if let Some(s) = value
+                && !(0.0..=1.0).contains(&s)
+            {
+                bail!("{flag} must be between 0 and 1, got {s}");
+            }
+        }
+        if let (Some(min), Some(max)) = (args.min_similarity, args.max_similarity)
+            && min > max
+        {
+            bail!("--min-similarity ({min}) is larger than --max-similarity ({max})");
+        }
+        let output = match (args.list_removable, args.format, args.cluster) {
+            (true, _, _) => Output::Removable {
+                separator: if args.null { 0 } else { b'\n' },
+            },
+            (false, FormatArg::Pairs, _) => Output::PairsCsv,
+            (false, FormatArg::Clusters, _) => Output::GroupsCsv,
+            (false, FormatArg::Jsonl, None) => Output::PairsJsonl,
+            (false, FormatArg::Jsonl, Some(_)) => Output::GroupsJsonl,
+        };
+        let grouping = !matches!(output, Output::PairsCsv | Output::PairsJsonl);
+        if !grouping {
+            let given: Vec<&str> = [
+                (args.cluster.is_some(), "--cluster"),
+                (args.keep.is_some(), "--keep"),
+                (!args.reference.is_empty(), "--reference"),
+            ]
+            .into_iter()
+            .filter_map(|(given, flag)| given.then_some(flag))
+            .collect();
+            if !given.is_empty() {
+                bail!(
+                    "{} {} only to groups: add --format clusters or --list-removable{}",
+                    given.join(" and "),
+                    if given.len() == 1 { "applies" } else { "apply" },
+                    if args.format == FormatArg::Jsonl {
+                        " (or --cluster center for JSON Lines groups)"
+                    } else {
+                        ""
+                    }
+                );
+            }
+        }
+        let mut references = Vec::new();
+        if !args.reference.is_empty() {
+            let canonical_roots: Vec<PathBuf> = roots
+                .iter()
+                .map(|r| {
+                    r.canonicalize()
+                        .with_context(|| format!("cannot scan {}", r.display()))
+                })
+                .collect::<Result<_>>()?;
+            for dir in &args.reference {
+                let canonical = dir
+                    .canonicalize()
+                    .with_context(|| format!("cannot use --reference {}", dir.display()))?;
+                if !canonical.is_dir() {
+                    bail!("cannot use --reference {}: not a directory", dir.display());
+                }
+                if !canonical_roots.iter().any(|r| canonical.starts_with(r)) {
+                    roots.push(dir.clone());
+                }
+                references.push(canonical);
+            }
+        }
+        Ok(Report {
+            output,
+            method: match args.cluster.unwrap_or(ClusterArg::Center) {
+                ClusterArg::Center => Method::Center,
+                ClusterArg::Connected => Method::Connected,
+            },
+            keep: match args.keep.unwrap_or(KeepArg::First) {
+                KeepArg::Newest => KeepPolicy::Newest,
+                KeepArg::Oldest => KeepPolicy::Oldest,
+                KeepArg::Largest => KeepPolicy::Largest,
+                KeepArg::Smallest => KeepPolicy::Smallest,
+                KeepArg::ShortestPath => KeepPolicy::ShortestPath,
+                KeepArg::First => KeepPolicy::First,
+            },
+            references,
+            min_similarity: args.min_similarity,
+            max_similarity: args.max_similarity,
+            limit: args
+                .limit
+                .map_or(usize::MAX, |n| usize::try_from(n).unwrap_or(usize::MAX)),
+            exit_code: args.exit_code,
+        })
+    }
+
+    /// Filters, groups and writes; `threshold` is the scan's. Returns what the
+    /// summary and the exit status need.
+    pub fn write(
+        &self,
+        outcome: &mut ScanOutcome,
+        threshold: f64,
+        sink: &mut impl Write,
+    ) -> Result<Reported> {
+        let verified = outcome.pairs.len();
+        let (min, max) = (
+            self.min_similarity.unwrap_or(f64::NEG_INFINITY),
+            self.max_similarity.unwrap_or(f64::INFINITY),
+        );
+        if self.min_similarity.is_some() || self.max_similarity.is_some() {
+            outcome
+                .pairs
+                .retain(|p| p.similarity >= min && p.similarity <= max);
+        }
+        let histogram = SimilarityHistogram::from_pairs(&outcome.pairs);
+        let docs = &outcome.documents;
+        let pairs = &outcome.pairs;
+        let mut reported = Reported {
+            verified,
+            histogram,
+            filtered: self.min_similarity.is_some() || self.max_similarity.is_some(),
+            records: pairs.len(),
+            written: pairs.len().min(self.limit),
+            groups: None,
+        };
+        match self.output {
+            Output::PairsCsv => pairs::write_csv(docs, pairs.iter().take(self.limit), sink)?,
+            Output::PairsJsonl => pairs::write_jsonl(docs, pairs.iter().take(self.limit), sink)?,
+            Output::GroupsCsv | Output::GroupsJsonl | Output::Removable { .. } => {
+                let reference = self.reference_flags(outcome);
+                let members: Vec<cluster::Document> = docs
+                    .iter()
+                    .zip(&reference)
+                    .map(|(d, &reference)| cluster::Document {
+                        path: d.path.as_os_str().as_bytes(),
+                        size: d.size,
+                        modified: d.modified,
+                        reference,
+                    })
+                    .collect();
+                let params = Params {
+                    threshold: threshold.max(min),
+                    method: self.method,
+                    keep: self.keep,
+                };
+                let clustering = cluster::cluster(&members, pairs, &params);
+                let is_reference = |id: u32| reference[id as usize];
+                match self.output {
+                    Output::GroupsCsv => {
+                        groups::write_csv(docs, &is_reference, &clustering, self.limit, sink)?
+                    }
+                    Output::GroupsJsonl => {
+                        groups::write_jsonl(docs, &is_reference, &clustering, self.limit, sink)?
+                    }
+                    Output::Removable { separator } => {
+                        groups::write_removable(docs, &clustering, separator, self.limit, sink)?
+                    }
+                    _ => unreachable!("pairs are written above"),
+                }
+                reported.records = match self.output {
+                    Output::Removable { .. } => clustering.removable().count(),
+                    _ => clustering.len(),
+                };
+                reported.written = reported.records.min(self.limit);
+                reported.groups = Some(GroupSummary {
+                    method: self.method,
+                    keep: self.keep,
+                    summary: clustering.summary(&members),
+                    unit: if matches!(self.output, Output::Removable { .. }) {
+                        "paths"
+                    } else {
+                        "groups"
+                    },
+                });
+            }
+        }
+        Ok(reported)
+    }
+
+    /// Whether each document lies under a reference directory. Only documents
+    /// that have a pair matter, and directories are resolved once each.
+    fn reference_flags(&self, outcome: &ScanOutcome) -> Vec<bool> {
+        let mut flags = vec![false; outcome.documents.len()];
+        if self.references.is_empty() {
+            return flags;
+        }
+        let mut dirs: HashMap<&Path, bool> = HashMap::new();
+        for p in &outcome.pairs {
+            for id in [p.a, p.b] {
+                let doc = &outcome.documents[id as usize];
+                if doc.status != DocStatus::Read {
+                    continue;
+                }
+                let dir = doc.path.parent().unwrap_or(Path::new("."));
+                let under = *dirs.entry(dir).or_insert_with(|| match dir.canonicalize() {
+                    Ok(c) => self.references.iter().any(|r| c.starts_with(r)),
+                    // Cannot tell: keep the files rather than risk listing a
+                    // reference file as removable.
+                    Err(err) => {
+                        eprintln!(
+                            "simfind: warning: {}: cannot resolve ({err}); its files are kept as if under --reference",
+                            dir.display()
+                        );
+                        true
+                    }
+                });
+                flags[id as usize] = under;
+            }
+        }
+        flags
+    }
+
+    /// The exit status: the scan's, or with `--exit-code` [`exit::NONE_FOUND`]
+    /// when a complete run found nothing.
+    pub fn exit_status(&self, scan_status: i32, reported: &Reported) -> i32 {
+        if self.exit_code && scan_status == exit::OK && reported.records == 0 {
+            exit::NONE_FOUND
+        } else {
+            scan_status
+        }
+    }
+}
+
+/// What the report did, for the summary and the exit status.
+#[derive(Debug)]
+pub struct Reported {
+    /// Pairs the scan verified (before the filters).
+    verified: usize,
+    /// Similarities of the pairs that passed the filters.
+    histogram: SimilarityHistogram,
+    filtered: bool,
+    /// Records the output had before `--limit`: pairs, groups, or paths.
+    records: usize,
+    written: usize,
+    groups: Option<GroupSummary>,
+}
+
+#[derive(Debug)]
+struct GroupSummary {
+    method: Method,
+    keep: KeepPolicy,
+    summary: cluster::Summary,
+    unit: &'static str,
+}
+
+impl Reported {
+    /// The summary lines added after the scan's own.
+    pub fn summary(&self) -> String {
+        let mut lines = Vec::new();
+        let pairs = self.histogram.total();
+        let buckets: Vec<String> = self
+            .histogram
+            .shown_buckets()
+            .map(|b| {
+                if b.lower == b.upper {
+                    format!("1.0: {}", b.count)
+                } else {
+                    format!("{:.1}–{:.1}: {}", b.lower, b.upper, b.count)
+                }
+            })
+            .collect();
+        let filtered = if self.filtered {
+            format!(
+                " ({} of {} pass the similarity filters)",
+                pairs, self.verified
+            )
+        } else {
+            String::new()
+        };
+        lines.push(format!(
+            "simfind: similarity of {pairs} pairs{filtered}: {}",
+            buckets.join(", ")
+        ));
+        if let Some(g) = &self.groups {
+            let s = &g.summary;
+            lines.push(format!(
+                "simfind: {} groups ({}, keep {}): {} files in groups, {} removable, {} would be freed",
+                s.groups,
+                match g.method {
+                    Method::Center => "center",
+                    Method::Connected => "connected",
+                },
+                keep_name(g.keep),
+                s.files_in_groups,
+                s.removable_files,
+                human_bytes(s.removable_bytes),
+            ));
+        }
+        if self.written < self.records {
+            let unit = self.groups.as_ref().map_or("pairs", |g| g.unit);
+            lines.push(format!(
+                "simfind: --limit: wrote {} of {} {unit}",
+                self.written, self.records
+            ));
+        }
+        lines.join("\n")
+    }
+}
+
+fn keep_name(keep: KeepPolicy) -> &'static str {
+    match keep {
+        KeepPolicy::Newest => "newest",
+        KeepPolicy::Oldest => "oldest",
+        KeepPolicy::Largest => "largest",
+        KeepPolicy::Smallest => "smallest",
+        KeepPolicy::ShortestPath => "shortest-path",
+        KeepPolicy::First => "first",
+    }
+}
+
+/// Bytes with a decimal unit, as the scan summary's MB.
+fn human_bytes(n: u64) -> String {
+    match n {
+        0..1_000 => format!("{n} B"),
+        1_000..1_000_000 => format!("{:.1} kB", n as f64 / 1e3),
+        1_000_000..1_000_000_000 => format!("{:.1} MB", n as f64 / 1e6),
+        _ => format!("{:.1} GB", n as f64 / 1e9),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_for_people() {
+        assert_eq!(human_bytes(0), "0 B");
+        assert_eq!(human_bytes(999), "999 B");
+        assert_eq!(human_bytes(1_500), "1.5 kB");
+        assert_eq!(human_bytes(2_345_678), "2.3 MB");
+        assert_eq!(human_bytes(7_000_000_000), "7.0 GB");
+    }
+}

@@ -1,0 +1,117 @@
+//! The pipeline through the library API, on corpora made in temporary
+//! directories.
+
+mod util;
+
+use simfind::input::read::ReadOptions;
+use simfind::input::walk::WalkOptions;
+use simfind::lsh::Banding;
+use simfind::method::{Method, MethodChoice};
+use simfind::normalize::Normalization;
+use simfind::pipeline::{ScanConfig, Verification, scan};
+use simfind::progress::Silent;
+use simfind::shingle::{ShingleKind, Shingler, StopWords};
+use util::{prose, write};
+
+fn config(root: &std::path::Path, threshold: f64) -> ScanConfig {
+    ScanConfig {
+        roots: vec![root.to_path_buf()],
+        walk: WalkOptions::default(),
+        read: ReadOptions::default(),
+        include_binary: false,
+        normalization: Normalization::default(),
+        shingler: Shingler::new(ShingleKind::Char, 5, StopWords::default()),
+        banding: Banding { bands: 20, rows: 5 },
+        seed: 42,
+        threshold,
+        verification: Verification::Exact,
+        verify_memory: 1 << 30,
+        method: MethodChoice::Fixed(Method::Lsh),
+    }
+}
+
+#[test]
+fn two_thousand_copies_are_shingled_once_by_the_exact_method_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = prose(10, 400);
+    for i in 0..2000 {
+        write(dir.path(), &format!("copies/{i:04}.txt"), copy.as_bytes());
+    }
+    write(dir.path(), "other.txt", prose(11, 400).as_bytes());
+    let exact = ScanConfig {
+        method: MethodChoice::Fixed(Method::Exact),
+        ..config(dir.path(), 0.8)
+    };
+    let outcome = scan(&exact, &Silent);
+    assert_eq!(outcome.decision.method, Method::Exact);
+    assert_eq!(outcome.stats.signatures, 2, "one set per distinct content");
+    assert_eq!(outcome.stats.identical_files, 1999);
+    assert_eq!(outcome.pairs.len(), 2000 * 1999 / 2);
+    assert!(
+        outcome
+            .pairs
+            .iter()
+            .all(|p| p.similarity == 1.0 && p.estimate.is_none())
+    );
+}
+
+#[test]
+fn two_thousand_copies_are_signed_once_and_all_paired() {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = prose(10, 400);
+    for i in 0..2000 {
+        write(dir.path(), &format!("copies/{i:04}.txt"), copy.as_bytes());
+    }
+    write(dir.path(), "other.txt", prose(11, 400).as_bytes());
+    let outcome = scan(&config(dir.path(), 0.8), &Silent);
+    assert_eq!(outcome.stats.files, 2001);
+    assert_eq!(outcome.stats.signatures, 2, "one per distinct content");
+    assert_eq!(outcome.stats.identical_files, 1999);
+    assert_eq!(outcome.pairs.len(), 2000 * 1999 / 2);
+    assert!(
+        outcome
+            .pairs
+            .iter()
+            .all(|p| p.similarity == 1.0 && p.a < p.b)
+    );
+    assert!(
+        outcome
+            .pairs
+            .windows(2)
+            .all(|w| (w[0].a, w[0].b) < (w[1].a, w[1].b))
+    );
+    let copies = outcome
+        .documents
+        .iter()
+        .filter(|d| d.path.starts_with(dir.path().join("copies")));
+    assert!(
+        copies
+            .into_iter()
+            .all(|d| d.shingles == outcome.documents[0].shingles && d.shingles > 0)
+    );
+}
+
+#[test]
+fn a_near_copy_of_a_duplicated_file_pairs_with_every_copy() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = prose(12, 600);
+    for name in ["a.txt", "b.txt", "c.txt"] {
+        write(dir.path(), name, text.as_bytes());
+    }
+    let edited = text.replacen("river", "ocean", 1);
+    write(dir.path(), "edited.txt", edited.as_bytes());
+    let outcome = scan(&config(dir.path(), 0.8), &Silent);
+    let pairs: Vec<(u32, u32)> = outcome.pairs.iter().map(|p| (p.a, p.b)).collect();
+    // ids: a=0, b=1, c=2, edited=3; every pair among the four.
+    assert_eq!(pairs, vec![(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]);
+    let near: Vec<f64> = outcome
+        .pairs
+        .iter()
+        .filter(|p| p.b == 3)
+        .map(|p| p.similarity)
+        .collect();
+    assert!(
+        near.iter()
+            .all(|&s| s == near[0] && (0.8..1.0).contains(&s))
+    );
+}
