@@ -42,6 +42,8 @@ pub struct Cli {
 pub enum Command {
     Scan(cmd::scan::Args),
     Compare(cmd::compare::Args),
+    Curve(cmd::curve::Args),
+    Tune(cmd::tune::Args),
 }
 
 /// Parses a byte size: a whole number with an optional binary suffix K, M, G or

@@ -22,6 +22,7 @@ pub mod method;
 pub mod minhash;
 pub mod normalize;
 pub mod pipeline;
+pub mod plot;
 pub mod progress;
 pub mod scurve;
 pub mod shingle;

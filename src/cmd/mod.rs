@@ -3,7 +3,10 @@
 //! returns the exit code.
 
 pub mod compare;
+pub mod curve;
 pub mod scan;
+pub mod tune;
+pub mod values;
 
 use crate::cli::{Cli, Command};
 use crate::exit;
@@ -23,6 +26,8 @@ pub fn run(cli: Cli) -> i32 {
     let result = match cli.command {
         Command::Scan(args) => scan::run(args),
         Command::Compare(args) => compare::run(args),
+        Command::Curve(args) => curve::run(args),
+        Command::Tune(args) => tune::run(args),
     };
     match result {
         Ok(code) => code,

@@ -108,15 +108,17 @@ pub struct Args {
     #[arg(long, help_heading = "Shingles")]
     pub keep_whitespace: bool,
 
-    /// Number of LSH bands b [default: 20].
+    /// Number of LSH bands b [default: 20; with --threshold alone, chosen by `simfind tune`].
     #[arg(long, short = 'b', value_name = "B", help_heading = "LSH")]
     pub bands: Option<usize>,
 
-    /// Rows per band r; signatures have b × r values [default: 5].
+    /// Rows per band r; signatures have b × r values [default: 5; with --threshold alone, chosen by `simfind tune`].
     #[arg(long, short = 'r', value_name = "R", help_heading = "LSH")]
     pub rows: Option<usize>,
 
-    /// Report pairs with similarity ≥ T, 0 < T ≤ 1 [default: the S-curve threshold (1/b)^(1/r)].
+    /// Report pairs with similarity ≥ T, 0 < T ≤ 1 [default: the S-curve threshold (1/b)^(1/r)]. Alone, it also
+    /// picks bands and rows (`simfind tune`, within 100 hashes); with them, a T far from the curve's steep part
+    /// draws a warning.
     #[arg(long, short = 't', value_name = "T", help_heading = "LSH")]
     pub threshold: Option<f64>,
 
@@ -208,10 +210,21 @@ pub enum VerifyArg {
 enum ThresholdSource {
     Given,
     SCurve,
+    /// Given alone; bands and rows were chosen by `tune`.
+    Tuned,
 }
 
 pub fn run(args: Args) -> Result<i32> {
     let (mut config, threshold_source) = configure(&args)?;
+    if matches!(threshold_source, ThresholdSource::Given)
+        && let Some(warning) = super::tune::steep_part_warning(
+            config.banding.bands,
+            config.banding.rows,
+            config.threshold,
+        )
+    {
+        eprintln!("simfind: warning: {warning}");
+    }
     let report = Report::from_args(&args.report, &mut config.roots)?;
     let mut sink = Sink::create(args.output.as_deref())?;
     output::install_interrupt_handler();
@@ -276,8 +289,19 @@ fn configure(args: &Args) -> Result<(ScanConfig, ThresholdSource)> {
         (None, ShingleKind::StopWord) => StopWords::english(),
         (None, _) => StopWords::default(),
     };
-    let bands = args.bands.unwrap_or(DEFAULT_BANDS);
-    let rows = args.rows.unwrap_or(DEFAULT_ROWS);
+    if let Some(t) = args.threshold
+        && !(t > 0.0 && t <= 1.0)
+    {
+        bail!("--threshold must be in (0, 1], got {t}");
+    }
+    // --threshold alone: bands and rows chosen by `tune` (issue #3).
+    let shape = super::tune::scan_shape(
+        args.bands,
+        args.rows,
+        args.threshold,
+        (DEFAULT_BANDS, DEFAULT_ROWS),
+    );
+    let (bands, rows) = (shape.bands, shape.rows);
     if bands == 0 || rows == 0 {
         bail!("--bands and --rows must be at least 1");
     }
@@ -288,7 +312,7 @@ fn configure(args: &Args) -> Result<(ScanConfig, ThresholdSource)> {
         bail!("--bands × --rows must be at most {MAX_SIGNATURE_LEN}");
     }
     let (threshold, source) = match args.threshold {
-        Some(t) if !(t > 0.0 && t <= 1.0) => bail!("--threshold must be in (0, 1], got {t}"),
+        Some(t) if shape.tuned.is_some() => (t, ThresholdSource::Tuned),
         Some(t) => (t, ThresholdSource::Given),
         None => (scurve::threshold(bands, rows), ThresholdSource::SCurve),
     };
@@ -374,6 +398,10 @@ fn summary(
     }
     let threshold = match source {
         ThresholdSource::Given => format!("{:.3}", config.threshold),
+        ThresholdSource::Tuned => format!(
+            "{:.3} ({}×{} chosen by tune)",
+            config.threshold, config.banding.bands, config.banding.rows
+        ),
         ThresholdSource::SCurve => format!(
             "{:.3} (S-curve threshold of {}×{})",
             config.threshold, config.banding.bands, config.banding.rows
