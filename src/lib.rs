@@ -13,10 +13,13 @@
 //! [`pipeline`] composes the stages, reporting through the [`progress::Reporter`]
 //! trait that the binary implements.
 
+pub mod allpairs;
 pub mod cluster;
+pub mod distance;
 pub mod distinct;
 pub mod input;
 pub mod lsh;
+pub mod method;
 pub mod minhash;
 pub mod normalize;
 pub mod oph;

@@ -13,6 +13,10 @@
 //! expand     verified pairs   → pairs of documents, sorted by (a, b)
 //! ```
 //!
+//! With the exact method (chosen after the walk, [`crate::method`]), `sign`
+//! keeps each unique content's shingle set instead of computing a signature,
+//! and one `join` stage ([`crate::allpairs`]) replaces `band` and `verify`.
+//!
 //! Output is deterministic: the same files, configuration and seed give the
 //! same [`ScanOutcome`] whatever the number of threads.
 
@@ -24,15 +28,17 @@ use std::time::SystemTime;
 use rayon::prelude::*;
 use xxhash_rust::xxh3::xxh3_128;
 
+use crate::allpairs;
 use crate::distinct::DistinctSet;
 use crate::input::read::{self, ReadError, ReadOptions};
 use crate::input::walk::{self, FileEntry, WalkEvent, WalkOptions, WalkSkips};
 use crate::lsh::{self, Banding};
+use crate::method::{self, Decision, Method, MethodChoice, Workload};
 use crate::minhash::{self, MinHasher};
 use crate::normalize::{Normalization, normalize_into};
 use crate::oph;
 use crate::progress::{Reporter, Stage};
-use crate::shingle::{Scratch, Shingler};
+use crate::shingle::{Scratch, ShingleKind, Shingler};
 use crate::verify;
 
 /// How candidates are confirmed.
@@ -70,6 +76,8 @@ pub struct ScanConfig {
     /// Pairs with similarity ≥ this are reported; in (0, 1].
     pub threshold: f64,
     pub verification: Verification,
+    /// Exact join, LSH, or chosen by the cost model of [`crate::method`].
+    pub method: MethodChoice,
     /// Upper bound on the bytes of shingle sets held at once during exact
     /// verification.
     pub verify_memory: usize,
@@ -105,8 +113,9 @@ pub struct SimilarPair {
     /// Exact Jaccard similarity, or the signature estimate with
     /// [`Verification::Signature`].
     pub similarity: f64,
-    /// Fraction of agreeing MinHash values.
-    pub estimate: f64,
+    /// Fraction of agreeing MinHash values; `None` with the exact method,
+    /// which computes no signatures.
+    pub estimate: Option<f64>,
     /// Size of the intersection of the shingle sets, when verified exactly.
     pub shared: Option<usize>,
 }
@@ -142,6 +151,8 @@ pub struct ScanOutcome {
     pub documents: Vec<Document>,
     pub pairs: Vec<SimilarPair>,
     pub stats: ScanStats,
+    /// The method used and why.
+    pub decision: Decision,
 }
 
 /// Runs the whole pipeline. Errors in individual files are reported through
@@ -159,9 +170,12 @@ pub fn scan(config: &ScanConfig, reporter: &dyn Reporter) -> ScanOutcome {
     stats.walk_skips = walked.skips;
     stats.files = walked.files.len() as u64;
 
+    let decision = choose_method(config, &walked.files);
+    let keep_sets = decision.method == Method::Exact;
+
     reporter.begin(Stage::Sign, Some(walked.files.len() as u64));
     let hasher = Signer::new(config);
-    let (signed, mut matrix) = sign_all(&walked.files, config, &hasher, reporter);
+    let (signed, mut matrix) = sign_all(&walked.files, config, &hasher, keep_sets, reporter);
     reporter.end(Stage::Sign);
 
     let mut documents = Vec::with_capacity(walked.files.len());
@@ -226,6 +240,18 @@ pub fn scan(config: &ScanConfig, reporter: &dyn Reporter) -> ScanOutcome {
         .collect();
     stats.unique_contents = items.len() as u64;
 
+    if decision.method == Method::Exact {
+        let verified = exact_join(&items, config.threshold, &mut stats, reporter);
+        let pairs = expand_to_documents(&items, &verified, Verification::Exact, false);
+        stats.pairs = pairs.len() as u64;
+        return ScanOutcome {
+            documents,
+            pairs,
+            stats,
+            decision,
+        };
+    }
+
     reporter.begin(Stage::Band, None);
     // Rows were written per file; keep only the signed row of each banded
     // content, in item order, compacted in place: a group's loader is the file
@@ -256,7 +282,7 @@ pub fn scan(config: &ScanConfig, reporter: &dyn Reporter) -> ScanOutcome {
                     a,
                     b,
                     similarity: estimate,
-                    estimate,
+                    estimate: Some(estimate),
                     shared: None,
                 })
             })
@@ -293,26 +319,75 @@ pub fn scan(config: &ScanConfig, reporter: &dyn Reporter) -> ScanOutcome {
                     a: p.a,
                     b: p.b,
                     similarity: p.similarity,
-                    estimate: minhash::estimate(signature(p.a), signature(p.b)),
+                    estimate: Some(minhash::estimate(signature(p.a), signature(p.b))),
                     shared: Some(p.shared),
                 })
                 .collect()
         }
     };
 
-    let pairs = expand_to_documents(&items, &verified, config.verification);
+    let pairs = expand_to_documents(&items, &verified, config.verification, true);
     stats.pairs = pairs.len() as u64;
     ScanOutcome {
         documents,
         pairs,
         stats,
+        decision,
     }
+}
+
+/// Applies `--method`: the cost model needs only what the walk found.
+fn choose_method(config: &ScanConfig, files: &[FileEntry]) -> Decision {
+    if config.method == MethodChoice::Auto && config.verification == Verification::Signature {
+        return Decision {
+            method: Method::Lsh,
+            reason: "auto: lsh (--verify signature estimates similarity from signatures)".into(),
+        };
+    }
+    let workload = Workload {
+        files: files.len() as u64,
+        bytes: files.iter().map(|f| f.size).sum(),
+        tokens_per_byte: method::tokens_per_byte(config.shingler.kind() == ShingleKind::Char),
+        threshold: config.threshold,
+        signature_len: config.banding.signature_len(),
+        memory_budget: config.verify_memory as u64,
+    };
+    method::choose(config.method, &workload)
+}
+
+/// The exact method: every pair of distinct contents with Jaccard ≥ t, by the
+/// prefix-filter join over the sets kept while reading. `items[i]` is content
+/// `i`; the sets are released as soon as the join has re-coded them.
+fn exact_join(
+    items: &[&ContentGroup],
+    threshold: f64,
+    stats: &mut ScanStats,
+    reporter: &dyn Reporter,
+) -> Vec<SimilarPair> {
+    reporter.begin(Stage::Join, None);
+    let sets: Vec<&[u64]> = items.iter().map(|g| g.content.set.as_slice()).collect();
+    let join = allpairs::all_pairs(&sets, threshold)
+        .expect("threshold validated and corpus within the join's limits");
+    reporter.end(Stage::Join);
+    stats.candidates = join.stats.verified;
+    join.pairs
+        .into_iter()
+        .map(|p| SimilarPair {
+            a: p.a,
+            b: p.b,
+            similarity: verify::ratio(p.intersection as usize, p.union as usize),
+            estimate: None,
+            shared: Some(p.intersection as usize),
+        })
+        .collect()
 }
 
 /// The part of a file the later stages need, once its bytes are gone.
 struct SignedContent {
     hash: u128,
     shingles: usize,
+    /// The sorted shingle set itself, kept only for the exact method.
+    set: Vec<u64>,
 }
 
 enum SignOutcome {
@@ -361,6 +436,7 @@ fn sign_all(
     files: &[FileEntry],
     config: &ScanConfig,
     hasher: &Signer,
+    keep_sets: bool,
     reporter: &dyn Reporter,
 ) -> (Vec<SignOutcome>, Vec<u32>) {
     // The first file to show a content claims it and signs it; every later
@@ -369,14 +445,19 @@ fn sign_all(
     let claimed: Mutex<std::collections::HashSet<u128>> = Mutex::default();
     let claim = |hash| claimed.lock().expect("no panics while locked").insert(hash);
     // One row of n values per file, written in place by the worker that signs
-    // it: one allocation for all signatures instead of one per document.
-    let n = config.banding.signature_len();
+    // it: one allocation for all signatures instead of one per document. The
+    // exact method signs nothing (rows of one unused value).
+    let n = if keep_sets {
+        1
+    } else {
+        config.banding.signature_len()
+    };
     let mut matrix = vec![u32::MAX; files.len() * n];
     let mut outcomes: Vec<SignOutcome> = matrix
         .par_chunks_mut(n)
         .zip(files.par_iter())
         .map_init(Buffers::default, |buffers, (row, file)| {
-            let outcome = sign_one(file, config, hasher, &claim, buffers, row);
+            let outcome = sign_one(file, config, hasher, keep_sets, &claim, buffers, row);
             reporter.advance(1);
             outcome
         })
@@ -399,7 +480,15 @@ fn sign_all(
             && !rescued.contains(&hash)
         {
             let row = &mut matrix[i * n..(i + 1) * n];
-            let outcome = sign_one(&files[i], config, hasher, &|_| true, &mut buffers, row);
+            let outcome = sign_one(
+                &files[i],
+                config,
+                hasher,
+                keep_sets,
+                &|_| true,
+                &mut buffers,
+                row,
+            );
             if let SignOutcome::Unique(c) = &outcome {
                 rescued.insert(c.hash);
             }
@@ -415,6 +504,7 @@ fn sign_one(
     file: &FileEntry,
     config: &ScanConfig,
     hasher: &Signer,
+    keep_sets: bool,
     claim: &(dyn Fn(u128) -> bool + Sync),
     buffers: &mut Buffers,
     row: &mut [u32],
@@ -438,9 +528,15 @@ fn sign_one(
             Err(err) => SignOutcome::Failed(err),
         };
     }
-    distinct_shingles_into(&contents, config, buffers);
-    if !buffers.set.is_empty() {
-        hasher.sign_into(&buffers.set, row);
+    if keep_sets {
+        // The exact method needs the sorted set, not a signature.
+        distinct_shingles_into(&contents, config, buffers);
+        buffers.set.sort_unstable();
+    } else {
+        distinct_shingles_into(&contents, config, buffers);
+        if !buffers.set.is_empty() {
+            hasher.sign_into(&buffers.set, row);
+        }
     }
     if let Err(err) = contents.verify_unchanged() {
         return SignOutcome::Failed(err);
@@ -448,6 +544,12 @@ fn sign_one(
     SignOutcome::Unique(SignedContent {
         hash,
         shingles: buffers.set.len(),
+        // A clone is allocated at its exact length; the buffer stays for reuse.
+        set: if keep_sets {
+            buffers.set.clone()
+        } else {
+            Vec::new()
+        },
     })
 }
 
@@ -555,6 +657,7 @@ fn expand_to_documents(
     items: &[&ContentGroup],
     verified: &[SimilarPair],
     verification: Verification,
+    signed: bool,
 ) -> Vec<SimilarPair> {
     let mut pairs = Vec::new();
     for item in items {
@@ -565,7 +668,7 @@ fn expand_to_documents(
                     a,
                     b,
                     similarity: 1.0,
-                    estimate: 1.0,
+                    estimate: signed.then_some(1.0),
                     shared,
                 });
             }
