@@ -36,9 +36,12 @@ pub struct Cli {
     pub command: Command,
 }
 
+// Built once per run, so the size difference between variants costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand, Debug)]
 pub enum Command {
     Scan(cmd::scan::Args),
+    Compare(cmd::compare::Args),
     Index(cmd::index::Args),
     Query(cmd::query::Args),
     Curve(cmd::curve::Args),

@@ -5,13 +5,16 @@
 //! roots, keeps the stored signature of every file whose size, modification time,
 //! device and inode are unchanged (without reading it), signs new and changed
 //! files with the pipeline's own [`pipeline::sign_files`], forgets vanished files,
-//! and writes all of that as one index update. What it returns can go straight to
-//! [`pipeline::find_pairs`], so `scan --db` reports exactly what a fresh scan
-//! reports. [`Signer`] rebuilds the signing setup from an index's [`Params`] for
+//! and writes all of that as one index update. What it returns (sign outcomes and
+//! one signature matrix, laid out as [`pipeline::sign_files`] lays them out) can
+//! go straight to [`pipeline::find_pairs`], so `scan --db` reports exactly what a
+//! fresh `scan --method lsh` reports. An index stores signatures, not shingle
+//! sets, so it serves the LSH method only. [`Signer`] rebuilds the signing setup from an index's [`Params`] for
 //! `query` (MMDS §3.4's "is this new document like any we have seen?").
 //!
 //! Inputs: a validated [`ScanConfig`] and an open [`Index`]; for queries, bytes.
-//! Outputs: per-file [`FileSignature`]s in walk order, counts, query signatures.
+//! Outputs: per-file [`SignOutcome`]s in walk order with their signature matrix,
+//! counts, query signatures.
 //!
 //! Invariants: the index's parameters equal [`params_for`] of the config (checked
 //! when the index is opened); a stored signature is used only when the file's
@@ -24,11 +27,12 @@ use std::path::PathBuf;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::index::{self, Changes, Document, FileStat, Index, IndexError, Params, UpdateSummary};
+use crate::input::read::ReadError;
 use crate::input::walk::FileEntry;
 use crate::lsh::{self, Banding};
-use crate::minhash::MinHasher;
+use crate::method::Method;
 use crate::normalize::{Normalization, normalize_into};
-use crate::pipeline::{self, FileSignature, ScanConfig, ScanStats};
+use crate::pipeline::{self, MinHashKind, ScanConfig, ScanStats, SignOutcome, SignedContent};
 use crate::progress::Reporter;
 use crate::shingle::{Scratch, ShingleKind, Shingler, StopWords};
 
@@ -42,11 +46,19 @@ pub fn params_for(config: &ScanConfig) -> Params {
         bands: config.banding.bands as u32,
         rows: config.banding.rows as u32,
         seed: config.seed,
+        minhash: minhash_name(config.minhash).to_string(),
         stop_words: match config.shingler.kind() {
             ShingleKind::StopWord => config.shingler.stop_words().sorted().join("\n"),
             _ => String::new(),
         },
         include_binary: config.include_binary,
+    }
+}
+
+fn minhash_name(kind: MinHashKind) -> &'static str {
+    match kind {
+        MinHashKind::Classic => "classic",
+        MinHashKind::Oph => "oph",
     }
 }
 
@@ -96,8 +108,13 @@ pub fn file_stat(file: &FileEntry) -> FileStat {
 pub struct Refreshed {
     /// Every walked file, in walk order (document ids).
     pub files: Vec<FileEntry>,
-    /// One signature per file (only when asked for; otherwise empty).
-    pub signatures: Vec<FileSignature>,
+    /// One outcome per file (only when asked for; otherwise empty): the first
+    /// file of each content is [`SignOutcome::Unique`], later ones `SameAs` it.
+    pub outcomes: Vec<SignOutcome>,
+    /// The signature matrix of `outcomes` (row `i` for a `Unique` file `i`).
+    pub matrix: Vec<u32>,
+    /// Contents signed in this run (the rest came from the index).
+    pub fresh_signatures: u64,
     /// Walk counts and errors so far, ready for [`pipeline::find_pairs`].
     pub stats: ScanStats,
     /// What the index update did.
@@ -171,7 +188,18 @@ pub fn refresh(
             to_sign.push(file.clone());
         }
     }
-    let fresh = pipeline::sign_files(&to_sign, config, reporter);
+    let (fresh_outcomes, fresh_matrix) =
+        pipeline::sign_files(&to_sign, config, Method::Lsh, reporter);
+    let fresh_signatures = fresh_outcomes
+        .iter()
+        .filter(|o| matches!(o, SignOutcome::Unique(_)))
+        .count() as u64;
+    let fresh = per_file(
+        fresh_outcomes,
+        &fresh_matrix,
+        config.banding.signature_len(),
+    );
+    drop(fresh_matrix);
 
     let mut changes = Changes::default();
     let walked: std::collections::HashSet<&PathBuf> = files.iter().map(|f| &f.path).collect();
@@ -188,7 +216,6 @@ pub fn refresh(
                 hash,
                 shingles,
                 signature,
-                ..
             } => Document {
                 path: file.path.clone(),
                 stat: stat_to_store(file),
@@ -241,38 +268,118 @@ pub fn refresh(
 
     let signed = to_sign.len() as u64;
     let unchanged_count = unchanged.iter().filter(|&&u| u).count() as u64;
-    let mut signatures = Vec::new();
+    let mut outcomes = Vec::new();
+    let mut matrix = Vec::new();
     if want_signatures {
+        let n = config.banding.signature_len();
         let mut fresh = fresh.into_iter();
-        signatures.reserve(files.len());
-        for (file, &same) in files.iter().zip(&unchanged) {
-            if same {
+        outcomes.reserve(files.len());
+        matrix = vec![u32::MAX; files.len() * n];
+        let mut seen = std::collections::HashSet::new();
+        for (i, (file, &same)) in files.iter().zip(&unchanged).enumerate() {
+            let signature = if same {
                 let doc = stored
                     .remove(&file.path)
                     .expect("unchanged files are stored");
-                signatures.push(if doc.binary {
+                if doc.binary {
                     FileSignature::Binary
                 } else {
                     FileSignature::Content {
                         hash: doc.content_hash,
                         shingles: doc.shingle_count as usize,
                         signature: doc.signature,
-                        signed_here: false,
                     }
-                });
+                }
             } else {
-                signatures.push(fresh.next().expect("one fresh signature per signed file"));
-            }
+                fresh.next().expect("one fresh signature per signed file")
+            };
+            outcomes.push(match signature {
+                FileSignature::Content {
+                    hash,
+                    shingles,
+                    signature,
+                } => {
+                    // Stored and fresh copies of one content alike: the first
+                    // file carries the content, as `sign_files` would have it.
+                    if seen.insert(hash) {
+                        if signature.len() == n {
+                            matrix[i * n..(i + 1) * n].copy_from_slice(&signature);
+                        }
+                        SignOutcome::Unique(SignedContent {
+                            hash,
+                            shingles,
+                            set: Vec::new(),
+                        })
+                    } else {
+                        SignOutcome::SameAs(hash)
+                    }
+                }
+                FileSignature::Binary => SignOutcome::Binary,
+                FileSignature::Failed(err) => SignOutcome::Failed(err),
+            });
         }
     }
     Ok(Refreshed {
         files,
-        signatures,
+        outcomes,
+        matrix,
+        fresh_signatures,
         stats,
         update: summary,
         unchanged: unchanged_count,
         signed,
     })
+}
+
+/// What signing made of one file, with identical files each carrying the
+/// shared content, so that it can be stored per file.
+enum FileSignature {
+    /// Read and shingled; `signature` is empty when the shingle set is.
+    Content {
+        hash: u128,
+        shingles: usize,
+        signature: Vec<u32>,
+    },
+    Binary,
+    Failed(ReadError),
+}
+
+/// Turns [`pipeline::sign_files`]' outcomes and matrix into one
+/// [`FileSignature`] per file, copying each content's signature to its copies.
+fn per_file(outcomes: Vec<SignOutcome>, matrix: &[u32], n: usize) -> Vec<FileSignature> {
+    let row = |i: usize| &matrix[i * n..(i + 1) * n];
+    let signed: HashMap<u128, (usize, usize)> = outcomes
+        .iter()
+        .enumerate()
+        .filter_map(|(i, o)| match o {
+            SignOutcome::Unique(c) => Some((c.hash, (i, c.shingles))),
+            _ => None,
+        })
+        .collect();
+    let content = |hash: u128| match signed.get(&hash) {
+        Some(&(i, shingles)) => FileSignature::Content {
+            hash,
+            shingles,
+            signature: if shingles == 0 {
+                Vec::new()
+            } else {
+                row(i).to_vec()
+            },
+        },
+        // Unreachable: `sign_files` signs every content one of its files shows.
+        None => FileSignature::Failed(ReadError::Io(std::io::Error::other(
+            "identical content was not signed",
+        ))),
+    };
+    outcomes
+        .into_iter()
+        .map(|o| match o {
+            SignOutcome::Unique(c) => content(c.hash),
+            SignOutcome::SameAs(hash) => content(hash),
+            SignOutcome::Binary => FileSignature::Binary,
+            SignOutcome::Failed(err) => FileSignature::Failed(err),
+        })
+        .collect()
 }
 
 /// Signs documents exactly as an index's documents were signed.
@@ -281,7 +388,7 @@ pub struct Signer {
     pub normalization: Normalization,
     pub shingler: Shingler,
     pub banding: Banding,
-    pub hasher: MinHasher,
+    pub hasher: pipeline::Signer,
     pub include_binary: bool,
 }
 
@@ -320,12 +427,17 @@ impl Signer {
         if banding.signature_len() != params.n as usize {
             return Err(format!("n = {} is not bands × rows", params.n));
         }
+        let minhash = match params.minhash.as_str() {
+            "classic" => MinHashKind::Classic,
+            "oph" => MinHashKind::Oph,
+            other => return Err(format!("unknown MinHash kind {other:?}")),
+        };
         let stop_words = StopWords::from_words(params.stop_words.lines());
         Ok(Signer {
             normalization,
             shingler: Shingler::new(kind, params.k as usize, stop_words),
             banding,
-            hasher: MinHasher::new(banding.signature_len(), params.seed),
+            hasher: pipeline::Signer::with(minhash, banding.signature_len(), params.seed),
             include_binary: params.include_binary,
         })
     }
@@ -342,7 +454,8 @@ impl Signer {
 
     /// The MinHash signature and band keys of a non-empty shingle set.
     pub fn sign(&self, set: &[u64]) -> (Vec<u32>, Vec<u64>) {
-        let signature = self.hasher.sign(set);
+        let mut signature = vec![0; self.banding.signature_len()];
+        self.hasher.sign_into(set, &mut signature);
         let keys = lsh::band_keys(&signature, self.banding).collect();
         (signature, keys)
     }
@@ -366,6 +479,8 @@ mod tests {
     use super::*;
     use crate::input::read::ReadOptions;
     use crate::input::walk::WalkOptions;
+    use crate::method::MethodChoice;
+    use crate::minhash::MinHasher;
     use crate::pipeline::Verification;
 
     fn config(kind: ShingleKind, stop_words: StopWords, norm: Normalization) -> ScanConfig {
@@ -378,8 +493,10 @@ mod tests {
             shingler: Shingler::new(kind, 4, stop_words),
             banding: Banding { bands: 7, rows: 3 },
             seed: 99,
+            minhash: MinHashKind::Classic,
             threshold: 0.5,
             verification: Verification::Exact,
+            method: MethodChoice::Auto,
             verify_memory: 1 << 20,
         }
     }
@@ -456,6 +573,10 @@ mod tests {
             },
             Params {
                 k: 0,
+                ..good.clone()
+            },
+            Params {
+                minhash: "bottom-k".into(),
                 ..good.clone()
             },
         ] {

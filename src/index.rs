@@ -51,7 +51,10 @@ use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, TransactionB
 
 /// Version of the on-disk layout. Bump it whenever the schema or the meaning of a
 /// stored value changes; older files are then refused with a rebuild hint.
-pub const FORMAT_VERSION: u32 = 1;
+///
+/// Version 2: the MinHash kernel (`minhash`: `classic` or `oph`) is a parameter;
+/// version 1 indexes were all `classic` but are rebuilt rather than migrated.
+pub const FORMAT_VERSION: u32 = 2;
 
 /// SQLite `application_id` marking a file as a simfind index ("SMFD"), so that an
 /// unrelated SQLite database is recognised as such before anything is read from it.
@@ -102,6 +105,9 @@ pub struct Params {
     pub rows: u32,
     /// Seed of the MinHash functions.
     pub seed: u64,
+    /// MinHash kernel: `classic` or `oph` (the same seed gives different
+    /// signatures in each).
+    pub minhash: String,
     /// The stop words of stop-word shingles, sorted, one per line (empty for the
     /// other kinds). Stored in full so that the index alone can sign a query.
     pub stop_words: String,
@@ -120,6 +126,7 @@ impl Params {
             ("bands", self.bands.to_string()),
             ("rows", self.rows.to_string()),
             ("seed", self.seed.to_string()),
+            ("minhash", self.minhash.clone()),
             ("stop_words", self.stop_words.clone()),
             (
                 "binary_files",
@@ -688,6 +695,7 @@ impl Index {
             bands: num("bands", get("bands")?).map_err(not_index)?,
             rows: num("rows", get("rows")?).map_err(not_index)?,
             seed: num("seed", get("seed")?).map_err(not_index)?,
+            minhash: get("minhash")?.to_owned(),
             stop_words: get("stop_words")?.to_owned(),
             include_binary: match get("binary_files")? {
                 "include" => true,

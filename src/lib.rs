@@ -14,13 +14,18 @@
 //! trait that the binary implements. [`index`] keeps signatures between runs in
 //! one SQLite file, and [`incremental`] connects it to the pipeline.
 
+pub mod allpairs;
 pub mod cluster;
+pub mod distance;
+pub mod distinct;
 pub mod incremental;
 pub mod index;
 pub mod input;
 pub mod lsh;
+pub mod method;
 pub mod minhash;
 pub mod normalize;
+pub mod oph;
 pub mod pipeline;
 pub mod plot;
 pub mod progress;

@@ -55,6 +55,13 @@ pub fn band_keys(signature: &[u32], banding: Banding) -> impl Iterator<Item = u6
 /// Candidate pairs `(i, j)`, `i < j`, among the signatures stored row-major in
 /// `signatures` (`signatures.len() / n` documents of `n = banding.signature_len()`
 /// values). Sorted and free of duplicates.
+///
+/// Memory: each band keeps only the buckets of two or more documents (members
+/// sorted by id, 12 bytes per member) plus 4 bytes per document; pairs are then
+/// generated document by document — for `a`, the members after it in each of its
+/// buckets, merged over the bands and deduplicated — so no bucket's all-pairs list
+/// and no per-band duplicate of a pair is ever built. Only the final, distinct
+/// candidates are held (8 bytes each).
 pub fn candidate_pairs(signatures: &[u32], banding: Banding) -> Vec<(u32, u32)> {
     let n = banding.signature_len();
     assert!(
@@ -62,40 +69,83 @@ pub fn candidate_pairs(signatures: &[u32], banding: Banding) -> Vec<(u32, u32)> 
         "signature matrix shape"
     );
     let docs = signatures.len() / n;
-    let mut pairs: Vec<u64> = (0..banding.bands)
+    let bands: Vec<BandBuckets> = (0..banding.bands)
         .into_par_iter()
-        .flat_map_iter(|band| {
-            let mut buckets: Vec<(u64, u32)> = (0..docs)
-                .map(|d| {
-                    let rows = &signatures[d * n + band * banding.rows..][..banding.rows];
-                    (band_key(band, rows), d as u32)
-                })
-                .collect();
-            buckets.sort_unstable();
-            let mut band_pairs = Vec::new();
-            for bucket in buckets.chunk_by(|x, y| x.0 == y.0) {
-                for (i, &(_, a)) in bucket.iter().enumerate() {
-                    for &(_, b) in &bucket[i + 1..] {
-                        band_pairs.push(pack(a, b));
-                    }
+        .map(|band| BandBuckets::build(signatures, banding, band, docs))
+        .collect();
+    // Chunks of documents in parallel; each chunk's pairs come out sorted, and
+    // chunks are concatenated in order.
+    const CHUNK: usize = 1024;
+    let chunks: Vec<Vec<(u32, u32)>> = (0..docs.div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|c| {
+            let mut out = Vec::new();
+            let mut partners: Vec<u32> = Vec::new();
+            for a in c * CHUNK..((c + 1) * CHUNK).min(docs) {
+                partners.clear();
+                for band in &bands {
+                    partners.extend_from_slice(band.later_members(a));
                 }
+                partners.sort_unstable();
+                partners.dedup();
+                out.extend(partners.iter().map(|&b| (a as u32, b)));
             }
-            band_pairs
+            out
         })
         .collect();
-    pairs.par_sort_unstable();
-    pairs.dedup();
-    pairs.into_iter().map(unpack).collect()
+    chunks.concat()
 }
 
-#[inline]
-fn pack(a: u32, b: u32) -> u64 {
-    ((a as u64) << 32) | b as u64
+/// One band's buckets that hold at least two documents.
+struct BandBuckets {
+    /// Per document: its position in `members`, or `NONE` if alone in its bucket.
+    position: Vec<u32>,
+    /// Documents of shared buckets, bucket by bucket, ascending ids inside one.
+    members: Vec<u32>,
+    /// Per position in `members`: the end of that position's bucket.
+    bucket_end: Vec<u32>,
 }
 
-#[inline]
-fn unpack(p: u64) -> (u32, u32) {
-    ((p >> 32) as u32, p as u32)
+const NONE: u32 = u32::MAX;
+
+impl BandBuckets {
+    fn build(signatures: &[u32], banding: Banding, band: usize, docs: usize) -> Self {
+        let n = banding.signature_len();
+        let mut keyed: Vec<(u64, u32)> = (0..docs)
+            .map(|d| {
+                let rows = &signatures[d * n + band * banding.rows..][..banding.rows];
+                (band_key(band, rows), d as u32)
+            })
+            .collect();
+        keyed.sort_unstable();
+        let mut position = vec![NONE; docs];
+        let mut members = Vec::new();
+        let mut bucket_end = Vec::new();
+        for bucket in keyed.chunk_by(|x, y| x.0 == y.0) {
+            if bucket.len() < 2 {
+                continue;
+            }
+            let end = (members.len() + bucket.len()) as u32;
+            for &(_, d) in bucket {
+                position[d as usize] = members.len() as u32;
+                members.push(d);
+                bucket_end.push(end);
+            }
+        }
+        BandBuckets {
+            position,
+            members,
+            bucket_end,
+        }
+    }
+
+    /// Documents after `d` in `d`'s bucket (all have larger ids).
+    fn later_members(&self, d: usize) -> &[u32] {
+        match self.position[d] {
+            NONE => &[],
+            p => &self.members[p as usize + 1..self.bucket_end[p as usize] as usize],
+        }
+    }
 }
 
 #[cfg(test)]
@@ -115,6 +165,37 @@ mod tests {
             0, 0,  0, 0,  0, 0,   // doc 3: shares nothing
         ];
         assert_eq!(candidate_pairs(&sigs, banding), vec![(0, 1), (0, 2)]);
+    }
+
+    /// Brute force over every pair and band: the oracle for `candidate_pairs`.
+    fn oracle(sigs: &[u32], banding: Banding) -> Vec<(u32, u32)> {
+        let n = banding.signature_len();
+        let docs = sigs.len() / n;
+        let mut out = Vec::new();
+        for a in 0..docs {
+            for b in a + 1..docs {
+                let shared = (0..banding.bands).any(|band| {
+                    let r = band * banding.rows..(band + 1) * banding.rows;
+                    sigs[a * n..][r.clone()] == sigs[b * n..][r]
+                });
+                if shared {
+                    out.push((a as u32, b as u32));
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn equals_brute_force_with_large_shared_buckets() {
+        // 3,000 documents over a tiny alphabet: buckets of hundreds of documents,
+        // shared across several bands, spread over several chunks.
+        let banding = Banding { bands: 4, rows: 2 };
+        let mut rng = SplitMix64(17);
+        let sigs: Vec<u32> = (0..3000 * banding.signature_len())
+            .map(|_| (rng.next_u64() % 6) as u32)
+            .collect();
+        assert_eq!(candidate_pairs(&sigs, banding), oracle(&sigs, banding));
     }
 
     #[test]

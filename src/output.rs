@@ -6,6 +6,12 @@
 //! failed or interrupted run never leaves a partial FILE, and an existing FILE
 //! is untouched until the rename. On SIGINT/SIGTERM the temporary file is
 //! removed by the handler installed in [`install_interrupt_handler`].
+//!
+//! A FILE that exists and is not a regular file (`/dev/null`, a FIFO, a
+//! terminal) is opened and written directly, as a shell redirection would:
+//! renaming over it would replace the device or pipe with a plain file. A FILE
+//! that is a symbolic link is written through the link: the link stays and its
+//! target is replaced atomically.
 
 use std::fs;
 use std::io::{self, BufWriter, Write};
@@ -41,6 +47,8 @@ pub fn install_interrupt_handler() {
 
 pub enum Sink {
     Stdout(BufWriter<io::Stdout>),
+    /// An existing device or FIFO, written in place.
+    Device(BufWriter<fs::File>),
     File {
         writer: BufWriter<NamedTempFile>,
         target: PathBuf,
@@ -62,6 +70,23 @@ impl Sink {
                 target.display()
             );
         }
+        if let Ok(meta) = fs::metadata(target)
+            && !meta.is_file()
+        {
+            let device = fs::OpenOptions::new()
+                .write(true)
+                .open(target)
+                .with_context(|| format!("cannot write output to {}", target.display()))?;
+            return Ok(Sink::Device(BufWriter::with_capacity(1 << 16, device)));
+        }
+        let resolved;
+        let target = if fs::symlink_metadata(target).is_ok_and(|m| m.file_type().is_symlink()) {
+            resolved = fs::canonicalize(target)
+                .with_context(|| format!("cannot follow the link {}", target.display()))?;
+            resolved.as_path()
+        } else {
+            target
+        };
         let dir = match target.parent() {
             Some(p) if !p.as_os_str().is_empty() => p,
             _ => Path::new("."),
@@ -83,6 +108,7 @@ impl Sink {
     pub fn commit(self) -> Result<()> {
         match self {
             Sink::Stdout(mut w) => w.flush().map_err(Into::into),
+            Sink::Device(mut w) => w.flush().map_err(Into::into),
             Sink::File { writer, target } => {
                 let temp = writer.into_inner().map_err(|e| e.into_error())?;
                 temp.as_file().sync_all()?;
@@ -100,6 +126,7 @@ impl Write for Sink {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match self {
             Sink::Stdout(w) => w.write(buf),
+            Sink::Device(w) => w.write(buf),
             Sink::File { writer, .. } => writer.write(buf),
         }
     }
@@ -107,6 +134,7 @@ impl Write for Sink {
     fn flush(&mut self) -> io::Result<()> {
         match self {
             Sink::Stdout(w) => w.flush(),
+            Sink::Device(w) => w.flush(),
             Sink::File { writer, .. } => writer.flush(),
         }
     }

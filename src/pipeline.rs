@@ -13,8 +13,16 @@
 //! expand     verified pairs   → pairs of documents, sorted by (a, b)
 //! ```
 //!
+//! With the exact method (chosen after the walk, [`crate::method`]), `sign`
+//! keeps each unique content's shingle set instead of computing a signature,
+//! and one `join` stage ([`crate::allpairs`]) replaces `band` and `verify`.
+//!
 //! Output is deterministic: the same files, configuration and seed give the
 //! same [`ScanOutcome`] whatever the number of threads.
+//!
+//! [`scan`] is [`walk_files`] → [`sign_files`] → [`find_pairs`]; they are public
+//! so that [`crate::incremental`] can sign only new and changed files and hand
+//! stored signatures for the rest to the same pair finding.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -24,13 +32,17 @@ use std::time::SystemTime;
 use rayon::prelude::*;
 use xxhash_rust::xxh3::xxh3_128;
 
+use crate::allpairs;
+use crate::distinct::DistinctSet;
 use crate::input::read::{self, ReadError, ReadOptions};
 use crate::input::walk::{self, FileEntry, WalkEvent, WalkOptions, WalkSkips};
 use crate::lsh::{self, Banding};
+use crate::method::{self, Decision, Method, MethodChoice, Workload};
 use crate::minhash::{self, MinHasher};
 use crate::normalize::{Normalization, normalize_into};
+use crate::oph;
 use crate::progress::{Reporter, Stage};
-use crate::shingle::{Scratch, Shingler};
+use crate::shingle::{Scratch, ShingleKind, Shingler};
 use crate::verify;
 
 /// How candidates are confirmed.
@@ -40,6 +52,15 @@ pub enum Verification {
     Exact,
     /// The fraction of agreeing signature values only: faster, approximate.
     Signature,
+}
+
+/// Which MinHash kernel signs the documents.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MinHashKind {
+    /// `n` hash functions per shingle ([`crate::minhash`]).
+    Classic,
+    /// One-permutation hashing with optimal densification ([`crate::oph`]).
+    Oph,
 }
 
 /// Everything a scan needs, validated by the caller.
@@ -55,9 +76,12 @@ pub struct ScanConfig {
     pub banding: Banding,
     /// Seed of the MinHash functions.
     pub seed: u64,
+    pub minhash: MinHashKind,
     /// Pairs with similarity ≥ this are reported; in (0, 1].
     pub threshold: f64,
     pub verification: Verification,
+    /// Exact join, LSH, or chosen by the cost model of [`crate::method`].
+    pub method: MethodChoice,
     /// Upper bound on the bytes of shingle sets held at once during exact
     /// verification.
     pub verify_memory: usize,
@@ -93,8 +117,9 @@ pub struct SimilarPair {
     /// Exact Jaccard similarity, or the signature estimate with
     /// [`Verification::Signature`].
     pub similarity: f64,
-    /// Fraction of agreeing MinHash values.
-    pub estimate: f64,
+    /// Fraction of agreeing MinHash values; `None` with the exact method,
+    /// which computes no signatures.
+    pub estimate: Option<f64>,
     /// Size of the intersection of the shingle sets, when verified exactly.
     pub shared: Option<usize>,
 }
@@ -130,6 +155,8 @@ pub struct ScanOutcome {
     pub documents: Vec<Document>,
     pub pairs: Vec<SimilarPair>,
     pub stats: ScanStats,
+    /// The method used and why.
+    pub decision: Decision,
 }
 
 /// Runs the whole pipeline. Errors in individual files are reported through
@@ -137,28 +164,9 @@ pub struct ScanOutcome {
 pub fn scan(config: &ScanConfig, reporter: &dyn Reporter) -> ScanOutcome {
     let mut stats = ScanStats::default();
     let files = walk_files(config, reporter, &mut stats);
-    let signatures = sign_files(&files, config, reporter);
-    find_pairs(config, files, signatures, stats, reporter)
-}
-
-/// What signing made of one file. Unlike the internal outcome, identical files
-/// each carry the (shared) content, so that a caller can store it per file.
-#[derive(Debug)]
-pub enum FileSignature {
-    /// Read and shingled; `signature` is empty when the shingle set is.
-    Content {
-        /// XXH3-128 of the file's bytes.
-        hash: u128,
-        shingles: usize,
-        signature: Vec<u32>,
-        /// This file's content was signed in this run (the first of identical
-        /// copies); false for copies and for signatures taken from an index.
-        signed_here: bool,
-    },
-    /// Looked binary and was skipped.
-    Binary,
-    /// Could not be read, or changed while read.
-    Failed(ReadError),
+    let decision = choose_method(config, &files);
+    let (signed, matrix) = sign_files(&files, config, decision.method, reporter);
+    find_pairs(config, files, signed, matrix, decision, stats, reporter)
 }
 
 /// Stage 1: walks the roots (warnings for what cannot be walked) and fills the
@@ -181,85 +189,52 @@ pub fn walk_files(
     walked.files
 }
 
-/// Stage 2: reads, shingles and signs `files` in parallel (identical contents
-/// are signed once). One result per file, in order.
+/// Stage 2: reads, shingles and signs `files` in parallel, identical contents
+/// once. Returns one outcome per file and the signature matrix: row `i`
+/// (`config.banding.signature_len()` values) is file `i`'s signature when its
+/// outcome is [`SignOutcome::Unique`] with a non-empty set. With
+/// [`Method::Exact`] each unique content keeps its sorted set instead and the
+/// rows are unused (one value each).
 pub fn sign_files(
     files: &[FileEntry],
     config: &ScanConfig,
+    method: Method,
     reporter: &dyn Reporter,
-) -> Vec<FileSignature> {
+) -> (Vec<SignOutcome>, Vec<u32>) {
     reporter.begin(Stage::Sign, Some(files.len() as u64));
-    let hasher = MinHasher::new(config.banding.signature_len(), config.seed);
-    let signed = sign_all(files, config, &hasher, reporter);
+    let hasher = Signer::new(config);
+    let signed = sign_all(files, config, &hasher, method == Method::Exact, reporter);
     reporter.end(Stage::Sign);
-
-    // Hand every identical file its own copy of the shared content.
-    let mut copies: Vec<Option<FileSignature>> = Vec::with_capacity(signed.len());
-    {
-        let by_hash: HashMap<u128, &SignedContent> = signed
-            .iter()
-            .filter_map(|o| match o {
-                SignOutcome::Unique(c) => Some((c.hash, c)),
-                _ => None,
-            })
-            .collect();
-        for outcome in &signed {
-            copies.push(match outcome {
-                SignOutcome::SameAs(hash) => Some(match by_hash.get(hash) {
-                    Some(c) => FileSignature::Content {
-                        hash: *hash,
-                        shingles: c.shingles,
-                        signature: c.signature.clone(),
-                        signed_here: false,
-                    },
-                    // Unreachable: a hash is only shared once its content is signed.
-                    None => FileSignature::Failed(ReadError::Io(std::io::Error::other(
-                        "identical content was not signed",
-                    ))),
-                }),
-                _ => None,
-            });
-        }
-    }
     signed
-        .into_iter()
-        .zip(copies)
-        .map(|(outcome, copy)| match outcome {
-            SignOutcome::Unique(c) => FileSignature::Content {
-                hash: c.hash,
-                shingles: c.shingles,
-                signature: c.signature,
-                signed_here: true,
-            },
-            SignOutcome::SameAs(_) => copy.expect("filled above"),
-            SignOutcome::Binary => FileSignature::Binary,
-            SignOutcome::Failed(err) => FileSignature::Failed(err),
-        })
-        .collect()
 }
 
-/// Stages 3–5: groups identical contents, bands the signatures, verifies the
-/// candidates and expands them to pairs of documents. `signatures[i]` belongs to
-/// `files[i]`; where they come from (fresh [`sign_files`] or an index) does not
-/// matter as long as they were made with `config`.
+/// Stages 3–5: groups identical contents, then bands and verifies (LSH) or
+/// joins (exact) them, and expands the result to pairs of documents.
+/// `outcomes[i]` belongs to `files[i]`, and `matrix` is laid out as
+/// [`sign_files`] returns it; where they come from (fresh signing or an index)
+/// does not matter as long as they were made with `config`. Every content
+/// must have exactly one [`SignOutcome::Unique`] outcome; its other files are
+/// [`SignOutcome::SameAs`] it.
 pub fn find_pairs(
     config: &ScanConfig,
     files: Vec<FileEntry>,
-    signatures: Vec<FileSignature>,
+    signed: Vec<SignOutcome>,
+    mut matrix: Vec<u32>,
+    decision: Decision,
     mut stats: ScanStats,
     reporter: &dyn Reporter,
 ) -> ScanOutcome {
-    assert_eq!(files.len(), signatures.len(), "one signature per file");
+    assert_eq!(files.len(), signed.len(), "one outcome per file");
     let mut documents = Vec::with_capacity(files.len());
     let mut groups = ContentGroups::default();
-    for (id, (file, outcome)) in files.into_iter().zip(signatures).enumerate() {
+    for (id, (file, outcome)) in files.into_iter().zip(signed).enumerate() {
         let (status, shingles) = match outcome {
-            FileSignature::Failed(err) => {
+            SignOutcome::Failed(err) => {
                 reporter.warn(&file.path, &err);
                 stats.errors += 1;
                 (DocStatus::Failed, 0)
             }
-            FileSignature::Binary => {
+            SignOutcome::Binary => {
                 reporter.note(
                     &file.path,
                     &"looks binary (a NUL byte in the first 8 KiB); --binary reads it",
@@ -267,23 +242,16 @@ pub fn find_pairs(
                 stats.binary += 1;
                 (DocStatus::Binary, 0)
             }
-            FileSignature::Content {
-                hash,
-                shingles,
-                signature,
-                signed_here,
-            } => {
+            SignOutcome::Unique(content) => {
                 stats.bytes += file.size;
-                if signed_here {
-                    stats.signatures += 1;
-                }
-                let content = SignedContent {
-                    hash,
-                    shingles,
-                    signature,
-                };
-                groups.add(id as u32, hash, Some(content));
+                stats.signatures += 1;
+                let shingles = content.shingles;
+                groups.add(id as u32, content.hash, Some(content));
                 (DocStatus::Read, shingles)
+            }
+            SignOutcome::SameAs(hash) => {
+                stats.bytes += file.size;
+                (DocStatus::Read, groups.add(id as u32, hash, None))
             }
         };
         documents.push(Document {
@@ -319,18 +287,39 @@ pub fn find_pairs(
         .collect();
     stats.unique_contents = items.len() as u64;
 
-    reporter.begin(Stage::Band, None);
-    let n = config.banding.signature_len();
-    let mut matrix = Vec::with_capacity(items.len() * n);
-    for item in &items {
-        matrix.extend_from_slice(&item.content.signature);
+    if decision.method == Method::Exact {
+        let verified = exact_join(&items, config.threshold, &mut stats, reporter);
+        let pairs = expand_to_documents(&items, &verified, Verification::Exact, false);
+        stats.pairs = pairs.len() as u64;
+        return ScanOutcome {
+            documents,
+            pairs,
+            stats,
+            decision,
+        };
     }
+
+    reporter.begin(Stage::Band, None);
+    // Rows were written per file; keep only the signed row of each banded
+    // content, in item order, compacted in place: a group's loader is the file
+    // that was signed and loaders increase with the group index, so row
+    // `loader ≥ i` is never overwritten before it is moved to row `i`. No second
+    // copy of the signatures ever exists (peak RSS, issue #5).
+    let n = config.banding.signature_len();
+    for (i, item) in items.iter().enumerate() {
+        let src = item.loader as usize;
+        debug_assert!(src >= i, "loaders increase with the group index");
+        if src != i {
+            matrix.copy_within(src * n..(src + 1) * n, i * n);
+        }
+    }
+    matrix.truncate(items.len() * n);
+    matrix.shrink_to_fit();
     let candidates = lsh::candidate_pairs(&matrix, config.banding);
-    drop(matrix);
     stats.candidates = candidates.len() as u64;
     reporter.end(Stage::Band);
 
-    let signature = |i: u32| items[i as usize].content.signature.as_slice();
+    let signature = |i: u32| &matrix[i as usize * n..][..n];
     let verified: Vec<SimilarPair> = match config.verification {
         Verification::Signature => candidates
             .into_par_iter()
@@ -340,7 +329,7 @@ pub fn find_pairs(
                     a,
                     b,
                     similarity: estimate,
-                    estimate,
+                    estimate: Some(estimate),
                     shared: None,
                 })
             })
@@ -377,30 +366,83 @@ pub fn find_pairs(
                     a: p.a,
                     b: p.b,
                     similarity: p.similarity,
-                    estimate: minhash::estimate(signature(p.a), signature(p.b)),
+                    estimate: Some(minhash::estimate(signature(p.a), signature(p.b))),
                     shared: Some(p.shared),
                 })
                 .collect()
         }
     };
 
-    let pairs = expand_to_documents(&items, &verified, config.verification);
+    let pairs = expand_to_documents(&items, &verified, config.verification, true);
     stats.pairs = pairs.len() as u64;
     ScanOutcome {
         documents,
         pairs,
         stats,
+        decision,
     }
 }
 
-/// The part of a file the later stages need, once its bytes are gone.
-struct SignedContent {
-    hash: u128,
-    shingles: usize,
-    signature: Vec<u32>,
+/// Applies `--method`: the cost model needs only what the walk found.
+fn choose_method(config: &ScanConfig, files: &[FileEntry]) -> Decision {
+    if config.method == MethodChoice::Auto && config.verification == Verification::Signature {
+        return Decision {
+            method: Method::Lsh,
+            reason: "auto: lsh (--verify signature estimates similarity from signatures)".into(),
+        };
+    }
+    let workload = Workload {
+        files: files.len() as u64,
+        bytes: files.iter().map(|f| f.size).sum(),
+        tokens_per_byte: method::tokens_per_byte(config.shingler.kind() == ShingleKind::Char),
+        threshold: config.threshold,
+        signature_len: config.banding.signature_len(),
+        memory_budget: config.verify_memory as u64,
+    };
+    method::choose(config.method, &workload)
 }
 
-enum SignOutcome {
+/// The exact method: every pair of distinct contents with Jaccard ≥ t, by the
+/// prefix-filter join over the sets kept while reading. `items[i]` is content
+/// `i`; the sets are released as soon as the join has re-coded them.
+fn exact_join(
+    items: &[&ContentGroup],
+    threshold: f64,
+    stats: &mut ScanStats,
+    reporter: &dyn Reporter,
+) -> Vec<SimilarPair> {
+    reporter.begin(Stage::Join, None);
+    let sets: Vec<&[u64]> = items.iter().map(|g| g.content.set.as_slice()).collect();
+    let join = allpairs::all_pairs(&sets, threshold)
+        .expect("threshold validated and corpus within the join's limits");
+    reporter.end(Stage::Join);
+    stats.candidates = join.stats.verified;
+    join.pairs
+        .into_iter()
+        .map(|p| SimilarPair {
+            a: p.a,
+            b: p.b,
+            similarity: verify::ratio(p.intersection as usize, p.union as usize),
+            estimate: None,
+            shared: Some(p.intersection as usize),
+        })
+        .collect()
+}
+
+/// The part of a file the later stages need, once its bytes are gone.
+#[derive(Debug)]
+pub struct SignedContent {
+    /// XXH3-128 of the file's bytes.
+    pub hash: u128,
+    /// Number of distinct shingles.
+    pub shingles: usize,
+    /// The sorted shingle set itself, kept only for the exact method.
+    pub set: Vec<u64>,
+}
+
+/// What signing made of one file.
+#[derive(Debug)]
+pub enum SignOutcome {
     /// First time this content was seen: shingled and signed.
     Unique(SignedContent),
     /// Same bytes as a file already signed (by content hash).
@@ -415,23 +457,66 @@ struct Buffers {
     text: String,
     scratch: Scratch,
     set: Vec<u64>,
+    distinct: DistinctSet,
+}
+
+/// The configured signing kernel.
+#[derive(Clone, Debug)]
+pub enum Signer {
+    Classic(MinHasher),
+    Oph { seed: u64 },
+}
+
+impl Signer {
+    /// The kernel of `config`, making signatures of `config.banding.signature_len()` values.
+    pub fn new(config: &ScanConfig) -> Self {
+        Signer::with(config.minhash, config.banding.signature_len(), config.seed)
+    }
+
+    /// A `kind` kernel making signatures of `n` values from `seed`.
+    pub fn with(kind: MinHashKind, n: usize, seed: u64) -> Self {
+        match kind {
+            MinHashKind::Classic => Signer::Classic(MinHasher::new(n, seed)),
+            MinHashKind::Oph => Signer::Oph { seed },
+        }
+    }
+
+    /// Writes the signature of a non-empty set of distinct hashes (any order)
+    /// into `out`, whose length is the signature length.
+    pub fn sign_into(&self, set: &[u64], out: &mut [u32]) {
+        match *self {
+            Signer::Classic(ref hasher) => hasher.sign_into(set, out),
+            Signer::Oph { seed } => oph::sign(set, seed, out),
+        }
+    }
 }
 
 fn sign_all(
     files: &[FileEntry],
     config: &ScanConfig,
-    hasher: &MinHasher,
+    hasher: &Signer,
+    keep_sets: bool,
     reporter: &dyn Reporter,
-) -> Vec<SignOutcome> {
+) -> (Vec<SignOutcome>, Vec<u32>) {
     // The first file to show a content claims it and signs it; every later
     // file with the same bytes only hashes them. So N copies cost one
     // signature, whatever the thread count.
     let claimed: Mutex<std::collections::HashSet<u128>> = Mutex::default();
     let claim = |hash| claimed.lock().expect("no panics while locked").insert(hash);
-    let mut outcomes: Vec<SignOutcome> = files
-        .par_iter()
-        .map_init(Buffers::default, |buffers, file| {
-            let outcome = sign_one(file, config, hasher, &claim, buffers);
+    // One row of n values per file, written in place by the worker that signs
+    // it: one allocation for all signatures instead of one per document. The
+    // exact method signs nothing (rows of one unused value).
+    let n = if keep_sets {
+        1
+    } else {
+        config.banding.signature_len()
+    };
+    let mut matrix = vec![u32::MAX; files.len() * n];
+    let mut outcomes: Vec<SignOutcome> = matrix
+        .par_chunks_mut(n)
+        .zip(files.par_iter())
+        .map_init(Buffers::default, |buffers, (row, file)| {
+            let outcome = sign_one(file, config, hasher, keep_sets, &claim, buffers, row);
             reporter.advance(1);
             outcome
         })
@@ -453,14 +538,23 @@ fn sign_all(
             && !signed.contains(&hash)
             && !rescued.contains(&hash)
         {
-            let outcome = sign_one(&files[i], config, hasher, &|_| true, &mut buffers);
+            let row = &mut matrix[i * n..(i + 1) * n];
+            let outcome = sign_one(
+                &files[i],
+                config,
+                hasher,
+                keep_sets,
+                &|_| true,
+                &mut buffers,
+                row,
+            );
             if let SignOutcome::Unique(c) = &outcome {
                 rescued.insert(c.hash);
             }
             outcomes[i] = outcome;
         }
     }
-    outcomes
+    (outcomes, matrix)
 }
 
 /// Reads, checks and signs one file. `claim(hash)` says whether this file is
@@ -468,9 +562,11 @@ fn sign_all(
 fn sign_one(
     file: &FileEntry,
     config: &ScanConfig,
-    hasher: &MinHasher,
+    hasher: &Signer,
+    keep_sets: bool,
     claim: &(dyn Fn(u128) -> bool + Sync),
     buffers: &mut Buffers,
+    row: &mut [u32],
 ) -> SignOutcome {
     let contents = match read::read_file(&file.path, &config.read) {
         Ok(contents) => contents,
@@ -491,27 +587,48 @@ fn sign_one(
             Err(err) => SignOutcome::Failed(err),
         };
     }
-    shingle_into(&contents, config, buffers);
-    let signature = if buffers.set.is_empty() {
-        Vec::new()
+    if keep_sets {
+        // The exact method needs the sorted set, not a signature.
+        distinct_shingles_into(&contents, config, buffers);
+        buffers.set.sort_unstable();
     } else {
-        hasher.sign(&buffers.set)
-    };
+        distinct_shingles_into(&contents, config, buffers);
+        if !buffers.set.is_empty() {
+            hasher.sign_into(&buffers.set, row);
+        }
+    }
     if let Err(err) = contents.verify_unchanged() {
         return SignOutcome::Failed(err);
     }
     SignOutcome::Unique(SignedContent {
         hash,
         shingles: buffers.set.len(),
-        signature,
+        // A clone is allocated at its exact length; the buffer stays for reuse.
+        set: if keep_sets {
+            buffers.set.clone()
+        } else {
+            Vec::new()
+        },
     })
 }
 
-fn shingle_into(bytes: &[u8], config: &ScanConfig, buffers: &mut Buffers) {
-    normalize_into(bytes, config.normalization, &mut buffers.text);
+/// The distinct shingle hashes of `bytes`, unordered, in `buffers.set`: signing
+/// needs the set but not its order, and a hash set is linear where sorting
+/// every occurrence is not (see `docs/PERFORMANCE.md`).
+fn distinct_shingles_into(bytes: &[u8], config: &ScanConfig, buffers: &mut Buffers) {
+    let Buffers {
+        text,
+        scratch,
+        set,
+        distinct,
+    } = buffers;
+    normalize_into(bytes, config.normalization, text);
+    // Natural text has roughly one distinct shingle per 3–4 bytes.
+    distinct.reset(text.len() / 4);
     config
         .shingler
-        .shingle_set_into(&buffers.text, &mut buffers.scratch, &mut buffers.set);
+        .for_each_hash(text, scratch, |h| distinct.insert(h));
+    distinct.drain_into(set);
 }
 
 /// Re-creates a file's shingle set for exact verification, refusing a file
@@ -526,7 +643,10 @@ fn reload_set(
         return Err("changed during the run (content differs from when it was signed)".into());
     }
     let mut buffers = Buffers::default();
-    shingle_into(&contents, config, &mut buffers);
+    // Sorting only the distinct hashes is ~3× less work than sorting every
+    // occurrence (natural text repeats most of its 5-character windows).
+    distinct_shingles_into(&contents, config, &mut buffers);
+    buffers.set.sort_unstable();
     contents.verify_unchanged().map_err(|e| e.to_string())?;
     Ok(buffers.set)
 }
@@ -596,6 +716,7 @@ fn expand_to_documents(
     items: &[&ContentGroup],
     verified: &[SimilarPair],
     verification: Verification,
+    signed: bool,
 ) -> Vec<SimilarPair> {
     let mut pairs = Vec::new();
     for item in items {
@@ -606,7 +727,7 @@ fn expand_to_documents(
                     a,
                     b,
                     similarity: 1.0,
-                    estimate: 1.0,
+                    estimate: signed.then_some(1.0),
                     shared,
                 });
             }

@@ -12,6 +12,8 @@ pub enum Stage {
     Sign,
     Band,
     Verify,
+    /// The exact join (`--method exact`), in place of Band and Verify.
+    Join,
 }
 
 impl Stage {
@@ -19,6 +21,9 @@ impl Stage {
 
     /// 1-based position, for "2/4: Signing".
     pub fn number(self) -> usize {
+        if self == Stage::Join {
+            return Stage::Band.number();
+        }
         Stage::ALL.iter().position(|&s| s == self).expect("listed") + 1
     }
 
@@ -28,6 +33,7 @@ impl Stage {
             Stage::Sign => "Reading and signing",
             Stage::Band => "Banding",
             Stage::Verify => "Verifying candidates",
+            Stage::Join => "Exact join (prefix filter)",
         }
     }
 }

@@ -481,3 +481,50 @@ fn a_closed_pipe_ends_the_run_quietly() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stderr(&out).is_empty(), "{}", stderr(&out));
 }
+
+/// Regression: renaming the temporary file over `-o /dev/null` replaced the
+/// device with a plain file (as root). Devices and FIFOs are written in place;
+/// a FIFO stands in for /dev/null here so a regression cannot break the machine.
+#[test]
+fn output_to_a_fifo_or_through_a_symlink_keeps_it() {
+    use std::io::Read;
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("out.fifo");
+    let c = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    let reader_path = fifo.clone();
+    let reader = std::thread::spawn(move || {
+        let mut data = Vec::new();
+        std::fs::File::open(reader_path)
+            .unwrap()
+            .read_to_end(&mut data)
+            .unwrap();
+        data
+    });
+    let out = run(&["scan", "testdata", "-q", "-o", fifo.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // Checked before joining: a regression leaves the reader blocked forever.
+    assert!(
+        std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo()
+    );
+    let expected = std::fs::read(root().join("tests/expected/testdata-char5.csv")).unwrap();
+    assert_eq!(reader.join().unwrap(), expected);
+
+    let real = dir.path().join("real.csv");
+    std::fs::write(&real, "old").unwrap();
+    let link = dir.path().join("link.csv");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let out = run(&["scan", "testdata", "-q", "-o", link.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(std::fs::read(&real).unwrap(), expected);
+}

@@ -105,11 +105,13 @@ fn corpus(dir: &Path) -> (PathBuf, PathBuf) {
     (a, b)
 }
 
+/// A scan without an index, by LSH: what `scan --db` (LSH only) must reproduce.
 fn fresh_scan(roots: &[&Path], extra: &[&str]) -> Vec<u8> {
     let out = simfind()
         .arg("scan")
         .args(roots)
         .args(extra)
+        .args(["--method", "lsh"])
         .arg("-q")
         .output()
         .unwrap();
@@ -590,4 +592,66 @@ fn query_arguments_are_checked_before_any_work() {
         assert!(stderr(&out).contains(msg), "{args:?}: {}", stderr(&out));
     }
     assert!(!db.exists(), "no index is created by a failed query");
+}
+
+#[test]
+fn an_index_serves_the_lsh_method_with_its_own_minhash_kernel() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = corpus(dir.path());
+    let roots = [a.as_path(), b.as_path()];
+    let db = dir.path().join("index.simfind");
+
+    // The index holds signatures, not shingle sets: --method exact is refused
+    // before any work (no index is created).
+    let out = run(args!["scan", a, b, "--db", db, "--method", "exact"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--method exact") && err.contains("--db"),
+        "{err}"
+    );
+    assert!(!db.exists());
+
+    // An OPH index: auto resolves to LSH and says why; the output is a fresh
+    // OPH scan's.
+    index(&roots, &db, &["--minhash", "oph"]);
+    let (out, log) = db_scan(&roots, &db, &["--minhash", "oph"]);
+    assert!(log.contains("method auto: lsh (--db"), "{log}");
+    let fresh = fresh_scan(&roots, &["--minhash", "oph"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out),
+        String::from_utf8_lossy(&fresh)
+    );
+    assert_ne!(
+        fresh,
+        fresh_scan(&roots, &[]),
+        "the kernels' estimates differ, so the test can tell them apart"
+    );
+
+    // The kernel is a parameter of the index: a classic scan is refused.
+    let out = run(args!["scan", a, b, "--db", db]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("(minhash: "), "{err}");
+
+    // query signs with the stored kernel: its estimates are the OPH scan's.
+    let q = a.join("fam0/orig.txt");
+    let e = a.join("fam0/edit1.txt");
+    let out = run(args!["query", q, "--db", db, "--threshold", "0.3", "-q"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let (qb, eb) = (
+        q.as_os_str().as_encoded_bytes(),
+        e.as_os_str().as_encoded_bytes(),
+    );
+    let from_query = csv_rows(&out.stdout)
+        .into_iter()
+        .find(|r| &r[1] == eb)
+        .expect("the edit is found")[3]
+        .to_vec();
+    let from_scan = csv_rows(&fresh)
+        .into_iter()
+        .find(|r| (&r[0] == qb && &r[1] == eb) || (&r[0] == eb && &r[1] == qb))
+        .expect("the scan pairs them")[3]
+        .to_vec();
+    assert_eq!(from_query, from_scan);
 }

@@ -6,8 +6,9 @@ mod util;
 use simfind::input::read::ReadOptions;
 use simfind::input::walk::WalkOptions;
 use simfind::lsh::Banding;
+use simfind::method::{Method, MethodChoice};
 use simfind::normalize::Normalization;
-use simfind::pipeline::{ScanConfig, Verification, scan};
+use simfind::pipeline::{MinHashKind, ScanConfig, Verification, scan};
 use simfind::progress::Silent;
 use simfind::shingle::{ShingleKind, Shingler, StopWords};
 use util::{prose, write};
@@ -22,10 +23,37 @@ fn config(root: &std::path::Path, threshold: f64) -> ScanConfig {
         shingler: Shingler::new(ShingleKind::Char, 5, StopWords::default()),
         banding: Banding { bands: 20, rows: 5 },
         seed: 42,
+        minhash: MinHashKind::Classic,
         threshold,
         verification: Verification::Exact,
         verify_memory: 1 << 30,
+        method: MethodChoice::Fixed(Method::Lsh),
     }
+}
+
+#[test]
+fn two_thousand_copies_are_shingled_once_by_the_exact_method_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = prose(10, 400);
+    for i in 0..2000 {
+        write(dir.path(), &format!("copies/{i:04}.txt"), copy.as_bytes());
+    }
+    write(dir.path(), "other.txt", prose(11, 400).as_bytes());
+    let exact = ScanConfig {
+        method: MethodChoice::Fixed(Method::Exact),
+        ..config(dir.path(), 0.8)
+    };
+    let outcome = scan(&exact, &Silent);
+    assert_eq!(outcome.decision.method, Method::Exact);
+    assert_eq!(outcome.stats.signatures, 2, "one set per distinct content");
+    assert_eq!(outcome.stats.identical_files, 1999);
+    assert_eq!(outcome.pairs.len(), 2000 * 1999 / 2);
+    assert!(
+        outcome
+            .pairs
+            .iter()
+            .all(|p| p.similarity == 1.0 && p.estimate.is_none())
+    );
 }
 
 #[test]

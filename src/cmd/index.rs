@@ -9,7 +9,7 @@ use simfind::incremental;
 use simfind::index::{Index, OpenOptions};
 use simfind::pipeline::ScanConfig;
 
-use crate::cmd::scan::{self, ShingleArg, VerifyArg};
+use crate::cmd::scan::{self, MethodArg, MinHashArg, ShingleArg, VerifyArg};
 use crate::exit;
 use crate::report::{FormatArg, ReportArgs};
 use crate::ui::Ui;
@@ -90,6 +90,11 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = scan::DEFAULT_SEED, help_heading = "LSH")]
     pub seed: u64,
 
+    /// MinHash kernel: `classic` or `oph` (see `scan --help`); `scan --db` and
+    /// `query` must use the index's.
+    #[arg(long, value_enum, default_value_t = MinHashArg::Classic, help_heading = "LSH")]
+    pub minhash: MinHashArg,
+
     /// Follow symbolic links (loops are detected and reported).
     #[arg(long, short = 'L', help_heading = "Files")]
     pub follow_links: bool,
@@ -138,6 +143,8 @@ impl Args {
             verify: VerifyArg::Exact,
             verify_memory: u64::MAX,
             seed: self.seed,
+            minhash: self.minhash,
+            method: MethodArg::Lsh,
             follow_links: self.follow_links,
             hidden: self.hidden,
             include: self.include.clone(),

@@ -2,6 +2,7 @@
 //! `--help`, a clap `Args` struct, and `run(Args) -> anyhow::Result<i32>` that
 //! returns the exit code.
 
+pub mod compare;
 pub mod curve;
 pub mod index;
 pub mod query;
@@ -26,6 +27,7 @@ pub fn run(cli: Cli) -> i32 {
     }
     let result = match cli.command {
         Command::Scan(args) => scan::run(args),
+        Command::Compare(args) => compare::run(args),
         Command::Index(args) => index::run(args),
         Command::Query(args) => query::run(args),
         Command::Curve(args) => curve::run(args),

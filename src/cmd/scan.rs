@@ -10,8 +10,9 @@ use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use simfind::input::read::ReadOptions;
 use simfind::input::walk::WalkOptions;
 use simfind::lsh::Banding;
+use simfind::method::{Decision, Method, MethodChoice};
 use simfind::normalize::Normalization;
-use simfind::pipeline::{self, ScanConfig, ScanOutcome, Verification};
+use simfind::pipeline::{self, MinHashKind, ScanConfig, ScanOutcome, Verification};
 use simfind::scurve;
 use simfind::shingle::{ShingleKind, Shingler, StopWords};
 
@@ -34,6 +35,7 @@ const EXAMPLES: &str = "EXAMPLES:
   simfind scan ./a ./b --shingle word --k 3 --threshold 0.7 -o pairs.csv
   simfind scan ./news --shingle stopword                stop word + next two words
   simfind scan ./corpus | sort -t, -k3 -r | head         most similar first
+  simfind scan ./corpus --method exact -t 0.9           every pair ≥ 0.9, none missed
   simfind scan ./docs --format clusters --keep newest    groups of near-duplicates
   simfind scan ./drop --reference ./archive --list-removable -0 | xargs -0 ls -l
                                                         what the archive already holds
@@ -43,7 +45,8 @@ OUTPUT (CSV with header, one row per similar pair, sorted by a then b in walk or
   a, b         the two paths as walked (root as given + relative path); a before b
   similarity   exact Jaccard similarity of the shingle sets (with --verify signature:
                the MinHash estimate), 6 decimals
-  estimate     fraction of agreeing MinHash values, 6 decimals
+  estimate     fraction of agreeing MinHash values, 6 decimals (empty with the exact
+               method, which computes no signatures)
   shingles_a   distinct shingles in a
   shingles_b   distinct shingles in b
   shared       shingles in both (empty with --verify signature)
@@ -123,9 +126,22 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = VerifyArg::Exact, help_heading = "LSH")]
     pub verify: VerifyArg,
 
-    /// Memory for shingle sets during exact verification (e.g. 512M, 2G).
+    /// Memory for shingle sets during exact verification (e.g. 512M, 2G); --method auto
+    /// picks the exact join only if its sets are expected to fit.
     #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = parse_size, help_heading = "LSH")]
     pub verify_memory: u64,
+
+    /// MinHash kernel: `classic` (n hash functions per shingle) or `oph` (one-permutation
+    /// hashing with optimal densification: one hash per shingle, several times faster,
+    /// equally unbiased estimates; different signatures, so candidates differ slightly).
+    #[arg(long, value_enum, default_value_t = MinHashArg::Classic, help_heading = "LSH")]
+    pub minhash: MinHashArg,
+    /// How pairs are found: `exact` joins the shingle sets with length, prefix and
+    /// position filters (every pair ≥ T, none missed; holds all sets in memory);
+    /// `lsh` uses MinHash and banding (may miss pairs near T); `auto` picks by a cost
+    /// model of threshold, corpus size and memory, and the summary says which and why.
+    #[arg(long, value_enum, default_value_t = MethodArg::Auto, help_heading = "Method")]
+    pub method: MethodArg,
 
     /// Seed of the MinHash functions; the same seed gives the same output.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_SEED, help_heading = "LSH")]
@@ -198,6 +214,19 @@ pub enum ShingleArg {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum MinHashArg {
+    Classic,
+    Oph,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum MethodArg {
+    Auto,
+    Exact,
+    Lsh,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum VerifyArg {
     Exact,
     Signature,
@@ -246,13 +275,18 @@ pub fn run(args: Args) -> Result<i32> {
             if !args.quiet {
                 eprintln!("simfind: {}", simfind::incremental::describe(&refreshed));
             }
-            pipeline::find_pairs(
+            let fresh_signatures = refreshed.fresh_signatures;
+            let mut outcome = pipeline::find_pairs(
                 &config,
                 refreshed.files,
-                refreshed.signatures,
+                refreshed.outcomes,
+                refreshed.matrix,
+                db_decision(config.method),
                 refreshed.stats,
                 &ui,
-            )
+            );
+            outcome.stats.signatures = fresh_signatures;
+            outcome
         }
     };
     let reported = report.write(&mut outcome, config.threshold, &mut sink)?;
@@ -278,6 +312,22 @@ pub fn run(args: Args) -> Result<i32> {
         exit::OK
     };
     Ok(report.exit_status(status, &reported))
+}
+
+/// The method with `--db`: an index stores MinHash signatures, not shingle
+/// sets, so only LSH can use it (`configure` refuses `--method exact`).
+fn db_decision(choice: MethodChoice) -> Decision {
+    match choice {
+        MethodChoice::Fixed(Method::Exact) => unreachable!("refused by configure"),
+        MethodChoice::Fixed(Method::Lsh) => Decision {
+            method: Method::Lsh,
+            reason: "lsh (as requested)".into(),
+        },
+        MethodChoice::Auto => Decision {
+            method: Method::Lsh,
+            reason: "auto: lsh (--db reuses the index's MinHash signatures)".into(),
+        },
+    }
 }
 
 /// Turns arguments into a validated configuration before any work starts.
@@ -339,6 +389,17 @@ pub(crate) fn configure(args: &Args) -> Result<(ScanConfig, ThresholdSource)> {
         Some(t) => (t, ThresholdSource::Given),
         None => (scurve::threshold(bands, rows), ThresholdSource::SCurve),
     };
+    if args.method == MethodArg::Exact && args.db.is_some() {
+        bail!(
+            "--db stores MinHash signatures, which only the LSH method uses; drop --db for \
+             --method exact, or use --method lsh (or auto) with --db"
+        );
+    }
+    if args.method == MethodArg::Exact && args.verify == VerifyArg::Signature {
+        bail!(
+            "--verify signature applies to LSH only; the exact method always computes exact Jaccard (use --method lsh)"
+        );
+    }
     if let (Some(min), Some(max)) = (args.min_size, args.max_size)
         && min > max
     {
@@ -363,12 +424,21 @@ pub(crate) fn configure(args: &Args) -> Result<(ScanConfig, ThresholdSource)> {
         shingler: Shingler::new(kind, k, stop_words),
         banding: Banding { bands, rows },
         seed: args.seed,
+        minhash: match args.minhash {
+            MinHashArg::Classic => MinHashKind::Classic,
+            MinHashArg::Oph => MinHashKind::Oph,
+        },
         threshold,
         verification: match args.verify {
             VerifyArg::Exact => Verification::Exact,
             VerifyArg::Signature => Verification::Signature,
         },
         verify_memory: usize::try_from(args.verify_memory).unwrap_or(usize::MAX),
+        method: match args.method {
+            MethodArg::Auto => MethodChoice::Auto,
+            MethodArg::Exact => MethodChoice::Fixed(Method::Exact),
+            MethodArg::Lsh => MethodChoice::Fixed(Method::Lsh),
+        },
     };
     Ok((config, source))
 }
@@ -445,5 +515,5 @@ fn summary(
             Verification::Exact => "exact",
             Verification::Signature => "signature",
         },
-    )
+    ) + &format!("; method {}", outcome.decision.reason)
 }

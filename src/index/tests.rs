@@ -13,6 +13,7 @@ fn params() -> Params {
         bands: 4,
         rows: 2,
         seed: 42,
+        minhash: "classic".into(),
         stop_words: String::new(),
         include_binary: false,
     }
@@ -391,6 +392,10 @@ fn other_parameters_are_refused_with_a_rebuild_hint() {
             include_binary: true,
             ..params()
         },
+        Params {
+            minhash: "oph".into(),
+            ..params()
+        },
     ];
     for other in variants {
         let err = Index::open_or_create(&db, &other, opts()).unwrap_err();
@@ -416,7 +421,12 @@ fn other_parameters_are_refused_with_a_rebuild_hint() {
 
 #[test]
 fn an_older_or_newer_format_is_refused_with_a_rebuild_hint() {
-    for (version, word) in [(0_i64, "older"), (i64::from(FORMAT_VERSION) + 1, "newer")] {
+    // 1: indexes from before the MinHash kernel was a parameter.
+    for (version, word) in [
+        (0_i64, "older"),
+        (1, "older"),
+        (i64::from(FORMAT_VERSION) + 1, "newer"),
+    ] {
         let dir = tempfile::tempdir().unwrap();
         let db = db_in(&dir);
         drop(Index::open_or_create(&db, &params(), opts()).unwrap());
@@ -457,8 +467,8 @@ fn the_params_table_must_agree_with_the_header_version() {
     conn.execute("DELETE FROM params WHERE name = 'seed'", [])
         .unwrap();
     conn.execute(
-        "UPDATE params SET value = '1' WHERE name = 'format_version'",
-        [],
+        "UPDATE params SET value = ?1 WHERE name = 'format_version'",
+        [FORMAT_VERSION.to_string()],
     )
     .unwrap();
     let err = Index::open_existing(&db, opts()).unwrap_err();

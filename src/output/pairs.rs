@@ -32,7 +32,7 @@ pub fn write_csv<'p>(
             a.path.as_os_str().as_bytes(),
             b.path.as_os_str().as_bytes(),
             similarity(pair.similarity).as_bytes(),
-            similarity(pair.estimate).as_bytes(),
+            pair.estimate.map(similarity).unwrap_or_default().as_bytes(),
             a.shingles.to_string().as_bytes(),
             b.shingles.to_string().as_bytes(),
             pair.shared
@@ -47,8 +47,8 @@ pub fn write_csv<'p>(
 
 /// One object per line with the CSV's fields: `a`, `b` (strings; plus
 /// `a_bytes`/`b_bytes` when a path is not UTF-8), `similarity`, `estimate`
-/// (numbers, 6 decimals), `shingles_a`, `shingles_b`, `shared` (integer or
-/// null).
+/// (numbers, 6 decimals; `estimate` null with the exact method),
+/// `shingles_a`, `shingles_b`, `shared` (integer or null).
 pub fn write_jsonl<'p>(
     documents: &[Document],
     pairs: impl Iterator<Item = &'p SimilarPair>,
@@ -64,7 +64,7 @@ pub fn write_jsonl<'p>(
             sink,
             ",\"similarity\":{},\"estimate\":{},\"shingles_a\":{},\"shingles_b\":{},\"shared\":",
             similarity(pair.similarity),
-            similarity(pair.estimate),
+            pair.estimate.map(similarity).as_deref().unwrap_or("null"),
             a.shingles,
             b.shingles
         )?;

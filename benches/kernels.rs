@@ -1,0 +1,281 @@
+//! Criterion benches for the signing kernels, per core, on real documents.
+//!
+//! Input: every 16th file of `../shared/data/debian-docs/files` (sorted paths,
+//! about 3 MB), each normalised as `../shared/data/README.md` defines, processed
+//! one document at a time as the pipeline does. Each kernel is reported twice:
+//! in bytes of normalised text per second (`…/bytes`) and in char-5 shingle
+//! occurrences per second (`…/shingles`).
+//!
+//! Kernels (n = 100):
+//! * `shingle_hash`: char-5 windows, XXH3-64 of each window (`Shingler`);
+//! * `dedup_sort` / `dedup_hashset`: a document's distinct hashes by
+//!   sort + dedup vs the open-addressing `DistinctSet` the pipeline uses;
+//! * `reference_occ`: the straightforward `(a·h + b) >> 32` min-loop over every
+//!   occurrence, auto-vectorised for AVX-512 — the issue's yardstick;
+//! * `classic_occ` / `classic_distinct`: the library kernel (runtime-dispatched
+//!   SIMD) over every occurrence / over the distinct hashes (dedup included);
+//!   `classic_distinct_portable`: the same with the baseline x86-64 build;
+//! * `oph_occ` / `oph_distinct`: one-permutation hashing with densification.
+//!
+//! Run: `cargo bench --bench kernels` (about a minute; sample sizes are small
+//! because the machine is shared). Filter with `cargo bench --bench kernels -- oph`.
+
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
+use simfind::distinct::DistinctSet;
+use simfind::minhash::{MinHasher, SplitMix64};
+use simfind::normalize::{Normalization, normalize};
+use simfind::oph;
+use simfind::shingle::{Scratch, ShingleKind, Shingler, StopWords};
+
+const N: usize = 100;
+const K: usize = 5;
+
+/// `../shared/data/debian-docs/files` from the project root; a git worktree one
+/// level deeper (`wt/<branch>`) finds it one more level up, and `SIMFIND_SHARED`
+/// overrides both.
+fn corpus_dir() -> PathBuf {
+    let shared = std::env::var_os("SIMFIND_SHARED")
+        .map(PathBuf::from)
+        .or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .ancestors()
+                .skip(1)
+                .map(|a| a.join("shared"))
+                .find(|s| s.join("data").is_dir())
+        })
+        .expect("shared/data not found beside the project (set SIMFIND_SHARED)");
+    shared.join("data/debian-docs/files")
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            walk(&p, out);
+        } else {
+            out.push(p);
+        }
+    }
+}
+
+fn documents() -> Vec<String> {
+    let mut paths = Vec::new();
+    walk(&corpus_dir(), &mut paths);
+    paths
+        .iter()
+        .step_by(16)
+        .map(|p| normalize(&std::fs::read(p).unwrap(), Normalization::default()))
+        .collect()
+}
+
+/// The straightforward kernel the issue's target refers to: for every shingle,
+/// a min-loop of `(a·h + b) >> 32` over arrays of `N` coefficients, written as
+/// the obvious nested loop and left to the auto-vectoriser (compiled here for
+/// AVX-512 when the CPU has it, so that the comparison is against a vectorised
+/// loop, not a scalar one).
+struct Reference {
+    a: [u64; N],
+    b: [u64; N],
+}
+
+impl Reference {
+    fn new(seed: u64) -> Self {
+        let mut rng = SplitMix64(seed);
+        let mut a = [0; N];
+        let mut b = [0; N];
+        for (a, b) in a.iter_mut().zip(&mut b) {
+            *a = rng.next_u64() | 1;
+            *b = rng.next_u64();
+        }
+        Reference { a, b }
+    }
+
+    #[inline(always)]
+    fn body(&self, hashes: &[u64], out: &mut [u32; N]) {
+        out.fill(u32::MAX);
+        for &h in hashes {
+            let x = (h ^ (h >> 32)) & 0xFFFF_FFFF;
+            for ((o, &a), &b) in out.iter_mut().zip(&self.a).zip(&self.b) {
+                *o = (*o).min((a.wrapping_mul(x).wrapping_add(b) >> 32) as u32);
+            }
+        }
+    }
+
+    #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+    fn sign_avx512(&self, hashes: &[u64], out: &mut [u32; N]) {
+        self.body(hashes, out)
+    }
+
+    fn sign(&self, hashes: &[u64], out: &mut [u32; N]) {
+        if is_x86_feature_detected!("avx512dq") && is_x86_feature_detected!("avx512vl") {
+            // SAFETY: the features were detected.
+            unsafe { self.sign_avx512(hashes, out) }
+        } else {
+            self.body(hashes, out)
+        }
+    }
+}
+
+fn distinct(hashes: &[u64], set: &mut DistinctSet, out: &mut Vec<u64>) {
+    set.reset(hashes.len() / 4);
+    hashes.iter().for_each(|&h| set.insert(h));
+    set.drain_into(out);
+}
+
+fn sort_distinct(hashes: &[u64], out: &mut Vec<u64>) {
+    out.clear();
+    out.extend_from_slice(hashes);
+    out.sort_unstable();
+    out.dedup();
+}
+
+fn configure<'a>(c: &'a mut Criterion, name: &str) -> BenchmarkGroup<'a, WallTime> {
+    let mut g = c.benchmark_group(name);
+    g.sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2));
+    g
+}
+
+fn kernels(c: &mut Criterion) {
+    let docs = documents();
+    let shingler = Shingler::new(ShingleKind::Char, K, StopWords::default());
+    let mut scratch = Scratch::default();
+    let hashed: Vec<Vec<u64>> = docs
+        .iter()
+        .map(|d| {
+            let mut v = Vec::new();
+            shingler.for_each_hash(d, &mut scratch, |h| v.push(h));
+            v
+        })
+        .collect();
+    let bytes: u64 = docs.iter().map(|d| d.len() as u64).sum();
+    let shingles: u64 = hashed.iter().map(|h| h.len() as u64).sum();
+    let mut set = DistinctSet::default();
+    let mut buf = Vec::new();
+    let unique: u64 = hashed
+        .iter()
+        .map(|h| {
+            distinct(h, &mut set, &mut buf);
+            buf.len() as u64
+        })
+        .sum();
+    eprintln!(
+        "kernels: {} documents, {bytes} normalised bytes, {shingles} shingle occurrences, \
+         {unique} distinct per document ({:.1} %); classic kernel variant: {}",
+        docs.len(),
+        100.0 * unique as f64 / shingles as f64,
+        simfind::minhash::kernel::selected()
+    );
+    let reference = Reference::new(1);
+    let hasher = MinHasher::new(N, 1);
+
+    for (unit, throughput) in [
+        ("bytes", Throughput::Bytes(bytes)),
+        ("shingles", Throughput::Elements(shingles)),
+    ] {
+        let mut g = configure(c, &format!("kernels/{unit}"));
+        g.throughput(throughput);
+        g.bench_function("shingle_hash", |bch| {
+            let mut scratch = Scratch::default();
+            bch.iter(|| {
+                for d in &docs {
+                    shingler.for_each_hash(d, &mut scratch, |h| {
+                        black_box(h);
+                    });
+                }
+            })
+        });
+        g.bench_function("dedup_sort", |bch| {
+            let mut out = Vec::new();
+            bch.iter(|| {
+                for h in &hashed {
+                    sort_distinct(h, &mut out);
+                    black_box(&out);
+                }
+            })
+        });
+        g.bench_function("dedup_hashset", |bch| {
+            let (mut set, mut out) = (DistinctSet::default(), Vec::new());
+            bch.iter(|| {
+                for h in &hashed {
+                    distinct(h, &mut set, &mut out);
+                    black_box(&out);
+                }
+            })
+        });
+        g.bench_function("reference_occ", |bch| {
+            let mut sig = [0u32; N];
+            bch.iter(|| {
+                for h in &hashed {
+                    reference.sign(h, &mut sig);
+                    black_box(&sig);
+                }
+            })
+        });
+        g.bench_function("classic_occ", |bch| {
+            let mut sig = [0u32; N];
+            bch.iter(|| {
+                for h in &hashed {
+                    hasher.sign_into(h, &mut sig);
+                    black_box(&sig);
+                }
+            })
+        });
+        g.bench_function("classic_distinct", |bch| {
+            let mut sig = [0u32; N];
+            let (mut set, mut out) = (DistinctSet::default(), Vec::new());
+            bch.iter(|| {
+                for h in &hashed {
+                    distinct(h, &mut set, &mut out);
+                    hasher.sign_into(&out, &mut sig);
+                    black_box(&sig);
+                }
+            })
+        });
+        g.bench_function("classic_distinct_portable", |bch| {
+            let mut sig = [0u32; N];
+            let (mut set, mut out) = (DistinctSet::default(), Vec::new());
+            bch.iter(|| {
+                for h in &hashed {
+                    distinct(h, &mut set, &mut out);
+                    hasher.sign_into_portable(&out, &mut sig);
+                    black_box(&sig);
+                }
+            })
+        });
+        g.bench_function("oph_occ", |bch| {
+            let mut sig = [0u32; N];
+            bch.iter(|| {
+                for h in &hashed {
+                    oph::sign(h, 1, &mut sig);
+                    black_box(&sig);
+                }
+            })
+        });
+        g.bench_function("oph_distinct", |bch| {
+            let mut sig = [0u32; N];
+            let (mut set, mut out) = (DistinctSet::default(), Vec::new());
+            bch.iter(|| {
+                for h in &hashed {
+                    distinct(h, &mut set, &mut out);
+                    oph::sign(&out, 1, &mut sig);
+                    black_box(&sig);
+                }
+            })
+        });
+        g.finish();
+    }
+}
+
+criterion_group!(benches, kernels);
+criterion_main!(benches);

@@ -1,0 +1,195 @@
+//! `simfind compare`: every similarity and distance measure of MMDS 3.5 for
+//! two files, over the same shingles `scan` uses.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use simfind::distance;
+use simfind::input::read::{self, ReadOptions};
+use simfind::minhash::{self, MinHasher};
+use simfind::normalize::{Normalization, normalize};
+use simfind::shingle::{Scratch, ShingleKind, Shingler, StopWords};
+
+use super::scan::{DEFAULT_BANDS, DEFAULT_ROWS, DEFAULT_SEED, ShingleArg};
+use crate::exit;
+
+/// Edit distances are computed only up to this many DP cells by default
+/// (about 20 000 × 20 000 characters after the common prefix and suffix):
+/// Levenshtein's DP takes about a second there.
+const DEFAULT_EDIT_CELLS: u64 = 400_000_000;
+
+const AFTER_HELP: &str = "EXAMPLES:
+  simfind compare a.txt b.txt
+  simfind compare a.txt b.txt --shingle word --k 3
+  simfind compare a.txt b.txt | grep -E '^(jaccard|cosine),'
+
+OUTPUT (CSV with header `measure,value`, one row per measure, in this order):
+  shingles_a, shingles_b   distinct shingles in each file
+  shared                   shingles in both
+  jaccard                  exact Jaccard similarity of the shingle sets (as scan reports it)
+  jaccard_distance         1 − jaccard
+  minhash_estimate         fraction of agreeing MinHash values (bands × rows, --seed)
+  cosine                   cosine similarity of the shingle-count vectors
+  angle_degrees            cosine distance: the angle between them, 0–90
+  euclidean                L2 distance of the count vectors
+  manhattan                L1 distance of the count vectors
+  linf                     L∞ distance of the count vectors
+  hamming                  Hamming distance of the 0/1 vectors (shingles in one file only)
+  chars_a, chars_b         characters of the normalised texts
+  edit_distance            MMDS 3.5.5 edit distance of the normalised texts: fewest
+                           character insertions and deletions
+  levenshtein              the same with substitutions allowed (cost 1)
+Floats have 6 decimals. A value that is undefined (Jaccard of two empty sets, cosine
+with an empty file) or over --max-edit-cells is left empty, with a note on stderr.
+
+EXIT STATUS:
+  0    success
+  2    usage error, or a file could not be read";
+
+/// Compare two files: exact Jaccard of their shingle sets, the MinHash estimate,
+/// and the other MMDS 3.5 distances (cosine, L2, L1, L∞, Hamming, edit distance).
+#[derive(clap::Args, Debug)]
+#[command(after_help = AFTER_HELP)]
+pub struct Args {
+    /// The first file.
+    #[arg(value_name = "FILE_A")]
+    pub a: PathBuf,
+
+    /// The second file.
+    #[arg(value_name = "FILE_B")]
+    pub b: PathBuf,
+
+    /// What a shingle is: k characters, k words, or a stop word and the next k−1 words.
+    #[arg(long, value_enum, default_value_t = ShingleArg::Char)]
+    pub shingle: ShingleArg,
+
+    /// Shingle length [default: 5 for char, 3 for word and stopword].
+    #[arg(long, short = 'k', value_name = "K")]
+    pub k: Option<usize>,
+
+    /// Do not lowercase the text.
+    #[arg(long)]
+    pub keep_case: bool,
+
+    /// Do not collapse whitespace runs to one space (nor trim).
+    #[arg(long)]
+    pub keep_whitespace: bool,
+
+    /// Bands b of the MinHash signature (its length is b × r).
+    #[arg(long, short = 'b', value_name = "B", default_value_t = DEFAULT_BANDS)]
+    pub bands: usize,
+
+    /// Rows per band r.
+    #[arg(long, short = 'r', value_name = "R", default_value_t = DEFAULT_ROWS)]
+    pub rows: usize,
+
+    /// Seed of the MinHash functions (the same as scan's for the same estimate).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_SEED)]
+    pub seed: u64,
+
+    /// Skip the edit distances when the texts, less their common prefix and suffix,
+    /// would need more than N DP cells (length × length).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_EDIT_CELLS)]
+    pub max_edit_cells: u64,
+}
+
+pub fn run(args: Args) -> Result<i32> {
+    let kind = match args.shingle {
+        ShingleArg::Char => ShingleKind::Char,
+        ShingleArg::Word => ShingleKind::Word,
+        ShingleArg::Stopword => ShingleKind::StopWord,
+    };
+    let k = args.k.unwrap_or(kind.default_k());
+    if k == 0 {
+        bail!("--k must be at least 1");
+    }
+    let signature_len = args.bands.checked_mul(args.rows).unwrap_or(0);
+    if signature_len == 0 || signature_len > 1 << 16 {
+        bail!("--bands and --rows must be at least 1, and --bands × --rows at most 65536");
+    }
+    let stop_words = if kind == ShingleKind::StopWord {
+        StopWords::english()
+    } else {
+        StopWords::default()
+    };
+    let shingler = Shingler::new(kind, k, stop_words);
+    let normalization = Normalization {
+        lowercase: !args.keep_case,
+        collapse_whitespace: !args.keep_whitespace,
+    };
+
+    let text_a = read_text(&args.a, normalization)?;
+    let text_b = read_text(&args.b, normalization)?;
+    let counts_a = count_vector(&shingler, &text_a);
+    let counts_b = count_vector(&shingler, &text_b);
+    let set_a: Vec<u64> = counts_a.iter().map(|&(h, _)| h).collect();
+    let set_b: Vec<u64> = counts_b.iter().map(|&(h, _)| h).collect();
+
+    let hasher = MinHasher::new(signature_len, args.seed);
+    let estimate = (!set_a.is_empty() && !set_b.is_empty())
+        .then(|| minhash::estimate(&hasher.sign(&set_a), &hasher.sign(&set_b)));
+    let vectors = distance::vector_measures(&counts_a, &counts_b);
+    let chars_a: Vec<char> = text_a.chars().collect();
+    let chars_b: Vec<char> = text_b.chars().collect();
+    let indel = distance::indel_distance(&chars_a, &chars_b, args.max_edit_cells);
+    let levenshtein = distance::levenshtein_distance(&chars_a, &chars_b, args.max_edit_cells);
+
+    if set_a.is_empty() && set_b.is_empty() {
+        eprintln!("simfind: note: both files are shorter than one shingle: Jaccard is undefined");
+    } else if set_a.is_empty() || set_b.is_empty() {
+        eprintln!(
+            "simfind: note: a file shorter than one shingle has no MinHash estimate and no angle"
+        );
+    }
+    if indel.is_none() || levenshtein.is_none() {
+        eprintln!(
+            "simfind: note: edit distances skipped: the texts differ over more than \
+             --max-edit-cells {} DP cells",
+            args.max_edit_cells
+        );
+    }
+
+    let float = |v: Option<f64>| v.map(|x| format!("{x:.6}")).unwrap_or_default();
+    let int = |v: Option<usize>| v.map(|x| x.to_string()).unwrap_or_default();
+    let shared = distance::intersection_size(&set_a, &set_b);
+    let rows: [(&str, String); 16] = [
+        ("shingles_a", set_a.len().to_string()),
+        ("shingles_b", set_b.len().to_string()),
+        ("shared", shared.to_string()),
+        ("jaccard", float(distance::jaccard(&set_a, &set_b))),
+        (
+            "jaccard_distance",
+            float(distance::jaccard_distance(&set_a, &set_b)),
+        ),
+        ("minhash_estimate", float(estimate)),
+        ("cosine", float(vectors.cosine)),
+        ("angle_degrees", float(vectors.angle_degrees)),
+        ("euclidean", format!("{:.6}", vectors.euclidean)),
+        ("manhattan", vectors.manhattan.to_string()),
+        ("linf", vectors.linf.to_string()),
+        ("hamming", vectors.hamming.to_string()),
+        ("chars_a", chars_a.len().to_string()),
+        ("chars_b", chars_b.len().to_string()),
+        ("edit_distance", int(indel)),
+        ("levenshtein", int(levenshtein)),
+    ];
+    let mut out = csv::Writer::from_writer(std::io::stdout().lock());
+    out.write_record(["measure", "value"])?;
+    for (measure, value) in rows {
+        out.write_record([measure, value.as_str()])?;
+    }
+    out.flush()?;
+    Ok(exit::OK)
+}
+
+fn read_text(path: &Path, normalization: Normalization) -> Result<String> {
+    let contents = read::read_file(path, &ReadOptions::default())
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    Ok(normalize(&contents, normalization))
+}
+
+fn count_vector(shingler: &Shingler, text: &str) -> Vec<(u64, u32)> {
+    let mut hashes = Vec::new();
+    shingler.for_each_hash(text, &mut Scratch::default(), |h| hashes.push(h));
+    distance::count_vector(hashes)
+}

@@ -1,0 +1,214 @@
+//! Which method finds the pairs: the exact prefix-filter join
+//! ([`crate::allpairs`], MMDS 3.9) or MinHash + LSH (MMDS 3.3–3.4), and the
+//! cost model behind `--method auto`.
+//!
+//! **Input**: a [`Workload`] known before any file is read — the number of
+//! files and their bytes (from the walk), the threshold, the signature length
+//! and the memory budget. **Output**: a [`Decision`], the method and a
+//! one-line reason for the summary.
+//!
+//! Both methods read, normalise and shingle every file once; they differ in
+//! what follows. LSH computes `b·r` MinHash values per shingle, bands, then
+//! verifies candidates by re-reading their files. The exact join keeps every
+//! shingle set in memory (about `8` bytes per shingle, and as much again while
+//! the join ranks tokens) and runs AllPairs/PPJoin, whose work grows as the
+//! threshold falls (prefixes hold `≈ (1−T)` of each set and many more
+//! candidates survive). The model estimates both extra costs per shingle, in
+//! CPU nanoseconds, with constants measured on this project's corpora (see
+//! `docs/PERFORMANCE.md`, "Exact method"), and picks the cheaper one that fits
+//! in memory. It is a rough guide, not a promise: `--method exact` and
+//! `--method lsh` force either.
+
+/// A way of finding similar pairs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    /// Exact set-similarity join: every pair, no false negatives.
+    Exact,
+    /// MinHash signatures, LSH banding, then verification of candidates.
+    Lsh,
+}
+
+impl Method {
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Exact => "exact",
+            Method::Lsh => "lsh",
+        }
+    }
+}
+
+/// What the user asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MethodChoice {
+    /// Let [`choose`] decide.
+    Auto,
+    /// Use this method.
+    Fixed(Method),
+}
+
+/// What is known about a scan before it reads any file.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Workload {
+    /// Files to read.
+    pub files: u64,
+    /// Their total size in bytes.
+    pub bytes: u64,
+    /// Expected distinct shingles per input byte (see [`tokens_per_byte`]).
+    pub tokens_per_byte: f64,
+    /// Pairs with Jaccard ≥ this are wanted.
+    pub threshold: f64,
+    /// MinHash values per document (`bands × rows`).
+    pub signature_len: usize,
+    /// Bytes the exact join may use for shingle sets and its own tables.
+    pub memory_budget: u64,
+}
+
+/// The method chosen and why.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Decision {
+    pub method: Method,
+    /// One line for the summary, e.g. "auto: exact (est. 0.4 s vs 1.9 s for LSH)".
+    pub reason: String,
+}
+
+/// Distinct shingles per input byte (per document, summed), measured on the
+/// shared corpora with the default normalisation: char 5-shingles 0.28
+/// (debian-docs) and 0.35 (django-docs); word 3-shingles about one per word
+/// of ~6 bytes.
+pub fn tokens_per_byte(char_shingles: bool) -> f64 {
+    if char_shingles { 0.3 } else { 0.15 }
+}
+
+// CPU nanoseconds per shingle, measured on debian-docs and django-docs (char
+// 5-shingles; `docs/PERFORMANCE.md`, "Exact method", has the runs).
+/// LSH, per MinHash value per shingle (measured 0.65–0.7 with 100 values).
+const NS_PER_HASH: f64 = 0.65;
+/// LSH, the rest: re-reading and re-shingling candidate files to verify
+/// them (measured 43 on debian-docs, 96 on django-docs at t = 0.9).
+const NS_LSH_FIXED: f64 = 60.0;
+/// The join, independent of the threshold: counting, ranking and re-coding
+/// every token (measured 52–92 at t = 1).
+const NS_JOIN_FIXED: f64 = 80.0;
+/// The join, times `((1 − T) / T)²`: prefixes, and the posting lists they
+/// probe, grow with `1 − T` (measured +176/+182 at t = 0.5, +36/+65 at 0.7,
+/// +10/+31 at 0.8 on debian/django).
+const NS_JOIN_PROBE: f64 = 180.0;
+/// Bytes the exact method holds per shingle at its peak: the sets (8), the
+/// ranked copy (4) and the join's tables and index (about 4).
+pub const EXACT_BYTES_PER_TOKEN: f64 = 16.0;
+
+/// Estimated extra CPU seconds of each method beyond the reading and
+/// shingling they share, `(exact, lsh)`.
+pub fn estimate_seconds(w: &Workload) -> (f64, f64) {
+    let tokens = w.bytes as f64 * w.tokens_per_byte;
+    let t = w.threshold.clamp(1e-3, 1.0);
+    let spread = ((1.0 - t) / t).powi(2);
+    let exact = tokens * (NS_JOIN_FIXED + NS_JOIN_PROBE * spread) * 1e-9;
+    let lsh = tokens * (NS_PER_HASH * w.signature_len as f64 + NS_LSH_FIXED) * 1e-9;
+    (exact, lsh)
+}
+
+/// Estimated peak bytes of the exact method.
+pub fn exact_peak_bytes(w: &Workload) -> f64 {
+    w.bytes as f64 * w.tokens_per_byte * EXACT_BYTES_PER_TOKEN
+}
+
+/// The method for `choice`, with the reason shown in the summary.
+pub fn choose(choice: MethodChoice, w: &Workload) -> Decision {
+    if let MethodChoice::Fixed(method) = choice {
+        return Decision {
+            method,
+            reason: format!("{} (as requested)", method.name()),
+        };
+    }
+    let (exact, lsh) = estimate_seconds(w);
+    let memory = exact_peak_bytes(w);
+    if memory > w.memory_budget as f64 {
+        return Decision {
+            method: Method::Lsh,
+            reason: format!(
+                "auto: lsh (exact would hold ~{} of shingle sets, over the {} budget of --verify-memory)",
+                human_bytes(memory),
+                human_bytes(w.memory_budget as f64)
+            ),
+        };
+    }
+    let method = if exact <= lsh {
+        Method::Exact
+    } else {
+        Method::Lsh
+    };
+    Decision {
+        method,
+        reason: format!(
+            "auto: {} (cost model at t = {}: exact ~{:.1} s, lsh ~{:.1} s of CPU beyond reading; exact needs ~{} of memory)",
+            method.name(),
+            w.threshold,
+            exact,
+            lsh,
+            human_bytes(memory)
+        ),
+    }
+}
+
+fn human_bytes(bytes: f64) -> String {
+    if bytes >= 1e9 {
+        format!("{:.1} GB", bytes / 1e9)
+    } else {
+        format!("{:.0} MB", (bytes / 1e6).ceil())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn workload(bytes: u64, threshold: f64) -> Workload {
+        Workload {
+            files: 5_000,
+            bytes,
+            tokens_per_byte: tokens_per_byte(true),
+            threshold,
+            signature_len: 100,
+            memory_budget: 1 << 30,
+        }
+    }
+
+    #[test]
+    fn a_fixed_choice_is_obeyed() {
+        let w = workload(1 << 40, 0.01);
+        assert_eq!(
+            choose(MethodChoice::Fixed(Method::Exact), &w).method,
+            Method::Exact
+        );
+        assert_eq!(
+            choose(MethodChoice::Fixed(Method::Lsh), &w).method,
+            Method::Lsh
+        );
+    }
+
+    #[test]
+    fn high_thresholds_pick_exact_low_ones_lsh() {
+        let high = choose(MethodChoice::Auto, &workload(50_000_000, 0.9));
+        assert_eq!(high.method, Method::Exact, "{}", high.reason);
+        let low = choose(MethodChoice::Auto, &workload(50_000_000, 0.2));
+        assert_eq!(low.method, Method::Lsh, "{}", low.reason);
+        assert!(low.reason.starts_with("auto: lsh"));
+    }
+
+    #[test]
+    fn exact_cost_falls_as_the_threshold_rises() {
+        let costs: Vec<f64> = [0.3, 0.5, 0.7, 0.9, 1.0]
+            .iter()
+            .map(|&t| estimate_seconds(&workload(10_000_000, t)).0)
+            .collect();
+        assert!(costs.windows(2).all(|w| w[0] > w[1]), "{costs:?}");
+    }
+
+    #[test]
+    fn corpora_too_big_for_memory_use_lsh() {
+        let d = choose(MethodChoice::Auto, &workload(1_000_000_000, 0.95));
+        assert_eq!(d.method, Method::Lsh);
+        assert!(d.reason.contains("budget"), "{}", d.reason);
+    }
+}
