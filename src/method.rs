@@ -141,7 +141,7 @@ pub fn choose(choice: MethodChoice, w: &Workload) -> Decision {
     Decision {
         method,
         reason: format!(
-            "auto: {} (cost model at t = {}: exact ~{:.1} s, lsh ~{:.1} s of CPU beyond reading; exact needs ~{} of memory)",
+            "auto: {} (cost model at t = {:.3}: exact ~{:.1} s, lsh ~{:.1} s of CPU beyond reading; exact needs ~{} of memory)",
             method.name(),
             w.threshold,
             exact,
