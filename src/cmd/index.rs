@@ -9,7 +9,7 @@ use simfind::incremental;
 use simfind::index::{Index, OpenOptions};
 use simfind::pipeline::ScanConfig;
 
-use crate::cmd::scan::{self, MethodArg, MinHashArg, ShingleArg, VerifyArg};
+use crate::cmd::scan::{self, MethodArg, VerifyArg};
 use crate::exit;
 use crate::report::{FormatArg, ReportArgs};
 use crate::ui::Ui;
@@ -56,72 +56,11 @@ pub struct Args {
     #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
     pub wait: f64,
 
-    // The options below mirror `scan`'s, so that an index and a scan with the same
-    // flags agree; they are converted to `scan::Args` and validated by scan.
-    /// What a shingle is: k characters, k words, or a stop word and the next k−1 words.
-    #[arg(long, value_enum, default_value_t = ShingleArg::Char, help_heading = "Shingles")]
-    pub shingle: ShingleArg,
+    #[command(flatten)]
+    pub signing: scan::SigningArgs,
 
-    /// Shingle length [default: 5 for char, 3 for word and stopword].
-    #[arg(long, short = 'k', value_name = "K", help_heading = "Shingles")]
-    pub k: Option<usize>,
-
-    /// Stop words, one per line, instead of the built-in English list (with --shingle stopword).
-    #[arg(long, value_name = "FILE", help_heading = "Shingles")]
-    pub stopwords: Option<PathBuf>,
-
-    /// Do not lowercase the text.
-    #[arg(long, help_heading = "Shingles")]
-    pub keep_case: bool,
-
-    /// Do not collapse whitespace runs to one space (nor trim).
-    #[arg(long, help_heading = "Shingles")]
-    pub keep_whitespace: bool,
-
-    /// Number of LSH bands b [default: 20].
-    #[arg(long, short = 'b', value_name = "B", help_heading = "LSH")]
-    pub bands: Option<usize>,
-
-    /// Rows per band r; signatures have b × r values [default: 5].
-    #[arg(long, short = 'r', value_name = "R", help_heading = "LSH")]
-    pub rows: Option<usize>,
-
-    /// Seed of the MinHash functions.
-    #[arg(long, value_name = "N", default_value_t = scan::DEFAULT_SEED, help_heading = "LSH")]
-    pub seed: u64,
-
-    /// MinHash kernel: `classic` or `oph` (see `scan --help`); `scan --db` and
-    /// `query` must use the index's.
-    #[arg(long, value_enum, default_value_t = MinHashArg::Classic, help_heading = "LSH")]
-    pub minhash: MinHashArg,
-
-    /// Follow symbolic links (loops are detected and reported).
-    #[arg(long, short = 'L', help_heading = "Files")]
-    pub follow_links: bool,
-
-    /// Include hidden files and directories (names starting with '.').
-    #[arg(long, short = 'H', help_heading = "Files")]
-    pub hidden: bool,
-
-    /// Only files whose relative path or name matches GLOB (repeatable).
-    #[arg(long, value_name = "GLOB", help_heading = "Files")]
-    pub include: Vec<String>,
-
-    /// Skip files and directories whose relative path or name matches GLOB (repeatable).
-    #[arg(long, value_name = "GLOB", help_heading = "Files")]
-    pub exclude: Vec<String>,
-
-    /// Skip files smaller than SIZE (e.g. 100, 4K).
-    #[arg(long, value_name = "SIZE", value_parser = crate::cli::parse_size, help_heading = "Files")]
-    pub min_size: Option<u64>,
-
-    /// Skip files larger than SIZE (e.g. 10M).
-    #[arg(long, value_name = "SIZE", value_parser = crate::cli::parse_size, help_heading = "Files")]
-    pub max_size: Option<u64>,
-
-    /// Also read files that look binary (a NUL byte in the first 8 KiB).
-    #[arg(long, help_heading = "Files")]
-    pub binary: bool,
+    #[command(flatten)]
+    pub files: scan::FileArgs,
 
     /// No progress bars and no summary (warnings are still printed).
     #[arg(long, short = 'q')]
@@ -132,26 +71,12 @@ impl Args {
     fn to_scan_args(&self) -> scan::Args {
         scan::Args {
             roots: self.roots.clone(),
-            shingle: self.shingle,
-            k: self.k,
-            stopwords: self.stopwords.clone(),
-            keep_case: self.keep_case,
-            keep_whitespace: self.keep_whitespace,
-            bands: self.bands,
-            rows: self.rows,
+            signing: self.signing.clone(),
+            files: self.files.clone(),
             threshold: None,
             verify: VerifyArg::Exact,
             verify_memory: u64::MAX,
-            seed: self.seed,
-            minhash: self.minhash,
             method: MethodArg::Lsh,
-            follow_links: self.follow_links,
-            hidden: self.hidden,
-            include: self.include.clone(),
-            exclude: self.exclude.clone(),
-            min_size: self.min_size,
-            max_size: self.max_size,
-            binary: self.binary,
             output: None,
             quiet: self.quiet,
             verbose: false,

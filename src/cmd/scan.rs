@@ -88,33 +88,8 @@ pub struct Args {
     #[arg(required = true, value_name = "DIR")]
     pub roots: Vec<PathBuf>,
 
-    /// What a shingle is: k characters, k words, or a stop word and the next k−1 words.
-    #[arg(long, value_enum, default_value_t = ShingleArg::Char, help_heading = "Shingles")]
-    pub shingle: ShingleArg,
-
-    /// Shingle length [default: 5 for char, 3 for word and stopword].
-    #[arg(long, short = 'k', value_name = "K", help_heading = "Shingles")]
-    pub k: Option<usize>,
-
-    /// Stop words, one per line, instead of the built-in English list (with --shingle stopword).
-    #[arg(long, value_name = "FILE", help_heading = "Shingles")]
-    pub stopwords: Option<PathBuf>,
-
-    /// Do not lowercase the text.
-    #[arg(long, help_heading = "Shingles")]
-    pub keep_case: bool,
-
-    /// Do not collapse whitespace runs to one space (nor trim).
-    #[arg(long, help_heading = "Shingles")]
-    pub keep_whitespace: bool,
-
-    /// Number of LSH bands b [default: 20; with --threshold alone, chosen by `simfind tune`].
-    #[arg(long, short = 'b', value_name = "B", help_heading = "LSH")]
-    pub bands: Option<usize>,
-
-    /// Rows per band r; signatures have b × r values [default: 5; with --threshold alone, chosen by `simfind tune`].
-    #[arg(long, short = 'r', value_name = "R", help_heading = "LSH")]
-    pub rows: Option<usize>,
+    #[command(flatten)]
+    pub signing: SigningArgs,
 
     /// Report pairs with similarity ≥ T, 0 < T ≤ 1 [default: the S-curve threshold (1/b)^(1/r)]. Alone, it also
     /// picks bands and rows (`simfind tune`, within 100 hashes); with them, a T far from the curve's steep part
@@ -130,12 +105,6 @@ pub struct Args {
     /// picks the exact join only if its sets are expected to fit.
     #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = parse_size, help_heading = "LSH")]
     pub verify_memory: u64,
-
-    /// MinHash kernel: `classic` (n hash functions per shingle) or `oph` (one-permutation
-    /// hashing with optimal densification: one hash per shingle, several times faster,
-    /// equally unbiased estimates; different signatures, so candidates differ slightly).
-    #[arg(long, value_enum, default_value_t = MinHashArg::Classic, help_heading = "LSH")]
-    pub minhash: MinHashArg,
     /// How pairs are found: `exact` joins the shingle sets with length, prefix and
     /// position filters (every pair ≥ T, none missed; holds all sets in memory);
     /// `lsh` uses MinHash and banding (may miss pairs near T); `auto` picks by a cost
@@ -143,37 +112,8 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = MethodArg::Auto, help_heading = "Method")]
     pub method: MethodArg,
 
-    /// Seed of the MinHash functions; the same seed gives the same output.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_SEED, help_heading = "LSH")]
-    pub seed: u64,
-
-    /// Follow symbolic links (loops are detected and reported).
-    #[arg(long, short = 'L', help_heading = "Files")]
-    pub follow_links: bool,
-
-    /// Include hidden files and directories (names starting with '.').
-    #[arg(long, short = 'H', help_heading = "Files")]
-    pub hidden: bool,
-
-    /// Only files whose relative path or name matches GLOB (repeatable).
-    #[arg(long, value_name = "GLOB", help_heading = "Files")]
-    pub include: Vec<String>,
-
-    /// Skip files and directories whose relative path or name matches GLOB (repeatable).
-    #[arg(long, value_name = "GLOB", help_heading = "Files")]
-    pub exclude: Vec<String>,
-
-    /// Skip files smaller than SIZE (e.g. 100, 4K).
-    #[arg(long, value_name = "SIZE", value_parser = parse_size, help_heading = "Files")]
-    pub min_size: Option<u64>,
-
-    /// Skip files larger than SIZE (e.g. 10M).
-    #[arg(long, value_name = "SIZE", value_parser = parse_size, help_heading = "Files")]
-    pub max_size: Option<u64>,
-
-    /// Also read files that look binary (a NUL byte in the first 8 KiB).
-    #[arg(long, help_heading = "Files")]
-    pub binary: bool,
+    #[command(flatten)]
+    pub files: FileArgs,
 
     /// Write the CSV to FILE (atomically: complete or not at all) instead of stdout.
     #[arg(long, short = 'o', value_name = "FILE", help_heading = "Output")]
@@ -204,6 +144,81 @@ pub struct Args {
         help_heading = "Index"
     )]
     pub wait: f64,
+}
+
+/// How files become signatures. Shared by `scan` and `index` (flattened into
+/// both), so that an index and a scan given the same flags agree.
+#[derive(clap::Args, Debug, Clone)]
+pub struct SigningArgs {
+    /// What a shingle is: k characters, k words, or a stop word and the next k−1 words.
+    #[arg(long, value_enum, default_value_t = ShingleArg::Char, help_heading = "Shingles")]
+    pub shingle: ShingleArg,
+
+    /// Shingle length [default: 5 for char, 3 for word and stopword].
+    #[arg(long, short = 'k', value_name = "K", help_heading = "Shingles")]
+    pub k: Option<usize>,
+
+    /// Stop words, one per line, instead of the built-in English list (with --shingle stopword).
+    #[arg(long, value_name = "FILE", help_heading = "Shingles")]
+    pub stopwords: Option<PathBuf>,
+
+    /// Do not lowercase the text.
+    #[arg(long, help_heading = "Shingles")]
+    pub keep_case: bool,
+
+    /// Do not collapse whitespace runs to one space (nor trim).
+    #[arg(long, help_heading = "Shingles")]
+    pub keep_whitespace: bool,
+
+    /// Number of LSH bands b [default: 20; with --threshold alone, chosen by `simfind tune`].
+    #[arg(long, short = 'b', value_name = "B", help_heading = "LSH")]
+    pub bands: Option<usize>,
+
+    /// Rows per band r; signatures have b × r values [default: 5; with --threshold alone, chosen by `simfind tune`].
+    #[arg(long, short = 'r', value_name = "R", help_heading = "LSH")]
+    pub rows: Option<usize>,
+
+    /// Seed of the MinHash functions; the same seed gives the same output.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_SEED, help_heading = "LSH")]
+    pub seed: u64,
+
+    /// MinHash kernel: `classic` (n hash functions per shingle) or `oph` (one-permutation
+    /// hashing with optimal densification: one hash per shingle, several times faster,
+    /// equally unbiased estimates; different signatures, so candidates differ slightly).
+    #[arg(long, value_enum, default_value_t = MinHashArg::Classic, help_heading = "LSH")]
+    pub minhash: MinHashArg,
+}
+
+/// Which files are read. Shared by `scan` and `index` (flattened into both).
+#[derive(clap::Args, Debug, Clone)]
+pub struct FileArgs {
+    /// Follow symbolic links (loops are detected and reported).
+    #[arg(long, short = 'L', help_heading = "Files")]
+    pub follow_links: bool,
+
+    /// Include hidden files and directories (names starting with '.').
+    #[arg(long, short = 'H', help_heading = "Files")]
+    pub hidden: bool,
+
+    /// Only files whose relative path or name matches GLOB (repeatable).
+    #[arg(long, value_name = "GLOB", help_heading = "Files")]
+    pub include: Vec<String>,
+
+    /// Skip files and directories whose relative path or name matches GLOB (repeatable).
+    #[arg(long, value_name = "GLOB", help_heading = "Files")]
+    pub exclude: Vec<String>,
+
+    /// Skip files smaller than SIZE (e.g. 100, 4K).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, help_heading = "Files")]
+    pub min_size: Option<u64>,
+
+    /// Skip files larger than SIZE (e.g. 10M).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, help_heading = "Files")]
+    pub max_size: Option<u64>,
+
+    /// Also read files that look binary (a NUL byte in the first 8 KiB).
+    #[arg(long, help_heading = "Files")]
+    pub binary: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -339,16 +354,16 @@ pub(crate) fn configure(args: &Args) -> Result<(ScanConfig, ThresholdSource)> {
             bail!("cannot scan {}: not a directory", root.display());
         }
     }
-    let kind = match args.shingle {
+    let kind = match args.signing.shingle {
         ShingleArg::Char => ShingleKind::Char,
         ShingleArg::Word => ShingleKind::Word,
         ShingleArg::Stopword => ShingleKind::StopWord,
     };
-    let k = args.k.unwrap_or(kind.default_k());
+    let k = args.signing.k.unwrap_or(kind.default_k());
     if k == 0 {
         bail!("--k must be at least 1");
     }
-    let stop_words = match (&args.stopwords, kind) {
+    let stop_words = match (&args.signing.stopwords, kind) {
         (Some(path), ShingleKind::StopWord) => {
             let text = std::fs::read_to_string(path)
                 .with_context(|| format!("cannot read stop words from {}", path.display()))?;
@@ -369,8 +384,8 @@ pub(crate) fn configure(args: &Args) -> Result<(ScanConfig, ThresholdSource)> {
     }
     // --threshold alone: bands and rows chosen by `tune` (issue #3).
     let shape = super::tune::scan_shape(
-        args.bands,
-        args.rows,
+        args.signing.bands,
+        args.signing.rows,
         args.threshold,
         (DEFAULT_BANDS, DEFAULT_ROWS),
     );
@@ -400,7 +415,7 @@ pub(crate) fn configure(args: &Args) -> Result<(ScanConfig, ThresholdSource)> {
             "--verify signature applies to LSH only; the exact method always computes exact Jaccard (use --method lsh)"
         );
     }
-    if let (Some(min), Some(max)) = (args.min_size, args.max_size)
+    if let (Some(min), Some(max)) = (args.files.min_size, args.files.max_size)
         && min > max
     {
         bail!("--min-size ({min}) is larger than --max-size ({max})");
@@ -408,23 +423,23 @@ pub(crate) fn configure(args: &Args) -> Result<(ScanConfig, ThresholdSource)> {
     let config = ScanConfig {
         roots: args.roots.clone(),
         walk: WalkOptions {
-            follow_links: args.follow_links,
-            hidden: args.hidden,
-            include: globs(&args.include, "--include")?,
-            exclude: globs(&args.exclude, "--exclude")?,
-            min_size: args.min_size,
-            max_size: args.max_size,
+            follow_links: args.files.follow_links,
+            hidden: args.files.hidden,
+            include: globs(&args.files.include, "--include")?,
+            exclude: globs(&args.files.exclude, "--exclude")?,
+            min_size: args.files.min_size,
+            max_size: args.files.max_size,
         },
         read: ReadOptions::default(),
-        include_binary: args.binary,
+        include_binary: args.files.binary,
         normalization: Normalization {
-            lowercase: !args.keep_case,
-            collapse_whitespace: !args.keep_whitespace,
+            lowercase: !args.signing.keep_case,
+            collapse_whitespace: !args.signing.keep_whitespace,
         },
         shingler: Shingler::new(kind, k, stop_words),
         banding: Banding { bands, rows },
-        seed: args.seed,
-        minhash: match args.minhash {
+        seed: args.signing.seed,
+        minhash: match args.signing.minhash {
             MinHashArg::Classic => MinHashKind::Classic,
             MinHashArg::Oph => MinHashKind::Oph,
         },
