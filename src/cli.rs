@@ -6,13 +6,22 @@ use clap::{Parser, Subcommand};
 
 use crate::cmd;
 
-pub const EXIT_STATUS_HELP: &str = "EXIT STATUS:
+/// The exit-status table, as one string literal so that every `--help` that
+/// shows it (`concat!` needs a literal) shows the same table.
+macro_rules! exit_status_help {
+    () => {
+        "EXIT STATUS:
   0    success
   1    finished, but some files were skipped because of errors (warnings on stderr
        name each file); the output is complete for all other files
   2    usage error or fatal error; no output written
   3    with --exit-code: every file was read and nothing was found (then 0 means found)
-  130  interrupted (SIGINT/SIGTERM); no output file written";
+  130  interrupted (SIGINT/SIGTERM); no output file written"
+    };
+}
+pub(crate) use exit_status_help;
+
+pub const EXIT_STATUS_HELP: &str = exit_status_help!();
 
 #[derive(Parser, Debug)]
 #[command(

@@ -30,7 +30,8 @@ pub const DEFAULT_ROWS: usize = 5;
 /// signature costs more than exact methods would.
 const MAX_SIGNATURE_LEN: usize = 1 << 16;
 
-const EXAMPLES: &str = "EXAMPLES:
+const EXAMPLES: &str = concat!(
+    "EXAMPLES:
   simfind scan ./corpus --k 5 --bands 20 --rows 5       char 5-shingles, 100 hashes
   simfind scan ./a ./b --shingle word --k 3 --threshold 0.7 -o pairs.csv
   simfind scan ./news --shingle stopword                stop word + next two words
@@ -67,13 +68,9 @@ NORMALISATION (default): UTF-8 decoded lossily, full Unicode lowercase, every
 whitespace run replaced by one space, trimmed. Words are maximal runs of
 alphanumeric characters. A file shorter than one shingle is never paired.
 
-EXIT STATUS:
-  0    success
-  1    finished, but some files were skipped because of errors (warnings on stderr
-       name each file); the output is complete for all other files
-  2    usage error or fatal error; no output written
-  3    with --exit-code: every file was read and nothing was found (then 0 means found)
-  130  interrupted (SIGINT/SIGTERM); no output file written";
+",
+    crate::cli::exit_status_help!()
+);
 
 /// Find near-duplicate files under one or more directories and write the
 /// similar pairs as CSV.
