@@ -587,15 +587,12 @@ fn sign_one(
             Err(err) => SignOutcome::Failed(err),
         };
     }
+    distinct_shingles_into(&contents, config, buffers);
     if keep_sets {
         // The exact method needs the sorted set, not a signature.
-        distinct_shingles_into(&contents, config, buffers);
         buffers.set.sort_unstable();
-    } else {
-        distinct_shingles_into(&contents, config, buffers);
-        if !buffers.set.is_empty() {
-            hasher.sign_into(&buffers.set, row);
-        }
+    } else if !buffers.set.is_empty() {
+        hasher.sign_into(&buffers.set, row);
     }
     if let Err(err) = contents.verify_unchanged() {
         return SignOutcome::Failed(err);
