@@ -231,18 +231,16 @@ fn walk_root(
     if sorted {
         walker = walker.sort_by(sibling_order);
     }
-    let iter = walker
-        .into_iter()
-        .filter_entry(|e| {
-            if e.depth() == 0 {
-                return true;
-            }
-            if !opts.hidden && e.file_name().as_bytes().starts_with(b".") {
-                return false;
-            }
-            let rel = e.path().strip_prefix(root).unwrap_or(e.path());
-            !opts.exclude.as_ref().is_some_and(|x| matches(x, rel))
-        });
+    let iter = walker.into_iter().filter_entry(|e| {
+        if e.depth() == 0 {
+            return true;
+        }
+        if !opts.hidden && e.file_name().as_bytes().starts_with(b".") {
+            return false;
+        }
+        let rel = e.path().strip_prefix(root).unwrap_or(e.path());
+        !opts.exclude.as_ref().is_some_and(|x| matches(x, rel))
+    });
     for entry in iter {
         let entry = match entry {
             Ok(entry) => entry,
@@ -324,5 +322,135 @@ fn walk_root(
             ino: meta.ino(),
         };
         on_event(StreamEvent::File(file));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    /// Today's definition of the order: every file of every root, sorted by
+    /// path bytes, the same file kept at its first path.
+    fn reference(roots: &[PathBuf], opts: &WalkOptions) -> Vec<PathBuf> {
+        let mut files = Vec::new();
+        for root in roots {
+            walk_root(root, opts, false, &mut WalkEnd::default(), &mut |event| {
+                if let StreamEvent::File(file) = event {
+                    files.push(file);
+                }
+            });
+        }
+        files.sort_by(|a, b| {
+            a.path
+                .as_os_str()
+                .as_bytes()
+                .cmp(b.path.as_os_str().as_bytes())
+        });
+        let mut seen = std::collections::HashSet::new();
+        files.retain(|f| seen.insert((f.dev, f.ino)));
+        files.into_iter().map(|f| f.path).collect()
+    }
+
+    fn streamed(roots: &[PathBuf], opts: &WalkOptions) -> (Vec<PathBuf>, WalkEnd) {
+        let mut files = Vec::new();
+        let end = walk_each(roots, opts, |event| {
+            if let StreamEvent::File(file) = event {
+                files.push(file.path);
+            }
+        });
+        (files, end)
+    }
+
+    /// Names whose plain name order differs from path byte order: `.`, `-`
+    /// and digits sort before `/`, letters after; `a` is a directory here.
+    fn tricky_tree(dir: &Path) {
+        for rel in [
+            "a/b", "a/a.txt", "a/z/deep", "a.txt", "a-b/c", "a0", "ab", "a.d/x", "a.d/y/z", "b",
+            "B", "é", "a/b.d/q", "a/b-",
+        ] {
+            let path = dir.join(rel);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(&path, rel).unwrap();
+        }
+        // A hard link: the same file under two names, kept at the first.
+        fs::hard_link(dir.join("a.txt"), dir.join("a/zz-link")).unwrap();
+        fs::hard_link(dir.join("a/b"), dir.join("0-link")).unwrap();
+    }
+
+    #[test]
+    fn the_streamed_walk_visits_files_in_path_byte_order() {
+        let tmp = tempfile::tempdir().unwrap();
+        tricky_tree(tmp.path());
+        let roots = vec![tmp.path().to_path_buf()];
+        let opts = WalkOptions::default();
+        assert!(streaming_root_order(&roots, &opts).is_some());
+        let (files, end) = streamed(&roots, &opts);
+        assert_eq!(files, reference(&roots, &opts));
+        assert_eq!(files.len(), 14, "{files:?}");
+        assert!(
+            files
+                .windows(2)
+                .all(|w| w[0].as_os_str().as_bytes() < w[1].as_os_str().as_bytes())
+        );
+        assert_eq!(end.skips.same_file, 2);
+        // The hard links: `0-link` sorts before `a/b`, `a.txt` before `a/zz-link`.
+        assert!(files.contains(&tmp.path().join("0-link")));
+        assert!(!files.contains(&tmp.path().join("a/b")));
+        assert!(!files.contains(&tmp.path().join("a/zz-link")));
+    }
+
+    #[test]
+    fn several_roots_stream_in_path_order_whatever_order_they_are_given_in() {
+        let tmp = tempfile::tempdir().unwrap();
+        tricky_tree(tmp.path());
+        let t = tmp.path();
+        let roots = vec![
+            t.join("a.d"),
+            t.join("b"),
+            t.join("a"),
+            t.join("a.txt"),
+            t.join("a-b/"),
+        ];
+        let opts = WalkOptions::default();
+        let order = streaming_root_order(&roots, &opts).expect("no root is a prefix of another");
+        assert_eq!(
+            order,
+            [
+                t.join("a-b/"),
+                t.join("a.d"),
+                t.join("a.txt"),
+                t.join("a"),
+                t.join("b")
+            ]
+        );
+        let (files, _) = streamed(&roots, &opts);
+        assert_eq!(files, reference(&roots, &opts));
+    }
+
+    #[test]
+    fn overlapping_roots_and_followed_links_are_sorted_after_the_walk() {
+        let tmp = tempfile::tempdir().unwrap();
+        tricky_tree(tmp.path());
+        let t = tmp.path();
+        std::os::unix::fs::symlink(t.join("a.d"), t.join("a/link")).unwrap();
+        for (roots, opts) in [
+            (vec![t.join("a"), t.to_path_buf()], WalkOptions::default()),
+            (
+                vec![t.to_path_buf(), t.to_path_buf()],
+                WalkOptions::default(),
+            ),
+            (
+                vec![t.to_path_buf()],
+                WalkOptions {
+                    follow_links: true,
+                    ..WalkOptions::default()
+                },
+            ),
+        ] {
+            assert!(streaming_root_order(&roots, &opts).is_none());
+            let (files, _) = streamed(&roots, &opts);
+            assert_eq!(files, reference(&roots, &opts));
+        }
     }
 }
