@@ -1427,3 +1427,176 @@ fn expand_to_documents(
     pairs.par_sort_unstable_by_key(|p| (p.a, p.b));
     pairs
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::read::ReadOptions;
+    use crate::normalize::Normalization;
+    use crate::progress::Silent;
+    use crate::shingle::StopWords;
+
+    fn config(root: &Path) -> ScanConfig {
+        ScanConfig {
+            roots: vec![root.to_path_buf()],
+            walk: WalkOptions::default(),
+            read: ReadOptions::default(),
+            include_binary: false,
+            normalization: Normalization::default(),
+            shingler: Shingler::new(ShingleKind::Char, 5, StopWords::default()),
+            banding: Banding { bands: 4, rows: 2 },
+            seed: 7,
+            minhash: MinHashKind::Classic,
+            threshold: 0.5,
+            verification: Verification::Exact,
+            verify_memory: 1 << 30,
+            method: MethodChoice::Auto,
+        }
+    }
+
+    /// Six distinct documents, one empty, one copy of the first.
+    fn corpus() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for i in 0..6 {
+            let text = format!(
+                "document {i}: {}",
+                "lorem ipsum dolor sit amet ".repeat(i + 2)
+            );
+            std::fs::write(dir.path().join(format!("d{i}.txt")), text).unwrap();
+        }
+        std::fs::write(dir.path().join("e.txt"), "ab").unwrap();
+        std::fs::copy(dir.path().join("d0.txt"), dir.path().join("f.txt")).unwrap();
+        dir
+    }
+
+    fn signing(config: &ScanConfig, mode: u8) -> Signing<'_> {
+        Signing {
+            config,
+            reporter: &Silent,
+            hasher: Signer::new(config),
+            n: config.banding.signature_len(),
+            mode: AtomicU8::new(mode),
+            holding: AtomicBool::new(false),
+            claims: Mutex::default(),
+            sheet: Mutex::default(),
+        }
+    }
+
+    #[test]
+    fn sets_held_while_the_method_is_pending_are_signed_once_lsh_is_chosen() {
+        let dir = corpus();
+        let config = config(dir.path());
+        let files = walk_files(&config, &Silent, &mut ScanStats::default());
+        assert_eq!(files.len(), 8);
+        let signing = signing(&config, PENDING);
+        let mut worker = Worker::default();
+        let batch = |first: usize, len: usize| Batch {
+            first: first as u32,
+            files: files[first..first + len].to_vec(),
+        };
+        signing.sign_batch(&mut worker, batch(0, 4));
+        assert_eq!(signing.claims.lock().unwrap().held.len(), 4);
+        assert!(signing.sheet.lock().unwrap().matrix.is_empty());
+        signing.mode.store(SIGN, SeqCst);
+        // The next batch signs the held sets first, then its own files.
+        signing.sign_batch(&mut worker, batch(4, 4));
+        assert!(signing.claims.lock().unwrap().held.is_empty());
+        let signed = signing.finish(Method::Lsh);
+
+        let (outcomes, matrix) = sign_files(&files, &config, Method::Lsh, &Silent);
+        let direct = Signed::from_outcomes(files, outcomes, matrix);
+        assert_eq!(signed.matrix, direct.matrix);
+        assert_eq!(signed.groups.groups.len(), 7, "d0 and f share a content");
+        assert!(
+            signed
+                .groups
+                .groups
+                .iter()
+                .all(|g| g.content.set.is_empty())
+        );
+        for (a, b) in signed.documents.iter().zip(&direct.documents) {
+            assert_eq!(
+                (&a.path, a.shingles, a.status),
+                (&b.path, b.shingles, b.status)
+            );
+        }
+    }
+
+    #[test]
+    fn sets_held_while_the_method_is_pending_serve_the_exact_method() {
+        let dir = corpus();
+        let config = config(dir.path());
+        let files = walk_files(&config, &Silent, &mut ScanStats::default());
+        let signing = signing(&config, PENDING);
+        let mut worker = Worker::default();
+        signing.sign_batch(
+            &mut worker,
+            Batch {
+                first: 0,
+                files: files[..5].to_vec(),
+            },
+        );
+        signing.mode.store(KEEP, SeqCst);
+        signing.sign_batch(
+            &mut worker,
+            Batch {
+                first: 5,
+                files: files[5..].to_vec(),
+            },
+        );
+        let signed = signing.finish(Method::Exact);
+        assert!(signed.matrix.is_empty());
+        let (outcomes, matrix) = sign_files(&files, &config, Method::Exact, &Silent);
+        let direct = Signed::from_outcomes(files, outcomes, matrix);
+        let sets = |s: &Signed| -> Vec<(u32, Vec<u64>)> {
+            s.groups
+                .groups
+                .iter()
+                .map(|g| (g.loader, g.content.set.clone()))
+                .collect()
+        };
+        assert_eq!(sets(&signed), sets(&direct));
+    }
+
+    /// `method_known` decides LSH on part of the walk when the exact method
+    /// would already be over its memory budget; the cost model, asked on the
+    /// whole walk (more bytes), must agree.
+    #[test]
+    fn early_lsh_agrees_with_the_cost_model() {
+        for threshold in [0.05, 0.3, 0.5, 0.8, 0.95, 1.0] {
+            for budget in [1u64 << 10, 1 << 20, 1 << 30, 1 << 40] {
+                for part in [0u64, 1, 1 << 10, 1 << 20, 1 << 30, 1 << 40] {
+                    for char_shingles in [true, false] {
+                        let w = |bytes| Workload {
+                            files: 1000,
+                            bytes,
+                            tokens_per_byte: method::tokens_per_byte(char_shingles),
+                            threshold,
+                            signature_len: 100,
+                            memory_budget: budget,
+                        };
+                        if method::exact_peak_bytes(&w(part)) <= budget as f64 {
+                            continue;
+                        }
+                        for whole in [part, part + 1, part * 3] {
+                            let chosen = method::choose(MethodChoice::Auto, &w(whole));
+                            assert_eq!(chosen.method, Method::Lsh, "{chosen:?}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn members_keep_one_id_inline() {
+        let mut m = Members::default();
+        assert!(m.is_empty());
+        m.push(3);
+        assert!(matches!(m, Members::One(3)));
+        m.push(5);
+        m.push(9);
+        assert_eq!(&*m, &[3, 5, 9]);
+        assert_eq!((&m).into_iter().count(), 3);
+    }
+}
