@@ -2,9 +2,11 @@
 //! only what the one before produced:
 //!
 //! ```text
-//! walk       roots            → sorted regular files (document ids = this order)
+//! walk       roots            → regular files in path byte order (document ids =
+//!                               this order), handed over while walking
 //! sign       files            → per file: content hash, shingle count, MinHash signature
-//!                               (parallel; contents dropped as soon as signed)
+//!                               (parallel, batch by batch as the walk finds files;
+//!                               contents dropped as soon as signed)
 //! group      signed files     → unique contents (identical files are shingled and
 //!                               signed once and paired with each other at 1.0)
 //! band       signatures       → candidate pairs of unique contents (LSH)
@@ -13,22 +15,28 @@
 //! expand     verified pairs   → pairs of documents, sorted by (a, b)
 //! ```
 //!
-//! With the exact method (chosen after the walk, [`crate::method`]), `sign`
-//! keeps each unique content's shingle set instead of computing a signature,
-//! and one `join` stage ([`crate::allpairs`]) replaces `band` and `verify`.
+//! With the exact method ([`crate::method`]; `auto` decides on the walk's
+//! bytes, see [`walk_and_sign`]), `sign` keeps each unique content's shingle
+//! set instead of computing a signature, and one `join` stage
+//! ([`crate::allpairs`]) replaces `band` and `verify`.
 //!
 //! Output is deterministic: the same files, configuration and seed give the
 //! same [`ScanOutcome`] whatever the number of threads.
 //!
-//! [`scan`] is [`walk_files`] → [`sign_files`] → [`find_pairs`]; they are public
-//! so that [`crate::incremental`] can sign only new and changed files and hand
-//! stored signatures for the rest to the same pair finding.
+//! [`scan`] computes what [`walk_files`] → [`sign_files`] → [`find_pairs`]
+//! computes, with the first two overlapped; the three are public so that
+//! [`crate::incremental`] can sign only new and changed files and hand stored
+//! signatures for the rest to the same pair finding.
+//!
+//! Memory: a scan holds, per file, a [`Document`] (48 bytes and its path) and
+//! a signature row (`4n` bytes); per distinct content, one group (80 bytes,
+//! the member list inline for a single file); the rest is per candidate.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::Ordering::SeqCst;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64};
+use std::sync::{Condvar, Mutex};
 use std::time::SystemTime;
 
 use rayon::prelude::*;
@@ -217,9 +225,16 @@ pub fn walk_files(
 /// files, few enough that every worker has work early in the walk.
 const BATCH: usize = 64;
 
-/// Batches waiting for a worker, per worker thread. The walker blocks beyond
-/// that, so a walk that outruns signing holds only this many files in flight.
+/// Batches waiting for a worker, per worker thread. Once the method is known
+/// the walker waits beyond that, so a walk that outruns signing holds only
+/// this many files in flight. While it is pending the walker runs ahead
+/// (about 100 bytes a queued file) so that it can decide early.
 const QUEUED_PER_THREAD: usize = 4;
+
+/// Bytes of sets that workers may hold while the method is pending; past
+/// that they wait for the walker's decision. Sets cost ~8 bytes a shingle,
+/// far more than a queued file, and are freed only once LSH is chosen.
+const HELD_LIMIT: usize = 32 << 20;
 
 /// Consecutive walked files; the first has id `first`.
 struct Batch {
@@ -280,19 +295,26 @@ fn walk_and_sign(
         mode: AtomicU8::new(method_known(config, 0, 0).map_or(PENDING, mode_of)),
         holding: AtomicBool::new(false),
         claims: Mutex::default(),
+        decided: Condvar::new(),
+        queue: Mutex::new(Some(0)),
+        dequeued: Condvar::new(),
+        capacity: QUEUED_PER_THREAD * rayon::current_num_threads(),
         sheet: Mutex::default(),
     };
     // One stage on the terminal: a count while the total is unknown, then a
     // bar once the walk has ended (`Reporter::set_total`).
     reporter.begin(Stage::Sign, None);
-    let (tx, rx) = std::sync::mpsc::sync_channel(QUEUED_PER_THREAD * rayon::current_num_threads());
+    let (tx, rx) = std::sync::mpsc::channel();
     let walked = std::thread::scope(|scope| {
-        let walker = scope.spawn(|| walk_in_batches(config, reporter, &signing.mode, tx));
-        rx.into_iter()
-            .par_bridge()
-            .for_each_init(Worker::default, |worker, batch| {
-                signing.sign_batch(worker, batch)
-            });
+        let walker = scope.spawn(|| walk_in_batches(config, reporter, &signing, tx));
+        Receiving {
+            rx,
+            signing: &signing,
+        }
+        .par_bridge()
+        .for_each_init(Worker::default, |worker, batch| {
+            signing.sign_batch(worker, batch)
+        });
         walker.join()
     });
     let walked = walked.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -308,9 +330,12 @@ fn walk_and_sign(
 fn walk_in_batches(
     config: &ScanConfig,
     reporter: &dyn Reporter,
-    mode: &AtomicU8,
-    tx: std::sync::mpsc::SyncSender<Batch>,
+    signing: &Signing,
+    tx: std::sync::mpsc::Sender<Batch>,
 ) -> WalkedFiles {
+    // Workers waiting for a decision must not wait forever if the walk panics.
+    let _decides = DecideOnExit(signing);
+    let mode = &signing.mode;
     let mut files: u64 = 0;
     let mut bytes: u64 = 0;
     let mut first: u32 = 0;
@@ -322,12 +347,12 @@ fn walk_in_batches(
             files += 1;
             bytes += file.size;
             if mode.load(SeqCst) == PENDING && method_known(config, files, bytes).is_some() {
-                mode.store(SIGN, SeqCst);
+                signing.set_mode(SIGN);
             }
             batch.push(file);
             if batch.len() == BATCH {
                 let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
-                open = open && tx.send(Batch { first, files: full }).is_ok();
+                open = open && signing.send(&tx, Batch { first, files: full });
                 first =
                     u32::try_from(files).expect("document ids are 32-bit: fewer than 2^32 files");
             }
@@ -346,12 +371,15 @@ fn walk_in_batches(
         };
     }
     // Before the last batch, so that it is signed the final way.
-    mode.store(mode_of(decision.method), SeqCst);
+    signing.set_mode(mode_of(decision.method));
     if open && !batch.is_empty() {
-        let _ = tx.send(Batch {
-            first,
-            files: batch,
-        });
+        signing.send(
+            &tx,
+            Batch {
+                first,
+                files: batch,
+            },
+        );
     }
     reporter.set_total(files);
     WalkedFiles {
@@ -373,13 +401,63 @@ struct Signing<'a> {
     /// Some content holds a set that waits for its signature.
     holding: AtomicBool,
     claims: Mutex<Claims>,
+    /// Signalled (under `claims`) when the method becomes known.
+    decided: Condvar,
+    /// Batches sent and not yet taken by a worker; `None` once no worker
+    /// takes any more.
+    queue: Mutex<Option<usize>>,
+    dequeued: Condvar,
+    /// Batches that may wait in the queue once the method is known.
+    capacity: usize,
     sheet: Mutex<Sheet>,
+}
+
+/// Sets the method if the walker leaves without doing so (it panicked).
+struct DecideOnExit<'a>(&'a Signing<'a>);
+
+impl Drop for DecideOnExit<'_> {
+    fn drop(&mut self) {
+        if self.0.mode.load(SeqCst) == PENDING {
+            self.0.set_mode(SIGN);
+        }
+    }
+}
+
+/// The workers' end of the queue.
+struct Receiving<'a> {
+    rx: std::sync::mpsc::Receiver<Batch>,
+    signing: &'a Signing<'a>,
+}
+
+impl Iterator for Receiving<'_> {
+    type Item = Batch;
+
+    fn next(&mut self) -> Option<Batch> {
+        let batch = self.rx.recv().ok()?;
+        let mut queue = self.signing.queue.lock().expect("no panics while locked");
+        if let Some(queued) = queue.as_mut() {
+            *queued -= 1;
+        }
+        self.signing.dequeued.notify_one();
+        Some(batch)
+    }
+}
+
+impl Drop for Receiving<'_> {
+    fn drop(&mut self) {
+        // No worker takes batches any more (done, or one panicked): a walker
+        // waiting for room must not wait forever.
+        *self.signing.queue.lock().expect("no panics while locked") = None;
+        self.signing.dequeued.notify_all();
+    }
 }
 
 /// Every content seen so far: the first file to show one claims it and signs
 /// it; later files with the same bytes only point to it.
 #[derive(Default)]
 struct Claims {
+    /// Bytes of the sets in `held`.
+    held_bytes: usize,
     /// Index into `contents` of each content, found by its hash. The content
     /// hash is already uniform, so its low 64 bits serve as the table's hash;
     /// 4 bytes an entry instead of a 16-byte key (a million contents).
@@ -444,6 +522,43 @@ struct Worker {
 }
 
 impl Signing<'_> {
+    /// Queues `batch` for the workers, waiting for room once the method is
+    /// known. False when no worker takes batches any more.
+    fn send(&self, tx: &std::sync::mpsc::Sender<Batch>, batch: Batch) -> bool {
+        let mut queue = self.queue.lock().expect("no panics while locked");
+        while queue.is_some_and(|queued| queued >= self.capacity)
+            && self.mode.load(SeqCst) != PENDING
+        {
+            queue = self.dequeued.wait(queue).expect("no panics while locked");
+        }
+        match queue.as_mut() {
+            Some(queued) => *queued += 1,
+            None => return false,
+        }
+        drop(queue);
+        tx.send(batch).is_ok()
+    }
+
+    /// The walker's decision (or the early switch to LSH).
+    fn set_mode(&self, mode: u8) {
+        self.mode.store(mode, SeqCst);
+        // Under the lock that waiting workers check the mode under, so that
+        // none misses it between its check and its wait.
+        let _claims = self.claims.lock().expect("no panics while locked");
+        self.decided.notify_all();
+    }
+
+    /// While the method is pending, waits once the held sets pass [`HELD_LIMIT`].
+    fn wait_if_holding_too_much(&self) {
+        if self.mode.load(SeqCst) != PENDING {
+            return;
+        }
+        let mut claims = self.claims.lock().expect("no panics while locked");
+        while self.mode.load(SeqCst) == PENDING && claims.held_bytes > HELD_LIMIT {
+            claims = self.decided.wait(claims).expect("no panics while locked");
+        }
+    }
+
     fn sign_batch(&self, worker: &mut Worker, batch: Batch) {
         self.sign_held();
         let Batch { first, files } = batch;
@@ -456,6 +571,8 @@ impl Signing<'_> {
         let mut failures = Vec::new();
         for (k, file) in files.into_iter().enumerate() {
             let id = first + k as u32;
+            self.wait_if_holding_too_much();
+            self.sign_held();
             let mode = self.mode.load(SeqCst);
             // (content index << 1) | claimed by this file.
             let claimed = AtomicU64::new(u64::MAX);
@@ -537,6 +654,7 @@ impl Signing<'_> {
                 // either held before the drain or sees the new mode.
                 PENDING => {
                     claims.held.push(c);
+                    claims.held_bytes += signed.set.len() * std::mem::size_of::<u64>();
                     self.holding.store(true, SeqCst);
                     false
                 }
@@ -566,6 +684,7 @@ impl Signing<'_> {
         let held: Vec<(u32, Vec<u64>)> = {
             let mut claims = self.claims.lock().expect("no panics while locked");
             self.holding.store(false, SeqCst);
+            claims.held_bytes = 0;
             let Claims { held, contents, .. } = &mut *claims;
             held.drain(..)
                 .map(|c| {
@@ -1478,6 +1597,10 @@ mod tests {
             mode: AtomicU8::new(mode),
             holding: AtomicBool::new(false),
             claims: Mutex::default(),
+            decided: Condvar::new(),
+            queue: Mutex::new(Some(0)),
+            dequeued: Condvar::new(),
+            capacity: 1,
             sheet: Mutex::default(),
         }
     }
