@@ -1067,14 +1067,16 @@ fn workload(config: &ScanConfig, files: u64, bytes: u64) -> Workload {
 }
 
 /// The method, when it is known before the walk ends: always when fixed by
-/// `--method` or `--verify signature`; under `auto` as soon as the files
+/// `--method`, `--bands`/`--rows` or `--verify signature`; under `auto` as soon as the files
 /// walked so far would already take the exact method over its memory budget
 /// (the exact method's memory only grows with more bytes, and [`method::choose`]
 /// never picks it over the budget: `early_lsh_agrees_with_the_cost_model`).
 fn method_known(config: &ScanConfig, files: u64, bytes: u64) -> Option<Method> {
     match (config.method, config.verification) {
         (MethodChoice::Fixed(method), _) => Some(method),
-        (MethodChoice::Auto, Verification::Signature) => Some(Method::Lsh),
+        (MethodChoice::Banded, _) | (MethodChoice::Auto, Verification::Signature) => {
+            Some(Method::Lsh)
+        }
         (MethodChoice::Auto, Verification::Exact) => {
             let peak = method::exact_peak_bytes(&workload(config, files, bytes));
             (peak > config.verify_memory as f64).then_some(Method::Lsh)
