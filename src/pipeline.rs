@@ -340,7 +340,7 @@ pub fn find_pairs(
             let outcome = verify::verify_exact(
                 &candidates,
                 config.threshold,
-                config.verify_memory,
+                verify::Budget::capped(config.verify_memory),
                 |i| items[i as usize].content.shingles * std::mem::size_of::<u64>(),
                 |i| {
                     let item = items[i as usize];
