@@ -108,7 +108,9 @@ pub struct Args {
     /// How pairs are found: `exact` joins the shingle sets with length, prefix and
     /// position filters (every pair ≥ T, none missed; holds all sets in memory);
     /// `lsh` uses MinHash and banding (may miss pairs near T); `auto` picks by a cost
-    /// model of threshold, corpus size and memory, and the summary says which and why.
+    /// model of threshold, corpus size and memory (the join only where its sets fit in
+    /// the memory LSH would need anyway; LSH whenever --bands or --rows is given), and
+    /// the summary says which and why.
     #[arg(long, value_enum, default_value_t = MethodArg::Auto, help_heading = "Method")]
     pub method: MethodArg,
 
@@ -338,7 +340,7 @@ fn db_decision(choice: MethodChoice) -> Decision {
             method: Method::Lsh,
             reason: "lsh (as requested)".into(),
         },
-        MethodChoice::Auto => Decision {
+        MethodChoice::Auto | MethodChoice::Banded => Decision {
             method: Method::Lsh,
             reason: "auto: lsh (--db reuses the index's MinHash signatures)".into(),
         },
@@ -450,6 +452,9 @@ pub(crate) fn configure(args: &Args) -> Result<(ScanConfig, ThresholdSource)> {
         },
         verify_memory: usize::try_from(args.verify_memory).unwrap_or(usize::MAX),
         method: match args.method {
+            MethodArg::Auto if args.signing.bands.is_some() || args.signing.rows.is_some() => {
+                MethodChoice::Banded
+            }
             MethodArg::Auto => MethodChoice::Auto,
             MethodArg::Exact => MethodChoice::Fixed(Method::Exact),
             MethodArg::Lsh => MethodChoice::Fixed(Method::Lsh),
