@@ -331,6 +331,11 @@ pub fn run(args: Args) -> Result<i32> {
     Ok(report.exit_status(status, &reported))
 }
 
+/// `1 pair`, `2 pairs`.
+fn plural(count: u64, one: &str, many: &str) -> String {
+    format!("{count} {}", if count == 1 { one } else { many })
+}
+
 /// The method with `--db`: an index stores MinHash signatures, not shingle
 /// sets, so only LSH can use it (`configure` refuses `--method exact`).
 fn db_decision(choice: MethodChoice) -> Decision {
@@ -510,9 +515,17 @@ fn summary(
             config.threshold, config.banding.bands, config.banding.rows
         ),
     };
+    // The join has no LSH candidates: what it counts is the pairs it verified.
+    let candidates = match outcome.decision.method {
+        Method::Lsh => plural(s.candidates, "candidate", "candidates"),
+        Method::Exact => format!(
+            "{} verified by the join",
+            plural(s.candidates, "pair", "pairs")
+        ),
+    };
     format!(
-        "simfind: {} files, {:.1} MB in {:.2} s ({:.1} MB/s); not paired: {}; {} distinct contents, \
-         {} identical files; {} candidates; {} pairs with similarity ≥ {} ({} {}-shingles, {} bands × {} rows, {} verification)",
+        "simfind: {} files, {:.1} MB in {:.2} s ({:.1} MB/s); not paired: {}; {}, \
+         {}; {}; {} with similarity ≥ {} ({} {}-shingles, {} bands × {} rows, {} verification)",
         s.files,
         s.bytes as f64 / 1e6,
         seconds,
@@ -522,10 +535,10 @@ fn summary(
         } else {
             skipped.join(", ")
         },
-        s.unique_contents,
-        s.identical_files,
-        s.candidates,
-        s.pairs,
+        plural(s.unique_contents, "distinct content", "distinct contents"),
+        plural(s.identical_files, "identical file", "identical files"),
+        candidates,
+        plural(s.pairs, "pair", "pairs"),
         threshold,
         config.shingler.k(),
         config.shingler.kind().name(),
