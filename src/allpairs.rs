@@ -60,7 +60,11 @@
 //!    rayon job split) + `16·P` (pairs).
 //!
 //! So the peak is at most `4·N + 68·V + 8·E + O(n·t + P)` — linear in the
-//! corpus. Shingle sets of real text repeat most tokens across documents: on
+//! corpus. [`all_pairs_owned`] takes the input over instead: step 3 then
+//! writes the ranks into the input sets in place, frees the tables, and makes
+//! the `4·N` copy while freeing each input set, so the input, the tables and
+//! the ranked copy are never all alive; its peak is the input plus the
+//! counting tables (step 1). Shingle sets of real text repeat most tokens across documents: on
 //! `debian-docs` with char 5-shingles (`N` = 13.1 M over the distinct
 //! contents, `V` = 1.25 M) that is about 140 MB beside the 105 MB of input
 //! sets; on `django-docs` (`N` = 15.5 M, `V` = 0.33 M) about 90 MB.
@@ -147,6 +151,25 @@ impl std::error::Error for JoinError {}
 ///
 /// Each set must be strictly increasing (checked in debug builds only).
 pub fn all_pairs<S: AsRef<[u64]> + Sync>(sets: &[S], threshold: f64) -> Result<Join, JoinError> {
+    let order = size_order(sets, threshold)?;
+    let ranked = RankedSets::build(sets, &order)?;
+    Ok(join_ranked(ranked, &order, sets.len(), threshold))
+}
+
+/// [`all_pairs`] for a caller that no longer needs its sets: they are
+/// re-coded to ranks in place, the counting tables are freed, and each set is
+/// freed as soon as its ranks are copied out — so the input (`8·N` bytes),
+/// the tables and the ranked copy (`4·N`) are never all held at once.
+pub fn all_pairs_owned(sets: Vec<Vec<u64>>, threshold: f64) -> Result<Join, JoinError> {
+    let order = size_order(&sets, threshold)?;
+    let documents = sets.len();
+    let ranked = RankedSets::build_owned(sets, &order)?;
+    Ok(join_ranked(ranked, &order, documents, threshold))
+}
+
+/// Checks the input and returns the non-empty sets' indices in size order
+/// (ties by id): `order[k]` is the input index of the k-th set.
+fn size_order<S: AsRef<[u64]>>(sets: &[S], threshold: f64) -> Result<Vec<u32>, JoinError> {
     if !(threshold > 0.0 && threshold <= 1.0) {
         return Err(JoinError::Threshold(threshold));
     }
@@ -159,15 +182,15 @@ pub fn all_pairs<S: AsRef<[u64]> + Sync>(sets: &[S], threshold: f64) -> Result<J
             .all(|s| s.as_ref().windows(2).all(|w| w[0] < w[1])),
         "every set must be sorted and free of duplicates"
     );
-    let t = threshold;
-
-    // Size order (ties by id): `order[k]` is the input index of the k-th set.
     let mut order: Vec<u32> = (0..sets.len() as u32)
         .filter(|&i| !sets[i as usize].as_ref().is_empty())
         .collect();
     order.sort_unstable_by_key(|&i| (sets[i as usize].as_ref().len(), i));
+    Ok(order)
+}
 
-    let ranked = RankedSets::build(sets, &order)?;
+/// Steps 2–6 over the ranked sets of `documents` input sets.
+fn join_ranked(ranked: RankedSets, order: &[u32], documents: usize, t: f64) -> Join {
     let index = PrefixIndex::build(&ranked, t);
 
     let n = order.len();
@@ -177,14 +200,14 @@ pub fn all_pairs<S: AsRef<[u64]> + Sync>(sets: &[S], threshold: f64) -> Result<J
             || Scratch::new(n),
             |scratch, x| {
                 let mut found = Vec::new();
-                let (hits, verified) = probe(&ranked, &index, &order, t, x, scratch, &mut found);
+                let (hits, verified) = probe(&ranked, &index, order, t, x, scratch, &mut found);
                 (found, hits, verified)
             },
         )
         .collect();
 
     let mut stats = JoinStats {
-        documents: sets.len() as u64,
+        documents: documents as u64,
         nonempty: n as u64,
         tokens: ranked.tokens.len() as u64,
         distinct_tokens: ranked.distinct as u64,
@@ -198,7 +221,7 @@ pub fn all_pairs<S: AsRef<[u64]> + Sync>(sets: &[S], threshold: f64) -> Result<J
         stats.verified += verified;
     }
     pairs.par_sort_unstable();
-    Ok(Join { pairs, stats })
+    Join { pairs, stats }
 }
 
 /// Smallest `o` in `0..=max` for which the monotone predicate `holds(o)` is
@@ -269,8 +292,15 @@ struct RankedSets {
 }
 
 impl RankedSets {
-    fn build<S: AsRef<[u64]> + Sync>(sets: &[S], order: &[u32]) -> Result<Self, JoinError> {
-        let set = |k: usize| sets[order[k] as usize].as_ref();
+    /// Counts each token's document frequency over sets `set(0..n)` and
+    /// ranks the tokens rarest first: returns the token → rank tables (by
+    /// shard), the shard bits, the frequency of each rank and the number of
+    /// distinct tokens.
+    #[allow(clippy::type_complexity)]
+    fn rank_tokens<'s>(
+        set: &(dyn Fn(usize) -> &'s [u64] + Sync),
+        n: usize,
+    ) -> Result<(Vec<TokenTable>, u32, Vec<u32>, usize), JoinError> {
         // Count document frequencies in hash tables sharded by the token's
         // hash, one shard per task: each task reads every set but touches
         // only its own table, so counting runs in parallel without locks.
@@ -283,7 +313,7 @@ impl RankedSets {
             .into_par_iter()
             .map(|shard| {
                 let mut table = TokenTable::new(shard_bits);
-                for k in 0..order.len() {
+                for k in 0..n {
                     for &token in set(k) {
                         if TokenTable::shard_of(token, shard_bits) == shard {
                             // A token occurs at most once per set, so a count
@@ -312,6 +342,12 @@ impl RankedSets {
             shards[TokenTable::shard_of(token, shard_bits) as usize].set(token, rank as u32);
         }
         drop(by_rarity);
+        Ok((shards, shard_bits, frequency, distinct))
+    }
+
+    fn build<S: AsRef<[u64]> + Sync>(sets: &[S], order: &[u32]) -> Result<Self, JoinError> {
+        let set = |k: usize| sets[order[k] as usize].as_ref();
+        let (shards, shard_bits, frequency, distinct) = Self::rank_tokens(&set, order.len())?;
 
         let mut offsets = Vec::with_capacity(order.len() + 1);
         offsets.push(0usize);
@@ -332,6 +368,60 @@ impl RankedSets {
             }
             slot.sort_unstable();
         });
+        Ok(RankedSets {
+            tokens,
+            offsets,
+            frequency,
+            distinct,
+        })
+    }
+
+    /// [`RankedSets::build`] over sets it may overwrite and free: each token
+    /// is replaced by its rank in place (a rank fits in the `u64` slot), the
+    /// tables are freed, and only then is the compact `u32` copy made, each
+    /// set freed once copied.
+    fn build_owned(mut sets: Vec<Vec<u64>>, order: &[u32]) -> Result<Self, JoinError> {
+        let (shards, shard_bits, frequency, distinct) = {
+            let set = |k: usize| sets[order[k] as usize].as_slice();
+            Self::rank_tokens(&set, order.len())?
+        };
+        sets.par_iter_mut().for_each(|set| {
+            for token in set.iter_mut() {
+                *token =
+                    shards[TokenTable::shard_of(*token, shard_bits) as usize].get(*token) as u64;
+            }
+            set.sort_unstable();
+        });
+        drop(shards);
+
+        let mut in_order: Vec<Vec<u64>> = order
+            .iter()
+            .map(|&i| std::mem::take(&mut sets[i as usize]))
+            .collect();
+        drop(sets);
+        let mut offsets = Vec::with_capacity(order.len() + 1);
+        offsets.push(0usize);
+        for (k, set) in in_order.iter().enumerate() {
+            offsets.push(offsets[k] + set.len());
+        }
+        let mut tokens = vec![0u32; offsets[order.len()]];
+        let mut slots: Vec<&mut [u32]> = Vec::with_capacity(order.len());
+        let mut rest: &mut [u32] = &mut tokens;
+        for set in &in_order {
+            let (head, tail) = rest.split_at_mut(set.len());
+            slots.push(head);
+            rest = tail;
+        }
+        slots
+            .into_par_iter()
+            .zip(in_order.par_iter_mut())
+            .for_each(|(slot, set)| {
+                for (out, &rank) in slot.iter_mut().zip(set.iter()) {
+                    *out = rank as u32;
+                }
+                *set = Vec::new();
+            });
+        drop(in_order);
         Ok(RankedSets {
             tokens,
             offsets,
@@ -961,7 +1051,14 @@ mod tests {
             TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &[42; 32]));
         runner
             .run(&(corpus, threshold), |(sets, t)| {
-                prop_assert_eq!(join(&sets, t), brute_force(&sets, t));
+                let expected = brute_force(&sets, t);
+                prop_assert_eq!(join(&sets, t), expected.clone());
+                // The owned variant re-codes in place and frees as it goes:
+                // same pairs, same stats.
+                let borrowed = all_pairs(&sets, t).unwrap();
+                let owned = all_pairs_owned(sets, t).unwrap();
+                prop_assert_eq!(&owned.pairs, &expected);
+                prop_assert_eq!(owned.stats, borrowed.stats);
                 Ok(())
             })
             .unwrap();

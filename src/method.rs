@@ -108,9 +108,14 @@ const NS_JOIN_FIXED: f64 = 100.0;
 /// probe, grow with `1 − T` (measured +140 / +190 at t = 0.5 on
 /// debian / django).
 const NS_JOIN_PROBE: f64 = 160.0;
-/// Bytes the exact method holds per shingle at its peak: the sets (8), the
-/// ranked copy (4) and the join's tables and index (about 4).
-pub const EXACT_BYTES_PER_TOKEN: f64 = 16.0;
+/// Bytes the exact method holds per estimated shingle (`bytes ×
+/// tokens_per_byte`) at its peak: the sets (8 per shingle) and the join's
+/// counting tables (32–64 per distinct shingle), now that the join re-codes
+/// the sets in place and frees them before its ranked copy is made. Measured
+/// as whole-process peak RSS at t = 0.8: 14.7 on debian-docs, 11.1 on
+/// django-docs (`docs/PERFORMANCE.md`, "Exact verification within the memory
+/// bound").
+pub const EXACT_BYTES_PER_TOKEN: f64 = 15.0;
 /// Memory every scan may use besides its signatures (issue #5's bound:
 /// peak RSS ≤ 1.5 × signatures + 64 MB).
 const BASE_MEMORY: f64 = 64e6;

@@ -949,7 +949,19 @@ fn pairs_of(
     stats.unique_contents = items.len() as u64;
 
     if decision.method == Method::Exact {
-        let verified = exact_join(&items, config.threshold, &mut stats, reporter);
+        // The join takes the sets over and frees each once it is re-coded.
+        let sets: Vec<Vec<u64>> = groups
+            .groups
+            .iter_mut()
+            .filter(|g| g.content.shingles > 0)
+            .map(|g| std::mem::take(&mut g.content.set))
+            .collect();
+        let items: Vec<&ContentGroup> = groups
+            .groups
+            .iter()
+            .filter(|g| g.content.shingles > 0)
+            .collect();
+        let verified = exact_join(sets, config.threshold, &mut stats, reporter);
         let pairs = expand_to_documents(&items, &verified, Verification::Exact, false);
         stats.pairs = pairs.len() as u64;
         return ScanOutcome {
@@ -1001,7 +1013,7 @@ fn pairs_of(
             let outcome = verify::verify_exact(
                 &candidates,
                 config.threshold,
-                config.verify_memory,
+                verify::Budget::capped(config.verify_memory),
                 |i| items[i as usize].content.shingles * std::mem::size_of::<u64>(),
                 |i| {
                     let item = items[i as usize];
@@ -1085,17 +1097,16 @@ fn method_known(config: &ScanConfig, files: u64, bytes: u64) -> Option<Method> {
 }
 
 /// The exact method: every pair of distinct contents with Jaccard ≥ t, by the
-/// prefix-filter join over the sets kept while reading. `items[i]` is content
-/// `i`; the sets are released as soon as the join has re-coded them.
+/// prefix-filter join over the sets kept while reading. `sets[i]` is content
+/// `i`'s; each is freed as soon as the join has re-coded it.
 fn exact_join(
-    items: &[&ContentGroup],
+    sets: Vec<Vec<u64>>,
     threshold: f64,
     stats: &mut ScanStats,
     reporter: &dyn Reporter,
 ) -> Vec<SimilarPair> {
     reporter.begin(Stage::Join, None);
-    let sets: Vec<&[u64]> = items.iter().map(|g| g.content.set.as_slice()).collect();
-    let join = allpairs::all_pairs(&sets, threshold)
+    let join = allpairs::all_pairs_owned(sets, threshold)
         .expect("threshold validated and corpus within the join's limits");
     reporter.end(Stage::Join);
     stats.candidates = join.stats.verified;

@@ -98,8 +98,11 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = VerifyArg::Exact, help_heading = "LSH")]
     pub verify: VerifyArg,
 
-    /// Memory for shingle sets during exact verification (e.g. 512M, 2G); --method auto
-    /// picks the exact join only if its sets are expected to fit.
+    /// Most memory for shingle sets during exact verification (e.g. 512M, 2G). Sets are
+    /// held only until their last candidate pair, within 16 MiB (or this, if smaller);
+    /// a cluster of near-copies that needs more may use up to this cap so that each file
+    /// is still read once, and beyond it is verified in re-read blocks. --method auto
+    /// picks the exact join only if its sets are expected to fit in this cap.
     #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = parse_size, help_heading = "LSH")]
     pub verify_memory: u64,
     /// How pairs are found: `exact` joins the shingle sets with length, prefix and
@@ -515,7 +518,10 @@ fn summary(
     // The join has no LSH candidates: what it counts is the pairs it verified.
     let candidates = match outcome.decision.method {
         Method::Lsh => plural(s.candidates, "candidate", "candidates"),
-        Method::Exact => format!("{} verified by the join", plural(s.candidates, "pair", "pairs")),
+        Method::Exact => format!(
+            "{} verified by the join",
+            plural(s.candidates, "pair", "pairs")
+        ),
     };
     format!(
         "simfind: {} files, {:.1} MB in {:.2} s ({:.1} MB/s); not paired: {}; {}, \
