@@ -599,6 +599,12 @@ mod tests {
     }
 
     proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config {
+            rng_seed: proptest::test_runner::RngSeed::Fixed(0xB7A1_C4F3),
+            failure_persistence: None,
+            ..proptest::test_runner::Config::default()
+        })]
+
         #[test]
         fn branch_free_merge_equals_the_textbook_one(
             a in proptest::collection::vec(0u64..3000, 0..1500),
