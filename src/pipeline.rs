@@ -905,7 +905,7 @@ fn pairs_of(
 ) -> ScanOutcome {
     let Signed {
         documents,
-        groups,
+        mut groups,
         failures,
         mut matrix,
     } = signed;
