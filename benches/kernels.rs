@@ -18,6 +18,10 @@
 //! * `classic_occ` / `classic_distinct`: the library kernel (runtime-dispatched
 //!   SIMD) over every occurrence / over the distinct hashes (dedup included);
 //!   `classic_distinct_portable`: the same with the baseline x86-64 build;
+//! * `classic_sign_<variant>`: the signing kernel alone over precomputed
+//!   distinct sets, for every variant the CPU supports (`*-autovec`: the plain
+//!   loop compiled for AVX2 / AVX-512 with `vpmullq`; `*-mul32`: two 32-bit
+//!   multiplies with intrinsics);
 //! * `oph_occ` / `oph_distinct`: one-permutation hashing with densification.
 //!
 //! Times are CPU time of the benchmark thread, not wall time (see
@@ -33,7 +37,7 @@ use std::time::Duration;
 use criterion::measurement::{Measurement, ValueFormatter, WallTime};
 use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
 use simfind::distinct::DistinctSet;
-use simfind::minhash::{MinHasher, SplitMix64};
+use simfind::minhash::{MinHasher, SplitMix64, kernel};
 use simfind::normalize::{Normalization, normalize};
 use simfind::oph;
 use simfind::shingle::{Scratch, ShingleKind, Shingler, StopWords};
@@ -326,6 +330,27 @@ fn kernels(c: &mut Criterion<ThreadCpu>) {
                 }
             })
         });
+        // The signing kernel alone, on each document's distinct hashes, once
+        // per variant this CPU supports (the same values bit for bit).
+        let distinct_sets: Vec<Vec<u64>> = hashed
+            .iter()
+            .map(|h| {
+                let (mut set, mut out) = (DistinctSet::default(), Vec::new());
+                distinct(h, &mut set, &mut out);
+                out
+            })
+            .collect();
+        for v in kernel::Variant::ALL.into_iter().filter(|v| v.supported()) {
+            g.bench_function(format!("classic_sign_{}", v.name()), |bch| {
+                let mut sig = [0u32; N];
+                bch.iter(|| {
+                    for set in &distinct_sets {
+                        hasher.sign_into_variant(v, set, &mut sig);
+                        black_box(&sig);
+                    }
+                })
+            });
+        }
         g.bench_function("oph_occ", |bch| {
             let mut sig = [0u32; N];
             bch.iter(|| {
