@@ -76,36 +76,65 @@ fn normalize_with_context(bytes: &[u8], norm: Normalization, out: &mut String) {
 /// text. Lossy decoding turns each invalid sequence into one U+FFFD exactly as
 /// [`String::from_utf8_lossy`] does (both use [`Utf8Chunks`](std::str::Utf8Chunks)).
 fn normalize_streaming(bytes: &[u8], norm: Normalization, out: &mut String) {
-    out.reserve(bytes.len());
+    // Bytes are pushed to a Vec and validated once at the end: ASCII bytes
+    // (most of a typical non-ASCII document) take a byte path, without
+    // decoding or `String::push`.
+    let mut buf = std::mem::take(out).into_bytes();
+    buf.reserve(bytes.len());
     let mut pending_space = false;
-    let mut push = |c: char| {
-        if !norm.collapse_whitespace {
-            out.push(c);
-        } else if c.is_whitespace() {
-            pending_space = true;
-        } else {
-            if pending_space && !out.is_empty() {
-                out.push(' ');
-            }
-            pending_space = false;
-            out.push(c);
+    let mut utf8 = [0u8; 4];
+    let mut push_char = |buf: &mut Vec<u8>, c: char, pending_space: &mut bool| {
+        if norm.collapse_whitespace && c.is_whitespace() {
+            *pending_space = true;
+            return;
         }
-    };
-    let mut push_cased = |c: char| {
-        if !norm.lowercase {
-            push(c)
-        } else if c.is_ascii() {
-            push(c.to_ascii_lowercase())
+        if *pending_space && !buf.is_empty() {
+            buf.push(b' ');
+        }
+        *pending_space = false;
+        if norm.lowercase {
+            // No character lowercases to whitespace.
+            for l in c.to_lowercase() {
+                buf.extend_from_slice(l.encode_utf8(&mut utf8).as_bytes());
+            }
         } else {
-            c.to_lowercase().for_each(&mut push)
+            buf.extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
         }
     };
     for chunk in bytes.utf8_chunks() {
-        chunk.valid().chars().for_each(&mut push_cased);
+        let valid = chunk.valid();
+        let v = valid.as_bytes();
+        let mut i = 0;
+        while i < v.len() {
+            let b = v[i];
+            if b.is_ascii() {
+                i += 1;
+                if norm.collapse_whitespace
+                    && matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ')
+                {
+                    pending_space = true;
+                    continue;
+                }
+                if pending_space && !buf.is_empty() {
+                    buf.push(b' ');
+                }
+                pending_space = false;
+                buf.push(if norm.lowercase {
+                    b.to_ascii_lowercase()
+                } else {
+                    b
+                });
+            } else {
+                let c = valid[i..].chars().next().expect("a character starts here");
+                i += c.len_utf8();
+                push_char(&mut buf, c, &mut pending_space);
+            }
+        }
         if !chunk.invalid().is_empty() {
-            push_cased(char::REPLACEMENT_CHARACTER);
+            push_char(&mut buf, char::REPLACEMENT_CHARACTER, &mut pending_space);
         }
     }
+    *out = String::from_utf8(buf).expect("built from chars and ASCII bytes");
 }
 
 /// Convenience wrapper returning a fresh `String`.
