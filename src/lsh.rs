@@ -57,7 +57,8 @@ pub fn band_keys(signature: &[u32], banding: Banding) -> impl Iterator<Item = u6
 /// values). Sorted and free of duplicates.
 ///
 /// Memory: each band keeps only the buckets of two or more documents (members
-/// sorted by id, 12 bytes per member) plus 4 bytes per document; pairs are then
+/// sorted by id, 20 bytes per member) and nothing per document alone in its
+/// bucket (most documents, in a corpus of distinct files); pairs are then
 /// generated document by document — for `a`, the members after it in each of its
 /// buckets, merged over the bands and deduplicated — so no bucket's all-pairs list
 /// and no per-band duplicate of a pair is ever built. Only the final, distinct
@@ -81,10 +82,13 @@ pub fn candidate_pairs(signatures: &[u32], banding: Banding) -> Vec<(u32, u32)> 
         .map(|c| {
             let mut out = Vec::new();
             let mut partners: Vec<u32> = Vec::new();
+            // Per band, the first shared member at or after `a`: documents are
+            // visited in ascending order, so each cursor only moves forward.
+            let mut cursors: Vec<usize> = bands.iter().map(|b| b.first_at(c * CHUNK)).collect();
             for a in c * CHUNK..((c + 1) * CHUNK).min(docs) {
                 partners.clear();
-                for band in &bands {
-                    partners.extend_from_slice(band.later_members(a));
+                for (band, cursor) in bands.iter().zip(&mut cursors) {
+                    partners.extend_from_slice(band.later_members(a, cursor));
                 }
                 partners.sort_unstable();
                 partners.dedup();
@@ -98,15 +102,15 @@ pub fn candidate_pairs(signatures: &[u32], banding: Banding) -> Vec<(u32, u32)> 
 
 /// One band's buckets that hold at least two documents.
 struct BandBuckets {
-    /// Per document: its position in `members`, or `NONE` if alone in its bucket.
-    position: Vec<u32>,
     /// Documents of shared buckets, bucket by bucket, ascending ids inside one.
     members: Vec<u32>,
     /// Per position in `members`: the end of that position's bucket.
     bucket_end: Vec<u32>,
+    /// `(document, its position in members)` for every shared member, by
+    /// document: a document alone in its bucket costs nothing (a per-document
+    /// table was 4 bytes × documents × bands, 48 MB for a million files).
+    by_doc: Vec<(u32, u32)>,
 }
-
-const NONE: u32 = u32::MAX;
 
 impl BandBuckets {
     fn build(signatures: &[u32], banding: Banding, band: usize, docs: usize) -> Self {
@@ -118,7 +122,6 @@ impl BandBuckets {
             })
             .collect();
         keyed.sort_unstable();
-        let mut position = vec![NONE; docs];
         let mut members = Vec::new();
         let mut bucket_end = Vec::new();
         for bucket in keyed.chunk_by(|x, y| x.0 == y.0) {
@@ -127,23 +130,45 @@ impl BandBuckets {
             }
             let end = (members.len() + bucket.len()) as u32;
             for &(_, d) in bucket {
-                position[d as usize] = members.len() as u32;
                 members.push(d);
                 bucket_end.push(end);
             }
         }
+        drop(keyed);
+        let mut by_doc: Vec<(u32, u32)> = members
+            .iter()
+            .enumerate()
+            .map(|(p, &d)| (d, p as u32))
+            .collect();
+        by_doc.sort_unstable();
         BandBuckets {
-            position,
             members,
             bucket_end,
+            by_doc,
         }
     }
 
-    /// Documents after `d` in `d`'s bucket (all have larger ids).
-    fn later_members(&self, d: usize) -> &[u32] {
-        match self.position[d] {
-            NONE => &[],
-            p => &self.members[p as usize + 1..self.bucket_end[p as usize] as usize],
+    /// Index in `by_doc` of the first shared member with id `d` or more.
+    fn first_at(&self, d: usize) -> usize {
+        self.by_doc.partition_point(|&(doc, _)| (doc as usize) < d)
+    }
+
+    /// Documents after `d` in `d`'s bucket (all have larger ids). `cursor` is
+    /// [`BandBuckets::first_at`] of a document ≤ `d`, and is moved past `d`.
+    fn later_members(&self, d: usize, cursor: &mut usize) -> &[u32] {
+        while self
+            .by_doc
+            .get(*cursor)
+            .is_some_and(|&(doc, _)| (doc as usize) < d)
+        {
+            *cursor += 1;
+        }
+        match self.by_doc.get(*cursor) {
+            Some(&(doc, p)) if doc as usize == d => {
+                *cursor += 1;
+                &self.members[p as usize + 1..self.bucket_end[p as usize] as usize]
+            }
+            _ => &[],
         }
     }
 }

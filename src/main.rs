@@ -12,7 +12,24 @@ mod ui;
 use clap::Parser;
 
 fn main() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    return_large_frees_to_the_system();
     let cli = cli::Cli::parse();
     let code = cmd::run(cli);
     std::process::exit(code);
+}
+
+/// Stages hand large buffers to each other (signature matrix, document list,
+/// band tables) and free them as they go. glibc raises its mmap threshold to
+/// the size of the first large block freed (up to 32 MiB), so later blocks
+/// of that size are carved from the heap and may stay resident once freed,
+/// on top of the next stage's. A fixed threshold keeps every block of 4 MiB
+/// or more in its own mapping, returned to the system when freed: peak RSS
+/// of a scan of a million files fell by 29 MB (`docs/PERFORMANCE.md`).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn return_large_frees_to_the_system() {
+    // SAFETY: sets one allocator parameter, before any other thread exists.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 4 << 20);
+    }
 }

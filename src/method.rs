@@ -13,11 +13,16 @@
 //! shingle set in memory (about `8` bytes per shingle, and as much again while
 //! the join ranks tokens) and runs AllPairs/PPJoin, whose work grows as the
 //! threshold falls (prefixes hold `≈ (1−T)` of each set and many more
-//! candidates survive). The model estimates both extra costs per shingle, in
-//! CPU nanoseconds, with constants measured on this project's corpora (see
-//! `docs/PERFORMANCE.md`, "Exact method"), and picks the cheaper one that fits
-//! in memory. It is a rough guide, not a promise: `--method exact` and
-//! `--method lsh` force either.
+//! candidates survive); LSH's verification grows the same way, since the
+//! banding for a low threshold makes many more candidates. The model estimates
+//! both extra costs per shingle, in CPU nanoseconds, with constants measured on
+//! this project's corpora (see `docs/PERFORMANCE.md`, "Choosing the method"),
+//! and picks the cheaper one — but the exact join only when its sets fit both
+//! in `--verify-memory` and in the memory LSH would need anyway
+//! ([`lsh_memory_envelope`]), so that `auto` keeps every scan within 1.5 × its
+//! signatures + 64 MB (issue #5). In practice: the join for small corpora at
+//! low thresholds, LSH otherwise. It is a rough guide, not a promise:
+//! `--method exact` and `--method lsh` force either.
 
 /// A way of finding similar pairs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,6 +47,9 @@ impl Method {
 pub enum MethodChoice {
     /// Let [`choose`] decide.
     Auto,
+    /// `auto`, but the user gave `--bands`/`--rows`: a banding only LSH uses,
+    /// so LSH it is.
+    Banded,
     /// Use this method.
     Fixed(Method),
 }
@@ -79,23 +87,40 @@ pub fn tokens_per_byte(char_shingles: bool) -> f64 {
     if char_shingles { 0.3 } else { 0.15 }
 }
 
-// CPU nanoseconds per shingle, measured on debian-docs and django-docs (char
-// 5-shingles; `docs/PERFORMANCE.md`, "Exact method", has the runs).
-/// LSH, per MinHash value per shingle (measured 0.65–0.7 with 100 values).
-const NS_PER_HASH: f64 = 0.65;
-/// LSH, the rest: re-reading and re-shingling candidate files to verify
-/// them (measured 43 on debian-docs, 96 on django-docs at t = 0.9).
-const NS_LSH_FIXED: f64 = 60.0;
-/// The join, independent of the threshold: counting, ranking and re-coding
-/// every token (measured 52–92 at t = 1).
-const NS_JOIN_FIXED: f64 = 80.0;
+// CPU nanoseconds per shingle, measured on an idle machine on debian-docs and
+// django-docs (char 5-shingles, `docs/PERFORMANCE.md`, "Choosing the method").
+/// LSH, per MinHash value per shingle: the runtime-dispatched signing kernel
+/// (0.18 with AVX-512, about twice that with AVX2).
+const NS_PER_HASH: f64 = 0.25;
+/// LSH, re-reading and re-shingling candidate files to verify them, at a high
+/// threshold (few candidates; measured ~15 on debian-docs, ~70 on django-docs,
+/// where most files have a near-copy).
+const NS_LSH_FIXED: f64 = 40.0;
+/// LSH, times `((1 − T) / T)²`: the banding that suits a low threshold makes
+/// many more candidates, each verified by a merge of two sets (measured +300
+/// on debian-docs and +1100 on django-docs at t = 0.5).
+const NS_LSH_PROBE: f64 = 300.0;
+/// The join, independent of the threshold: sorting every set, counting,
+/// ranking and re-coding every token (measured 90–100 more than LSH's signing
+/// and verification at t = 1).
+const NS_JOIN_FIXED: f64 = 100.0;
 /// The join, times `((1 − T) / T)²`: prefixes, and the posting lists they
-/// probe, grow with `1 − T` (measured +176/+182 at t = 0.5, +36/+65 at 0.7,
-/// +10/+31 at 0.8 on debian/django).
-const NS_JOIN_PROBE: f64 = 180.0;
+/// probe, grow with `1 − T` (measured +140 / +190 at t = 0.5 on
+/// debian / django).
+const NS_JOIN_PROBE: f64 = 160.0;
 /// Bytes the exact method holds per shingle at its peak: the sets (8), the
 /// ranked copy (4) and the join's tables and index (about 4).
 pub const EXACT_BYTES_PER_TOKEN: f64 = 16.0;
+/// Memory every scan may use besides its signatures (issue #5's bound:
+/// peak RSS ≤ 1.5 × signatures + 64 MB).
+const BASE_MEMORY: f64 = 64e6;
+
+/// The memory LSH needs at most (1.5 × its signature matrix + 64 MB): `auto`
+/// chooses the exact join only when its sets fit in this too, so that
+/// `auto` never needs more memory than LSH would.
+pub fn lsh_memory_envelope(w: &Workload) -> f64 {
+    1.5 * w.files as f64 * w.signature_len as f64 * 4.0 + BASE_MEMORY
+}
 
 /// Estimated extra CPU seconds of each method beyond the reading and
 /// shingling they share, `(exact, lsh)`.
@@ -104,7 +129,9 @@ pub fn estimate_seconds(w: &Workload) -> (f64, f64) {
     let t = w.threshold.clamp(1e-3, 1.0);
     let spread = ((1.0 - t) / t).powi(2);
     let exact = tokens * (NS_JOIN_FIXED + NS_JOIN_PROBE * spread) * 1e-9;
-    let lsh = tokens * (NS_PER_HASH * w.signature_len as f64 + NS_LSH_FIXED) * 1e-9;
+    let lsh = tokens
+        * (NS_PER_HASH * w.signature_len as f64 + NS_LSH_FIXED + NS_LSH_PROBE * spread)
+        * 1e-9;
     (exact, lsh)
 }
 
@@ -121,6 +148,12 @@ pub fn choose(choice: MethodChoice, w: &Workload) -> Decision {
             reason: format!("{} (as requested)", method.name()),
         };
     }
+    if choice == MethodChoice::Banded {
+        return Decision {
+            method: Method::Lsh,
+            reason: "auto: lsh (--bands/--rows given)".into(),
+        };
+    }
     let (exact, lsh) = estimate_seconds(w);
     let memory = exact_peak_bytes(w);
     if memory > w.memory_budget as f64 {
@@ -130,6 +163,17 @@ pub fn choose(choice: MethodChoice, w: &Workload) -> Decision {
                 "auto: lsh (exact would hold ~{} of shingle sets, over the {} budget of --verify-memory)",
                 human_bytes(memory),
                 human_bytes(w.memory_budget as f64)
+            ),
+        };
+    }
+    let envelope = lsh_memory_envelope(w);
+    if memory > envelope {
+        return Decision {
+            method: Method::Lsh,
+            reason: format!(
+                "auto: lsh (exact would hold ~{} of shingle sets, more than the ~{} LSH needs; --method exact forces it)",
+                human_bytes(memory),
+                human_bytes(envelope)
             ),
         };
     }
@@ -188,12 +232,31 @@ mod tests {
     }
 
     #[test]
-    fn high_thresholds_pick_exact_low_ones_lsh() {
-        let high = choose(MethodChoice::Auto, &workload(50_000_000, 0.9));
-        assert_eq!(high.method, Method::Exact, "{}", high.reason);
-        let low = choose(MethodChoice::Auto, &workload(50_000_000, 0.2));
-        assert_eq!(low.method, Method::Lsh, "{}", low.reason);
-        assert!(low.reason.starts_with("auto: lsh"));
+    fn small_corpora_pick_exact_at_low_thresholds_lsh_at_high_ones() {
+        // 10 MB of text: the join's ~48 MB of sets fit in the 67 MB envelope.
+        let low = choose(MethodChoice::Auto, &workload(10_000_000, 0.5));
+        assert_eq!(low.method, Method::Exact, "{}", low.reason);
+        let high = choose(MethodChoice::Auto, &workload(10_000_000, 0.9));
+        assert_eq!(high.method, Method::Lsh, "{}", high.reason);
+        assert!(high.reason.starts_with("auto: lsh (cost model"));
+    }
+
+    #[test]
+    fn exact_never_needs_more_memory_than_lsh_would() {
+        // 50 MB of text: ~240 MB of sets, within --verify-memory (1 GiB) but
+        // far over 1.5 × 5,000 × 400 B + 64 MB.
+        let w = workload(50_000_000, 0.5);
+        assert!(exact_peak_bytes(&w) < w.memory_budget as f64);
+        assert!(exact_peak_bytes(&w) > lsh_memory_envelope(&w));
+        let d = choose(MethodChoice::Auto, &w);
+        assert_eq!(d.method, Method::Lsh, "{}", d.reason);
+        assert!(d.reason.contains("more than the"), "{}", d.reason);
+    }
+
+    #[test]
+    fn a_given_banding_means_lsh() {
+        let d = choose(MethodChoice::Banded, &workload(10_000_000, 0.5));
+        assert_eq!(d.method, Method::Lsh, "{}", d.reason);
     }
 
     #[test]

@@ -2,9 +2,11 @@
 //! only what the one before produced:
 //!
 //! ```text
-//! walk       roots            → sorted regular files (document ids = this order)
+//! walk       roots            → regular files in path byte order (document ids =
+//!                               this order), handed over while walking
 //! sign       files            → per file: content hash, shingle count, MinHash signature
-//!                               (parallel; contents dropped as soon as signed)
+//!                               (parallel, batch by batch as the walk finds files;
+//!                               contents dropped as soon as signed)
 //! group      signed files     → unique contents (identical files are shingled and
 //!                               signed once and paired with each other at 1.0)
 //! band       signatures       → candidate pairs of unique contents (LSH)
@@ -13,20 +15,28 @@
 //! expand     verified pairs   → pairs of documents, sorted by (a, b)
 //! ```
 //!
-//! With the exact method (chosen after the walk, [`crate::method`]), `sign`
-//! keeps each unique content's shingle set instead of computing a signature,
-//! and one `join` stage ([`crate::allpairs`]) replaces `band` and `verify`.
+//! With the exact method ([`crate::method`]; `auto` decides on the walk's
+//! bytes, see [`walk_and_sign`]), `sign` keeps each unique content's shingle
+//! set instead of computing a signature, and one `join` stage
+//! ([`crate::allpairs`]) replaces `band` and `verify`.
 //!
 //! Output is deterministic: the same files, configuration and seed give the
 //! same [`ScanOutcome`] whatever the number of threads.
 //!
-//! [`scan`] is [`walk_files`] → [`sign_files`] → [`find_pairs`]; they are public
-//! so that [`crate::incremental`] can sign only new and changed files and hand
-//! stored signatures for the rest to the same pair finding.
+//! [`scan`] computes what [`walk_files`] → [`sign_files`] → [`find_pairs`]
+//! computes, with the first two overlapped; the three are public so that
+//! [`crate::incremental`] can sign only new and changed files and hand stored
+//! signatures for the rest to the same pair finding.
+//!
+//! Memory: a scan holds, per file, a [`Document`] (48 bytes and its path) and
+//! a signature row (`4n` bytes); per distinct content, one group (80 bytes,
+//! the member list inline for a single file); the rest is per candidate.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
-use std::sync::Mutex;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering::SeqCst;
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64};
+use std::sync::{Condvar, Mutex};
 use std::time::SystemTime;
 
 use rayon::prelude::*;
@@ -35,7 +45,9 @@ use xxhash_rust::xxh3::xxh3_128;
 use crate::allpairs;
 use crate::distinct::DistinctSet;
 use crate::input::read::{self, ReadError, ReadOptions};
-use crate::input::walk::{self, FileEntry, WalkEvent, WalkOptions, WalkSkips};
+use crate::input::walk::{
+    self, FileEntry, StreamEvent, WalkEnd, WalkEvent, WalkOptions, WalkSkips,
+};
 use crate::lsh::{self, Banding};
 use crate::method::{self, Decision, Method, MethodChoice, Workload};
 use crate::minhash::{self, MinHasher};
@@ -99,14 +111,32 @@ pub enum DocStatus {
 }
 
 /// One walked file. Its index in [`ScanOutcome::documents`] is its id.
+///
+/// One is kept per file until the output is written (a million of them in
+/// a scan of a million files), so it is kept small: 48 bytes plus the path,
+/// allocated at its exact length.
 #[derive(Clone, Debug)]
 pub struct Document {
-    pub path: PathBuf,
+    pub path: Box<Path>,
     pub size: u64,
     pub modified: Option<SystemTime>,
+    /// Number of distinct shingles (0 unless read). A set of 2³² hashes would
+    /// take 32 GiB while signing, so a `u32` holds any count a scan reaches.
+    pub shingles: u32,
     pub status: DocStatus,
-    /// Number of distinct shingles (0 unless read).
-    pub shingles: usize,
+}
+
+impl Document {
+    /// The document of a walked file, before it is read.
+    fn of(file: FileEntry) -> Document {
+        Document {
+            path: file.path.into_boxed_path(),
+            size: file.size,
+            modified: file.modified,
+            shingles: 0,
+            status: DocStatus::Read,
+        }
+    }
 }
 
 /// Two documents (`a < b`, ids) whose similarity reached the threshold.
@@ -161,12 +191,13 @@ pub struct ScanOutcome {
 
 /// Runs the whole pipeline. Errors in individual files are reported through
 /// `reporter.warn` and counted; the scan itself does not fail because of them.
+///
+/// Walking, reading and signing overlap ([`walk_and_sign`]); pair finding
+/// starts when every file is signed.
 pub fn scan(config: &ScanConfig, reporter: &dyn Reporter) -> ScanOutcome {
     let mut stats = ScanStats::default();
-    let files = walk_files(config, reporter, &mut stats);
-    let decision = choose_method(config, &files);
-    let (signed, matrix) = sign_files(&files, config, decision.method, reporter);
-    find_pairs(config, files, signed, matrix, decision, stats, reporter)
+    let (signed, decision) = walk_and_sign(config, reporter, &mut stats);
+    pairs_of(config, signed, decision, stats, reporter)
 }
 
 /// Stage 1: walks the roots (warnings for what cannot be walked) and fills the
@@ -187,6 +218,641 @@ pub fn walk_files(
     stats.walk_skips = walked.skips;
     stats.files = walked.files.len() as u64;
     walked.files
+}
+
+/// Files per batch handed from the walker to the signing workers: enough to
+/// make a batch's bookkeeping (two short locks) negligible beside reading its
+/// files, few enough that every worker has work early in the walk.
+const BATCH: usize = 64;
+
+/// Batches waiting for a worker, per worker thread. Once the method is known
+/// the walker waits beyond that, so a walk that outruns signing holds only
+/// this many files in flight. While it is pending the walker runs ahead
+/// (about 100 bytes a queued file) so that it can decide early.
+const QUEUED_PER_THREAD: usize = 4;
+
+/// Bytes of sets that workers may hold while the method is pending; past
+/// that they wait for the walker's decision. Sets cost ~8 bytes a shingle,
+/// far more than a queued file, and are freed only once LSH is chosen.
+const HELD_LIMIT: usize = 32 << 20;
+
+/// Consecutive walked files; the first has id `first`.
+struct Batch {
+    first: u32,
+    files: Vec<FileEntry>,
+}
+
+// What a worker does with a content it is the first to show (`Signing::mode`).
+/// The method is not known yet (`auto` before the walk ends): keep the sorted
+/// set, which the exact method needs and from which a signature can still be
+/// made ([`Signing::sign_held`]) once LSH is chosen.
+const PENDING: u8 = 0;
+/// LSH: sign it; the set is dropped.
+const SIGN: u8 = 1;
+/// The exact method: keep the sorted set.
+const KEEP: u8 = 2;
+
+fn mode_of(method: Method) -> u8 {
+    match method {
+        Method::Lsh => SIGN,
+        Method::Exact => KEEP,
+    }
+}
+
+/// What the walker thread found.
+struct WalkedFiles {
+    end: WalkEnd,
+    files: u64,
+    decision: Decision,
+}
+
+/// Stages 1 and 2 together: the walk runs on its own thread and hands files
+/// over in id order, in batches, through a bounded queue; the rayon workers
+/// read and sign each batch as it arrives (no stage waits for the whole
+/// previous one). Identical contents are signed once, as in [`sign_files`].
+///
+/// The method must be known to sign (the exact method keeps sets, LSH makes
+/// signatures), and `--method auto` decides on the whole walk's bytes. Until
+/// it is known, workers keep each content's sorted set ([`PENDING`]): a set
+/// serves either method. The walker decides early when it can
+/// ([`method_known`]) and at the end of the walk otherwise; on LSH the held
+/// sets are signed and dropped by the next worker to take a batch. The walk
+/// usually outruns reading by far, so few sets are held; at most, under
+/// `auto`, what the exact method would have held anyway.
+///
+/// Output equals [`walk_files`] → [`sign_files`] → [`find_pairs`]'s: the same
+/// ids (the walk's order) and contents, whatever the thread count.
+fn walk_and_sign(
+    config: &ScanConfig,
+    reporter: &dyn Reporter,
+    stats: &mut ScanStats,
+) -> (Signed, Decision) {
+    let signing = Signing {
+        config,
+        reporter,
+        hasher: Signer::new(config),
+        n: config.banding.signature_len(),
+        mode: AtomicU8::new(method_known(config, 0, 0).map_or(PENDING, mode_of)),
+        holding: AtomicBool::new(false),
+        claims: Mutex::default(),
+        decided: Condvar::new(),
+        queue: Mutex::new(Some(0)),
+        dequeued: Condvar::new(),
+        capacity: QUEUED_PER_THREAD * rayon::current_num_threads(),
+        sheet: Mutex::default(),
+    };
+    // One stage on the terminal: a count while the total is unknown, then a
+    // bar once the walk has ended (`Reporter::set_total`).
+    reporter.begin(Stage::Sign, None);
+    let (tx, rx) = std::sync::mpsc::channel();
+    let walked = std::thread::scope(|scope| {
+        let walker = scope.spawn(|| walk_in_batches(config, reporter, &signing, tx));
+        Receiving {
+            rx,
+            signing: &signing,
+        }
+        .par_bridge()
+        .for_each_init(Worker::default, |worker, batch| {
+            signing.sign_batch(worker, batch)
+        });
+        walker.join()
+    });
+    let walked = walked.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+    reporter.end(Stage::Sign);
+    stats.errors += walked.end.problems.len() as u64;
+    stats.walk_skips = walked.end.skips;
+    stats.files = walked.files;
+    let signed = signing.finish(walked.decision.method);
+    (signed, walked.decision)
+}
+
+/// The walker thread: walks, decides the method, and sends batches to `tx`.
+fn walk_in_batches(
+    config: &ScanConfig,
+    reporter: &dyn Reporter,
+    signing: &Signing,
+    tx: std::sync::mpsc::Sender<Batch>,
+) -> WalkedFiles {
+    // Workers waiting for a decision must not wait forever if the walk panics.
+    let _decides = DecideOnExit(signing);
+    let mode = &signing.mode;
+    let mut files: u64 = 0;
+    let mut bytes: u64 = 0;
+    let mut first: u32 = 0;
+    let mut batch = Vec::with_capacity(BATCH);
+    // False once no worker listens (one panicked; the scan is over).
+    let mut open = true;
+    let end = walk::walk_each(&config.roots, &config.walk, |event| match event {
+        StreamEvent::File(file) => {
+            files += 1;
+            bytes += file.size;
+            if mode.load(SeqCst) == PENDING && method_known(config, files, bytes).is_some() {
+                signing.set_mode(SIGN);
+            }
+            batch.push(file);
+            if batch.len() == BATCH {
+                let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
+                open = open && signing.send(&tx, Batch { first, files: full });
+                first =
+                    u32::try_from(files).expect("document ids are 32-bit: fewer than 2^32 files");
+            }
+        }
+        StreamEvent::Problem(p) => reporter.warn(&p.path, &p.reason),
+    });
+    let mut decision = choose_method(config, files, bytes);
+    if mode.load(SeqCst) == SIGN && decision.method == Method::Exact {
+        // `method_known` chose LSH on part of the walk, so the rest was signed
+        // without sets; the cost model agrees (`early_lsh_agrees_with_the_cost_model`),
+        // but should it change, the scan stays consistent.
+        decision = Decision {
+            method: Method::Lsh,
+            reason: "auto: lsh (exact's memory estimate passed --verify-memory during the walk)"
+                .into(),
+        };
+    }
+    // Before the last batch, so that it is signed the final way.
+    signing.set_mode(mode_of(decision.method));
+    if open && !batch.is_empty() {
+        signing.send(
+            &tx,
+            Batch {
+                first,
+                files: batch,
+            },
+        );
+    }
+    reporter.set_total(files);
+    WalkedFiles {
+        end,
+        files,
+        decision,
+    }
+}
+
+/// State shared by the signing workers of [`walk_and_sign`].
+struct Signing<'a> {
+    config: &'a ScanConfig,
+    reporter: &'a dyn Reporter,
+    hasher: Signer,
+    /// Signature length.
+    n: usize,
+    /// [`PENDING`], [`SIGN`] or [`KEEP`]; set by the walker, read by workers.
+    mode: AtomicU8,
+    /// Some content holds a set that waits for its signature.
+    holding: AtomicBool,
+    claims: Mutex<Claims>,
+    /// Signalled (under `claims`) when the method becomes known.
+    decided: Condvar,
+    /// Batches sent and not yet taken by a worker; `None` once no worker
+    /// takes any more.
+    queue: Mutex<Option<usize>>,
+    dequeued: Condvar,
+    /// Batches that may wait in the queue once the method is known.
+    capacity: usize,
+    sheet: Mutex<Sheet>,
+}
+
+/// Sets the method if the walker leaves without doing so (it panicked).
+struct DecideOnExit<'a>(&'a Signing<'a>);
+
+impl Drop for DecideOnExit<'_> {
+    fn drop(&mut self) {
+        if self.0.mode.load(SeqCst) == PENDING {
+            self.0.set_mode(SIGN);
+        }
+    }
+}
+
+/// The workers' end of the queue.
+struct Receiving<'a> {
+    rx: std::sync::mpsc::Receiver<Batch>,
+    signing: &'a Signing<'a>,
+}
+
+impl Iterator for Receiving<'_> {
+    type Item = Batch;
+
+    fn next(&mut self) -> Option<Batch> {
+        let batch = self.rx.recv().ok()?;
+        let mut queue = self.signing.queue.lock().expect("no panics while locked");
+        if let Some(queued) = queue.as_mut() {
+            *queued -= 1;
+        }
+        self.signing.dequeued.notify_one();
+        Some(batch)
+    }
+}
+
+impl Drop for Receiving<'_> {
+    fn drop(&mut self) {
+        // No worker takes batches any more (done, or one panicked): a walker
+        // waiting for room must not wait forever.
+        *self.signing.queue.lock().expect("no panics while locked") = None;
+        self.signing.dequeued.notify_all();
+    }
+}
+
+/// Every content seen so far: the first file to show one claims it and signs
+/// it; later files with the same bytes only point to it.
+#[derive(Default)]
+struct Claims {
+    /// Bytes of the sets in `held`.
+    held_bytes: usize,
+    /// Index into `contents` of each content, found by its hash. The content
+    /// hash is already uniform, so its low 64 bits serve as the table's hash;
+    /// 4 bytes an entry instead of a 16-byte key (a million contents).
+    table: hashbrown::HashTable<u32>,
+    /// In claim order (thread timing); [`ContentGroups::build`] orders them.
+    contents: Vec<ContentGroup>,
+    /// Contents whose sets wait for a signature ([`PENDING`]).
+    held: Vec<u32>,
+    /// Contents whose claimer failed (its file changed while read).
+    orphans: Vec<u32>,
+}
+
+impl Claims {
+    /// The index of content `hash`, and whether document `id` is the first to
+    /// show it (and so signs it).
+    fn claim(&mut self, hash: u128, id: u32) -> (u32, bool) {
+        let Claims {
+            table, contents, ..
+        } = self;
+        let entry = table.entry(
+            hash as u64,
+            |&c| contents[c as usize].content.hash == hash,
+            |&c| contents[c as usize].content.hash as u64,
+        );
+        match entry {
+            hashbrown::hash_table::Entry::Occupied(found) => (*found.get(), false),
+            hashbrown::hash_table::Entry::Vacant(free) => {
+                let c = contents.len() as u32;
+                free.insert(c);
+                let content = SignedContent {
+                    hash,
+                    shingles: 0,
+                    set: Vec::new(),
+                };
+                contents.push(ContentGroup::new(id, content));
+                (c, true)
+            }
+        }
+    }
+}
+
+/// What the workers have signed, by document id (batches finish in any order).
+#[derive(Default)]
+struct Sheet {
+    documents: Vec<Option<Document>>,
+    /// Index into [`Claims::contents`], or [`NO_CONTENT`].
+    content_of: Vec<u32>,
+    failures: Vec<(u32, ReadError)>,
+    /// `n` values per document id, for the ones signed so far; grown by
+    /// reallocation (which moves pages rather than copying them once large).
+    matrix: Vec<u32>,
+}
+
+/// One worker's buffers, reused from batch to batch.
+#[derive(Default)]
+struct Worker {
+    buffers: Buffers,
+    /// The batch's signatures, `n` values per file.
+    rows: Vec<u32>,
+    /// Files of the batch whose row holds a signature.
+    signed: Vec<usize>,
+}
+
+impl Signing<'_> {
+    /// Queues `batch` for the workers, waiting for room once the method is
+    /// known. False when no worker takes batches any more.
+    fn send(&self, tx: &std::sync::mpsc::Sender<Batch>, batch: Batch) -> bool {
+        let mut queue = self.queue.lock().expect("no panics while locked");
+        while queue.is_some_and(|queued| queued >= self.capacity)
+            && self.mode.load(SeqCst) != PENDING
+        {
+            queue = self.dequeued.wait(queue).expect("no panics while locked");
+        }
+        match queue.as_mut() {
+            Some(queued) => *queued += 1,
+            None => return false,
+        }
+        drop(queue);
+        tx.send(batch).is_ok()
+    }
+
+    /// The walker's decision (or the early switch to LSH).
+    fn set_mode(&self, mode: u8) {
+        self.mode.store(mode, SeqCst);
+        // Under the lock that waiting workers check the mode under, so that
+        // none misses it between its check and its wait.
+        let _claims = self.claims.lock().expect("no panics while locked");
+        self.decided.notify_all();
+    }
+
+    /// While the method is pending, waits once the held sets pass [`HELD_LIMIT`].
+    fn wait_if_holding_too_much(&self) {
+        if self.mode.load(SeqCst) != PENDING {
+            return;
+        }
+        let mut claims = self.claims.lock().expect("no panics while locked");
+        while self.mode.load(SeqCst) == PENDING && claims.held_bytes > HELD_LIMIT {
+            claims = self.decided.wait(claims).expect("no panics while locked");
+        }
+    }
+
+    fn sign_batch(&self, worker: &mut Worker, batch: Batch) {
+        self.sign_held();
+        let Batch { first, files } = batch;
+        let (n, len) = (self.n, files.len());
+        worker.rows.clear();
+        worker.rows.resize(len * n, u32::MAX);
+        worker.signed.clear();
+        let mut documents = Vec::with_capacity(len);
+        let mut content_of = Vec::with_capacity(len);
+        let mut failures = Vec::new();
+        for (k, file) in files.into_iter().enumerate() {
+            let id = first + k as u32;
+            self.wait_if_holding_too_much();
+            self.sign_held();
+            let mode = self.mode.load(SeqCst);
+            // (content index << 1) | claimed by this file.
+            let claimed = AtomicU64::new(u64::MAX);
+            let claim = |hash| {
+                let (c, mine) = self
+                    .claims
+                    .lock()
+                    .expect("no panics while locked")
+                    .claim(hash, id);
+                claimed.store(u64::from(c) << 1 | u64::from(mine), SeqCst);
+                mine
+            };
+            let row = &mut worker.rows[k * n..(k + 1) * n];
+            let outcome = sign_one(
+                &file,
+                self.config,
+                &self.hasher,
+                mode != SIGN,
+                &claim,
+                &mut worker.buffers,
+                row,
+            );
+            let claimed = claimed.into_inner();
+            let (c, mine) = ((claimed >> 1) as u32, claimed & 1 == 1);
+            let mut doc = Document::of(file);
+            let mut content = NO_CONTENT;
+            match outcome {
+                SignOutcome::Unique(signed) => {
+                    content = c;
+                    if self.store(c, signed, mode != SIGN, row) {
+                        worker.signed.push(k);
+                    }
+                }
+                SignOutcome::SameAs(_) => content = c,
+                SignOutcome::Binary => doc.status = DocStatus::Binary,
+                SignOutcome::Failed(err) => {
+                    doc.status = DocStatus::Failed;
+                    failures.push((id, err));
+                    if mine {
+                        let mut claims = self.claims.lock().expect("no panics while locked");
+                        claims.orphans.push(c);
+                    }
+                }
+            }
+            documents.push(doc);
+            content_of.push(content);
+        }
+
+        let mut sheet = self.sheet.lock().expect("no panics while locked");
+        let (first, end) = (first as usize, first as usize + len);
+        if sheet.documents.len() < end {
+            sheet.documents.resize_with(end, || None);
+            sheet.content_of.resize(end, NO_CONTENT);
+        }
+        for (k, (doc, c)) in documents.into_iter().zip(content_of).enumerate() {
+            sheet.documents[first + k] = Some(doc);
+            sheet.content_of[first + k] = c;
+        }
+        if !worker.signed.is_empty() && sheet.matrix.len() < end * n {
+            sheet.matrix.resize(end * n, u32::MAX);
+        }
+        for &k in &worker.signed {
+            sheet.matrix[(first + k) * n..][..n].copy_from_slice(&worker.rows[k * n..][..n]);
+        }
+        sheet.failures.extend(failures);
+        drop(sheet);
+        self.reporter.advance(len as u64);
+    }
+
+    /// Files content `c`'s signing outcome; `kept` says the set was kept rather
+    /// than signed. Returns whether `row` now holds its signature.
+    fn store(&self, c: u32, mut signed: SignedContent, kept: bool, row: &mut [u32]) -> bool {
+        let non_empty = signed.shingles > 0;
+        let mut claims = self.claims.lock().expect("no panics while locked");
+        let sign_now = kept
+            && non_empty
+            && match self.mode.load(SeqCst) {
+                // Read under the lock that `sign_held` drains under: a set is
+                // either held before the drain or sees the new mode.
+                PENDING => {
+                    claims.held.push(c);
+                    claims.held_bytes += signed.set.len() * std::mem::size_of::<u64>();
+                    self.holding.store(true, SeqCst);
+                    false
+                }
+                SIGN => true,
+                _ => false,
+            };
+        let set = if sign_now {
+            std::mem::take(&mut signed.set)
+        } else {
+            Vec::new()
+        };
+        claims.contents[c as usize].content = signed;
+        drop(claims);
+        if sign_now {
+            // LSH was chosen while this file was read.
+            self.hasher.sign_into(&set, row);
+        }
+        non_empty && (!kept || sign_now)
+    }
+
+    /// Once LSH is chosen, signs the sets held while the method was pending
+    /// and frees them.
+    fn sign_held(&self) {
+        if !self.holding.load(SeqCst) || self.mode.load(SeqCst) != SIGN {
+            return;
+        }
+        let held: Vec<(u32, Vec<u64>)> = {
+            let mut claims = self.claims.lock().expect("no panics while locked");
+            self.holding.store(false, SeqCst);
+            claims.held_bytes = 0;
+            let Claims { held, contents, .. } = &mut *claims;
+            held.drain(..)
+                .map(|c| {
+                    let group = &mut contents[c as usize];
+                    (group.loader, std::mem::take(&mut group.content.set))
+                })
+                .collect()
+        };
+        let n = self.n;
+        let mut rows = vec![u32::MAX; held.len() * n];
+        for ((_, set), row) in held.iter().zip(rows.chunks_exact_mut(n)) {
+            self.hasher.sign_into(set, row);
+        }
+        let mut sheet = self.sheet.lock().expect("no panics while locked");
+        for ((loader, _), row) in held.iter().zip(rows.chunks_exact(n)) {
+            let at = *loader as usize * n;
+            if sheet.matrix.len() < at + n {
+                sheet.matrix.resize(at + n, u32::MAX);
+            }
+            sheet.matrix[at..at + n].copy_from_slice(row);
+        }
+    }
+
+    /// After the last batch: signs what is still held (LSH), rescues the
+    /// copies of contents whose claimer failed, and groups the documents.
+    fn finish(self, method: Method) -> Signed {
+        if method == Method::Lsh {
+            self.sign_held();
+        }
+        let n = self.n;
+        let claims = self.claims.into_inner().expect("no panics while locked");
+        let sheet = self.sheet.into_inner().expect("no panics while locked");
+        let Claims {
+            table,
+            mut contents,
+            orphans,
+            ..
+        } = claims;
+        drop(table);
+        let Sheet {
+            documents,
+            mut content_of,
+            mut failures,
+            mut matrix,
+        } = sheet;
+        // Same size and alignment: collected in place, no second list.
+        let mut documents: Vec<Document> = documents
+            .into_iter()
+            .map(|doc| doc.expect("every walked file was signed"))
+            .collect();
+        if method == Method::Lsh {
+            matrix.resize(documents.len() * n, u32::MAX);
+        } else {
+            matrix = Vec::new();
+        }
+        let rescue = Rescue {
+            config: self.config,
+            hasher: &self.hasher,
+            method,
+            n,
+        };
+        rescue.run(
+            &orphans,
+            &mut contents,
+            &mut content_of,
+            &mut documents,
+            &mut failures,
+            &mut matrix,
+        );
+        failures.sort_unstable_by_key(|&(id, _)| id);
+        let groups = ContentGroups::build(contents, content_of, &mut documents);
+        Signed {
+            documents,
+            groups,
+            failures,
+            matrix,
+        }
+    }
+}
+
+/// Signing the copies of a content whose claimer failed.
+struct Rescue<'a> {
+    config: &'a ScanConfig,
+    hasher: &'a Signer,
+    method: Method,
+    n: usize,
+}
+
+impl Rescue<'_> {
+    /// A claimer that failed (its file changed while read) leaves its copies
+    /// without a signature: sign the first copy that still reads cleanly, as
+    /// [`sign_files`] does.
+    fn run(
+        &self,
+        orphans: &[u32],
+        contents: &mut Vec<ContentGroup>,
+        content_of: &mut [u32],
+        documents: &mut [Document],
+        failures: &mut Vec<(u32, ReadError)>,
+        matrix: &mut [u32],
+    ) {
+        if orphans.is_empty() {
+            return;
+        }
+        // Each orphan's copies, ascending, in one pass over the documents.
+        let mut copies: HashMap<u32, Vec<usize>> =
+            orphans.iter().map(|&c| (c, Vec::new())).collect();
+        for (id, c) in content_of.iter().enumerate() {
+            if let Some(ids) = copies.get_mut(c) {
+                ids.push(id);
+            }
+        }
+        let mut buffers = Buffers::default();
+        let mut row = vec![u32::MAX; self.n];
+        for &c in orphans {
+            let mut adopted = false;
+            for &id in &copies[&c] {
+                if adopted {
+                    break;
+                }
+                let doc = &mut documents[id];
+                let file = FileEntry {
+                    path: doc.path.to_path_buf(),
+                    size: doc.size,
+                    modified: doc.modified,
+                    dev: 0,
+                    ino: 0,
+                };
+                let keep = self.method == Method::Exact;
+                let outcome = sign_one(
+                    &file,
+                    self.config,
+                    self.hasher,
+                    keep,
+                    &|_| true,
+                    &mut buffers,
+                    &mut row,
+                );
+                match outcome {
+                    SignOutcome::Unique(signed) => {
+                        let signature = !keep && signed.shingles > 0;
+                        if signed.hash == contents[c as usize].content.hash {
+                            contents[c as usize].loader = id as u32;
+                            contents[c as usize].content = signed;
+                            adopted = true;
+                        } else {
+                            // Its bytes changed too: a content of its own.
+                            content_of[id] = contents.len() as u32;
+                            contents.push(ContentGroup::new(id as u32, signed));
+                        }
+                        if signature {
+                            matrix[id * self.n..][..self.n].copy_from_slice(&row);
+                        }
+                    }
+                    SignOutcome::SameAs(_) => unreachable!("every content is claimed here"),
+                    SignOutcome::Binary => {
+                        doc.status = DocStatus::Binary;
+                        content_of[id] = NO_CONTENT;
+                    }
+                    SignOutcome::Failed(err) => {
+                        doc.status = DocStatus::Failed;
+                        failures.push((id as u32, err));
+                        content_of[id] = NO_CONTENT;
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// Stage 2: reads, shingles and signs `files` in parallel, identical contents
@@ -219,56 +885,51 @@ pub fn find_pairs(
     config: &ScanConfig,
     files: Vec<FileEntry>,
     signed: Vec<SignOutcome>,
-    mut matrix: Vec<u32>,
+    matrix: Vec<u32>,
+    decision: Decision,
+    stats: ScanStats,
+    reporter: &dyn Reporter,
+) -> ScanOutcome {
+    assert_eq!(files.len(), signed.len(), "one outcome per file");
+    let signed = Signed::from_outcomes(files, signed, matrix);
+    pairs_of(config, signed, decision, stats, reporter)
+}
+
+/// Stages 3–5 on what signing left, however it was signed.
+fn pairs_of(
+    config: &ScanConfig,
+    signed: Signed,
     decision: Decision,
     mut stats: ScanStats,
     reporter: &dyn Reporter,
 ) -> ScanOutcome {
-    assert_eq!(files.len(), signed.len(), "one outcome per file");
-    let mut documents = Vec::with_capacity(files.len());
-    let mut groups = ContentGroups::default();
-    for (id, (file, outcome)) in files.into_iter().zip(signed).enumerate() {
-        let (status, shingles) = match outcome {
-            SignOutcome::Failed(err) => {
-                reporter.warn(&file.path, &err);
+    let Signed {
+        documents,
+        groups,
+        failures,
+        mut matrix,
+    } = signed;
+    // Warnings and notes in document order, whatever order files were signed in.
+    let mut failures = failures.into_iter();
+    for doc in &documents {
+        match doc.status {
+            DocStatus::Failed => {
+                let (_, err) = failures.next().expect("one reason per failed document");
+                reporter.warn(&doc.path, &err);
                 stats.errors += 1;
-                (DocStatus::Failed, 0)
             }
-            SignOutcome::Binary => {
+            DocStatus::Binary => {
                 reporter.note(
-                    &file.path,
+                    &doc.path,
                     &"looks binary (a NUL byte in the first 8 KiB); --binary reads it",
                 );
                 stats.binary += 1;
-                (DocStatus::Binary, 0)
             }
-            SignOutcome::Unique(content) => {
-                stats.bytes += file.size;
-                stats.signatures += 1;
-                let shingles = content.shingles;
-                groups.add(id as u32, content.hash, Some(content));
-                (DocStatus::Read, shingles)
-            }
-            SignOutcome::SameAs(hash) => {
-                stats.bytes += file.size;
-                (DocStatus::Read, groups.add(id as u32, hash, None))
-            }
-        };
-        documents.push(Document {
-            path: file.path,
-            size: file.size,
-            modified: file.modified,
-            status,
-            shingles,
-        });
-    }
-    stats.identical_files = groups.identical_files();
-    // Members seen before their group's signed member learn its count only now.
-    for group in &groups.groups {
-        for &m in &group.members {
-            documents[m as usize].shingles = group.content.shingles;
+            DocStatus::Read => stats.bytes += doc.size,
         }
     }
+    stats.signatures = groups.groups.len() as u64;
+    stats.identical_files = groups.identical_files();
     for doc in &documents {
         if doc.status == DocStatus::Read && doc.shingles == 0 {
             stats.no_shingles += 1;
@@ -384,22 +1045,43 @@ pub fn find_pairs(
 }
 
 /// Applies `--method`: the cost model needs only what the walk found.
-fn choose_method(config: &ScanConfig, files: &[FileEntry]) -> Decision {
+fn choose_method(config: &ScanConfig, files: u64, bytes: u64) -> Decision {
     if config.method == MethodChoice::Auto && config.verification == Verification::Signature {
         return Decision {
             method: Method::Lsh,
             reason: "auto: lsh (--verify signature estimates similarity from signatures)".into(),
         };
     }
-    let workload = Workload {
-        files: files.len() as u64,
-        bytes: files.iter().map(|f| f.size).sum(),
+    method::choose(config.method, &workload(config, files, bytes))
+}
+
+fn workload(config: &ScanConfig, files: u64, bytes: u64) -> Workload {
+    Workload {
+        files,
+        bytes,
         tokens_per_byte: method::tokens_per_byte(config.shingler.kind() == ShingleKind::Char),
         threshold: config.threshold,
         signature_len: config.banding.signature_len(),
         memory_budget: config.verify_memory as u64,
-    };
-    method::choose(config.method, &workload)
+    }
+}
+
+/// The method, when it is known before the walk ends: always when fixed by
+/// `--method`, `--bands`/`--rows` or `--verify signature`; under `auto` as soon as the files
+/// walked so far would already take the exact method over its memory budget
+/// (the exact method's memory only grows with more bytes, and [`method::choose`]
+/// never picks it over the budget: `early_lsh_agrees_with_the_cost_model`).
+fn method_known(config: &ScanConfig, files: u64, bytes: u64) -> Option<Method> {
+    match (config.method, config.verification) {
+        (MethodChoice::Fixed(method), _) => Some(method),
+        (MethodChoice::Banded, _) | (MethodChoice::Auto, Verification::Signature) => {
+            Some(Method::Lsh)
+        }
+        (MethodChoice::Auto, Verification::Exact) => {
+            let peak = method::exact_peak_bytes(&workload(config, files, bytes));
+            (peak > config.verify_memory as f64).then_some(Method::Lsh)
+        }
+    }
 }
 
 /// The exact method: every pair of distinct contents with Jaccard ≥ t, by the
@@ -651,51 +1333,173 @@ fn reload_set(
 /// Files that share one content.
 struct ContentGroup {
     /// Document ids, ascending.
-    members: Vec<u32>,
-    /// The member whose file is re-read for verification.
+    members: Members,
+    /// The member whose file was signed, and is re-read for verification.
     loader: u32,
     content: SignedContent,
 }
 
-/// Groups documents by content hash, in order of their first member.
-#[derive(Default)]
-struct ContentGroups {
-    groups: Vec<ContentGroup>,
-    by_hash: HashMap<u128, usize>,
-    /// Members seen before the group's signed member (rare: a race in signing).
-    waiting: HashMap<u128, Vec<u32>>,
+impl ContentGroup {
+    /// A content first shown by document `loader`, before its members are known.
+    fn new(loader: u32, content: SignedContent) -> ContentGroup {
+        ContentGroup {
+            members: Members::default(),
+            loader,
+            content,
+        }
+    }
 }
 
-impl ContentGroups {
-    /// Adds document `id`; `content` is present when this document was the one
-    /// signed. Returns the group's shingle count (0 while unknown).
-    fn add(&mut self, id: u32, hash: u128, content: Option<SignedContent>) -> usize {
-        match (self.by_hash.get(&hash), content) {
-            (Some(&g), _) => {
-                self.groups[g].members.push(id);
-                self.groups[g].content.shingles
-            }
-            (None, Some(content)) => {
-                let mut members = self.waiting.remove(&hash).unwrap_or_default();
-                members.push(id);
-                let shingles = content.shingles;
-                self.by_hash.insert(hash, self.groups.len());
-                self.groups.push(ContentGroup {
-                    members,
-                    loader: id,
-                    content,
-                });
-                shingles
-            }
-            (None, None) => {
-                self.waiting.entry(hash).or_default().push(id);
-                0
-            }
+/// The document ids of one content, ascending. Most contents belong to one
+/// file, whose id is kept inline: no allocation for them (a million in a scan
+/// of a million distinct files).
+#[derive(Debug)]
+enum Members {
+    One(u32),
+    Many(Vec<u32>),
+}
+
+impl Default for Members {
+    fn default() -> Self {
+        Members::Many(Vec::new())
+    }
+}
+
+impl Members {
+    /// Adds `id`, greater than every id already in.
+    fn push(&mut self, id: u32) {
+        match self {
+            Members::Many(ids) if ids.is_empty() => *self = Members::One(id),
+            Members::One(first) => *self = Members::Many(vec![*first, id]),
+            Members::Many(ids) => ids.push(id),
         }
+    }
+}
+
+impl std::ops::Deref for Members {
+    type Target = [u32];
+
+    fn deref(&self) -> &[u32] {
+        match self {
+            Members::One(id) => std::slice::from_ref(id),
+            Members::Many(ids) => ids,
+        }
+    }
+}
+
+impl<'a> IntoIterator for &'a Members {
+    type Item = &'a u32;
+    type IntoIter = std::slice::Iter<'a, u32>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+/// Every content and its documents, ordered by loader (so loaders increase
+/// with the group index).
+struct ContentGroups {
+    groups: Vec<ContentGroup>,
+}
+
+/// `content_of` value of a document without content (binary, failed).
+const NO_CONTENT: u32 = u32::MAX;
+
+impl ContentGroups {
+    /// Groups documents by content: `contents` in any order, each with its
+    /// loader and no members yet, and `content_of[id]` the index in `contents`
+    /// of document `id`'s content (or [`NO_CONTENT`]). Gives each document its
+    /// content's shingle count; contents left without documents are dropped.
+    fn build(
+        mut contents: Vec<ContentGroup>,
+        content_of: Vec<u32>,
+        documents: &mut [Document],
+    ) -> ContentGroups {
+        // Sorted in place and found again by loader (unique: a document signs
+        // at most one content), instead of a permuted copy of every content.
+        let loader_of: Vec<u32> = contents.iter().map(|g| g.loader).collect();
+        contents.par_sort_unstable_by_key(|g| g.loader);
+        for (id, &c) in content_of.iter().enumerate() {
+            if c == NO_CONTENT {
+                continue;
+            }
+            let g = contents
+                .binary_search_by_key(&loader_of[c as usize], |g| g.loader)
+                .expect("every content is in the list");
+            contents[g].members.push(id as u32);
+            documents[id].shingles =
+                u32::try_from(contents[g].content.shingles).unwrap_or(u32::MAX);
+        }
+        contents.retain(|g| !g.members.is_empty());
+        ContentGroups { groups: contents }
     }
 
     fn identical_files(&self) -> u64 {
         self.groups.iter().map(|g| g.members.len() as u64 - 1).sum()
+    }
+}
+
+/// What signing leaves for pair finding.
+struct Signed {
+    /// Every walked file, by id.
+    documents: Vec<Document>,
+    groups: ContentGroups,
+    /// Why each [`DocStatus::Failed`] document failed, by ascending id.
+    failures: Vec<(u32, ReadError)>,
+    /// Row `i` (`n` values) is document `i`'s signature when it is a group's
+    /// loader with a non-empty set (LSH); empty with the exact method.
+    matrix: Vec<u32>,
+}
+
+impl Signed {
+    /// From [`sign_files`]' per-file outcomes (or an index's equivalent).
+    fn from_outcomes(
+        files: Vec<FileEntry>,
+        outcomes: Vec<SignOutcome>,
+        matrix: Vec<u32>,
+    ) -> Signed {
+        let mut contents = Vec::new();
+        let mut by_hash: HashMap<u128, u32> = HashMap::new();
+        let mut content_of = vec![NO_CONTENT; files.len()];
+        let mut copies = Vec::new();
+        let mut failures = Vec::new();
+        let mut documents: Vec<Document> = files
+            .into_iter()
+            .zip(outcomes)
+            .enumerate()
+            .map(|(id, (file, outcome))| {
+                let mut doc = Document::of(file);
+                match outcome {
+                    SignOutcome::Unique(content) => {
+                        let c = contents.len() as u32;
+                        by_hash.insert(content.hash, c);
+                        content_of[id] = c;
+                        contents.push(ContentGroup::new(id as u32, content));
+                    }
+                    SignOutcome::SameAs(hash) => copies.push((id, hash)),
+                    SignOutcome::Binary => doc.status = DocStatus::Binary,
+                    SignOutcome::Failed(err) => {
+                        doc.status = DocStatus::Failed;
+                        failures.push((id as u32, err));
+                    }
+                }
+                doc
+            })
+            .collect();
+        // A copy whose content has no signed file (its rescue read different
+        // bytes) stays read with no shingles: never paired.
+        for (id, hash) in copies {
+            if let Some(&c) = by_hash.get(&hash) {
+                content_of[id] = c;
+            }
+        }
+        let groups = ContentGroups::build(contents, content_of, &mut documents);
+        Signed {
+            documents,
+            groups,
+            failures,
+            matrix,
+        }
     }
 }
 
@@ -743,4 +1547,181 @@ fn expand_to_documents(
     }
     pairs.par_sort_unstable_by_key(|p| (p.a, p.b));
     pairs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::read::ReadOptions;
+    use crate::normalize::Normalization;
+    use crate::progress::Silent;
+    use crate::shingle::StopWords;
+
+    fn config(root: &Path) -> ScanConfig {
+        ScanConfig {
+            roots: vec![root.to_path_buf()],
+            walk: WalkOptions::default(),
+            read: ReadOptions::default(),
+            include_binary: false,
+            normalization: Normalization::default(),
+            shingler: Shingler::new(ShingleKind::Char, 5, StopWords::default()),
+            banding: Banding { bands: 4, rows: 2 },
+            seed: 7,
+            minhash: MinHashKind::Classic,
+            threshold: 0.5,
+            verification: Verification::Exact,
+            verify_memory: 1 << 30,
+            method: MethodChoice::Auto,
+        }
+    }
+
+    /// Six distinct documents, one empty, one copy of the first.
+    fn corpus() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for i in 0..6 {
+            let text = format!(
+                "document {i}: {}",
+                "lorem ipsum dolor sit amet ".repeat(i + 2)
+            );
+            std::fs::write(dir.path().join(format!("d{i}.txt")), text).unwrap();
+        }
+        std::fs::write(dir.path().join("e.txt"), "ab").unwrap();
+        std::fs::copy(dir.path().join("d0.txt"), dir.path().join("f.txt")).unwrap();
+        dir
+    }
+
+    fn signing(config: &ScanConfig, mode: u8) -> Signing<'_> {
+        Signing {
+            config,
+            reporter: &Silent,
+            hasher: Signer::new(config),
+            n: config.banding.signature_len(),
+            mode: AtomicU8::new(mode),
+            holding: AtomicBool::new(false),
+            claims: Mutex::default(),
+            decided: Condvar::new(),
+            queue: Mutex::new(Some(0)),
+            dequeued: Condvar::new(),
+            capacity: 1,
+            sheet: Mutex::default(),
+        }
+    }
+
+    #[test]
+    fn sets_held_while_the_method_is_pending_are_signed_once_lsh_is_chosen() {
+        let dir = corpus();
+        let config = config(dir.path());
+        let files = walk_files(&config, &Silent, &mut ScanStats::default());
+        assert_eq!(files.len(), 8);
+        let signing = signing(&config, PENDING);
+        let mut worker = Worker::default();
+        let batch = |first: usize, len: usize| Batch {
+            first: first as u32,
+            files: files[first..first + len].to_vec(),
+        };
+        signing.sign_batch(&mut worker, batch(0, 4));
+        assert_eq!(signing.claims.lock().unwrap().held.len(), 4);
+        assert!(signing.sheet.lock().unwrap().matrix.is_empty());
+        signing.mode.store(SIGN, SeqCst);
+        // The next batch signs the held sets first, then its own files.
+        signing.sign_batch(&mut worker, batch(4, 4));
+        assert!(signing.claims.lock().unwrap().held.is_empty());
+        let signed = signing.finish(Method::Lsh);
+
+        let (outcomes, matrix) = sign_files(&files, &config, Method::Lsh, &Silent);
+        let direct = Signed::from_outcomes(files, outcomes, matrix);
+        assert_eq!(signed.matrix, direct.matrix);
+        assert_eq!(signed.groups.groups.len(), 7, "d0 and f share a content");
+        assert!(
+            signed
+                .groups
+                .groups
+                .iter()
+                .all(|g| g.content.set.is_empty())
+        );
+        for (a, b) in signed.documents.iter().zip(&direct.documents) {
+            assert_eq!(
+                (&a.path, a.shingles, a.status),
+                (&b.path, b.shingles, b.status)
+            );
+        }
+    }
+
+    #[test]
+    fn sets_held_while_the_method_is_pending_serve_the_exact_method() {
+        let dir = corpus();
+        let config = config(dir.path());
+        let files = walk_files(&config, &Silent, &mut ScanStats::default());
+        let signing = signing(&config, PENDING);
+        let mut worker = Worker::default();
+        signing.sign_batch(
+            &mut worker,
+            Batch {
+                first: 0,
+                files: files[..5].to_vec(),
+            },
+        );
+        signing.mode.store(KEEP, SeqCst);
+        signing.sign_batch(
+            &mut worker,
+            Batch {
+                first: 5,
+                files: files[5..].to_vec(),
+            },
+        );
+        let signed = signing.finish(Method::Exact);
+        assert!(signed.matrix.is_empty());
+        let (outcomes, matrix) = sign_files(&files, &config, Method::Exact, &Silent);
+        let direct = Signed::from_outcomes(files, outcomes, matrix);
+        let sets = |s: &Signed| -> Vec<(u32, Vec<u64>)> {
+            s.groups
+                .groups
+                .iter()
+                .map(|g| (g.loader, g.content.set.clone()))
+                .collect()
+        };
+        assert_eq!(sets(&signed), sets(&direct));
+    }
+
+    /// `method_known` decides LSH on part of the walk when the exact method
+    /// would already be over its memory budget; the cost model, asked on the
+    /// whole walk (more bytes), must agree.
+    #[test]
+    fn early_lsh_agrees_with_the_cost_model() {
+        for threshold in [0.05, 0.3, 0.5, 0.8, 0.95, 1.0] {
+            for budget in [1u64 << 10, 1 << 20, 1 << 30, 1 << 40] {
+                for part in [0u64, 1, 1 << 10, 1 << 20, 1 << 30, 1 << 40] {
+                    for char_shingles in [true, false] {
+                        let w = |bytes| Workload {
+                            files: 1000,
+                            bytes,
+                            tokens_per_byte: method::tokens_per_byte(char_shingles),
+                            threshold,
+                            signature_len: 100,
+                            memory_budget: budget,
+                        };
+                        if method::exact_peak_bytes(&w(part)) <= budget as f64 {
+                            continue;
+                        }
+                        for whole in [part, part + 1, part * 3] {
+                            let chosen = method::choose(MethodChoice::Auto, &w(whole));
+                            assert_eq!(chosen.method, Method::Lsh, "{chosen:?}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn members_keep_one_id_inline() {
+        let mut m = Members::default();
+        assert!(m.is_empty());
+        m.push(3);
+        assert!(matches!(m, Members::One(3)));
+        m.push(5);
+        m.push(9);
+        assert_eq!(&*m, &[3, 5, 9]);
+        assert_eq!((&m).into_iter().count(), 3);
+    }
 }

@@ -42,6 +42,9 @@ impl Stage {
 pub trait Reporter: Sync {
     /// A stage begins; `total` is the number of work items when known.
     fn begin(&self, _stage: Stage, _total: Option<u64>) {}
+    /// The current stage, begun without a total, now knows it (a stage fed
+    /// by a walk learns it when the walk ends).
+    fn set_total(&self, _total: u64) {}
     /// `done` more items of the current stage are finished.
     fn advance(&self, _done: u64) {}
     /// The current stage is over.

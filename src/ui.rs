@@ -53,13 +53,7 @@ impl Reporter for Ui {
         );
         let bar = match total {
             Some(total) => ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr())
-                .with_style(
-                    ProgressStyle::with_template(
-                        "{prefix} [{bar:30}] {human_pos}/{human_len} ({eta})",
-                    )
-                    .expect("valid template")
-                    .progress_chars("=> "),
-                ),
+                .with_style(bar_style()),
             None => ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()).with_style(
                 ProgressStyle::with_template("{prefix} {spinner} {human_pos}")
                     .expect("valid template"),
@@ -68,6 +62,14 @@ impl Reporter for Ui {
         bar.set_prefix(prefix);
         bar.enable_steady_tick(Duration::from_millis(120));
         *self.bar.lock().expect("not poisoned") = Some(bar);
+    }
+
+    fn set_total(&self, total: u64) {
+        // The count becomes a bar once there is something to measure it by.
+        self.with_bar(|bar| {
+            bar.set_length(total);
+            bar.set_style(bar_style());
+        });
     }
 
     fn advance(&self, done: u64) {
@@ -89,4 +91,10 @@ impl Reporter for Ui {
             self.print(format!("simfind: note: {}: {reason}", path.display()));
         }
     }
+}
+
+fn bar_style() -> ProgressStyle {
+    ProgressStyle::with_template("{prefix} [{bar:30}] {human_pos}/{human_len} ({eta})")
+        .expect("valid template")
+        .progress_chars("=> ")
 }

@@ -15,19 +15,47 @@ use rayon::prelude::*;
 
 /// Size of the intersection of two sorted, deduplicated sets.
 pub fn intersection_size(a: &[u64], b: &[u64]) -> usize {
-    let (mut i, mut j, mut shared) = (0, 0, 0);
+    intersection_at_least(a, b, 0).expect("every intersection has at least 0 elements")
+}
+
+/// Steps of the merge between two checks of the early-exit bound.
+const CHECK_EVERY: usize = 128;
+
+/// The size of the intersection of two sorted, deduplicated sets if it is at
+/// least `need`, else `None` — as soon as the elements left cannot make up
+/// the difference (the positional bound of MMDS 3.9.7, applied while merging).
+/// A candidate far below the threshold is rejected after a fraction of its
+/// merge.
+///
+/// The merge is branch-free (compare, then advance either side by a 0/1
+/// step): whether the smaller element is in `a` or `b` is a coin toss the
+/// branch predictor loses half the time on real sets.
+pub fn intersection_at_least(a: &[u64], b: &[u64], need: usize) -> Option<usize> {
+    let (mut i, mut j, mut shared) = (0usize, 0usize, 0usize);
     while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                shared += 1;
-                i += 1;
-                j += 1;
-            }
+        for _ in 0..CHECK_EVERY {
+            let (Some(&x), Some(&y)) = (a.get(i), b.get(j)) else {
+                break;
+            };
+            shared += usize::from(x == y);
+            i += usize::from(x <= y);
+            j += usize::from(y <= x);
+        }
+        if shared + (a.len() - i).min(b.len() - j) < need {
+            return None;
         }
     }
-    shared
+    (shared >= need).then_some(shared)
+}
+
+/// The least intersection two sets of sizes `la` and `lb` can have when their
+/// Jaccard similarity is at least `threshold`, rounded down by one element so
+/// that floating-point rounding never rejects a pair [`ratio`] would accept
+/// (the final decision is always `ratio(…) >= threshold`).
+pub fn overlap_needed(la: usize, lb: usize, threshold: f64) -> usize {
+    // J = o / (la + lb − o) ≥ t  ⟺  o ≥ t (la + lb) / (1 + t)
+    let exact = threshold * (la + lb) as f64 / (1.0 + threshold);
+    (exact.ceil() as usize).saturating_sub(1)
 }
 
 /// Jaccard similarity `|A ∩ B| / |A ∪ B|` of two sorted, deduplicated sets;
@@ -155,7 +183,8 @@ where
                 .par_iter()
                 .filter_map(|&(_, _, a, b)| {
                     let (sa, sb) = (left.get(&a)?, right.get(&b)?);
-                    let shared = intersection_size(sa, sb);
+                    let need = overlap_needed(sa.len(), sb.len(), threshold);
+                    let shared = intersection_at_least(sa, sb, need)?;
                     let similarity = ratio(shared, sa.len() + sb.len() - shared);
                     (similarity >= threshold).then_some(VerifiedPair {
                         a,
@@ -180,6 +209,72 @@ where
 mod tests {
     use super::*;
     use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// The textbook merge, as the oracle for the branch-free one.
+    fn merge_reference(a: &[u64], b: &[u64]) -> usize {
+        let (mut i, mut j, mut shared) = (0, 0, 0);
+        while i < a.len() && j < b.len() {
+            match a[i].cmp(&b[j]) {
+                std::cmp::Ordering::Less => i += 1,
+                std::cmp::Ordering::Greater => j += 1,
+                std::cmp::Ordering::Equal => {
+                    shared += 1;
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        shared
+    }
+
+    fn sorted_set(v: Vec<u64>) -> Vec<u64> {
+        let mut v = v;
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn branch_free_merge_equals_the_textbook_one(
+            a in proptest::collection::vec(0u64..3000, 0..1500),
+            b in proptest::collection::vec(0u64..3000, 0..1500),
+            need in 0usize..1200,
+        ) {
+            let (a, b) = (sorted_set(a), sorted_set(b));
+            let shared = merge_reference(&a, &b);
+            proptest::prop_assert_eq!(intersection_size(&a, &b), shared);
+            proptest::prop_assert_eq!(
+                intersection_at_least(&a, &b, need),
+                (shared >= need).then_some(shared)
+            );
+        }
+
+        #[test]
+        fn overlap_needed_never_rejects_a_pair_at_the_threshold(
+            la in 1usize..100_000,
+            lb in 1usize..100_000,
+            t in 0.01f64..=1.0,
+        ) {
+            // Every overlap whose ratio reaches t is at least overlap_needed.
+            let need = overlap_needed(la, lb, t);
+            for o in need.saturating_sub(2)..=la.min(lb).min(need + 2) {
+                if ratio(o, la + lb - o) >= t {
+                    proptest::prop_assert!(o >= need, "o {} need {}", o, need);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn far_below_the_bound_the_merge_stops_early() {
+        // Disjoint halves: after the first check nothing can reach `need`.
+        let a: Vec<u64> = (0..10_000).map(|x| 2 * x).collect();
+        let b: Vec<u64> = (0..10_000).map(|x| 2 * x + 1).collect();
+        assert_eq!(intersection_at_least(&a, &b, 9_000), None);
+        assert_eq!(intersection_at_least(&a, &b, 0), Some(0));
+        assert_eq!(intersection_at_least(&a, &a, 10_000), Some(10_000));
+    }
 
     #[test]
     fn jaccard_of_known_sets() {

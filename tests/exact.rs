@@ -160,16 +160,26 @@ fn exact_method_pairs_identical_files_and_skips_short_ones() {
 
 #[test]
 fn auto_says_which_method_it_chose_and_why() {
-    let out = run(&["scan", "testdata", "-t", "0.95"]);
+    // A small corpus: the join's sets fit in the memory LSH would need, and
+    // at a low threshold it is the cheaper method (LSH's candidates multiply).
+    let out = run(&["scan", "testdata", "-t", "0.3"]);
     assert_eq!(out.status.code(), Some(0));
     let summary = stderr(&out);
     assert!(
         summary.contains("method auto: exact (cost model"),
         "{summary}"
     );
-    let out = run(&["scan", "testdata", "-t", "0.3"]);
+    // At a high one, signing and verifying a few candidates costs less.
+    let out = run(&["scan", "testdata", "-t", "0.95"]);
     assert!(
         stderr(&out).contains("method auto: lsh (cost model"),
+        "{}",
+        stderr(&out)
+    );
+    // A banding given by the user is only meaningful to LSH.
+    let out = run(&["scan", "testdata", "-t", "0.3", "-b", "30", "-r", "2"]);
+    assert!(
+        stderr(&out).contains("method auto: lsh (--bands/--rows given)"),
         "{}",
         stderr(&out)
     );

@@ -394,8 +394,11 @@ fn removable_paths_nul_separated_survive_any_name() {
 
 #[test]
 fn jsonl_pairs_carry_the_csv_fields() {
-    let csv = run(&["scan", "testdata", "-q"]);
-    let jsonl = run(&["scan", "testdata", "-q", "--format", "jsonl"]);
+    // LSH, so that every field (the signature estimate too) is filled.
+    let csv = run(&["scan", "testdata", "-q", "--method", "lsh"]);
+    let jsonl = run(&[
+        "scan", "testdata", "-q", "--method", "lsh", "--format", "jsonl",
+    ]);
     let rows = csv_rows(&csv.stdout);
     let lines: Vec<serde_json::Value> = stdout(&jsonl)
         .lines()
@@ -415,6 +418,13 @@ fn jsonl_pairs_carry_the_csv_fields() {
         assert_eq!(v["shingles_b"].to_string(), field(5));
         assert_eq!(v["shared"].to_string(), field(6));
     }
+    // The exact method computes no signatures: an empty CSV field, a JSON null.
+    let exact = run(&[
+        "scan", "testdata", "-q", "--method", "exact", "--format", "jsonl",
+    ]);
+    let first: serde_json::Value =
+        serde_json::from_str(stdout(&exact).lines().next().unwrap()).unwrap();
+    assert!(first["estimate"].is_null(), "{first}");
 }
 
 #[test]

@@ -116,3 +116,126 @@ fn a_near_copy_of_a_duplicated_file_pairs_with_every_copy() {
             .all(|&s| s == near[0] && (0.8..1.0).contains(&s))
     );
 }
+
+/// A corpus where plain name order and path byte order differ (`a.txt` sorts
+/// before `a/…`), with near-copies, exact copies, an empty and a binary file.
+fn mixed_corpus(dir: &std::path::Path) {
+    for i in 0..150u64 {
+        let base = prose(i / 3, 300);
+        // Three versions of every base text: near-duplicates of each other.
+        let text = base.replacen("river", &format!("river{i}"), 1);
+        let name = match i % 4 {
+            0 => format!("a/{i}.txt"),
+            1 => format!("a.{i}.txt"),
+            2 => format!("a-b/{i}/x"),
+            _ => format!("z/{i}"),
+        };
+        write(dir, &name, text.as_bytes());
+    }
+    for i in 0..20 {
+        write(dir, &format!("a/copies/{i}"), prose(1000, 200).as_bytes());
+    }
+    write(dir, "a.txt", b"tiny");
+    write(dir, "a/bin", b"\0\x01binary");
+}
+
+/// `scan` (walk, read and sign overlapped) finds what the staged public API
+/// finds (`walk_files` → `sign_files` → `find_pairs`), document for document
+/// and pair for pair, under every way the method gets decided and any number
+/// of threads.
+#[test]
+fn the_streamed_scan_equals_the_staged_pipeline() {
+    use simfind::pipeline::{find_pairs, sign_files, walk_files};
+    let dir = tempfile::tempdir().unwrap();
+    mixed_corpus(dir.path());
+    let cases = [
+        (
+            "lsh",
+            MethodChoice::Fixed(Method::Lsh),
+            Verification::Exact,
+            1 << 30,
+        ),
+        (
+            "exact",
+            MethodChoice::Fixed(Method::Exact),
+            Verification::Exact,
+            1 << 30,
+        ),
+        (
+            "auto, decided at the end",
+            MethodChoice::Auto,
+            Verification::Exact,
+            1 << 30,
+        ),
+        // Over the exact method's budget after a few files: LSH while walking.
+        (
+            "auto, decided early",
+            MethodChoice::Auto,
+            Verification::Exact,
+            20_000,
+        ),
+        (
+            "auto, signature",
+            MethodChoice::Auto,
+            Verification::Signature,
+            1 << 30,
+        ),
+    ];
+    for (what, method, verification, verify_memory) in cases {
+        for threshold in [0.3, 0.8] {
+            let config = ScanConfig {
+                method,
+                verification,
+                verify_memory,
+                ..config(dir.path(), threshold)
+            };
+            let mut stats = Default::default();
+            let files = walk_files(&config, &Silent, &mut stats);
+            let staged_files = files.clone();
+            for threads in [1, 3] {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                let streamed = pool.install(|| scan(&config, &Silent));
+                let decided = streamed.decision.method;
+                let (outcomes, matrix) = sign_files(&files, &config, decided, &Silent);
+                let staged = find_pairs(
+                    &config,
+                    staged_files.clone(),
+                    outcomes,
+                    matrix,
+                    streamed.decision.clone(),
+                    stats.clone(),
+                    &Silent,
+                );
+                let context = format!("{what}, t = {threshold}, {threads} threads");
+                assert_eq!(streamed.documents.len(), 172, "{context}");
+                for (a, b) in streamed.documents.iter().zip(&staged.documents) {
+                    assert_eq!(
+                        (&a.path, a.size, a.status, a.shingles),
+                        (&b.path, b.size, b.status, b.shingles),
+                        "{context}"
+                    );
+                }
+                assert_eq!(streamed.pairs, staged.pairs, "{context}");
+                assert!(!streamed.pairs.is_empty(), "{context}");
+                assert_eq!(
+                    streamed.stats.signatures, staged.stats.signatures,
+                    "{context}"
+                );
+                assert_eq!(streamed.stats.identical_files, 19, "{context}");
+                assert_eq!(streamed.stats.binary, 1, "{context}");
+                assert_eq!(streamed.stats.no_shingles, 1, "{context}");
+                if what == "auto, decided early" {
+                    assert_eq!(decided, Method::Lsh, "{context}");
+                    assert!(
+                        streamed.decision.reason.contains("budget"),
+                        "{}",
+                        streamed.decision.reason
+                    );
+                }
+            }
+        }
+    }
+}

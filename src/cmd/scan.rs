@@ -105,7 +105,9 @@ pub struct Args {
     /// How pairs are found: `exact` joins the shingle sets with length, prefix and
     /// position filters (every pair ≥ T, none missed; holds all sets in memory);
     /// `lsh` uses MinHash and banding (may miss pairs near T); `auto` picks by a cost
-    /// model of threshold, corpus size and memory, and the summary says which and why.
+    /// model of threshold, corpus size and memory (the join only where its sets fit in
+    /// the memory LSH would need anyway; LSH whenever --bands or --rows is given), and
+    /// the summary says which and why.
     #[arg(long, value_enum, default_value_t = MethodArg::Auto, help_heading = "Method")]
     pub method: MethodArg,
 
@@ -326,6 +328,11 @@ pub fn run(args: Args) -> Result<i32> {
     Ok(report.exit_status(status, &reported))
 }
 
+/// `1 pair`, `2 pairs`.
+fn plural(count: u64, one: &str, many: &str) -> String {
+    format!("{count} {}", if count == 1 { one } else { many })
+}
+
 /// The method with `--db`: an index stores MinHash signatures, not shingle
 /// sets, so only LSH can use it (`configure` refuses `--method exact`).
 fn db_decision(choice: MethodChoice) -> Decision {
@@ -335,7 +342,7 @@ fn db_decision(choice: MethodChoice) -> Decision {
             method: Method::Lsh,
             reason: "lsh (as requested)".into(),
         },
-        MethodChoice::Auto => Decision {
+        MethodChoice::Auto | MethodChoice::Banded => Decision {
             method: Method::Lsh,
             reason: "auto: lsh (--db reuses the index's MinHash signatures)".into(),
         },
@@ -447,6 +454,9 @@ pub(crate) fn configure(args: &Args) -> Result<(ScanConfig, ThresholdSource)> {
         },
         verify_memory: usize::try_from(args.verify_memory).unwrap_or(usize::MAX),
         method: match args.method {
+            MethodArg::Auto if args.signing.bands.is_some() || args.signing.rows.is_some() => {
+                MethodChoice::Banded
+            }
             MethodArg::Auto => MethodChoice::Auto,
             MethodArg::Exact => MethodChoice::Fixed(Method::Exact),
             MethodArg::Lsh => MethodChoice::Fixed(Method::Lsh),
@@ -502,9 +512,14 @@ fn summary(
             config.threshold, config.banding.bands, config.banding.rows
         ),
     };
+    // The join has no LSH candidates: what it counts is the pairs it verified.
+    let candidates = match outcome.decision.method {
+        Method::Lsh => plural(s.candidates, "candidate", "candidates"),
+        Method::Exact => format!("{} verified by the join", plural(s.candidates, "pair", "pairs")),
+    };
     format!(
-        "simfind: {} files, {:.1} MB in {:.2} s ({:.1} MB/s); not paired: {}; {} distinct contents, \
-         {} identical files; {} candidates; {} pairs with similarity ≥ {} ({} {}-shingles, {} bands × {} rows, {} verification)",
+        "simfind: {} files, {:.1} MB in {:.2} s ({:.1} MB/s); not paired: {}; {}, \
+         {}; {}; {} with similarity ≥ {} ({} {}-shingles, {} bands × {} rows, {} verification)",
         s.files,
         s.bytes as f64 / 1e6,
         seconds,
@@ -514,10 +529,10 @@ fn summary(
         } else {
             skipped.join(", ")
         },
-        s.unique_contents,
-        s.identical_files,
-        s.candidates,
-        s.pairs,
+        plural(s.unique_contents, "distinct content", "distinct contents"),
+        plural(s.identical_files, "identical file", "identical files"),
+        candidates,
+        plural(s.pairs, "pair", "pairs"),
         threshold,
         config.shingler.k(),
         config.shingler.kind().name(),

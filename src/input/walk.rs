@@ -12,6 +12,12 @@
 //! - Files are sorted by their path bytes (as walked: the root's spelling joined
 //!   with the relative path); the same file reached twice (overlapping roots, hard
 //!   links) is kept once, at its first path. Document ids follow this order.
+//! - [`walk_each`] hands files over in that order *while walking*, so that reading
+//!   can start before the walk ends: each directory is listed sorted by name, with
+//!   `/` appended to directory names (see [`sibling_order`]), which visits paths
+//!   in byte order, and roots are walked in the order of their paths. Only when
+//!   that cannot give byte order (symbolic links followed, or one root's path a
+//!   prefix of another's) does it collect the whole walk and sort it first.
 
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
@@ -74,6 +80,20 @@ pub enum WalkEvent<'a> {
     Problem(&'a WalkProblem),
 }
 
+/// What [`walk_each`] tells its caller as it goes.
+pub enum StreamEvent<'a> {
+    /// The next file, in document-id order (sorted by path bytes, deduplicated).
+    File(FileEntry),
+    Problem(&'a WalkProblem),
+}
+
+/// What [`walk_each`] returns once every file has been handed over.
+#[derive(Debug, Default)]
+pub struct WalkEnd {
+    pub skips: WalkSkips,
+    pub problems: Vec<WalkProblem>,
+}
+
 /// Walks every root; `on_event` hears of each file found and each problem as it
 /// happens. Problems are also returned.
 pub fn walk(
@@ -81,28 +101,125 @@ pub fn walk(
     opts: &WalkOptions,
     mut on_event: impl FnMut(WalkEvent<'_>),
 ) -> Walked {
-    let mut walked = Walked::default();
-    for root in roots {
-        walk_root(root, opts, &mut walked, &mut on_event);
-    }
-    walked.files.sort_by(|a, b| {
-        a.path
-            .as_os_str()
-            .as_bytes()
-            .cmp(b.path.as_os_str().as_bytes())
+    let mut files = Vec::new();
+    let end = walk_each(roots, opts, |event| match event {
+        StreamEvent::File(file) => {
+            on_event(WalkEvent::FileFound);
+            files.push(file);
+        }
+        StreamEvent::Problem(p) => on_event(WalkEvent::Problem(p)),
     });
-    let mut seen = std::collections::HashSet::with_capacity(walked.files.len());
-    let before = walked.files.len();
-    walked.files.retain(|f| seen.insert((f.dev, f.ino)));
-    walked.skips.same_file += (before - walked.files.len()) as u64;
-    walked
+    Walked {
+        files,
+        skips: end.skips,
+        problems: end.problems,
+    }
+}
+
+/// Walks every root and hands each file to `on_event` in document-id order
+/// (the order and deduplication of [`walk`]), as soon as that order allows:
+/// while walking, unless symbolic links are followed or roots overlap (see the
+/// module documentation), in which case only after the whole walk.
+pub fn walk_each(
+    roots: &[PathBuf],
+    opts: &WalkOptions,
+    mut on_event: impl FnMut(StreamEvent<'_>),
+) -> WalkEnd {
+    let mut end = WalkEnd::default();
+    // The same file under two paths is kept at the first, in sorted order; in a
+    // sorted stream that is the first one seen. Kept per device: an inode
+    // number alone is half the key (8 bytes a file instead of 16).
+    let mut seen: std::collections::HashMap<u64, std::collections::HashSet<u64>> =
+        std::collections::HashMap::new();
+    let mut first_time = |file: &FileEntry| seen.entry(file.dev).or_default().insert(file.ino);
+    let mut same_file = 0;
+    match streaming_root_order(roots, opts) {
+        Some(order) => {
+            for root in order {
+                walk_root(root, opts, true, &mut end, &mut |event| match event {
+                    StreamEvent::File(file) if !first_time(&file) => same_file += 1,
+                    event => on_event(event),
+                });
+            }
+        }
+        None => {
+            let mut files = Vec::new();
+            for root in roots {
+                walk_root(root, opts, false, &mut end, &mut |event| match event {
+                    StreamEvent::File(file) => files.push(file),
+                    event => on_event(event),
+                });
+            }
+            files.sort_by(|a, b| {
+                a.path
+                    .as_os_str()
+                    .as_bytes()
+                    .cmp(b.path.as_os_str().as_bytes())
+            });
+            for file in files {
+                if first_time(&file) {
+                    on_event(StreamEvent::File(file));
+                } else {
+                    same_file += 1;
+                }
+            }
+        }
+    }
+    end.skips.same_file += same_file;
+    end
+}
+
+/// The roots in the order that makes their files come out in byte order when
+/// each is walked with [`sibling_order`], or `None` when no order does.
+///
+/// Every path under a directory root `R` starts with `R` followed by one `/`
+/// (none is added when `R` ends in one); a root that is a file is the path
+/// itself. When no root's prefix is a prefix of another's, two paths under
+/// different roots differ inside both prefixes, so the roots' order decides.
+/// Followed symbolic links are listed before their target's type is known,
+/// so they give no order either.
+fn streaming_root_order<'a>(roots: &'a [PathBuf], opts: &WalkOptions) -> Option<Vec<&'a Path>> {
+    if opts.follow_links {
+        return None;
+    }
+    let mut keyed: Vec<(Vec<u8>, &Path)> = roots
+        .iter()
+        .map(|root| {
+            let mut key = root.as_os_str().as_bytes().to_vec();
+            // A root that cannot be read yields no files: its place is free.
+            if std::fs::metadata(root).is_ok_and(|m| m.is_dir()) && !key.ends_with(b"/") {
+                key.push(b'/');
+            }
+            (key, root.as_path())
+        })
+        .collect();
+    keyed.sort();
+    if keyed.windows(2).any(|w| w[1].0.starts_with(&w[0].0)) {
+        return None;
+    }
+    Some(keyed.into_iter().map(|(_, root)| root).collect())
+}
+
+/// Orders the entries of one directory so that a depth-first walk visits
+/// paths in byte order: by name, as if every directory's name ended in `/`.
+/// (Plain name order would put directory `a`'s files, `a/…`, before file
+/// `a.txt`, but `.` sorts before `/`.) A name never contains `/`, so no two
+/// siblings' keys are prefixes of each other unless one is a file whose name
+/// is a prefix of the other's, and then it comes first in both orders.
+pub fn sibling_order(a: &walkdir::DirEntry, b: &walkdir::DirEntry) -> std::cmp::Ordering {
+    fn key(e: &walkdir::DirEntry) -> impl Iterator<Item = &u8> {
+        let slash: &'static [u8] = if e.file_type().is_dir() { b"/" } else { b"" };
+        e.file_name().as_bytes().iter().chain(slash)
+    }
+    key(a).cmp(key(b))
 }
 
 fn walk_root(
     root: &Path,
     opts: &WalkOptions,
-    walked: &mut Walked,
-    on_event: &mut impl FnMut(WalkEvent<'_>),
+    sorted: bool,
+    end: &mut WalkEnd,
+    on_event: &mut impl FnMut(StreamEvent<'_>),
 ) {
     let matches = |set: &GlobSet, rel: &Path| {
         set.is_match(rel)
@@ -110,19 +227,20 @@ fn walk_root(
                 .file_name()
                 .is_some_and(|name| set.is_match(Path::new(name)))
     };
-    let iter = WalkDir::new(root)
-        .follow_links(opts.follow_links)
-        .into_iter()
-        .filter_entry(|e| {
-            if e.depth() == 0 {
-                return true;
-            }
-            if !opts.hidden && e.file_name().as_bytes().starts_with(b".") {
-                return false;
-            }
-            let rel = e.path().strip_prefix(root).unwrap_or(e.path());
-            !opts.exclude.as_ref().is_some_and(|x| matches(x, rel))
-        });
+    let mut walker = WalkDir::new(root).follow_links(opts.follow_links);
+    if sorted {
+        walker = walker.sort_by(sibling_order);
+    }
+    let iter = walker.into_iter().filter_entry(|e| {
+        if e.depth() == 0 {
+            return true;
+        }
+        if !opts.hidden && e.file_name().as_bytes().starts_with(b".") {
+            return false;
+        }
+        let rel = e.path().strip_prefix(root).unwrap_or(e.path());
+        !opts.exclude.as_ref().is_some_and(|x| matches(x, rel))
+    });
     for entry in iter {
         let entry = match entry {
             Ok(entry) => entry,
@@ -139,8 +257,8 @@ fn walk_root(
                     (None, None) => err.to_string(),
                 };
                 let problem = WalkProblem { path, reason };
-                on_event(WalkEvent::Problem(&problem));
-                walked.problems.push(problem);
+                on_event(StreamEvent::Problem(&problem));
+                end.problems.push(problem);
                 continue;
             }
         };
@@ -156,15 +274,15 @@ fn walk_root(
                     path: entry.path().to_path_buf(),
                     reason: "dangling symbolic link".into(),
                 };
-                on_event(WalkEvent::Problem(&problem));
-                walked.problems.push(problem);
+                on_event(StreamEvent::Problem(&problem));
+                end.problems.push(problem);
             } else {
-                walked.skips.symlinks += 1;
+                end.skips.symlinks += 1;
             }
             continue;
         }
         if !file_type.is_file() {
-            walked.skips.special += 1;
+            end.skips.special += 1;
             continue;
         }
         if let Some(include) = &opts.include {
@@ -182,8 +300,8 @@ fn walk_root(
                         .io_error()
                         .map_or_else(|| err.to_string(), |e| e.to_string()),
                 };
-                on_event(WalkEvent::Problem(&problem));
-                walked.problems.push(problem);
+                on_event(StreamEvent::Problem(&problem));
+                end.problems.push(problem);
                 continue;
             }
         };
@@ -191,17 +309,148 @@ fn walk_root(
         if opts.min_size.is_some_and(|min| size < min)
             || opts.max_size.is_some_and(|max| size > max)
         {
-            walked.skips.size += 1;
+            end.skips.size += 1;
             continue;
         }
         let file = FileEntry {
-            path: entry.into_path(),
+            // A copy at its exact length: the entry's own buffer was grown by
+            // joining and may be up to twice as long (a million paths are kept).
+            path: entry.path().to_path_buf(),
             size,
             modified: meta.modified().ok(),
             dev: meta.dev(),
             ino: meta.ino(),
         };
-        on_event(WalkEvent::FileFound);
-        walked.files.push(file);
+        on_event(StreamEvent::File(file));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    /// Today's definition of the order: every file of every root, sorted by
+    /// path bytes, the same file kept at its first path.
+    fn reference(roots: &[PathBuf], opts: &WalkOptions) -> Vec<PathBuf> {
+        let mut files = Vec::new();
+        for root in roots {
+            walk_root(root, opts, false, &mut WalkEnd::default(), &mut |event| {
+                if let StreamEvent::File(file) = event {
+                    files.push(file);
+                }
+            });
+        }
+        files.sort_by(|a, b| {
+            a.path
+                .as_os_str()
+                .as_bytes()
+                .cmp(b.path.as_os_str().as_bytes())
+        });
+        let mut seen = std::collections::HashSet::new();
+        files.retain(|f| seen.insert((f.dev, f.ino)));
+        files.into_iter().map(|f| f.path).collect()
+    }
+
+    fn streamed(roots: &[PathBuf], opts: &WalkOptions) -> (Vec<PathBuf>, WalkEnd) {
+        let mut files = Vec::new();
+        let end = walk_each(roots, opts, |event| {
+            if let StreamEvent::File(file) = event {
+                files.push(file.path);
+            }
+        });
+        (files, end)
+    }
+
+    /// Names whose plain name order differs from path byte order: `.`, `-`
+    /// and digits sort before `/`, letters after; `a` is a directory here.
+    fn tricky_tree(dir: &Path) {
+        for rel in [
+            "a/b", "a/a.txt", "a/z/deep", "a.txt", "a-b/c", "a0", "ab", "a.d/x", "a.d/y/z", "b",
+            "B", "é", "a/b.d/q", "a/b-",
+        ] {
+            let path = dir.join(rel);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(&path, rel).unwrap();
+        }
+        // A hard link: the same file under two names, kept at the first.
+        fs::hard_link(dir.join("a.txt"), dir.join("a/zz-link")).unwrap();
+        fs::hard_link(dir.join("a/b"), dir.join("0-link")).unwrap();
+    }
+
+    #[test]
+    fn the_streamed_walk_visits_files_in_path_byte_order() {
+        let tmp = tempfile::tempdir().unwrap();
+        tricky_tree(tmp.path());
+        let roots = vec![tmp.path().to_path_buf()];
+        let opts = WalkOptions::default();
+        assert!(streaming_root_order(&roots, &opts).is_some());
+        let (files, end) = streamed(&roots, &opts);
+        assert_eq!(files, reference(&roots, &opts));
+        assert_eq!(files.len(), 14, "{files:?}");
+        assert!(
+            files
+                .windows(2)
+                .all(|w| w[0].as_os_str().as_bytes() < w[1].as_os_str().as_bytes())
+        );
+        assert_eq!(end.skips.same_file, 2);
+        // The hard links: `0-link` sorts before `a/b`, `a.txt` before `a/zz-link`.
+        assert!(files.contains(&tmp.path().join("0-link")));
+        assert!(!files.contains(&tmp.path().join("a/b")));
+        assert!(!files.contains(&tmp.path().join("a/zz-link")));
+    }
+
+    #[test]
+    fn several_roots_stream_in_path_order_whatever_order_they_are_given_in() {
+        let tmp = tempfile::tempdir().unwrap();
+        tricky_tree(tmp.path());
+        let t = tmp.path();
+        let roots = vec![
+            t.join("a.d"),
+            t.join("b"),
+            t.join("a"),
+            t.join("a.txt"),
+            t.join("a-b/"),
+        ];
+        let opts = WalkOptions::default();
+        let order = streaming_root_order(&roots, &opts).expect("no root is a prefix of another");
+        assert_eq!(
+            order,
+            [
+                t.join("a-b/"),
+                t.join("a.d"),
+                t.join("a.txt"),
+                t.join("a"),
+                t.join("b")
+            ]
+        );
+        let (files, _) = streamed(&roots, &opts);
+        assert_eq!(files, reference(&roots, &opts));
+    }
+
+    #[test]
+    fn overlapping_roots_and_followed_links_are_sorted_after_the_walk() {
+        let tmp = tempfile::tempdir().unwrap();
+        tricky_tree(tmp.path());
+        let t = tmp.path();
+        std::os::unix::fs::symlink(t.join("a.d"), t.join("a/link")).unwrap();
+        for (roots, opts) in [
+            (vec![t.join("a"), t.to_path_buf()], WalkOptions::default()),
+            (
+                vec![t.to_path_buf(), t.to_path_buf()],
+                WalkOptions::default(),
+            ),
+            (
+                vec![t.to_path_buf()],
+                WalkOptions {
+                    follow_links: true,
+                    ..WalkOptions::default()
+                },
+            ),
+        ] {
+            assert!(streaming_root_order(&roots, &opts).is_none());
+            let (files, _) = streamed(&roots, &opts);
+            assert_eq!(files, reference(&roots, &opts));
+        }
     }
 }

@@ -1,0 +1,204 @@
+//! Criterion benches for what follows signing: LSH banding with candidate
+//! generation, exact verification of candidates, and the exact join — per
+//! call, on a whole real corpus.
+//!
+//! Input: every file of `../shared/data/debian-docs/files` (4,679 documents,
+//! 51 MB), normalised as `../shared/data/README.md` defines, char 5-shingles,
+//! classic MinHash with n = 100, all prepared once before measuring.
+//!
+//! Kernels:
+//! * `banding/20x5`, `banding/10x10`: `lsh::candidate_pairs` over the whole
+//!   signature matrix (band keys, buckets, per-document candidates), reported
+//!   in documents per second;
+//! * `verify/intersect_branchy`: the size of the intersection of every 20 × 5
+//!   candidate pair by the textbook merge of the two sorted sets (a branch per
+//!   step), reported in set elements per second;
+//! * `verify/intersect`: the same by the library's branch-free merge
+//!   (`verify::intersection_size`);
+//! * `verify/intersect_bounded_t0.8`: the same, stopping a pair's merge once
+//!   it cannot reach the overlap that J ≥ 0.8 needs
+//!   (`verify::intersection_at_least`), as verification does;
+//! * `verify/exact_in_memory`: `verify::verify_exact` over the same candidates
+//!   with every set already in memory (the loader clones it), i.e. the
+//!   verifier's own bookkeeping plus the merges;
+//! * `join/t0.8`: the exact method's prefix-filter join (`allpairs::all_pairs`)
+//!   over every set, in shingles per second.
+//!
+//! Run: `cargo bench --bench matching` (a minute or two; setup signs the
+//! corpus once). Filter with `cargo bench --bench matching -- banding`.
+
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use simfind::allpairs;
+use simfind::lsh::{self, Banding};
+use simfind::minhash::MinHasher;
+use simfind::normalize::{Normalization, normalize};
+use simfind::shingle::{ShingleKind, Shingler, StopWords};
+use simfind::verify;
+
+const N: usize = 100;
+
+fn corpus_dir() -> PathBuf {
+    let shared = std::env::var_os("SIMFIND_SHARED")
+        .map(PathBuf::from)
+        .or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .ancestors()
+                .skip(1)
+                .map(|a| a.join("shared"))
+                .find(|s| s.join("data").is_dir())
+        })
+        .expect("shared/data not found beside the project (set SIMFIND_SHARED)");
+    shared.join("data/debian-docs/files")
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            walk(&p, out);
+        } else {
+            out.push(p);
+        }
+    }
+}
+
+/// Sorted distinct shingle sets of every non-empty document, and their
+/// signatures as one row-major matrix.
+fn corpus() -> (Vec<Vec<u64>>, Vec<u32>) {
+    let mut paths = Vec::new();
+    walk(&corpus_dir(), &mut paths);
+    let shingler = Shingler::new(ShingleKind::Char, 5, StopWords::english());
+    let hasher = MinHasher::new(N, 0);
+    let mut sets = Vec::new();
+    let mut matrix = Vec::new();
+    for p in &paths {
+        let text = normalize(&std::fs::read(p).unwrap(), Normalization::default());
+        let mut set = shingler.shingle_set(&text);
+        set.sort_unstable();
+        set.dedup();
+        if set.is_empty() {
+            continue;
+        }
+        matrix.extend(hasher.sign(&set));
+        sets.push(set);
+    }
+    (sets, matrix)
+}
+
+/// The textbook merge, a data-dependent branch per step: the baseline the
+/// library's branch-free merge is measured against.
+fn merge_branchy(a: &[u64], b: &[u64]) -> usize {
+    let (mut i, mut j, mut shared) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                shared += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    shared
+}
+
+fn matching(c: &mut Criterion) {
+    let (sets, matrix) = corpus();
+    let docs = sets.len() as u64;
+    let wide = Banding { bands: 20, rows: 5 };
+    let candidates = lsh::candidate_pairs(&matrix, wide);
+    let merged: u64 = candidates
+        .iter()
+        .map(|&(a, b)| (sets[a as usize].len() + sets[b as usize].len()) as u64)
+        .sum();
+    let shingles: u64 = sets.iter().map(|s| s.len() as u64).sum();
+
+    let mut g = c.benchmark_group("banding");
+    g.sample_size(10).measurement_time(Duration::from_secs(5));
+    g.throughput(Throughput::Elements(docs));
+    for banding in [
+        wide,
+        Banding {
+            bands: 10,
+            rows: 10,
+        },
+    ] {
+        g.bench_function(format!("{}x{}", banding.bands, banding.rows), |bch| {
+            bch.iter(|| black_box(lsh::candidate_pairs(black_box(&matrix), banding)).len())
+        });
+    }
+    g.finish();
+
+    let mut g = c.benchmark_group("verify");
+    g.sample_size(10).measurement_time(Duration::from_secs(5));
+    g.throughput(Throughput::Elements(merged));
+    g.bench_function("intersect_branchy", |bch| {
+        bch.iter(|| {
+            candidates
+                .iter()
+                .map(|&(a, b)| merge_branchy(&sets[a as usize], &sets[b as usize]))
+                .sum::<usize>()
+        })
+    });
+    g.bench_function("intersect_bounded_t0.8", |bch| {
+        bch.iter(|| {
+            candidates
+                .iter()
+                .filter_map(|&(a, b)| {
+                    let (sa, sb) = (&sets[a as usize], &sets[b as usize]);
+                    verify::intersection_at_least(
+                        sa,
+                        sb,
+                        verify::overlap_needed(sa.len(), sb.len(), 0.8),
+                    )
+                })
+                .sum::<usize>()
+        })
+    });
+    g.bench_function("intersect", |bch| {
+        bch.iter(|| {
+            candidates
+                .iter()
+                .map(|&(a, b)| verify::intersection_size(&sets[a as usize], &sets[b as usize]))
+                .sum::<usize>()
+        })
+    });
+    g.bench_function("exact_in_memory", |bch| {
+        bch.iter(|| {
+            let out = verify::verify_exact(
+                &candidates,
+                0.8,
+                1 << 30,
+                |d| sets[d as usize].len() * 8,
+                |d| Ok::<_, ()>(sets[d as usize].clone()),
+            );
+            out.pairs.len()
+        })
+    });
+    g.finish();
+
+    let mut g = c.benchmark_group("join");
+    g.sample_size(10).measurement_time(Duration::from_secs(10));
+    g.throughput(Throughput::Elements(shingles));
+    g.bench_function("t0.8", |bch| {
+        bch.iter(|| {
+            allpairs::all_pairs(black_box(&sets), 0.8)
+                .unwrap()
+                .pairs
+                .len()
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, matching);
+criterion_main!(benches);
