@@ -8,6 +8,9 @@
 //!
 //! Kernels (n = 100):
 //! * `shingle_hash`: char-5 windows, XXH3-64 of each window (`Shingler`);
+//! * `window_hash_crate` / `window_hash_short`: XXH3-64 of every 5-*byte*
+//!   window through `xxhash_rust`'s general entry point vs the inlined
+//!   short-input path of `short_hash` (the same values);
 //! * `dedup_sort` / `dedup_hashset`: a document's distinct hashes by
 //!   sort + dedup vs the open-addressing `DistinctSet` the pipeline uses;
 //! * `reference_occ`: the straightforward `(a·h + b) >> 32` min-loop over every
@@ -15,7 +18,14 @@
 //! * `classic_occ` / `classic_distinct`: the library kernel (runtime-dispatched
 //!   SIMD) over every occurrence / over the distinct hashes (dedup included);
 //!   `classic_distinct_portable`: the same with the baseline x86-64 build;
+//! * `classic_sign_<variant>`: the signing kernel alone over precomputed
+//!   distinct sets, for every variant the CPU supports (`*-autovec`: the plain
+//!   loop compiled for AVX2 / AVX-512 with `vpmullq`; `*-mul32`: two 32-bit
+//!   multiplies with intrinsics);
 //! * `oph_occ` / `oph_distinct`: one-permutation hashing with densification.
+//!
+//! Times are CPU time of the benchmark thread, not wall time (see
+//! `ThreadCpu`), so that runs on a shared machine stay comparable.
 //!
 //! Run: `cargo bench --bench kernels` (about a minute; sample sizes are small
 //! because the machine is shared). Filter with `cargo bench --bench kernels -- oph`.
@@ -24,13 +34,15 @@ use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use criterion::measurement::WallTime;
+use criterion::measurement::{Measurement, ValueFormatter, WallTime};
 use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
 use simfind::distinct::DistinctSet;
-use simfind::minhash::{MinHasher, SplitMix64};
+use simfind::minhash::{MinHasher, SplitMix64, kernel};
 use simfind::normalize::{Normalization, normalize};
 use simfind::oph;
 use simfind::shingle::{Scratch, ShingleKind, Shingler, StopWords};
+use simfind::short_hash;
+use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 const N: usize = 100;
 const K: usize = 5;
@@ -138,7 +150,48 @@ fn sort_distinct(hashes: &[u64], out: &mut Vec<u64>) {
     out.dedup();
 }
 
-fn configure<'a>(c: &'a mut Criterion, name: &str) -> BenchmarkGroup<'a, WallTime> {
+/// CPU time of the calling thread (`CLOCK_THREAD_CPUTIME_ID`) instead of wall
+/// time: the machine is shared with other builds, and a kernel preempted half
+/// of the time would otherwise look twice as slow. Reported like wall time
+/// (nanoseconds), so throughput reads as MB/s of CPU.
+struct ThreadCpu;
+
+fn thread_cpu_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: a valid clock id and a pointer to a live timespec.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0, "CLOCK_THREAD_CPUTIME_ID unavailable");
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+impl Measurement for ThreadCpu {
+    type Intermediate = u64;
+    type Value = u64;
+
+    fn start(&self) -> u64 {
+        thread_cpu_ns()
+    }
+    fn end(&self, start: u64) -> u64 {
+        thread_cpu_ns() - start
+    }
+    fn add(&self, a: &u64, b: &u64) -> u64 {
+        a + b
+    }
+    fn zero(&self) -> u64 {
+        0
+    }
+    fn to_f64(&self, v: &u64) -> f64 {
+        *v as f64
+    }
+    fn formatter(&self) -> &dyn ValueFormatter {
+        WallTime.formatter()
+    }
+}
+
+fn configure<'a>(c: &'a mut Criterion<ThreadCpu>, name: &str) -> BenchmarkGroup<'a, ThreadCpu> {
     let mut g = c.benchmark_group(name);
     g.sample_size(10)
         .warm_up_time(Duration::from_millis(500))
@@ -146,7 +199,7 @@ fn configure<'a>(c: &'a mut Criterion, name: &str) -> BenchmarkGroup<'a, WallTim
     g
 }
 
-fn kernels(c: &mut Criterion) {
+fn kernels(c: &mut Criterion<ThreadCpu>) {
     let docs = documents();
     let shingler = Shingler::new(ShingleKind::Char, K, StopWords::default());
     let mut scratch = Scratch::default();
@@ -190,6 +243,30 @@ fn kernels(c: &mut Criterion) {
             bch.iter(|| {
                 for d in &docs {
                     shingler.for_each_hash(d, &mut scratch, |h| {
+                        black_box(h);
+                    });
+                }
+            })
+        });
+        g.bench_function("window_hash_crate", |bch| {
+            // Every 5-byte window through the crate's general entry point
+            // with k known only at run time, as the shingler hashed before
+            // short_hash (with a constant k, LTO inlines and specialises the
+            // crate's code as well).
+            let k = black_box(K);
+            bch.iter(|| {
+                for d in &docs {
+                    d.as_bytes().windows(k).for_each(|w| {
+                        black_box(xxh3_64_with_seed(w, 0));
+                    });
+                }
+            })
+        });
+        g.bench_function("window_hash_short", |bch| {
+            let k = black_box(K);
+            bch.iter(|| {
+                for d in &docs {
+                    short_hash::for_each_window_dyn(d.as_bytes(), k, |h| {
                         black_box(h);
                     });
                 }
@@ -253,6 +330,27 @@ fn kernels(c: &mut Criterion) {
                 }
             })
         });
+        // The signing kernel alone, on each document's distinct hashes, once
+        // per variant this CPU supports (the same values bit for bit).
+        let distinct_sets: Vec<Vec<u64>> = hashed
+            .iter()
+            .map(|h| {
+                let (mut set, mut out) = (DistinctSet::default(), Vec::new());
+                distinct(h, &mut set, &mut out);
+                out
+            })
+            .collect();
+        for v in kernel::Variant::ALL.into_iter().filter(|v| v.supported()) {
+            g.bench_function(format!("classic_sign_{}", v.name()), |bch| {
+                let mut sig = [0u32; N];
+                bch.iter(|| {
+                    for set in &distinct_sets {
+                        hasher.sign_into_variant(v, set, &mut sig);
+                        black_box(&sig);
+                    }
+                })
+            });
+        }
         g.bench_function("oph_occ", |bch| {
             let mut sig = [0u32; N];
             bch.iter(|| {
@@ -277,5 +375,9 @@ fn kernels(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, kernels);
+criterion_group! {
+    name = benches;
+    config = Criterion::default().with_measurement(ThreadCpu);
+    targets = kernels
+}
 criterion_main!(benches);

@@ -31,4 +31,5 @@ pub mod plot;
 pub mod progress;
 pub mod scurve;
 pub mod shingle;
+pub mod short_hash;
 pub mod verify;

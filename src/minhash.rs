@@ -18,6 +18,8 @@
 pub struct MinHasher {
     mul: Vec<u64>,
     add: Vec<u64>,
+    /// The same coefficients laid out for the 32-bit-multiply kernels.
+    packed: kernel::Packed,
 }
 
 impl MinHasher {
@@ -29,7 +31,8 @@ impl MinHasher {
             mul.push(rng.next_u64() | 1);
             add.push(rng.next_u64());
         }
-        MinHasher { mul, add }
+        let packed = kernel::Packed::new(&mul, &add);
+        MinHasher { mul, add, packed }
     }
 
     /// Number of hash functions, i.e. signature length.
@@ -54,7 +57,24 @@ impl MinHasher {
             self.len(),
             "signature buffer has the wrong length"
         );
-        kernel::sign(&self.mul, &self.add, shingles, out);
+        kernel::sign(&self.mul, &self.add, &self.packed, shingles, out);
+    }
+
+    /// [`sign_into`](Self::sign_into) with one particular kernel variant, for
+    /// benchmarks and tests. Returns `false` (and leaves `out` alone) if the
+    /// CPU lacks the variant's features.
+    pub fn sign_into_variant(
+        &self,
+        variant: kernel::Variant,
+        shingles: &[u64],
+        out: &mut [u32],
+    ) -> bool {
+        assert_eq!(
+            out.len(),
+            self.len(),
+            "signature buffer has the wrong length"
+        );
+        kernel::sign_variant(variant, &self.mul, &self.add, &self.packed, shingles, out)
     }
 
     /// [`sign_into`](Self::sign_into) without SIMD dispatch: the baseline
@@ -86,16 +106,132 @@ fn permute(a: u64, b: u64, x: u64) -> u32 {
 }
 
 /// The signing kernel: for each shingle, one pass of `(a·x + b) >> 32` and min
-/// over the `n` coefficient arrays — a loop the compiler turns into vector
-/// multiply, add, shift and min. The same body is compiled three times, for the
-/// x86-64 baseline (SSE2, which has no 64-bit vector multiply), AVX2 and
-/// AVX-512 (`vpmullq`), and the widest one the running CPU supports is chosen at
-/// run time, so the release binary runs on any x86-64 (no `target-cpu` needed).
-/// A variant that kept blocks of 16 minima in registers while the shingles
-/// streamed past measured 1.6× *slower* (docs/PERFORMANCE.md), so the plain
-/// loop stays.
+/// over the `n` coefficient arrays. The portable body is the plain loop (the
+/// compiler turns it into vector multiply, add, shift and min); it is the
+/// reference every other variant must equal bit for bit.
+///
+/// The fast variants avoid the 64-bit vector multiply (`vpmullq`: 3 µops and
+/// 15 cycles, AVX-512DQ only). Since `x < 2^32`, with `a = a_hi·2^32 + a_lo`,
+///
+/// ```text
+/// ((a·x + b) mod 2^64) >> 32  =  (((a_lo·x + b) mod 2^64) >> 32) + a_hi·x   (mod 2^32)
+/// ```
+///
+/// so each value takes one 32×32→64 multiply (`vpmuludq`, 1 µop) for the low
+/// part and one 32-bit multiply (`vpmulld`) for the high part. The
+/// coefficients are pre-arranged ([`Packed`]) so that the 64-bit products of
+/// even and odd positions blend straight into 32-bit lanes in natural order.
+/// The variants are compiled with `#[target_feature]` and the widest the
+/// running CPU supports is chosen at run time, so the release binary runs on
+/// any x86-64 (no `target-cpu` needed). A variant that kept blocks of 16
+/// minima in registers while the shingles streamed past measured 1.6× *slower*
+/// (docs/PERFORMANCE.md), so the shingle loop stays outermost.
 pub mod kernel {
     use super::{fold, permute};
+
+    /// Coefficients per block of [`Packed`]: one 512-bit vector of `u32`.
+    pub const BLOCK: usize = 16;
+
+    /// One block of 16 hash functions `c0..c15`, laid out for the 32-bit
+    /// multiply kernels: low halves and `b` of the even functions
+    /// (`c0, c2, …`) and of the odd ones as 64-bit lanes, high halves of `a`
+    /// as 32-bit lanes in natural order. The first 8 functions of a block are
+    /// the first halves of each array, so AVX2 uses the same layout.
+    #[derive(Clone, Copy, Debug, Default)]
+    #[repr(C, align(64))]
+    struct Block {
+        lo_even: [u64; 8],
+        lo_odd: [u64; 8],
+        b_even: [u64; 8],
+        b_odd: [u64; 8],
+        hi: [u32; 16],
+    }
+
+    /// The coefficients of a [`super::MinHasher`] in [`BLOCK`]s, zero-padded.
+    #[derive(Clone, Debug, Default)]
+    pub struct Packed {
+        blocks: Vec<Block>,
+    }
+
+    impl Packed {
+        pub(super) fn new(mul: &[u64], add: &[u64]) -> Self {
+            let blocks = mul
+                .chunks(BLOCK)
+                .zip(add.chunks(BLOCK))
+                .map(|(a, b)| {
+                    let mut blk = Block::default();
+                    for (j, (&a, &b)) in a.iter().zip(b).enumerate() {
+                        let (lo, bb) = if j % 2 == 0 {
+                            (&mut blk.lo_even, &mut blk.b_even)
+                        } else {
+                            (&mut blk.lo_odd, &mut blk.b_odd)
+                        };
+                        lo[j / 2] = a & 0xFFFF_FFFF;
+                        bb[j / 2] = b;
+                        blk.hi[j] = (a >> 32) as u32;
+                    }
+                    blk
+                })
+                .collect();
+            Packed { blocks }
+        }
+    }
+
+    /// The kernel variants, for benchmarks and tests ([`sign_variant`]).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum Variant {
+        /// The plain loop for the x86-64 baseline (SSE2): the reference.
+        Portable,
+        /// The plain loop compiled for AVX2.
+        Avx2Autovec,
+        /// The plain loop compiled for AVX-512 (`vpmullq`).
+        Avx512Autovec,
+        /// 32-bit multiplies with AVX2 intrinsics.
+        Avx2Mul32,
+        /// 32-bit multiplies with AVX-512 intrinsics.
+        Avx512Mul32,
+    }
+
+    impl Variant {
+        pub const ALL: [Variant; 5] = [
+            Variant::Portable,
+            Variant::Avx2Autovec,
+            Variant::Avx512Autovec,
+            Variant::Avx2Mul32,
+            Variant::Avx512Mul32,
+        ];
+
+        pub fn name(self) -> &'static str {
+            match self {
+                Variant::Portable => "portable",
+                Variant::Avx2Autovec => "avx2-autovec",
+                Variant::Avx512Autovec => "avx512-autovec",
+                Variant::Avx2Mul32 => "avx2-mul32",
+                Variant::Avx512Mul32 => "avx512-mul32",
+            }
+        }
+
+        /// Whether the running CPU can execute this variant.
+        pub fn supported(self) -> bool {
+            #[cfg(target_arch = "x86_64")]
+            {
+                match self {
+                    Variant::Portable => true,
+                    Variant::Avx2Autovec | Variant::Avx2Mul32 => is_x86_feature_detected!("avx2"),
+                    Variant::Avx512Autovec => {
+                        is_x86_feature_detected!("avx512f")
+                            && is_x86_feature_detected!("avx512dq")
+                            && is_x86_feature_detected!("avx512vl")
+                    }
+                    Variant::Avx512Mul32 => is_x86_feature_detected!("avx512f"),
+                }
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            {
+                self == Variant::Portable
+            }
+        }
+    }
 
     #[inline(always)]
     fn body(mul: &[u64], add: &[u64], shingles: &[u64], out: &mut [u32]) {
@@ -114,47 +250,168 @@ pub mod kernel {
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    fn sign_avx2(mul: &[u64], add: &[u64], shingles: &[u64], out: &mut [u32]) {
+    fn sign_avx2_autovec(mul: &[u64], add: &[u64], shingles: &[u64], out: &mut [u32]) {
         body(mul, add, shingles, out)
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
-    fn sign_avx512(mul: &[u64], add: &[u64], shingles: &[u64], out: &mut [u32]) {
+    fn sign_avx512_autovec(mul: &[u64], add: &[u64], shingles: &[u64], out: &mut [u32]) {
         body(mul, add, shingles, out)
     }
 
-    /// Name of the variant [`sign`] uses on this CPU.
-    pub fn selected() -> &'static str {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if is_x86_feature_detected!("avx512f")
-                && is_x86_feature_detected!("avx512dq")
-                && is_x86_feature_detected!("avx512vl")
-            {
-                return "avx512";
-            }
-            if is_x86_feature_detected!("avx2") {
-                return "avx2";
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn sign_avx2_mul32(packed: &Packed, shingles: &[u64], out: &mut [u32]) {
+        use std::arch::x86_64::*;
+        let n = out.len();
+        debug_assert!(packed.blocks.len() * BLOCK >= n);
+        out.fill(u32::MAX);
+        // Lanes of a partial last vector: all-ones for the lanes below n.
+        let tail = n % 8;
+        let lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+        let tail_mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(tail as i32), lane);
+        let dst = out.as_mut_ptr();
+        for &shingle in shingles {
+            let x = _mm256_set1_epi32(fold(shingle) as i32);
+            for (bi, blk) in packed.blocks.iter().enumerate() {
+                for half in 0..2 {
+                    let base = bi * BLOCK + half * 8;
+                    if base >= n {
+                        break;
+                    }
+                    // SAFETY: every array of a Block holds 8 (u64) or 16
+                    // (u32) values, so offsets half * 4 and half * 8 leave a
+                    // full vector; `out` is accessed below `n` only (full
+                    // vectors when base + 8 <= n, masked lanes otherwise).
+                    unsafe {
+                        let ld = |p: *const u64| _mm256_loadu_si256(p.add(half * 4).cast());
+                        let se = _mm256_add_epi64(
+                            _mm256_mul_epu32(ld(blk.lo_even.as_ptr()), x),
+                            ld(blk.b_even.as_ptr()),
+                        );
+                        let so = _mm256_add_epi64(
+                            _mm256_mul_epu32(ld(blk.lo_odd.as_ptr()), x),
+                            ld(blk.b_odd.as_ptr()),
+                        );
+                        // Bits 32..64 of each sum: even functions' moved down
+                        // into the low lane, odd ones' already in the high lane.
+                        let low_part =
+                            _mm256_blend_epi32::<0b1010_1010>(_mm256_srli_epi64::<32>(se), so);
+                        let hi = _mm256_loadu_si256(blk.hi.as_ptr().add(half * 8).cast());
+                        let v = _mm256_add_epi32(low_part, _mm256_mullo_epi32(hi, x));
+                        let p = dst.add(base).cast::<__m256i>();
+                        if base + 8 <= n {
+                            _mm256_storeu_si256(p, _mm256_min_epu32(_mm256_loadu_si256(p), v));
+                        } else {
+                            let q = p.cast::<i32>();
+                            let cur = _mm256_maskload_epi32(q, tail_mask);
+                            _mm256_maskstore_epi32(q, tail_mask, _mm256_min_epu32(cur, v));
+                        }
+                    }
+                }
             }
         }
-        "portable"
     }
 
-    pub(super) fn sign(mul: &[u64], add: &[u64], shingles: &[u64], out: &mut [u32]) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            // is_x86_feature_detected! caches its answer: a load and a test.
-            if is_x86_feature_detected!("avx512f")
-                && is_x86_feature_detected!("avx512dq")
-                && is_x86_feature_detected!("avx512vl")
-            {
-                // SAFETY: the CPU supports every feature the variant enables.
-                return unsafe { sign_avx512(mul, add, shingles, out) };
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    fn sign_avx512_mul32(packed: &Packed, shingles: &[u64], out: &mut [u32]) {
+        use std::arch::x86_64::*;
+        let n = out.len();
+        debug_assert!(packed.blocks.len() * BLOCK >= n);
+        out.fill(u32::MAX);
+        let dst = out.as_mut_ptr();
+        for &shingle in shingles {
+            let x = _mm512_set1_epi32(fold(shingle) as i32);
+            for (bi, blk) in packed.blocks.iter().enumerate() {
+                let base = bi * BLOCK;
+                let rem = n - base;
+                let mask: __mmask16 = if rem >= BLOCK {
+                    u16::MAX
+                } else {
+                    (1u16 << rem) - 1
+                };
+                // SAFETY: a Block is 64-byte aligned and each of its arrays
+                // is one 512-bit vector; lanes of `out` at or beyond `n` are
+                // masked off, so only `out[..n]` is read or written.
+                unsafe {
+                    let se = _mm512_add_epi64(
+                        _mm512_mul_epu32(_mm512_load_si512(blk.lo_even.as_ptr().cast()), x),
+                        _mm512_load_si512(blk.b_even.as_ptr().cast()),
+                    );
+                    let so = _mm512_add_epi64(
+                        _mm512_mul_epu32(_mm512_load_si512(blk.lo_odd.as_ptr().cast()), x),
+                        _mm512_load_si512(blk.b_odd.as_ptr().cast()),
+                    );
+                    let low_part = _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64::<32>(se), so);
+                    let hi = _mm512_load_si512(blk.hi.as_ptr().cast());
+                    let v = _mm512_add_epi32(low_part, _mm512_mullo_epi32(hi, x));
+                    let p = dst.add(base).cast::<i32>();
+                    let cur = _mm512_maskz_loadu_epi32(mask, p);
+                    _mm512_mask_storeu_epi32(p, mask, _mm512_min_epu32(cur, v));
+                }
             }
-            if is_x86_feature_detected!("avx2") {
-                // SAFETY: as above, for AVX2.
-                return unsafe { sign_avx2(mul, add, shingles, out) };
+        }
+    }
+
+    /// Runs `variant`; `false` if the CPU lacks its features.
+    pub(super) fn sign_variant(
+        variant: Variant,
+        mul: &[u64],
+        add: &[u64],
+        packed: &Packed,
+        shingles: &[u64],
+        out: &mut [u32],
+    ) -> bool {
+        if !variant.supported() {
+            return false;
+        }
+        match variant {
+            Variant::Portable => body(mul, add, shingles, out),
+            // SAFETY (all arms): `supported` checked the variant's features.
+            #[cfg(target_arch = "x86_64")]
+            Variant::Avx2Autovec => unsafe { sign_avx2_autovec(mul, add, shingles, out) },
+            #[cfg(target_arch = "x86_64")]
+            Variant::Avx512Autovec => unsafe { sign_avx512_autovec(mul, add, shingles, out) },
+            #[cfg(target_arch = "x86_64")]
+            Variant::Avx2Mul32 => unsafe { sign_avx2_mul32(packed, shingles, out) },
+            #[cfg(target_arch = "x86_64")]
+            Variant::Avx512Mul32 => unsafe { sign_avx512_mul32(packed, shingles, out) },
+            #[cfg(not(target_arch = "x86_64"))]
+            _ => unreachable!("only the portable variant is supported here"),
+        }
+        true
+    }
+
+    /// The variant [`sign`] uses on this CPU: the fastest supported one, in
+    /// the order measured in docs/PERFORMANCE.md.
+    pub fn selected_variant() -> Variant {
+        PREFERENCE
+            .into_iter()
+            .find(|v| v.supported())
+            .unwrap_or(Variant::Portable)
+    }
+
+    /// Fastest first (benches/kernels.rs, `classic_distinct_*`).
+    const PREFERENCE: [Variant; 3] = [Variant::Avx512Mul32, Variant::Avx2Mul32, Variant::Portable];
+
+    /// Name of the variant [`sign`] uses on this CPU.
+    pub fn selected() -> &'static str {
+        selected_variant().name()
+    }
+
+    pub(super) fn sign(
+        mul: &[u64],
+        add: &[u64],
+        packed: &Packed,
+        shingles: &[u64],
+        out: &mut [u32],
+    ) {
+        // is_x86_feature_detected! caches its answer: a load and a test.
+        for v in PREFERENCE {
+            if sign_variant(v, mul, add, packed, shingles, out) {
+                return;
             }
         }
         body(mul, add, shingles, out)
@@ -260,6 +517,32 @@ mod tests {
                     })
                     .collect();
                 assert_eq!(fast, textbook, "n={n} len={len}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_variant_equals_portable_on_random_coefficients_and_shingles() {
+        // Random (not structured) coefficients exercise every bit of a_lo,
+        // a_hi and b, and the carries of a_lo·x + b; n covers partial AVX2
+        // and AVX-512 vectors.
+        let mut rng = SplitMix64(2024);
+        for n in [1, 3, 7, 8, 9, 15, 16, 17, 24, 31, 33, 100, 200] {
+            let hasher = MinHasher::new(n, rng.next_u64());
+            for len in [0usize, 1, 2, 50, 777] {
+                let mut set: Vec<u64> = (0..len).map(|_| rng.next_u64()).collect();
+                // Extremes of the folded 32-bit input.
+                set.extend([0, u64::MAX, 0xFFFF_FFFF, 0xFFFF_FFFF_0000_0000]);
+                let mut want = vec![0; n];
+                hasher.sign_into_portable(&set, &mut want);
+                for v in kernel::Variant::ALL {
+                    let mut got = vec![7; n];
+                    if hasher.sign_into_variant(v, &set, &mut got) {
+                        assert_eq!(got, want, "{} n={n} len={len}", v.name());
+                    } else {
+                        assert_eq!(got, vec![7; n], "unsupported leaves out alone");
+                    }
+                }
             }
         }
     }

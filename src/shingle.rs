@@ -19,7 +19,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use xxhash_rust::xxh3::xxh3_64_with_seed;
+use crate::short_hash;
 
 /// Seed of the shingle hash. Fixed (not `--seed`): it defines the shingle set,
 /// and must match the ground truth's definition for exact comparison.
@@ -297,33 +297,45 @@ impl Shingler {
 }
 
 /// Hash of one shingle's bytes: the single definition every kind goes through.
+/// Shingles of up to 16 bytes (char shingles, most word shingles) take the
+/// inlined short-input paths of [`crate::short_hash`], which equal the crate's.
 #[inline]
 pub fn hash_shingle(bytes: &[u8]) -> u64 {
-    xxh3_64_with_seed(bytes, SHINGLE_HASH_SEED)
+    const {
+        assert!(
+            SHINGLE_HASH_SEED == 0,
+            "short_hash is specialised for seed 0"
+        )
+    };
+    short_hash::xxh3_64(bytes)
 }
 
 fn char_shingles(text: &str, k: usize, scratch: &mut Scratch, emit: &mut impl FnMut(u64)) {
     let bytes = text.as_bytes();
     if text.is_ascii() {
-        if bytes.len() >= k {
-            bytes.windows(k).for_each(|w| emit(hash_shingle(w)));
-        }
+        short_hash::for_each_window_dyn(bytes, k, emit);
         return;
     }
     // Byte offsets of every character start plus the end, so window i is
-    // bytes[starts[i]..starts[i + k]].
+    // bytes[starts[i]..starts[i + k]]. A character starts at every byte that
+    // is not a continuation byte (10xxxxxx): a plain byte scan, cheaper than
+    // decoding every character.
     let starts = &mut scratch.char_starts;
     starts.clear();
-    starts.extend(text.char_indices().map(|(i, _)| i as u32));
+    starts.extend(
+        bytes
+            .iter()
+            .enumerate()
+            .filter(|&(_, &b)| (b as i8) >= -0x40)
+            .map(|(i, _)| i as u32),
+    );
     starts.push(bytes.len() as u32);
     let chars = starts.len() - 1;
     if chars < k {
         return;
     }
-    for i in 0..=chars - k {
-        emit(hash_shingle(
-            &bytes[starts[i] as usize..starts[i + k] as usize],
-        ));
+    for w in starts.windows(k + 1) {
+        emit(short_hash::xxh3_64(&bytes[w[0] as usize..w[k] as usize]));
     }
 }
 
