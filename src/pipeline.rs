@@ -1332,13 +1332,22 @@ fn reload_set(
     if xxh3_128(&contents) != expected_hash {
         return Err("changed during the run (content differs from when it was signed)".into());
     }
-    let mut buffers = Buffers::default();
-    // Sorting only the distinct hashes is ~3× less work than sorting every
-    // occurrence (natural text repeats most of its 5-character windows).
-    distinct_shingles_into(&contents, config, &mut buffers);
-    buffers.set.sort_unstable();
+    thread_local! {
+        // Each verifying thread keeps its text buffer and hash table from one
+        // reload to the next, as signing does, instead of allocating and
+        // faulting in fresh ones for every candidate file.
+        static BUFFERS: std::cell::RefCell<Buffers> = std::cell::RefCell::default();
+    }
+    let set = BUFFERS.with_borrow_mut(|buffers| {
+        // Sorting only the distinct hashes is ~3× less work than sorting every
+        // occurrence (natural text repeats most of its 5-character windows).
+        distinct_shingles_into(&contents, config, buffers);
+        let mut set = buffers.set.clone();
+        set.sort_unstable();
+        set
+    });
     contents.verify_unchanged().map_err(|e| e.to_string())?;
-    Ok(buffers.set)
+    Ok(set)
 }
 
 /// Files that share one content.
