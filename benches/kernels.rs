@@ -30,8 +30,9 @@
 //! Run: `cargo bench --bench kernels` (about a minute; sample sizes are small
 //! because the machine is shared). Filter with `cargo bench --bench kernels -- oph`.
 
+mod common;
+
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use criterion::measurement::{Measurement, ValueFormatter, WallTime};
@@ -47,41 +48,8 @@ use xxhash_rust::xxh3::xxh3_64_with_seed;
 const N: usize = 100;
 const K: usize = 5;
 
-/// `../shared/data/debian-docs/files` from the project root; a git worktree one
-/// level deeper (`wt/<branch>`) finds it one more level up, and `SIMFIND_SHARED`
-/// overrides both.
-fn corpus_dir() -> PathBuf {
-    let shared = std::env::var_os("SIMFIND_SHARED")
-        .map(PathBuf::from)
-        .or_else(|| {
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .ancestors()
-                .skip(1)
-                .map(|a| a.join("shared"))
-                .find(|s| s.join("data").is_dir())
-        })
-        .expect("shared/data not found beside the project (set SIMFIND_SHARED)");
-    shared.join("data/debian-docs/files")
-}
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            walk(&p, out);
-        } else {
-            out.push(p);
-        }
-    }
-}
-
 fn documents() -> Vec<String> {
-    let mut paths = Vec::new();
-    walk(&corpus_dir(), &mut paths);
+    let paths = common::debian_docs_files();
     paths
         .iter()
         .step_by(16)

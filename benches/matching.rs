@@ -27,8 +27,9 @@
 //! Run: `cargo bench --bench matching` (a minute or two; setup signs the
 //! corpus once). Filter with `cargo bench --bench matching -- banding`.
 
+mod common;
+
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
@@ -41,40 +42,10 @@ use simfind::verify;
 
 const N: usize = 100;
 
-fn corpus_dir() -> PathBuf {
-    let shared = std::env::var_os("SIMFIND_SHARED")
-        .map(PathBuf::from)
-        .or_else(|| {
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .ancestors()
-                .skip(1)
-                .map(|a| a.join("shared"))
-                .find(|s| s.join("data").is_dir())
-        })
-        .expect("shared/data not found beside the project (set SIMFIND_SHARED)");
-    shared.join("data/debian-docs/files")
-}
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            walk(&p, out);
-        } else {
-            out.push(p);
-        }
-    }
-}
-
 /// Sorted distinct shingle sets of every non-empty document, and their
 /// signatures as one row-major matrix.
 fn corpus() -> (Vec<Vec<u64>>, Vec<u32>) {
-    let mut paths = Vec::new();
-    walk(&corpus_dir(), &mut paths);
+    let paths = common::debian_docs_files();
     let shingler = Shingler::new(ShingleKind::Char, 5, StopWords::english());
     let hasher = MinHasher::new(N, 0);
     let mut sets = Vec::new();
