@@ -322,17 +322,7 @@ mod tests {
     #[test]
     fn ascii_fast_path_agrees_with_general_path() {
         let samples: [&[u8]; 4] = [b"  X\r\n\tY  Z ", b"", b"   ", b"MiXeD\x0B\x0Ccase\x1Fctl"];
-        for norm in [
-            DEFAULT,
-            Normalization {
-                lowercase: false,
-                collapse_whitespace: true,
-            },
-            Normalization {
-                lowercase: true,
-                collapse_whitespace: false,
-            },
-        ] {
+        for norm in ALL {
             for s in samples {
                 let mut general = String::new();
                 let text = String::from_utf8_lossy(s);
