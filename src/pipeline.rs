@@ -1008,7 +1008,7 @@ fn pairs_of(
             })
             .collect(),
         Verification::Exact => {
-            let involved = distinct_count(&candidates);
+            let involved = verify::involved_documents(&candidates).len() as u64;
             reporter.begin(Stage::Verify, Some(involved));
             let outcome = verify::verify_exact(
                 &candidates,
@@ -1521,13 +1521,6 @@ impl Signed {
             matrix,
         }
     }
-}
-
-fn distinct_count(pairs: &[(u32, u32)]) -> u64 {
-    let mut docs: Vec<u32> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
-    docs.sort_unstable();
-    docs.dedup();
-    docs.len() as u64
 }
 
 /// Turns verified pairs of contents into pairs of documents: every member of

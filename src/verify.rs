@@ -40,6 +40,15 @@ pub fn intersection_size(a: &[u64], b: &[u64]) -> usize {
     intersection_at_least(a, b, 0).expect("every intersection has at least 0 elements")
 }
 
+/// The documents that occur in `pairs`, ascending, each once: the nodes of
+/// the candidate graph, and what verification will load.
+pub fn involved_documents(pairs: &[(u32, u32)]) -> Vec<u32> {
+    let mut docs: Vec<u32> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
+    docs.par_sort_unstable();
+    docs.dedup();
+    docs
+}
+
 /// Steps of the merge between two checks of the early-exit bound.
 const CHECK_EVERY: usize = 128;
 
@@ -240,9 +249,7 @@ struct Graph {
 
 impl Graph {
     fn new(pairs: &[(u32, u32)]) -> Self {
-        let mut docs: Vec<u32> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
-        docs.par_sort_unstable();
-        docs.dedup();
+        let docs = involved_documents(pairs);
         let local = |d: u32| docs.binary_search(&d).expect("every endpoint is a node") as u32;
         let pairs: Vec<(u32, u32)> = pairs
             .par_iter()
@@ -1015,9 +1022,7 @@ mod streaming_tests {
             let (out, tracker) = run(&sets, &pairs, threshold, budget, &fails);
             prop_assert_eq!(got(&out), expected(&sets, &pairs, threshold, &fails));
 
-            let mut involved: Vec<u32> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
-            involved.sort_unstable();
-            involved.dedup();
+            let involved = involved_documents(&pairs);
             let failed: Vec<u32> = out.failures.iter().map(|f| f.0).collect();
             let expected_failed: Vec<u32> = involved.iter().copied().filter(|d| fails.contains(d)).collect();
             prop_assert_eq!(failed, expected_failed, "each failure reported once");
