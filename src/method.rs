@@ -69,6 +69,9 @@ pub struct Workload {
     pub signature_len: usize,
     /// Bytes the exact join may use for shingle sets and its own tables.
     pub memory_budget: u64,
+    /// `--verify signature`: similarity estimated from signatures, which only
+    /// LSH computes.
+    pub signature_verification: bool,
 }
 
 /// The method chosen and why.
@@ -145,19 +148,31 @@ pub fn exact_peak_bytes(w: &Workload) -> f64 {
     w.bytes as f64 * w.tokens_per_byte * EXACT_BYTES_PER_TOKEN
 }
 
-/// The method for `choice`, with the reason shown in the summary.
-pub fn choose(choice: MethodChoice, w: &Workload) -> Decision {
-    if let MethodChoice::Fixed(method) = choice {
-        return Decision {
+/// The decision when it does not depend on the corpus: a method given by
+/// `--method`, a banding given by `--bands`/`--rows`, or `--verify signature`
+/// (both only mean something to LSH). `None` when the cost model decides.
+pub fn settled(choice: MethodChoice, signature_verification: bool) -> Option<Decision> {
+    match choice {
+        MethodChoice::Fixed(method) => Some(Decision {
             method,
             reason: format!("{} (as requested)", method.name()),
-        };
-    }
-    if choice == MethodChoice::Banded {
-        return Decision {
+        }),
+        MethodChoice::Banded => Some(Decision {
             method: Method::Lsh,
             reason: "auto: lsh (--bands/--rows given)".into(),
-        };
+        }),
+        MethodChoice::Auto if signature_verification => Some(Decision {
+            method: Method::Lsh,
+            reason: "auto: lsh (--verify signature estimates similarity from signatures)".into(),
+        }),
+        MethodChoice::Auto => None,
+    }
+}
+
+/// The method for `choice`, with the reason shown in the summary.
+pub fn choose(choice: MethodChoice, w: &Workload) -> Decision {
+    if let Some(decision) = settled(choice, w.signature_verification) {
+        return decision;
     }
     let (exact, lsh) = estimate_seconds(w);
     let memory = exact_peak_bytes(w);
@@ -220,6 +235,7 @@ mod tests {
             threshold,
             signature_len: 100,
             memory_budget: 1 << 30,
+            signature_verification: false,
         }
     }
 
@@ -259,9 +275,22 @@ mod tests {
     }
 
     #[test]
-    fn a_given_banding_means_lsh() {
+    fn a_given_banding_or_signature_verification_means_lsh() {
         let d = choose(MethodChoice::Banded, &workload(10_000_000, 0.5));
         assert_eq!(d.method, Method::Lsh, "{}", d.reason);
+        // Without it, this workload takes the join (see above).
+        let w = Workload {
+            signature_verification: true,
+            ..workload(10_000_000, 0.5)
+        };
+        let d = choose(MethodChoice::Auto, &w);
+        assert_eq!(d.method, Method::Lsh, "{}", d.reason);
+        assert!(d.reason.contains("--verify signature"), "{}", d.reason);
+        // A method given by --method still wins.
+        assert_eq!(
+            choose(MethodChoice::Fixed(Method::Exact), &w).method,
+            Method::Exact
+        );
     }
 
     #[test]

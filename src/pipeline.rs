@@ -1058,12 +1058,6 @@ fn pairs_of(
 
 /// Applies `--method`: the cost model needs only what the walk found.
 fn choose_method(config: &ScanConfig, files: u64, bytes: u64) -> Decision {
-    if config.method == MethodChoice::Auto && config.verification == Verification::Signature {
-        return Decision {
-            method: Method::Lsh,
-            reason: "auto: lsh (--verify signature estimates similarity from signatures)".into(),
-        };
-    }
     method::choose(config.method, &workload(config, files, bytes))
 }
 
@@ -1075,6 +1069,7 @@ fn workload(config: &ScanConfig, files: u64, bytes: u64) -> Workload {
         threshold: config.threshold,
         signature_len: config.banding.signature_len(),
         memory_budget: config.verify_memory as u64,
+        signature_verification: config.verification == Verification::Signature,
     }
 }
 
@@ -1084,16 +1079,12 @@ fn workload(config: &ScanConfig, files: u64, bytes: u64) -> Workload {
 /// (the exact method's memory only grows with more bytes, and [`method::choose`]
 /// never picks it over the budget: `early_lsh_agrees_with_the_cost_model`).
 fn method_known(config: &ScanConfig, files: u64, bytes: u64) -> Option<Method> {
-    match (config.method, config.verification) {
-        (MethodChoice::Fixed(method), _) => Some(method),
-        (MethodChoice::Banded, _) | (MethodChoice::Auto, Verification::Signature) => {
-            Some(Method::Lsh)
-        }
-        (MethodChoice::Auto, Verification::Exact) => {
-            let peak = method::exact_peak_bytes(&workload(config, files, bytes));
-            (peak > config.verify_memory as f64).then_some(Method::Lsh)
-        }
+    let signature_verification = config.verification == Verification::Signature;
+    if let Some(decision) = method::settled(config.method, signature_verification) {
+        return Some(decision.method);
     }
+    let peak = method::exact_peak_bytes(&workload(config, files, bytes));
+    (peak > config.verify_memory as f64).then_some(Method::Lsh)
 }
 
 /// The exact method: every pair of distinct contents with Jaccard ≥ t, by the
@@ -1712,6 +1703,7 @@ mod tests {
                             threshold,
                             signature_len: 100,
                             memory_budget: budget,
+                            signature_verification: false,
                         };
                         if method::exact_peak_bytes(&w(part)) <= budget as f64 {
                             continue;
