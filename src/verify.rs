@@ -644,8 +644,9 @@ mod tests {
     }
 
     #[test]
-    fn far_below_the_bound_the_merge_stops_early() {
-        // Disjoint halves: after the first check nothing can reach `need`.
+    fn the_bound_rejects_disjoint_sets_and_keeps_identical_ones() {
+        // Disjoint halves: after the first check nothing can reach `need`, so
+        // the merge gives up there (the answer is what this test can see).
         let a: Vec<u64> = (0..10_000).map(|x| 2 * x).collect();
         let b: Vec<u64> = (0..10_000).map(|x| 2 * x + 1).collect();
         assert_eq!(intersection_at_least(&a, &b, 9_000), None);
