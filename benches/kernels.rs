@@ -24,6 +24,13 @@
 //!   multiplies with intrinsics);
 //! * `oph_occ` / `oph_distinct`: one-permutation hashing with densification.
 //!
+//! Normalisation (group `normalize/<docs>`, in MB/s of *raw* input bytes, the
+//! same every-16th files split into pure ASCII documents and documents with a
+//! non-ASCII byte): `reference` (the implementation before the branch-free
+//! kernel), `portable` (the scalar kernel) and `best` (what `normalize_into`
+//! runs on this CPU), each with the default normalisation; `copy` (the bytes
+//! copied into a reused buffer) is the yardstick.
+//!
 //! Times are CPU time of the benchmark thread, not wall time (see
 //! `ThreadCpu`), so that runs on a shared machine stay comparable.
 //!
@@ -39,7 +46,9 @@ use criterion::measurement::{Measurement, ValueFormatter, WallTime};
 use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
 use simfind::distinct::DistinctSet;
 use simfind::minhash::{MinHasher, SplitMix64, kernel};
-use simfind::normalize::{Normalization, normalize};
+use simfind::normalize::{
+    Normalization, normalize, normalize_into, normalize_into_portable, reference,
+};
 use simfind::oph;
 use simfind::shingle::{Scratch, ShingleKind, Shingler, StopWords};
 use simfind::short_hash;
@@ -55,6 +64,16 @@ fn documents() -> Vec<String> {
         .step_by(16)
         .map(|p| normalize(&std::fs::read(p).unwrap(), Normalization::default()))
         .collect()
+}
+
+/// The raw bytes of the same files as [`documents`]: (pure ASCII, with a
+/// non-ASCII byte).
+fn raw_documents() -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
+    common::debian_docs_files()
+        .iter()
+        .step_by(16)
+        .map(|p| std::fs::read(p).unwrap())
+        .partition(|d| d.is_ascii())
 }
 
 /// The straightforward kernel the target refers to: for every shingle,
@@ -343,9 +362,47 @@ fn kernels(c: &mut Criterion<ThreadCpu>) {
     }
 }
 
+fn normalization(c: &mut Criterion<ThreadCpu>) {
+    let (ascii, mixed) = raw_documents();
+    type Kernel = fn(&[u8], Normalization, &mut String);
+    let kernels: [(&str, Kernel); 3] = [
+        ("reference", reference::normalize_into),
+        ("portable", normalize_into_portable),
+        ("best", normalize_into),
+    ];
+    for (name, docs) in [("ascii_docs", &ascii), ("mixed_docs", &mixed)] {
+        let bytes: u64 = docs.iter().map(|d| d.len() as u64).sum();
+        eprintln!("normalize/{name}: {} documents, {bytes} bytes", docs.len());
+        let mut g = configure(c, &format!("normalize/{name}"));
+        g.throughput(Throughput::Bytes(bytes));
+        for (kernel, f) in kernels {
+            g.bench_function(kernel, |bch| {
+                let mut out = String::new();
+                bch.iter(|| {
+                    for d in docs {
+                        f(d, Normalization::default(), &mut out);
+                        black_box(&out);
+                    }
+                })
+            });
+        }
+        g.bench_function("copy", |bch| {
+            let mut out = Vec::new();
+            bch.iter(|| {
+                for d in docs {
+                    out.clear();
+                    out.extend_from_slice(d);
+                    black_box(&out);
+                }
+            })
+        });
+        g.finish();
+    }
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().with_measurement(ThreadCpu);
-    targets = kernels
+    targets = kernels, normalization
 }
 criterion_main!(benches);

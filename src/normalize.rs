@@ -31,29 +31,49 @@ impl Default for Normalization {
 /// Normalises `bytes` into `out` (cleared first). `out` is reused across
 /// documents so that a worker thread allocates only when a document is larger
 /// than any before it.
+///
+/// One pass over the bytes: ASCII runs go through a branch-free kernel
+/// ([`ascii`]), the characters between them one by one; a document whose
+/// lowercasing needs context (a capital sigma) is redone by the definition.
 pub fn normalize_into(bytes: &[u8], norm: Normalization, out: &mut String) {
-    out.clear();
-    if bytes.is_ascii() {
-        normalize_ascii(bytes, norm, out);
-    } else if norm.lowercase && contains_capital_sigma(bytes) {
-        normalize_with_context(bytes, norm, out);
-    } else {
-        normalize_streaming(bytes, norm, out);
-    }
+    normalize_with_kernel(bytes, norm, out, ascii::Kernel::best());
 }
 
-/// Whether `bytes` contain U+03A3 (`Σ`, UTF-8 `CE A3`). It is the only
-/// character that [`str::to_lowercase`] maps by context (final sigma); a `CE A3`
-/// pair always decodes to it, even after invalid bytes, since `CE` is a lead
-/// byte and `A3` completes it.
-fn contains_capital_sigma(bytes: &[u8]) -> bool {
-    bytes.windows(2).any(|w| w == [0xCE, 0xA3])
+/// [`normalize_into`] with the portable ASCII kernel, whatever the CPU: for
+/// the tests and benches that compare the kernels. Not part of the API.
+#[doc(hidden)]
+pub fn normalize_into_portable(bytes: &[u8], norm: Normalization, out: &mut String) {
+    normalize_with_kernel(bytes, norm, out, ascii::Kernel::Portable);
+}
+
+fn normalize_with_kernel(
+    bytes: &[u8],
+    norm: Normalization,
+    out: &mut String,
+    kernel: ascii::Kernel,
+) {
+    let mut buf = std::mem::take(out).into_bytes();
+    buf.clear();
+    buf.reserve(bytes.len());
+    if !normalize_streaming(bytes, norm, &mut buf, kernel) {
+        buf.clear();
+        normalize_with_context(bytes, norm, &mut buf);
+    }
+    if norm.collapse_whitespace && buf.last() == Some(&b' ') {
+        // The space written after the last word, waiting for a next one.
+        buf.pop();
+    }
+    debug_assert!(std::str::from_utf8(&buf).is_ok());
+    // SAFETY: every path above appends only ASCII bytes, whole `str`s, or the
+    // UTF-8 encoding of a `char`, and `pop` removes an ASCII byte: `buf` is
+    // valid UTF-8 by construction, so a validation pass would only cost time.
+    *out = unsafe { String::from_utf8_unchecked(buf) };
 }
 
 /// The definition itself, for text with a capital sigma: decode, lowercase
 /// the whole text (context-aware), then collapse. Allocates two strings, which
 /// only such (rare) documents pay.
-fn normalize_with_context(bytes: &[u8], norm: Normalization, out: &mut String) {
+fn normalize_with_context(bytes: &[u8], norm: Normalization, out: &mut Vec<u8>) {
     let decoded = String::from_utf8_lossy(bytes);
     let cased;
     let text: &str = if norm.lowercase {
@@ -63,78 +83,79 @@ fn normalize_with_context(bytes: &[u8], norm: Normalization, out: &mut String) {
         &decoded
     };
     if norm.collapse_whitespace {
-        collapse_whitespace(text, out);
+        out.reserve(text.len());
+        for word in text.split_whitespace() {
+            if !out.is_empty() {
+                out.push(b' ');
+            }
+            out.extend_from_slice(word.as_bytes());
+        }
     } else {
-        out.push_str(text);
+        out.extend_from_slice(text.as_bytes());
     }
 }
 
-/// Decode, lowercase and collapse in one pass over the characters, writing
-/// only to `out`. Without a capital sigma, [`str::to_lowercase`] is
-/// [`char::to_lowercase`] of each character, and no character lowercases to or
-/// from whitespace, so doing the steps per character equals doing them per
-/// text. Lossy decoding turns each invalid sequence into one U+FFFD exactly as
-/// [`String::from_utf8_lossy`] does (both use [`Utf8Chunks`](std::str::Utf8Chunks)).
-fn normalize_streaming(bytes: &[u8], norm: Normalization, out: &mut String) {
-    // Bytes are pushed to a Vec and validated once at the end: ASCII bytes
-    // (most of a typical non-ASCII document) take a byte path, without
-    // decoding or `String::push`.
-    let mut buf = std::mem::take(out).into_bytes();
-    buf.reserve(bytes.len());
-    let mut pending_space = false;
-    let mut utf8 = [0u8; 4];
-    let mut push_char = |buf: &mut Vec<u8>, c: char, pending_space: &mut bool| {
-        if norm.collapse_whitespace && c.is_whitespace() {
-            *pending_space = true;
-            return;
-        }
-        if *pending_space && !buf.is_empty() {
-            buf.push(b' ');
-        }
-        *pending_space = false;
-        if norm.lowercase {
-            // No character lowercases to whitespace.
-            for l in c.to_lowercase() {
-                buf.extend_from_slice(l.encode_utf8(&mut utf8).as_bytes());
+/// Decode, lowercase and collapse in one pass, appending to `out`; `false`
+/// (with `out` partly written) if lowercasing meets a capital sigma, which
+/// needs the definition path.
+///
+/// ASCII runs (all of most documents, most of the others) go through the
+/// kernel, which writes the whitespace state into `out` itself: when
+/// collapsing, a space is written after a non-space character on the first
+/// whitespace that follows it, never when the last byte is already a space or
+/// nothing is written yet, and the caller pops a trailing one. Each run of
+/// non-ASCII bytes is decoded on its own, per character: without a capital
+/// sigma, [`str::to_lowercase`] is [`char::to_lowercase`] of each character,
+/// and no character lowercases to or from whitespace, so doing the steps per
+/// character equals doing them per text. Lossy decoding turns each invalid
+/// sequence into one U+FFFD exactly as [`String::from_utf8_lossy`] does (both
+/// use [`Utf8Chunks`](std::str::Utf8Chunks)), and decoding the runs apart
+/// changes nothing: neither a character nor an invalid sequence contains an
+/// ASCII byte, and a sequence cut short by one ends the run as it would end
+/// the text (one U+FFFD for the bytes before it).
+fn normalize_streaming(
+    bytes: &[u8],
+    norm: Normalization,
+    out: &mut Vec<u8>,
+    kernel: ascii::Kernel,
+) -> bool {
+    let mut i = 0;
+    while i < bytes.len() {
+        i += kernel.run(&bytes[i..], norm, out);
+        let run = bytes[i..].iter().take_while(|b| !b.is_ascii()).count();
+        for chunk in bytes[i..i + run].utf8_chunks() {
+            for c in chunk.valid().chars() {
+                // U+03A3 is the one character `str::to_lowercase` maps by
+                // context (final sigma).
+                if norm.lowercase && c == '\u{03A3}' {
+                    return false;
+                }
+                push_char(out, c, norm);
             }
-        } else {
-            buf.extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
-        }
-    };
-    for chunk in bytes.utf8_chunks() {
-        let valid = chunk.valid();
-        let v = valid.as_bytes();
-        let mut i = 0;
-        while i < v.len() {
-            let b = v[i];
-            if b.is_ascii() {
-                i += 1;
-                if norm.collapse_whitespace
-                    && matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ')
-                {
-                    pending_space = true;
-                    continue;
-                }
-                if pending_space && !buf.is_empty() {
-                    buf.push(b' ');
-                }
-                pending_space = false;
-                buf.push(if norm.lowercase {
-                    b.to_ascii_lowercase()
-                } else {
-                    b
-                });
-            } else {
-                let c = valid[i..].chars().next().expect("a character starts here");
-                i += c.len_utf8();
-                push_char(&mut buf, c, &mut pending_space);
+            if !chunk.invalid().is_empty() {
+                push_char(out, char::REPLACEMENT_CHARACTER, norm);
             }
         }
-        if !chunk.invalid().is_empty() {
-            push_char(&mut buf, char::REPLACEMENT_CHARACTER, &mut pending_space);
-        }
+        i += run;
     }
-    *out = String::from_utf8(buf).expect("built from chars and ASCII bytes");
+    true
+}
+
+fn push_char(out: &mut Vec<u8>, c: char, norm: Normalization) {
+    if norm.collapse_whitespace && c.is_whitespace() {
+        if out.last().is_some_and(|&b| b != b' ') {
+            out.push(b' ');
+        }
+    } else if norm.lowercase {
+        // No character lowercases to whitespace.
+        c.to_lowercase().for_each(|l| push_encoded(out, l));
+    } else {
+        push_encoded(out, c);
+    }
+}
+
+fn push_encoded(out: &mut Vec<u8>, c: char) {
+    out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
 }
 
 /// Convenience wrapper returning a fresh `String`.
@@ -144,55 +165,422 @@ pub fn normalize(bytes: &[u8], norm: Normalization) -> String {
     out
 }
 
-fn collapse_whitespace(text: &str, out: &mut String) {
-    out.reserve(text.len());
-    let mut pending_space = false;
-    for c in text.chars() {
-        if c.is_whitespace() {
-            pending_space = true;
-        } else {
-            // A space is only emitted between two non-space characters: this
-            // collapses runs and trims both ends in one pass.
-            if pending_space && !out.is_empty() {
-                out.push(' ');
+/// The ASCII kernel: normalises the leading ASCII bytes of a slice, appending
+/// to a `Vec<u8>`, and stops at the first non-ASCII byte.
+///
+/// Whitespace is collapsed without a branch per byte: every byte is written
+/// (mapped through a table: ASCII lowercase, and the six `char::is_whitespace`
+/// ASCII bytes `\t \n \x0B \x0C \r` and space to a space) and the write index
+/// advances unless the byte is a space following a space or the start of the
+/// output. That leaves a space exactly between two non-space characters plus
+/// possibly one at the end, which the caller pops. With AVX-512 VBMI2 the same
+/// is done 64 bytes at a time, `vpcompressb` dropping the collapsed spaces.
+mod ascii {
+    use super::Normalization;
+
+    /// Which implementation of the kernel to run (the same output).
+    #[derive(Clone, Copy, Debug)]
+    pub(super) enum Kernel {
+        Portable,
+        #[cfg(target_arch = "x86_64")]
+        Avx512Vbmi2,
+    }
+
+    impl Kernel {
+        /// The fastest kernel this CPU runs.
+        pub(super) fn best() -> Kernel {
+            #[cfg(target_arch = "x86_64")]
+            if is_x86_feature_detected!("avx512bw") && is_x86_feature_detected!("avx512vbmi2") {
+                return Kernel::Avx512Vbmi2;
             }
-            pending_space = false;
-            out.push(c);
+            Kernel::Portable
+        }
+
+        /// Normalises the ASCII prefix of `src` onto `out` and returns its
+        /// length. When collapsing, the last byte of `out` (a space, or none)
+        /// says whether a preceding whitespace is pending, so that runs chain.
+        pub(super) fn run(self, src: &[u8], norm: Normalization, out: &mut Vec<u8>) -> usize {
+            out.reserve(src.len());
+            let spare = out.spare_capacity_mut();
+            debug_assert!(spare.len() >= src.len());
+            let dst = spare.as_mut_ptr().cast::<u8>();
+            let after_space = out.last().is_none_or(|&b| b == b' ');
+            // SAFETY: `dst` has room for `src.len()` bytes, the most any kernel
+            // writes (each writes at most one byte per byte read).
+            let (read, written) = unsafe {
+                match (norm.lowercase, norm.collapse_whitespace) {
+                    (true, true) => dispatch::<true, true>(self, src, dst, after_space),
+                    (false, true) => dispatch::<false, true>(self, src, dst, after_space),
+                    (true, false) => dispatch::<true, false>(self, src, dst, after_space),
+                    (false, false) => dispatch::<false, false>(self, src, dst, after_space),
+                }
+            };
+            debug_assert!(written <= read && read <= src.len());
+            // SAFETY: the kernel initialised `written` bytes after the length.
+            unsafe { out.set_len(out.len() + written) };
+            read
+        }
+    }
+
+    /// # Safety
+    /// `dst` must be valid for writes of `src.len()` bytes.
+    #[inline(always)]
+    unsafe fn dispatch<const LOWER: bool, const COLLAPSE: bool>(
+        kernel: Kernel,
+        src: &[u8],
+        dst: *mut u8,
+        after_space: bool,
+    ) -> (usize, usize) {
+        match kernel {
+            // SAFETY: as promised by the caller.
+            Kernel::Portable => unsafe { scalar::<LOWER, COLLAPSE>(src, dst, after_space) },
+            // SAFETY: `best` detected the features; `dst` as promised.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512Vbmi2 => unsafe { avx512::run::<LOWER, COLLAPSE>(src, dst, after_space) },
+        }
+    }
+
+    /// Each byte's normalised byte when collapsing whitespace: a space for the
+    /// six ASCII whitespace bytes of `char::is_whitespace`
+    /// (`u8::is_ascii_whitespace` would miss the vertical tab), the ASCII
+    /// lowercase if `lower`, else itself. Only whitespace maps to a space.
+    const fn table(lower: bool) -> [u8; 256] {
+        let mut t = [0u8; 256];
+        let mut i = 0;
+        while i < 256 {
+            let b = i as u8;
+            t[i] = if matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ') {
+                b' '
+            } else if lower {
+                b.to_ascii_lowercase()
+            } else {
+                b
+            };
+            i += 1;
+        }
+        t
+    }
+
+    static COLLAPSE_LOWER: [u8; 256] = table(true);
+    static COLLAPSE_KEEP_CASE: [u8; 256] = table(false);
+
+    /// The portable kernel: eight bytes at a time while they are all ASCII.
+    ///
+    /// # Safety
+    /// `dst` must be valid for writes of `src.len()` bytes.
+    #[inline(always)]
+    pub(super) unsafe fn scalar<const LOWER: bool, const COLLAPSE: bool>(
+        src: &[u8],
+        dst: *mut u8,
+        mut after_space: bool,
+    ) -> (usize, usize) {
+        let table = if LOWER {
+            &COLLAPSE_LOWER
+        } else {
+            &COLLAPSE_KEEP_CASE
+        };
+        let mut w = 0;
+        let mut step = |b: u8| {
+            let m = if COLLAPSE {
+                table[b as usize]
+            } else if LOWER {
+                b.to_ascii_lowercase()
+            } else {
+                b
+            };
+            // SAFETY: `w` never passes the number of bytes read, and every
+            // byte read is within `src`, for which `dst` has room.
+            unsafe { dst.add(w).write(m) };
+            if COLLAPSE {
+                let space = m == b' ';
+                w += usize::from(!(space && after_space));
+                after_space = space;
+            } else {
+                w += 1;
+            }
+        };
+        let mut words = src.chunks_exact(8);
+        let mut read = 0;
+        for word in &mut words {
+            if u64::from_ne_bytes(word.try_into().unwrap()) & 0x8080_8080_8080_8080 != 0 {
+                break;
+            }
+            word.iter().for_each(|&b| step(b));
+            read += 8;
+        }
+        for &b in &src[read..] {
+            if !b.is_ascii() {
+                break;
+            }
+            step(b);
+            read += 1;
+        }
+        (read, w)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    mod avx512 {
+        use std::arch::x86_64::*;
+
+        /// The same as [`super::scalar`], 64 bytes per step.
+        ///
+        /// # Safety
+        /// The CPU must have AVX-512 BW and VBMI2; `dst` must be valid for
+        /// writes of `src.len()` bytes.
+        #[target_feature(enable = "avx512f,avx512bw,avx512vbmi2,popcnt")]
+        pub(in super::super) unsafe fn run<const LOWER: bool, const COLLAPSE: bool>(
+            src: &[u8],
+            dst: *mut u8,
+            after_space: bool,
+        ) -> (usize, usize) {
+            let n = src.len();
+            let (mut i, mut w) = (0, 0);
+            // Bit 0: whether the byte before the current block was a space
+            // (or the output is empty), shifted in below bit 0 of the block.
+            let mut carry = u64::from(after_space);
+            let upper_a = _mm512_set1_epi8(b'A' as i8);
+            let tab = _mm512_set1_epi8(b'\t' as i8);
+            let space = _mm512_set1_epi8(b' ' as i8);
+            let case_bit = _mm512_set1_epi8(0x20);
+            while i < n {
+                let rem = n - i;
+                let full = rem >= 64;
+                let mut valid = if full { !0 } else { (1u64 << rem) - 1 };
+                // SAFETY: a full load reads src[i..i + 64], in bounds; a
+                // masked load touches only the `rem` bytes left (masked-out
+                // lanes are not accessed and cannot fault).
+                let v = unsafe {
+                    let p = src.as_ptr().add(i);
+                    if full {
+                        _mm512_loadu_si512(p.cast())
+                    } else {
+                        _mm512_maskz_loadu_epi8(valid, p.cast())
+                    }
+                };
+                let high = _mm512_movepi8_mask(v) & valid;
+                let stop = high != 0 || !full;
+                if high != 0 {
+                    valid = (1u64 << high.trailing_zeros()) - 1;
+                }
+                let mut m = v;
+                if LOWER {
+                    let upper =
+                        _mm512_cmplt_epu8_mask(_mm512_sub_epi8(v, upper_a), _mm512_set1_epi8(26));
+                    m = _mm512_mask_add_epi8(m, upper, m, case_bit);
+                }
+                let keep = if COLLAPSE {
+                    // \t \n \x0B \x0C \r are 9..=13.
+                    let ws = (_mm512_cmplt_epu8_mask(_mm512_sub_epi8(v, tab), _mm512_set1_epi8(5))
+                        | _mm512_cmpeq_epi8_mask(v, space))
+                        & valid;
+                    m = _mm512_mask_mov_epi8(m, ws, space);
+                    let dropped = ws & ((ws << 1) | carry);
+                    carry = ws >> 63;
+                    valid & !dropped
+                } else {
+                    valid
+                };
+                let count = keep.count_ones() as usize;
+                let packed = if COLLAPSE {
+                    _mm512_maskz_compress_epi8(keep, m)
+                } else {
+                    m
+                };
+                // SAFETY: w <= i, so a full block's 64 bytes at dst + w stay
+                // within the `n` bytes of room; otherwise only `count` <= rem
+                // bytes are stored (a masked store never touches the rest).
+                unsafe {
+                    let p = dst.add(w);
+                    if full {
+                        _mm512_storeu_si512(p.cast(), packed);
+                    } else {
+                        _mm512_mask_storeu_epi8(p.cast(), (1u64 << count) - 1, packed);
+                    }
+                }
+                w += count;
+                if stop {
+                    i += valid.count_ones() as usize;
+                    break;
+                }
+                i += 64;
+            }
+            (i, w)
         }
     }
 }
 
-/// Byte-wise fast path for pure ASCII input, the common case for text and code.
-/// Must agree exactly with the general path (a unit test checks it).
-fn normalize_ascii(bytes: &[u8], norm: Normalization, out: &mut String) {
-    let mut buf = std::mem::take(out).into_bytes();
-    buf.reserve(bytes.len());
-    if norm.collapse_whitespace {
+/// The implementation before the branch-free kernel, kept as an oracle for
+/// the tests and as the baseline of `benches/kernels.rs`. Not part of the API.
+#[doc(hidden)]
+pub mod reference {
+    use super::Normalization;
+
+    /// Whether `bytes` contain U+03A3 (`Σ`, UTF-8 `CE A3`). It is the only
+    /// character that [`str::to_lowercase`] maps by context (final sigma); a `CE A3`
+    /// pair always decodes to it, even after invalid bytes, since `CE` is a lead
+    /// byte and `A3` completes it.
+    fn contains_capital_sigma(bytes: &[u8]) -> bool {
+        bytes.windows(2).any(|w| w == [0xCE, 0xA3])
+    }
+
+    /// Normalises `bytes` into `out` (cleared first). `out` is reused across
+    /// documents so that a worker thread allocates only when a document is larger
+    /// than any before it.
+    pub fn normalize_into(bytes: &[u8], norm: Normalization, out: &mut String) {
+        out.clear();
+        if bytes.is_ascii() {
+            normalize_ascii(bytes, norm, out);
+        } else if norm.lowercase && contains_capital_sigma(bytes) {
+            normalize_with_context(bytes, norm, out);
+        } else {
+            normalize_streaming(bytes, norm, out);
+        }
+    }
+
+    /// The definition itself, for text with a capital sigma: decode, lowercase
+    /// the whole text (context-aware), then collapse. Allocates two strings, which
+    /// only such (rare) documents pay.
+    fn normalize_with_context(bytes: &[u8], norm: Normalization, out: &mut String) {
+        let decoded = String::from_utf8_lossy(bytes);
+        let cased;
+        let text: &str = if norm.lowercase {
+            cased = decoded.to_lowercase();
+            &cased
+        } else {
+            &decoded
+        };
+        if norm.collapse_whitespace {
+            collapse_whitespace(text, out);
+        } else {
+            out.push_str(text);
+        }
+    }
+
+    /// Decode, lowercase and collapse in one pass over the characters, writing
+    /// only to `out`. Without a capital sigma, [`str::to_lowercase`] is
+    /// [`char::to_lowercase`] of each character, and no character lowercases to or
+    /// from whitespace, so doing the steps per character equals doing them per
+    /// text. Lossy decoding turns each invalid sequence into one U+FFFD exactly as
+    /// [`String::from_utf8_lossy`] does (both use [`Utf8Chunks`](std::str::Utf8Chunks)).
+    fn normalize_streaming(bytes: &[u8], norm: Normalization, out: &mut String) {
+        // Bytes are pushed to a Vec and validated once at the end: ASCII bytes
+        // (most of a typical non-ASCII document) take a byte path, without
+        // decoding or `String::push`.
+        let mut buf = std::mem::take(out).into_bytes();
+        buf.reserve(bytes.len());
         let mut pending_space = false;
-        for &b in bytes {
-            // char::is_whitespace for ASCII: \t \n \x0B \x0C \r and space
-            // (u8::is_ascii_whitespace would miss the vertical tab).
-            if matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ') {
-                pending_space = true;
-            } else {
-                if pending_space && !buf.is_empty() {
-                    buf.push(b' ');
+        let mut utf8 = [0u8; 4];
+        let mut push_char = |buf: &mut Vec<u8>, c: char, pending_space: &mut bool| {
+            if norm.collapse_whitespace && c.is_whitespace() {
+                *pending_space = true;
+                return;
+            }
+            if *pending_space && !buf.is_empty() {
+                buf.push(b' ');
+            }
+            *pending_space = false;
+            if norm.lowercase {
+                // No character lowercases to whitespace.
+                for l in c.to_lowercase() {
+                    buf.extend_from_slice(l.encode_utf8(&mut utf8).as_bytes());
                 }
-                pending_space = false;
-                buf.push(if norm.lowercase {
-                    b.to_ascii_lowercase()
+            } else {
+                buf.extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
+            }
+        };
+        for chunk in bytes.utf8_chunks() {
+            let valid = chunk.valid();
+            let v = valid.as_bytes();
+            let mut i = 0;
+            while i < v.len() {
+                let b = v[i];
+                if b.is_ascii() {
+                    i += 1;
+                    if norm.collapse_whitespace
+                        && matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ')
+                    {
+                        pending_space = true;
+                        continue;
+                    }
+                    if pending_space && !buf.is_empty() {
+                        buf.push(b' ');
+                    }
+                    pending_space = false;
+                    buf.push(if norm.lowercase {
+                        b.to_ascii_lowercase()
+                    } else {
+                        b
+                    });
                 } else {
-                    b
-                });
+                    let c = valid[i..].chars().next().expect("a character starts here");
+                    i += c.len_utf8();
+                    push_char(&mut buf, c, &mut pending_space);
+                }
+            }
+            if !chunk.invalid().is_empty() {
+                push_char(&mut buf, char::REPLACEMENT_CHARACTER, &mut pending_space);
             }
         }
-    } else if norm.lowercase {
-        buf.extend(bytes.iter().map(u8::to_ascii_lowercase));
-    } else {
-        buf.extend_from_slice(bytes);
+        *out = String::from_utf8(buf).expect("built from chars and ASCII bytes");
     }
-    // Only ASCII bytes were pushed.
-    *out = String::from_utf8(buf).expect("ASCII is valid UTF-8");
+
+    /// Convenience wrapper returning a fresh `String`.
+    pub fn normalize(bytes: &[u8], norm: Normalization) -> String {
+        let mut out = String::new();
+        normalize_into(bytes, norm, &mut out);
+        out
+    }
+
+    fn collapse_whitespace(text: &str, out: &mut String) {
+        out.reserve(text.len());
+        let mut pending_space = false;
+        for c in text.chars() {
+            if c.is_whitespace() {
+                pending_space = true;
+            } else {
+                // A space is only emitted between two non-space characters: this
+                // collapses runs and trims both ends in one pass.
+                if pending_space && !out.is_empty() {
+                    out.push(' ');
+                }
+                pending_space = false;
+                out.push(c);
+            }
+        }
+    }
+
+    /// Byte-wise fast path for pure ASCII input, the common case for text and code.
+    /// Must agree exactly with the general path (a unit test checks it).
+    fn normalize_ascii(bytes: &[u8], norm: Normalization, out: &mut String) {
+        let mut buf = std::mem::take(out).into_bytes();
+        buf.reserve(bytes.len());
+        if norm.collapse_whitespace {
+            let mut pending_space = false;
+            for &b in bytes {
+                // char::is_whitespace for ASCII: \t \n \x0B \x0C \r and space
+                // (u8::is_ascii_whitespace would miss the vertical tab).
+                if matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ') {
+                    pending_space = true;
+                } else {
+                    if pending_space && !buf.is_empty() {
+                        buf.push(b' ');
+                    }
+                    pending_space = false;
+                    buf.push(if norm.lowercase {
+                        b.to_ascii_lowercase()
+                    } else {
+                        b
+                    });
+                }
+            }
+        } else if norm.lowercase {
+            buf.extend(bytes.iter().map(u8::to_ascii_lowercase));
+        } else {
+            buf.extend_from_slice(bytes);
+        }
+        // Only ASCII bytes were pushed.
+        *out = String::from_utf8(buf).expect("ASCII is valid UTF-8");
+    }
 }
 
 #[cfg(test)]
@@ -297,6 +685,45 @@ mod tests {
 
     use proptest::prelude::*;
 
+    /// Every implementation against the definition, under all four
+    /// combinations of the flags: `normalize_into` with the best kernel for
+    /// this CPU, with the portable kernel (so that both kernels are checked on
+    /// any machine with AVX-512 VBMI2), and the implementation before them.
+    fn check_all(bytes: &[u8]) -> Result<(), TestCaseError> {
+        let mut out = String::from("stale contents are cleared");
+        for norm in ALL {
+            let expected = by_definition(bytes, norm);
+            normalize_into(bytes, norm, &mut out);
+            prop_assert_eq!(&out, &expected, "best kernel, {:?}, {:?}", norm, bytes);
+            normalize_into_portable(bytes, norm, &mut out);
+            prop_assert_eq!(&out, &expected, "portable kernel, {:?}, {:?}", norm, bytes);
+            reference::normalize_into(bytes, norm, &mut out);
+            prop_assert_eq!(&out, &expected, "reference, {:?}, {:?}", norm, bytes);
+        }
+        Ok(())
+    }
+
+    /// ASCII-heavy text with every ASCII whitespace byte, capitals, a little
+    /// non-ASCII (whitespace, capitals, sigma, invalid fragments), long
+    /// enough to cross several 64-byte blocks.
+    fn texty_bytes() -> impl Strategy<Value = Vec<u8>> {
+        prop::collection::vec(
+            prop_oneof![
+                8 => prop::sample::select(b"aZq.\t\n\x0B\x0C\r  \x00\x1F\x7F".to_vec())
+                    .prop_map(|b| vec![b]),
+                2 => prop::collection::vec(prop::sample::select(b" \t\n".to_vec()), 2..70),
+                1 => prop::sample::select(vec![
+                    "\u{A0}", "\u{3000}", "\u{85}", "Σ", "σ", "Ä", "İ", "─", "😀",
+                ]).prop_map(|s| s.as_bytes().to_vec()),
+                1 => prop::sample::select(vec![
+                    vec![0xFFu8], vec![0xCE], vec![0xA3], vec![0xE2, 0x82], vec![0xF0, 0x9F],
+                ]),
+            ],
+            0..120,
+        )
+        .prop_map(|parts| parts.concat())
+    }
+
     proptest! {
         #[test]
         fn every_path_agrees_with_definition(
@@ -311,33 +738,67 @@ mod tests {
                     vec![0xFFu8], vec![0xCE], vec![0xA3], vec![0xE2, 0x82], vec![0xF0, 0x9F],
                 ]),
             ], 0..40),
-            n in 0usize..4,
         ) {
-            let bytes: Vec<u8> = parts.concat();
-            let norm = ALL[n];
-            prop_assert_eq!(normalize(&bytes, norm), by_definition(&bytes, norm));
+            check_all(&parts.concat())?;
+        }
+
+        #[test]
+        fn arbitrary_bytes_agree_with_definition(bytes in prop::collection::vec(any::<u8>(), 0..300)) {
+            check_all(&bytes)?;
+        }
+
+        #[test]
+        fn text_across_blocks_agrees_with_definition(bytes in texty_bytes()) {
+            check_all(&bytes)?;
+        }
+    }
+
+    /// A whitespace run and a non-ASCII character at every offset around
+    /// the kernel's 64-byte block edges, where the state is carried between
+    /// blocks.
+    #[test]
+    fn block_edges() {
+        for len in [63, 64, 65, 127, 128, 129, 200] {
+            for at in 0..len {
+                for run in [
+                    &b" "[..],
+                    b"\t\t",
+                    b"\r\n \x0B\x0C",
+                    "\u{A0}".as_bytes(),
+                    "Ä ".as_bytes(),
+                    b"\xFF",
+                ] {
+                    let mut bytes = b"Ab".repeat(len / 2 + 1);
+                    bytes.truncate(len);
+                    bytes.splice(at..at, run.iter().copied());
+                    check_all(&bytes).unwrap();
+                    // And with whitespace on both ends.
+                    let padded = [&b"  "[..], &bytes, b" \n"].concat();
+                    check_all(&padded).unwrap();
+                }
+            }
         }
     }
 
     #[test]
     fn ascii_fast_path_agrees_with_general_path() {
-        let samples: [&[u8]; 4] = [b"  X\r\n\tY  Z ", b"", b"   ", b"MiXeD\x0B\x0Ccase\x1Fctl"];
-        for norm in ALL {
-            for s in samples {
-                let mut general = String::new();
-                let text = String::from_utf8_lossy(s);
-                let cased = if norm.lowercase {
-                    text.to_lowercase()
-                } else {
-                    text.to_string()
-                };
-                if norm.collapse_whitespace {
-                    collapse_whitespace(&cased, &mut general);
-                } else {
-                    general = cased;
-                }
-                assert_eq!(normalize(s, norm), general, "{s:?} {norm:?}");
-            }
+        let samples: [&[u8]; 6] = [
+            b"  X\r\n\tY  Z ",
+            b"",
+            b"   ",
+            b"MiXeD\x0B\x0Ccase\x1Fctl",
+            b"\x1C\x1D\x1E\x1F are not whitespace for char::is_whitespace",
+            b"\x85 is whitespace only as U+0085, not as a byte",
+        ];
+        for s in samples {
+            check_all(s).unwrap();
         }
+    }
+
+    #[test]
+    fn capital_sigma_after_ascii_uses_context() {
+        // Final sigma depends on the letter before it, here an ASCII one.
+        check_all("AΣ BΣC Σ".as_bytes()).unwrap();
+        assert_eq!(normalize("AΣ BΣC".as_bytes(), DEFAULT), "aς bσc");
     }
 }

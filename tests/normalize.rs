@@ -1,0 +1,72 @@
+//! Normalisation of every file of `../shared/data/debian-docs` against the
+//! definition the ground truth uses (`../shared/data/README.md`), under all
+//! four combinations of `--keep-case` / `--keep-whitespace`: the fast kernels
+//! must be byte-identical to it on real text (60 % of these files contain a
+//! non-ASCII byte: box drawing, quotes, invalid UTF-8 in some `copyright`
+//! files), not only on the generated inputs of the unit proptests.
+
+mod util;
+
+use simfind::normalize::{Normalization, normalize_into, normalize_into_portable, reference};
+
+type Normalizer = fn(&[u8], Normalization, &mut String);
+
+/// The definition, written as plainly as possible.
+fn by_definition(bytes: &[u8], norm: Normalization) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let cased = if norm.lowercase {
+        text.to_lowercase()
+    } else {
+        text.to_string()
+    };
+    if !norm.collapse_whitespace {
+        return cased;
+    }
+    cased.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[test]
+fn every_debian_docs_file_normalises_as_defined() {
+    let files = util::shared_data("debian-docs").join("files");
+    let mut paths: Vec<_> = walkdir::WalkDir::new(&files)
+        .into_iter()
+        .map(|e| e.expect("readable corpus"))
+        .filter(|e| e.file_type().is_file())
+        .map(|e| e.into_path())
+        .collect();
+    paths.sort();
+    assert!(
+        paths.len() > 4000,
+        "corpus missing under {}",
+        files.display()
+    );
+    let (mut out, mut non_ascii) = (String::new(), 0);
+    for path in &paths {
+        let bytes = std::fs::read(path).unwrap();
+        non_ascii += usize::from(!bytes.is_ascii());
+        for (lowercase, collapse_whitespace) in
+            [(true, true), (false, true), (true, false), (false, false)]
+        {
+            let norm = Normalization {
+                lowercase,
+                collapse_whitespace,
+            };
+            let expected = by_definition(&bytes, norm);
+            let kernels: [(&str, Normalizer); 3] = [
+                ("best", normalize_into),
+                ("portable", normalize_into_portable),
+                ("reference", reference::normalize_into),
+            ];
+            for (name, f) in kernels {
+                f(&bytes, norm, &mut out);
+                assert!(
+                    out == expected,
+                    "{name} kernel differs from the definition on {} with {norm:?}",
+                    path.display()
+                );
+            }
+        }
+    }
+    // The mixed path was exercised, not only the ASCII one.
+    assert!(non_ascii > 1000, "{non_ascii} files with a non-ASCII byte");
+}
