@@ -27,9 +27,10 @@
 //! Normalisation (group `normalize/<docs>`, in MB/s of *raw* input bytes, the
 //! same every-16th files split into pure ASCII documents and documents with a
 //! non-ASCII byte): `reference` (the implementation before the branch-free
-//! kernel), `portable` (the scalar kernel) and `best` (what `normalize_into`
-//! runs on this CPU), each with the default normalisation; `copy` (the bytes
-//! copied into a reused buffer) is the yardstick.
+//! kernels), then `portable`, `avx2`, `avx512-vbmi2` (each ASCII kernel the
+//! CPU runs; `normalize_into` picks the last), all with the default
+//! normalisation; `copy` (the bytes copied into a reused buffer) is the
+//! yardstick.
 //!
 //! Times are CPU time of the benchmark thread, not wall time (see
 //! `ThreadCpu`), so that runs on a shared machine stay comparable.
@@ -46,9 +47,7 @@ use criterion::measurement::{Measurement, ValueFormatter, WallTime};
 use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
 use simfind::distinct::DistinctSet;
 use simfind::minhash::{MinHasher, SplitMix64, kernel};
-use simfind::normalize::{
-    Normalization, normalize, normalize_into, normalize_into_portable, reference,
-};
+use simfind::normalize::{Kernel, Normalization, normalize, normalize_into_kernel, reference};
 use simfind::oph;
 use simfind::shingle::{Scratch, ShingleKind, Shingler, StopWords};
 use simfind::short_hash;
@@ -364,23 +363,26 @@ fn kernels(c: &mut Criterion<ThreadCpu>) {
 
 fn normalization(c: &mut Criterion<ThreadCpu>) {
     let (ascii, mixed) = raw_documents();
-    type Kernel = fn(&[u8], Normalization, &mut String);
-    let kernels: [(&str, Kernel); 3] = [
-        ("reference", reference::normalize_into),
-        ("portable", normalize_into_portable),
-        ("best", normalize_into),
-    ];
     for (name, docs) in [("ascii_docs", &ascii), ("mixed_docs", &mixed)] {
         let bytes: u64 = docs.iter().map(|d| d.len() as u64).sum();
         eprintln!("normalize/{name}: {} documents, {bytes} bytes", docs.len());
         let mut g = configure(c, &format!("normalize/{name}"));
         g.throughput(Throughput::Bytes(bytes));
-        for (kernel, f) in kernels {
-            g.bench_function(kernel, |bch| {
+        g.bench_function("reference", |bch| {
+            let mut out = String::new();
+            bch.iter(|| {
+                for d in docs {
+                    reference::normalize_into(d, Normalization::default(), &mut out);
+                    black_box(&out);
+                }
+            })
+        });
+        for &kernel in Kernel::ALL.iter().filter(|k| k.supported()) {
+            g.bench_function(kernel.name(), |bch| {
                 let mut out = String::new();
                 bch.iter(|| {
                     for d in docs {
-                        f(d, Normalization::default(), &mut out);
+                        normalize_into_kernel(d, Normalization::default(), &mut out, kernel);
                         black_box(&out);
                     }
                 })

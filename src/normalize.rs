@@ -49,11 +49,21 @@ pub fn normalize_into(bytes: &[u8], norm: Normalization, out: &mut String) {
     normalize_with_kernel(bytes, norm, out, ascii::Kernel::best());
 }
 
-/// [`normalize_into`] with the portable ASCII kernel, whatever the CPU: for
-/// the tests and benches that compare the kernels. Not part of the API.
 #[doc(hidden)]
-pub fn normalize_into_portable(bytes: &[u8], norm: Normalization, out: &mut String) {
-    normalize_with_kernel(bytes, norm, out, ascii::Kernel::Portable);
+pub use ascii::Kernel;
+
+/// [`normalize_into`] with a given ASCII kernel, for the tests and benches
+/// that compare them (the same output). Not part of the API.
+///
+/// # Panics
+/// If this CPU cannot run `kernel` ([`Kernel::supported`]).
+#[doc(hidden)]
+pub fn normalize_into_kernel(bytes: &[u8], norm: Normalization, out: &mut String, kernel: Kernel) {
+    assert!(
+        kernel.supported(),
+        "{kernel:?} needs CPU features this machine lacks"
+    );
+    normalize_with_kernel(bytes, norm, out, kernel);
 }
 
 fn normalize_with_kernel(
@@ -129,6 +139,7 @@ fn normalize_streaming(
     out: &mut Vec<u8>,
     kernel: ascii::Kernel,
 ) -> bool {
+    let mut chars = CharWriter::new(norm);
     let mut i = 0;
     while i < bytes.len() {
         i += kernel.run(&bytes[i..], norm, out);
@@ -140,10 +151,10 @@ fn normalize_streaming(
                 if norm.lowercase && c == '\u{03A3}' {
                     return false;
                 }
-                push_char(out, c, norm);
+                chars.push(out, c);
             }
             if !chunk.invalid().is_empty() {
-                push_char(out, char::REPLACEMENT_CHARACTER, norm);
+                chars.push(out, char::REPLACEMENT_CHARACTER);
             }
         }
         i += run;
@@ -151,21 +162,60 @@ fn normalize_streaming(
     true
 }
 
-fn push_char(out: &mut Vec<u8>, c: char, norm: Normalization) {
-    if norm.collapse_whitespace && c.is_whitespace() {
-        if out.last().is_some_and(|&b| b != b' ') {
-            out.push(b' ');
-        }
-    } else if norm.lowercase {
-        // No character lowercases to whitespace.
-        c.to_lowercase().for_each(|l| push_encoded(out, l));
-    } else {
-        push_encoded(out, c);
-    }
+/// Writes the normalised form of the non-ASCII characters between ASCII runs.
+/// It remembers the last character's output: rendered man pages draw tables
+/// with long lines of one character (`─`), and lowercasing a character is a
+/// table search.
+struct CharWriter {
+    norm: Normalization,
+    last: char,
+    /// The normalised UTF-8 of `last`: one character lowercases to at most
+    /// two (`İ` → `i̇`), 8 bytes at most.
+    encoded: [u8; 8],
+    len: usize,
 }
 
-fn push_encoded(out: &mut Vec<u8>, c: char) {
-    out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+impl CharWriter {
+    fn new(norm: Normalization) -> Self {
+        // NUL never reaches `push` (it is ASCII), so nothing is remembered.
+        CharWriter {
+            norm,
+            last: '\0',
+            encoded: [0; 8],
+            len: 0,
+        }
+    }
+
+    fn push(&mut self, out: &mut Vec<u8>, c: char) {
+        if self.norm.collapse_whitespace && c.is_whitespace() {
+            if out.last().is_some_and(|&b| b != b' ') {
+                out.push(b' ');
+            }
+            return;
+        }
+        if c != self.last {
+            self.last = c;
+            self.len = 0;
+            let mut put = |c: char| {
+                self.len += c.encode_utf8(&mut self.encoded[self.len..]).len();
+            };
+            if self.norm.lowercase {
+                // No character lowercases to whitespace.
+                c.to_lowercase().for_each(put);
+            } else {
+                put(c);
+            }
+        }
+        // A fixed-size copy then a shorter length: `extend_from_slice` of
+        // 1–8 bytes would be a `memmove` call per character.
+        out.reserve(self.encoded.len());
+        let spare = &mut out.spare_capacity_mut()[..self.encoded.len()];
+        for (d, &s) in spare.iter_mut().zip(&self.encoded) {
+            d.write(s);
+        }
+        // SAFETY: the first `len` (<= 8) spare bytes were just written.
+        unsafe { out.set_len(out.len() + self.len) };
+    }
 }
 
 /// Convenience wrapper returning a fresh `String`.
@@ -189,27 +239,63 @@ mod ascii {
     use super::Normalization;
 
     /// Which implementation of the kernel to run (the same output).
-    #[derive(Clone, Copy, Debug)]
-    pub(super) enum Kernel {
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum Kernel {
         Portable,
+        #[cfg(target_arch = "x86_64")]
+        Avx2,
         #[cfg(target_arch = "x86_64")]
         Avx512Vbmi2,
     }
 
     impl Kernel {
-        /// The fastest kernel this CPU runs.
-        pub(super) fn best() -> Kernel {
+        /// Every kernel this build has, slowest first.
+        pub const ALL: &[Kernel] = &[
+            Kernel::Portable,
             #[cfg(target_arch = "x86_64")]
-            if is_x86_feature_detected!("avx512bw") && is_x86_feature_detected!("avx512vbmi2") {
-                return Kernel::Avx512Vbmi2;
+            Kernel::Avx2,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512Vbmi2,
+        ];
+
+        /// Whether this CPU runs the kernel (`is_x86_feature_detected!`
+        /// caches its answer: one atomic load).
+        pub fn supported(self) -> bool {
+            match self {
+                Kernel::Portable => true,
+                #[cfg(target_arch = "x86_64")]
+                Kernel::Avx2 => is_x86_feature_detected!("avx2"),
+                #[cfg(target_arch = "x86_64")]
+                Kernel::Avx512Vbmi2 => {
+                    is_x86_feature_detected!("avx512bw") && is_x86_feature_detected!("avx512vbmi2")
+                }
             }
-            Kernel::Portable
+        }
+
+        /// A short name for benches and messages.
+        pub fn name(self) -> &'static str {
+            match self {
+                Kernel::Portable => "portable",
+                #[cfg(target_arch = "x86_64")]
+                Kernel::Avx2 => "avx2",
+                #[cfg(target_arch = "x86_64")]
+                Kernel::Avx512Vbmi2 => "avx512-vbmi2",
+            }
+        }
+
+        /// The fastest kernel this CPU runs.
+        pub fn best() -> Kernel {
+            let mut supported = Kernel::ALL.iter().rev().filter(|k| k.supported());
+            *supported
+                .next()
+                .expect("the portable kernel runs everywhere")
         }
 
         /// Normalises the ASCII prefix of `src` onto `out` and returns its
         /// length. When collapsing, the last byte of `out` (a space, or none)
         /// says whether a preceding whitespace is pending, so that runs chain.
         pub(super) fn run(self, src: &[u8], norm: Normalization, out: &mut Vec<u8>) -> usize {
+            debug_assert!(self.supported());
             out.reserve(src.len());
             let spare = out.spare_capacity_mut();
             debug_assert!(spare.len() >= src.len());
@@ -244,7 +330,10 @@ mod ascii {
         match kernel {
             // SAFETY: as promised by the caller.
             Kernel::Portable => unsafe { scalar::<LOWER, COLLAPSE>(src, dst, after_space) },
-            // SAFETY: `best` detected the features; `dst` as promised.
+            // SAFETY: callers pass only supported kernels; `dst` as promised.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => unsafe { avx2::run::<LOWER, COLLAPSE>(src, dst, after_space) },
+            // SAFETY: as for AVX2.
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx512Vbmi2 => unsafe { avx512::run::<LOWER, COLLAPSE>(src, dst, after_space) },
         }
@@ -326,6 +415,115 @@ mod ascii {
             read += 1;
         }
         (read, w)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    mod avx2 {
+        use std::arch::x86_64::*;
+
+        /// For each 8-bit mask of bytes to keep, the `pshufb` indices that move
+        /// the kept bytes of an 8-byte group to its front, in order.
+        static PACK: [[u8; 8]; 256] = {
+            let mut t = [[0x80u8; 8]; 256];
+            let mut mask = 0;
+            while mask < 256 {
+                let (mut from, mut to) = (0, 0);
+                while from < 8 {
+                    if mask >> from & 1 == 1 {
+                        t[mask][to] = from as u8;
+                        to += 1;
+                    }
+                    from += 1;
+                }
+                mask += 1;
+            }
+            t
+        };
+
+        /// The same as [`super::scalar`], 32 bytes per step; AVX2 has no byte
+        /// compress, so each 8-byte group is packed by a `pshufb` from
+        /// [`PACK`] and stored whole, the next group overwriting its tail.
+        /// The tail and a block with a non-ASCII byte go to the scalar kernel.
+        ///
+        /// # Safety
+        /// The CPU must have AVX2; `dst` must be valid for writes of
+        /// `src.len()` bytes.
+        #[target_feature(enable = "avx2,popcnt")]
+        pub(in super::super) unsafe fn run<const LOWER: bool, const COLLAPSE: bool>(
+            src: &[u8],
+            dst: *mut u8,
+            after_space: bool,
+        ) -> (usize, usize) {
+            let n = src.len();
+            let (mut i, mut w) = (0, 0);
+            // Whether the byte before the current block was whitespace (or
+            // the output is empty): bit 0 of the dropped-space mask.
+            let mut carry = u32::from(after_space);
+            let before_a = _mm256_set1_epi8(b'A' as i8 - 1);
+            let after_z = _mm256_set1_epi8(b'Z' as i8 + 1);
+            let before_tab = _mm256_set1_epi8(b'\t' as i8 - 1);
+            let after_cr = _mm256_set1_epi8(b'\r' as i8 + 1);
+            let space = _mm256_set1_epi8(b' ' as i8);
+            let case_bit = _mm256_set1_epi8(0x20);
+            let high_group = _mm_set1_epi8(8);
+            while i + 32 <= n {
+                // SAFETY: src[i..i + 32] is in bounds.
+                let v = unsafe { _mm256_loadu_si256(src.as_ptr().add(i).cast()) };
+                if _mm256_movemask_epi8(v) != 0 {
+                    break;
+                }
+                // Signed compares are exact: every byte is ASCII here.
+                let mut m = v;
+                if LOWER {
+                    let upper = _mm256_and_si256(
+                        _mm256_cmpgt_epi8(v, before_a),
+                        _mm256_cmpgt_epi8(after_z, v),
+                    );
+                    m = _mm256_or_si256(m, _mm256_and_si256(upper, case_bit));
+                }
+                if !COLLAPSE {
+                    // SAFETY: w == i, and dst has room for n >= i + 32 bytes.
+                    unsafe { _mm256_storeu_si256(dst.add(w).cast(), m) };
+                    (i, w) = (i + 32, w + 32);
+                    continue;
+                }
+                // \t \n \x0B \x0C \r are 9..=13.
+                let ws = _mm256_or_si256(
+                    _mm256_cmpeq_epi8(v, space),
+                    _mm256_and_si256(
+                        _mm256_cmpgt_epi8(v, before_tab),
+                        _mm256_cmpgt_epi8(after_cr, v),
+                    ),
+                );
+                m = _mm256_blendv_epi8(m, space, ws);
+                let ws = _mm256_movemask_epi8(ws) as u32;
+                let keep = !(ws & ((ws << 1) | carry));
+                carry = ws >> 31;
+                let halves = [_mm256_castsi256_si128(m), _mm256_extracti128_si256::<1>(m)];
+                for (h, half) in halves.into_iter().enumerate() {
+                    for group in 0..2 {
+                        let bits = (keep >> (16 * h + 8 * group)) & 0xFF;
+                        // SAFETY: PACK has 256 rows of 8 bytes.
+                        let mut idx =
+                            unsafe { _mm_loadl_epi64(PACK[bits as usize].as_ptr().cast()) };
+                        if group == 1 {
+                            // Index the upper 8 bytes; 0x80 stays >= 0x80 (zero).
+                            idx = _mm_add_epi8(idx, high_group);
+                        }
+                        // SAFETY: this group starts at byte i + 16h + 8group
+                        // of src and w is at most that, so its 8 bytes stay
+                        // within the n bytes of room.
+                        unsafe { _mm_storel_epi64(dst.add(w).cast(), _mm_shuffle_epi8(half, idx)) };
+                        w += bits.count_ones() as usize;
+                    }
+                }
+                i += 32;
+            }
+            // SAFETY: dst + w has room for the n - i bytes left, as w <= i.
+            let (read, written) =
+                unsafe { super::scalar::<LOWER, COLLAPSE>(&src[i..], dst.add(w), carry != 0) };
+            (i + read, w + written)
+        }
     }
 
     #[cfg(target_arch = "x86_64")]
@@ -656,6 +854,11 @@ mod tests {
         cased.split_whitespace().collect::<Vec<_>>().join(" ")
     }
 
+    const KEEP_CASE: Normalization = Normalization {
+        lowercase: false,
+        collapse_whitespace: true,
+    };
+
     const ALL: [Normalization; 4] = [
         DEFAULT,
         Normalization {
@@ -696,17 +899,26 @@ mod tests {
     use proptest::prelude::*;
 
     /// Every implementation against the definition, under all four
-    /// combinations of the flags: `normalize_into` with the best kernel for
-    /// this CPU, with the portable kernel (so that both kernels are checked on
-    /// any machine with AVX-512 VBMI2), and the implementation before them.
+    /// combinations of the flags: `normalize_into` (the best kernel for this
+    /// CPU), every kernel this CPU runs (so the portable one is checked on
+    /// machines with SIMD too), and the implementation before them.
     fn check_all(bytes: &[u8]) -> Result<(), TestCaseError> {
         let mut out = String::from("stale contents are cleared");
         for norm in ALL {
             let expected = by_definition(bytes, norm);
             normalize_into(bytes, norm, &mut out);
             prop_assert_eq!(&out, &expected, "best kernel, {:?}, {:?}", norm, bytes);
-            normalize_into_portable(bytes, norm, &mut out);
-            prop_assert_eq!(&out, &expected, "portable kernel, {:?}, {:?}", norm, bytes);
+            for &kernel in Kernel::ALL.iter().filter(|k| k.supported()) {
+                normalize_into_kernel(bytes, norm, &mut out, kernel);
+                prop_assert_eq!(
+                    &out,
+                    &expected,
+                    "{:?} kernel, {:?}, {:?}",
+                    kernel,
+                    norm,
+                    bytes
+                );
+            }
             reference::normalize_into(bytes, norm, &mut out);
             prop_assert_eq!(&out, &expected, "reference, {:?}, {:?}", norm, bytes);
         }
@@ -803,6 +1015,26 @@ mod tests {
         for s in samples {
             check_all(s).unwrap();
         }
+    }
+
+    #[test]
+    fn every_lowercase_fits_the_char_writer_memo() {
+        let longest = (0..=u32::from(char::MAX))
+            .filter_map(char::from_u32)
+            .map(|c| c.to_lowercase().map(char::len_utf8).sum::<usize>())
+            .max();
+        assert!(longest <= Some(8), "{longest:?}");
+    }
+
+    /// The memo of the last character must not leak into the next document
+    /// or survive a change of character.
+    #[test]
+    fn repeated_and_alternating_characters() {
+        check_all("──ÄÄäÄ─ x ÄÄ\u{A0}\u{A0}ÄÄ İİ".as_bytes()).unwrap();
+        let mut out = String::new();
+        normalize_into("ÄÄ".as_bytes(), DEFAULT, &mut out);
+        normalize_into("ÄÄ".as_bytes(), KEEP_CASE, &mut out);
+        assert_eq!(out, "ÄÄ");
     }
 
     #[test]
