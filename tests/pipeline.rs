@@ -211,12 +211,21 @@ fn the_streamed_scan_equals_the_staged_pipeline() {
                 );
                 let context = format!("{what}, t = {threshold}, {threads} threads");
                 assert_eq!(streamed.documents.len(), 172, "{context}");
-                for (a, b) in streamed.documents.iter().zip(&staged.documents) {
+                // Counts are exact for every document of a pair; elsewhere the
+                // streamed LSH scan may report an upper bound (it signs windows
+                // without counting the set), zero exactly when the set is empty.
+                let paired: std::collections::HashSet<u32> =
+                    streamed.pairs.iter().flat_map(|p| [p.a, p.b]).collect();
+                for (id, (a, b)) in streamed.documents.iter().zip(&staged.documents).enumerate() {
                     assert_eq!(
-                        (&a.path, a.size, a.status, a.shingles),
-                        (&b.path, b.size, b.status, b.shingles),
+                        (&a.path, a.size, a.status, a.shingles == 0),
+                        (&b.path, b.size, b.status, b.shingles == 0),
                         "{context}"
                     );
+                    assert!(a.shingles >= b.shingles, "{context}");
+                    if paired.contains(&(id as u32)) {
+                        assert_eq!(a.shingles, b.shingles, "{context}: {}", a.path.display());
+                    }
                 }
                 assert_eq!(streamed.pairs, staged.pairs, "{context}");
                 assert!(!streamed.pairs.is_empty(), "{context}");
