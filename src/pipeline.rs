@@ -35,7 +35,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering::SeqCst;
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64};
 use std::sync::{Condvar, Mutex};
 use std::time::SystemTime;
 
@@ -1010,11 +1010,11 @@ fn pairs_of(
 
     let signature = |i: u32| &matrix[i as usize * n..][..n];
     // Each item's exact shingle count, once known ([`Keep::Signature`]).
-    let counts: Vec<AtomicUsize> = items
+    let counts: Vec<AtomicU32> = items
         .iter()
         .map(|g| {
-            AtomicUsize::new(if g.content.counted {
-                g.content.shingles
+            AtomicU32::new(if g.content.counted {
+                count_of(g.content.shingles)
             } else {
                 UNCOUNTED
             })
@@ -1067,7 +1067,7 @@ fn pairs_of(
                         config,
                     );
                     if let Ok(set) = &result {
-                        counts[i as usize].store(set.len(), SeqCst);
+                        counts[i as usize].store(count_of(set.len()), SeqCst);
                     }
                     reporter.advance(1);
                     result
@@ -1088,7 +1088,7 @@ fn pairs_of(
                 let count = count.load(SeqCst);
                 if count != UNCOUNTED {
                     for &id in &item.members {
-                        documents[id as usize].shingles = u32::try_from(count).unwrap_or(u32::MAX);
+                        documents[id as usize].shingles = count;
                     }
                 }
             }
@@ -1189,7 +1189,12 @@ fn is_sample(signature: &[u32], scratch: &mut Vec<u32>) -> bool {
 }
 
 /// [`pairs_of`]'s mark of a count not known yet.
-const UNCOUNTED: usize = usize::MAX;
+const UNCOUNTED: u32 = u32::MAX;
+
+/// A set's size as [`Document::shingles`] holds it, never [`UNCOUNTED`].
+fn count_of(len: usize) -> u32 {
+    u32::try_from(len).unwrap_or(u32::MAX).min(UNCOUNTED - 1)
+}
 
 /// Establishes the exact shingle count of every content with copies that is
 /// still [`UNCOUNTED`] after verification, reading one member that still holds
@@ -1200,7 +1205,7 @@ const UNCOUNTED: usize = usize::MAX;
 fn count_copied_contents(
     items: &[&ContentGroup],
     documents: &[Document],
-    counts: &[AtomicUsize],
+    counts: &[AtomicU32],
     failed: &[bool],
     config: &ScanConfig,
     reporter: &dyn Reporter,
@@ -1219,7 +1224,7 @@ fn count_copied_contents(
                 }
                 match reload_set(&documents[id as usize].path, item.content.hash, config) {
                     Ok(set) => {
-                        counts[i].store(set.len(), SeqCst);
+                        counts[i].store(count_of(set.len()), SeqCst);
                         break;
                     }
                     Err(reason) => {
