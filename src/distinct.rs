@@ -13,6 +13,9 @@
 //! empty slot and a real `0` hash is tracked by a flag. Memory: at most
 //! 5 × 8 bytes per distinct value of the largest document seen, kept and
 //! reused from one document to the next (no allocation per document).
+//!
+//! [`RepeatFilter`] is the cheap, lossy cousin for signing alone: it keeps the
+//! set but not the count (some repeats pass).
 
 /// A reusable set of 64-bit hashes. [`reset`](Self::reset) between documents.
 #[derive(Default, Debug)]
@@ -125,6 +128,89 @@ impl DistinctSet {
     }
 }
 
+/// A cheap, lossy filter of repeated hashes: it drops most repeats and never
+/// a value's first occurrence, so what passes has exactly the input's *set* of
+/// values, with a few duplicates left in.
+///
+/// Role: MinHash signing only needs the set up to repetition (a minimum does
+/// not change when a value comes twice), and classic signing costs `n` hash
+/// evaluations per value it is given. [`DistinctSet`] removes every repeat,
+/// but its insert (probe, compare, unpredictable branch) costs more than the
+/// windows' hashing. This filter is one direct-mapped table: a value is
+/// written to the output unconditionally and the output advances only if the
+/// value's slot did not hold it already; then the slot takes the value.
+/// Branch-free, and a repeat escapes only when another value evicted it from
+/// its slot in between, which a table of about twice the distinct values
+/// makes uncommon.
+///
+/// Memory: up to [`RepeatFilter::MAX_SLOTS`] × 8 bytes, kept and reused from one
+/// document to the next.
+#[derive(Default, Debug)]
+pub struct RepeatFilter {
+    slots: Vec<u64>,
+}
+
+impl RepeatFilter {
+    /// The table's largest size: 512 KiB, a fraction of a core's L2 cache, so
+    /// that slots stay in cache beside the text being hashed. Beyond it, a
+    /// document's repeats are filtered less well, never wrongly.
+    pub const MAX_SLOTS: usize = 1 << 16;
+
+    /// Passes the values that `produce` emits (through the [`Passing`] it is
+    /// given) into `out`, cleared first, dropping most repeats. `expected` is
+    /// the number of distinct values to size the table for (a hint).
+    pub fn filter_into(
+        &mut self,
+        expected: usize,
+        out: &mut Vec<u64>,
+        produce: impl FnOnce(&mut Passing<'_>),
+    ) {
+        let size = expected
+            .saturating_mul(2)
+            .next_power_of_two()
+            .clamp(MIN_SLOTS, Self::MAX_SLOTS);
+        self.slots.clear();
+        // Slot 0 of the empty table "holds" value 0: see `Passing::offer`.
+        self.slots.resize(size, 0);
+        out.clear();
+        let mut passing = Passing {
+            slots: &mut self.slots,
+            mask: size - 1,
+            out,
+            len: 0,
+        };
+        produce(&mut passing);
+        let len = passing.len;
+        out.truncate(len);
+    }
+}
+
+/// The input side of [`RepeatFilter::filter_into`].
+pub struct Passing<'a> {
+    slots: &'a mut [u64],
+    mask: usize,
+    out: &'a mut Vec<u64>,
+    /// Values passed so far: `out[..len]` (`out` may be longer, as scratch).
+    len: usize,
+}
+
+impl Passing<'_> {
+    #[inline(always)]
+    pub fn offer(&mut self, h: u64) {
+        if self.len == self.out.len() {
+            // Rare and predictable: room for the next values, written below
+            // whether or not they pass.
+            self.out.resize((self.len * 2).max(1024), 0);
+        }
+        let slot = &mut self.slots[h as usize & self.mask];
+        self.out[self.len] = h;
+        // An empty slot reads as 0, so a first 0 would look like a repeat:
+        // a 0 always passes.
+        self.len += usize::from(*slot != h || h == 0);
+        *slot = h;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -210,5 +296,56 @@ mod tests {
         let mut got = Vec::new();
         set.drain_into(&mut got);
         assert_eq!(sorted(got), values);
+    }
+
+    fn filtered(expected: usize, input: &[u64], filter: &mut RepeatFilter) -> Vec<u64> {
+        let mut out = vec![7; 3]; // stale content must not survive
+        filter.filter_into(expected, &mut out, |passing| {
+            input.iter().for_each(|&h| passing.offer(h))
+        });
+        out
+    }
+
+    #[test]
+    fn repeat_filter_keeps_every_value_and_drops_repeats_that_stay_in_their_slot() {
+        let distinct: Vec<u64> = (0..3000u64)
+            .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x5EED)
+            .chain([0])
+            .collect();
+        // Each value three times, the repeats right after the first: nothing
+        // can evict a value from its slot in between, so exactly the set passes.
+        let input: Vec<u64> = distinct.iter().flat_map(|&h| [h, h, h]).collect();
+        let mut filter = RepeatFilter::default();
+        let got = filtered(distinct.len(), &input, &mut filter);
+        assert_eq!(
+            got,
+            distinct.iter().copied().chain([0, 0]).collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn repeat_filter_output_has_the_input_set_whatever_the_table_size() {
+        // Far more distinct values than the smallest table: repeats may pass,
+        // first occurrences never drop, and nothing else appears.
+        let input: Vec<u64> = (0..200_000u64)
+            .map(|i| (i * 7919 % 40_000).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+            .collect();
+        let mut filter = RepeatFilter::default();
+        for expected in [0, 10, 40_000, usize::MAX] {
+            let got = filtered(expected, &input, &mut filter);
+            assert!(got.len() <= input.len());
+            let mut want = input.clone();
+            want.sort_unstable();
+            want.dedup();
+            let mut set = got.clone();
+            set.sort_unstable();
+            set.dedup();
+            assert_eq!(set, want, "expected {expected}");
+            if expected == 40_000 {
+                // 64 Ki slots for 40,000 values: most repeats are caught.
+                assert!(got.len() < 2 * want.len(), "{} passed", got.len());
+            }
+        }
+        assert!(filtered(0, &[], &mut filter).is_empty());
     }
 }

@@ -308,6 +308,7 @@ pub fn refresh(
                         SignOutcome::Unique(SignedContent {
                             hash,
                             shingles,
+                            counted: true,
                             set: Vec::new(),
                         })
                     } else {

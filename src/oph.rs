@@ -85,24 +85,59 @@ fn keys(seed: u64) -> (u64, u64) {
 /// # Panics
 /// If `out` is empty or longer than `u32::MAX`.
 pub fn sign(hashes: &[u64], seed: u64, out: &mut [u32]) {
-    let n = out.len();
-    assert!(
-        n > 0 && n <= u32::MAX as usize,
-        "OPH needs 1..2^32 bins, got {n}"
-    );
-    let (perm_key, probe_key) = keys(seed);
-    out.fill(EMPTY);
-    let n64 = n as u64;
+    let mut sketch = Sketch::new(seed, out);
     for &h in hashes {
-        let v = fmix64(h ^ perm_key);
-        let bin = reduce(v >> 32, n64);
+        sketch.add(h);
+    }
+    sketch.finish();
+}
+
+/// A signature under construction, fed one hash at a time: what [`sign`]
+/// does, for a caller that produces hashes in a stream (every window of a
+/// text) and should not have to store them first. Adding a hash twice changes
+/// nothing, so the stream may repeat values.
+pub struct Sketch<'a> {
+    out: &'a mut [u32],
+    perm_key: u64,
+    probe_key: u64,
+}
+
+impl<'a> Sketch<'a> {
+    /// An empty sketch writing `out.len()` bins into `out`.
+    ///
+    /// # Panics
+    /// If `out` is empty or longer than `u32::MAX`.
+    pub fn new(seed: u64, out: &'a mut [u32]) -> Self {
+        let n = out.len();
+        assert!(
+            n > 0 && n <= u32::MAX as usize,
+            "OPH needs 1..2^32 bins, got {n}"
+        );
+        let (perm_key, probe_key) = keys(seed);
+        out.fill(EMPTY);
+        Sketch {
+            out,
+            perm_key,
+            probe_key,
+        }
+    }
+
+    #[inline(always)]
+    pub fn add(&mut self, h: u64) {
+        let v = fmix64(h ^ self.perm_key);
+        let bin = reduce(v >> 32, self.out.len() as u64);
         // Keep EMPTY free as the marker; merging the two largest ranks changes an
         // order with probability 2^-32.
         let rank = (v as u32).min(EMPTY - 1);
-        let slot = &mut out[bin];
+        let slot = &mut self.out[bin];
         *slot = (*slot).min(rank);
     }
-    densify(out, probe_key);
+
+    /// Densifies the bins: `out` then holds the signature of every hash added
+    /// (all [`EMPTY`] if none was).
+    pub fn finish(self) {
+        densify(self.out, self.probe_key);
+    }
 }
 
 /// Optimal densification (Shrivastava 2017, Algorithm 2): every empty bin `j`

@@ -35,7 +35,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering::SeqCst;
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64};
 use std::sync::{Condvar, Mutex};
 use std::time::SystemTime;
 
@@ -43,7 +43,7 @@ use rayon::prelude::*;
 use xxhash_rust::xxh3::xxh3_128;
 
 use crate::allpairs;
-use crate::distinct::DistinctSet;
+use crate::distinct::{DistinctSet, RepeatFilter};
 use crate::input::read::{self, ReadError, ReadOptions};
 use crate::input::walk::{
     self, FileEntry, StreamEvent, WalkEnd, WalkEvent, WalkOptions, WalkSkips,
@@ -54,6 +54,7 @@ use crate::minhash::{self, MinHasher};
 use crate::normalize::{Normalization, normalize_into};
 use crate::oph;
 use crate::progress::{Reporter, Stage};
+use crate::scurve;
 use crate::shingle::{Scratch, ShingleKind, Shingler};
 use crate::verify;
 
@@ -120,8 +121,11 @@ pub struct Document {
     pub path: Box<Path>,
     pub size: u64,
     pub modified: Option<SystemTime>,
-    /// Number of distinct shingles (0 unless read). A set of 2³² hashes would
-    /// take 32 GiB while signing, so a `u32` holds any count a scan reaches.
+    /// Number of distinct shingles (0 unless read), exact for every document
+    /// of a reported pair. For other documents of an LSH scan with exact
+    /// verification it may be an upper bound (see [`Keep::Signature`]), zero
+    /// exactly when the set is empty. A set of 2³² hashes would take 32 GiB
+    /// while signing, so a `u32` holds any count a scan reaches.
     pub shingles: u32,
     pub status: DocStatus,
 }
@@ -175,6 +179,9 @@ pub struct ScanStats {
     pub unique_contents: u64,
     /// Candidate pairs of distinct contents from banding.
     pub candidates: u64,
+    /// Candidates dropped before exact verification because their signatures
+    /// agree too little ([`rule_out_by_signature`]).
+    pub ruled_out: u64,
     /// Similar pairs of documents reported.
     pub pairs: u64,
 }
@@ -490,6 +497,7 @@ impl Claims {
                 let content = SignedContent {
                     hash,
                     shingles: 0,
+                    counted: false,
                     set: Vec::new(),
                 };
                 contents.push(ContentGroup::new(id, content));
@@ -574,6 +582,7 @@ impl Signing<'_> {
             self.wait_if_holding_too_much();
             self.sign_held();
             let mode = self.mode.load(SeqCst);
+            let keep = Keep::for_mode(mode, self.config.verification);
             // (content index << 1) | claimed by this file.
             let claimed = AtomicU64::new(u64::MAX);
             let claim = |hash| {
@@ -590,7 +599,7 @@ impl Signing<'_> {
                 &file,
                 self.config,
                 &self.hasher,
-                mode != SIGN,
+                keep,
                 &claim,
                 &mut worker.buffers,
                 row,
@@ -602,7 +611,7 @@ impl Signing<'_> {
             match outcome {
                 SignOutcome::Unique(signed) => {
                     content = c;
-                    if self.store(c, signed, mode != SIGN, row) {
+                    if self.store(c, signed, keep == Keep::Set, row) {
                         worker.signed.push(k);
                     }
                 }
@@ -813,7 +822,7 @@ impl Rescue<'_> {
                     dev: 0,
                     ino: 0,
                 };
-                let keep = self.method == Method::Exact;
+                let keep = Keep::for_mode(mode_of(self.method), self.config.verification);
                 let outcome = sign_one(
                     &file,
                     self.config,
@@ -825,7 +834,7 @@ impl Rescue<'_> {
                 );
                 match outcome {
                     SignOutcome::Unique(signed) => {
-                        let signature = !keep && signed.shingles > 0;
+                        let signature = keep != Keep::Set && signed.shingles > 0;
                         if signed.hash == contents[c as usize].content.hash {
                             contents[c as usize].loader = id as u32;
                             contents[c as usize].content = signed;
@@ -904,7 +913,7 @@ fn pairs_of(
     reporter: &dyn Reporter,
 ) -> ScanOutcome {
     let Signed {
-        documents,
+        mut documents,
         mut groups,
         failures,
         mut matrix,
@@ -962,7 +971,14 @@ fn pairs_of(
             .filter(|g| g.content.shingles > 0)
             .collect();
         let verified = exact_join(sets, config.threshold, &mut stats, reporter);
-        let pairs = expand_to_documents(&items, &verified, Verification::Exact, false);
+        let pairs = expand_to_documents(
+            &items,
+            &documents,
+            &[],
+            &verified,
+            Verification::Exact,
+            false,
+        );
         stats.pairs = pairs.len() as u64;
         return ScanOutcome {
             documents,
@@ -993,6 +1009,20 @@ fn pairs_of(
     reporter.end(Stage::Band);
 
     let signature = |i: u32| &matrix[i as usize * n..][..n];
+    // Each item's exact shingle count, once known ([`Keep::Signature`]).
+    let counts: Vec<AtomicU32> = items
+        .iter()
+        .map(|g| {
+            AtomicU32::new(if g.content.counted {
+                count_of(g.content.shingles)
+            } else {
+                UNCOUNTED
+            })
+        })
+        .collect();
+    // Items whose identical pairs cannot be reported: no copy reads as the
+    // content any more, so its count cannot be established.
+    let mut lost_copies: Vec<bool> = Vec::new();
     let verified: Vec<SimilarPair> = match config.verification {
         Verification::Signature => candidates
             .into_par_iter()
@@ -1008,8 +1038,22 @@ fn pairs_of(
             })
             .collect(),
         Verification::Exact => {
-            let involved = verify::involved_documents(&candidates).len() as u64;
-            reporter.begin(Stage::Verify, Some(involved));
+            let candidates = rule_out_by_signature(candidates, &matrix, config, &mut stats);
+            let involved = verify::involved_documents(&candidates);
+            // Copies of a content signed without its exact count need the
+            // count for their identical pairs: the verifier reads the ones it
+            // loads anyway, the others are read once more after it.
+            let uncopied = items
+                .iter()
+                .enumerate()
+                .filter(|&(i, g)| {
+                    g.members.len() > 1
+                        && !g.content.counted
+                        && involved.binary_search(&(i as u32)).is_err()
+                })
+                .count();
+            reporter.begin(Stage::Verify, Some((involved.len() + uncopied) as u64));
+            drop(involved);
             let outcome = verify::verify_exact(
                 &candidates,
                 config.threshold,
@@ -1022,16 +1066,39 @@ fn pairs_of(
                         item.content.hash,
                         config,
                     );
+                    if let Ok(set) = &result {
+                        counts[i as usize].store(count_of(set.len()), SeqCst);
+                    }
                     reporter.advance(1);
                     result
                 },
             );
-            reporter.end(Stage::Verify);
+            let mut failed = vec![false; items.len()];
             for (i, reason) in outcome.failures {
                 let item = items[i as usize];
                 reporter.warn(&documents[item.loader as usize].path, &reason);
                 stats.errors += item.members.len() as u64;
+                failed[i as usize] = true;
             }
+            stats.errors +=
+                count_copied_contents(&items, &documents, &counts, &failed, config, reporter);
+            reporter.end(Stage::Verify);
+            // Every document the output names now has its exact count.
+            for (item, count) in items.iter().zip(&counts) {
+                let count = count.load(SeqCst);
+                if count != UNCOUNTED {
+                    for &id in &item.members {
+                        documents[id as usize].shingles = count;
+                    }
+                }
+            }
+            lost_copies = counts
+                .iter()
+                .zip(&items)
+                .map(|(c, g)| {
+                    !g.content.counted && g.members.len() > 1 && c.load(SeqCst) == UNCOUNTED
+                })
+                .collect();
             outcome
                 .pairs
                 .into_iter()
@@ -1046,7 +1113,14 @@ fn pairs_of(
         }
     };
 
-    let pairs = expand_to_documents(&items, &verified, config.verification, true);
+    let pairs = expand_to_documents(
+        &items,
+        &documents,
+        &lost_copies,
+        &verified,
+        config.verification,
+        true,
+    );
     stats.pairs = pairs.len() as u64;
     ScanOutcome {
         documents,
@@ -1054,6 +1128,126 @@ fn pairs_of(
         stats,
         decision,
     }
+}
+
+/// The share of LSH's own misses at the threshold that [`rule_out_by_signature`]
+/// may add: at most 1 % more pairs at the threshold go unreported than banding
+/// alone would lose (with 20 × 5 at t = 0.8, a 3.6·10⁻⁶ chance per pair).
+const RULE_OUT_SHARE: f64 = 0.01;
+
+/// Drops the candidates whose signatures agree in fewer positions than
+/// [`verify::agreements_needed`] allows for a pair at the threshold, with a
+/// miss probability of [`RULE_OUT_SHARE`] × LSH's own miss probability there
+/// (`(1 − t^r)^b`). Banding makes candidates of pairs well below the
+/// threshold (20 × 5 already takes most pairs at 0.6); reading both files
+/// only to reject such a pair was most of exact verification's cost. Every
+/// pair reported is still verified exactly.
+///
+/// The bound needs positions that are independent samples: a signature with a
+/// repeated value (OPH bins filled by densification, or a rare 32-bit
+/// collision) is not, and its pairs are always verified.
+fn rule_out_by_signature(
+    mut candidates: Vec<(u32, u32)>,
+    matrix: &[u32],
+    config: &ScanConfig,
+    stats: &mut ScanStats,
+) -> Vec<(u32, u32)> {
+    let Banding { bands, rows } = config.banding;
+    let n = config.banding.signature_len();
+    let miss = RULE_OUT_SHARE * scurve::miss_probability(config.threshold, bands, rows);
+    let needed = verify::agreements_needed(n, config.threshold, miss);
+    if needed == 0 {
+        return candidates;
+    }
+    let signature = |i: u32| &matrix[i as usize * n..][..n];
+    let involved = verify::involved_documents(&candidates);
+    let samples: Vec<bool> = involved
+        .par_iter()
+        .map_init(Vec::new, |scratch, &d| is_sample(signature(d), scratch))
+        .collect();
+    let sampled = |d: u32| samples[involved.binary_search(&d).expect("an involved document")];
+    let before = candidates.len();
+    candidates.retain(|&(a, b)| {
+        let agree = signature(a)
+            .iter()
+            .zip(signature(b))
+            .filter(|(x, y)| x == y)
+            .count();
+        agree >= needed || !sampled(a) || !sampled(b)
+    });
+    stats.ruled_out = (before - candidates.len()) as u64;
+    candidates
+}
+
+/// Whether no value of `signature` repeats, i.e. every position holds a
+/// different element's minimum: what [`verify::agreements_needed`] assumes.
+fn is_sample(signature: &[u32], scratch: &mut Vec<u32>) -> bool {
+    scratch.clear();
+    scratch.extend_from_slice(signature);
+    scratch.sort_unstable();
+    scratch.windows(2).all(|w| w[0] != w[1])
+}
+
+/// [`pairs_of`]'s mark of a count not known yet.
+const UNCOUNTED: u32 = u32::MAX;
+
+/// A set's size as [`Document::shingles`] holds it, never [`UNCOUNTED`].
+fn count_of(len: usize) -> u32 {
+    u32::try_from(len).unwrap_or(u32::MAX).min(UNCOUNTED - 1)
+}
+
+/// Establishes the exact shingle count of every content with copies that is
+/// still [`UNCOUNTED`] after verification, reading one member that still holds
+/// the signed content (the loader first, unless verification just failed to
+/// read it). A content none of whose files reads as it any more is reported
+/// like a verification failure (warned, its files counted as errors, which
+/// this returns), and its count stays unknown.
+fn count_copied_contents(
+    items: &[&ContentGroup],
+    documents: &[Document],
+    counts: &[AtomicU32],
+    failed: &[bool],
+    config: &ScanConfig,
+    reporter: &dyn Reporter,
+) -> u64 {
+    let uncounted: Vec<usize> = (0..items.len())
+        .filter(|&i| items[i].members.len() > 1 && counts[i].load(SeqCst) == UNCOUNTED)
+        .collect();
+    let lost: Vec<Option<(u32, String, u64)>> = uncounted
+        .into_par_iter()
+        .map(|i| {
+            let item = items[i];
+            let mut first_error = None;
+            for &id in &item.members {
+                if failed[i] && id == item.loader {
+                    continue;
+                }
+                match reload_set(&documents[id as usize].path, item.content.hash, config) {
+                    Ok(set) => {
+                        counts[i].store(count_of(set.len()), SeqCst);
+                        break;
+                    }
+                    Err(reason) => {
+                        first_error.get_or_insert((id, reason));
+                    }
+                }
+            }
+            reporter.advance(1);
+            match first_error {
+                Some((id, reason)) if counts[i].load(SeqCst) == UNCOUNTED && !failed[i] => {
+                    Some((id, reason, item.members.len() as u64))
+                }
+                _ => None,
+            }
+        })
+        .collect();
+    // Warned in item order, whatever order the threads finished in.
+    let mut errors = 0;
+    for (id, reason, files) in lost.into_iter().flatten() {
+        reporter.warn(&documents[id as usize].path, &reason);
+        errors += files;
+    }
+    errors
 }
 
 /// Applies `--method`: the cost model needs only what the walk found.
@@ -1118,8 +1312,12 @@ fn exact_join(
 pub struct SignedContent {
     /// XXH3-128 of the file's bytes.
     pub hash: u128,
-    /// Number of distinct shingles.
+    /// Number of distinct shingles when `counted`; otherwise an upper bound
+    /// (the shingle windows that were signed), zero exactly when the set is
+    /// empty.
     pub shingles: usize,
+    /// Whether `shingles` is the exact count. See [`Keep::Signature`].
+    pub counted: bool,
     /// The sorted shingle set itself, kept only for the exact method.
     pub set: Vec<u64>,
 }
@@ -1142,6 +1340,7 @@ struct Buffers {
     scratch: Scratch,
     set: Vec<u64>,
     distinct: DistinctSet,
+    repeats: RepeatFilter,
 }
 
 /// The configured signing kernel.
@@ -1187,6 +1386,12 @@ fn sign_all(
     // signature, whatever the thread count.
     let claimed: Mutex<std::collections::HashSet<u128>> = Mutex::default();
     let claim = |hash| claimed.lock().expect("no panics while locked").insert(hash);
+    // Callers of `sign_files` (the index, tests) use the counts as they are.
+    let keep = if keep_sets {
+        Keep::Set
+    } else {
+        Keep::CountedSignature
+    };
     // One row of n values per file, written in place by the worker that signs
     // it: one allocation for all signatures instead of one per document. The
     // exact method signs nothing (rows of one unused value).
@@ -1200,7 +1405,7 @@ fn sign_all(
         .par_chunks_mut(n)
         .zip(files.par_iter())
         .map_init(Buffers::default, |buffers, (row, file)| {
-            let outcome = sign_one(file, config, hasher, keep_sets, &claim, buffers, row);
+            let outcome = sign_one(file, config, hasher, keep, &claim, buffers, row);
             reporter.advance(1);
             outcome
         })
@@ -1227,7 +1432,7 @@ fn sign_all(
                 &files[i],
                 config,
                 hasher,
-                keep_sets,
+                keep,
                 &|_| true,
                 &mut buffers,
                 row,
@@ -1241,13 +1446,44 @@ fn sign_all(
     (outcomes, matrix)
 }
 
+/// What signing keeps of a content besides its hash.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Keep {
+    /// The sorted set, not signed: the exact method (or a method still
+    /// pending) works on sets.
+    Set,
+    /// A signature and the exact distinct count, for callers that report or
+    /// store the count without reading the file again (`--verify signature`,
+    /// the index).
+    CountedSignature,
+    /// A signature only. Every window is fed to the kernel (OPH), or what a
+    /// [`RepeatFilter`] lets through (classic), instead of first building the
+    /// exact set: a minimum does not change when a value comes twice, so the
+    /// signature is the same, and the per-window hash-set insert was the
+    /// largest cost of signing. The count is then an upper bound; exact
+    /// verification re-reads every document it reports and makes it exact
+    /// ([`pairs_of`]).
+    Signature,
+}
+
+impl Keep {
+    /// What the streamed scan keeps under `mode`.
+    fn for_mode(mode: u8, verification: Verification) -> Keep {
+        match (mode, verification) {
+            (SIGN, Verification::Exact) => Keep::Signature,
+            (SIGN, Verification::Signature) => Keep::CountedSignature,
+            _ => Keep::Set,
+        }
+    }
+}
+
 /// Reads, checks and signs one file. `claim(hash)` says whether this file is
 /// the one to sign its content (true) or a copy of a content signed elsewhere.
 fn sign_one(
     file: &FileEntry,
     config: &ScanConfig,
     hasher: &Signer,
-    keep_sets: bool,
+    keep: Keep,
     claim: &(dyn Fn(u128) -> bool + Sync),
     buffers: &mut Buffers,
     row: &mut [u32],
@@ -1271,26 +1507,82 @@ fn sign_one(
             Err(err) => SignOutcome::Failed(err),
         };
     }
-    distinct_shingles_into(&contents, config, buffers);
-    if keep_sets {
-        // The exact method needs the sorted set, not a signature.
-        buffers.set.sort_unstable();
-    } else if !buffers.set.is_empty() {
-        hasher.sign_into(&buffers.set, row);
-    }
+    let shingles = match keep {
+        Keep::Set => {
+            distinct_shingles_into(&contents, config, buffers);
+            buffers.set.sort_unstable();
+            buffers.set.len()
+        }
+        Keep::CountedSignature => {
+            distinct_shingles_into(&contents, config, buffers);
+            if !buffers.set.is_empty() {
+                hasher.sign_into(&buffers.set, row);
+            }
+            buffers.set.len()
+        }
+        Keep::Signature => sign_windows(&contents, config, hasher, buffers, row),
+    };
     if let Err(err) = contents.verify_unchanged() {
         return SignOutcome::Failed(err);
     }
     SignOutcome::Unique(SignedContent {
         hash,
-        shingles: buffers.set.len(),
+        shingles,
+        counted: keep != Keep::Signature,
         // A clone is allocated at its exact length; the buffer stays for reuse.
-        set: if keep_sets {
+        set: if keep == Keep::Set {
             buffers.set.clone()
         } else {
             Vec::new()
         },
     })
+}
+
+/// Signs the shingle windows of `bytes` into `row` without building their
+/// set ([`Keep::Signature`]); returns how many values were signed, an upper
+/// bound on the distinct shingles (0 exactly when there are none; `row` is
+/// then not a signature).
+fn sign_windows(
+    bytes: &[u8],
+    config: &ScanConfig,
+    hasher: &Signer,
+    buffers: &mut Buffers,
+    row: &mut [u32],
+) -> usize {
+    let Buffers {
+        text,
+        scratch,
+        set,
+        repeats,
+        ..
+    } = buffers;
+    normalize_into(bytes, config.normalization, text);
+    match *hasher {
+        Signer::Oph { seed } => {
+            // One bin update per window: cheaper than any dedup would be.
+            let mut windows = 0usize;
+            let mut sketch = oph::Sketch::new(seed, row);
+            config.shingler.for_each_hash(text, scratch, |h| {
+                windows += 1;
+                sketch.add(h);
+            });
+            sketch.finish();
+            windows
+        }
+        Signer::Classic(ref minhasher) => {
+            // `n` hash evaluations per value: drop most repeats first, at a
+            // fraction of an exact set's cost.
+            repeats.filter_into(text.len() / 4, set, |passing| {
+                config
+                    .shingler
+                    .for_each_hash(text, scratch, |h| passing.offer(h))
+            });
+            if !set.is_empty() {
+                minhasher.sign_into(set, row);
+            }
+            set.len()
+        }
+    }
 }
 
 /// The distinct shingle hashes of `bytes`, unordered, in `buffers.set`: signing
@@ -1302,6 +1594,7 @@ fn distinct_shingles_into(bytes: &[u8], config: &ScanConfig, buffers: &mut Buffe
         scratch,
         set,
         distinct,
+        ..
     } = buffers;
     normalize_into(bytes, config.normalization, text);
     // Natural text has roughly one distinct shingle per 3–4 bytes.
@@ -1516,16 +1809,23 @@ impl Signed {
 
 /// Turns verified pairs of contents into pairs of documents: every member of
 /// one group with every member of the other, plus every two members of a group
-/// of identical files (similarity 1.0). Sorted by `(a, b)`.
+/// of identical files (similarity 1.0) unless `lost[item]` (an empty `lost`
+/// loses none). Sorted by `(a, b)`.
 fn expand_to_documents(
     items: &[&ContentGroup],
+    documents: &[Document],
+    lost: &[bool],
     verified: &[SimilarPair],
     verification: Verification,
     signed: bool,
 ) -> Vec<SimilarPair> {
     let mut pairs = Vec::new();
-    for item in items {
-        let shared = (verification == Verification::Exact).then_some(item.content.shingles);
+    for (g, item) in items.iter().enumerate() {
+        if item.members.len() < 2 || lost.get(g).copied().unwrap_or(false) {
+            continue;
+        }
+        let count = documents[item.members[0] as usize].shingles as usize;
+        let shared = (verification == Verification::Exact).then_some(count);
         for (i, &a) in item.members.iter().enumerate() {
             for &b in &item.members[i + 1..] {
                 pairs.push(SimilarPair {
@@ -1716,6 +2016,26 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn densified_signatures_are_not_samples() {
+        let set = |count: u64| -> Vec<u64> {
+            (0..count)
+                .map(|i| xxhash_rust::xxh3::xxh3_64(&i.to_le_bytes()))
+                .collect()
+        };
+        let mut scratch = Vec::new();
+        let mut signature = vec![0u32; 100];
+        // 20 elements cannot fill 100 bins: densification copies values.
+        oph::sign(&set(20), 7, &mut signature);
+        assert!(!is_sample(&signature, &mut scratch));
+        // 5,000 elements fill every bin (each stays empty with p = e^-50).
+        oph::sign(&set(5000), 7, &mut signature);
+        assert!(is_sample(&signature, &mut scratch));
+        // Classic MinHash: n independent functions, no copies.
+        MinHasher::new(100, 7).sign_into(&set(20), &mut signature);
+        assert!(is_sample(&signature, &mut scratch));
     }
 
     #[test]

@@ -55,8 +55,9 @@ pub fn false_positive_area(t: f64, bands: usize, rows: usize) -> f64 {
     integrate(|s| candidate_probability(s, bands, rows), 0.0, t)
 }
 
-/// `1 - P(s) = (1 - s^r)^b`, accurate when it is tiny.
-fn miss_probability(s: f64, bands: usize, rows: usize) -> f64 {
+/// `1 - P(s) = (1 - s^r)^b`: the probability that two documents of
+/// similarity `s` share no bucket, accurate when it is tiny.
+pub fn miss_probability(s: f64, bands: usize, rows: usize) -> f64 {
     let p_band = s.clamp(0.0, 1.0).powi(rows as i32);
     if p_band >= 1.0 {
         return 0.0;
@@ -419,6 +420,17 @@ mod tests {
             assert!((got - p).abs() < 0.0005, "s={s}: {got} vs {p}");
         }
         assert!((candidate_probability(0.8, 20, 5) - 0.9996).abs() < 0.00005);
+    }
+
+    #[test]
+    fn miss_probability_complements_the_curve_and_stays_accurate_when_tiny() {
+        for s in [0.0, 0.2, 0.5, 0.8, 1.0] {
+            let sum = miss_probability(s, 20, 5) + candidate_probability(s, 20, 5);
+            assert!((sum - 1.0).abs() < 1e-12, "s={s}");
+        }
+        // (1 - 0.99^2)^50 = 0.0199^50 ≈ 8.9e-86: 1 - P would round to 0.
+        let tiny = miss_probability(0.99, 50, 2);
+        assert!((tiny / 0.0199f64.powi(50) - 1.0).abs() < 1e-9, "{tiny:e}");
     }
 
     #[test]

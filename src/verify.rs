@@ -89,6 +89,43 @@ pub fn overlap_needed(la: usize, lb: usize, threshold: f64) -> usize {
     (exact.ceil() as usize).saturating_sub(1)
 }
 
+/// The fewest positions in which two MinHash signatures of `n` values must
+/// agree for their documents to be worth reading: a pair of similarity at
+/// least `threshold` agrees in fewer with probability at most `miss`. 0 when
+/// no count can be ruled out at that probability.
+///
+/// Why it holds: each position agrees with probability `J`, the pair's
+/// Jaccard similarity (MMDS 3.3.3). For classic MinHash the positions are
+/// independent; for one-permutation hashing without densification they are
+/// the bin minima, a sample without replacement of the union (hypergeometric).
+/// Either way the Chernoff bound `P[X ≤ k] ≤ exp(−n·KL(k/n ‖ J))` holds
+/// (Hoeffding 1963, Theorem 4 for sampling without replacement), and it only
+/// shrinks as `J` rises above `threshold`. So `k` is the largest count below
+/// `n·threshold` whose bound at `J = threshold` is at most `miss`, and the
+/// answer is `k + 1`. Densified OPH positions copy one element into several
+/// bins and break the argument: callers must not apply this to such
+/// signatures. Conservative next to the exact binomial tail (a unit test
+/// checks both).
+pub fn agreements_needed(n: usize, threshold: f64, miss: f64) -> usize {
+    // Written to also catch NaN: no cut unless both are positive numbers.
+    if n == 0 || miss.is_nan() || threshold.is_nan() || miss <= 0.0 || threshold <= 0.0 {
+        return 0;
+    }
+    let t = threshold.min(1.0);
+    let budget = -miss.min(1.0).ln();
+    // KL divergence of Bernoulli(q) from Bernoulli(t), with 0·ln 0 = 0.
+    let kl = |q: f64| {
+        let term = |x: f64, y: f64| if x == 0.0 { 0.0 } else { x * (x / y).ln() };
+        term(q, t) + term(1.0 - q, 1.0 - t)
+    };
+    // KL(k/n ‖ t) falls as k rises towards n·t: scan down from the top.
+    (0..n)
+        .rev()
+        .filter(|&k| (k as f64) < n as f64 * t)
+        .find(|&k| n as f64 * kl(k as f64 / n as f64) >= budget)
+        .map_or(0, |k| k + 1)
+}
+
 /// Jaccard similarity `|A ∩ B| / |A ∪ B|` of two sorted, deduplicated sets;
 /// 0 when both are empty (two empty documents are not "identical").
 pub fn jaccard(a: &[u64], b: &[u64]) -> f64 {
@@ -580,6 +617,60 @@ where
 mod tests {
     use super::*;
     use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// `P[Binomial(n, p) < m]`, summed in log space.
+    fn binomial_below(n: usize, p: f64, m: usize) -> f64 {
+        let ln_choose = |k: usize| -> f64 {
+            (1..=k)
+                .map(|i| ((n - k + i) as f64).ln() - (i as f64).ln())
+                .sum()
+        };
+        (0..m)
+            .map(|k| (ln_choose(k) + k as f64 * p.ln() + (n - k) as f64 * (1.0 - p).ln()).exp())
+            .sum()
+    }
+
+    #[test]
+    fn agreements_needed_misses_at_most_the_allowed_share_at_the_threshold() {
+        for (n, t, miss) in [
+            (100, 0.8, 1e-6),
+            (96, 0.8, 3.5e-6),
+            (100, 0.5, 5e-3),
+            (128, 0.9, 1e-9),
+            (20, 0.6, 1e-2),
+        ] {
+            let m = agreements_needed(n, t, miss);
+            assert!(m > 0 && (m as f64) < n as f64 * t, "{n} {t} {miss}: {m}");
+            // The exact tail at the threshold is within the bound, and so is
+            // every similarity above it.
+            for j in [t, (t + 1.0) / 2.0] {
+                let p = binomial_below(n, j, m);
+                assert!(p <= miss, "{n} {t} {miss}: P[X < {m}] = {p:e} at J = {j}");
+            }
+            // Not vacuous: one more agreement needed would still be a rare
+            // miss (within 10 000 × the allowance), so the cut is near the tail.
+            assert!(binomial_below(n, t, m + 1) <= miss * 1e4, "{n} {t} {miss}");
+        }
+    }
+
+    #[test]
+    fn agreements_needed_at_the_edges() {
+        assert_eq!(
+            agreements_needed(100, 0.8, 0.0),
+            0,
+            "no miss allowed: no cut"
+        );
+        assert_eq!(agreements_needed(0, 0.8, 1e-6), 0);
+        assert_eq!(agreements_needed(100, 0.0, 1e-6), 0);
+        // J = 1 agrees everywhere: anything less is ruled out.
+        assert_eq!(agreements_needed(100, 1.0, 1e-6), 100);
+        // A larger allowance never needs fewer agreements.
+        let cuts: Vec<usize> = [1e-12, 1e-9, 1e-6, 1e-3, 1e-1]
+            .iter()
+            .map(|&miss| agreements_needed(100, 0.8, miss))
+            .collect();
+        assert!(cuts.windows(2).all(|w| w[0] <= w[1]), "{cuts:?}");
+    }
 
     /// The textbook merge, as the oracle for the branch-free one.
     fn merge_reference(a: &[u64], b: &[u64]) -> usize {

@@ -37,20 +37,10 @@ fn testdata_output_matches_the_reviewed_expected_file() {
     assert_eq!(stdout(&out), String::from_utf8(expected).unwrap());
 }
 
-#[test]
-fn testdata_pairs_are_exactly_the_pairs_above_threshold_by_brute_force() {
-    let threshold = 0.5;
-    let out = run(&["scan", "testdata", "-q", "--threshold", "0.5"]);
-    assert_eq!(out.status.code(), Some(0));
-    let rows = csv_rows(&out.stdout);
-    let got: Vec<(String, String, String)> = rows
-        .iter()
-        .map(|r| {
-            let s = |i: usize| String::from_utf8_lossy(&r[i]).into_owned();
-            (s(0), s(1), s(2))
-        })
-        .collect();
-
+/// Every pair of `testdata/` with exact Jaccard similarity ≥ `threshold`, by
+/// brute force over string shingles, as the CSV writes it: paths, similarity,
+/// both set sizes and the intersection.
+fn brute_force_rows(threshold: f64) -> Vec<[String; 5]> {
     let mut files: Vec<_> = walkdir::WalkDir::new("testdata")
         .sort_by_file_name()
         .into_iter()
@@ -82,15 +72,94 @@ fn testdata_pairs_are_exactly_the_pairs_above_threshold_by_brute_force() {
             }
             let j = exact_jaccard(sa, sb);
             if j >= threshold {
-                expected.push((pa.clone(), pb.clone(), format!("{j:.6}")));
+                expected.push([
+                    pa.clone(),
+                    pb.clone(),
+                    format!("{j:.6}"),
+                    format!("{} {}", sa.len(), sb.len()),
+                    sa.intersection(sb).count().to_string(),
+                ]);
             }
         }
     }
+    expected
+}
+
+#[test]
+fn testdata_pairs_are_exactly_the_pairs_above_threshold_by_brute_force() {
+    let expected = brute_force_rows(0.5);
     assert!(
         expected.len() >= 5,
         "testdata should hold several near-duplicates"
     );
-    assert_eq!(got, expected);
+    assert!(
+        expected.iter().any(|row| row[2] == "1.000000"),
+        "and a pair of identical files"
+    );
+    // The exact join, and LSH with either kernel: LSH signs every shingle
+    // window without counting the set, so the counts the CSV reports must
+    // come from verification (and, for identical files, a read of one copy).
+    let runs: [&[&str]; 3] = [
+        &[],
+        &["--bands", "50", "--rows", "2"],
+        &["--bands", "50", "--rows", "2", "--minhash", "oph"],
+    ];
+    for extra in runs {
+        let mut args = vec!["scan", "testdata", "-q", "--threshold", "0.5"];
+        args.extend_from_slice(extra);
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(0), "{extra:?}: {}", stderr(&out));
+        let got: Vec<[String; 5]> = csv_rows(&out.stdout)
+            .iter()
+            .map(|r| {
+                let s = |i: usize| String::from_utf8_lossy(&r[i]).into_owned();
+                [s(0), s(1), s(2), format!("{} {}", s(4), s(5)), s(6)]
+            })
+            .collect();
+        assert_eq!(got, expected, "{extra:?}");
+    }
+}
+
+#[test]
+fn identical_files_report_their_exact_set_size_without_a_similar_partner() {
+    // Copies of one text that no other file resembles: LSH makes no candidate
+    // of them (identical contents are signed once), so verification never
+    // reads them; the count the CSV reports must still be the set's size, not
+    // the number of windows signed.
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!("{} {}", prose(1, 400), prose(1, 400)); // many repeated windows
+    write(dir.path(), "a.txt", text.as_bytes());
+    write(dir.path(), "b/copy.txt", text.as_bytes());
+    write(dir.path(), "c/copy.txt", text.as_bytes());
+    let other: String = (0..300).map(|i| format!("item{i:05} ")).collect();
+    write(dir.path(), "other.txt", other.as_bytes());
+    let size = char_shingles(text.as_bytes(), 5).len();
+    assert!(size * 2 < text.len(), "the text repeats most windows");
+    for kernel in ["classic", "oph"] {
+        let out = run(&[
+            "scan",
+            dir.path().to_str().unwrap(),
+            "-q",
+            "-t",
+            "0.9",
+            "--bands",
+            "20",
+            "--rows",
+            "5",
+            "--minhash",
+            kernel,
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{kernel}: {}", stderr(&out));
+        let rows = csv_rows(&out.stdout);
+        assert_eq!(rows.len(), 3, "{kernel}: three pairs among three copies");
+        for r in &rows {
+            let field = |i: usize| String::from_utf8_lossy(&r[i]).into_owned();
+            assert_eq!(field(2), "1.000000", "{kernel}");
+            for i in [4, 5, 6] {
+                assert_eq!(field(i), size.to_string(), "{kernel}: column {i}");
+            }
+        }
+    }
 }
 
 #[test]

@@ -95,6 +95,8 @@ pub struct Args {
     pub threshold: Option<f64>,
 
     /// How candidates are verified: exact Jaccard (no false positives) or the signature estimate.
+    /// Exact verification first drops, unread, the candidates whose signatures agree far too
+    /// little to reach T; that adds at most 1 % to the pairs at T that banding misses anyway.
     #[arg(long, value_enum, default_value_t = VerifyArg::Exact, help_heading = "LSH")]
     pub verify: VerifyArg,
 
@@ -517,6 +519,11 @@ fn summary(
     };
     // The join has no LSH candidates: what it counts is the pairs it verified.
     let candidates = match outcome.decision.method {
+        Method::Lsh if s.ruled_out > 0 => format!(
+            "{} ({} ruled out by their signatures)",
+            plural(s.candidates, "candidate", "candidates"),
+            s.ruled_out
+        ),
         Method::Lsh => plural(s.candidates, "candidate", "candidates"),
         Method::Exact => format!(
             "{} verified by the join",
