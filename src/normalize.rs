@@ -234,7 +234,14 @@ pub fn normalize(bytes: &[u8], norm: Normalization) -> String {
 /// advances unless the byte is a space following a space or the start of the
 /// output. That leaves a space exactly between two non-space characters plus
 /// possibly one at the end, which the caller pops. With AVX-512 VBMI2 the same
-/// is done 64 bytes at a time, `vpcompressb` dropping the collapsed spaces.
+/// is done 64 bytes at a time, `vpcompressb` dropping the collapsed spaces;
+/// with AVX2 32 at a time, packing each 8-byte group with `pshufb`. Every
+/// implementation writes at most one byte per byte read, so the output never
+/// needs more room than the input.
+///
+/// The SIMD kernels are `unsafe` to call on a CPU without their features:
+/// [`Kernel::best`] picks only supported ones and
+/// [`normalize_into_kernel`](super::normalize_into_kernel) asserts it.
 mod ascii {
     use super::Normalization;
 
