@@ -370,7 +370,23 @@ mod ascii {
     static COLLAPSE_LOWER: [u8; 256] = table(true);
     static COLLAPSE_KEEP_CASE: [u8; 256] = table(false);
 
-    /// The portable kernel: eight bytes at a time while they are all ASCII.
+    /// The length of the ASCII prefix of `src`, eight bytes at a time.
+    fn ascii_prefix(src: &[u8]) -> usize {
+        let words = src.chunks_exact(8);
+        let tail = words.remainder();
+        let mut n = 0;
+        for word in words {
+            let high = u64::from_le_bytes(word.try_into().unwrap()) & 0x8080_8080_8080_8080;
+            if high != 0 {
+                return n + high.trailing_zeros() as usize / 8;
+            }
+            n += 8;
+        }
+        n + tail.iter().take_while(|b| b.is_ascii()).count()
+    }
+
+    /// The portable kernel: the ASCII prefix found first, then one
+    /// branch-free loop over it.
     ///
     /// # Safety
     /// `dst` must be valid for writes of `src.len()` bytes.
@@ -405,22 +421,8 @@ mod ascii {
                 w += 1;
             }
         };
-        let mut words = src.chunks_exact(8);
-        let mut read = 0;
-        for word in &mut words {
-            if u64::from_ne_bytes(word.try_into().unwrap()) & 0x8080_8080_8080_8080 != 0 {
-                break;
-            }
-            word.iter().for_each(|&b| step(b));
-            read += 8;
-        }
-        for &b in &src[read..] {
-            if !b.is_ascii() {
-                break;
-            }
-            step(b);
-            read += 1;
-        }
+        let read = ascii_prefix(src);
+        src[..read].iter().for_each(|&b| step(b));
         (read, w)
     }
 
