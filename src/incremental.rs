@@ -286,7 +286,7 @@ pub fn refresh(
                 } else {
                     FileSignature::Content {
                         hash: doc.content_hash,
-                        shingles: doc.shingle_count as usize,
+                        shingles: u32::try_from(doc.shingle_count).unwrap_or(u32::MAX),
                         signature: doc.signature,
                     }
                 }
@@ -338,7 +338,7 @@ enum FileSignature {
     /// Read and shingled; `signature` is empty when the shingle set is.
     Content {
         hash: u128,
-        shingles: usize,
+        shingles: u32,
         signature: Vec<u32>,
     },
     Binary,
@@ -349,7 +349,7 @@ enum FileSignature {
 /// [`FileSignature`] per file, copying each content's signature to its copies.
 fn per_file(outcomes: Vec<SignOutcome>, matrix: &[u32], n: usize) -> Vec<FileSignature> {
     let row = |i: usize| &matrix[i * n..(i + 1) * n];
-    let signed: HashMap<u128, (usize, usize)> = outcomes
+    let signed: HashMap<u128, (usize, u32)> = outcomes
         .iter()
         .enumerate()
         .filter_map(|(i, o)| match o {

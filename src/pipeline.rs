@@ -1014,7 +1014,7 @@ fn pairs_of(
         .iter()
         .map(|g| {
             AtomicU32::new(if g.content.counted {
-                count_of(g.content.shingles)
+                g.content.shingles.min(UNCOUNTED - 1)
             } else {
                 UNCOUNTED
             })
@@ -1058,7 +1058,7 @@ fn pairs_of(
                 &candidates,
                 config.threshold,
                 verify::Budget::capped(config.verify_memory),
-                |i| items[i as usize].content.shingles * std::mem::size_of::<u64>(),
+                |i| items[i as usize].content.shingles as usize * std::mem::size_of::<u64>(),
                 |i| {
                     let item = items[i as usize];
                     let result = reload_set(
@@ -1314,8 +1314,9 @@ pub struct SignedContent {
     pub hash: u128,
     /// Number of distinct shingles when `counted`; otherwise an upper bound
     /// (the shingle windows that were signed), zero exactly when the set is
-    /// empty.
-    pub shingles: usize,
+    /// empty. A `u32`, as in [`Document`], so that the flag below fits in the
+    /// 48 bytes the `u128` alignment gives (16 MB at a million contents).
+    pub shingles: u32,
     /// Whether `shingles` is the exact count. See [`Keep::Signature`].
     pub counted: bool,
     /// The sorted shingle set itself, kept only for the exact method.
@@ -1527,7 +1528,7 @@ fn sign_one(
     }
     SignOutcome::Unique(SignedContent {
         hash,
-        shingles,
+        shingles: u32::try_from(shingles).unwrap_or(u32::MAX),
         counted: keep != Keep::Signature,
         // A clone is allocated at its exact length; the buffer stays for reuse.
         set: if keep == Keep::Set {
@@ -1731,8 +1732,7 @@ impl ContentGroups {
                 .binary_search_by_key(&loader_of[c as usize], |g| g.loader)
                 .expect("every content is in the list");
             contents[g].members.push(id as u32);
-            documents[id].shingles =
-                u32::try_from(contents[g].content.shingles).unwrap_or(u32::MAX);
+            documents[id].shingles = contents[g].content.shingles;
         }
         contents.retain(|g| !g.members.is_empty());
         ContentGroups { groups: contents }
@@ -2036,6 +2036,15 @@ mod tests {
         // Classic MinHash: n independent functions, no copies.
         MinHasher::new(100, 7).sign_into(&set(20), &mut signature);
         assert!(is_sample(&signature, &mut scratch));
+    }
+
+    #[test]
+    fn a_content_takes_80_bytes() {
+        // A million contents are held through banding (issue #5's memory
+        // bound is met with little room at a million small files): a field
+        // that pushes these past their alignment costs 16 MB there.
+        assert_eq!(std::mem::size_of::<SignedContent>(), 48);
+        assert_eq!(std::mem::size_of::<ContentGroup>(), 80);
     }
 
     #[test]
