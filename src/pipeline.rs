@@ -1510,8 +1510,7 @@ fn sign_one(
     }
     let shingles = match keep {
         Keep::Set => {
-            distinct_shingles_into(&contents, config, buffers);
-            buffers.set.sort_unstable();
+            sorted_shingles_into(&contents, config, buffers);
             buffers.set.len()
         }
         Keep::CountedSignature => {
@@ -1606,6 +1605,30 @@ fn distinct_shingles_into(bytes: &[u8], config: &ScanConfig, buffers: &mut Buffe
     distinct.drain_into(set);
 }
 
+/// The sorted shingle set of `bytes` in `buffers.set`. A sort needs no exact
+/// dedup beforehand: a [`RepeatFilter`] first drops most repeats (natural text
+/// repeats most of its 5-character windows, so sorting every occurrence would
+/// be ~3× the work), and the few left go with the sort's neighbours. That is
+/// cheaper than a [`DistinctSet`], whose insert costs more per window than
+/// the filter and the extra sorted values together.
+fn sorted_shingles_into(bytes: &[u8], config: &ScanConfig, buffers: &mut Buffers) {
+    let Buffers {
+        text,
+        scratch,
+        set,
+        repeats,
+        ..
+    } = buffers;
+    normalize_into(bytes, config.normalization, text);
+    repeats.filter_into(text.len() / 4, set, |passing| {
+        config
+            .shingler
+            .for_each_hash(text, scratch, |h| passing.offer(h))
+    });
+    set.sort_unstable();
+    set.dedup();
+}
+
 /// Re-creates a file's shingle set for exact verification, refusing a file
 /// whose content is no longer what was signed.
 fn reload_set(
@@ -1624,12 +1647,9 @@ fn reload_set(
         static BUFFERS: std::cell::RefCell<Buffers> = std::cell::RefCell::default();
     }
     let set = BUFFERS.with_borrow_mut(|buffers| {
-        // Sorting only the distinct hashes is ~3× less work than sorting every
-        // occurrence (natural text repeats most of its 5-character windows).
-        distinct_shingles_into(&contents, config, buffers);
-        let mut set = buffers.set.clone();
-        set.sort_unstable();
-        set
+        sorted_shingles_into(&contents, config, buffers);
+        // A clone is allocated at its exact length; the buffer stays for reuse.
+        buffers.set.clone()
     });
     contents.verify_unchanged().map_err(|e| e.to_string())?;
     Ok(set)
