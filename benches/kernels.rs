@@ -24,6 +24,13 @@
 //!   multiplies with intrinsics);
 //! * `oph_occ` / `oph_distinct`: one-permutation hashing with densification.
 //!
+//! Sorting (group `sort`, in values sorted per second): each document's
+//! hashes as `RepeatFilter` passes them (the set with a few repeats left), as
+//! `pipeline::sorted_shingles_into` sorts them before its dedup, copied into a
+//! reused buffer and sorted by `sort_unstable` (pdqsort) vs
+//! `HashSorter::sort` (bucket sort on the leading bits); `copy` (the copy
+//! alone) is the yardstick.
+//!
 //! Normalisation (group `normalize/<docs>`, in MB/s of *raw* input bytes, the
 //! same every-16th files split into pure ASCII documents and documents with a
 //! non-ASCII byte): `reference` (the implementation before the branch-free
@@ -45,7 +52,7 @@ use std::time::Duration;
 
 use criterion::measurement::{Measurement, ValueFormatter, WallTime};
 use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
-use simfind::distinct::DistinctSet;
+use simfind::distinct::{DistinctSet, HashSorter, RepeatFilter};
 use simfind::minhash::{MinHasher, SplitMix64, kernel};
 use simfind::normalize::{Kernel, Normalization, normalize, normalize_into_kernel, reference};
 use simfind::oph;
@@ -361,6 +368,67 @@ fn kernels(c: &mut Criterion<ThreadCpu>) {
     }
 }
 
+fn sorting(c: &mut Criterion<ThreadCpu>) {
+    let docs = documents();
+    let shingler = Shingler::new(ShingleKind::Char, K, StopWords::default());
+    let (mut scratch, mut filter) = (Scratch::default(), RepeatFilter::default());
+    let sets: Vec<Vec<u64>> = docs
+        .iter()
+        .map(|d| {
+            let mut set = Vec::new();
+            filter.filter_into(d.len() / 4, &mut set, |passing| {
+                shingler.for_each_hash(d, &mut scratch, |h| passing.offer(h))
+            });
+            set
+        })
+        .collect();
+    let values: u64 = sets.iter().map(|s| s.len() as u64).sum();
+    let mut lens: Vec<usize> = sets.iter().map(Vec::len).collect();
+    lens.sort_unstable();
+    eprintln!(
+        "sort: {} documents, {values} values; median {}, largest {}; {} below HashSorter::MIN_LEN",
+        sets.len(),
+        lens[lens.len() / 2],
+        lens[lens.len() - 1],
+        lens.iter().filter(|&&n| n < HashSorter::MIN_LEN).count()
+    );
+    let mut g = configure(c, "sort");
+    g.throughput(Throughput::Elements(values));
+    g.bench_function("copy", |bch| {
+        let mut buf = Vec::new();
+        bch.iter(|| {
+            for s in &sets {
+                buf.clear();
+                buf.extend_from_slice(s);
+                black_box(&buf);
+            }
+        })
+    });
+    g.bench_function("sort_unstable", |bch| {
+        let mut buf = Vec::new();
+        bch.iter(|| {
+            for s in &sets {
+                buf.clear();
+                buf.extend_from_slice(s);
+                buf.sort_unstable();
+                black_box(&buf);
+            }
+        })
+    });
+    g.bench_function("hash_sorter", |bch| {
+        let (mut buf, mut sorter) = (Vec::new(), HashSorter::default());
+        bch.iter(|| {
+            for s in &sets {
+                buf.clear();
+                buf.extend_from_slice(s);
+                sorter.sort(&mut buf);
+                black_box(&buf);
+            }
+        })
+    });
+    g.finish();
+}
+
 fn normalization(c: &mut Criterion<ThreadCpu>) {
     let (ascii, mixed) = raw_documents();
     for (name, docs) in [("ascii_docs", &ascii), ("mixed_docs", &mixed)] {
@@ -405,6 +473,6 @@ fn normalization(c: &mut Criterion<ThreadCpu>) {
 criterion_group! {
     name = benches;
     config = Criterion::default().with_measurement(ThreadCpu);
-    targets = kernels, normalization
+    targets = kernels, sorting, normalization
 }
 criterion_main!(benches);

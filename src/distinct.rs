@@ -211,6 +211,134 @@ impl Passing<'_> {
     }
 }
 
+/// Sorts 64-bit hashes in expected linear time, reusing its scratch from one
+/// call to the next.
+///
+/// Role: verification and the exact method need each document's shingle set
+/// *sorted*; pdqsort's `n log n` comparisons were a fifth of a scan's CPU.
+/// The values are XXH3 outputs, uniformly distributed, so ordering them by
+/// their leading `log2 n + 6` bits alone leaves only the rare pairs that share
+/// all of those bits out of order (about `n / 64` of them). That key is
+/// sorted by an LSD radix sort (Knuth, TAOCP vol. 3 §5.2.5) in two or three
+/// counting passes of at most [`HashSorter::MAX_DIGIT_BITS`] bits, and one
+/// insertion sort pass finishes the job. Measured against a bucket sort with
+/// ~4 values per bucket (each bucket insertion-sorted), which mispredicted a
+/// branch per bucket and barely beat pdqsort: PERFORMANCE.md, "Sorting hash
+/// sets (branch radix)".
+///
+/// Input: any `Vec<u64>` (duplicates allowed). Output: the same values in
+/// ascending order, exactly what `sort_unstable` gives. Non-uniform input
+/// stays correct and `O(n log n)`: the key is taken below the bits that
+/// every value shares with the minimum (so a small range still spreads),
+/// and if the final insertion sort needs more than `n` moves it stops and
+/// `sort_unstable` sorts the (partly sorted) rest.
+///
+/// Memory: a scratch vector as long as the largest input plus at most
+/// 3 × 2 Ki `u32` counters, kept and reused (no allocation per call once warm).
+#[derive(Default, Debug)]
+pub struct HashSorter {
+    /// The other buffer of each radix pass; swapped with the caller's vector
+    /// after every pass, so both allocations are reused.
+    scratch: Vec<u64>,
+    /// One histogram per pass: the digit counts, then each digit's next slot.
+    counts: Vec<u32>,
+}
+
+impl HashSorter {
+    /// Below this length `sort_unstable` is faster (measured: slower at 64
+    /// values, 15 % faster at 128).
+    pub const MIN_LEN: usize = 128;
+    /// The key is `log2 n + 1 + EXTRA_KEY_BITS` bits: each extra bit halves
+    /// the pairs left for the insertion sort (`n / 2^EXTRA` expected).
+    const EXTRA_KEY_BITS: u32 = 5;
+    /// A digit of 11 bits: a histogram of 8 KiB stays in L1 and the scatter
+    /// writes to 2 Ki places at most.
+    pub const MAX_DIGIT_BITS: u32 = 11;
+
+    /// Sorts `values` ascending. `values` may come back in a different
+    /// allocation (the sorter's former scratch); its contents are exactly
+    /// `values` sorted.
+    pub fn sort(&mut self, values: &mut Vec<u64>) {
+        let n = values.len();
+        if n < Self::MIN_LEN || n > u32::MAX as usize {
+            values.sort_unstable();
+            return;
+        }
+        let (min, max) = values
+            .iter()
+            .fold((u64::MAX, 0), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+        let range_bits = 64 - (max - min).leading_zeros();
+        if range_bits == 0 {
+            return; // all equal
+        }
+        let key_bits = (n.ilog2() + 1 + Self::EXTRA_KEY_BITS).min(range_bits);
+        let passes = key_bits.div_ceil(Self::MAX_DIGIT_BITS);
+        let digit_bits = key_bits.div_ceil(passes);
+        // The key's lowest bit: the key covers the top of `v - min`.
+        let low = range_bits.saturating_sub(passes * digit_bits);
+        let radix = 1usize << digit_bits;
+        let mask = radix as u64 - 1;
+        let passes = passes as usize;
+
+        self.counts.clear();
+        self.counts.resize(passes * radix, 0);
+        // Every pass's histogram in one read of the values.
+        for &v in values.iter() {
+            let key = (v - min) >> low;
+            for (p, counts) in self.counts.chunks_exact_mut(radix).enumerate() {
+                counts[((key >> (p as u32 * digit_bits)) & mask) as usize] += 1;
+            }
+        }
+        for counts in self.counts.chunks_exact_mut(radix) {
+            let mut start = 0u32;
+            for c in counts {
+                let len = *c;
+                *c = start;
+                start += len;
+            }
+        }
+        self.scratch.clear();
+        self.scratch.resize(n, 0);
+        for (p, counts) in self.counts.chunks_exact_mut(radix).enumerate() {
+            let shift = low + p as u32 * digit_bits;
+            let scratch = &mut self.scratch[..n];
+            for &v in values.iter() {
+                let slot = &mut counts[(((v - min) >> shift) & mask) as usize];
+                scratch[*slot as usize] = v;
+                *slot += 1;
+            }
+            std::mem::swap(values, &mut self.scratch);
+        }
+        finish_nearly_sorted(values);
+    }
+}
+
+/// Insertion sort for a slice with few inversions: `n` moves at most, then
+/// `sort_unstable` takes over (the moves so far kept it a permutation), so
+/// that input the radix passes could not order stays `O(n log n)`.
+/// Returns whether it did.
+fn finish_nearly_sorted(values: &mut [u64]) -> bool {
+    let mut budget = values.len();
+    for i in 1..values.len() {
+        let v = values[i];
+        if values[i - 1] <= v {
+            continue;
+        }
+        let mut j = i;
+        while j > 0 && values[j - 1] > v {
+            values[j] = values[j - 1];
+            j -= 1;
+        }
+        values[j] = v;
+        budget = budget.saturating_sub(i - j);
+        if budget == 0 {
+            values.sort_unstable();
+            return true;
+        }
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -347,5 +475,121 @@ mod tests {
             }
         }
         assert!(filtered(0, &[], &mut filter).is_empty());
+    }
+
+    fn sorted_by(sorter: &mut HashSorter, values: &[u64]) -> Vec<u64> {
+        let mut v = values.to_vec();
+        sorter.sort(&mut v);
+        v
+    }
+
+    /// Uniform pseudo-random hashes, as XXH3 gives (SplitMix64's finaliser).
+    fn uniform(n: usize, seed: u64) -> Vec<u64> {
+        (0..n as u64)
+            .map(|i| {
+                let mut z = (i + seed).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+                z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+                z ^ (z >> 31)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn hash_sorter_sorts_large_uniform_vectors_and_reuses_its_memory() {
+        let mut sorter = HashSorter::default();
+        // Each input repeats a fifth of its values, as the repeat filter lets
+        // some through.
+        for (n, seed) in [(1_000_000, 1), (300, 2), (70_000, 3), (1_000_000, 4)] {
+            let mut input = uniform(n, seed);
+            input.extend_from_within(..n / 5);
+            assert_eq!(sorted_by(&mut sorter, &input), sorted(input));
+        }
+        // Once warm, sorting a vector no larger than before allocates
+        // nothing: the two buffers only trade places (an odd number of
+        // passes leaves them swapped). 500,000 values take three passes,
+        // 2,000 two.
+        for n in [500_000, 2_000] {
+            let mut v = uniform(n, 5);
+            let ptrs = |v: &Vec<u64>, s: &HashSorter| {
+                let mut p = [v.as_ptr(), s.scratch.as_ptr()];
+                p.sort();
+                (p, s.counts.as_ptr())
+            };
+            let before = ptrs(&v, &sorter);
+            sorter.sort(&mut v);
+            assert_eq!(ptrs(&v, &sorter), before);
+            assert!(v.is_sorted());
+        }
+    }
+
+    #[test]
+    fn hash_sorter_clustered_input_falls_back_and_stays_exact() {
+        // Half the values in one narrow cluster, half spread over all of u64:
+        // the cluster shares one radix key, so its values stay in random
+        // order and the insertion sort would need ~n²/4 moves.
+        let mut input = uniform(2000, 6);
+        input.extend(uniform(2000, 7).iter().map(|v| 1 << 40 | v >> 50));
+        input.extend([0, u64::MAX, 0, u64::MAX]);
+        let mut sorter = HashSorter::default();
+        assert_eq!(sorted_by(&mut sorter, &input), sorted(input));
+    }
+
+    #[test]
+    fn finishing_falls_back_only_past_n_moves() {
+        // One value n - 1 places out: exactly n - 1 moves, no fallback.
+        let mut v: Vec<u64> = (1..1000).chain([0]).collect();
+        assert!(!finish_nearly_sorted(&mut v));
+        assert!(v.is_sorted());
+        // Reversed: n² / 2 inversions, the budget runs out.
+        let mut v: Vec<u64> = (0..1000).rev().collect();
+        assert!(finish_nearly_sorted(&mut v));
+        assert_eq!(v, (0..1000).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn hash_sorter_all_equal_and_tiny_inputs() {
+        let mut sorter = HashSorter::default();
+        for v in [vec![], vec![7], vec![u64::MAX; 5000], vec![0; 300]] {
+            assert_eq!(sorted_by(&mut sorter, &v), v);
+        }
+    }
+
+    use proptest::prelude::*;
+
+    /// Vectors of every shape: `bits` random low bits above a `base` (0 bits:
+    /// all equal; 64: uniform; in between: small ranges, many duplicates,
+    /// possibly wrapping around `u64::MAX`).
+    fn shaped() -> impl Strategy<Value = Vec<u64>> {
+        (
+            prop::collection::vec(any::<u64>(), 0..=2000),
+            0u32..=64,
+            any::<u64>(),
+        )
+            .prop_map(|(raw, bits, base)| {
+                raw.into_iter()
+                    .map(|x| base.wrapping_add(x.checked_shr(64 - bits).unwrap_or(0)))
+                    .collect()
+            })
+    }
+
+    proptest! {
+        #[test]
+        fn hash_sorter_equals_sort_unstable(values in prop::collection::vec(any::<u64>(), 0..=2000)) {
+            let mut sorter = HashSorter::default();
+            prop_assert_eq!(sorted_by(&mut sorter, &values), sorted(values));
+        }
+
+        #[test]
+        fn hash_sorter_equals_sort_unstable_on_any_shape(
+            a in shaped(),
+            b in shaped(),
+        ) {
+            // One sorter for both: the second sort starts from the first's
+            // scratch and counters.
+            let mut sorter = HashSorter::default();
+            prop_assert_eq!(sorted_by(&mut sorter, &a), sorted(a));
+            prop_assert_eq!(sorted_by(&mut sorter, &b), sorted(b));
+        }
     }
 }
