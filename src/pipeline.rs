@@ -43,7 +43,7 @@ use rayon::prelude::*;
 use xxhash_rust::xxh3::xxh3_128;
 
 use crate::allpairs;
-use crate::distinct::{DistinctSet, RepeatFilter};
+use crate::distinct::{DistinctSet, HashSorter, RepeatFilter};
 use crate::input::read::{self, ReadError, ReadOptions};
 use crate::input::walk::{
     self, FileEntry, StreamEvent, WalkEnd, WalkEvent, WalkOptions, WalkSkips,
@@ -1342,6 +1342,7 @@ struct Buffers {
     set: Vec<u64>,
     distinct: DistinctSet,
     repeats: RepeatFilter,
+    sorter: HashSorter,
 }
 
 /// The configured signing kernel.
@@ -1617,6 +1618,7 @@ fn sorted_shingles_into(bytes: &[u8], config: &ScanConfig, buffers: &mut Buffers
         scratch,
         set,
         repeats,
+        sorter,
         ..
     } = buffers;
     normalize_into(bytes, config.normalization, text);
@@ -1625,7 +1627,7 @@ fn sorted_shingles_into(bytes: &[u8], config: &ScanConfig, buffers: &mut Buffers
             .shingler
             .for_each_hash(text, scratch, |h| passing.offer(h))
     });
-    set.sort_unstable();
+    sorter.sort(set);
     set.dedup();
 }
 
