@@ -13,8 +13,8 @@
 //! * `verify/intersect_branchy`: the size of the intersection of every 20 × 5
 //!   candidate pair by the textbook merge of the two sorted sets (a branch per
 //!   step), reported in set elements per second;
-//! * `verify/intersect`: the same by the library's branch-free merge
-//!   (`verify::intersection_size`);
+//! * `verify/intersect`: the same by the library's merge
+//!   (`verify::intersection_size`: the fastest kernel this CPU runs);
 //! * `verify/intersect_bounded_t0.8`: the same, stopping a pair's merge once
 //!   it cannot reach the overlap that J ≥ 0.8 needs
 //!   (`verify::intersection_at_least`), as verification does;
