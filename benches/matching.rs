@@ -13,11 +13,16 @@
 //! * `verify/intersect_branchy`: the size of the intersection of every 20 × 5
 //!   candidate pair by the textbook merge of the two sorted sets (a branch per
 //!   step), reported in set elements per second;
-//! * `verify/intersect`: the same by the library's branch-free merge
-//!   (`verify::intersection_size`);
+//! * `verify/intersect`: the same by the library's merge
+//!   (`verify::intersection_size`: the fastest kernel this CPU runs);
 //! * `verify/intersect_bounded_t0.8`: the same, stopping a pair's merge once
 //!   it cannot reach the overlap that J ≥ 0.8 needs
 //!   (`verify::intersection_at_least`), as verification does;
+//! * `verify/merge_<kernel>`, `verify/merge_<kernel>_bounded_t0.8`: the
+//!   previous two by each merge kernel this CPU runs
+//!   (`verify::intersection_at_least_with`: `scalar`, `avx2`, `avx512`), so
+//!   the SIMD kernels are compared with the scalar one in one run
+//!   (`cargo bench --bench matching -- merge`);
 //! * `verify/exact_in_memory`: `verify::verify_exact` over the same candidates
 //!   with every set already in memory (the loader clones it), i.e. the
 //!   verifier's own bookkeeping plus the merges;
@@ -143,6 +148,42 @@ fn matching(c: &mut Criterion) {
                 .sum::<usize>()
         })
     });
+    for &kernel in verify::MergeKernel::ALL {
+        if !kernel.supported() {
+            continue;
+        }
+        g.bench_function(format!("merge_{}", kernel.name()), |bch| {
+            bch.iter(|| {
+                candidates
+                    .iter()
+                    .filter_map(|&(a, b)| {
+                        verify::intersection_at_least_with(
+                            kernel,
+                            &sets[a as usize],
+                            &sets[b as usize],
+                            0,
+                        )
+                    })
+                    .sum::<usize>()
+            })
+        });
+        g.bench_function(format!("merge_{}_bounded_t0.8", kernel.name()), |bch| {
+            bch.iter(|| {
+                candidates
+                    .iter()
+                    .filter_map(|&(a, b)| {
+                        let (sa, sb) = (&sets[a as usize], &sets[b as usize]);
+                        verify::intersection_at_least_with(
+                            kernel,
+                            sa,
+                            sb,
+                            verify::overlap_needed(sa.len(), sb.len(), 0.8),
+                        )
+                    })
+                    .sum::<usize>()
+            })
+        });
+    }
     g.bench_function("exact_in_memory", |bch| {
         bch.iter(|| {
             let out = verify::verify_exact(

@@ -58,11 +58,124 @@ const CHECK_EVERY: usize = 128;
 /// A candidate far below the threshold is rejected after a fraction of its
 /// merge.
 ///
-/// The merge is branch-free (compare, then advance either side by a 0/1
-/// step): whether the smaller element is in `a` or `b` is a coin toss the
-/// branch predictor loses half the time on real sets.
+/// Runs the fastest [`MergeKernel`] this CPU supports; every kernel gives the
+/// same answer.
 pub fn intersection_at_least(a: &[u64], b: &[u64], need: usize) -> Option<usize> {
-    let (mut i, mut j, mut shared) = (0usize, 0usize, 0usize);
+    intersection_at_least_with(MergeKernel::best(), a, b, need)
+}
+
+/// Which implementation of the merge behind [`intersection_at_least`] runs.
+/// All give the same answer; the SIMD ones leave the last partial blocks to
+/// the scalar merge.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MergeKernel {
+    /// The branch-free scalar merge (compare, then advance either side by a
+    /// 0/1 step): whether the smaller element is in `a` or `b` is a coin toss
+    /// the branch predictor loses half the time on real sets.
+    Scalar,
+    /// Blocks of 4 of each set compared all-pairs in AVX2 registers.
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+    /// Blocks of 8 of each set compared all-pairs with AVX-512F masks.
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
+}
+
+impl MergeKernel {
+    /// Every kernel this build has, slowest first.
+    pub const ALL: &[MergeKernel] = &[
+        MergeKernel::Scalar,
+        #[cfg(target_arch = "x86_64")]
+        MergeKernel::Avx2,
+        #[cfg(target_arch = "x86_64")]
+        MergeKernel::Avx512,
+    ];
+
+    /// Whether this CPU runs the kernel (`is_x86_feature_detected!` caches
+    /// its answer: one atomic load).
+    pub fn supported(self) -> bool {
+        match self {
+            MergeKernel::Scalar => true,
+            #[cfg(target_arch = "x86_64")]
+            MergeKernel::Avx2 => {
+                is_x86_feature_detected!("avx2") && is_x86_feature_detected!("popcnt")
+            }
+            #[cfg(target_arch = "x86_64")]
+            MergeKernel::Avx512 => {
+                is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("popcnt")
+            }
+        }
+    }
+
+    /// A short name for benches and messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            MergeKernel::Scalar => "scalar",
+            #[cfg(target_arch = "x86_64")]
+            MergeKernel::Avx2 => "avx2",
+            #[cfg(target_arch = "x86_64")]
+            MergeKernel::Avx512 => "avx512",
+        }
+    }
+
+    /// The fastest kernel this CPU runs.
+    pub fn best() -> MergeKernel {
+        let mut supported = MergeKernel::ALL.iter().rev().filter(|k| k.supported());
+        *supported.next().expect("the scalar kernel runs everywhere")
+    }
+}
+
+/// [`intersection_at_least`] by a chosen kernel, for tests and benches.
+///
+/// # Panics
+/// If this CPU does not support `kernel`.
+#[doc(hidden)]
+pub fn intersection_at_least_with(
+    kernel: MergeKernel,
+    a: &[u64],
+    b: &[u64],
+    need: usize,
+) -> Option<usize> {
+    assert!(
+        kernel.supported(),
+        "this CPU lacks the {} kernel",
+        kernel.name()
+    );
+    let start = match kernel {
+        MergeKernel::Scalar => Merged::default(),
+        // SAFETY: the CPU has the kernel's features (asserted above).
+        #[cfg(target_arch = "x86_64")]
+        MergeKernel::Avx2 => unsafe { simd::blocks_avx2(a, b, need)? },
+        #[cfg(target_arch = "x86_64")]
+        MergeKernel::Avx512 => unsafe { simd::blocks_avx512(a, b, need)? },
+    };
+    merge_scalar(a, b, start, need)
+}
+
+/// How far a merge has got: `a[..i]` and `b[..j]` are done (nothing after
+/// them can equal them) and `shared` of their elements were common.
+#[derive(Clone, Copy, Debug, Default)]
+struct Merged {
+    i: usize,
+    j: usize,
+    shared: usize,
+}
+
+impl Merged {
+    /// Whether the intersection can still reach `need`: every match to come
+    /// pairs a distinct element of `a[i..]` with one of `b[j..]`.
+    fn can_reach(&self, a: &[u64], b: &[u64], need: usize) -> bool {
+        self.shared + (a.len() - self.i).min(b.len() - self.j) >= need
+    }
+}
+
+/// The branch-free scalar merge, from `start` to the end of either set.
+fn merge_scalar(a: &[u64], b: &[u64], start: Merged, need: usize) -> Option<usize> {
+    let Merged {
+        mut i,
+        mut j,
+        mut shared,
+    } = start;
     while i < a.len() && j < b.len() {
         for _ in 0..CHECK_EVERY {
             let (Some(&x), Some(&y)) = (a.get(i), b.get(j)) else {
@@ -72,11 +185,91 @@ pub fn intersection_at_least(a: &[u64], b: &[u64], need: usize) -> Option<usize>
             i += usize::from(x <= y);
             j += usize::from(y <= x);
         }
-        if shared + (a.len() - i).min(b.len() - j) < need {
+        if !(Merged { i, j, shared }).can_reach(a, b, need) {
             return None;
         }
     }
     (shared >= need).then_some(shared)
+}
+
+/// Block-wise SIMD intersection of sorted sets (Schlegel, Willhalm and
+/// Lehner, "Fast sorted-set intersection using SIMD instructions", 2011;
+/// Lemire, Boytsov and Kurz, "SIMD compression and the intersection of
+/// sorted integers", 2016): a block of `W` elements of `a` is compared with
+/// a block of `W` of `b` all-pairs — each element of `a`'s block broadcast
+/// and compared with `b`'s whole block — and the matched lanes of `b` are
+/// counted. Then the block whose last element is smaller moves on (both when
+/// equal): its elements are below everything after the other block, so they
+/// can match nothing more. A lane of `b` equals at most one element of `a`
+/// (no duplicates), so every common element is counted exactly once, in the
+/// one pair of blocks that holds both copies.
+///
+/// Each kernel stops when either set has fewer than `W` elements left and
+/// returns how far it got for the scalar merge to finish, or `None` as soon
+/// as the bound of [`Merged::can_reach`] fails (checked about every
+/// [`CHECK_EVERY`] elements, as the scalar merge does).
+#[cfg(target_arch = "x86_64")]
+mod simd {
+    use super::{CHECK_EVERY, Merged};
+    use std::arch::x86_64::*;
+
+    /// # Safety
+    /// The CPU must support AVX2 and POPCNT.
+    #[target_feature(enable = "avx2,popcnt")]
+    pub(super) unsafe fn blocks_avx2(a: &[u64], b: &[u64], need: usize) -> Option<Merged> {
+        const W: usize = 4;
+        let mut m = Merged::default();
+        while m.i + W <= a.len() && m.j + W <= b.len() {
+            for _ in 0..CHECK_EVERY / W {
+                let (Some(ab), Some(bb)) = (a.get(m.i..m.i + W), b.get(m.j..m.j + W)) else {
+                    break;
+                };
+                // SAFETY: `bb` holds W = 4 u64, the 32 bytes loaded.
+                let vb = unsafe { _mm256_loadu_si256(bb.as_ptr().cast()) };
+                let mut eq = _mm256_setzero_si256();
+                for &x in &ab[..W] {
+                    eq = _mm256_or_si256(eq, _mm256_cmpeq_epi64(_mm256_set1_epi64x(x as i64), vb));
+                }
+                m.shared += _mm256_movemask_pd(_mm256_castsi256_pd(eq)).count_ones() as usize;
+                let (last_a, last_b) = (ab[W - 1], bb[W - 1]);
+                m.i += W * usize::from(last_a <= last_b);
+                m.j += W * usize::from(last_b <= last_a);
+            }
+            if !m.can_reach(a, b, need) {
+                return None;
+            }
+        }
+        Some(m)
+    }
+
+    /// # Safety
+    /// The CPU must support AVX-512F and POPCNT.
+    #[target_feature(enable = "avx512f,popcnt")]
+    pub(super) unsafe fn blocks_avx512(a: &[u64], b: &[u64], need: usize) -> Option<Merged> {
+        const W: usize = 8;
+        let mut m = Merged::default();
+        while m.i + W <= a.len() && m.j + W <= b.len() {
+            for _ in 0..CHECK_EVERY / W {
+                let (Some(ab), Some(bb)) = (a.get(m.i..m.i + W), b.get(m.j..m.j + W)) else {
+                    break;
+                };
+                // SAFETY: `bb` holds W = 8 u64, the 64 bytes loaded.
+                let vb = unsafe { _mm512_loadu_si512(bb.as_ptr().cast()) };
+                let mut hits: __mmask8 = 0;
+                for &x in &ab[..W] {
+                    hits |= _mm512_cmpeq_epi64_mask(_mm512_set1_epi64(x as i64), vb);
+                }
+                m.shared += hits.count_ones() as usize;
+                let (last_a, last_b) = (ab[W - 1], bb[W - 1]);
+                m.i += W * usize::from(last_a <= last_b);
+                m.j += W * usize::from(last_b <= last_a);
+            }
+            if !m.can_reach(a, b, need) {
+                return None;
+            }
+        }
+        Some(m)
+    }
 }
 
 /// The least intersection two sets of sizes `la` and `lb` can have when their
@@ -672,6 +865,101 @@ mod tests {
         assert!(cuts.windows(2).all(|w| w[0] <= w[1]), "{cuts:?}");
     }
 
+    /// Every merge kernel this CPU runs (the SIMD ones are tested only where
+    /// the CPU has them; the scalar one everywhere).
+    fn kernels() -> Vec<MergeKernel> {
+        MergeKernel::ALL
+            .iter()
+            .copied()
+            .filter(|k| k.supported())
+            .collect()
+    }
+
+    /// Sets of every length 0..=40 (across the SIMD block sizes 4 and 8 and
+    /// their multiples) in shapes that exercise the block advance: heavy
+    /// overlap at every offset, disjoint ranges either side, fine and coarse
+    /// interleaving, pseudo-random subsets, and the same near `u64::MAX`
+    /// (values the kernels compare as signed lanes). `need` runs around the
+    /// answer, where an early exit would show.
+    #[test]
+    fn every_kernel_equals_the_textbook_merge_on_small_sets() {
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut random = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let kernels = kernels();
+        let mut checked = 0usize;
+        for la in 0..=40u64 {
+            for lb in 0..=40u64 {
+                let mask = random();
+                let shapes: Vec<(Vec<u64>, Vec<u64>)> = vec![
+                    // Overlapping ranges at several offsets, from identical
+                    // to just touching.
+                    ((0..la).collect(), (0..lb).collect()),
+                    ((0..la).collect(), (la / 2..la / 2 + lb).collect()),
+                    ((3..3 + la).collect(), (0..lb).collect()),
+                    ((0..la).collect(), (la.saturating_sub(1)..la + lb).collect()),
+                    // Disjoint, `b` after `a` and before it.
+                    ((0..la).collect(), (la..la + lb).collect()),
+                    ((100..100 + la).collect(), (0..lb).collect()),
+                    // Interleaved: evens and odds (nothing shared), and
+                    // multiples of 2 and of 3 (every sixth shared).
+                    (
+                        (0..la).map(|x| 2 * x).collect(),
+                        (0..lb).map(|x| 2 * x + 1).collect(),
+                    ),
+                    (
+                        (0..la).map(|x| 2 * x).collect(),
+                        (0..lb).map(|x| 3 * x).collect(),
+                    ),
+                    // Pseudo-random subsets of a small universe.
+                    (
+                        (0..64)
+                            .filter(|x| mask >> x & 1 == 1)
+                            .take(la as usize)
+                            .collect(),
+                        (0..64)
+                            .filter(|x| (mask >> x) & 3 != 0)
+                            .take(lb as usize)
+                            .collect(),
+                    ),
+                ];
+                for (a, b) in shapes {
+                    let high =
+                        |s: &[u64]| -> Vec<u64> { s.iter().map(|&x| u64::MAX - 200 + x).collect() };
+                    let (ha, hb) = (high(&a), high(&b));
+                    for (a, b) in [(&a, &b), (&b, &a), (&ha, &hb)] {
+                        let shared = merge_reference(a, b);
+                        for need in [0, shared.saturating_sub(1), shared, shared + 1, shared + 9] {
+                            for &kernel in &kernels {
+                                assert_eq!(
+                                    intersection_at_least_with(kernel, a, b, need),
+                                    (shared >= need).then_some(shared),
+                                    "{} a {a:?} b {b:?} need {need}",
+                                    kernel.name()
+                                );
+                                checked += 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked >= 41 * 41 * 9 * 3 * 5, "{checked}");
+    }
+
+    #[test]
+    fn best_kernel_is_supported() {
+        assert!(MergeKernel::best().supported());
+        #[cfg(target_arch = "x86_64")]
+        if is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("popcnt") {
+            assert_eq!(MergeKernel::best(), MergeKernel::Avx512);
+        }
+    }
+
     /// The textbook merge, as the oracle for the branch-free one.
     fn merge_reference(a: &[u64], b: &[u64]) -> usize {
         let (mut i, mut j, mut shared) = (0, 0, 0);
@@ -716,6 +1004,39 @@ mod tests {
                 intersection_at_least(&a, &b, need),
                 (shared >= need).then_some(shared)
             );
+            for kernel in kernels() {
+                proptest::prop_assert_eq!(
+                    intersection_at_least_with(kernel, &a, &b, need),
+                    (shared >= need).then_some(shared),
+                    "{}", kernel.name()
+                );
+            }
+        }
+
+        /// Near-copies, as verification sees them: two samples of one set
+        /// of hash-like values, each keeping most of it, and `need` within
+        /// a few of the answer (where an early exit would be wrong).
+        #[test]
+        fn every_kernel_equals_the_textbook_merge_on_near_copies(
+            base in proptest::collection::btree_set(proptest::num::u64::ANY, 0..600),
+            keep in proptest::collection::vec((0u8..100, 0u8..100), 600),
+            keep_percent in 50u8..=100,
+            delta in -3isize..=3,
+        ) {
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            for (&x, &(ka, kb)) in base.iter().zip(&keep) {
+                if ka < keep_percent { a.push(x) }
+                if kb < keep_percent { b.push(x) }
+            }
+            let shared = merge_reference(&a, &b);
+            let need = shared.saturating_add_signed(delta);
+            for kernel in kernels() {
+                proptest::prop_assert_eq!(
+                    intersection_at_least_with(kernel, &a, &b, need),
+                    (shared >= need).then_some(shared),
+                    "{}", kernel.name()
+                );
+            }
         }
 
         #[test]
@@ -740,9 +1061,14 @@ mod tests {
         // the merge gives up there (the answer is what this test can see).
         let a: Vec<u64> = (0..10_000).map(|x| 2 * x).collect();
         let b: Vec<u64> = (0..10_000).map(|x| 2 * x + 1).collect();
-        assert_eq!(intersection_at_least(&a, &b, 9_000), None);
-        assert_eq!(intersection_at_least(&a, &b, 0), Some(0));
-        assert_eq!(intersection_at_least(&a, &a, 10_000), Some(10_000));
+        for kernel in kernels() {
+            let at_least =
+                |a: &[u64], b: &[u64], need| intersection_at_least_with(kernel, a, b, need);
+            assert_eq!(at_least(&a, &b, 9_000), None);
+            assert_eq!(at_least(&a, &b, 0), Some(0));
+            assert_eq!(at_least(&a, &a, 10_000), Some(10_000));
+            assert_eq!(at_least(&a, &a, 10_001), None);
+        }
     }
 
     #[test]
