@@ -632,6 +632,22 @@ mod ascii {
 pub mod reference {
     use super::Normalization;
 
+    /// The definition of `../shared/data/README.md`, written as plainly as
+    /// possible: the oracle every fast path is tested against (unit tests and
+    /// `tests/normalize.rs`).
+    pub fn by_definition(bytes: &[u8], norm: Normalization) -> String {
+        let text = String::from_utf8_lossy(bytes);
+        let cased = if norm.lowercase {
+            text.to_lowercase()
+        } else {
+            text.to_string()
+        };
+        if !norm.collapse_whitespace {
+            return cased;
+        }
+        cased.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+
     /// Whether `bytes` contain U+03A3 (`Σ`, UTF-8 `CE A3`). It is the only
     /// character that [`str::to_lowercase`] maps by context (final sigma); a `CE A3`
     /// pair always decodes to it, even after invalid bytes, since `CE` is a lead
@@ -803,6 +819,7 @@ pub mod reference {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use reference::by_definition;
 
     const DEFAULT: Normalization = Normalization {
         lowercase: true,
@@ -846,21 +863,6 @@ mod tests {
             collapse_whitespace: true,
         };
         assert_eq!(normalize(" Ä  b ".as_bytes(), keep_case), "Ä b");
-    }
-
-    /// The definition of `../shared/data/README.md`, written as plainly as
-    /// possible: the oracle for every fast path.
-    fn by_definition(bytes: &[u8], norm: Normalization) -> String {
-        let text = String::from_utf8_lossy(bytes);
-        let cased = if norm.lowercase {
-            text.to_lowercase()
-        } else {
-            text.to_string()
-        };
-        if !norm.collapse_whitespace {
-            return cased;
-        }
-        cased.split_whitespace().collect::<Vec<_>>().join(" ")
     }
 
     const KEEP_CASE: Normalization = Normalization {

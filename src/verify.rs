@@ -867,6 +867,24 @@ mod tests {
 
     /// Every merge kernel this CPU runs (the SIMD ones are tested only where
     /// the CPU has them; the scalar one everywhere).
+    /// Every kernel's early-exit answer for `need`, given the true `shared`.
+    fn every_kernel_agrees(
+        a: &[u64],
+        b: &[u64],
+        need: usize,
+        shared: usize,
+    ) -> Result<(), proptest::test_runner::TestCaseError> {
+        for kernel in kernels() {
+            proptest::prop_assert_eq!(
+                intersection_at_least_with(kernel, a, b, need),
+                (shared >= need).then_some(shared),
+                "{}",
+                kernel.name()
+            );
+        }
+        Ok(())
+    }
+
     fn kernels() -> Vec<MergeKernel> {
         MergeKernel::ALL
             .iter()
@@ -1004,13 +1022,7 @@ mod tests {
                 intersection_at_least(&a, &b, need),
                 (shared >= need).then_some(shared)
             );
-            for kernel in kernels() {
-                proptest::prop_assert_eq!(
-                    intersection_at_least_with(kernel, &a, &b, need),
-                    (shared >= need).then_some(shared),
-                    "{}", kernel.name()
-                );
-            }
+            every_kernel_agrees(&a, &b, need, shared)?;
         }
 
         /// Near-copies, as verification sees them: two samples of one set
@@ -1030,13 +1042,7 @@ mod tests {
             }
             let shared = merge_reference(&a, &b);
             let need = shared.saturating_add_signed(delta);
-            for kernel in kernels() {
-                proptest::prop_assert_eq!(
-                    intersection_at_least_with(kernel, &a, &b, need),
-                    (shared >= need).then_some(shared),
-                    "{}", kernel.name()
-                );
-            }
+            every_kernel_agrees(&a, &b, need, shared)?;
         }
 
         #[test]

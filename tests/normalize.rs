@@ -7,21 +7,8 @@
 
 mod util;
 
+use simfind::normalize::reference::by_definition;
 use simfind::normalize::{Kernel, Normalization, normalize_into_kernel, reference};
-
-/// The definition, written as plainly as possible.
-fn by_definition(bytes: &[u8], norm: Normalization) -> String {
-    let text = String::from_utf8_lossy(bytes);
-    let cased = if norm.lowercase {
-        text.to_lowercase()
-    } else {
-        text.to_string()
-    };
-    if !norm.collapse_whitespace {
-        return cased;
-    }
-    cased.split_whitespace().collect::<Vec<_>>().join(" ")
-}
 
 #[test]
 fn every_debian_docs_file_normalises_as_defined() {
