@@ -1550,17 +1550,11 @@ fn sign_windows(
     buffers: &mut Buffers,
     row: &mut [u32],
 ) -> usize {
-    let Buffers {
-        text,
-        scratch,
-        set,
-        repeats,
-        ..
-    } = buffers;
-    normalize_into(bytes, config.normalization, text);
     match *hasher {
         Signer::Oph { seed } => {
             // One bin update per window: cheaper than any dedup would be.
+            let Buffers { text, scratch, .. } = buffers;
+            normalize_into(bytes, config.normalization, text);
             let mut windows = 0usize;
             let mut sketch = oph::Sketch::new(seed, row);
             config.shingler.for_each_hash(text, scratch, |h| {
@@ -1573,17 +1567,31 @@ fn sign_windows(
         Signer::Classic(ref minhasher) => {
             // `n` hash evaluations per value: drop most repeats first, at a
             // fraction of an exact set's cost.
-            repeats.filter_into(text.len() / 4, set, |passing| {
-                config
-                    .shingler
-                    .for_each_hash(text, scratch, |h| passing.offer(h))
-            });
-            if !set.is_empty() {
-                minhasher.sign_into(set, row);
+            filtered_windows_into(bytes, config, buffers);
+            if !buffers.set.is_empty() {
+                minhasher.sign_into(&buffers.set, row);
             }
-            set.len()
+            buffers.set.len()
         }
     }
+}
+
+/// The shingle hashes of `bytes` in `buffers.set`, unordered, with most
+/// repeats dropped by a [`RepeatFilter`] and every distinct value kept.
+fn filtered_windows_into(bytes: &[u8], config: &ScanConfig, buffers: &mut Buffers) {
+    let Buffers {
+        text,
+        scratch,
+        set,
+        repeats,
+        ..
+    } = buffers;
+    normalize_into(bytes, config.normalization, text);
+    repeats.filter_into(text.len() / 4, set, |passing| {
+        config
+            .shingler
+            .for_each_hash(text, scratch, |h| passing.offer(h))
+    });
 }
 
 /// The distinct shingle hashes of `bytes`, unordered, in `buffers.set`: signing
@@ -1613,22 +1621,9 @@ fn distinct_shingles_into(bytes: &[u8], config: &ScanConfig, buffers: &mut Buffe
 /// cheaper than a [`DistinctSet`], whose insert costs more per window than
 /// the filter and the extra sorted values together.
 fn sorted_shingles_into(bytes: &[u8], config: &ScanConfig, buffers: &mut Buffers) {
-    let Buffers {
-        text,
-        scratch,
-        set,
-        repeats,
-        sorter,
-        ..
-    } = buffers;
-    normalize_into(bytes, config.normalization, text);
-    repeats.filter_into(text.len() / 4, set, |passing| {
-        config
-            .shingler
-            .for_each_hash(text, scratch, |h| passing.offer(h))
-    });
-    sorter.sort(set);
-    set.dedup();
+    filtered_windows_into(bytes, config, buffers);
+    buffers.sorter.sort(&mut buffers.set);
+    buffers.set.dedup();
 }
 
 /// Re-creates a file's shingle set for exact verification, refusing a file
