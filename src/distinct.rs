@@ -1,23 +1,28 @@
-//! The distinct values of a stream of 64-bit shingle hashes, in linear time.
+//! A document's shingle hashes without their repeats, in linear time.
 //!
-//! Role: signing needs each document's *set* of shingle hashes, but not in any
-//! order. Sorting every occurrence (`sort_unstable` + `dedup`) was a fifth of a
-//! scan's CPU time; this open-addressing set does the same work in one pass.
-//! Input: hashes one at a time ([`DistinctSet::insert`]). Output: the distinct
-//! values, in an order that depends only on the inserted sequence
-//! ([`DistinctSet::drain_into`]).
+//! Role: MinHash signing needs each document's *set* of shingle hashes (up to
+//! repetition, in any order); exact verification and the exact method need it
+//! sorted and exact. Input: hashes one at a time. The pipeline uses:
 //!
-//! Invariants: the values are XXH3 outputs, i.e. uniformly distributed, so the
-//! low bits index the table directly with linear probing; the table is kept at
-//! most half full (it doubles beyond that), so probes stay short. `0` marks an
-//! empty slot and a real `0` hash is tracked by a flag. Memory: at most
-//! 5 × 8 bytes per distinct value of the largest document seen, kept and
-//! reused from one document to the next (no allocation per document).
+//! * [`RepeatFilter`]: a branch-free, lossy filter that drops most repeats and
+//!   never a first occurrence (the set is kept, some repeats pass). Classic
+//!   signing takes its output as it is.
+//! * [`HashSorter`]: a radix sort for uniformly distributed hashes; after the
+//!   filter, sort + `dedup` gives the exact sorted set.
 //!
-//! [`RepeatFilter`] is the cheap, lossy cousin for signing alone: it keeps the
-//! set but not the count (some repeats pass).
+//! [`DistinctSet`], an open-addressing set that removes every repeat, was the
+//! pipeline's dedup before these; its per-window insert (probe, compare,
+//! unpredictable branch) cost more than the filter and the sort together. It
+//! stays as the baseline `benches/kernels.rs` measures them against.
+//!
+//! Invariants: the values are XXH3 outputs, i.e. uniformly distributed, so low
+//! bits index tables directly. Memory: every structure keeps and reuses its
+//! largest table from one document to the next (no allocation per document).
 
 /// A reusable set of 64-bit hashes. [`reset`](Self::reset) between documents.
+/// Linear probing in a table kept at most half full (it doubles beyond that);
+/// `0` marks an empty slot and a real `0` hash is tracked by a flag. Memory: at
+/// most 5 × 8 bytes per distinct value of the largest document seen.
 #[derive(Default, Debug)]
 pub struct DistinctSet {
     /// The largest table any document has needed so far. Only the first

@@ -43,7 +43,7 @@ use rayon::prelude::*;
 use xxhash_rust::xxh3::xxh3_128;
 
 use crate::allpairs;
-use crate::distinct::{DistinctSet, HashSorter, RepeatFilter};
+use crate::distinct::{HashSorter, RepeatFilter};
 use crate::input::read::{self, ReadError, ReadOptions};
 use crate::input::walk::{
     self, FileEntry, StreamEvent, WalkEnd, WalkEvent, WalkOptions, WalkSkips,
@@ -1340,7 +1340,6 @@ struct Buffers {
     text: String,
     scratch: Scratch,
     set: Vec<u64>,
-    distinct: DistinctSet,
     repeats: RepeatFilter,
     sorter: HashSorter,
 }
@@ -1515,7 +1514,7 @@ fn sign_one(
             buffers.set.len()
         }
         Keep::CountedSignature => {
-            distinct_shingles_into(&contents, config, buffers);
+            sorted_shingles_into(&contents, config, buffers);
             if !buffers.set.is_empty() {
                 hasher.sign_into(&buffers.set, row);
             }
@@ -1594,32 +1593,13 @@ fn filtered_windows_into(bytes: &[u8], config: &ScanConfig, buffers: &mut Buffer
     });
 }
 
-/// The distinct shingle hashes of `bytes`, unordered, in `buffers.set`: signing
-/// needs the set but not its order, and a hash set is linear where sorting
-/// every occurrence is not (see `docs/PERFORMANCE.md`).
-fn distinct_shingles_into(bytes: &[u8], config: &ScanConfig, buffers: &mut Buffers) {
-    let Buffers {
-        text,
-        scratch,
-        set,
-        distinct,
-        ..
-    } = buffers;
-    normalize_into(bytes, config.normalization, text);
-    // Natural text has roughly one distinct shingle per 3–4 bytes.
-    distinct.reset(text.len() / 4);
-    config
-        .shingler
-        .for_each_hash(text, scratch, |h| distinct.insert(h));
-    distinct.drain_into(set);
-}
-
 /// The sorted shingle set of `bytes` in `buffers.set`. A sort needs no exact
 /// dedup beforehand: a [`RepeatFilter`] first drops most repeats (natural text
 /// repeats most of its 5-character windows, so sorting every occurrence would
 /// be ~3× the work), and the few left go with the sort's neighbours. That is
-/// cheaper than a [`DistinctSet`], whose insert costs more per window than
-/// the filter and the extra sorted values together.
+/// cheaper than a [`crate::distinct::DistinctSet`], whose insert costs more
+/// per window than the filter and the extra sorted values together (it is
+/// kept as the benches' baseline).
 fn sorted_shingles_into(bytes: &[u8], config: &ScanConfig, buffers: &mut Buffers) {
     filtered_windows_into(bytes, config, buffers);
     buffers.sorter.sort(&mut buffers.set);
