@@ -22,7 +22,22 @@
 //!   distinct sets, for every variant the CPU supports (`*-autovec`: the plain
 //!   loop compiled for AVX2 / AVX-512 with `vpmullq`; `*-mul32`: two 32-bit
 //!   multiplies with intrinsics);
-//! * `oph_occ` / `oph_distinct`: one-permutation hashing with densification.
+//! * `window_hash_<variant>`: `window_hash_short` through each window-hash
+//!   variant the CPU runs (`scalar`: one window at a time; `avx512`: eight
+//!   per vector);
+//! * `oph_occ` / `oph_distinct`: one-permutation hashing with densification;
+//!   `oph_occ_batch_<variant>`: `oph_occ` through `Sketch::add_batch`;
+//! * `window_hash_block`: `window_hash_short` a block of 64 hashes at a time
+//!   (`short_hash::for_each_window_block`, no call per hash);
+//! * `scan_oph_scalar`: hash every 5-byte window of a document and sketch
+//!   it one at a time (scalar window hash, `Sketch::add`), the OPH scan's
+//!   inner loop before branch simdhash on ASCII text;
+//!   `scan_oph_block_<variant>`: the same windows a block at a time
+//!   (`for_each_window_block`) into each `add_batch` variant the CPU runs;
+//! * `shingler_oph_add` / `shingler_oph_block`: the real char-5 shingles
+//!   (`Shingler`, non-ASCII documents included) into `Sketch::add` per hash
+//!   (the pipeline before simdhash, with the new window kernel) vs
+//!   `for_each_hash_block` into `add_batch` (`pipeline::sign_windows` now).
 //!
 //! Sorting (group `sort`, in values sorted per second): each document's
 //! hashes as `RepeatFilter` passes them (the set with a few repeats left), as
@@ -216,9 +231,10 @@ fn kernels(c: &mut Criterion<ThreadCpu>) {
         })
         .sum();
     eprintln!(
-        "kernels: {} documents, {bytes} normalised bytes, {shingles} shingle occurrences, \
-         {unique} distinct per document ({:.1} %); classic kernel variant: {}",
+        "kernels: {} documents ({} ASCII), {bytes} normalised bytes, {shingles} shingle \
+         occurrences, {unique} distinct per document ({:.1} %); classic kernel variant: {}",
         docs.len(),
+        docs.iter().filter(|d| d.is_ascii()).count(),
         100.0 * unique as f64 / shingles as f64,
         simfind::minhash::kernel::selected()
     );
@@ -265,6 +281,94 @@ fn kernels(c: &mut Criterion<ThreadCpu>) {
                 }
             })
         });
+        // Each window-hash variant this CPU runs, k = 5 as a constant (what
+        // window_hash_short dispatches to); `scalar` is the loop before the
+        // vector kernel.
+        for v in short_hash::kernel::Variant::ALL
+            .into_iter()
+            .filter(|v| v.supported())
+        {
+            g.bench_function(format!("window_hash_{}", v.name()), |bch| {
+                bch.iter(|| {
+                    for d in &docs {
+                        short_hash::kernel::for_each_window_variant::<K>(v, d.as_bytes(), |h| {
+                            black_box(h);
+                        });
+                    }
+                })
+            });
+        }
+        g.bench_function("window_hash_block", |bch| {
+            bch.iter(|| {
+                for d in &docs {
+                    short_hash::for_each_window_block::<K>(d.as_bytes(), |b| {
+                        black_box(b);
+                    });
+                }
+            })
+        });
+        // The OPH scan's inner loop: hash every window and sketch it, per
+        // document. `scan_oph_scalar` is the loop before this branch (scalar
+        // window hash, `Sketch::add` per window); `scan_oph` what
+        // pipeline::sign_windows does now (dispatched window hash,
+        // `Sketch::push` in batches).
+        g.bench_function("scan_oph_scalar", |bch| {
+            let mut sig = [0u32; N];
+            bch.iter(|| {
+                for d in &docs {
+                    let mut sketch = oph::Sketch::new(1, &mut sig);
+                    short_hash::kernel::for_each_window_variant::<K>(
+                        short_hash::kernel::Variant::Scalar,
+                        d.as_bytes(),
+                        |h| sketch.add(h),
+                    );
+                    sketch.finish();
+                    black_box(&sig);
+                }
+            })
+        });
+        g.bench_function("shingler_oph_add", |bch| {
+            let mut sig = [0u32; N];
+            let mut scratch = Scratch::default();
+            bch.iter(|| {
+                for d in &docs {
+                    let mut sketch = oph::Sketch::new(1, &mut sig);
+                    shingler.for_each_hash(d, &mut scratch, |h| sketch.add(h));
+                    sketch.finish();
+                    black_box(&sig);
+                }
+            })
+        });
+        g.bench_function("shingler_oph_block", |bch| {
+            let mut sig = [0u32; N];
+            let mut scratch = Scratch::default();
+            bch.iter(|| {
+                for d in &docs {
+                    let mut sketch = oph::Sketch::new(1, &mut sig);
+                    shingler.for_each_hash_block(d, &mut scratch, |b| sketch.add_batch(b));
+                    sketch.finish();
+                    black_box(&sig);
+                }
+            })
+        });
+        for v in oph::kernel::Variant::ALL
+            .into_iter()
+            .filter(|v| v.supported())
+        {
+            g.bench_function(format!("scan_oph_block_{}", v.name()), |bch| {
+                let mut sig = [0u32; N];
+                bch.iter(|| {
+                    for d in &docs {
+                        let mut sketch = oph::Sketch::new(1, &mut sig);
+                        short_hash::for_each_window_block::<K>(d.as_bytes(), |b| {
+                            sketch.add_batch_variant(v, b);
+                        });
+                        sketch.finish();
+                        black_box(&sig);
+                    }
+                })
+            });
+        }
         g.bench_function("dedup_sort", |bch| {
             let mut out = Vec::new();
             bch.iter(|| {
@@ -353,6 +457,24 @@ fn kernels(c: &mut Criterion<ThreadCpu>) {
                 }
             })
         });
+        // The sketch alone over pre-hashed windows, through add_batch, per
+        // variant (oph_occ is `Sketch::add` per hash).
+        for v in oph::kernel::Variant::ALL
+            .into_iter()
+            .filter(|v| v.supported())
+        {
+            g.bench_function(format!("oph_occ_batch_{}", v.name()), |bch| {
+                let mut sig = [0u32; N];
+                bch.iter(|| {
+                    for h in &hashed {
+                        let mut sketch = oph::Sketch::new(1, &mut sig);
+                        sketch.add_batch_variant(v, h);
+                        sketch.finish();
+                        black_box(&sig);
+                    }
+                })
+            });
+        }
         g.bench_function("oph_distinct", |bch| {
             let mut sig = [0u32; N];
             let (mut set, mut out) = (DistinctSet::default(), Vec::new());

@@ -122,15 +122,28 @@ impl<'a> Sketch<'a> {
         }
     }
 
+    /// Adds one hash: the scalar definition of the sketch, which
+    /// [`Sketch::add_batch`] equals bit for bit.
     #[inline(always)]
     pub fn add(&mut self, h: u64) {
-        let v = fmix64(h ^ self.perm_key);
-        let bin = reduce(v >> 32, self.out.len() as u64);
-        // Keep EMPTY free as the marker; merging the two largest ranks changes an
-        // order with probability 2^-32.
-        let rank = (v as u32).min(EMPTY - 1);
-        let slot = &mut self.out[bin];
-        *slot = (*slot).min(rank);
+        add_one(self.out, self.perm_key, h);
+    }
+
+    /// [`Sketch::add`] for every hash of `hashes`, eight at a time on a CPU
+    /// with AVX-512 (F, DQ): the same bins, bit for bit.
+    #[inline]
+    pub fn add_batch(&mut self, hashes: &[u64]) {
+        self.add_batch_variant(kernel::selected_variant(), hashes);
+    }
+
+    /// [`Sketch::add_batch`] with a chosen variant; `false` (nothing added)
+    /// if the CPU lacks its features.
+    pub fn add_batch_variant(&mut self, variant: kernel::Variant, hashes: &[u64]) -> bool {
+        if !variant.supported() {
+            return false;
+        }
+        kernel::add_batch(variant, self.out, self.perm_key, hashes);
+        true
     }
 
     /// Densifies the bins: `out` then holds the signature of every hash added
@@ -138,6 +151,206 @@ impl<'a> Sketch<'a> {
     pub fn finish(self) {
         densify(self.out, self.probe_key);
     }
+}
+
+/// Vector kernels for [`Sketch::add_batch`], selected at run time.
+///
+/// Per hash, [`Sketch::add`] is `fmix64` (two 64-bit multiplies), a 32×32-bit
+/// multiply for the bin and a min into the bin. AVX-512 computes the first
+/// three for 8 hashes per vector (`vpmullq`, AVX-512DQ; `vpmuludq` for the bin)
+/// and packs each as `bin << 32 | rank`; the min-updates stay scalar, since
+/// two hashes of one vector may fall into the same bin.
+pub mod kernel {
+    use super::add_one;
+
+    /// The batch variants, for benchmarks and tests.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum Variant {
+        /// [`super::Sketch::add`] per hash: the reference.
+        Scalar,
+        /// Eight hashes per 512-bit vector (AVX-512 F, DQ), every bin
+        /// update scalar.
+        Avx512,
+        /// Eight hashes per vector, the bins gathered and only lanes that
+        /// lower their bin updated (AVX-512 F, DQ, VL).
+        Avx512Gather,
+    }
+
+    impl Variant {
+        pub const ALL: [Variant; 3] = [Variant::Scalar, Variant::Avx512, Variant::Avx512Gather];
+
+        pub fn name(self) -> &'static str {
+            match self {
+                Variant::Scalar => "scalar",
+                Variant::Avx512 => "avx512",
+                Variant::Avx512Gather => "avx512-gather",
+            }
+        }
+
+        /// Whether the running CPU can execute this variant
+        /// (`is_x86_feature_detected!` caches its answer).
+        #[inline]
+        pub fn supported(self) -> bool {
+            match self {
+                Variant::Scalar => true,
+                #[cfg(target_arch = "x86_64")]
+                Variant::Avx512 => {
+                    is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512dq")
+                }
+                #[cfg(target_arch = "x86_64")]
+                Variant::Avx512Gather => {
+                    is_x86_feature_detected!("avx512f")
+                        && is_x86_feature_detected!("avx512dq")
+                        && is_x86_feature_detected!("avx512vl")
+                }
+                #[cfg(not(target_arch = "x86_64"))]
+                Variant::Avx512 | Variant::Avx512Gather => false,
+            }
+        }
+    }
+
+    /// The variant [`super::Sketch::add_batch`] uses on this CPU.
+    #[inline]
+    pub fn selected_variant() -> Variant {
+        if Variant::Avx512Gather.supported() {
+            Variant::Avx512Gather
+        } else if Variant::Avx512.supported() {
+            Variant::Avx512
+        } else {
+            Variant::Scalar
+        }
+    }
+
+    /// Adds `hashes` to the bins `out` of a sketch keyed by `perm_key`;
+    /// `variant` must be supported.
+    #[inline]
+    pub(super) fn add_batch(variant: Variant, out: &mut [u32], perm_key: u64, hashes: &[u64]) {
+        match variant {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: every caller checked the variant's features; a Sketch
+            // has 1..2^32 bins.
+            Variant::Avx512 => unsafe { add_batch_avx512(out, perm_key, hashes) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: as above.
+            Variant::Avx512Gather => unsafe { add_batch_avx512_gather(out, perm_key, hashes) },
+            _ => hashes.iter().for_each(|&h| add_one(out, perm_key, h)),
+        }
+    }
+
+    /// # Safety
+    /// The CPU has AVX-512 F and DQ; `1 <= out.len() <= u32::MAX`.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512dq")]
+    pub(super) unsafe fn add_batch_avx512(out: &mut [u32], perm_key: u64, hashes: &[u64]) {
+        use super::{EMPTY, add_one};
+        use std::arch::x86_64::*;
+
+        let key = _mm512_set1_epi64(perm_key as i64);
+        let m1 = _mm512_set1_epi64(0xff51_afd7_ed55_8ccd_u64 as i64);
+        let m2 = _mm512_set1_epi64(0xc4ce_b9fe_1a85_ec53_u64 as i64);
+        let n = _mm512_set1_epi64(out.len() as i64);
+        let max_rank = _mm512_set1_epi32((EMPTY - 1) as i32);
+        let mut chunks = hashes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut packed = [0u64; 8];
+            // SAFETY: `chunk` and `packed` hold 8 u64 each.
+            unsafe {
+                // fmix64(h ^ perm_key), as in super::fmix64.
+                let mut v = _mm512_xor_si512(_mm512_loadu_si512(chunk.as_ptr().cast()), key);
+                v = _mm512_xor_si512(v, _mm512_srli_epi64::<33>(v));
+                v = _mm512_mullo_epi64(v, m1);
+                v = _mm512_xor_si512(v, _mm512_srli_epi64::<33>(v));
+                v = _mm512_mullo_epi64(v, m2);
+                v = _mm512_xor_si512(v, _mm512_srli_epi64::<33>(v));
+                // reduce(v >> 32, n): the bin is the high half of the product.
+                let product = _mm512_mul_epu32(_mm512_srli_epi64::<32>(v), n);
+                // Low dwords from v (the rank), high dwords from the product
+                // (the bin); then the rank's min with EMPTY - 1.
+                let both = _mm512_mask_blend_epi32(0x5555, product, v);
+                let both = _mm512_mask_min_epu32(both, 0x5555, both, max_rank);
+                _mm512_storeu_si512(packed.as_mut_ptr().cast(), both);
+            }
+            for p in packed {
+                let slot = &mut out[(p >> 32) as usize];
+                *slot = (*slot).min(p as u32);
+            }
+        }
+        for &h in chunks.remainder() {
+            add_one(out, perm_key, h);
+        }
+    }
+
+    /// [`add_batch_avx512`], but the bins' current values are gathered first
+    /// and only lanes whose rank is below them go to the scalar update. After
+    /// the first few hundred windows of a document almost no rank beats its
+    /// bin (about `n·ln(windows/n)` updates in all), so most vectors need no
+    /// scalar work. Exact: a gathered value can only be larger than the bin's
+    /// value at update time (bins only decrease), so a skipped lane would not
+    /// have changed its bin.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512 F, DQ and VL; `1 <= out.len() <= u32::MAX`.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+    pub(super) unsafe fn add_batch_avx512_gather(out: &mut [u32], perm_key: u64, hashes: &[u64]) {
+        use super::EMPTY;
+        use std::arch::x86_64::*;
+
+        let key = _mm512_set1_epi64(perm_key as i64);
+        let m1 = _mm512_set1_epi64(0xff51_afd7_ed55_8ccd_u64 as i64);
+        let m2 = _mm512_set1_epi64(0xc4ce_b9fe_1a85_ec53_u64 as i64);
+        let n = _mm512_set1_epi64(out.len() as i64);
+        let low = _mm512_set1_epi64(0xFFFF_FFFF);
+        let max_rank = _mm512_set1_epi64((EMPTY - 1) as i64);
+        let mut chunks = hashes.chunks_exact(8);
+        for chunk in &mut chunks {
+            // SAFETY: `chunk` holds 8 u64; every gathered index is a bin,
+            // `reduce`'s result, below `out.len()`.
+            let (bins, ranks, mut todo) = unsafe {
+                let mut v = _mm512_xor_si512(_mm512_loadu_si512(chunk.as_ptr().cast()), key);
+                v = _mm512_xor_si512(v, _mm512_srli_epi64::<33>(v));
+                v = _mm512_mullo_epi64(v, m1);
+                v = _mm512_xor_si512(v, _mm512_srli_epi64::<33>(v));
+                v = _mm512_mullo_epi64(v, m2);
+                v = _mm512_xor_si512(v, _mm512_srli_epi64::<33>(v));
+                let bins = _mm512_srli_epi64::<32>(_mm512_mul_epu32(_mm512_srli_epi64::<32>(v), n));
+                let ranks =
+                    _mm512_cvtepi64_epi32(_mm512_min_epu64(_mm512_and_si512(v, low), max_rank));
+                let current = _mm512_i64gather_epi32::<4>(bins, out.as_ptr().cast());
+                (bins, ranks, _mm256_cmplt_epu32_mask(ranks, current))
+            };
+            if todo != 0 {
+                let mut bin = [0u64; 8];
+                let mut rank = [0u32; 8];
+                // SAFETY: 8 u64 and 8 u32 stores into arrays of that size.
+                unsafe {
+                    _mm512_storeu_si512(bin.as_mut_ptr().cast(), bins);
+                    _mm256_storeu_si256(rank.as_mut_ptr().cast(), ranks);
+                }
+                while todo != 0 {
+                    let i = todo.trailing_zeros() as usize;
+                    todo &= todo - 1;
+                    let slot = &mut out[bin[i] as usize];
+                    *slot = (*slot).min(rank[i]);
+                }
+            }
+        }
+        for &h in chunks.remainder() {
+            add_one(out, perm_key, h);
+        }
+    }
+}
+
+/// The scalar definition of adding one hash to the bins `out`.
+#[inline(always)]
+fn add_one(out: &mut [u32], perm_key: u64, h: u64) {
+    let v = fmix64(h ^ perm_key);
+    let bin = reduce(v >> 32, out.len() as u64);
+    // Keep EMPTY free as the marker; merging the two largest ranks changes an
+    // order with probability 2^-32.
+    let rank = (v as u32).min(EMPTY - 1);
+    let slot = &mut out[bin];
+    *slot = (*slot).min(rank);
 }
 
 /// Optimal densification (Shrivastava 2017, Algorithm 2): every empty bin `j`
@@ -422,6 +635,98 @@ mod tests {
         sign(&a, 11, &mut s1);
         sign(&a, 11, &mut s2);
         assert_eq!(s1, s2);
+    }
+
+    /// The bins after adding `hashes` one at a time ([`Sketch::add`]) and
+    /// through `variant`'s [`Sketch::add_batch`], before densification.
+    fn bins_both_ways(
+        variant: kernel::Variant,
+        hashes: &[u64],
+        seed: u64,
+        n: usize,
+    ) -> Option<(Vec<u32>, Vec<u32>)> {
+        let mut one = vec![0; n];
+        let mut sketch = Sketch::new(seed, &mut one);
+        hashes.iter().for_each(|&h| sketch.add(h));
+        let mut batch = vec![0; n];
+        Sketch::new(seed, &mut batch)
+            .add_batch_variant(variant, hashes)
+            .then_some((one, batch))
+    }
+
+    #[test]
+    fn every_batch_variant_equals_add_on_edge_values_and_bin_counts() {
+        let mut hashes = elements(9, 1000);
+        // Inputs whose mix hits EMPTY (rank clamped to EMPTY - 1) are
+        // unlikely; the extremes of the input and of the bin range are not.
+        hashes.extend([0, u64::MAX, 1 << 63, 0xFFFF_FFFF, 0xFFFF_FFFF_0000_0000]);
+        for v in kernel::Variant::ALL {
+            for n in [1usize, 2, 7, 64, 100, 128, 1000, u32::MAX as usize >> 20] {
+                for len in [0, 1, 7, 8, 9, 17, hashes.len()] {
+                    match bins_both_ways(v, &hashes[..len], n as u64 ^ 77, n) {
+                        Some((one, batch)) => {
+                            assert_eq!(one, batch, "{} n {n} len {len}", v.name())
+                        }
+                        None => assert!(!v.supported()),
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_rank_clamp_at_empty_is_kept_by_every_variant() {
+        // Find inputs whose mix has low 32 bits 0xFFFF_FFFF by inverting
+        // fmix64: x ^ perm_key = fmix64⁻¹(v).
+        fn unmix(mut x: u64) -> u64 {
+            // Inverses of the two multipliers mod 2^64, and of x ^= x >> 33
+            // (an involution for shifts ≥ 32).
+            const INV1: u64 = 0x4f74_430c_22a5_4005;
+            const INV2: u64 = 0x9cb4_b2f8_1293_37db;
+            x ^= x >> 33;
+            x = x.wrapping_mul(INV2);
+            x ^= x >> 33;
+            x = x.wrapping_mul(INV1);
+            x ^ (x >> 33)
+        }
+        assert_eq!(
+            0xff51_afd7_ed55_8ccd_u64.wrapping_mul(0x4f74_430c_22a5_4005),
+            1
+        );
+        assert_eq!(
+            0xc4ce_b9fe_1a85_ec53_u64.wrapping_mul(0x9cb4_b2f8_1293_37db),
+            1
+        );
+        let seed = 5;
+        let (perm_key, _) = keys(seed);
+        let hashes: Vec<u64> = (0..16u64)
+            .map(|i| unmix((i << 40) | 0xFFFF_FFFF) ^ perm_key)
+            .collect();
+        assert!(
+            hashes
+                .iter()
+                .all(|&h| fmix64(h ^ perm_key) as u32 == u32::MAX)
+        );
+        for v in kernel::Variant::ALL.into_iter().filter(|v| v.supported()) {
+            let (one, batch) = bins_both_ways(v, &hashes, seed, 64).unwrap();
+            assert_eq!(one, batch, "{}", v.name());
+            assert!(batch.iter().all(|&b| b == EMPTY || b == EMPTY - 1));
+            assert!(batch.contains(&(EMPTY - 1)));
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn add_batch_equals_add_for_random_batches_and_seeds(
+            hashes in proptest::collection::vec(proptest::prelude::any::<u64>(), 0..200),
+            seed in proptest::prelude::any::<u64>(),
+            n in 1usize..300,
+        ) {
+            for v in kernel::Variant::ALL.into_iter().filter(|v| v.supported()) {
+                let (one, batch) = bins_both_ways(v, &hashes, seed, n).unwrap();
+                proptest::prop_assert_eq!(one, batch, "{}", v.name());
+            }
+        }
     }
 
     #[test]

@@ -1552,13 +1552,14 @@ fn sign_windows(
     match *hasher {
         Signer::Oph { seed } => {
             // One bin update per window: cheaper than any dedup would be.
+            // Blocks of window hashes go to the batch kernel (both vectorised).
             let Buffers { text, scratch, .. } = buffers;
             normalize_into(bytes, config.normalization, text);
             let mut windows = 0usize;
             let mut sketch = oph::Sketch::new(seed, row);
-            config.shingler.for_each_hash(text, scratch, |h| {
-                windows += 1;
-                sketch.add(h);
+            config.shingler.for_each_hash_block(text, scratch, |block| {
+                windows += block.len();
+                sketch.add_batch(block);
             });
             sketch.finish();
             windows

@@ -279,6 +279,26 @@ impl Shingler {
         }
     }
 
+    /// [`Shingler::for_each_hash`] a block at a time: `emit_block` gets
+    /// consecutive slices of the hashes, in text order, for a consumer that
+    /// is a batch kernel ([`crate::oph::Sketch::add_batch`]). ASCII char
+    /// shingles come straight from the vector window hash
+    /// ([`short_hash::for_each_window_block`]); other kinds are gathered.
+    pub fn for_each_hash_block(
+        &self,
+        text: &str,
+        scratch: &mut Scratch,
+        emit_block: impl FnMut(&[u64]),
+    ) {
+        if self.kind == ShingleKind::Char && text.is_ascii() {
+            short_hash::for_each_window_block_dyn(text.as_bytes(), self.k, emit_block);
+        } else {
+            let mut blocks = short_hash::Blocks::new(emit_block);
+            self.for_each_hash(text, scratch, |h| blocks.push(h));
+            blocks.finish();
+        }
+    }
+
     /// The shingle set of `text`: sorted, deduplicated hashes written to `out`
     /// (cleared first).
     pub fn shingle_set_into(&self, text: &str, scratch: &mut Scratch, out: &mut Vec<u64>) {
