@@ -25,8 +25,10 @@
 //! * `window_hash_<variant>`: `window_hash_short` through each window-hash
 //!   variant the CPU runs (`scalar`: one window at a time; `avx512`: eight
 //!   per vector);
-//! * `oph_occ` / `oph_distinct`: one-permutation hashing with densification;
-//!   `oph_occ_batch_<variant>`: `oph_occ` through `Sketch::add_batch`;
+//! * `oph_occ` / `oph_distinct`: one-permutation hashing with densification
+//!   (`oph::sign`, dispatched `Sketch::add_batch`); `oph_occ_batch_<variant>`:
+//!   `oph_occ` through each `add_batch` variant the CPU runs (`scalar`:
+//!   `Sketch::add` per hash, the kernel before branch simdhash);
 //! * `window_hash_block`: `window_hash_short` a block of 64 hashes at a time
 //!   (`short_hash::for_each_window_block`, no call per hash);
 //! * `scan_oph_scalar`: hash every 5-byte window of a document and sketch

@@ -38,6 +38,11 @@
 //! independent of the bin). Real values lie in `0..=u32::MAX - 1`; `u32::MAX`
 //! marks a bin no element reached.
 //!
+//! Speed: [`Sketch::add`] is the scalar definition; [`Sketch::add_batch`]
+//! (what [`sign`] and the scan use) computes the mix, bin and rank of 8 hashes
+//! per AVX-512 vector and updates only the bins a hash lowers, bit-identical
+//! (see [`kernel`]).
+//!
 //! The variance differs from classic MinHash's `J(1−J)/n`: slightly *lower* for
 //! sets much larger than `n` (bins are disjoint samples, drawn without
 //! replacement), somewhat higher when most bins are empty and densification
@@ -86,9 +91,7 @@ fn keys(seed: u64) -> (u64, u64) {
 /// If `out` is empty or longer than `u32::MAX`.
 pub fn sign(hashes: &[u64], seed: u64, out: &mut [u32]) {
     let mut sketch = Sketch::new(seed, out);
-    for &h in hashes {
-        sketch.add(h);
-    }
+    sketch.add_batch(hashes);
     sketch.finish();
 }
 
@@ -130,7 +133,7 @@ impl<'a> Sketch<'a> {
     }
 
     /// [`Sketch::add`] for every hash of `hashes`, eight at a time on a CPU
-    /// with AVX-512 (F, DQ): the same bins, bit for bit.
+    /// with AVX-512 ([`kernel::selected_variant`]): the same bins, bit for bit.
     #[inline]
     pub fn add_batch(&mut self, hashes: &[u64]) {
         self.add_batch_variant(kernel::selected_variant(), hashes);

@@ -12,6 +12,12 @@
 //! (`K` in [`for_each_window`]), each path reduces to a few loads, a multiply
 //! and shifts, and the loop carries no branch on the length.
 //!
+//! The 4–8 byte path of consecutive windows ([`for_each_window`] with `K` in
+//! 4..=8, char 5-shingles among them) runs 8 windows per AVX-512 vector where
+//! the CPU has it ([`kernel`]); the hashes are still emitted one at a time and
+//! in order, or a block at a time ([`for_each_window_block`]) for a consumer
+//! that is itself a batch kernel.
+//!
 //! Inputs: bytes (or the words the short paths read from them). Outputs: the
 //! 64-bit hash. Invariant: every function here returns exactly
 //! `xxh3_64_with_seed(bytes, 0)` (unit tests over every length 0..=16 and a
