@@ -474,21 +474,7 @@ fn word_shingles(
         lowered,
         ..
     } = scratch;
-    words.clear();
-    let mut start: Option<usize> = None;
-    for (i, c) in text.char_indices() {
-        match (c.is_alphanumeric(), start) {
-            (true, None) => start = Some(i),
-            (false, Some(s)) => {
-                words.push((s as u32, i as u32));
-                start = None;
-            }
-            _ => {}
-        }
-    }
-    if let Some(s) = start {
-        words.push((s as u32, bytes.len() as u32));
-    }
+    find_words(text, words);
     if words.len() < k {
         return;
     }
@@ -531,6 +517,113 @@ fn word_shingles(
     }
 }
 
+/// The byte ranges of the words of `text` (maximal runs of
+/// [`char::is_alphanumeric`] characters), in order, into `words` (cleared
+/// first).
+///
+/// ASCII bytes are classified as bytes (for them `is_alphanumeric` is
+/// `u8::is_ascii_alphanumeric`), 64 at a time into a bit mask, and the word
+/// boundaries are the mask's class changes, taken bit by bit: no branch per
+/// byte, whose outcome (word or not) real text makes unpredictable. A
+/// character is decoded only at a non-ASCII byte, which mostly-ASCII text
+/// seldom has.
+fn find_words(text: &str, words: &mut Vec<(u32, u32)>) {
+    const BLOCK: usize = 64;
+    let bytes = text.as_bytes();
+    words.clear();
+    let mut in_word = false;
+    let mut start = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let block = &bytes[i..bytes.len().min(i + BLOCK)];
+        let (alnum, high) = match block.try_into() {
+            Ok(full) => class_masks(full),
+            Err(_) => class_masks_partial(block),
+        };
+        // The ASCII prefix of the block (all of it unless a byte ≥ 0x80).
+        let ascii = (high.trailing_zeros() as usize).min(block.len());
+        if ascii > 0 {
+            let valid = u64::MAX >> (BLOCK - ascii);
+            let alnum = alnum & valid;
+            let mut changes = (alnum ^ (alnum << 1 | in_word as u64)) & valid;
+            while changes != 0 {
+                let at = (i + changes.trailing_zeros() as usize) as u32;
+                if in_word {
+                    words.push((start, at));
+                } else {
+                    start = at;
+                }
+                in_word = !in_word;
+                changes &= changes - 1;
+            }
+            i += ascii;
+        }
+        if ascii < block.len() {
+            let (alphanumeric, len) = decode_class(text, i);
+            if alphanumeric != in_word {
+                if in_word {
+                    words.push((start, i as u32));
+                } else {
+                    start = i as u32;
+                }
+                in_word = alphanumeric;
+            }
+            i += len;
+        }
+    }
+    if in_word {
+        words.push((start, bytes.len() as u32));
+    }
+}
+
+/// Bit j of the first mask: byte j is ASCII alphanumeric; of the second: byte
+/// j is ≥ 0x80. Eight bytes at a time in a `u64` (SWAR): portable, and no
+/// branch per byte.
+#[inline(always)]
+fn class_masks(block: &[u8; 64]) -> (u64, u64) {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    /// High bit of every byte of `v` (all < 0x80) that lies in `lo..=hi`:
+    /// adding `0x80 − lo` sets the high bit iff `v ≥ lo`, adding `0x7F − hi`
+    /// iff `v > hi`, and neither sum carries out of its byte.
+    fn in_range(v: u64, lo: u8, hi: u8) -> u64 {
+        let at_least_lo = v.wrapping_add(ONES * (0x80 - lo) as u64);
+        let above_hi = v.wrapping_add(ONES * (0x7F - hi) as u64);
+        at_least_lo & !above_hi & (ONES * 0x80)
+    }
+    /// The high bits of the eight bytes of `v` as an 8-bit mask (byte j → bit j).
+    fn gather(v: u64) -> u64 {
+        ((v >> 7) & ONES).wrapping_mul(0x0102_0408_1020_4080) >> 56
+    }
+    let (mut alnum, mut high) = (0u64, 0u64);
+    for (j, word) in block.chunks_exact(8).enumerate() {
+        let w = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+        // Non-ASCII bytes are cleared to ASCII here; `high` marks them, and
+        // the caller uses only the bytes before the first of them.
+        let ascii = w & (ONES * 0x7F);
+        let digit = in_range(ascii, b'0', b'9');
+        // ASCII letters are those whose lowercase (bit 0x20 set) is a..=z.
+        let letter = in_range(ascii | (ONES * 0x20), b'a', b'z');
+        alnum |= gather(digit | letter) << (8 * j);
+        high |= gather(w) << (8 * j);
+    }
+    (alnum, high)
+}
+
+/// [`class_masks`] of the last, shorter block of a text, padded with zero
+/// bytes (ASCII, not alphanumeric).
+fn class_masks_partial(block: &[u8]) -> (u64, u64) {
+    let mut padded = [0u8; 64];
+    padded[..block.len()].copy_from_slice(block);
+    class_masks(&padded)
+}
+
+/// Whether the non-ASCII character starting at byte `at` is alphanumeric, and
+/// its length in bytes.
+fn decode_class(text: &str, at: usize) -> (bool, usize) {
+    let c = text[at..].chars().next().expect("at is a character start");
+    (c.is_alphanumeric(), c.len_utf8())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -540,6 +633,80 @@ mod tests {
         let mut out = Vec::new();
         char_shingles_reference(text, k, |h| out.push(h));
         out
+    }
+
+    /// The word-shingle loop before the byte-level classification of ASCII
+    /// (`char_indices` and `char::is_alphanumeric` on every character): the
+    /// oracle of `word_shingles`.
+    fn word_shingles_oracle(
+        text: &str,
+        k: usize,
+        stop_words: Option<&StopWords>,
+        scratch: &mut Scratch,
+        emit: &mut impl FnMut(u64),
+    ) {
+        let bytes = text.as_bytes();
+        let Scratch {
+            words,
+            joined,
+            lowered,
+            ..
+        } = scratch;
+        words.clear();
+        let mut start: Option<usize> = None;
+        for (i, c) in text.char_indices() {
+            match (c.is_alphanumeric(), start) {
+                (true, None) => start = Some(i),
+                (false, Some(s)) => {
+                    words.push((s as u32, i as u32));
+                    start = None;
+                }
+                _ => {}
+            }
+        }
+        if let Some(s) = start {
+            words.push((s as u32, bytes.len() as u32));
+        }
+        if words.len() < k {
+            return;
+        }
+        let word = |(s, e): (u32, u32)| &text[s as usize..e as usize];
+        for i in 0..=words.len() - k {
+            if let Some(stop_words) = stop_words {
+                let first = word(words[i]);
+                let is_stop = if first.chars().all(|c| !c.is_uppercase()) {
+                    stop_words.contains(first)
+                } else {
+                    // Only with --keep-case: compare the lowercased word.
+                    lowered.clear();
+                    lowered.extend(first.chars().flat_map(char::to_lowercase));
+                    stop_words.contains(lowered)
+                };
+                if !is_stop {
+                    continue;
+                }
+            }
+            let window = &words[i..i + k];
+            // Common case: the words are separated by exactly one space in the
+            // text, so the shingle "w1 w2 w3" is a slice of it.
+            let contiguous = window
+                .windows(2)
+                .all(|p| p[1].0 == p[0].1 + 1 && bytes[p[0].1 as usize] == b' ');
+            if contiguous {
+                emit(hash_shingle(
+                    &bytes[window[0].0 as usize..window[k - 1].1 as usize],
+                ));
+            } else {
+                joined.clear();
+                for (j, &w) in window.iter().enumerate() {
+                    if j > 0 {
+                        joined.push(b' ');
+                    }
+                    joined.extend_from_slice(word(w).as_bytes());
+                }
+                emit(hash_shingle(joined));
+            }
+        }
     }
 
     fn char_shingles_vec(text: &str, k: usize) -> Vec<u64> {
@@ -653,8 +820,101 @@ mod tests {
         }
     }
 
+    proptest! {
+        #[test]
+        fn class_masks_classify_every_byte(bytes in prop::collection::vec(any::<u8>(), 0..=64)) {
+            let (alnum, high) = class_masks_partial(&bytes);
+            for (j, &b) in bytes.iter().enumerate() {
+                prop_assert_eq!(high >> j & 1 == 1, b >= 0x80, "byte {} = {:#x}", j, b);
+                if b < 0x80 {
+                    prop_assert_eq!(alnum >> j & 1 == 1, b.is_ascii_alphanumeric(), "byte {} = {:#x}", j, b);
+                }
+            }
+            prop_assert_eq!(high.checked_shr(bytes.len() as u32).unwrap_or(0), 0);
+        }
+    }
+
     #[test]
-    fn ascii_run_split_equals_oracle_on_debian_docs() {
+    fn class_masks_classify_every_ascii_byte() {
+        let bytes: Vec<u8> = (0..128).collect();
+        for half in bytes.chunks(64) {
+            let (alnum, high) = class_masks(half.try_into().unwrap());
+            assert_eq!(high, 0);
+            for (j, &b) in half.iter().enumerate() {
+                assert_eq!(alnum >> j & 1 == 1, b.is_ascii_alphanumeric(), "{b:#x}");
+            }
+        }
+    }
+
+    fn word_shingles_vec(text: &str, k: usize, stop_words: Option<&StopWords>) -> Vec<u64> {
+        let mut out = Vec::new();
+        word_shingles(text, k, stop_words, &mut Scratch::default(), &mut |h| {
+            out.push(h)
+        });
+        out
+    }
+
+    fn word_shingles_oracle_vec(text: &str, k: usize, stop_words: Option<&StopWords>) -> Vec<u64> {
+        let mut out = Vec::new();
+        word_shingles_oracle(text, k, stop_words, &mut Scratch::default(), &mut |h| {
+            out.push(h)
+        });
+        out
+    }
+
+    /// Text for word shingles: ASCII letters (both cases), digits,
+    /// punctuation and spaces, stop words, and non-ASCII characters that are
+    /// alphanumeric (é, É, я, Я, 中, the numerics ² and ٣, titlecase ǅ) or not
+    /// (—, €, 😀, no-break space, combining acute accent).
+    fn word_text() -> impl Strategy<Value = String> {
+        prop::collection::vec(
+            prop_oneof![
+                4 => "[a-zA-Z0-9]{1,8}",
+                3 => prop::sample::select(vec![" ", "  ", ", ", "-", "_", "\n", "'", "."])
+                    .prop_map(str::to_owned),
+                2 => prop::sample::select(vec!["the", "The", "a", "of", "über", "Über", "été"])
+                    .prop_map(str::to_owned),
+                2 => prop::sample::select(vec![
+                    'é', 'É', 'я', 'Я', '中', '²', '٣', 'ǅ', '—', '€', '😀', '\u{A0}', '\u{301}',
+                ])
+                .prop_map(String::from),
+            ],
+            0..40,
+        )
+        .prop_map(|parts| parts.concat())
+    }
+
+    proptest! {
+        #[test]
+        fn word_shingles_equal_oracle(text in word_text(), k in 1usize..=8) {
+            prop_assert_eq!(
+                word_shingles_vec(&text, k, None),
+                word_shingles_oracle_vec(&text, k, None)
+            );
+        }
+
+        #[test]
+        fn stop_word_shingles_equal_oracle(text in word_text(), k in 1usize..=8) {
+            let stop_words = StopWords::from_words(
+                ENGLISH_STOP_WORDS.iter().copied().chain(["über", "été", "я"]),
+            );
+            prop_assert_eq!(
+                word_shingles_vec(&text, k, Some(&stop_words)),
+                word_shingles_oracle_vec(&text, k, Some(&stop_words))
+            );
+        }
+
+        #[test]
+        fn word_shingles_equal_oracle_on_any_text(text in "\\PC{0,60}", k in 1usize..=4) {
+            prop_assert_eq!(
+                word_shingles_vec(&text, k, None),
+                word_shingles_oracle_vec(&text, k, None)
+            );
+        }
+    }
+
+    #[test]
+    fn shingles_equal_oracles_on_debian_docs() {
         // Real mostly-ASCII text: every 8th file of the corpus, normalised as
         // a scan does (a few MB; well under a second in release).
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -687,6 +947,21 @@ mod tests {
                     char_shingles_vec(&text, k),
                     char_shingles_oracle(&text, k),
                     "k = {k}, {}",
+                    path.display()
+                );
+            }
+            let stop_words = StopWords::english();
+            for k in [1, 3] {
+                assert_eq!(
+                    word_shingles_vec(&text, k, None),
+                    word_shingles_oracle_vec(&text, k, None),
+                    "word k = {k}, {}",
+                    path.display()
+                );
+                assert_eq!(
+                    word_shingles_vec(&text, k, Some(&stop_words)),
+                    word_shingles_oracle_vec(&text, k, Some(&stop_words)),
+                    "stopword k = {k}, {}",
                     path.display()
                 );
             }
