@@ -22,7 +22,10 @@
 //! that run, and only the windows holding a non-ASCII character step through
 //! the text character by character. The hashes come out exactly as (same
 //! values, same order) a character-by-character walk over the whole text
-//! would give them ([`char_shingles_reference`], the tests' oracle).
+//! would give them (`char_shingles_reference`, the tests' oracle).
+//! Words likewise: ASCII bytes are classified 64 at a time into a bit mask
+//! whose class changes are the word boundaries, and a character is decoded
+//! only at a non-ASCII byte.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -434,7 +437,7 @@ fn next_ascii(bytes: &[u8], from: usize) -> usize {
     i
 }
 
-/// The char-shingle loop before the ASCII-run split of [`char_shingles`]: a
+/// The char-shingle loop before the ASCII-run split of `char_shingles`: a
 /// table of every character start, then every window through the
 /// length-dispatching hash. Kept as the oracle the split must equal (hash for
 /// hash, in order) in the tests, and as the `shingle_hash_reference` bench.
