@@ -8,6 +8,8 @@
 //!
 //! Kernels (n = 100):
 //! * `shingle_hash`: char-5 windows, XXH3-64 of each window (`Shingler`);
+//!   `shingle_hash_reference`: the same before the ASCII-run split (a table of
+//!   character starts for every text with a non-ASCII byte);
 //! * `window_hash_crate` / `window_hash_short`: XXH3-64 of every 5-*byte*
 //!   window through `xxhash_rust`'s general entry point vs the inlined
 //!   short-input path of `short_hash` (the same values);
@@ -254,6 +256,17 @@ fn kernels(c: &mut Criterion<ThreadCpu>) {
             bch.iter(|| {
                 for d in &docs {
                     shingler.for_each_hash(d, &mut scratch, |h| {
+                        black_box(h);
+                    });
+                }
+            })
+        });
+        g.bench_function("shingle_hash_reference", |bch| {
+            // The char-shingle loop before the ASCII-run split (every
+            // character start in a table for a text with a non-ASCII byte).
+            bch.iter(|| {
+                for d in &docs {
+                    simfind::shingle::char_shingles_reference(d, K, |h| {
                         black_box(h);
                     });
                 }

@@ -15,6 +15,17 @@
 //! words are not separated by exactly one space are assembled in a reused
 //! buffer. A set is returned sorted and deduplicated; a text shorter than one
 //! shingle gives the empty set.
+//!
+//! Char windows: real text is mostly ASCII even when it is not all ASCII, so
+//! every window lying wholly inside an ASCII run of at least `k` bytes is
+//! hashed by the constant-`k` loop of [`short_hash::for_each_window_dyn`] on
+//! that run, and only the windows holding a non-ASCII character step through
+//! the text character by character. The hashes come out exactly as (same
+//! values, same order) a character-by-character walk over the whole text
+//! would give them (`char_shingles_reference`, the tests' oracle).
+//! Words likewise: ASCII bytes are classified 64 at a time into a bit mask
+//! whose class changes are the word boundaries, and a character is decoded
+//! only at a non-ASCII byte.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -236,7 +247,6 @@ pub struct Shingler {
 /// and (after warm-up) nothing per document.
 #[derive(Default)]
 pub struct Scratch {
-    char_starts: Vec<u32>,
     words: Vec<(u32, u32)>,
     joined: Vec<u8>,
     lowered: String,
@@ -271,7 +281,7 @@ impl Shingler {
     /// (duplicates included).
     pub fn for_each_hash(&self, text: &str, scratch: &mut Scratch, mut emit: impl FnMut(u64)) {
         match self.kind {
-            ShingleKind::Char => char_shingles(text, self.k, scratch, &mut emit),
+            ShingleKind::Char => char_shingles(text, self.k, &mut emit),
             ShingleKind::Word => word_shingles(text, self.k, None, scratch, &mut emit),
             ShingleKind::StopWord => {
                 word_shingles(text, self.k, Some(&self.stop_words), scratch, &mut emit)
@@ -330,28 +340,142 @@ pub fn hash_shingle(bytes: &[u8]) -> u64 {
     short_hash::xxh3_64(bytes)
 }
 
-fn char_shingles(text: &str, k: usize, scratch: &mut Scratch, emit: &mut impl FnMut(u64)) {
+fn char_shingles(text: &str, k: usize, emit: &mut impl FnMut(u64)) {
     let bytes = text.as_bytes();
     if text.is_ascii() {
         short_hash::for_each_window_dyn(bytes, k, emit);
         return;
     }
-    // Byte offsets of every character start plus the end, so window i is
-    // bytes[starts[i]..starts[i + k]]. A character starts at every byte that
-    // is not a continuation byte (10xxxxxx): a plain byte scan, cheaper than
-    // decoding every character.
-    let starts = &mut scratch.char_starts;
-    starts.clear();
-    starts.extend(
-        bytes
-            .iter()
-            .enumerate()
-            .filter(|&(_, &b)| (b as i8) >= -0x40)
-            .map(|(i, _)| i as u32),
-    );
+    // Mostly-ASCII text: the windows that lie wholly inside an ASCII run of at
+    // least k bytes go through the constant-k loop on that run; the rest (every
+    // window holding a non-ASCII character) form the "gaps" between such runs.
+    // The gap before a run starting at `run` ends k − 1 bytes into it (its last
+    // window is the one ending there), and the gap after a run ending at `end`
+    // starts k − 1 bytes before `end` (its first window is the one after the
+    // run's last). Both cuts fall on ASCII bytes, hence on character starts, and
+    // the windows come out in text order: gap, run, gap, run, …, gap.
+    let len = bytes.len();
+    let mut gap_start = 0;
+    let mut run = 0;
+    loop {
+        let end = next_non_ascii(bytes, run);
+        if end - run >= k {
+            gap_windows(&bytes[gap_start..run + k - 1], k, emit);
+            short_hash::for_each_window_dyn(&bytes[run..end], k, &mut *emit);
+            gap_start = end - (k - 1);
+        }
+        if end == len {
+            break;
+        }
+        run = next_ascii(bytes, end);
+    }
+    gap_windows(&bytes[gap_start..], k, emit);
+}
+
+/// Every window of `k` characters of `bytes` (valid UTF-8, cut at character
+/// starts), in order, each hashed through the length-dispatching hash: the
+/// two ends of the window step one character at a time, by the length its
+/// lead byte announces, so no table of character starts is built.
+#[inline]
+fn gap_windows(bytes: &[u8], k: usize, emit: &mut impl FnMut(u64)) {
+    // A slice of fewer than k bytes has fewer than k characters (the common
+    // case of an empty gap between two long runs is k − 1 ASCII bytes).
+    if bytes.len() < k {
+        return;
+    }
+    let mut end = 0;
+    for _ in 0..k {
+        if end == bytes.len() {
+            return;
+        }
+        end += utf8_len(bytes[end]);
+    }
+    let mut start = 0;
+    loop {
+        emit(short_hash::xxh3_64(&bytes[start..end]));
+        if end == bytes.len() {
+            return;
+        }
+        start += utf8_len(bytes[start]);
+        end += utf8_len(bytes[end]);
+    }
+}
+
+/// Length of the UTF-8 character whose lead byte is `lead`: 1 for ASCII, else
+/// the number of leading one bits (110xxxxx → 2, 1110xxxx → 3, 11110xxx → 4).
+#[inline(always)]
+fn utf8_len(lead: u8) -> usize {
+    if lead < 0x80 {
+        1
+    } else {
+        lead.leading_ones() as usize
+    }
+}
+
+const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+
+/// Index of the first byte ≥ 0x80 at or after `from`, or `bytes.len()`.
+/// Word at a time: the bulk of real text is long ASCII runs.
+#[inline]
+fn next_non_ascii(bytes: &[u8], from: usize) -> usize {
+    let mut i = from;
+    // 32 bytes per step through std's vectorised check, then 8 at a time to
+    // find the byte.
+    while let Some(chunk) = bytes.get(i..i + 32) {
+        if !chunk.is_ascii() {
+            break;
+        }
+        i += 32;
+    }
+    while let Some(word) = bytes.get(i..i + 8) {
+        let high = u64::from_le_bytes(word.try_into().expect("8 bytes")) & HIGH_BITS;
+        if high != 0 {
+            return i + (high.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < bytes.len() && bytes[i] < 0x80 {
+        i += 1;
+    }
+    i
+}
+
+/// Index of the first byte < 0x80 at or after `from`, or `bytes.len()`.
+#[inline]
+fn next_ascii(bytes: &[u8], from: usize) -> usize {
+    let mut i = from;
+    while let Some(word) = bytes.get(i..i + 8) {
+        let low = !u64::from_le_bytes(word.try_into().expect("8 bytes")) & HIGH_BITS;
+        if low != 0 {
+            return i + (low.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < bytes.len() && bytes[i] >= 0x80 {
+        i += 1;
+    }
+    i
+}
+
+/// The char-shingle loop before the ASCII-run split of `char_shingles`: a
+/// table of every character start, then every window through the
+/// length-dispatching hash. Kept as the oracle the split must equal (hash for
+/// hash, in order) in the tests, and as the `shingle_hash_reference` bench.
+#[doc(hidden)]
+pub fn char_shingles_reference(text: &str, k: usize, mut emit: impl FnMut(u64)) {
+    let bytes = text.as_bytes();
+    if text.is_ascii() {
+        short_hash::for_each_window_dyn(bytes, k, emit);
+        return;
+    }
+    let mut starts: Vec<u32> = bytes
+        .iter()
+        .enumerate()
+        .filter(|&(_, &b)| (b as i8) >= -0x40)
+        .map(|(i, _)| i as u32)
+        .collect();
     starts.push(bytes.len() as u32);
-    let chars = starts.len() - 1;
-    if chars < k {
+    if starts.len() - 1 < k {
         return;
     }
     for w in starts.windows(k + 1) {
@@ -373,21 +497,7 @@ fn word_shingles(
         lowered,
         ..
     } = scratch;
-    words.clear();
-    let mut start: Option<usize> = None;
-    for (i, c) in text.char_indices() {
-        match (c.is_alphanumeric(), start) {
-            (true, None) => start = Some(i),
-            (false, Some(s)) => {
-                words.push((s as u32, i as u32));
-                start = None;
-            }
-            _ => {}
-        }
-    }
-    if let Some(s) = start {
-        words.push((s as u32, bytes.len() as u32));
-    }
+    find_words(text, words);
     if words.len() < k {
         return;
     }
@@ -430,9 +540,460 @@ fn word_shingles(
     }
 }
 
+/// The byte ranges of the words of `text` (maximal runs of
+/// [`char::is_alphanumeric`] characters), in order, into `words` (cleared
+/// first).
+///
+/// ASCII bytes are classified as bytes (for them `is_alphanumeric` is
+/// `u8::is_ascii_alphanumeric`), 64 at a time into a bit mask, and the word
+/// boundaries are the mask's class changes, taken bit by bit: no branch per
+/// byte, whose outcome (word or not) real text makes unpredictable. A
+/// character is decoded only at a non-ASCII byte, which mostly-ASCII text
+/// seldom has.
+fn find_words(text: &str, words: &mut Vec<(u32, u32)>) {
+    const BLOCK: usize = 64;
+    let bytes = text.as_bytes();
+    words.clear();
+    let mut in_word = false;
+    let mut start = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let block = &bytes[i..bytes.len().min(i + BLOCK)];
+        let (alnum, high) = match block.try_into() {
+            Ok(full) => class_masks(full),
+            Err(_) => class_masks_partial(block),
+        };
+        // The ASCII prefix of the block (all of it unless a byte ≥ 0x80).
+        let ascii = (high.trailing_zeros() as usize).min(block.len());
+        if ascii > 0 {
+            let valid = u64::MAX >> (BLOCK - ascii);
+            let alnum = alnum & valid;
+            let mut changes = (alnum ^ (alnum << 1 | in_word as u64)) & valid;
+            while changes != 0 {
+                let at = (i + changes.trailing_zeros() as usize) as u32;
+                if in_word {
+                    words.push((start, at));
+                } else {
+                    start = at;
+                }
+                in_word = !in_word;
+                changes &= changes - 1;
+            }
+            i += ascii;
+        }
+        if ascii < block.len() {
+            let (alphanumeric, len) = decode_class(text, i);
+            if alphanumeric != in_word {
+                if in_word {
+                    words.push((start, i as u32));
+                } else {
+                    start = i as u32;
+                }
+                in_word = alphanumeric;
+            }
+            i += len;
+        }
+    }
+    if in_word {
+        words.push((start, bytes.len() as u32));
+    }
+}
+
+/// Bit j of the first mask: byte j is ASCII alphanumeric; of the second: byte
+/// j is ≥ 0x80. Eight bytes at a time in a `u64` (SWAR): portable, and no
+/// branch per byte.
+#[inline(always)]
+fn class_masks(block: &[u8; 64]) -> (u64, u64) {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    /// High bit of every byte of `v` (all < 0x80) that lies in `lo..=hi`:
+    /// adding `0x80 − lo` sets the high bit iff `v ≥ lo`, adding `0x7F − hi`
+    /// iff `v > hi`, and neither sum carries out of its byte.
+    fn in_range(v: u64, lo: u8, hi: u8) -> u64 {
+        let at_least_lo = v.wrapping_add(ONES * (0x80 - lo) as u64);
+        let above_hi = v.wrapping_add(ONES * (0x7F - hi) as u64);
+        at_least_lo & !above_hi & (ONES * 0x80)
+    }
+    /// The high bits of the eight bytes of `v` as an 8-bit mask (byte j → bit j).
+    fn gather(v: u64) -> u64 {
+        ((v >> 7) & ONES).wrapping_mul(0x0102_0408_1020_4080) >> 56
+    }
+    let (mut alnum, mut high) = (0u64, 0u64);
+    for (j, word) in block.chunks_exact(8).enumerate() {
+        let w = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+        // Non-ASCII bytes are cleared to ASCII here; `high` marks them, and
+        // the caller uses only the bytes before the first of them.
+        let ascii = w & (ONES * 0x7F);
+        let digit = in_range(ascii, b'0', b'9');
+        // ASCII letters are those whose lowercase (bit 0x20 set) is a..=z.
+        let letter = in_range(ascii | (ONES * 0x20), b'a', b'z');
+        alnum |= gather(digit | letter) << (8 * j);
+        high |= gather(w) << (8 * j);
+    }
+    (alnum, high)
+}
+
+/// [`class_masks`] of the last, shorter block of a text, padded with zero
+/// bytes (ASCII, not alphanumeric).
+fn class_masks_partial(block: &[u8]) -> (u64, u64) {
+    let mut padded = [0u8; 64];
+    padded[..block.len()].copy_from_slice(block);
+    class_masks(&padded)
+}
+
+/// Whether the non-ASCII character starting at byte `at` is alphanumeric, and
+/// its length in bytes.
+fn decode_class(text: &str, at: usize) -> (bool, usize) {
+    let c = text[at..].chars().next().expect("at is a character start");
+    (c.is_alphanumeric(), c.len_utf8())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    fn char_shingles_oracle(text: &str, k: usize) -> Vec<u64> {
+        let mut out = Vec::new();
+        char_shingles_reference(text, k, |h| out.push(h));
+        out
+    }
+
+    /// The word-shingle loop before the byte-level classification of ASCII
+    /// (`char_indices` and `char::is_alphanumeric` on every character): the
+    /// oracle of `word_shingles`.
+    fn word_shingles_oracle(
+        text: &str,
+        k: usize,
+        stop_words: Option<&StopWords>,
+        scratch: &mut Scratch,
+        emit: &mut impl FnMut(u64),
+    ) {
+        let bytes = text.as_bytes();
+        let Scratch {
+            words,
+            joined,
+            lowered,
+            ..
+        } = scratch;
+        words.clear();
+        let mut start: Option<usize> = None;
+        for (i, c) in text.char_indices() {
+            match (c.is_alphanumeric(), start) {
+                (true, None) => start = Some(i),
+                (false, Some(s)) => {
+                    words.push((s as u32, i as u32));
+                    start = None;
+                }
+                _ => {}
+            }
+        }
+        if let Some(s) = start {
+            words.push((s as u32, bytes.len() as u32));
+        }
+        if words.len() < k {
+            return;
+        }
+        let word = |(s, e): (u32, u32)| &text[s as usize..e as usize];
+        for i in 0..=words.len() - k {
+            if let Some(stop_words) = stop_words {
+                let first = word(words[i]);
+                let is_stop = if first.chars().all(|c| !c.is_uppercase()) {
+                    stop_words.contains(first)
+                } else {
+                    // Only with --keep-case: compare the lowercased word.
+                    lowered.clear();
+                    lowered.extend(first.chars().flat_map(char::to_lowercase));
+                    stop_words.contains(lowered)
+                };
+                if !is_stop {
+                    continue;
+                }
+            }
+            let window = &words[i..i + k];
+            // Common case: the words are separated by exactly one space in the
+            // text, so the shingle "w1 w2 w3" is a slice of it.
+            let contiguous = window
+                .windows(2)
+                .all(|p| p[1].0 == p[0].1 + 1 && bytes[p[0].1 as usize] == b' ');
+            if contiguous {
+                emit(hash_shingle(
+                    &bytes[window[0].0 as usize..window[k - 1].1 as usize],
+                ));
+            } else {
+                joined.clear();
+                for (j, &w) in window.iter().enumerate() {
+                    if j > 0 {
+                        joined.push(b' ');
+                    }
+                    joined.extend_from_slice(word(w).as_bytes());
+                }
+                emit(hash_shingle(joined));
+            }
+        }
+    }
+
+    fn char_shingles_vec(text: &str, k: usize) -> Vec<u64> {
+        let mut out = Vec::new();
+        char_shingles(text, k, &mut |h| out.push(h));
+        out
+    }
+
+    /// Non-ASCII characters of every UTF-8 length: 2 bytes (é, ß, я), 3 bytes
+    /// (€, —, 中), 4 bytes (😀, 𝄞).
+    const WIDE: &[char] = &['é', 'ß', 'я', '€', '—', '中', '😀', '𝄞'];
+
+    fn assert_like_oracle(text: &str, k: usize) {
+        assert_eq!(
+            char_shingles_vec(text, k),
+            char_shingles_oracle(text, k),
+            "k = {k}, text {text:?}"
+        );
+    }
+
+    #[test]
+    fn ascii_run_split_equals_oracle_on_placed_characters() {
+        // Every non-ASCII character at the start, at the end, adjacent to
+        // another, alone, one per window and in every window, for every k.
+        for k in 1..=20 {
+            for &c in WIDE {
+                for &d in WIDE {
+                    let texts = [
+                        format!("{c}"),
+                        format!("{c}{d}"),
+                        format!("{c}abcdefghijklmnopqrstuvwxyz"),
+                        format!("abcdefghijklmnopqrstuvwxyz{c}"),
+                        format!("{c}abcdefghijklmnopqrstuvwxyz{d}"),
+                        format!("abcdefghij{c}{d}klmnopqrstuvwxyz"),
+                        format!("abcdefghij{c}klmnopqrst{d}uvwxyz"),
+                        format!("a{c}b{d}c{c}d{d}e{c}f{d}g{c}h{d}i"),
+                        format!("ab{c}cd{d}"),
+                        "x".repeat(k - 1) + &c.to_string() + &"y".repeat(k - 1),
+                        "x".repeat(k) + &c.to_string() + &"y".repeat(k) + &d.to_string(),
+                        format!("{c}") + &"x".repeat(k + 1) + &d.to_string(),
+                        (0..3 * k)
+                            .map(|i| if i % k == 0 { c } else { 'q' })
+                            .collect(),
+                        (0..3 * k)
+                            .map(|i| if i % 2 == 0 { d } else { ' ' })
+                            .collect(),
+                    ];
+                    for text in &texts {
+                        assert_like_oracle(text, k);
+                    }
+                }
+            }
+        }
+    }
+
+    /// ASCII runs of random length (often ≥ k, often shorter) separated by
+    /// groups of non-ASCII characters.
+    fn runs_and_wide() -> impl Strategy<Value = String> {
+        prop::collection::vec(
+            (
+                prop::collection::vec(prop::sample::select(WIDE.to_vec()), 0..=3),
+                "[ -~]{0,30}",
+            ),
+            0..8,
+        )
+        .prop_map(|parts| {
+            let mut s = String::new();
+            for (wide, ascii) in parts {
+                s.extend(wide);
+                s.push_str(&ascii);
+            }
+            s
+        })
+    }
+
+    /// Characters drawn one by one, mostly ASCII.
+    fn mixed_chars() -> impl Strategy<Value = String> {
+        prop::collection::vec(
+            prop_oneof![
+                6 => prop::char::range(' ', '~'),
+                1 => prop::char::range('\u{80}', '\u{7FF}'),
+                1 => prop::char::range('\u{800}', '\u{FFFF}'),
+                1 => prop::char::range('\u{10000}', '\u{10FFFF}'),
+            ],
+            0..60,
+        )
+        .prop_map(|chars| chars.into_iter().collect())
+    }
+
+    proptest! {
+        #[test]
+        fn ascii_run_split_equals_oracle_on_runs(text in runs_and_wide(), k in 1usize..=20) {
+            prop_assert_eq!(char_shingles_vec(&text, k), char_shingles_oracle(&text, k));
+        }
+
+        #[test]
+        fn ascii_run_split_equals_oracle_on_mixed_chars(text in mixed_chars(), k in 1usize..=20) {
+            prop_assert_eq!(char_shingles_vec(&text, k), char_shingles_oracle(&text, k));
+        }
+
+        #[test]
+        fn byte_scans_find_the_next_byte_of_their_class(
+            bytes in prop::collection::vec(prop_oneof![3 => 0u8..0x80, 1 => 0x80u8..=0xFF], 0..100),
+            from in 0usize..100,
+        ) {
+            let from = from.min(bytes.len());
+            let want_non_ascii = (from..bytes.len()).find(|&i| bytes[i] >= 0x80).unwrap_or(bytes.len());
+            let want_ascii = (from..bytes.len()).find(|&i| bytes[i] < 0x80).unwrap_or(bytes.len());
+            prop_assert_eq!(next_non_ascii(&bytes, from), want_non_ascii);
+            prop_assert_eq!(next_ascii(&bytes, from), want_ascii);
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn class_masks_classify_every_byte(bytes in prop::collection::vec(any::<u8>(), 0..=64)) {
+            let (alnum, high) = class_masks_partial(&bytes);
+            for (j, &b) in bytes.iter().enumerate() {
+                prop_assert_eq!(high >> j & 1 == 1, b >= 0x80, "byte {} = {:#x}", j, b);
+                if b < 0x80 {
+                    prop_assert_eq!(alnum >> j & 1 == 1, b.is_ascii_alphanumeric(), "byte {} = {:#x}", j, b);
+                }
+            }
+            prop_assert_eq!(high.checked_shr(bytes.len() as u32).unwrap_or(0), 0);
+        }
+    }
+
+    #[test]
+    fn class_masks_classify_every_ascii_byte() {
+        let bytes: Vec<u8> = (0..128).collect();
+        for half in bytes.chunks(64) {
+            let (alnum, high) = class_masks(half.try_into().unwrap());
+            assert_eq!(high, 0);
+            for (j, &b) in half.iter().enumerate() {
+                assert_eq!(alnum >> j & 1 == 1, b.is_ascii_alphanumeric(), "{b:#x}");
+            }
+        }
+    }
+
+    fn word_shingles_vec(text: &str, k: usize, stop_words: Option<&StopWords>) -> Vec<u64> {
+        let mut out = Vec::new();
+        word_shingles(text, k, stop_words, &mut Scratch::default(), &mut |h| {
+            out.push(h)
+        });
+        out
+    }
+
+    fn word_shingles_oracle_vec(text: &str, k: usize, stop_words: Option<&StopWords>) -> Vec<u64> {
+        let mut out = Vec::new();
+        word_shingles_oracle(text, k, stop_words, &mut Scratch::default(), &mut |h| {
+            out.push(h)
+        });
+        out
+    }
+
+    /// Text for word shingles: ASCII letters (both cases), digits,
+    /// punctuation and spaces, stop words, and non-ASCII characters that are
+    /// alphanumeric (é, É, я, Я, 中, the numerics ² and ٣, titlecase ǅ) or not
+    /// (—, €, 😀, no-break space, combining acute accent).
+    fn word_text() -> impl Strategy<Value = String> {
+        prop::collection::vec(
+            prop_oneof![
+                4 => "[a-zA-Z0-9]{1,8}",
+                3 => prop::sample::select(vec![" ", "  ", ", ", "-", "_", "\n", "'", "."])
+                    .prop_map(str::to_owned),
+                2 => prop::sample::select(vec!["the", "The", "a", "of", "über", "Über", "été"])
+                    .prop_map(str::to_owned),
+                2 => prop::sample::select(vec![
+                    'é', 'É', 'я', 'Я', '中', '²', '٣', 'ǅ', '—', '€', '😀', '\u{A0}', '\u{301}',
+                ])
+                .prop_map(String::from),
+            ],
+            0..40,
+        )
+        .prop_map(|parts| parts.concat())
+    }
+
+    proptest! {
+        #[test]
+        fn word_shingles_equal_oracle(text in word_text(), k in 1usize..=8) {
+            prop_assert_eq!(
+                word_shingles_vec(&text, k, None),
+                word_shingles_oracle_vec(&text, k, None)
+            );
+        }
+
+        #[test]
+        fn stop_word_shingles_equal_oracle(text in word_text(), k in 1usize..=8) {
+            let stop_words = StopWords::from_words(
+                ENGLISH_STOP_WORDS.iter().copied().chain(["über", "été", "я"]),
+            );
+            prop_assert_eq!(
+                word_shingles_vec(&text, k, Some(&stop_words)),
+                word_shingles_oracle_vec(&text, k, Some(&stop_words))
+            );
+        }
+
+        #[test]
+        fn word_shingles_equal_oracle_on_any_text(text in "\\PC{0,60}", k in 1usize..=4) {
+            prop_assert_eq!(
+                word_shingles_vec(&text, k, None),
+                word_shingles_oracle_vec(&text, k, None)
+            );
+        }
+    }
+
+    #[test]
+    fn shingles_equal_oracles_on_debian_docs() {
+        // Real mostly-ASCII text: every 8th file of the corpus, normalised as
+        // a scan does (a few MB; well under a second in release).
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/data/debian-docs/files");
+        let mut paths = Vec::new();
+        let mut dirs = vec![root];
+        while let Some(dir) = dirs.pop() {
+            let entries =
+                std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+            for entry in entries {
+                let path = entry.expect("directory entry").path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else {
+                    paths.push(path);
+                }
+            }
+        }
+        paths.sort();
+        let (mut files, mut mixed) = (0, 0);
+        for path in paths.iter().step_by(8) {
+            let raw = std::fs::read(path).expect("readable corpus file");
+            let text = crate::normalize::normalize(&raw, Default::default());
+            if !text.is_ascii() {
+                mixed += 1;
+            }
+            files += 1;
+            for k in [1, 3, 5, 9, 17] {
+                assert_eq!(
+                    char_shingles_vec(&text, k),
+                    char_shingles_oracle(&text, k),
+                    "k = {k}, {}",
+                    path.display()
+                );
+            }
+            let stop_words = StopWords::english();
+            for k in [1, 3] {
+                assert_eq!(
+                    word_shingles_vec(&text, k, None),
+                    word_shingles_oracle_vec(&text, k, None),
+                    "word k = {k}, {}",
+                    path.display()
+                );
+                assert_eq!(
+                    word_shingles_vec(&text, k, Some(&stop_words)),
+                    word_shingles_oracle_vec(&text, k, Some(&stop_words)),
+                    "stopword k = {k}, {}",
+                    path.display()
+                );
+            }
+        }
+        assert!(
+            files > 100 && mixed > 10,
+            "{files} files, {mixed} not ASCII"
+        );
+    }
 
     fn hashes_of(strings: &[&str]) -> Vec<u64> {
         let mut v: Vec<u64> = strings.iter().map(|s| hash_shingle(s.as_bytes())).collect();
