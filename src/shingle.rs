@@ -291,9 +291,10 @@ impl Shingler {
 
     /// [`Shingler::for_each_hash`] a block at a time: `emit_block` gets
     /// consecutive slices of the hashes, in text order, for a consumer that
-    /// is a batch kernel ([`crate::oph::Sketch::add_batch`]). ASCII char
-    /// shingles come straight from the vector window hash
-    /// ([`short_hash::for_each_window_block`]); other kinds are gathered.
+    /// is a batch kernel ([`crate::oph::Sketch::add_batch`]). The windows of
+    /// ASCII text and of the ASCII runs of mixed text come straight from the
+    /// vector window hash ([`short_hash::for_each_window_block`]); the
+    /// others are gathered into blocks.
     pub fn for_each_hash_block(
         &self,
         text: &str,
@@ -302,11 +303,15 @@ impl Shingler {
     ) {
         if self.kind == ShingleKind::Char && text.is_ascii() {
             short_hash::for_each_window_block_dyn(text.as_bytes(), self.k, emit_block);
-        } else {
-            let mut blocks = short_hash::Blocks::new(emit_block);
-            self.for_each_hash(text, scratch, |h| blocks.push(h));
-            blocks.finish();
+            return;
         }
+        let mut blocks = short_hash::Blocks::new(emit_block);
+        if self.kind == ShingleKind::Char {
+            char_shingles_into(text, self.k, &mut blocks);
+        } else {
+            self.for_each_hash(text, scratch, |h| blocks.push(h));
+        }
+        blocks.finish();
     }
 
     /// The shingle set of `text`: sorted, deduplicated hashes written to `out`
@@ -340,10 +345,47 @@ pub fn hash_shingle(bytes: &[u8]) -> u64 {
     short_hash::xxh3_64(bytes)
 }
 
+/// Where [`char_shingles_into`] sends the hashes: the windows of a whole
+/// ASCII run at once (the vector window hash), the others one at a time.
+trait CharSink {
+    fn one(&mut self, h: u64);
+    fn run(&mut self, bytes: &[u8], k: usize);
+}
+
+/// Every hash to one `emit` call.
+struct Each<'a, F>(&'a mut F);
+
+impl<F: FnMut(u64)> CharSink for Each<'_, F> {
+    #[inline(always)]
+    fn one(&mut self, h: u64) {
+        (self.0)(h)
+    }
+    #[inline(always)]
+    fn run(&mut self, bytes: &[u8], k: usize) {
+        short_hash::for_each_window_dyn(bytes, k, &mut *self.0)
+    }
+}
+
+/// Runs a block at a time, the rest gathered into blocks.
+impl<F: FnMut(&[u64])> CharSink for short_hash::Blocks<F> {
+    #[inline(always)]
+    fn one(&mut self, h: u64) {
+        self.push(h)
+    }
+    #[inline(always)]
+    fn run(&mut self, bytes: &[u8], k: usize) {
+        self.windows(bytes, k)
+    }
+}
+
 fn char_shingles(text: &str, k: usize, emit: &mut impl FnMut(u64)) {
+    char_shingles_into(text, k, &mut Each(emit))
+}
+
+fn char_shingles_into(text: &str, k: usize, sink: &mut impl CharSink) {
     let bytes = text.as_bytes();
     if text.is_ascii() {
-        short_hash::for_each_window_dyn(bytes, k, emit);
+        sink.run(bytes, k);
         return;
     }
     // Mostly-ASCII text: the windows that lie wholly inside an ASCII run of at
@@ -360,8 +402,8 @@ fn char_shingles(text: &str, k: usize, emit: &mut impl FnMut(u64)) {
     loop {
         let end = next_non_ascii(bytes, run);
         if end - run >= k {
-            gap_windows(&bytes[gap_start..run + k - 1], k, emit);
-            short_hash::for_each_window_dyn(&bytes[run..end], k, &mut *emit);
+            gap_windows(&bytes[gap_start..run + k - 1], k, &mut |h| sink.one(h));
+            sink.run(&bytes[run..end], k);
             gap_start = end - (k - 1);
         }
         if end == len {
@@ -369,7 +411,7 @@ fn char_shingles(text: &str, k: usize, emit: &mut impl FnMut(u64)) {
         }
         run = next_ascii(bytes, end);
     }
-    gap_windows(&bytes[gap_start..], k, emit);
+    gap_windows(&bytes[gap_start..], k, &mut |h| sink.one(h));
 }
 
 /// Every window of `k` characters of `bytes` (valid UTF-8, cut at character
@@ -732,6 +774,16 @@ mod tests {
         }
     }
 
+    /// `for_each_hash_block`'s blocks, concatenated.
+    fn blocks_vec(shingler: &Shingler, text: &str) -> Vec<u64> {
+        let mut out = Vec::new();
+        shingler.for_each_hash_block(text, &mut Scratch::default(), |b| {
+            assert!(!b.is_empty());
+            out.extend_from_slice(b)
+        });
+        out
+    }
+
     fn char_shingles_vec(text: &str, k: usize) -> Vec<u64> {
         let mut out = Vec::new();
         char_shingles(text, k, &mut |h| out.push(h));
@@ -743,10 +795,13 @@ mod tests {
     const WIDE: &[char] = &['é', 'ß', 'я', '€', '—', '中', '😀', '𝄞'];
 
     fn assert_like_oracle(text: &str, k: usize) {
+        let want = char_shingles_oracle(text, k);
+        assert_eq!(char_shingles_vec(text, k), want, "k = {k}, text {text:?}");
+        let shingler = Shingler::new(ShingleKind::Char, k, StopWords::default());
         assert_eq!(
-            char_shingles_vec(text, k),
-            char_shingles_oracle(text, k),
-            "k = {k}, text {text:?}"
+            blocks_vec(&shingler, text),
+            want,
+            "blocks, k = {k}, text {text:?}"
         );
     }
 
@@ -828,6 +883,19 @@ mod tests {
         #[test]
         fn ascii_run_split_equals_oracle_on_mixed_chars(text in mixed_chars(), k in 1usize..=20) {
             prop_assert_eq!(char_shingles_vec(&text, k), char_shingles_oracle(&text, k));
+        }
+
+        #[test]
+        fn blocks_equal_single_hashes_for_every_kind(
+            text in prop_oneof![runs_and_wide(), mixed_chars(), "[ -~]{0,300}"],
+            k in 1usize..=20,
+        ) {
+            for kind in [ShingleKind::Char, ShingleKind::Word, ShingleKind::StopWord] {
+                let shingler = Shingler::new(kind, k, StopWords::default());
+                let mut want = Vec::new();
+                shingler.for_each_hash(&text, &mut Scratch::default(), |h| want.push(h));
+                prop_assert_eq!(blocks_vec(&shingler, &text), want, "{:?}", kind);
+            }
         }
 
         #[test]

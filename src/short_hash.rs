@@ -221,6 +221,17 @@ impl<F: FnMut(&[u64])> Blocks<F> {
         }
     }
 
+    /// The hashes of every `k`-byte window of `bytes` after those pushed so
+    /// far, passed on a block at a time ([`for_each_window_block_dyn`]).
+    #[inline]
+    pub fn windows(&mut self, bytes: &[u8], k: usize) {
+        if self.len > 0 {
+            (self.emit_block)(&self.buf[..self.len]);
+            self.len = 0;
+        }
+        for_each_window_block_dyn(bytes, k, &mut self.emit_block);
+    }
+
     /// Emits the last, partial block.
     pub fn finish(mut self) {
         if self.len > 0 {
