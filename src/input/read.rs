@@ -101,6 +101,17 @@ pub struct ReadOptions {
     /// Files at least this large are memory-mapped, smaller ones read into memory.
     /// `0` maps every non-empty file; `u64::MAX` never maps.
     pub mmap_min_size: u64,
+    /// Files at least this large are signed chunk by chunk where the scan
+    /// allows it (LSH with exact verification), in memory bounded by
+    /// [`chunk_size`](Self::chunk_size) instead of by the file's size
+    /// (issue #5). `u64::MAX` never chunks. Not a user option: the scan's
+    /// output is the same either way, and tests set it tiny to drive the
+    /// chunked path over whole corpora.
+    pub chunked_min_size: u64,
+    /// Bytes per chunk of that path (at least 1). A chunk ends just before
+    /// an ASCII whitespace byte, so it can be longer when a long run has
+    /// none (the whole file, at worst).
+    pub chunk_size: usize,
 }
 
 impl ReadOptions {
@@ -115,10 +126,22 @@ impl ReadOptions {
     /// a private copy of their size per worker thread.
     pub const DEFAULT_MMAP_MIN_SIZE: u64 = 1024 * 1024;
 
+    /// The default [`chunked_min_size`](Self::chunked_min_size), 8 MiB:
+    /// below it a file costs a worker at most a few times 8 MiB on the
+    /// whole-file path, and almost every file of a document corpus stays on
+    /// that path unchanged.
+    pub const DEFAULT_CHUNKED_MIN_SIZE: u64 = 8 << 20;
+
+    /// The default [`chunk_size`](Self::chunk_size), 2 MiB: large enough that
+    /// the per-chunk work (an `madvise`, a cut search, a copy of the carried
+    /// tail) is noise, small enough that a worker holds a few MiB per file.
+    pub const DEFAULT_CHUNK_SIZE: usize = 2 << 20;
+
     /// Never memory-map; every file is read into a `Vec`.
     pub fn never_mmap() -> Self {
         ReadOptions {
             mmap_min_size: u64::MAX,
+            ..ReadOptions::default()
         }
     }
 }
@@ -127,6 +150,8 @@ impl Default for ReadOptions {
     fn default() -> Self {
         ReadOptions {
             mmap_min_size: Self::DEFAULT_MMAP_MIN_SIZE,
+            chunked_min_size: Self::DEFAULT_CHUNKED_MIN_SIZE,
+            chunk_size: Self::DEFAULT_CHUNK_SIZE,
         }
     }
 }
@@ -291,6 +316,21 @@ impl Contents {
             return Err(ReadError::MapFault);
         }
         Ok(())
+    }
+
+    /// Lets the pages of a mapping that lie wholly before byte `offset` leave
+    /// this process's memory (`madvise(MADV_DONTNEED)`): a caller that has
+    /// finished with them keeps the mapping's resident size to what it still
+    /// reads. The bytes do not change: the pages stay in the page cache, and
+    /// touching them again maps them again (re-reading them if evicted). A
+    /// no-op for bytes that were read into a buffer, and where the kernel
+    /// refuses (advice only).
+    pub fn release_before(&self, offset: usize) {
+        match &self.data {
+            Data::Owned(_) => {}
+            #[cfg(target_os = "linux")]
+            Data::Mapped(m) => m.release_before(offset),
+        }
     }
 
     fn faulted(&self) -> bool {
@@ -530,6 +570,30 @@ mod guard {
         pub(super) fn faulted(&self) -> bool {
             REGISTRY[self.slot].faulted.load(Ordering::Acquire)
         }
+
+        /// `MADV_DONTNEED` on the whole pages before `offset`. The kernel
+        /// rounds a length *up* to pages, so the length is rounded down here:
+        /// a page partly after `offset` stays.
+        pub(super) fn release_before(&self, offset: usize) {
+            let page = PAGE_SIZE.load(Ordering::Relaxed);
+            if page == 0 {
+                return;
+            }
+            let len = offset.min(self.map.len()) & !(page - 1);
+            if len == 0 {
+                return;
+            }
+            // SAFETY: DONTNEED on a private read-only file mapping only drops
+            // pages that nobody wrote to: the next access maps the file's
+            // page again, so every `&[u8]` into the mapping keeps reading the
+            // same bytes (the file changing under a mapping is what the
+            // guard and `verify_unchanged` cover, as for any access). Pages
+            // the guard replaced by anonymous zero pages read as zeros again.
+            let _ = unsafe {
+                self.map
+                    .unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, 0, len)
+            };
+        }
     }
 
     impl Drop for GuardedMap {
@@ -642,7 +706,10 @@ mod tests {
     }
 
     fn force_mmap() -> ReadOptions {
-        ReadOptions { mmap_min_size: 0 }
+        ReadOptions {
+            mmap_min_size: 0,
+            ..ReadOptions::default()
+        }
     }
 
     #[test]
