@@ -161,6 +161,18 @@ impl RepeatFilter {
     /// document's repeats are filtered less well, never wrongly.
     pub const MAX_SLOTS: usize = 1 << 16;
 
+    /// The table size [`filter_into`](Self::filter_into) takes for
+    /// `expected`. What passes depends on it; a caller that must reproduce a
+    /// filtering without knowing `expected` up front (a large file signed in
+    /// chunks) can stop looking once a lower bound of it gives
+    /// [`MAX_SLOTS`](Self::MAX_SLOTS).
+    pub fn slots_for(expected: usize) -> usize {
+        expected
+            .saturating_mul(2)
+            .next_power_of_two()
+            .clamp(MIN_SLOTS, Self::MAX_SLOTS)
+    }
+
     /// Passes the values that `produce` emits (through the [`Passing`] it is
     /// given) into `out`, cleared first, dropping most repeats. `expected` is
     /// the number of distinct values to size the table for (a hint).
@@ -170,10 +182,7 @@ impl RepeatFilter {
         out: &mut Vec<u64>,
         produce: impl FnOnce(&mut Passing<'_>),
     ) {
-        let size = expected
-            .saturating_mul(2)
-            .next_power_of_two()
-            .clamp(MIN_SLOTS, Self::MAX_SLOTS);
+        let size = Self::slots_for(expected);
         self.slots.clear();
         // Slot 0 of the empty table "holds" value 0: see `Passing::offer`.
         self.slots.resize(size, 0);
@@ -213,6 +222,20 @@ impl Passing<'_> {
         // a 0 always passes.
         self.len += usize::from(*slot != h || h == 0);
         *slot = h;
+    }
+
+    /// Values passed since the start or the last [`drain`](Self::drain).
+    pub fn passed(&self) -> usize {
+        self.len
+    }
+
+    /// Hands the values passed since the start or the last drain to `f` and
+    /// forgets them; the table keeps what it holds, so the values that pass
+    /// afterwards are exactly those that would have passed without the drain.
+    /// Lets a caller consume a long stream in bounded memory.
+    pub fn drain(&mut self, f: impl FnOnce(&[u64])) {
+        f(&self.out[..self.len]);
+        self.len = 0;
     }
 }
 
