@@ -225,13 +225,13 @@ pub struct FileArgs {
     pub binary: bool,
 
     /// Hidden, for tests and benchmarks: files at least SIZE are signed
-    /// chunk by chunk in bounded memory (default 8M). The output does not
+    /// chunk by chunk in bounded memory (default 1M). The output does not
     /// depend on it; tests set it to 0 to drive that path over whole corpora.
     #[arg(long, value_name = "SIZE", value_parser = parse_size, hide = true)]
     pub chunked_min_size: Option<u64>,
 
     /// Hidden, for tests and benchmarks: the chunk size of that path
-    /// (default 2M, at least 1).
+    /// (default 128K, at least 1).
     #[arg(long, value_name = "SIZE", value_parser = parse_size, hide = true)]
     pub chunk_size: Option<u64>,
 }
