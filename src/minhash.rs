@@ -119,7 +119,7 @@ fn permute(a: u64, b: u64, x: u64) -> u32 {
 ///
 /// so each value takes one 32×32→64 multiply (`vpmuludq`, 1 µop) for the low
 /// part and one 32-bit multiply (`vpmulld`) for the high part. The
-/// coefficients are pre-arranged ([`Packed`]) so that the 64-bit products of
+/// coefficients are pre-arranged (`Packed`) so that the 64-bit products of
 /// even and odd positions blend straight into 32-bit lanes in natural order.
 /// The variants are compiled with `#[target_feature]` and the widest the
 /// running CPU supports is chosen at run time, so the release binary runs on
@@ -177,7 +177,7 @@ pub mod kernel {
         }
     }
 
-    /// The kernel variants, for benchmarks and tests ([`sign_variant`]).
+    /// The kernel variants, for benchmarks and tests (`sign_variant`).
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
     pub enum Variant {
         /// The plain loop for the x86-64 baseline (SSE2): the reference.
@@ -384,7 +384,7 @@ pub mod kernel {
         true
     }
 
-    /// The variant [`sign`] uses on this CPU: the fastest supported one, in
+    /// The variant `sign` uses on this CPU: the fastest supported one, in
     /// the order measured in docs/PERFORMANCE.md.
     pub fn selected_variant() -> Variant {
         PREFERENCE
@@ -396,7 +396,7 @@ pub mod kernel {
     /// Fastest first (benches/kernels.rs, `classic_distinct_*`).
     const PREFERENCE: [Variant; 3] = [Variant::Avx512Mul32, Variant::Avx2Mul32, Variant::Portable];
 
-    /// Name of the variant [`sign`] uses on this CPU.
+    /// Name of the variant `sign` uses on this CPU.
     pub fn selected() -> &'static str {
         selected_variant().name()
     }

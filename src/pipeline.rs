@@ -16,7 +16,7 @@
 //! ```
 //!
 //! With the exact method ([`crate::method`]; `auto` decides on the walk's
-//! bytes, see [`walk_and_sign`]), `sign` keeps each unique content's shingle
+//! bytes, see `walk_and_sign`), `sign` keeps each unique content's shingle
 //! set instead of computing a signature, and one `join` stage
 //! ([`crate::allpairs`]) replaces `band` and `verify`.
 //!
@@ -124,7 +124,7 @@ pub struct Document {
     pub modified: Option<SystemTime>,
     /// Number of distinct shingles (0 unless read), exact for every document
     /// of a reported pair. For other documents of an LSH scan with exact
-    /// verification it may be an upper bound (see [`Keep::Signature`]), zero
+    /// verification it may be an upper bound (see `Keep::Signature`), zero
     /// exactly when the set is empty. A set of 2³² hashes would take 32 GiB
     /// while signing, so a `u32` holds any count a scan reaches.
     pub shingles: u32,
@@ -181,7 +181,7 @@ pub struct ScanStats {
     /// Candidate pairs of distinct contents from banding.
     pub candidates: u64,
     /// Candidates dropped before exact verification because their signatures
-    /// agree too little ([`rule_out_by_signature`]).
+    /// agree too little (`rule_out_by_signature`).
     pub ruled_out: u64,
     /// Similar pairs of documents reported.
     pub pairs: u64,
@@ -200,7 +200,7 @@ pub struct ScanOutcome {
 /// Runs the whole pipeline. Errors in individual files are reported through
 /// `reporter.warn` and counted; the scan itself does not fail because of them.
 ///
-/// Walking, reading and signing overlap ([`walk_and_sign`]); pair finding
+/// Walking, reading and signing overlap (`walk_and_sign`); pair finding
 /// starts when every file is signed.
 pub fn scan(config: &ScanConfig, reporter: &dyn Reporter) -> ScanOutcome {
     let mut stats = ScanStats::default();
@@ -1318,7 +1318,7 @@ pub struct SignedContent {
     /// empty. A `u32`, as in [`Document`], so that the flag below fits in the
     /// 48 bytes the `u128` alignment gives (16 MB at a million contents).
     pub shingles: u32,
-    /// Whether `shingles` is the exact count. See [`Keep::Signature`].
+    /// Whether `shingles` is the exact count. See `Keep::Signature`.
     pub counted: bool,
     /// The sorted shingle set itself, kept only for the exact method.
     pub set: Vec<u64>,

@@ -399,8 +399,9 @@ impl Reported {
         } else {
             String::new()
         };
+        let noun = if pairs == 1 { "pair" } else { "pairs" };
         lines.push(format!(
-            "simfind: similarity of {pairs} pairs{filtered}: {}",
+            "simfind: similarity of {pairs} {noun}{filtered}: {}",
             buckets.join(", ")
         ));
         if let Some(g) = &self.groups {

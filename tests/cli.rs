@@ -381,7 +381,7 @@ fn fifo_sockets_and_symlinks_are_skipped_without_hanging() {
     );
     let err = stderr(&out);
     assert!(
-        err.contains("2 special files") && err.contains("1 symlinks not followed"),
+        err.contains("2 special files") && err.contains("1 symlink not followed"),
         "{err}"
     );
 

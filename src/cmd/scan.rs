@@ -519,17 +519,29 @@ fn summary(
 ) -> String {
     let s = &outcome.stats;
     let mut skipped = Vec::new();
-    for (count, what) in [
-        (s.binary, "binary"),
-        (s.no_shingles, "shorter than one shingle"),
-        (s.walk_skips.special, "special files"),
-        (s.walk_skips.symlinks, "symlinks not followed"),
-        (s.walk_skips.size, "outside size limits"),
-        (s.walk_skips.same_file, "same file twice"),
-        (s.errors, "errors"),
+    for (count, one, many) in [
+        (s.binary, "binary", "binary"),
+        (
+            s.no_shingles,
+            "shorter than one shingle",
+            "shorter than one shingle",
+        ),
+        (s.walk_skips.special, "special file", "special files"),
+        (
+            s.walk_skips.symlinks,
+            "symlink not followed",
+            "symlinks not followed",
+        ),
+        (
+            s.walk_skips.size,
+            "outside size limits",
+            "outside size limits",
+        ),
+        (s.walk_skips.same_file, "same file twice", "same file twice"),
+        (s.errors, "error", "errors"),
     ] {
         if count > 0 {
-            skipped.push(format!("{count} {what}"));
+            skipped.push(plural(count, one, many));
         }
     }
     let threshold = match source {
