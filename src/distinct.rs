@@ -527,6 +527,40 @@ mod tests {
         assert!(filtered(0, &[], &mut filter).is_empty());
     }
 
+    /// Draining mid-stream hands out, in pieces, exactly what one filtering
+    /// of the whole stream passes (the large-file path relies on it).
+    #[test]
+    fn draining_passes_what_one_filtering_passes() {
+        let input: Vec<u64> = (0..50_000u64)
+            .map(|i| (i * 7919 % 9_000).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+            .collect();
+        let mut filter = RepeatFilter::default();
+        let whole = filtered(9_000, &input, &mut filter);
+        for every in [1, 7, 1000, 100_000] {
+            let mut pieces = Vec::new();
+            let mut out = Vec::new();
+            filter.filter_into(9_000, &mut out, |passing| {
+                for (i, &h) in input.iter().enumerate() {
+                    passing.offer(h);
+                    if i % every == 0 {
+                        let before = passing.passed();
+                        passing.drain(|v| {
+                            assert_eq!(v.len(), before);
+                            pieces.extend_from_slice(v);
+                        });
+                        assert_eq!(passing.passed(), 0);
+                    }
+                }
+                passing.drain(|v| pieces.extend_from_slice(v));
+            });
+            assert!(out.is_empty(), "drained: nothing left behind");
+            assert_eq!(pieces, whole, "drained every {every}");
+        }
+        assert_eq!(RepeatFilter::slots_for(9_000), 32_768);
+        assert_eq!(RepeatFilter::slots_for(0), MIN_SLOTS);
+        assert_eq!(RepeatFilter::slots_for(1 << 40), RepeatFilter::MAX_SLOTS);
+    }
+
     fn sorted_by(sorter: &mut HashSorter, values: &[u64]) -> Vec<u64> {
         let mut v = values.to_vec();
         sorter.sort(&mut v);

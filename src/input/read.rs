@@ -743,6 +743,45 @@ mod tests {
         assert_eq!(&*never, &bytes[..]);
     }
 
+    /// Released pages read back as the file's bytes (mapped anew), and the
+    /// mapping's resident size shrinks (read from `/proc/self/smaps`).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn released_pages_read_back_the_same_and_leave_rss() {
+        let dir = tempfile::tempdir().unwrap();
+        let bytes: Vec<u8> = (0..(8 << 20) as u32).map(|i| (i % 253) as u8).collect();
+        let p = write_file(dir.path(), "big", &bytes);
+        let c = read_file(&p, &force_mmap()).unwrap();
+        assert!(c.is_mapped());
+        let resident_kb = || -> u64 {
+            let start = format!("{:x}-", c.as_ptr() as usize);
+            let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
+            let mut lines = smaps.lines().skip_while(|l| !l.starts_with(&start));
+            lines
+                .find_map(|l| l.strip_prefix("Rss:"))
+                .map(|v| v.trim().trim_end_matches("kB").trim().parse().unwrap())
+                .expect("the mapping is listed")
+        };
+        let sum = |b: &[u8]| b.iter().map(|&x| x as u64).sum::<u64>();
+        assert_eq!(sum(&c), sum(&bytes));
+        let touched = resident_kb();
+        assert!(
+            touched >= 8 << 10,
+            "{touched} kB resident after reading all"
+        );
+        c.release_before(c.len() - 12345);
+        let released = resident_kb();
+        assert!(released <= 64, "{released} kB resident after the release");
+        // Not page-aligned: the page holding the offset stays readable, and
+        // everything reads as before.
+        c.release_before(4097);
+        assert_eq!(&*c, &bytes[..]);
+        c.verify_unchanged().unwrap();
+        let owned = read_file(&p, &ReadOptions::never_mmap()).unwrap();
+        owned.release_before(owned.len());
+        assert_eq!(&*owned, &bytes[..]);
+    }
+
     #[test]
     fn empty_file_uses_read_path_even_when_mapping_is_forced() {
         let dir = tempfile::tempdir().unwrap();
