@@ -22,6 +22,7 @@ fn main() {
         "never" => ReadOptions::never_mmap(),
         n => ReadOptions {
             mmap_min_size: n.parse().expect("mmap_min_size: bytes or 'never'"),
+            ..ReadOptions::default()
         },
     };
     let threads: usize = args[1].parse().expect("threads");

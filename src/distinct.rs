@@ -161,6 +161,18 @@ impl RepeatFilter {
     /// document's repeats are filtered less well, never wrongly.
     pub const MAX_SLOTS: usize = 1 << 16;
 
+    /// The table size [`filter_into`](Self::filter_into) takes for
+    /// `expected`. What passes depends on it; a caller that must reproduce a
+    /// filtering without knowing `expected` up front (a large file signed in
+    /// chunks) can stop looking once a lower bound of it gives
+    /// [`MAX_SLOTS`](Self::MAX_SLOTS).
+    pub fn slots_for(expected: usize) -> usize {
+        expected
+            .saturating_mul(2)
+            .next_power_of_two()
+            .clamp(MIN_SLOTS, Self::MAX_SLOTS)
+    }
+
     /// Passes the values that `produce` emits (through the [`Passing`] it is
     /// given) into `out`, cleared first, dropping most repeats. `expected` is
     /// the number of distinct values to size the table for (a hint).
@@ -170,10 +182,7 @@ impl RepeatFilter {
         out: &mut Vec<u64>,
         produce: impl FnOnce(&mut Passing<'_>),
     ) {
-        let size = expected
-            .saturating_mul(2)
-            .next_power_of_two()
-            .clamp(MIN_SLOTS, Self::MAX_SLOTS);
+        let size = Self::slots_for(expected);
         self.slots.clear();
         // Slot 0 of the empty table "holds" value 0: see `Passing::offer`.
         self.slots.resize(size, 0);
@@ -213,6 +222,20 @@ impl Passing<'_> {
         // a 0 always passes.
         self.len += usize::from(*slot != h || h == 0);
         *slot = h;
+    }
+
+    /// Values passed since the start or the last [`drain`](Self::drain).
+    pub fn passed(&self) -> usize {
+        self.len
+    }
+
+    /// Hands the values passed since the start or the last drain to `f` and
+    /// forgets them; the table keeps what it holds, so the values that pass
+    /// afterwards are exactly those that would have passed without the drain.
+    /// Lets a caller consume a long stream in bounded memory.
+    pub fn drain(&mut self, f: impl FnOnce(&[u64])) {
+        f(&self.out[..self.len]);
+        self.len = 0;
     }
 }
 
@@ -502,6 +525,40 @@ mod tests {
             }
         }
         assert!(filtered(0, &[], &mut filter).is_empty());
+    }
+
+    /// Draining mid-stream hands out, in pieces, exactly what one filtering
+    /// of the whole stream passes (the large-file path relies on it).
+    #[test]
+    fn draining_passes_what_one_filtering_passes() {
+        let input: Vec<u64> = (0..50_000u64)
+            .map(|i| (i * 7919 % 9_000).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+            .collect();
+        let mut filter = RepeatFilter::default();
+        let whole = filtered(9_000, &input, &mut filter);
+        for every in [1, 7, 1000, 100_000] {
+            let mut pieces = Vec::new();
+            let mut out = Vec::new();
+            filter.filter_into(9_000, &mut out, |passing| {
+                for (i, &h) in input.iter().enumerate() {
+                    passing.offer(h);
+                    if i % every == 0 {
+                        let before = passing.passed();
+                        passing.drain(|v| {
+                            assert_eq!(v.len(), before);
+                            pieces.extend_from_slice(v);
+                        });
+                        assert_eq!(passing.passed(), 0);
+                    }
+                }
+                passing.drain(|v| pieces.extend_from_slice(v));
+            });
+            assert!(out.is_empty(), "drained: nothing left behind");
+            assert_eq!(pieces, whole, "drained every {every}");
+        }
+        assert_eq!(RepeatFilter::slots_for(9_000), 32_768);
+        assert_eq!(RepeatFilter::slots_for(0), MIN_SLOTS);
+        assert_eq!(RepeatFilter::slots_for(1 << 40), RepeatFilter::MAX_SLOTS);
     }
 
     fn sorted_by(sorter: &mut HashSorter, values: &[u64]) -> Vec<u64> {

@@ -15,6 +15,7 @@
 //! one SQLite file, and [`incremental`] connects it to the pipeline.
 
 pub mod allpairs;
+pub mod chunked;
 pub mod cluster;
 pub mod distance;
 pub mod distinct;

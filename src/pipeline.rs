@@ -40,9 +40,10 @@ use std::sync::{Condvar, Mutex};
 use std::time::SystemTime;
 
 use rayon::prelude::*;
-use xxhash_rust::xxh3::xxh3_128;
+use xxhash_rust::xxh3::{Xxh3, xxh3_128};
 
 use crate::allpairs;
+use crate::chunked;
 use crate::distinct::{HashSorter, RepeatFilter};
 use crate::input::read::{self, ReadError, ReadOptions};
 use crate::input::walk::{
@@ -1342,6 +1343,12 @@ struct Buffers {
     set: Vec<u64>,
     repeats: RepeatFilter,
     sorter: HashSorter,
+    /// The large-file path's ([`sign_windows_chunked`]): the carried tail,
+    /// the first chunks' text while the filter's size is not known yet, and
+    /// one batch's signature.
+    windows: chunked::Windows,
+    pending: String,
+    batch_row: Vec<u32>,
 }
 
 /// The configured signing kernel.
@@ -1501,7 +1508,16 @@ fn sign_one(
             Err(err) => SignOutcome::Failed(err),
         };
     }
-    let hash = xxh3_128(&contents);
+    // A large file on the path that needs no whole set is read a chunk at a
+    // time (twice: identity first, so that a copy is never signed), and what
+    // is read is released at once: memory per file is a chunk, not the file.
+    let chunked = keep == Keep::Signature && contents.len() as u64 >= config.read.chunked_min_size;
+    let release = |offset| contents.release_before(offset);
+    let hash = if chunked {
+        hash_in_chunks(&contents, config.read.chunk_size, &release)
+    } else {
+        xxh3_128(&contents)
+    };
     if !claim(hash) {
         return match contents.verify_unchanged() {
             Ok(()) => SignOutcome::SameAs(hash),
@@ -1519,6 +1535,21 @@ fn sign_one(
                 hasher.sign_into(&buffers.set, row);
             }
             buffers.set.len()
+        }
+        Keep::Signature if chunked => {
+            let (windows, read) =
+                sign_windows_chunked(&contents, &release, config, hasher, buffers, row);
+            if read != hash {
+                // The bytes changed between the two passes: the file's own
+                // reason if it has one (shrank, mtime), else "changed".
+                return SignOutcome::Failed(
+                    contents
+                        .verify_unchanged()
+                        .err()
+                        .unwrap_or(ReadError::Changed),
+                );
+            }
+            windows
         }
         Keep::Signature => sign_windows(&contents, config, hasher, buffers, row),
     };
@@ -1574,6 +1605,160 @@ fn sign_windows(
             buffers.set.len()
         }
     }
+}
+
+/// XXH3-128 of `bytes`, equal to [`xxh3_128`], read `chunk` bytes at a time
+/// and telling `release` the offset behind which nothing is needed any more.
+fn hash_in_chunks(bytes: &[u8], chunk: usize, release: &dyn Fn(usize)) -> u128 {
+    let mut digest = Xxh3::new();
+    let mut end = 0;
+    for part in bytes.chunks(chunk.max(1)) {
+        digest.update(part);
+        end += part.len();
+        release(end);
+    }
+    digest.digest128()
+}
+
+/// Values a classic batch may gather before it is signed
+/// ([`sign_windows_chunked`]): 2 MiB of hashes.
+const CLASSIC_BATCH: usize = 1 << 18;
+
+/// The chunks of a large file as [`chunked::chunk_end`] cuts them, each
+/// normalised, hashed on the way (to check that the bytes signed are the
+/// bytes claimed) and released once normalised.
+struct Chunks<'a> {
+    bytes: &'a [u8],
+    start: usize,
+    size: usize,
+    digest: Xxh3,
+    release: &'a dyn Fn(usize),
+}
+
+impl Chunks<'_> {
+    /// Normalises the next chunk into `text`; false after the last.
+    fn next_into(&mut self, norm: Normalization, text: &mut String) -> bool {
+        if self.start >= self.bytes.len() {
+            return false;
+        }
+        let end = chunked::chunk_end(self.bytes, self.start, self.size);
+        let part = &self.bytes[self.start..end];
+        self.digest.update(part);
+        normalize_into(part, norm, text);
+        (self.release)(end);
+        self.start = end;
+        true
+    }
+}
+
+/// [`sign_windows`] for a large file, holding one chunk of it at a time
+/// (`config.read.chunk_size`, see [`crate::chunked`]): the same signature
+/// in `row` and the same count. `release(offset)` is told when the bytes
+/// before `offset` are no longer needed. Returns the count and the XXH3-128
+/// of the bytes that were signed.
+///
+/// OPH takes every window, as [`sign_windows`] does. Classic signing takes
+/// what one [`RepeatFilter`] lets through over the whole file, signed in
+/// batches whose signatures are merged by a minimum per position (the
+/// minimum over the whole stream), so the count is what passes, as on the
+/// whole-file path. That filter's table is sized by the length of the whole
+/// normalised text, known only at the end; but beyond a few tens of KiB the
+/// size is its maximum, so the first chunks' text is gathered until it gets
+/// there (or the file ends, and the short text takes the whole-file path).
+fn sign_windows_chunked(
+    bytes: &[u8],
+    release: &dyn Fn(usize),
+    config: &ScanConfig,
+    hasher: &Signer,
+    buffers: &mut Buffers,
+    row: &mut [u32],
+) -> (usize, u128) {
+    let norm = config.normalization;
+    let shingler = &config.shingler;
+    let mut chunks = Chunks {
+        bytes,
+        start: 0,
+        size: config.read.chunk_size,
+        digest: Xxh3::new(),
+        release,
+    };
+    let Buffers {
+        text,
+        scratch,
+        set,
+        repeats,
+        windows,
+        pending,
+        batch_row,
+        ..
+    } = buffers;
+    windows.clear();
+    let count = match *hasher {
+        Signer::Oph { seed } => {
+            let mut count = 0usize;
+            let mut sketch = oph::Sketch::new(seed, row);
+            while chunks.next_into(norm, text) {
+                windows.feed(text, norm, shingler, scratch, |h| {
+                    count += 1;
+                    sketch.add(h);
+                });
+            }
+            sketch.finish();
+            count
+        }
+        Signer::Classic(ref minhasher) => {
+            let full = |len: usize| RepeatFilter::slots_for(len / 4) == RepeatFilter::MAX_SLOTS;
+            pending.clear();
+            let mut ended = false;
+            while !full(pending.len()) {
+                if !chunks.next_into(norm, text) {
+                    ended = true;
+                    break;
+                }
+                chunked::join_normalized(pending, text, norm);
+            }
+            if ended {
+                // Short once normalised (mostly whitespace): the whole text
+                // is here, and takes the whole-file path.
+                repeats.filter_into(pending.len() / 4, set, |passing| {
+                    shingler.for_each_hash(pending, scratch, |h| passing.offer(h))
+                });
+                if !set.is_empty() {
+                    minhasher.sign_into(set, row);
+                }
+                set.len()
+            } else {
+                row.fill(u32::MAX);
+                batch_row.resize(row.len(), u32::MAX);
+                let mut count = 0usize;
+                let mut sign_batch = |values: &[u64]| {
+                    if values.is_empty() {
+                        return;
+                    }
+                    count += values.len();
+                    minhasher.sign_into(values, batch_row);
+                    for (r, &b) in row.iter_mut().zip(batch_row.iter()) {
+                        *r = (*r).min(b);
+                    }
+                };
+                repeats.filter_into(pending.len() / 4, set, |passing| {
+                    let mut offer = |h| {
+                        passing.offer(h);
+                        if passing.passed() >= CLASSIC_BATCH {
+                            passing.drain(&mut sign_batch);
+                        }
+                    };
+                    windows.feed(pending, norm, shingler, scratch, &mut offer);
+                    while chunks.next_into(norm, text) {
+                        windows.feed(text, norm, shingler, scratch, &mut offer);
+                    }
+                    passing.drain(&mut sign_batch);
+                });
+                count
+            }
+        }
+    };
+    (count, chunks.digest.digest128())
 }
 
 /// The shingle hashes of `bytes` in `buffers.set`, unordered, with most
@@ -2043,6 +2228,320 @@ mod tests {
         // that pushes these past their alignment costs 16 MB there.
         assert_eq!(std::mem::size_of::<SignedContent>(), 48);
         assert_eq!(std::mem::size_of::<ContentGroup>(), 80);
+    }
+
+    /// A config whose files all take the chunked path, `chunk` bytes a chunk.
+    fn chunked_config(
+        kind: ShingleKind,
+        k: usize,
+        norm: Normalization,
+        minhash: MinHashKind,
+        chunk: usize,
+    ) -> ScanConfig {
+        let mut config = config(Path::new("."));
+        config.shingler = Shingler::new(kind, k, StopWords::from_words(["a", "the", "ab"]));
+        config.normalization = norm;
+        config.minhash = minhash;
+        config.read.chunked_min_size = 0;
+        config.read.chunk_size = chunk;
+        config
+    }
+
+    const NORMS: [(bool, bool); 4] = [(true, true), (false, true), (true, false), (false, false)];
+    const KINDS: [ShingleKind; 3] = [ShingleKind::Char, ShingleKind::Word, ShingleKind::StopWord];
+
+    /// A count and the signature row beside it.
+    type Signature = (usize, Vec<u32>);
+
+    /// The chunked path's signature and count next to the whole-file path's,
+    /// and its digest next to `xxh3_128`.
+    fn both_paths(bytes: &[u8], config: &ScanConfig) -> (Signature, Signature, u128) {
+        let hasher = Signer::new(config);
+        let n = config.banding.signature_len();
+        let mut buffers = Buffers::default();
+        let mut whole = vec![u32::MAX; n];
+        let count = sign_windows(bytes, config, &hasher, &mut buffers, &mut whole);
+        // The same buffers, as a worker reuses them from file to file.
+        let mut chunked = vec![u32::MAX; n];
+        let released = std::cell::Cell::new(0);
+        let release = |offset: usize| {
+            assert!(offset >= released.get() && offset <= bytes.len());
+            released.set(offset);
+        };
+        let (chunked_count, digest) =
+            sign_windows_chunked(bytes, &release, config, &hasher, &mut buffers, &mut chunked);
+        assert_eq!(released.get(), bytes.len(), "everything read is released");
+        ((count, whole), (chunked_count, chunked), digest)
+    }
+
+    /// Text longer, once normalised, than the classic path gathers before it
+    /// streams ([`sign_windows_chunked`]): hex words from a small vocabulary
+    /// (so that values repeat and the filter's state matters) between the
+    /// fragments of [`chunked::tests::FRAGMENTS`].
+    fn long_texts() -> impl Strategy<Value = Vec<u8>> {
+        use crate::chunked::tests::FRAGMENTS;
+        prop::collection::vec((0u16..3000, 0..FRAGMENTS.len()), 18_000..20_000).prop_map(|parts| {
+            let mut out = Vec::new();
+            for (word, f) in parts {
+                out.extend_from_slice(format!("{word:x}").as_bytes());
+                out.extend_from_slice(FRAGMENTS[f]);
+            }
+            out
+        })
+    }
+
+    use proptest::prelude::*;
+
+    fn proptest_config(cases: u32) -> proptest::test_runner::Config {
+        proptest::test_runner::Config {
+            cases,
+            rng_seed: proptest::test_runner::RngSeed::Fixed(0xB16F_11E5),
+            failure_persistence: None,
+            ..proptest::test_runner::Config::default()
+        }
+    }
+
+    proptest! {
+        #![proptest_config(proptest_config(1500))]
+
+        /// The oracle: for every input, chunk size, shingle kind and k,
+        /// normalisation and signer, the chunked path signs what the
+        /// whole-file path signs and counts what it counts.
+        #[test]
+        fn chunked_signing_equals_whole_file_signing(
+            bytes in crate::chunked::tests::texts(),
+            chunk in 1usize..64,
+            kind in 0usize..3,
+            k in 1usize..=9,
+            norm in 0usize..4,
+            oph in any::<bool>(),
+        ) {
+            let (lowercase, collapse_whitespace) = NORMS[norm];
+            let norm = Normalization { lowercase, collapse_whitespace };
+            let minhash = if oph { MinHashKind::Oph } else { MinHashKind::Classic };
+            let config = chunked_config(KINDS[kind], k, norm, minhash, chunk);
+            let (whole, chunked, digest) = both_paths(&bytes, &config);
+            prop_assert_eq!(whole, chunked);
+            prop_assert_eq!(digest, xxh3_128(&bytes));
+        }
+    }
+
+    proptest! {
+        #![proptest_config(proptest_config(24))]
+
+        /// The same beyond the text the classic path gathers first, where it
+        /// signs the filter's output batch by batch.
+        #[test]
+        fn chunked_signing_equals_whole_file_signing_on_long_texts(
+            bytes in long_texts(),
+            chunk in 1usize..4096,
+            kind in 0usize..3,
+            k in 1usize..=9,
+            norm in 0usize..4,
+            oph in any::<bool>(),
+        ) {
+            let (lowercase, collapse_whitespace) = NORMS[norm];
+            let norm = Normalization { lowercase, collapse_whitespace };
+            let minhash = if oph { MinHashKind::Oph } else { MinHashKind::Classic };
+            let config = chunked_config(KINDS[kind], k, norm, minhash, chunk);
+            let text = crate::normalize::normalize(&bytes, norm);
+            prop_assert!(
+                RepeatFilter::slots_for(text.len() / 4) == RepeatFilter::MAX_SLOTS,
+                "too short to leave the gathering: {} bytes", text.len()
+            );
+            let (whole, chunked, digest) = both_paths(&bytes, &config);
+            prop_assert!(whole.0 > 0);
+            prop_assert_eq!(whole, chunked);
+            prop_assert_eq!(digest, xxh3_128(&bytes));
+        }
+    }
+
+    /// More values than one classic batch holds pass the filter.
+    #[test]
+    fn classic_batches_merge_into_the_whole_signature() {
+        let text: String = (0..CLASSIC_BATCH as u64 * 3 / 2)
+            .map(|i| format!("{:x} ", xxhash_rust::xxh3::xxh3_64(&i.to_le_bytes()) >> 40))
+            .collect();
+        let config = chunked_config(
+            ShingleKind::Word,
+            1,
+            Normalization::default(),
+            MinHashKind::Classic,
+            1 << 20,
+        );
+        let (whole, chunked, _) = both_paths(text.as_bytes(), &config);
+        assert!(whole.0 > CLASSIC_BATCH, "{}", whole.0);
+        assert_eq!(whole, chunked);
+    }
+
+    /// `sign_one` on a large file equals its whole-file result, and a copy
+    /// is only hashed.
+    #[test]
+    fn a_large_file_signs_as_on_the_whole_file_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = "Lorem ipsum dolor sit amet, ΣΟΦΙΑ consectetur\n".repeat(5000);
+        std::fs::write(dir.path().join("a"), &text).unwrap();
+        for mmap in [true, false] {
+            for minhash in [MinHashKind::Classic, MinHashKind::Oph] {
+                let mut config = config(dir.path());
+                config.minhash = minhash;
+                config.read.mmap_min_size = if mmap { 0 } else { u64::MAX };
+                let file = walk_files(&config, &Silent, &mut ScanStats::default()).remove(0);
+                let hasher = Signer::new(&config);
+                let n = config.banding.signature_len();
+                let sign = |config: &ScanConfig| {
+                    let mut row = vec![u32::MAX; n];
+                    let outcome = sign_one(
+                        &file,
+                        config,
+                        &hasher,
+                        Keep::Signature,
+                        &|_| true,
+                        &mut Buffers::default(),
+                        &mut row,
+                    );
+                    match outcome {
+                        SignOutcome::Unique(c) => (c.hash, c.shingles, c.counted, row),
+                        other => panic!("{other:?}"),
+                    }
+                };
+                let whole = sign(&config);
+                config.read.chunked_min_size = 1000;
+                config.read.chunk_size = 777;
+                assert_eq!(sign(&config), whole, "mmap {mmap}, {minhash:?}");
+                let copy = sign_one(
+                    &file,
+                    &config,
+                    &hasher,
+                    Keep::Signature,
+                    &|hash| {
+                        assert_eq!(hash, whole.0);
+                        false
+                    },
+                    &mut Buffers::default(),
+                    &mut vec![u32::MAX; n],
+                );
+                assert!(matches!(copy, SignOutcome::SameAs(h) if h == whole.0));
+            }
+        }
+    }
+
+    /// Signs the one file in `dir` on the chunked path, `change` running
+    /// between the two passes (as the claim).
+    fn sign_changed(dir: &Path, mmap: bool, change: &(dyn Fn() + Sync)) -> SignOutcome {
+        let mut config = config(dir);
+        config.read.chunked_min_size = 0;
+        config.read.chunk_size = 1000;
+        config.read.mmap_min_size = if mmap { 0 } else { u64::MAX };
+        let file = walk_files(&config, &Silent, &mut ScanStats::default()).remove(0);
+        sign_one(
+            &file,
+            &config,
+            &Signer::new(&config),
+            Keep::Signature,
+            &|_| {
+                change();
+                true
+            },
+            &mut Buffers::default(),
+            &mut vec![u32::MAX; config.banding.signature_len()],
+        )
+    }
+
+    const LOG_LINE: &str = "first version of the log\n";
+
+    /// A mapped large file rewritten between the two passes (same size,
+    /// mtime put back, so that only its bytes tell) is an error for that
+    /// file, as a change `verify_unchanged` sees is.
+    #[test]
+    fn a_large_file_rewritten_between_the_passes_fails() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log");
+        std::fs::write(&path, LOG_LINE.repeat(4000)).unwrap();
+        let mtime = std::fs::metadata(&path).unwrap().modified().unwrap();
+        let outcome = sign_changed(dir.path(), true, &|| {
+            let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+            std::io::Write::write_all(&mut &f, b"FIRST").unwrap();
+            f.set_modified(mtime).unwrap();
+        });
+        assert!(
+            matches!(outcome, SignOutcome::Failed(ReadError::Changed)),
+            "{outcome:?}"
+        );
+    }
+
+    /// A large file truncated between the two passes is an error for that
+    /// file: read into memory, by `verify_unchanged`; mapped, the second
+    /// pass faults on the vanished pages (the SIGBUS guard turns them into
+    /// zeros), which a child process checks (a broken guard would kill it).
+    #[test]
+    fn a_large_file_truncated_between_the_passes_fails() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log");
+        std::fs::write(&path, LOG_LINE.repeat(4000)).unwrap();
+        let outcome = sign_changed(dir.path(), false, &|| {
+            let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+            f.set_len(100).unwrap();
+        });
+        assert!(
+            matches!(
+                outcome,
+                SignOutcome::Failed(ReadError::Shrank {
+                    expected: 100_000,
+                    actual: 100
+                })
+            ),
+            "{outcome:?}"
+        );
+        #[cfg(target_os = "linux")]
+        {
+            let out = std::process::Command::new(std::env::current_exe().unwrap())
+                .args([
+                    "--exact",
+                    "pipeline::tests::truncated_mapping_child",
+                    "--nocapture",
+                    "--test-threads=1",
+                ])
+                .env(TRUNCATE_CHILD, "1")
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success() && String::from_utf8_lossy(&out.stdout).contains(CHILD_PASSED),
+                "child: {:?}\n{}\n{}",
+                out.status,
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+
+    const TRUNCATE_CHILD: &str = "SIMFIND_TRUNCATE_BETWEEN_PASSES";
+    const CHILD_PASSED: &str = "TRUNCATED-MAPPING-REPORTED";
+
+    /// The mapped half of the test above; a no-op in the normal test run.
+    #[test]
+    fn truncated_mapping_child() {
+        if std::env::var_os(TRUNCATE_CHILD).is_none() {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log");
+        std::fs::write(&path, LOG_LINE.repeat(4000)).unwrap();
+        let outcome = sign_changed(dir.path(), true, &|| {
+            let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+            f.set_len(100).unwrap();
+        });
+        assert!(
+            matches!(
+                outcome,
+                SignOutcome::Failed(ReadError::Shrank {
+                    expected: 100_000,
+                    actual: 100
+                })
+            ),
+            "{outcome:?}"
+        );
+        println!("{CHILD_PASSED}");
     }
 
     #[test]

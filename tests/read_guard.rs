@@ -151,7 +151,10 @@ fn child_entry() {
 }
 
 fn force_mmap() -> ReadOptions {
-    ReadOptions { mmap_min_size: 0 }
+    ReadOptions {
+        mmap_min_size: 0,
+        ..ReadOptions::default()
+    }
 }
 
 fn make_file(dir: &Path, name: &str) -> std::path::PathBuf {

@@ -223,6 +223,32 @@ pub struct FileArgs {
     /// Also read files that look binary (a NUL byte in the first 8 KiB).
     #[arg(long, help_heading = "Files")]
     pub binary: bool,
+
+    /// Hidden, for tests and benchmarks: files at least SIZE are signed
+    /// chunk by chunk in bounded memory (default 1M). The output does not
+    /// depend on it; tests set it to 0 to drive that path over whole corpora.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, hide = true)]
+    pub chunked_min_size: Option<u64>,
+
+    /// Hidden, for tests and benchmarks: the chunk size of that path
+    /// (default 128K, at least 1).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, hide = true)]
+    pub chunk_size: Option<u64>,
+}
+
+/// The read options, with the hidden chunking knobs applied.
+fn read_options(files: &FileArgs) -> Result<ReadOptions> {
+    let mut read = ReadOptions::default();
+    if let Some(min) = files.chunked_min_size {
+        read.chunked_min_size = min;
+    }
+    if let Some(size) = files.chunk_size {
+        if size == 0 {
+            bail!("--chunk-size must be at least 1 byte");
+        }
+        read.chunk_size = usize::try_from(size).unwrap_or(usize::MAX);
+    }
+    Ok(read)
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -439,7 +465,7 @@ pub(crate) fn configure(args: &Args) -> Result<(ScanConfig, ThresholdSource)> {
             min_size: args.files.min_size,
             max_size: args.files.max_size,
         },
-        read: ReadOptions::default(),
+        read: read_options(&args.files)?,
         include_binary: args.files.binary,
         normalization: Normalization {
             lowercase: !args.signing.keep_case,

@@ -1,0 +1,78 @@
+//! Large files signed chunk by chunk (issue #5, `simfind::chunked`): with
+//! the size threshold forced to 0 every file takes that path, and the whole
+//! output must be byte-identical to the whole-file path's, for every shingle
+//! kind, normalisation and MinHash kernel.
+
+mod util;
+
+use util::{run, shared_data, stderr};
+
+fn scan(root: &str, extra: &[&str], chunked: bool) -> Vec<u8> {
+    let mut args = vec!["scan", root, "-q", "-t", "0.5"];
+    args.extend_from_slice(extra);
+    if chunked {
+        args.extend_from_slice(&["--chunked-min-size", "0", "--chunk-size", "97"]);
+    }
+    let out = run(&args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {:?}\n{}",
+        out.status,
+        stderr(&out)
+    );
+    out.stdout
+}
+
+#[test]
+fn chunked_path_output_is_identical_on_testdata() {
+    for kernel in ["classic", "oph"] {
+        for shingle in [
+            &["--shingle", "char", "-k", "5"][..],
+            &["--shingle", "char", "-k", "1"],
+            &["--shingle", "word", "-k", "3"],
+            &["--shingle", "stopword", "-k", "2"],
+        ] {
+            for norm in [
+                &[][..],
+                &["--keep-case"],
+                &["--keep-whitespace"],
+                &["--keep-case", "--keep-whitespace"],
+            ] {
+                let mut extra = vec!["--minhash", kernel, "--method", "lsh"];
+                extra.extend_from_slice(shingle);
+                extra.extend_from_slice(norm);
+                let whole = scan("testdata", &extra, false);
+                assert!(whole.len() > 100, "{extra:?}: some pairs");
+                assert_eq!(
+                    String::from_utf8_lossy(&scan("testdata", &extra, true)),
+                    String::from_utf8_lossy(&whole),
+                    "{extra:?}"
+                );
+            }
+        }
+    }
+}
+
+/// Real text at the default settings: man pages, licences, copyright files
+/// (debian-docs files up to 64 KiB).
+#[test]
+fn chunked_path_output_is_identical_on_real_text() {
+    let corpus = shared_data("debian-docs").join("files");
+    let root = corpus.to_str().unwrap();
+    for kernel in ["classic", "oph"] {
+        let extra = ["--minhash", kernel, "--method", "lsh", "--max-size", "64K"];
+        let whole = scan(root, &extra, false);
+        assert!(whole.len() > 10_000, "some pairs");
+        assert!(
+            scan(root, &extra, true) == whole,
+            "{kernel}: outputs differ"
+        );
+    }
+}
+
+#[test]
+fn chunk_size_zero_is_refused() {
+    let out = run(&["scan", "testdata", "--chunk-size", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--chunk-size must be at least 1"));
+}
