@@ -1775,7 +1775,7 @@ fn filtered_windows_into(bytes: &[u8], config: &ScanConfig, buffers: &mut Buffer
     repeats.filter_into(text.len() / 4, set, |passing| {
         config
             .shingler
-            .for_each_hash(text, scratch, |h| passing.offer(h))
+            .for_each_hash_block(text, scratch, |block| passing.offer_block(block))
     });
 }
 
