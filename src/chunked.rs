@@ -120,7 +120,23 @@ impl Windows {
         norm: Normalization,
         shingler: &Shingler,
         scratch: &mut Scratch,
-        emit: impl FnMut(u64),
+        mut emit: impl FnMut(u64),
+    ) {
+        self.feed_blocks(next, norm, shingler, scratch, |block| {
+            block.iter().for_each(|&h| emit(h))
+        });
+    }
+
+    /// [`feed`](Self::feed), handing the hashes out in blocks
+    /// ([`Shingler::for_each_hash_block`]): the same hashes in the same order,
+    /// without a call per hash.
+    pub fn feed_blocks(
+        &mut self,
+        next: &str,
+        norm: Normalization,
+        shingler: &Shingler,
+        scratch: &mut Scratch,
+        emit_block: impl FnMut(&[u64]),
     ) {
         if next.is_empty() {
             // Only when collapsing (nothing else normalises bytes to
@@ -136,7 +152,7 @@ impl Windows {
         }
         self.piece.push_str(next);
         self.started = true;
-        shingler.for_each_hash(&self.piece, scratch, emit);
+        shingler.for_each_hash_block(&self.piece, scratch, emit_block);
         let keep = shingler.k() - 1;
         self.tail.clear();
         match shingler.kind() {

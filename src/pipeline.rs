@@ -1698,9 +1698,9 @@ fn sign_windows_chunked(
             let mut count = 0usize;
             let mut sketch = oph::Sketch::new(seed, row);
             while chunks.next_into(norm, text) {
-                windows.feed(text, norm, shingler, scratch, |h| {
-                    count += 1;
-                    sketch.add(h);
+                windows.feed_blocks(text, norm, shingler, scratch, |block| {
+                    count += block.len();
+                    sketch.add_batch(block);
                 });
             }
             sketch.finish();
@@ -1721,7 +1721,8 @@ fn sign_windows_chunked(
                 // Short once normalised (mostly whitespace): the whole text
                 // is here, and takes the whole-file path.
                 repeats.filter_into(pending.len() / 4, set, |passing| {
-                    shingler.for_each_hash(pending, scratch, |h| passing.offer(h))
+                    shingler
+                        .for_each_hash_block(pending, scratch, |block| passing.offer_block(block))
                 });
                 if !set.is_empty() {
                     minhasher.sign_into(set, row);
@@ -1742,15 +1743,17 @@ fn sign_windows_chunked(
                     }
                 };
                 repeats.filter_into(pending.len() / 4, set, |passing| {
-                    let mut offer = |h| {
-                        passing.offer(h);
+                    // Draining after a block rather than after the value that
+                    // fills a batch: batches differ, their minimum does not.
+                    let mut offer = |block: &[u64]| {
+                        passing.offer_block(block);
                         if passing.passed() >= CLASSIC_BATCH {
                             passing.drain(&mut sign_batch);
                         }
                     };
-                    windows.feed(pending, norm, shingler, scratch, &mut offer);
+                    windows.feed_blocks(pending, norm, shingler, scratch, &mut offer);
                     while chunks.next_into(norm, text) {
-                        windows.feed(text, norm, shingler, scratch, &mut offer);
+                        windows.feed_blocks(text, norm, shingler, scratch, &mut offer);
                     }
                     passing.drain(&mut sign_batch);
                 });
