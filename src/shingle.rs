@@ -532,6 +532,18 @@ fn word_shingles(
     scratch: &mut Scratch,
     emit: &mut impl FnMut(u64),
 ) {
+    find_words(text, &mut scratch.words);
+    word_windows(text, k, stop_words, scratch, emit);
+}
+
+/// The shingles of the words `find_words` left in `scratch.words`.
+fn word_windows(
+    text: &str,
+    k: usize,
+    stop_words: Option<&StopWords>,
+    scratch: &mut Scratch,
+    emit: &mut impl FnMut(u64),
+) {
     let bytes = text.as_bytes();
     let Scratch {
         words,
@@ -539,7 +551,6 @@ fn word_shingles(
         lowered,
         ..
     } = scratch;
-    find_words(text, words);
     if words.len() < k {
         return;
     }
@@ -711,12 +722,7 @@ mod tests {
         emit: &mut impl FnMut(u64),
     ) {
         let bytes = text.as_bytes();
-        let Scratch {
-            words,
-            joined,
-            lowered,
-            ..
-        } = scratch;
+        let words = &mut scratch.words;
         words.clear();
         let mut start: Option<usize> = None;
         for (i, c) in text.char_indices() {
@@ -732,46 +738,9 @@ mod tests {
         if let Some(s) = start {
             words.push((s as u32, bytes.len() as u32));
         }
-        if words.len() < k {
-            return;
-        }
-        let word = |(s, e): (u32, u32)| &text[s as usize..e as usize];
-        for i in 0..=words.len() - k {
-            if let Some(stop_words) = stop_words {
-                let first = word(words[i]);
-                let is_stop = if first.chars().all(|c| !c.is_uppercase()) {
-                    stop_words.contains(first)
-                } else {
-                    // Only with --keep-case: compare the lowercased word.
-                    lowered.clear();
-                    lowered.extend(first.chars().flat_map(char::to_lowercase));
-                    stop_words.contains(lowered)
-                };
-                if !is_stop {
-                    continue;
-                }
-            }
-            let window = &words[i..i + k];
-            // Common case: the words are separated by exactly one space in the
-            // text, so the shingle "w1 w2 w3" is a slice of it.
-            let contiguous = window
-                .windows(2)
-                .all(|p| p[1].0 == p[0].1 + 1 && bytes[p[0].1 as usize] == b' ');
-            if contiguous {
-                emit(hash_shingle(
-                    &bytes[window[0].0 as usize..window[k - 1].1 as usize],
-                ));
-            } else {
-                joined.clear();
-                for (j, &w) in window.iter().enumerate() {
-                    if j > 0 {
-                        joined.push(b' ');
-                    }
-                    joined.extend_from_slice(word(w).as_bytes());
-                }
-                emit(hash_shingle(joined));
-            }
-        }
+        // The windows over the words are the production code's: only the
+        // word finding changed.
+        word_windows(text, k, stop_words, scratch, emit);
     }
 
     /// `for_each_hash_block`'s blocks, concatenated.
