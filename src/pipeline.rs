@@ -2479,23 +2479,7 @@ mod tests {
     /// zeros), which a child process checks (a broken guard would kill it).
     #[test]
     fn a_large_file_truncated_between_the_passes_fails() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("log");
-        std::fs::write(&path, LOG_LINE.repeat(4000)).unwrap();
-        let outcome = sign_changed(dir.path(), false, &|| {
-            let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
-            f.set_len(100).unwrap();
-        });
-        assert!(
-            matches!(
-                outcome,
-                SignOutcome::Failed(ReadError::Shrank {
-                    expected: 100_000,
-                    actual: 100
-                })
-            ),
-            "{outcome:?}"
-        );
+        assert_truncation_is_reported(false);
         #[cfg(target_os = "linux")]
         {
             let out = std::process::Command::new(std::env::current_exe().unwrap())
@@ -2518,19 +2502,13 @@ mod tests {
         }
     }
 
-    const TRUNCATE_CHILD: &str = "SIMFIND_TRUNCATE_BETWEEN_PASSES";
-    const CHILD_PASSED: &str = "TRUNCATED-MAPPING-REPORTED";
-
-    /// The mapped half of the test above; a no-op in the normal test run.
-    #[test]
-    fn truncated_mapping_child() {
-        if std::env::var_os(TRUNCATE_CHILD).is_none() {
-            return;
-        }
+    /// Signs a large file that is truncated between the two passes and
+    /// checks that the outcome is a "shrank" error.
+    fn assert_truncation_is_reported(mapped: bool) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("log");
         std::fs::write(&path, LOG_LINE.repeat(4000)).unwrap();
-        let outcome = sign_changed(dir.path(), true, &|| {
+        let outcome = sign_changed(dir.path(), mapped, &|| {
             let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
             f.set_len(100).unwrap();
         });
@@ -2544,6 +2522,18 @@ mod tests {
             ),
             "{outcome:?}"
         );
+    }
+
+    const TRUNCATE_CHILD: &str = "SIMFIND_TRUNCATE_BETWEEN_PASSES";
+    const CHILD_PASSED: &str = "TRUNCATED-MAPPING-REPORTED";
+
+    /// The mapped half of the test above; a no-op in the normal test run.
+    #[test]
+    fn truncated_mapping_child() {
+        if std::env::var_os(TRUNCATE_CHILD).is_none() {
+            return;
+        }
+        assert_truncation_is_reported(true);
         println!("{CHILD_PASSED}");
     }
 
