@@ -216,24 +216,7 @@ pub(crate) mod tests {
     use proptest::prelude::*;
     use proptest::test_runner::{Config, RngSeed};
 
-    const NORMS: [Normalization; 4] = [
-        Normalization {
-            lowercase: true,
-            collapse_whitespace: true,
-        },
-        Normalization {
-            lowercase: false,
-            collapse_whitespace: true,
-        },
-        Normalization {
-            lowercase: true,
-            collapse_whitespace: false,
-        },
-        Normalization {
-            lowercase: false,
-            collapse_whitespace: false,
-        },
-    ];
+    const NORMS: [Normalization; 4] = Normalization::ALL;
 
     fn shingler(kind: usize, k: usize) -> Shingler {
         let kind = [ShingleKind::Char, ShingleKind::Word, ShingleKind::StopWord][kind];

@@ -28,6 +28,30 @@ pub struct Normalization {
     pub collapse_whitespace: bool,
 }
 
+impl Normalization {
+    /// Every combination of the flags, the default first: what tests run
+    /// each normalising path under.
+    #[cfg(test)]
+    pub(crate) const ALL: [Normalization; 4] = [
+        Normalization {
+            lowercase: true,
+            collapse_whitespace: true,
+        },
+        Normalization {
+            lowercase: false,
+            collapse_whitespace: true,
+        },
+        Normalization {
+            lowercase: true,
+            collapse_whitespace: false,
+        },
+        Normalization {
+            lowercase: false,
+            collapse_whitespace: false,
+        },
+    ];
+}
+
 impl Default for Normalization {
     fn default() -> Self {
         Normalization {
@@ -870,21 +894,7 @@ mod tests {
         collapse_whitespace: true,
     };
 
-    const ALL: [Normalization; 4] = [
-        DEFAULT,
-        Normalization {
-            lowercase: false,
-            collapse_whitespace: true,
-        },
-        Normalization {
-            lowercase: true,
-            collapse_whitespace: false,
-        },
-        Normalization {
-            lowercase: false,
-            collapse_whitespace: false,
-        },
-    ];
+    const ALL: [Normalization; 4] = Normalization::ALL;
 
     #[test]
     fn streaming_path_agrees_with_definition_on_tricky_text() {
