@@ -44,7 +44,7 @@ use xxhash_rust::xxh3::{Xxh3, xxh3_128};
 
 use crate::allpairs;
 use crate::chunked;
-use crate::distinct::{HashSorter, RepeatFilter};
+use crate::distinct::{HashSorter, Passing, RepeatFilter};
 use crate::input::read::{self, ReadError, ReadOptions};
 use crate::input::walk::{
     self, FileEntry, StreamEvent, WalkEnd, WalkEvent, WalkOptions, WalkSkips,
@@ -1349,6 +1349,11 @@ struct Buffers {
     windows: chunked::Windows,
     pending: String,
     batch_row: Vec<u32>,
+    /// A large file's reload ([`sorted_set_chunked`]): what the repeat
+    /// filter passes, the batch it gathers into, and the merge's output.
+    passed: Vec<u64>,
+    batch: Vec<u64>,
+    merged: Vec<u64>,
 }
 
 /// The configured signing kernel.
@@ -1802,23 +1807,122 @@ fn reload_set(
     expected_hash: u128,
     config: &ScanConfig,
 ) -> Result<Vec<u64>, String> {
+    const CHANGED: &str = "changed during the run (content differs from when it was signed)";
     let contents = read::read_file(path, &config.read).map_err(|e| e.to_string())?;
-    if xxh3_128(&contents) != expected_hash {
-        return Err("changed during the run (content differs from when it was signed)".into());
-    }
     thread_local! {
         // Each verifying thread keeps its text buffer and hash table from one
         // reload to the next, as signing does, instead of allocating and
         // faulting in fresh ones for every candidate file.
         static BUFFERS: std::cell::RefCell<Buffers> = std::cell::RefCell::default();
     }
-    let set = BUFFERS.with_borrow_mut(|buffers| {
-        sorted_shingles_into(&contents, config, buffers);
-        // A clone is allocated at its exact length; the buffer stays for reuse.
-        buffers.set.clone()
-    });
+    let set = if contents.len() as u64 >= config.read.chunked_min_size {
+        // A large file: one pass, a chunk at a time, checked at the end.
+        let release = |offset| contents.release_before(offset);
+        BUFFERS.with_borrow_mut(|buffers| {
+            let read = sorted_set_chunked(&contents, &release, config, buffers);
+            // Taken, not cloned: the thread keeps no buffer the size of the
+            // largest set it ever loaded.
+            let set = std::mem::take(&mut buffers.set);
+            (read == expected_hash).then_some(set).ok_or(CHANGED)
+        })?
+    } else {
+        if xxh3_128(&contents) != expected_hash {
+            return Err(CHANGED.into());
+        }
+        BUFFERS.with_borrow_mut(|buffers| {
+            sorted_shingles_into(&contents, config, buffers);
+            // A clone is allocated at its exact length; the buffer stays for reuse.
+            buffers.set.clone()
+        })
+    };
     contents.verify_unchanged().map_err(|e| e.to_string())?;
     Ok(set)
+}
+
+/// [`sorted_shingles_into`] for a large file, a chunk at a time: the same
+/// sorted set in `buffers.set`; returns the XXH3-128 of the bytes it read.
+/// Beside the set it holds a chunk of text and a batch of what the repeat
+/// filter passed, at most as large as the set (or [`CLASSIC_BATCH`]), which
+/// is sorted and merged into the set when full: every value is sorted once,
+/// in a batch, and each merge costs at most twice the batch, so the work is
+/// what one sort of everything costs, but not the memory.
+fn sorted_set_chunked(
+    bytes: &[u8],
+    release: &dyn Fn(usize),
+    config: &ScanConfig,
+    buffers: &mut Buffers,
+) -> u128 {
+    let norm = config.normalization;
+    let shingler = &config.shingler;
+    let mut chunks = Chunks {
+        bytes,
+        start: 0,
+        size: config.read.chunk_size,
+        digest: Xxh3::new(),
+        release,
+    };
+    let Buffers {
+        text,
+        scratch,
+        set,
+        repeats,
+        sorter,
+        windows,
+        passed,
+        batch,
+        merged,
+        ..
+    } = buffers;
+    windows.clear();
+    set.clear();
+    batch.clear();
+    let mut merge_batch = |set: &mut Vec<u64>, batch: &mut Vec<u64>| {
+        sorter.sort(batch);
+        batch.dedup();
+        merge_sorted(set, batch, merged);
+        std::mem::swap(set, merged);
+        batch.clear();
+    };
+    // The filter's table size does not matter here (what passes is sorted
+    // and deduplicated in the end): its largest.
+    repeats.filter_into(usize::MAX, passed, |passing| {
+        let mut take = |passing: &mut Passing<'_>, last: bool| {
+            passing.drain(|values| batch.extend_from_slice(values));
+            if last || batch.len() >= set.len().max(CLASSIC_BATCH) {
+                merge_batch(set, batch);
+            }
+        };
+        while chunks.next_into(norm, text) {
+            windows.feed_blocks(text, norm, shingler, scratch, |block| {
+                passing.offer_block(block);
+                if passing.passed() >= CLASSIC_BATCH {
+                    take(passing, false);
+                }
+            });
+        }
+        take(passing, true);
+    });
+    // The thread keeps these buffers: not at the size of its largest file.
+    merged.clear();
+    merged.shrink_to(CLASSIC_BATCH);
+    batch.shrink_to(CLASSIC_BATCH);
+    chunks.digest.digest128()
+}
+
+/// The union of two ascending, duplicate-free slices into `out` (cleared
+/// first), ascending and duplicate-free.
+fn merge_sorted(a: &[u64], b: &[u64], out: &mut Vec<u64>) {
+    out.clear();
+    out.reserve(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        let (x, y) = (a[i], b[j]);
+        out.push(x.min(y));
+        i += usize::from(x <= y);
+        j += usize::from(y <= x);
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
 }
 
 /// Files that share one content.
@@ -2425,6 +2529,50 @@ mod tests {
                     &mut vec![u32::MAX; n],
                 );
                 assert!(matches!(copy, SignOutcome::SameAs(h) if h == whole.0));
+            }
+        }
+    }
+
+    /// A large file's reload (chunk by chunk) gives the set the whole-file
+    /// reload gives, for every shingle kind, mapped or read, through the
+    /// intermediate sorts of a set larger than a batch; and a file whose
+    /// bytes differ from the signed ones is refused.
+    #[test]
+    fn a_large_file_reloads_the_set_of_the_whole_file_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a");
+        let prose = "Lorem ipsum dolor sit amet, ΣΟΦΙΑ consectetur\n\t of the  ".repeat(3000);
+        // Words repeating after 2 × CLASSIC_BATCH distinct ones: more values
+        // pass than two batches, so the set is sorted on the way.
+        let many: String = (0..CLASSIC_BATCH as u64 * 3)
+            .map(|i| format!("w{:x} ", i % (2 * CLASSIC_BATCH as u64)))
+            .collect();
+        for (text, kinds) in [
+            (
+                &prose,
+                &[ShingleKind::Char, ShingleKind::Word, ShingleKind::StopWord][..],
+            ),
+            (&many, &[ShingleKind::Word][..]),
+        ] {
+            std::fs::write(&path, text).unwrap();
+            let hash = xxh3_128(text.as_bytes());
+            for &kind in kinds {
+                for mmap in [true, false] {
+                    let mut config = config(dir.path());
+                    config.shingler = Shingler::new(kind, 3, StopWords::english());
+                    config.read.mmap_min_size = if mmap { 0 } else { u64::MAX };
+                    config.read.chunked_min_size = u64::MAX;
+                    let whole = reload_set(&path, hash, &config).unwrap();
+                    assert!(!whole.is_empty());
+                    for chunk in [1, 700, 1 << 17] {
+                        config.read.chunked_min_size = 0;
+                        config.read.chunk_size = chunk;
+                        let chunked = reload_set(&path, hash, &config).unwrap();
+                        assert!(chunked == whole, "{kind:?}, mmap {mmap}, chunk {chunk}");
+                        let refused = reload_set(&path, hash ^ 1, &config).unwrap_err();
+                        assert!(refused.contains("changed during the run"), "{refused}");
+                    }
+                }
             }
         }
     }
