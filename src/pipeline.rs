@@ -1640,7 +1640,17 @@ struct Chunks<'a> {
     release: &'a dyn Fn(usize),
 }
 
-impl Chunks<'_> {
+impl<'a> Chunks<'a> {
+    fn new(bytes: &'a [u8], size: usize, release: &'a dyn Fn(usize)) -> Self {
+        Chunks {
+            bytes,
+            start: 0,
+            size,
+            digest: Xxh3::new(),
+            release,
+        }
+    }
+
     /// Normalises the next chunk into `text`; false after the last.
     fn next_into(&mut self, norm: Normalization, text: &mut String) -> bool {
         if self.start >= self.bytes.len() {
@@ -1680,13 +1690,7 @@ fn sign_windows_chunked(
 ) -> (usize, u128) {
     let norm = config.normalization;
     let shingler = &config.shingler;
-    let mut chunks = Chunks {
-        bytes,
-        start: 0,
-        size: config.read.chunk_size,
-        digest: Xxh3::new(),
-        release,
-    };
+    let mut chunks = Chunks::new(bytes, config.read.chunk_size, release);
     let Buffers {
         text,
         scratch,
@@ -1854,13 +1858,7 @@ fn sorted_set_chunked(
 ) -> u128 {
     let norm = config.normalization;
     let shingler = &config.shingler;
-    let mut chunks = Chunks {
-        bytes,
-        start: 0,
-        size: config.read.chunk_size,
-        digest: Xxh3::new(),
-        release,
-    };
+    let mut chunks = Chunks::new(bytes, config.read.chunk_size, release);
     let Buffers {
         text,
         scratch,
