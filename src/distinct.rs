@@ -209,28 +209,21 @@ pub struct Passing<'a> {
 }
 
 impl Passing<'_> {
+    /// Offers one value: it passes unless its slot holds it already.
     #[inline(always)]
     pub fn offer(&mut self, h: u64) {
-        if self.len == self.out.len() {
-            // Rare and predictable: room for the next values, written below
-            // whether or not they pass.
-            self.out.resize((self.len * 2).max(1024), 0);
-        }
-        let slot = &mut self.slots[h as usize & self.mask];
-        self.out[self.len] = h;
-        // An empty slot reads as 0, so a first 0 would look like a repeat:
-        // a 0 always passes.
-        self.len += usize::from(*slot != h || h == 0);
-        *slot = h;
+        self.offer_block(std::slice::from_ref(&h));
     }
 
-    /// [`offer`](Self::offer) of every value of `block`, in order (the same
-    /// values pass): for a producer that hands out blocks, one call per block
-    /// instead of one per value, with room for the whole block made once.
-    #[inline]
+    /// Offers every value of `block`, in order: for a producer that hands
+    /// out blocks, one call per block instead of one per value, with room
+    /// for the whole block made once.
+    #[inline(always)]
     pub fn offer_block(&mut self, block: &[u64]) {
         let needed = self.len + block.len();
         if needed > self.out.len() {
+            // Rare and predictable: room for the next values, written below
+            // whether or not they pass.
             self.out.resize(needed.max(self.len * 2).max(1024), 0);
         }
         let (slots, mask) = (&mut *self.slots, self.mask);
@@ -239,6 +232,8 @@ impl Passing<'_> {
         for &h in block {
             let slot = &mut slots[h as usize & mask];
             out[len] = h;
+            // An empty slot reads as 0, so a first 0 would look like a
+            // repeat: a 0 always passes.
             len += usize::from(*slot != h || h == 0);
             *slot = h;
         }
