@@ -111,26 +111,12 @@ impl Windows {
     }
 
     /// Feeds `next`, the normalised text of the next chunk ([`chunk_end`]),
-    /// and calls `emit` with the hash of every window that ends in it, in
-    /// text order. Over all chunks of a document, `emit` sees what
-    /// [`Shingler::for_each_hash`] emits on the whole normalised text.
+    /// and calls `emit_block` with the hashes of every window that ends in
+    /// it, in text order, a block at a time
+    /// ([`Shingler::for_each_hash_block`]). Over all chunks of a document,
+    /// the blocks hold what [`Shingler::for_each_hash`] emits on the whole
+    /// normalised text.
     pub fn feed(
-        &mut self,
-        next: &str,
-        norm: Normalization,
-        shingler: &Shingler,
-        scratch: &mut Scratch,
-        mut emit: impl FnMut(u64),
-    ) {
-        self.feed_blocks(next, norm, shingler, scratch, |block| {
-            block.iter().for_each(|&h| emit(h))
-        });
-    }
-
-    /// [`feed`](Self::feed), handing the hashes out in blocks
-    /// ([`Shingler::for_each_hash_block`]): the same hashes in the same order,
-    /// without a call per hash.
-    pub fn feed_blocks(
         &mut self,
         next: &str,
         norm: Normalization,
@@ -331,7 +317,7 @@ pub(crate) mod tests {
             windows.clear();
             let mut fed = Vec::new();
             for chunk in chunks(&bytes, size) {
-                windows.feed(&normalize(chunk, norm), norm, &shingler, &mut scratch, |h| fed.push(h));
+                windows.feed(&normalize(chunk, norm), norm, &shingler, &mut scratch, |b| fed.extend_from_slice(b));
             }
             prop_assert_eq!(fed, whole);
         }
@@ -378,7 +364,9 @@ pub(crate) mod tests {
         windows.feed(long.trim_end(), norm, &shingler, &mut scratch, |_| {});
         assert_eq!(windows.tail, "one two");
         let mut got = Vec::new();
-        windows.feed("three", norm, &shingler, &mut scratch, |h| got.push(h));
+        windows.feed("three", norm, &shingler, &mut scratch, |b| {
+            got.extend_from_slice(b)
+        });
         assert_eq!(got, shingler.shingle_set("one two three"));
     }
 }

@@ -1707,7 +1707,7 @@ fn sign_windows_chunked(
             let mut count = 0usize;
             let mut sketch = oph::Sketch::new(seed, row);
             while chunks.next_into(norm, text) {
-                windows.feed_blocks(text, norm, shingler, scratch, |block| {
+                windows.feed(text, norm, shingler, scratch, |block| {
                     count += block.len();
                     sketch.add_batch(block);
                 });
@@ -1760,9 +1760,9 @@ fn sign_windows_chunked(
                             passing.drain(&mut sign_batch);
                         }
                     };
-                    windows.feed_blocks(pending, norm, shingler, scratch, &mut offer);
+                    windows.feed(pending, norm, shingler, scratch, &mut offer);
                     while chunks.next_into(norm, text) {
-                        windows.feed_blocks(text, norm, shingler, scratch, &mut offer);
+                        windows.feed(text, norm, shingler, scratch, &mut offer);
                     }
                     passing.drain(&mut sign_batch);
                 });
@@ -1891,7 +1891,7 @@ fn sorted_set_chunked(
             }
         };
         while chunks.next_into(norm, text) {
-            windows.feed_blocks(text, norm, shingler, scratch, |block| {
+            windows.feed(text, norm, shingler, scratch, |block| {
                 passing.offer_block(block);
                 if passing.passed() >= CLASSIC_BATCH {
                     take(passing, false);
@@ -2352,8 +2352,16 @@ mod tests {
         config
     }
 
-    const NORMS: [(bool, bool); 4] = [(true, true), (false, true), (true, false), (false, false)];
-    const KINDS: [ShingleKind; 3] = [ShingleKind::Char, ShingleKind::Word, ShingleKind::StopWord];
+    /// [`chunked_config`] of a proptest case's indices.
+    fn case_config(kind: usize, k: usize, norm: usize, oph: bool, chunk: usize) -> ScanConfig {
+        let kind = [ShingleKind::Char, ShingleKind::Word, ShingleKind::StopWord][kind];
+        let minhash = if oph {
+            MinHashKind::Oph
+        } else {
+            MinHashKind::Classic
+        };
+        chunked_config(kind, k, Normalization::ALL[norm], minhash, chunk)
+    }
 
     /// A count and the signature row beside it.
     type Signature = (usize, Vec<u32>);
@@ -2421,10 +2429,7 @@ mod tests {
             norm in 0usize..4,
             oph in any::<bool>(),
         ) {
-            let (lowercase, collapse_whitespace) = NORMS[norm];
-            let norm = Normalization { lowercase, collapse_whitespace };
-            let minhash = if oph { MinHashKind::Oph } else { MinHashKind::Classic };
-            let config = chunked_config(KINDS[kind], k, norm, minhash, chunk);
+            let config = case_config(kind, k, norm, oph, chunk);
             let (whole, chunked, digest) = both_paths(&bytes, &config);
             prop_assert_eq!(whole, chunked);
             prop_assert_eq!(digest, xxh3_128(&bytes));
@@ -2445,11 +2450,8 @@ mod tests {
             norm in 0usize..4,
             oph in any::<bool>(),
         ) {
-            let (lowercase, collapse_whitespace) = NORMS[norm];
-            let norm = Normalization { lowercase, collapse_whitespace };
-            let minhash = if oph { MinHashKind::Oph } else { MinHashKind::Classic };
-            let config = chunked_config(KINDS[kind], k, norm, minhash, chunk);
-            let text = crate::normalize::normalize(&bytes, norm);
+            let config = case_config(kind, k, norm, oph, chunk);
+            let text = crate::normalize::normalize(&bytes, config.normalization);
             prop_assert!(
                 RepeatFilter::slots_for(text.len() / 4) == RepeatFilter::MAX_SLOTS,
                 "too short to leave the gathering: {} bytes", text.len()
