@@ -71,12 +71,14 @@ use std::time::Duration;
 
 use criterion::measurement::{Measurement, ValueFormatter, WallTime};
 use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
-use simfind::distinct::{DistinctSet, HashSorter, RepeatFilter};
-use simfind::minhash::{MinHasher, SplitMix64, kernel};
-use simfind::normalize::{Kernel, Normalization, normalize, normalize_into_kernel, reference};
-use simfind::oph;
-use simfind::shingle::{Scratch, ShingleKind, Shingler, StopWords};
-use simfind::short_hash;
+use simfind::sketch::minhash::{MinHasher, SplitMix64, kernel};
+use simfind::sketch::oph;
+use simfind::text::distinct::{DistinctSet, HashSorter, RepeatFilter};
+use simfind::text::normalize::{
+    Kernel, Normalization, normalize, normalize_into_kernel, reference,
+};
+use simfind::text::shingle::{Scratch, ShingleKind, Shingler, StopWords};
+use simfind::text::short_hash;
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 const N: usize = 100;
@@ -240,7 +242,7 @@ fn kernels(c: &mut Criterion<ThreadCpu>) {
         docs.len(),
         docs.iter().filter(|d| d.is_ascii()).count(),
         100.0 * unique as f64 / shingles as f64,
-        simfind::minhash::kernel::selected()
+        simfind::sketch::minhash::kernel::selected()
     );
     let reference = Reference::new(1);
     let hasher = MinHasher::new(N, 1);
@@ -266,7 +268,7 @@ fn kernels(c: &mut Criterion<ThreadCpu>) {
             // character start in a table for a text with a non-ASCII byte).
             bch.iter(|| {
                 for d in &docs {
-                    simfind::shingle::char_shingles_reference(d, K, |h| {
+                    simfind::text::shingle::char_shingles_reference(d, K, |h| {
                         black_box(h);
                     });
                 }

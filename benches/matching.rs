@@ -26,7 +26,7 @@
 //! * `verify/exact_in_memory`: `verify::verify_exact` over the same candidates
 //!   with every set already in memory (the loader clones it), i.e. the
 //!   verifier's own bookkeeping plus the merges;
-//! * `join/t0.8`: the exact method's prefix-filter join (`allpairs::all_pairs`)
+//! * `join/t0.8`: the exact method's prefix-filter join (`join::all_pairs`)
 //!   over every set, in shingles per second.
 //!
 //! Run: `cargo bench --bench matching` (a minute or two; setup signs the
@@ -38,12 +38,12 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use simfind::allpairs;
 use simfind::lsh::{self, Banding};
-use simfind::minhash::MinHasher;
-use simfind::normalize::{Normalization, normalize};
-use simfind::shingle::{ShingleKind, Shingler, StopWords};
-use simfind::verify;
+use simfind::similarity::join;
+use simfind::similarity::verify;
+use simfind::sketch::minhash::MinHasher;
+use simfind::text::normalize::{Normalization, normalize};
+use simfind::text::shingle::{ShingleKind, Shingler, StopWords};
 
 const N: usize = 100;
 
@@ -202,12 +202,7 @@ fn matching(c: &mut Criterion) {
     g.sample_size(10).measurement_time(Duration::from_secs(10));
     g.throughput(Throughput::Elements(shingles));
     g.bench_function("t0.8", |bch| {
-        bch.iter(|| {
-            allpairs::all_pairs(black_box(&sets), 0.8)
-                .unwrap()
-                .pairs
-                .len()
-        })
+        bch.iter(|| join::all_pairs(black_box(&sets), 0.8).unwrap().pairs.len())
     });
     g.finish();
 }

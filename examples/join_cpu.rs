@@ -1,8 +1,8 @@
 //! CPU time of the exact join alone on a corpus's char-5 sets.
 //! usage: join_cpu DIR T [T...]
 use rayon::prelude::*;
-use simfind::normalize::{Normalization, normalize};
-use simfind::shingle::{ShingleKind, Shingler, StopWords};
+use simfind::text::normalize::{Normalization, normalize};
+use simfind::text::shingle::{ShingleKind, Shingler, StopWords};
 
 fn cpu() -> f64 {
     let mut u: libc::rusage = unsafe { std::mem::zeroed() };
@@ -34,7 +34,7 @@ fn main() {
     for t in &a[2..] {
         let t: f64 = t.parse().unwrap();
         let (c0, w0) = (cpu(), std::time::Instant::now());
-        let j = simfind::allpairs::all_pairs(&sets, t).unwrap();
+        let j = simfind::similarity::join::all_pairs(&sets, t).unwrap();
         println!(
             "t={t} cpu={:.2}s wall={:.2}s pairs={} {:?}",
             cpu() - c0,

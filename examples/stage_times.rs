@@ -3,11 +3,11 @@
 use simfind::input::read::ReadOptions;
 use simfind::input::walk::WalkOptions;
 use simfind::lsh::Banding;
-use simfind::method::{Method, MethodChoice};
-use simfind::normalize::Normalization;
+use simfind::pipeline::plan::{Method, MethodChoice};
 use simfind::pipeline::{self, MinHashKind, ScanConfig, Verification};
 use simfind::progress::{Reporter, Stage};
-use simfind::shingle::{ShingleKind, Shingler, StopWords};
+use simfind::text::normalize::Normalization;
+use simfind::text::shingle::{ShingleKind, Shingler, StopWords};
 use std::sync::Mutex;
 use std::time::Instant;
 

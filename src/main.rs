@@ -2,20 +2,15 @@
 //! subcommand and maps its outcome to an exit code (see [`exit`]). All real work is
 //! in the `simfind` library crate.
 
-mod cli;
-mod cmd;
-mod exit;
-mod output;
-mod report;
-mod ui;
+mod app;
 
 use clap::Parser;
 
 fn main() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     return_large_frees_to_the_system();
-    let cli = cli::Cli::parse();
-    let code = cmd::run(cli);
+    let cli = app::cli::Cli::parse();
+    let code = app::cmd::run(cli);
     std::process::exit(code);
 }
 

@@ -2,7 +2,7 @@
 
 use assert_cmd::Command;
 use predicates::prelude::*;
-use simfind::scurve;
+use simfind::lsh::scurve;
 
 fn simfind() -> Command {
     Command::cargo_bin("simfind").unwrap()

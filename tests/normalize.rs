@@ -7,8 +7,8 @@
 
 mod util;
 
-use simfind::normalize::reference::by_definition;
-use simfind::normalize::{Kernel, Normalization, normalize_into_kernel, reference};
+use simfind::text::normalize::reference::by_definition;
+use simfind::text::normalize::{Kernel, Normalization, normalize_into_kernel, reference};
 
 #[test]
 fn every_debian_docs_file_normalises_as_defined() {

@@ -6,11 +6,11 @@ mod util;
 use simfind::input::read::ReadOptions;
 use simfind::input::walk::WalkOptions;
 use simfind::lsh::Banding;
-use simfind::method::{Method, MethodChoice};
-use simfind::normalize::Normalization;
+use simfind::pipeline::plan::{Method, MethodChoice};
 use simfind::pipeline::{MinHashKind, ScanConfig, Verification, scan};
 use simfind::progress::Silent;
-use simfind::shingle::{ShingleKind, Shingler, StopWords};
+use simfind::text::normalize::Normalization;
+use simfind::text::shingle::{ShingleKind, Shingler, StopWords};
 use util::{prose, shared_data, write};
 
 fn config(root: &std::path::Path, threshold: f64) -> ScanConfig {

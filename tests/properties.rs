@@ -4,9 +4,9 @@
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed};
 use simfind::lsh::{Banding, candidate_pairs};
-use simfind::minhash::{MinHasher, estimate};
-use simfind::shingle::{ShingleKind, Shingler, StopWords};
-use simfind::verify::{intersection_size, jaccard, verify_exact};
+use simfind::similarity::verify::{intersection_size, jaccard, verify_exact};
+use simfind::sketch::minhash::{MinHasher, estimate};
+use simfind::text::shingle::{ShingleKind, Shingler, StopWords};
 
 fn config(cases: u32) -> Config {
     Config {
@@ -113,11 +113,11 @@ proptest! {
         }
         let ascii: String = text.chars().filter(char::is_ascii).collect();
         let shouted = ascii.to_uppercase().replace(' ', " \t ");
-        let norm = simfind::normalize::Normalization::default();
+        let norm = simfind::text::normalize::Normalization::default();
         let shingler = Shingler::new(ShingleKind::Char, k, StopWords::default());
         prop_assert_eq!(
-            shingler.shingle_set(&simfind::normalize::normalize(ascii.as_bytes(), norm)),
-            shingler.shingle_set(&simfind::normalize::normalize(shouted.as_bytes(), norm))
+            shingler.shingle_set(&simfind::text::normalize::normalize(ascii.as_bytes(), norm)),
+            shingler.shingle_set(&simfind::text::normalize::normalize(shouted.as_bytes(), norm))
         );
     }
 }

@@ -18,8 +18,8 @@ use clap::ValueEnum;
 use simfind::cluster::{self, KeepPolicy, Method, Params, SimilarityHistogram};
 use simfind::pipeline::{DocStatus, ScanOutcome};
 
-use crate::exit;
-use crate::output::{groups, pairs};
+use crate::app::exit;
+use crate::app::output::{groups, pairs};
 
 /// Output and grouping options of `scan`, flattened into its arguments.
 #[derive(clap::Args, Debug)]

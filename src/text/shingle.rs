@@ -1,6 +1,6 @@
 //! Shingling (MMDS 3.2): normalised text in, the set of hashed shingles out.
 //!
-//! Three kinds, all over the normalised text of [`crate::normalize`]:
+//! Three kinds, all over the normalised text of [`crate::text::normalize`]:
 //! - **char**: every window of `k` consecutive characters (Unicode scalar
 //!   values, not bytes);
 //! - **word**: every `k` consecutive words, where a word is a maximal run of
@@ -30,7 +30,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use crate::short_hash;
+use crate::text::short_hash;
 
 /// Seed of the shingle hash. Fixed (not `--seed`): it defines the shingle set,
 /// and must match the ground truth's definition for exact comparison.
@@ -291,7 +291,7 @@ impl Shingler {
 
     /// [`Shingler::for_each_hash`] a block at a time: `emit_block` gets
     /// consecutive slices of the hashes, in text order, for a consumer that
-    /// is a batch kernel ([`crate::oph::Sketch::add_batch`]). The windows of
+    /// is a batch kernel ([`crate::sketch::oph::Sketch::add_batch`]). The windows of
     /// ASCII text and of the ASCII runs of mixed text come straight from the
     /// vector window hash ([`short_hash::for_each_window_block`]); the
     /// others are gathered into blocks.
@@ -333,7 +333,7 @@ impl Shingler {
 
 /// Hash of one shingle's bytes: the single definition every kind goes through.
 /// Shingles of up to 16 bytes (char shingles, most word shingles) take the
-/// inlined short-input paths of [`crate::short_hash`], which equal the crate's.
+/// inlined short-input paths of [`crate::text::short_hash`], which equal the crate's.
 #[inline]
 pub fn hash_shingle(bytes: &[u8]) -> u64 {
     const {
@@ -997,7 +997,7 @@ mod tests {
         let (mut files, mut mixed) = (0, 0);
         for path in paths.iter().step_by(8) {
             let raw = std::fs::read(path).expect("readable corpus file");
-            let text = crate::normalize::normalize(&raw, Default::default());
+            let text = crate::text::normalize::normalize(&raw, Default::default());
             if !text.is_ascii() {
                 mixed += 1;
             }

@@ -11,16 +11,18 @@ use std::time::Instant;
 
 use anyhow::{Result, bail};
 use rayon::prelude::*;
-use simfind::incremental::Signer;
+use simfind::index::incremental::Signer;
 use simfind::index::{Index, OpenOptions, StoredDoc};
 use simfind::input::read::{self, ReadOptions};
-use simfind::{minhash, scurve, verify};
+use simfind::lsh::scurve;
+use simfind::similarity::verify;
+use simfind::sketch::minhash;
 use xxhash_rust::xxh3::xxh3_128;
 
-use crate::cmd::scan::VerifyArg;
-use crate::exit;
-use crate::output::pairs::PAIRS_HEADER;
-use crate::output::{self, Sink};
+use crate::app::cmd::scan::VerifyArg;
+use crate::app::exit;
+use crate::app::output::pairs::PAIRS_HEADER;
+use crate::app::output::{self, Sink};
 
 const EXAMPLES: &str = "EXAMPLES:
   simfind query new.txt --db share.simfind                 similar indexed documents
@@ -104,7 +106,7 @@ pub fn run(args: Args) -> Result<i32> {
         bail!("--threshold must be in (0, 1], got {t}");
     }
     let options = OpenOptions {
-        busy_timeout: crate::cmd::index::wait_duration(args.wait)?,
+        busy_timeout: crate::app::cmd::index::wait_duration(args.wait)?,
     };
     let started = Instant::now();
     let index = Index::open_existing(&args.db, options)?;

@@ -5,12 +5,12 @@ use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 use clap::{Arg, ArgAction, ArgMatches};
-use simfind::plot::{self, Labels, Series};
-use simfind::scurve::{self, Stage};
+use simfind::explain::plot::{self, Labels, Series};
+use simfind::lsh::scurve::{self, Stage};
 
 use super::values;
-use crate::exit;
-use crate::output::Sink;
+use crate::app::exit;
+use crate::app::output::Sink;
 
 const AFTER_HELP: &str = "EXAMPLES:
   simfind curve --bands 20 --rows 5

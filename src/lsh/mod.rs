@@ -7,7 +7,9 @@
 //! rows in different bands land in different buckets). Two documents that share
 //! a bucket in at least one band become a candidate pair, reported once. With
 //! similarity `s` that happens with probability `1 - (1 - s^r)^b`
-//! ([`crate::scurve`]).
+//! ([`crate::lsh::scurve`]).
+
+pub mod scurve;
 
 use rayon::prelude::*;
 use xxhash_rust::xxh3::xxh3_64_with_seed;
@@ -176,8 +178,8 @@ impl BandBuckets {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::minhash::{MinHasher, SplitMix64};
-    use crate::scurve::candidate_probability;
+    use crate::lsh::scurve::candidate_probability;
+    use crate::sketch::minhash::{MinHasher, SplitMix64};
 
     #[test]
     fn documents_sharing_one_band_become_candidates_once() {

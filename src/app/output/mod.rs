@@ -22,7 +22,7 @@ use std::sync::Mutex;
 use anyhow::{Context, Result};
 use tempfile::NamedTempFile;
 
-use crate::exit;
+use crate::app::exit;
 
 pub mod groups;
 pub mod pairs;

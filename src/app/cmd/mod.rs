@@ -10,8 +10,8 @@ pub mod scan;
 pub mod tune;
 pub mod values;
 
-use crate::cli::{Cli, Command};
-use crate::exit;
+use crate::app::cli::{Cli, Command};
+use crate::app::exit;
 
 /// Configures the thread pool, runs the chosen subcommand and turns its outcome
 /// into an exit code. A closed stdout (`simfind scan … | head`) is a clean exit,

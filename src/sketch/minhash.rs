@@ -457,7 +457,7 @@ impl SplitMix64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::verify::jaccard;
+    use crate::similarity::verify::jaccard;
 
     #[test]
     fn mmds_example_3_8_signature_matrix() {

@@ -10,17 +10,17 @@ use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use simfind::input::read::ReadOptions;
 use simfind::input::walk::WalkOptions;
 use simfind::lsh::Banding;
-use simfind::method::{Decision, Method, MethodChoice};
-use simfind::normalize::Normalization;
+use simfind::lsh::scurve;
+use simfind::pipeline::plan::{Decision, Method, MethodChoice};
 use simfind::pipeline::{self, MinHashKind, ScanConfig, ScanOutcome, Verification};
-use simfind::scurve;
-use simfind::shingle::{ShingleKind, Shingler, StopWords};
+use simfind::text::normalize::Normalization;
+use simfind::text::shingle::{ShingleKind, Shingler, StopWords};
 
-use crate::cli::parse_size;
-use crate::exit;
-use crate::output::{self, Sink};
-use crate::report::{Report, ReportArgs};
-use crate::ui::Ui;
+use crate::app::cli::parse_size;
+use crate::app::exit;
+use crate::app::output::{self, Sink};
+use crate::app::report::{Report, ReportArgs};
+use crate::app::ui::Ui;
 
 /// The MinHash seed when `--seed` is not given.
 pub const DEFAULT_SEED: u64 = 42;
@@ -69,7 +69,7 @@ whitespace run replaced by one space, trimmed. Words are maximal runs of
 alphanumeric characters. A file shorter than one shingle is never paired.
 
 ",
-    crate::cli::exit_status_help!()
+    crate::app::cli::exit_status_help!()
 );
 
 /// Find near-duplicate files under one or more directories and write the
@@ -305,20 +305,24 @@ pub fn run(args: Args) -> Result<i32> {
     let mut outcome = match &args.db {
         None => pipeline::scan(&config, &ui),
         Some(db) => {
-            let mut index = crate::cmd::index::open_for(db, &config, args.wait).map_err(|err| {
-                if matches!(threshold_source, ThresholdSource::Tuned) {
-                    err.context(format!(
-                        "--threshold alone let tune choose {} bands × {} rows; give the \
+            let mut index =
+                crate::app::cmd::index::open_for(db, &config, args.wait).map_err(|err| {
+                    if matches!(threshold_source, ThresholdSource::Tuned) {
+                        err.context(format!(
+                            "--threshold alone let tune choose {} bands × {} rows; give the \
                              index's --bands and --rows to use it",
-                        config.banding.bands, config.banding.rows
-                    ))
-                } else {
-                    err
-                }
-            })?;
-            let refreshed = simfind::incremental::refresh(&mut index, &config, &ui, true)?;
+                            config.banding.bands, config.banding.rows
+                        ))
+                    } else {
+                        err
+                    }
+                })?;
+            let refreshed = simfind::index::incremental::refresh(&mut index, &config, &ui, true)?;
             if !args.quiet {
-                eprintln!("simfind: {}", simfind::incremental::describe(&refreshed));
+                eprintln!(
+                    "simfind: {}",
+                    simfind::index::incremental::describe(&refreshed)
+                );
             }
             let fresh_signatures = refreshed.fresh_signatures;
             let mut outcome = pipeline::find_pairs(

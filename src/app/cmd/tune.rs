@@ -3,10 +3,10 @@
 use std::io::Write;
 
 use anyhow::bail;
-use simfind::scurve::{self, Tuning};
+use simfind::lsh::scurve::{self, Tuning};
 
 use super::values;
-use crate::exit;
+use crate::app::exit;
 
 /// MinHash values per document that `tune` may spend when --hashes is not given:
 /// scan's default signature length, so that `simfind tune --threshold T` shows

@@ -15,22 +15,24 @@
 //! expand     verified pairs   → pairs of documents, sorted by (a, b)
 //! ```
 //!
-//! With the exact method ([`crate::method`]; `auto` decides on the walk's
+//! With the exact method ([`crate::pipeline::plan`]; `auto` decides on the walk's
 //! bytes, see `walk_and_sign`), `sign` keeps each unique content's shingle
 //! set instead of computing a signature, and one `join` stage
-//! ([`crate::allpairs`]) replaces `band` and `verify`.
+//! ([`crate::similarity::join`]) replaces `band` and `verify`.
 //!
 //! Output is deterministic: the same files, configuration and seed give the
 //! same [`ScanOutcome`] whatever the number of threads.
 //!
 //! [`scan`] computes what [`walk_files`] → [`sign_files`] → [`find_pairs`]
 //! computes, with the first two overlapped; the three are public so that
-//! [`crate::incremental`] can sign only new and changed files and hand stored
+//! [`crate::index::incremental`] can sign only new and changed files and hand stored
 //! signatures for the rest to the same pair finding.
 //!
 //! Memory: a scan holds, per file, a [`Document`] (48 bytes and its path) and
 //! a signature row (`4n` bytes); per distinct content, one group (80 bytes,
 //! the member list inline for a single file); the rest is per candidate.
+
+pub mod plan;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -42,22 +44,22 @@ use std::time::SystemTime;
 use rayon::prelude::*;
 use xxhash_rust::xxh3::{Xxh3, xxh3_128};
 
-use crate::allpairs;
-use crate::chunked;
-use crate::distinct::{HashSorter, Passing, RepeatFilter};
 use crate::input::read::{self, ReadError, ReadOptions};
 use crate::input::walk::{
     self, FileEntry, StreamEvent, WalkEnd, WalkEvent, WalkOptions, WalkSkips,
 };
+use crate::lsh::scurve;
 use crate::lsh::{self, Banding};
-use crate::method::{self, Decision, Method, MethodChoice, Workload};
-use crate::minhash::{self, MinHasher};
-use crate::normalize::{Normalization, normalize_into};
-use crate::oph;
 use crate::progress::{Reporter, Stage};
-use crate::scurve;
-use crate::shingle::{Scratch, ShingleKind, Shingler};
-use crate::verify;
+use crate::similarity::join;
+use crate::similarity::verify;
+use crate::sketch::minhash::{self, MinHasher};
+use crate::sketch::oph;
+use crate::text::chunked;
+use crate::text::distinct::{HashSorter, Passing, RepeatFilter};
+use crate::text::normalize::{Normalization, normalize_into};
+use crate::text::shingle::{Scratch, ShingleKind, Shingler};
+use plan::{Decision, Method, MethodChoice, Workload};
 
 /// How candidates are confirmed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,9 +73,9 @@ pub enum Verification {
 /// Which MinHash kernel signs the documents.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MinHashKind {
-    /// `n` hash functions per shingle ([`crate::minhash`]).
+    /// `n` hash functions per shingle ([`crate::sketch::minhash`]).
     Classic,
-    /// One-permutation hashing with optimal densification ([`crate::oph`]).
+    /// One-permutation hashing with optimal densification ([`crate::sketch::oph`]).
     Oph,
 }
 
@@ -94,7 +96,7 @@ pub struct ScanConfig {
     /// Pairs with similarity ≥ this are reported; in (0, 1].
     pub threshold: f64,
     pub verification: Verification,
-    /// Exact join, LSH, or chosen by the cost model of [`crate::method`].
+    /// Exact join, LSH, or chosen by the cost model of [`crate::pipeline::plan`].
     pub method: MethodChoice,
     /// Upper bound on the bytes of shingle sets held at once during exact
     /// verification.
@@ -1253,14 +1255,14 @@ fn count_copied_contents(
 
 /// Applies `--method`: the cost model needs only what the walk found.
 fn choose_method(config: &ScanConfig, files: u64, bytes: u64) -> Decision {
-    method::choose(config.method, &workload(config, files, bytes))
+    plan::choose(config.method, &workload(config, files, bytes))
 }
 
 fn workload(config: &ScanConfig, files: u64, bytes: u64) -> Workload {
     Workload {
         files,
         bytes,
-        tokens_per_byte: method::tokens_per_byte(config.shingler.kind() == ShingleKind::Char),
+        tokens_per_byte: plan::tokens_per_byte(config.shingler.kind() == ShingleKind::Char),
         threshold: config.threshold,
         signature_len: config.banding.signature_len(),
         memory_budget: config.verify_memory as u64,
@@ -1271,14 +1273,14 @@ fn workload(config: &ScanConfig, files: u64, bytes: u64) -> Workload {
 /// The method, when it is known before the walk ends: always when fixed by
 /// `--method`, `--bands`/`--rows` or `--verify signature`; under `auto` as soon as the files
 /// walked so far would already take the exact method over its memory budget
-/// (the exact method's memory only grows with more bytes, and [`method::choose`]
+/// (the exact method's memory only grows with more bytes, and [`plan::choose`]
 /// never picks it over the budget: `early_lsh_agrees_with_the_cost_model`).
 fn method_known(config: &ScanConfig, files: u64, bytes: u64) -> Option<Method> {
     let signature_verification = config.verification == Verification::Signature;
-    if let Some(decision) = method::settled(config.method, signature_verification) {
+    if let Some(decision) = plan::settled(config.method, signature_verification) {
         return Some(decision.method);
     }
-    let peak = method::exact_peak_bytes(&workload(config, files, bytes));
+    let peak = plan::exact_peak_bytes(&workload(config, files, bytes));
     (peak > config.verify_memory as f64).then_some(Method::Lsh)
 }
 
@@ -1292,7 +1294,7 @@ fn exact_join(
     reporter: &dyn Reporter,
 ) -> Vec<SimilarPair> {
     reporter.begin(Stage::Join, None);
-    let join = allpairs::all_pairs_owned(sets, threshold)
+    let join = join::all_pairs_owned(sets, threshold)
         .expect("threshold validated and corpus within the join's limits");
     reporter.end(Stage::Join);
     stats.candidates = join.stats.verified;
@@ -1667,7 +1669,7 @@ impl<'a> Chunks<'a> {
 }
 
 /// [`sign_windows`] for a large file, holding one chunk of it at a time
-/// (`config.read.chunk_size`, see [`crate::chunked`]): the same signature
+/// (`config.read.chunk_size`, see [`crate::text::chunked`]): the same signature
 /// in `row` and the same count. `release(offset)` is told when the bytes
 /// before `offset` are no longer needed. Returns the count and the XXH3-128
 /// of the bytes that were signed.
@@ -1795,7 +1797,7 @@ fn filtered_windows_into(bytes: &[u8], config: &ScanConfig, buffers: &mut Buffer
 /// dedup beforehand: a [`RepeatFilter`] first drops most repeats (natural text
 /// repeats most of its 5-character windows, so sorting every occurrence would
 /// be ~3× the work), and the few left go with the sort's neighbours. That is
-/// cheaper than a [`crate::distinct::DistinctSet`], whose insert costs more
+/// cheaper than a [`crate::text::distinct::DistinctSet`], whose insert costs more
 /// per window than the filter and the extra sorted values together (it is
 /// kept as the benches' baseline).
 fn sorted_shingles_into(bytes: &[u8], config: &ScanConfig, buffers: &mut Buffers) {
@@ -2145,9 +2147,9 @@ fn expand_to_documents(
 mod tests {
     use super::*;
     use crate::input::read::ReadOptions;
-    use crate::normalize::Normalization;
     use crate::progress::Silent;
-    use crate::shingle::StopWords;
+    use crate::text::normalize::Normalization;
+    use crate::text::shingle::StopWords;
 
     fn config(root: &Path) -> ScanConfig {
         ScanConfig {
@@ -2287,17 +2289,17 @@ mod tests {
                         let w = |bytes| Workload {
                             files: 1000,
                             bytes,
-                            tokens_per_byte: method::tokens_per_byte(char_shingles),
+                            tokens_per_byte: plan::tokens_per_byte(char_shingles),
                             threshold,
                             signature_len: 100,
                             memory_budget: budget,
                             signature_verification: false,
                         };
-                        if method::exact_peak_bytes(&w(part)) <= budget as f64 {
+                        if plan::exact_peak_bytes(&w(part)) <= budget as f64 {
                             continue;
                         }
                         for whole in [part, part + 1, part * 3] {
-                            let chosen = method::choose(MethodChoice::Auto, &w(whole));
+                            let chosen = plan::choose(MethodChoice::Auto, &w(whole));
                             assert_eq!(chosen.method, Method::Lsh, "{chosen:?}");
                         }
                     }
@@ -2392,7 +2394,7 @@ mod tests {
     /// (so that values repeat and the filter's state matters) between the
     /// fragments of [`chunked::tests::FRAGMENTS`].
     fn long_texts() -> impl Strategy<Value = Vec<u8>> {
-        use crate::chunked::tests::FRAGMENTS;
+        use crate::text::chunked::tests::FRAGMENTS;
         prop::collection::vec((0u16..3000, 0..FRAGMENTS.len()), 18_000..20_000).prop_map(|parts| {
             let mut out = Vec::new();
             for (word, f) in parts {
@@ -2422,7 +2424,7 @@ mod tests {
         /// whole-file path signs and counts what it counts.
         #[test]
         fn chunked_signing_equals_whole_file_signing(
-            bytes in crate::chunked::tests::texts(),
+            bytes in crate::text::chunked::tests::texts(),
             chunk in 1usize..64,
             kind in 0usize..3,
             k in 1usize..=9,
@@ -2451,7 +2453,7 @@ mod tests {
             oph in any::<bool>(),
         ) {
             let config = case_config(kind, k, norm, oph, chunk);
-            let text = crate::normalize::normalize(&bytes, config.normalization);
+            let text = crate::text::normalize::normalize(&bytes, config.normalization);
             prop_assert!(
                 RepeatFilter::slots_for(text.len() / 4) == RepeatFilter::MAX_SLOTS,
                 "too short to leave the gathering: {} bytes", text.len()

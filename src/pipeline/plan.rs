@@ -1,5 +1,5 @@
 //! Which method finds the pairs: the exact prefix-filter join
-//! ([`crate::allpairs`], MMDS 3.9) or MinHash + LSH (MMDS 3.3–3.4), and the
+//! ([`crate::similarity::join`], MMDS 3.9) or MinHash + LSH (MMDS 3.3–3.4), and the
 //! cost model behind `--method auto`.
 //!
 //! **Input**: a [`Workload`] known before any file is read — the number of

@@ -42,6 +42,8 @@
 //!
 //! Schema (also in `docs/INDEX.md`): see [`SCHEMA`].
 
+pub mod incremental;
+
 use std::collections::BTreeSet;
 use std::fmt;
 use std::path::{Path, PathBuf};

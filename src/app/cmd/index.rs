@@ -5,14 +5,14 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use simfind::incremental;
+use simfind::index::incremental;
 use simfind::index::{Index, OpenOptions};
 use simfind::pipeline::ScanConfig;
 
-use crate::cmd::scan::{self, MethodArg, VerifyArg};
-use crate::exit;
-use crate::report::{FormatArg, ReportArgs};
-use crate::ui::Ui;
+use crate::app::cmd::scan::{self, MethodArg, VerifyArg};
+use crate::app::exit;
+use crate::app::report::{FormatArg, ReportArgs};
+use crate::app::ui::Ui;
 
 const EXAMPLES: &str = "EXAMPLES:
   simfind index ./share --db share.simfind             build, or update after changes

@@ -4,14 +4,14 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use simfind::distance;
 use simfind::input::read::{self, ReadOptions};
-use simfind::minhash::{self, MinHasher};
-use simfind::normalize::{Normalization, normalize};
-use simfind::shingle::{Scratch, ShingleKind, Shingler, StopWords};
+use simfind::similarity::measures;
+use simfind::sketch::minhash::{self, MinHasher};
+use simfind::text::normalize::{Normalization, normalize};
+use simfind::text::shingle::{Scratch, ShingleKind, Shingler, StopWords};
 
 use super::scan::{DEFAULT_BANDS, DEFAULT_ROWS, DEFAULT_SEED, ShingleArg};
-use crate::exit;
+use crate::app::exit;
 
 /// Edit distances are computed only up to this many DP cells by default
 /// (about 20 000 × 20 000 characters after the common prefix and suffix):
@@ -128,11 +128,11 @@ pub fn run(args: Args) -> Result<i32> {
     let hasher = MinHasher::new(signature_len, args.seed);
     let estimate = (!set_a.is_empty() && !set_b.is_empty())
         .then(|| minhash::estimate(&hasher.sign(&set_a), &hasher.sign(&set_b)));
-    let vectors = distance::vector_measures(&counts_a, &counts_b);
+    let vectors = measures::vector_measures(&counts_a, &counts_b);
     let chars_a: Vec<char> = text_a.chars().collect();
     let chars_b: Vec<char> = text_b.chars().collect();
-    let indel = distance::indel_distance(&chars_a, &chars_b, args.max_edit_cells);
-    let levenshtein = distance::levenshtein_distance(&chars_a, &chars_b, args.max_edit_cells);
+    let indel = measures::indel_distance(&chars_a, &chars_b, args.max_edit_cells);
+    let levenshtein = measures::levenshtein_distance(&chars_a, &chars_b, args.max_edit_cells);
 
     if set_a.is_empty() && set_b.is_empty() {
         eprintln!("simfind: note: both files are shorter than one shingle: Jaccard is undefined");
@@ -151,15 +151,15 @@ pub fn run(args: Args) -> Result<i32> {
 
     let float = |v: Option<f64>| v.map(|x| format!("{x:.6}")).unwrap_or_default();
     let int = |v: Option<usize>| v.map(|x| x.to_string()).unwrap_or_default();
-    let shared = distance::intersection_size(&set_a, &set_b);
+    let shared = measures::intersection_size(&set_a, &set_b);
     let rows: [(&str, String); 16] = [
         ("shingles_a", set_a.len().to_string()),
         ("shingles_b", set_b.len().to_string()),
         ("shared", shared.to_string()),
-        ("jaccard", float(distance::jaccard(&set_a, &set_b))),
+        ("jaccard", float(measures::jaccard(&set_a, &set_b))),
         (
             "jaccard_distance",
-            float(distance::jaccard_distance(&set_a, &set_b)),
+            float(measures::jaccard_distance(&set_a, &set_b)),
         ),
         ("minhash_estimate", float(estimate)),
         ("cosine", float(vectors.cosine)),
@@ -191,5 +191,5 @@ fn read_text(path: &Path, normalization: Normalization) -> Result<String> {
 fn count_vector(shingler: &Shingler, text: &str) -> Vec<(u64, u32)> {
     let mut hashes = Vec::new();
     shingler.for_each_hash(text, &mut Scratch::default(), |h| hashes.push(h));
-    distance::count_vector(hashes)
+    measures::count_vector(hashes)
 }

@@ -1,5 +1,5 @@
 //! XXH3-64 with seed 0 for inputs of at most 16 bytes, inlined and specialised
-//! by length: the shingle hash of [`crate::shingle`] without a function call per
+//! by length: the shingle hash of [`crate::text::shingle`] without a function call per
 //! shingle.
 //!
 //! Role: every shingle is hashed with XXH3-64, seed 0 (the definition the
@@ -175,7 +175,7 @@ fn for_each_window_scalar<const K: usize>(bytes: &[u8], mut emit: impl FnMut(u64
 }
 
 /// [`for_each_window`] for a caller that takes the hashes a block at a time
-/// (for example [`crate::oph::Sketch::add_batch`]): `emit_block` gets
+/// (for example [`crate::sketch::oph::Sketch::add_batch`]): `emit_block` gets
 /// consecutive slices of at most 64 hashes, in window order, the same values.
 /// Saves the per-hash call when the consumer is itself a batch kernel.
 #[inline(always)]

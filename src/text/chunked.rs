@@ -5,7 +5,7 @@
 //! Role: the pure half of the pipeline's large-file path
 //! ([`crate::pipeline`] reads the file, releases what it has read, and feeds
 //! the signing kernels). Inputs: a document's bytes, cut by [`chunk_end`];
-//! each chunk's [`normalize`](crate::normalize) output fed in order to
+//! each chunk's [`normalize`](crate::text::normalize) output fed in order to
 //! [`Windows::feed`]. Output: the shingle hashes of the whole document,
 //! exactly the occurrences [`Shingler::for_each_hash`] gives on the
 //! normalised text of the whole file, each once, in the same order. MMDS
@@ -38,8 +38,8 @@
 //! multi-MiB run without whitespace is not text). The tail is `k − 1`
 //! characters or words.
 
-use crate::normalize::Normalization;
-use crate::shingle::{Scratch, ShingleKind, Shingler};
+use crate::text::normalize::Normalization;
+use crate::text::shingle::{Scratch, ShingleKind, Shingler};
 
 /// Whether a chunk may end just before `b`: the six ASCII bytes of
 /// [`char::is_whitespace`] (`u8::is_ascii_whitespace` misses `\x0B`).
@@ -168,7 +168,7 @@ impl Windows {
 }
 
 /// The byte ranges of the last `count` words of `text` (maximal runs of
-/// [`char::is_alphanumeric`], as [`crate::shingle`] defines words), last
+/// [`char::is_alphanumeric`], as [`crate::text::shingle`] defines words), last
 /// first; fewer if `text` has fewer.
 fn last_words(text: &str, count: usize, out: &mut Vec<(usize, usize)>) {
     out.clear();
@@ -197,8 +197,8 @@ fn last_words(text: &str, count: usize, out: &mut Vec<(usize, usize)>) {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::normalize::normalize;
-    use crate::shingle::StopWords;
+    use crate::text::normalize::normalize;
+    use crate::text::shingle::StopWords;
     use proptest::prelude::*;
     use proptest::test_runner::{Config, RngSeed};
 

@@ -4,7 +4,7 @@
 
 use clap::{Parser, Subcommand};
 
-use crate::cmd;
+use crate::app::cmd;
 
 /// The exit-status table, as one string literal so that every `--help` that
 /// shows it (`concat!` needs a literal) shows the same table.

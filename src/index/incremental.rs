@@ -30,11 +30,11 @@ use crate::index::{self, Changes, Document, FileStat, Index, IndexError, Params,
 use crate::input::read::ReadError;
 use crate::input::walk::FileEntry;
 use crate::lsh::{self, Banding};
-use crate::method::Method;
-use crate::normalize::{Normalization, normalize_into};
+use crate::pipeline::plan::Method;
 use crate::pipeline::{self, MinHashKind, ScanConfig, ScanStats, SignOutcome, SignedContent};
 use crate::progress::Reporter;
-use crate::shingle::{Scratch, ShingleKind, Shingler, StopWords};
+use crate::text::normalize::{Normalization, normalize_into};
+use crate::text::shingle::{Scratch, ShingleKind, Shingler, StopWords};
 
 /// The index parameters that make signatures comparable with `config`'s.
 pub fn params_for(config: &ScanConfig) -> Params {
@@ -480,9 +480,9 @@ mod tests {
     use super::*;
     use crate::input::read::ReadOptions;
     use crate::input::walk::WalkOptions;
-    use crate::method::MethodChoice;
-    use crate::minhash::MinHasher;
     use crate::pipeline::Verification;
+    use crate::pipeline::plan::MethodChoice;
+    use crate::sketch::minhash::MinHasher;
 
     fn config(kind: ShingleKind, stop_words: StopWords, norm: Normalization) -> ScanConfig {
         ScanConfig {

@@ -1,0 +1,3 @@
+//! Sketches: shingle hashes → signatures. Pure: no file system, no printing.
+pub mod minhash;
+pub mod oph;
