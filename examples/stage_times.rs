@@ -4,8 +4,10 @@ use simfind::input::read::ReadOptions;
 use simfind::input::walk::WalkOptions;
 use simfind::lsh::Banding;
 use simfind::pipeline::plan::{Method, MethodChoice};
-use simfind::pipeline::{self, MinHashKind, ScanConfig, Verification};
+use simfind::pipeline::{self, ScanConfig, Verification};
 use simfind::progress::{Reporter, Stage};
+use simfind::recipe::Recipe;
+use simfind::sketch::SketchKind;
 use simfind::text::normalize::Normalization;
 use simfind::text::shingle::{ShingleKind, Shingler, StopWords};
 use std::sync::Mutex;
@@ -48,23 +50,25 @@ fn main() {
             max_size: None,
         },
         read: ReadOptions::default(),
-        include_binary: false,
-        normalization: Normalization {
-            lowercase: true,
-            collapse_whitespace: true,
+        recipe: Recipe {
+            include_binary: false,
+            normalization: Normalization {
+                lowercase: true,
+                collapse_whitespace: true,
+            },
+            shingler: if word {
+                Shingler::new(ShingleKind::Word, 3, StopWords::default())
+            } else {
+                Shingler::new(ShingleKind::Char, 5, StopWords::default())
+            },
+            banding: Banding { bands: 20, rows: 5 },
+            seed: 42,
+            sketch: SketchKind::Classic,
         },
-        shingler: if word {
-            Shingler::new(ShingleKind::Word, 3, StopWords::default())
-        } else {
-            Shingler::new(ShingleKind::Char, 5, StopWords::default())
-        },
-        banding: Banding { bands: 20, rows: 5 },
-        seed: 42,
         threshold: a[2].parse().unwrap(),
         verification: Verification::Exact,
         verify_memory: 1 << 30,
         method: MethodChoice::Fixed(method),
-        minhash: MinHashKind::Classic,
     };
     let timer = Timer(Mutex::new((0.0, Vec::new())));
     let t0 = Instant::now();

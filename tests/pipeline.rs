@@ -7,8 +7,10 @@ use simfind::input::read::ReadOptions;
 use simfind::input::walk::WalkOptions;
 use simfind::lsh::Banding;
 use simfind::pipeline::plan::{Method, MethodChoice};
-use simfind::pipeline::{MinHashKind, ScanConfig, Verification, scan};
+use simfind::pipeline::{ScanConfig, Verification, scan};
 use simfind::progress::Silent;
+use simfind::recipe::Recipe;
+use simfind::sketch::SketchKind;
 use simfind::text::normalize::Normalization;
 use simfind::text::shingle::{ShingleKind, Shingler, StopWords};
 use util::{prose, shared_data, write};
@@ -18,12 +20,14 @@ fn config(root: &std::path::Path, threshold: f64) -> ScanConfig {
         roots: vec![root.to_path_buf()],
         walk: WalkOptions::default(),
         read: ReadOptions::default(),
-        include_binary: false,
-        normalization: Normalization::default(),
-        shingler: Shingler::new(ShingleKind::Char, 5, StopWords::default()),
-        banding: Banding { bands: 20, rows: 5 },
-        seed: 42,
-        minhash: MinHashKind::Classic,
+        recipe: Recipe {
+            include_binary: false,
+            normalization: Normalization::default(),
+            shingler: Shingler::new(ShingleKind::Char, 5, StopWords::default()),
+            banding: Banding { bands: 20, rows: 5 },
+            seed: 42,
+            sketch: SketchKind::Classic,
+        },
         threshold,
         verification: Verification::Exact,
         verify_memory: 1 << 30,
@@ -258,12 +262,10 @@ fn the_streamed_scan_equals_the_staged_pipeline() {
 #[test]
 fn candidates_ruled_out_by_signature_lose_no_pair_on_debian_docs() {
     let root = shared_data("debian-docs/files");
-    for kind in [MinHashKind::Classic, MinHashKind::Oph] {
-        let base = ScanConfig {
-            banding: Banding { bands: 20, rows: 5 },
-            minhash: kind,
-            ..config(&root, 0.8)
-        };
+    for kind in [SketchKind::Classic, SketchKind::Oph] {
+        let mut base = config(&root, 0.8);
+        base.recipe.banding = Banding { bands: 20, rows: 5 };
+        base.recipe.sketch = kind;
         let lsh = scan(
             &ScanConfig {
                 method: MethodChoice::Fixed(Method::Lsh),

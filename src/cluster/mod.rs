@@ -131,7 +131,7 @@ impl Pair for SimilarPair {
     }
 }
 
-impl Pair for crate::pipeline::SimilarPair {
+impl Pair for crate::model::SimilarPair {
     fn ends(&self) -> (DocId, DocId) {
         (self.a, self.b)
     }

@@ -31,34 +31,35 @@ use crate::input::read::ReadError;
 use crate::input::walk::FileEntry;
 use crate::lsh::{self, Banding};
 use crate::pipeline::plan::Method;
-use crate::pipeline::{self, MinHashKind, ScanConfig, ScanStats, SignOutcome, SignedContent};
+use crate::pipeline::{self, ScanConfig, ScanStats, SignOutcome, SignedContent};
 use crate::progress::Reporter;
+use crate::sketch::SketchKind;
 use crate::text::normalize::{Normalization, normalize_into};
 use crate::text::shingle::{Scratch, ShingleKind, Shingler, StopWords};
 
 /// The index parameters that make signatures comparable with `config`'s.
 pub fn params_for(config: &ScanConfig) -> Params {
     Params {
-        shingle_kind: config.shingler.kind().name().to_string(),
-        k: config.shingler.k() as u32,
-        normalisation: normalisation_name(config.normalization),
-        n: config.banding.signature_len() as u32,
-        bands: config.banding.bands as u32,
-        rows: config.banding.rows as u32,
-        seed: config.seed,
-        minhash: minhash_name(config.minhash).to_string(),
-        stop_words: match config.shingler.kind() {
-            ShingleKind::StopWord => config.shingler.stop_words().sorted().join("\n"),
+        shingle_kind: config.recipe.shingler.kind().name().to_string(),
+        k: config.recipe.shingler.k() as u32,
+        normalisation: normalisation_name(config.recipe.normalization),
+        n: config.recipe.banding.signature_len() as u32,
+        bands: config.recipe.banding.bands as u32,
+        rows: config.recipe.banding.rows as u32,
+        seed: config.recipe.seed,
+        minhash: minhash_name(config.recipe.sketch).to_string(),
+        stop_words: match config.recipe.shingler.kind() {
+            ShingleKind::StopWord => config.recipe.shingler.stop_words().sorted().join("\n"),
             _ => String::new(),
         },
-        include_binary: config.include_binary,
+        include_binary: config.recipe.include_binary,
     }
 }
 
-fn minhash_name(kind: MinHashKind) -> &'static str {
+fn minhash_name(kind: SketchKind) -> &'static str {
     match kind {
-        MinHashKind::Classic => "classic",
-        MinHashKind::Oph => "oph",
+        SketchKind::Classic => "classic",
+        SketchKind::Oph => "oph",
     }
 }
 
@@ -197,7 +198,7 @@ pub fn refresh(
     let fresh = per_file(
         fresh_outcomes,
         &fresh_matrix,
-        config.banding.signature_len(),
+        config.recipe.banding.signature_len(),
     );
     drop(fresh_matrix);
 
@@ -226,7 +227,7 @@ pub fn refresh(
                 band_keys: if *shingles == 0 {
                     Vec::new()
                 } else {
-                    lsh::band_keys(signature, config.banding).collect()
+                    lsh::band_keys(signature, config.recipe.banding).collect()
                 },
             },
             FileSignature::Binary => Document {
@@ -271,7 +272,7 @@ pub fn refresh(
     let mut outcomes = Vec::new();
     let mut matrix = Vec::new();
     if want_signatures {
-        let n = config.banding.signature_len();
+        let n = config.recipe.banding.signature_len();
         let mut fresh = fresh.into_iter();
         outcomes.reserve(files.len());
         matrix = vec![u32::MAX; files.len() * n];
@@ -429,8 +430,8 @@ impl Signer {
             return Err(format!("n = {} is not bands × rows", params.n));
         }
         let minhash = match params.minhash.as_str() {
-            "classic" => MinHashKind::Classic,
-            "oph" => MinHashKind::Oph,
+            "classic" => SketchKind::Classic,
+            "oph" => SketchKind::Oph,
             other => return Err(format!("unknown MinHash kind {other:?}")),
         };
         let stop_words = StopWords::from_words(params.stop_words.lines());
@@ -482,6 +483,7 @@ mod tests {
     use crate::input::walk::WalkOptions;
     use crate::pipeline::Verification;
     use crate::pipeline::plan::MethodChoice;
+    use crate::recipe::Recipe;
     use crate::sketch::minhash::MinHasher;
 
     fn config(kind: ShingleKind, stop_words: StopWords, norm: Normalization) -> ScanConfig {
@@ -489,12 +491,14 @@ mod tests {
             roots: vec![],
             walk: WalkOptions::default(),
             read: ReadOptions::default(),
-            include_binary: true,
-            normalization: norm,
-            shingler: Shingler::new(kind, 4, stop_words),
-            banding: Banding { bands: 7, rows: 3 },
-            seed: 99,
-            minhash: MinHashKind::Classic,
+            recipe: Recipe {
+                include_binary: true,
+                normalization: norm,
+                shingler: Shingler::new(kind, 4, stop_words),
+                banding: Banding { bands: 7, rows: 3 },
+                seed: 99,
+                sketch: SketchKind::Classic,
+            },
             threshold: 0.5,
             verification: Verification::Exact,
             method: MethodChoice::Auto,
@@ -526,22 +530,25 @@ mod tests {
                 let signer = Signer::from_params(&params).unwrap();
                 assert_eq!(
                     params_for(&ScanConfig {
-                        shingler: signer.shingler.clone(),
-                        normalization: signer.normalization,
+                        recipe: Recipe {
+                            shingler: signer.shingler.clone(),
+                            normalization: signer.normalization,
+                            ..config.recipe.clone()
+                        },
                         ..config.clone()
                     }),
                     params
                 );
                 let mut expected_text = String::new();
                 normalize_into(text, norm, &mut expected_text);
-                let expected = config.shingler.shingle_set(&expected_text);
+                let expected = config.recipe.shingler.shingle_set(&expected_text);
                 let set = signer.shingle_set(text);
                 assert_eq!(set, expected);
                 let (signature, keys) = signer.sign(&set);
                 assert_eq!(signature, MinHasher::new(21, 99).sign(&expected));
                 assert_eq!(
                     keys,
-                    lsh::band_keys(&signature, config.banding).collect::<Vec<_>>()
+                    lsh::band_keys(&signature, config.recipe.banding).collect::<Vec<_>>()
                 );
                 assert!(signer.include_binary);
             }

@@ -35,11 +35,10 @@
 pub mod plan;
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::Ordering::SeqCst;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64};
 use std::sync::{Condvar, Mutex};
-use std::time::SystemTime;
 
 use rayon::prelude::*;
 use xxhash_rust::xxh3::{Xxh3, xxh3_128};
@@ -50,15 +49,18 @@ use crate::input::walk::{
 };
 use crate::lsh::scurve;
 use crate::lsh::{self, Banding};
+pub use crate::model::{DocStatus, Document, SimilarPair};
 use crate::progress::{Reporter, Stage};
+use crate::recipe::Recipe;
 use crate::similarity::join;
 use crate::similarity::verify;
+use crate::sketch::SketchKind;
 use crate::sketch::minhash::{self, MinHasher};
 use crate::sketch::oph;
 use crate::text::chunked;
 use crate::text::distinct::{HashSorter, Passing, RepeatFilter};
 use crate::text::normalize::{Normalization, normalize_into};
-use crate::text::shingle::{Scratch, ShingleKind, Shingler};
+use crate::text::shingle::{Scratch, ShingleKind};
 use plan::{Decision, Method, MethodChoice, Workload};
 
 /// How candidates are confirmed.
@@ -70,29 +72,14 @@ pub enum Verification {
     Signature,
 }
 
-/// Which MinHash kernel signs the documents.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MinHashKind {
-    /// `n` hash functions per shingle ([`crate::sketch::minhash`]).
-    Classic,
-    /// One-permutation hashing with optimal densification ([`crate::sketch::oph`]).
-    Oph,
-}
-
 /// Everything a scan needs, validated by the caller.
 #[derive(Clone, Debug)]
 pub struct ScanConfig {
     pub roots: Vec<PathBuf>,
     pub walk: WalkOptions,
     pub read: ReadOptions,
-    /// Also shingle files that look binary (NUL in the first block).
-    pub include_binary: bool,
-    pub normalization: Normalization,
-    pub shingler: Shingler,
-    pub banding: Banding,
-    /// Seed of the MinHash functions.
-    pub seed: u64,
-    pub minhash: MinHashKind,
+    /// How a document becomes a signature and band keys.
+    pub recipe: Recipe,
     /// Pairs with similarity ≥ this are reported; in (0, 1].
     pub threshold: f64,
     pub verification: Verification,
@@ -103,62 +90,15 @@ pub struct ScanConfig {
     pub verify_memory: usize,
 }
 
-/// What became of one walked file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DocStatus {
-    /// Read and shingled (possibly to an empty set: see `shingles`).
-    Read,
-    /// Looked binary and was skipped.
-    Binary,
-    /// Could not be read, or changed while read; a warning was reported.
-    Failed,
-}
-
-/// One walked file. Its index in [`ScanOutcome::documents`] is its id.
-///
-/// One is kept per file until the output is written (a million of them in
-/// a scan of a million files), so it is kept small: 48 bytes plus the path,
-/// allocated at its exact length.
-#[derive(Clone, Debug)]
-pub struct Document {
-    pub path: Box<Path>,
-    pub size: u64,
-    pub modified: Option<SystemTime>,
-    /// Number of distinct shingles (0 unless read), exact for every document
-    /// of a reported pair. For other documents of an LSH scan with exact
-    /// verification it may be an upper bound (see `Keep::Signature`), zero
-    /// exactly when the set is empty. A set of 2³² hashes would take 32 GiB
-    /// while signing, so a `u32` holds any count a scan reaches.
-    pub shingles: u32,
-    pub status: DocStatus,
-}
-
-impl Document {
-    /// The document of a walked file, before it is read.
-    fn of(file: FileEntry) -> Document {
-        Document {
-            path: file.path.into_boxed_path(),
-            size: file.size,
-            modified: file.modified,
-            shingles: 0,
-            status: DocStatus::Read,
-        }
+/// The document of a walked file, before it is read.
+fn document_of(file: FileEntry) -> Document {
+    Document {
+        path: file.path.into_boxed_path(),
+        size: file.size,
+        modified: file.modified,
+        shingles: 0,
+        status: DocStatus::Read,
     }
-}
-
-/// Two documents (`a < b`, ids) whose similarity reached the threshold.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SimilarPair {
-    pub a: u32,
-    pub b: u32,
-    /// Exact Jaccard similarity, or the signature estimate with
-    /// [`Verification::Signature`].
-    pub similarity: f64,
-    /// Fraction of agreeing MinHash values; `None` with the exact method,
-    /// which computes no signatures.
-    pub estimate: Option<f64>,
-    /// Size of the intersection of the shingle sets, when verified exactly.
-    pub shared: Option<usize>,
 }
 
 /// Counts for the summary line.
@@ -301,7 +241,7 @@ fn walk_and_sign(
         config,
         reporter,
         hasher: Signer::new(config),
-        n: config.banding.signature_len(),
+        n: config.recipe.banding.signature_len(),
         mode: AtomicU8::new(method_known(config, 0, 0).map_or(PENDING, mode_of)),
         holding: AtomicBool::new(false),
         claims: Mutex::default(),
@@ -609,7 +549,7 @@ impl Signing<'_> {
             );
             let claimed = claimed.into_inner();
             let (c, mine) = ((claimed >> 1) as u32, claimed & 1 == 1);
-            let mut doc = Document::of(file);
+            let mut doc = document_of(file);
             let mut content = NO_CONTENT;
             match outcome {
                 SignOutcome::Unique(signed) => {
@@ -997,7 +937,7 @@ fn pairs_of(
     // that was signed and loaders increase with the group index, so row
     // `loader ≥ i` is never overwritten before it is moved to row `i`. No second
     // copy of the signatures ever exists (peak RSS, issue #5).
-    let n = config.banding.signature_len();
+    let n = config.recipe.banding.signature_len();
     for (i, item) in items.iter().enumerate() {
         let src = item.loader as usize;
         debug_assert!(src >= i, "loaders increase with the group index");
@@ -1007,7 +947,7 @@ fn pairs_of(
     }
     matrix.truncate(items.len() * n);
     matrix.shrink_to_fit();
-    let candidates = lsh::candidate_pairs(&matrix, config.banding);
+    let candidates = lsh::candidate_pairs(&matrix, config.recipe.banding);
     stats.candidates = candidates.len() as u64;
     reporter.end(Stage::Band);
 
@@ -1155,8 +1095,8 @@ fn rule_out_by_signature(
     config: &ScanConfig,
     stats: &mut ScanStats,
 ) -> Vec<(u32, u32)> {
-    let Banding { bands, rows } = config.banding;
-    let n = config.banding.signature_len();
+    let Banding { bands, rows } = config.recipe.banding;
+    let n = config.recipe.banding.signature_len();
     let miss = RULE_OUT_SHARE * scurve::miss_probability(config.threshold, bands, rows);
     let needed = verify::agreements_needed(n, config.threshold, miss);
     if needed == 0 {
@@ -1262,9 +1202,9 @@ fn workload(config: &ScanConfig, files: u64, bytes: u64) -> Workload {
     Workload {
         files,
         bytes,
-        tokens_per_byte: plan::tokens_per_byte(config.shingler.kind() == ShingleKind::Char),
+        tokens_per_byte: plan::tokens_per_byte(config.recipe.shingler.kind() == ShingleKind::Char),
         threshold: config.threshold,
-        signature_len: config.banding.signature_len(),
+        signature_len: config.recipe.banding.signature_len(),
         memory_budget: config.verify_memory as u64,
         signature_verification: config.verification == Verification::Signature,
     }
@@ -1368,14 +1308,18 @@ pub enum Signer {
 impl Signer {
     /// The kernel of `config`, making signatures of `config.banding.signature_len()` values.
     pub fn new(config: &ScanConfig) -> Self {
-        Signer::with(config.minhash, config.banding.signature_len(), config.seed)
+        Signer::with(
+            config.recipe.sketch,
+            config.recipe.banding.signature_len(),
+            config.recipe.seed,
+        )
     }
 
     /// A `kind` kernel making signatures of `n` values from `seed`.
-    pub fn with(kind: MinHashKind, n: usize, seed: u64) -> Self {
+    pub fn with(kind: SketchKind, n: usize, seed: u64) -> Self {
         match kind {
-            MinHashKind::Classic => Signer::Classic(MinHasher::new(n, seed)),
-            MinHashKind::Oph => Signer::Oph { seed },
+            SketchKind::Classic => Signer::Classic(MinHasher::new(n, seed)),
+            SketchKind::Oph => Signer::Oph { seed },
         }
     }
 
@@ -1413,7 +1357,7 @@ fn sign_all(
     let n = if keep_sets {
         1
     } else {
-        config.banding.signature_len()
+        config.recipe.banding.signature_len()
     };
     let mut matrix = vec![u32::MAX; files.len() * n];
     let mut outcomes: Vec<SignOutcome> = matrix
@@ -1507,7 +1451,7 @@ fn sign_one(
         Ok(contents) => contents,
         Err(err) => return SignOutcome::Failed(err),
     };
-    if !config.include_binary && read::looks_binary(&contents) {
+    if !config.recipe.include_binary && read::looks_binary(&contents) {
         // Pages of a mapping truncated under us read as zeros, which look
         // binary: only a file that did not change is really binary.
         return match contents.verify_unchanged() {
@@ -1592,13 +1536,16 @@ fn sign_windows(
             // One bin update per window: cheaper than any dedup would be.
             // Blocks of window hashes go to the batch kernel (both vectorised).
             let Buffers { text, scratch, .. } = buffers;
-            normalize_into(bytes, config.normalization, text);
+            normalize_into(bytes, config.recipe.normalization, text);
             let mut windows = 0usize;
             let mut sketch = oph::Sketch::new(seed, row);
-            config.shingler.for_each_hash_block(text, scratch, |block| {
-                windows += block.len();
-                sketch.add_batch(block);
-            });
+            config
+                .recipe
+                .shingler
+                .for_each_hash_block(text, scratch, |block| {
+                    windows += block.len();
+                    sketch.add_batch(block);
+                });
             sketch.finish();
             windows
         }
@@ -1690,8 +1637,8 @@ fn sign_windows_chunked(
     buffers: &mut Buffers,
     row: &mut [u32],
 ) -> (usize, u128) {
-    let norm = config.normalization;
-    let shingler = &config.shingler;
+    let norm = config.recipe.normalization;
+    let shingler = &config.recipe.shingler;
     let mut chunks = Chunks::new(bytes, config.read.chunk_size, release);
     let Buffers {
         text,
@@ -1785,9 +1732,10 @@ fn filtered_windows_into(bytes: &[u8], config: &ScanConfig, buffers: &mut Buffer
         repeats,
         ..
     } = buffers;
-    normalize_into(bytes, config.normalization, text);
+    normalize_into(bytes, config.recipe.normalization, text);
     repeats.filter_into(text.len() / 4, set, |passing| {
         config
+            .recipe
             .shingler
             .for_each_hash_block(text, scratch, |block| passing.offer_block(block))
     });
@@ -1858,8 +1806,8 @@ fn sorted_set_chunked(
     config: &ScanConfig,
     buffers: &mut Buffers,
 ) -> u128 {
-    let norm = config.normalization;
-    let shingler = &config.shingler;
+    let norm = config.recipe.normalization;
+    let shingler = &config.recipe.shingler;
     let mut chunks = Chunks::new(bytes, config.read.chunk_size, release);
     let Buffers {
         text,
@@ -2062,7 +2010,7 @@ impl Signed {
             .zip(outcomes)
             .enumerate()
             .map(|(id, (file, outcome))| {
-                let mut doc = Document::of(file);
+                let mut doc = document_of(file);
                 match outcome {
                     SignOutcome::Unique(content) => {
                         let c = contents.len() as u32;
@@ -2149,19 +2097,22 @@ mod tests {
     use crate::input::read::ReadOptions;
     use crate::progress::Silent;
     use crate::text::normalize::Normalization;
-    use crate::text::shingle::StopWords;
+    use crate::text::shingle::{Shingler, StopWords};
+    use std::path::Path;
 
     fn config(root: &Path) -> ScanConfig {
         ScanConfig {
             roots: vec![root.to_path_buf()],
             walk: WalkOptions::default(),
             read: ReadOptions::default(),
-            include_binary: false,
-            normalization: Normalization::default(),
-            shingler: Shingler::new(ShingleKind::Char, 5, StopWords::default()),
-            banding: Banding { bands: 4, rows: 2 },
-            seed: 7,
-            minhash: MinHashKind::Classic,
+            recipe: Recipe {
+                include_binary: false,
+                normalization: Normalization::default(),
+                shingler: Shingler::new(ShingleKind::Char, 5, StopWords::default()),
+                banding: Banding { bands: 4, rows: 2 },
+                seed: 7,
+                sketch: SketchKind::Classic,
+            },
             threshold: 0.5,
             verification: Verification::Exact,
             verify_memory: 1 << 30,
@@ -2189,7 +2140,7 @@ mod tests {
             config,
             reporter: &Silent,
             hasher: Signer::new(config),
-            n: config.banding.signature_len(),
+            n: config.recipe.banding.signature_len(),
             mode: AtomicU8::new(mode),
             holding: AtomicBool::new(false),
             claims: Mutex::default(),
@@ -2342,13 +2293,13 @@ mod tests {
         kind: ShingleKind,
         k: usize,
         norm: Normalization,
-        minhash: MinHashKind,
+        minhash: SketchKind,
         chunk: usize,
     ) -> ScanConfig {
         let mut config = config(Path::new("."));
-        config.shingler = Shingler::new(kind, k, StopWords::from_words(["a", "the", "ab"]));
-        config.normalization = norm;
-        config.minhash = minhash;
+        config.recipe.shingler = Shingler::new(kind, k, StopWords::from_words(["a", "the", "ab"]));
+        config.recipe.normalization = norm;
+        config.recipe.sketch = minhash;
         config.read.chunked_min_size = 0;
         config.read.chunk_size = chunk;
         config
@@ -2358,9 +2309,9 @@ mod tests {
     fn case_config(kind: usize, k: usize, norm: usize, oph: bool, chunk: usize) -> ScanConfig {
         let kind = [ShingleKind::Char, ShingleKind::Word, ShingleKind::StopWord][kind];
         let minhash = if oph {
-            MinHashKind::Oph
+            SketchKind::Oph
         } else {
-            MinHashKind::Classic
+            SketchKind::Classic
         };
         chunked_config(kind, k, Normalization::ALL[norm], minhash, chunk)
     }
@@ -2372,7 +2323,7 @@ mod tests {
     /// and its digest next to `xxh3_128`.
     fn both_paths(bytes: &[u8], config: &ScanConfig) -> (Signature, Signature, u128) {
         let hasher = Signer::new(config);
-        let n = config.banding.signature_len();
+        let n = config.recipe.banding.signature_len();
         let mut buffers = Buffers::default();
         let mut whole = vec![u32::MAX; n];
         let count = sign_windows(bytes, config, &hasher, &mut buffers, &mut whole);
@@ -2453,7 +2404,7 @@ mod tests {
             oph in any::<bool>(),
         ) {
             let config = case_config(kind, k, norm, oph, chunk);
-            let text = crate::text::normalize::normalize(&bytes, config.normalization);
+            let text = crate::text::normalize::normalize(&bytes, config.recipe.normalization);
             prop_assert!(
                 RepeatFilter::slots_for(text.len() / 4) == RepeatFilter::MAX_SLOTS,
                 "too short to leave the gathering: {} bytes", text.len()
@@ -2475,7 +2426,7 @@ mod tests {
             ShingleKind::Word,
             1,
             Normalization::default(),
-            MinHashKind::Classic,
+            SketchKind::Classic,
             1 << 20,
         );
         let (whole, chunked, _) = both_paths(text.as_bytes(), &config);
@@ -2491,13 +2442,13 @@ mod tests {
         let text = "Lorem ipsum dolor sit amet, ΣΟΦΙΑ consectetur\n".repeat(5000);
         std::fs::write(dir.path().join("a"), &text).unwrap();
         for mmap in [true, false] {
-            for minhash in [MinHashKind::Classic, MinHashKind::Oph] {
+            for minhash in [SketchKind::Classic, SketchKind::Oph] {
                 let mut config = config(dir.path());
-                config.minhash = minhash;
+                config.recipe.sketch = minhash;
                 config.read.mmap_min_size = if mmap { 0 } else { u64::MAX };
                 let file = walk_files(&config, &Silent, &mut ScanStats::default()).remove(0);
                 let hasher = Signer::new(&config);
-                let n = config.banding.signature_len();
+                let n = config.recipe.banding.signature_len();
                 let sign = |config: &ScanConfig| {
                     let mut row = vec![u32::MAX; n];
                     let outcome = sign_one(
@@ -2561,7 +2512,7 @@ mod tests {
             for &kind in kinds {
                 for mmap in [true, false] {
                     let mut config = config(dir.path());
-                    config.shingler = Shingler::new(kind, 3, StopWords::english());
+                    config.recipe.shingler = Shingler::new(kind, 3, StopWords::english());
                     config.read.mmap_min_size = if mmap { 0 } else { u64::MAX };
                     config.read.chunked_min_size = u64::MAX;
                     let whole = reload_set(&path, hash, &config).unwrap();
@@ -2597,7 +2548,7 @@ mod tests {
                 true
             },
             &mut Buffers::default(),
-            &mut vec![u32::MAX; config.banding.signature_len()],
+            &mut vec![u32::MAX; config.recipe.banding.signature_len()],
         )
     }
 

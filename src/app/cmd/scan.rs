@@ -12,7 +12,9 @@ use simfind::input::walk::WalkOptions;
 use simfind::lsh::Banding;
 use simfind::lsh::scurve;
 use simfind::pipeline::plan::{Decision, Method, MethodChoice};
-use simfind::pipeline::{self, MinHashKind, ScanConfig, ScanOutcome, Verification};
+use simfind::pipeline::{self, ScanConfig, ScanOutcome, Verification};
+use simfind::recipe::Recipe;
+use simfind::sketch::SketchKind;
 use simfind::text::normalize::Normalization;
 use simfind::text::shingle::{ShingleKind, Shingler, StopWords};
 
@@ -289,8 +291,8 @@ pub fn run(args: Args) -> Result<i32> {
     let (mut config, threshold_source) = configure(&args)?;
     if matches!(threshold_source, ThresholdSource::Given)
         && let Some(warning) = super::tune::steep_part_warning(
-            config.banding.bands,
-            config.banding.rows,
+            config.recipe.banding.bands,
+            config.recipe.banding.rows,
             config.threshold,
         )
     {
@@ -311,7 +313,7 @@ pub fn run(args: Args) -> Result<i32> {
                         err.context(format!(
                             "--threshold alone let tune choose {} bands × {} rows; give the \
                              index's --bands and --rows to use it",
-                            config.banding.bands, config.banding.rows
+                            config.recipe.banding.bands, config.recipe.banding.rows
                         ))
                     } else {
                         err
@@ -470,17 +472,19 @@ pub(crate) fn configure(args: &Args) -> Result<(ScanConfig, ThresholdSource)> {
             max_size: args.files.max_size,
         },
         read: read_options(&args.files)?,
-        include_binary: args.files.binary,
-        normalization: Normalization {
-            lowercase: !args.signing.keep_case,
-            collapse_whitespace: !args.signing.keep_whitespace,
-        },
-        shingler: Shingler::new(kind, k, stop_words),
-        banding: Banding { bands, rows },
-        seed: args.signing.seed,
-        minhash: match args.signing.minhash {
-            MinHashArg::Classic => MinHashKind::Classic,
-            MinHashArg::Oph => MinHashKind::Oph,
+        recipe: Recipe {
+            include_binary: args.files.binary,
+            normalization: Normalization {
+                lowercase: !args.signing.keep_case,
+                collapse_whitespace: !args.signing.keep_whitespace,
+            },
+            shingler: Shingler::new(kind, k, stop_words),
+            banding: Banding { bands, rows },
+            seed: args.signing.seed,
+            sketch: match args.signing.minhash {
+                MinHashArg::Classic => SketchKind::Classic,
+                MinHashArg::Oph => SketchKind::Oph,
+            },
         },
         threshold,
         verification: match args.verify {
@@ -552,11 +556,11 @@ fn summary(
         ThresholdSource::Given => format!("{:.3}", config.threshold),
         ThresholdSource::Tuned => format!(
             "{:.3} ({}×{} chosen by tune)",
-            config.threshold, config.banding.bands, config.banding.rows
+            config.threshold, config.recipe.banding.bands, config.recipe.banding.rows
         ),
         ThresholdSource::SCurve => format!(
             "{:.3} (S-curve threshold of {}×{})",
-            config.threshold, config.banding.bands, config.banding.rows
+            config.threshold, config.recipe.banding.bands, config.recipe.banding.rows
         ),
     };
     // The join has no LSH candidates: what it counts is the pairs it verified.
@@ -589,10 +593,10 @@ fn summary(
         candidates,
         plural(s.pairs, "pair", "pairs"),
         threshold,
-        config.shingler.k(),
-        config.shingler.kind().name(),
-        config.banding.bands,
-        config.banding.rows,
+        config.recipe.shingler.k(),
+        config.recipe.shingler.kind().name(),
+        config.recipe.banding.bands,
+        config.recipe.banding.rows,
         match config.verification {
             Verification::Exact => "exact",
             Verification::Signature => "signature",
