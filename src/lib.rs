@@ -16,6 +16,7 @@ pub mod model;
 pub mod pipeline;
 pub mod progress;
 pub mod recipe;
+pub mod simd;
 pub mod similarity;
 pub mod sketch;
 pub mod text;
