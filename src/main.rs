@@ -10,7 +10,7 @@ fn main() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     return_large_frees_to_the_system();
     let cli = app::cli::Cli::parse();
-    let code = app::cmd::run(cli);
+    let code = app::cli::run(cli);
     std::process::exit(code);
 }
 

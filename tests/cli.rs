@@ -597,3 +597,74 @@ fn output_to_a_fifo_or_through_a_symlink_keeps_it() {
     );
     assert_eq!(std::fs::read(&real).unwrap(), expected);
 }
+
+/// `compare`'s rows as `measure → value`.
+fn compare_measures(args: &[&str]) -> std::collections::HashMap<String, String> {
+    let out = run(args);
+    assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+    csv_rows(&out.stdout)
+        .iter()
+        .map(|r| {
+            (
+                String::from_utf8_lossy(&r[0]).into_owned(),
+                String::from_utf8_lossy(&r[1]).into_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn compare_signs_and_shingles_with_scans_recipe() {
+    let (a, b) = (
+        "testdata/news/lighthouse.txt",
+        "testdata/news/lighthouse-edited.txt",
+    );
+    // The same flags make the same signature: compare's estimate is scan's.
+    for minhash in ["classic", "oph"] {
+        let flags = [
+            "--shingle",
+            "word",
+            "-k",
+            "2",
+            "--keep-case",
+            "--minhash",
+            minhash,
+        ];
+        let mut scan = vec!["scan", "testdata/news", "-q", "-b", "20", "-r", "5"];
+        scan.extend(["--method", "lsh", "-t", "0.05"]);
+        scan.extend(flags);
+        let out = run(&scan);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let rows = csv_rows(&out.stdout);
+        let row = rows
+            .iter()
+            .find(|r| &r[0] == a.as_bytes() && &r[1] == b.as_bytes())
+            .expect("the edited article is a pair");
+        let mut args = vec!["compare", a, b];
+        args.extend(flags);
+        let m = compare_measures(&args);
+        assert_eq!(m["minhash_estimate"].as_bytes(), &row[3], "{minhash}");
+        assert_eq!(m["jaccard"].as_bytes(), &row[2], "{minhash}");
+    }
+    // A stop-word list of its own changes the shingles, as in scan.
+    let dir = tempfile::tempdir().unwrap();
+    let list = write(dir.path(), "stop", b"the\na\n");
+    let default = compare_measures(&["compare", a, b, "--shingle", "stopword"]);
+    let own = compare_measures(&[
+        "compare",
+        a,
+        b,
+        "--shingle",
+        "stopword",
+        "--stopwords",
+        list.to_str().unwrap(),
+    ]);
+    assert_ne!(default["shingles_a"], own["shingles_a"]);
+    let out = run(&["compare", a, b, "--stopwords", list.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("--stopwords applies only with --shingle stopword"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -1,27 +1,14 @@
-//! Command-line definition: the top-level parser, the subcommand list and value
-//! parsers shared by subcommands. Each subcommand's own arguments live in its
-//! file under `cmd/`.
+//! The command line: the top-level parser, the subcommand list and the dispatch
+//! that runs one subcommand and turns its outcome into an exit code. Each
+//! subcommand's own arguments live in its file under `cmd/`; the groups several
+//! share live in `args`. Arrows go one way: `cli` knows the commands, no command
+//! knows `cli`.
 
 use clap::{Parser, Subcommand};
 
-use crate::app::cmd;
-
-/// The exit-status table, as one string literal so that every `--help` that
-/// shows it (`concat!` needs a literal) shows the same table.
-macro_rules! exit_status_help {
-    () => {
-        "EXIT STATUS:
-  0    success
-  1    finished, but some files were skipped because of errors (warnings on stderr
-       name each file); the output is complete for all other files
-  2    usage error or fatal error; no output written
-  3    with --exit-code: every file was read and nothing was found (then 0 means found)
-  130  interrupted (SIGINT/SIGTERM); no output file written"
-    };
-}
-pub(crate) use exit_status_help;
-
-pub const EXIT_STATUS_HELP: &str = exit_status_help!();
+use crate::app::args;
+use crate::app::cmd::{compare, curve, index, query, scan, tune};
+use crate::app::exit;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -33,7 +20,7 @@ pub const EXIT_STATUS_HELP: &str = exit_status_help!();
         LSH, and candidate pairs are verified against a similarity threshold \
         (Mining of Massive Datasets, ch. 3). Data goes to stdout, progress and \
         warnings to stderr.",
-    after_help = EXIT_STATUS_HELP,
+    after_help = args::exit_status(args::EXIT_STATUS_SCAN),
     propagate_version = true
 )]
 pub struct Cli {
@@ -49,51 +36,61 @@ pub struct Cli {
 #[allow(clippy::large_enum_variant)]
 #[derive(Subcommand, Debug)]
 pub enum Command {
-    Scan(cmd::scan::Args),
-    Compare(cmd::compare::Args),
-    Index(cmd::index::Args),
-    Query(cmd::query::Args),
-    Curve(cmd::curve::Args),
-    Tune(cmd::tune::Args),
+    Scan(scan::Args),
+    Compare(compare::Args),
+    Index(index::Args),
+    Query(query::Args),
+    Curve(curve::Args),
+    Tune(tune::Args),
 }
 
-/// Parses a byte size: a whole number with an optional binary suffix K, M, G or
-/// T (also KiB/KB …, case-insensitive), e.g. `512K`, `10M`, `1G`.
-pub fn parse_size(s: &str) -> Result<u64, String> {
-    let t = s.trim();
-    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-    let (digits, unit) = t.split_at(split);
-    let number: u64 = digits
-        .parse()
-        .map_err(|_| format!("'{s}' is not a size (examples: 4096, 512K, 10M, 1G)"))?;
-    let shift = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "b" => 0,
-        "k" | "kb" | "kib" => 10,
-        "m" | "mb" | "mib" => 20,
-        "g" | "gb" | "gib" => 30,
-        "t" | "tb" | "tib" => 40,
-        _ => return Err(format!("'{s}' has an unknown unit (use K, M, G or T)")),
+/// Configures the thread pool, runs the chosen subcommand and turns its outcome
+/// into an exit code. A closed stdout (`simfind scan … | head`) is a clean exit,
+/// not an error.
+pub fn run(cli: Cli) -> i32 {
+    if let Some(threads) = cli.threads
+        && let Err(err) = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads as usize)
+            .build_global()
+    {
+        eprintln!("simfind: error: cannot start {threads} threads: {err}");
+        return exit::FATAL;
+    }
+    let result = match cli.command {
+        Command::Scan(args) => scan::run(args),
+        Command::Compare(args) => compare::run(args),
+        Command::Index(args) => index::run(args),
+        Command::Query(args) => query::run(args),
+        Command::Curve(args) => curve::run(args),
+        Command::Tune(args) => tune::run(args),
     };
-    number
-        .checked_mul(1u64 << shift)
-        .ok_or_else(|| format!("'{s}' is too large"))
+    match result {
+        Ok(code) => code,
+        Err(err) if is_broken_pipe(&err) => exit::OK,
+        Err(err) => {
+            eprintln!("simfind: error: {err:#}");
+            exit::FATAL
+        }
+    }
+}
+
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        let io = cause.downcast_ref::<std::io::Error>().or_else(|| {
+            cause
+                .downcast_ref::<csv::Error>()
+                .and_then(|e| match e.kind() {
+                    csv::ErrorKind::Io(io) => Some(io),
+                    _ => None,
+                })
+        });
+        io.is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sizes() {
-        assert_eq!(parse_size("4096"), Ok(4096));
-        assert_eq!(parse_size("512K"), Ok(512 << 10));
-        assert_eq!(parse_size("10mib"), Ok(10 << 20));
-        assert_eq!(parse_size("1G"), Ok(1 << 30));
-        assert!(parse_size("ten").is_err());
-        assert!(parse_size("5X").is_err());
-        assert!(parse_size("-1").is_err());
-        assert!(parse_size("99999999999T").is_err());
-    }
 
     #[test]
     fn cli_definition_is_consistent() {

@@ -1,7 +1,14 @@
 //! The `simfind` binary's own code: argument parsing, subcommands, output and
 //! the terminal. The library never imports it.
+//!
+//! Layers, each importing only those below it: `cli` (parser and dispatch) →
+//! `cmd/*` (one file per subcommand) → `config` (arg groups → validated library
+//! configuration) → `args` (shared clap groups, parsers, help tables), with
+//! `report`, `output`, `ui` and `exit` beside them for printing.
+pub mod args;
 pub mod cli;
 pub mod cmd;
+pub mod config;
 pub mod exit;
 pub mod output;
 pub mod report;

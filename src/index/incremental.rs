@@ -476,6 +476,55 @@ pub fn describe(refreshed: &Refreshed) -> String {
     )
 }
 
+/// `scan --db`: brings `index` up to date with the files under `config.roots`
+/// (as [`refresh`] does), then finds pairs among every file's signature, stored
+/// or fresh, with [`pipeline::find_pairs`]. The outcome is what a fresh
+/// `scan --method lsh` reports, except that its signature count is the number of
+/// contents signed in this run. `refreshed` sees what the refresh did before the
+/// pairs are looked for (for a summary line printed in that order).
+///
+/// An index stores MinHash signatures, not shingle sets, so only LSH can use it.
+///
+/// # Panics
+///
+/// If `config.method` asks for the exact method: refuse that combination while
+/// configuring.
+pub fn scan_with_index(
+    index: &mut Index,
+    config: &ScanConfig,
+    reporter: &dyn Reporter,
+    refreshed: impl FnOnce(&Refreshed),
+) -> Result<crate::pipeline::ScanOutcome, IndexError> {
+    use crate::pipeline::plan::{Decision, MethodChoice};
+    let decision = match config.method {
+        MethodChoice::Fixed(Method::Exact) => {
+            panic!("an index serves the LSH method only; the exact method cannot use it")
+        }
+        MethodChoice::Fixed(Method::Lsh) => Decision {
+            method: Method::Lsh,
+            reason: "lsh (as requested)".into(),
+        },
+        MethodChoice::Auto | MethodChoice::Banded => Decision {
+            method: Method::Lsh,
+            reason: "auto: lsh (--db reuses the index's MinHash signatures)".into(),
+        },
+    };
+    let done = refresh(index, config, reporter, true)?;
+    refreshed(&done);
+    let fresh_signatures = done.fresh_signatures;
+    let mut outcome = pipeline::find_pairs(
+        config,
+        done.files,
+        done.outcomes,
+        done.matrix,
+        decision,
+        done.stats,
+        reporter,
+    );
+    outcome.stats.signatures = fresh_signatures;
+    Ok(outcome)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

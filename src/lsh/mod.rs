@@ -10,6 +10,7 @@
 //! ([`crate::lsh::scurve`]).
 
 pub mod scurve;
+pub mod tune;
 
 use rayon::prelude::*;
 use xxhash_rust::xxh3::xxh3_64_with_seed;

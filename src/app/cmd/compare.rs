@@ -3,14 +3,17 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use simfind::input::read::{self, ReadOptions};
+use simfind::pipeline;
+use simfind::recipe::Recipe;
 use simfind::similarity::measures;
-use simfind::sketch::minhash::{self, MinHasher};
-use simfind::text::normalize::{Normalization, normalize};
-use simfind::text::shingle::{Scratch, ShingleKind, Shingler, StopWords};
+use simfind::sketch::minhash;
+use simfind::text::normalize::normalize;
+use simfind::text::shingle::{Scratch, Shingler};
 
-use super::scan::{DEFAULT_BANDS, DEFAULT_ROWS, DEFAULT_SEED, ShingleArg};
+use crate::app::args::{self, DEFAULT_BANDS, DEFAULT_ROWS, DEFAULT_SEED, ShingleArgs, SketchArgs};
+use crate::app::config;
 use crate::app::exit;
 
 /// Edit distances are computed only up to this many DP cells by default
@@ -28,7 +31,7 @@ OUTPUT (CSV with header `measure,value`, one row per measure, in this order):
   shared                   shingles in both
   jaccard                  exact Jaccard similarity of the shingle sets (as scan reports it)
   jaccard_distance         1 − jaccard
-  minhash_estimate         fraction of agreeing MinHash values (bands × rows, --seed)
+  minhash_estimate         fraction of agreeing MinHash values (bands × rows, --seed, --minhash)
   cosine                   cosine similarity of the shingle-count vectors
   angle_degrees            cosine distance: the angle between them, 0–90
   euclidean                L2 distance of the count vectors
@@ -42,14 +45,12 @@ OUTPUT (CSV with header `measure,value`, one row per measure, in this order):
 Floats have 6 decimals. A value that is undefined (Jaccard of two empty sets, cosine
 with an empty file) or over --max-edit-cells is left empty, with a note on stderr.
 
-EXIT STATUS:
-  0    success
-  2    usage error, or a file could not be read";
+";
 
 /// Compare two files: exact Jaccard of their shingle sets, the MinHash estimate,
 /// and the other MMDS 3.5 distances (cosine, L2, L1, L∞, Hamming, edit distance).
 #[derive(clap::Args, Debug)]
-#[command(after_help = AFTER_HELP)]
+#[command(after_help = args::after_help(AFTER_HELP, args::EXIT_STATUS_COMPARE))]
 pub struct Args {
     /// The first file.
     #[arg(value_name = "FILE_A")]
@@ -59,33 +60,23 @@ pub struct Args {
     #[arg(value_name = "FILE_B")]
     pub b: PathBuf,
 
-    /// What a shingle is: k characters, k words, or a stop word and the next k−1 words.
-    #[arg(long, value_enum, default_value_t = ShingleArg::Char)]
-    pub shingle: ShingleArg,
-
-    /// Shingle length [default: 5 for char, 3 for word and stopword].
-    #[arg(long, short = 'k', value_name = "K")]
-    pub k: Option<usize>,
-
-    /// Do not lowercase the text.
-    #[arg(long)]
-    pub keep_case: bool,
-
-    /// Do not collapse whitespace runs to one space (nor trim).
-    #[arg(long)]
-    pub keep_whitespace: bool,
+    #[command(flatten)]
+    pub shingles: ShingleArgs,
 
     /// Bands b of the MinHash signature (its length is b × r).
-    #[arg(long, short = 'b', value_name = "B", default_value_t = DEFAULT_BANDS)]
+    #[arg(long, short = 'b', value_name = "B", default_value_t = DEFAULT_BANDS, help_heading = "LSH")]
     pub bands: usize,
 
     /// Rows per band r.
-    #[arg(long, short = 'r', value_name = "R", default_value_t = DEFAULT_ROWS)]
+    #[arg(long, short = 'r', value_name = "R", default_value_t = DEFAULT_ROWS, help_heading = "LSH")]
     pub rows: usize,
 
     /// Seed of the MinHash functions (the same as scan's for the same estimate).
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_SEED)]
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_SEED, help_heading = "LSH")]
     pub seed: u64,
+
+    #[command(flatten)]
+    pub sketch: SketchArgs,
 
     /// Skip the edit distances when the texts, less their common prefix and suffix,
     /// would need more than N DP cells (length × length).
@@ -94,40 +85,26 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<i32> {
-    let kind = match args.shingle {
-        ShingleArg::Char => ShingleKind::Char,
-        ShingleArg::Word => ShingleKind::Word,
-        ShingleArg::Stopword => ShingleKind::StopWord,
-    };
-    let k = args.k.unwrap_or(kind.default_k());
-    if k == 0 {
-        bail!("--k must be at least 1");
-    }
-    let signature_len = args.bands.checked_mul(args.rows).unwrap_or(0);
-    if signature_len == 0 || signature_len > 1 << 16 {
-        bail!("--bands and --rows must be at least 1, and --bands × --rows at most 65536");
-    }
-    let stop_words = if kind == ShingleKind::StopWord {
-        StopWords::english()
-    } else {
-        StopWords::default()
-    };
-    let shingler = Shingler::new(kind, k, stop_words);
-    let normalization = Normalization {
-        lowercase: !args.keep_case,
-        collapse_whitespace: !args.keep_whitespace,
-    };
+    let recipe = config::compare(
+        &args.shingles,
+        &args.sketch,
+        args.bands,
+        args.rows,
+        args.seed,
+    )?;
 
-    let text_a = read_text(&args.a, normalization)?;
-    let text_b = read_text(&args.b, normalization)?;
-    let counts_a = count_vector(&shingler, &text_a);
-    let counts_b = count_vector(&shingler, &text_b);
+    let text_a = read_text(&args.a, &recipe)?;
+    let text_b = read_text(&args.b, &recipe)?;
+    let counts_a = count_vector(&recipe.shingler, &text_a);
+    let counts_b = count_vector(&recipe.shingler, &text_b);
     let set_a: Vec<u64> = counts_a.iter().map(|&(h, _)| h).collect();
     let set_b: Vec<u64> = counts_b.iter().map(|&(h, _)| h).collect();
 
-    let hasher = MinHasher::new(signature_len, args.seed);
-    let estimate = (!set_a.is_empty() && !set_b.is_empty())
-        .then(|| minhash::estimate(&hasher.sign(&set_a), &hasher.sign(&set_b)));
+    let estimate = (!set_a.is_empty() && !set_b.is_empty()).then(|| {
+        let n = recipe.banding.signature_len();
+        let signer = pipeline::Signer::with(recipe.sketch, n, recipe.seed);
+        minhash::estimate(&sign(&signer, n, &set_a), &sign(&signer, n, &set_b))
+    });
     let vectors = measures::vector_measures(&counts_a, &counts_b);
     let chars_a: Vec<char> = text_a.chars().collect();
     let chars_b: Vec<char> = text_b.chars().collect();
@@ -182,10 +159,17 @@ pub fn run(args: Args) -> Result<i32> {
     Ok(exit::OK)
 }
 
-fn read_text(path: &Path, normalization: Normalization) -> Result<String> {
+fn read_text(path: &Path, recipe: &Recipe) -> Result<String> {
     let contents = read::read_file(path, &ReadOptions::default())
         .with_context(|| format!("cannot read {}", path.display()))?;
-    Ok(normalize(&contents, normalization))
+    Ok(normalize(&contents, recipe.normalization))
+}
+
+/// The `n`-value signature of a non-empty set.
+fn sign(signer: &pipeline::Signer, n: usize, set: &[u64]) -> Vec<u32> {
+    let mut signature = vec![0; n];
+    signer.sign_into(set, &mut signature);
+    signature
 }
 
 fn count_vector(shingler: &Shingler, text: &str) -> Vec<(u64, u32)> {

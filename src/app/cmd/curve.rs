@@ -8,7 +8,7 @@ use clap::{Arg, ArgAction, ArgMatches};
 use simfind::explain::plot::{self, Labels, Series};
 use simfind::lsh::scurve::{self, Stage};
 
-use super::values;
+use crate::app::args::{self, TextOrCsv};
 use crate::app::exit;
 use crate::app::output::Sink;
 
@@ -18,9 +18,7 @@ const AFTER_HELP: &str = "EXAMPLES:
   simfind curve --or 4 --and 4 --and 4 --or 4 --d1 0.2 --d2 0.8
   simfind curve --bands 16 --rows 8 --format csv --step 0.01 > curve.csv
 
-EXIT STATUS:
-  0    success
-  2    usage error (nothing printed on stdout)";
+";
 
 /// Print, plot and compare LSH S-curves: P(candidate pair) against similarity.
 ///
@@ -34,41 +32,35 @@ EXIT STATUS:
 /// MinHash under Jaccard distance (one MinHash function is (d1, d2, 1-d1,
 /// 1-d2)-sensitive).
 #[derive(clap::Args, Debug)]
-#[command(after_help = AFTER_HELP)]
+#[command(after_help = args::after_help(AFTER_HELP, args::EXIT_STATUS_USAGE_ONLY))]
 pub struct Args {
     /// Number of bands b (repeat, paired in order with --rows, to overlay curves).
-    #[arg(long, short = 'b', value_name = "B", value_parser = values::count, action = ArgAction::Append)]
+    #[arg(long, short = 'b', value_name = "B", value_parser = args::count, action = ArgAction::Append)]
     pub bands: Vec<usize>,
     /// Rows per band r (repeat, paired in order with --bands).
-    #[arg(long, short = 'r', value_name = "R", value_parser = values::count, action = ArgAction::Append)]
+    #[arg(long, short = 'r', value_name = "R", value_parser = args::count, action = ArgAction::Append)]
     pub rows: Vec<usize>,
     #[command(flatten)]
     pub stages: Stages,
     /// Jaccard distance d1 < d2 at which to report p1 (needs --d2).
-    #[arg(long, value_name = "D", value_parser = values::unit_closed, requires = "d2")]
+    #[arg(long, value_name = "D", value_parser = args::unit_closed, requires = "d2")]
     pub d1: Option<f64>,
     /// Jaccard distance d2 > d1 at which to report p2 (needs --d1).
-    #[arg(long, value_name = "D", value_parser = values::unit_closed, requires = "d1")]
+    #[arg(long, value_name = "D", value_parser = args::unit_closed, requires = "d1")]
     pub d2: Option<f64>,
     /// Similarity step of the table, in (0, 1].
-    #[arg(long, value_name = "STEP", default_value = "0.05", value_parser = values::unit_open_closed)]
+    #[arg(long, value_name = "STEP", default_value = "0.05", value_parser = args::unit_open_closed)]
     pub step: f64,
     /// Decimal places of the probabilities (0–15).
     #[arg(long, value_name = "DIGITS", default_value_t = 4, value_parser = clap::value_parser!(u8).range(0..=15))]
     pub precision: u8,
     /// Output format: `text` (table and plot) or `csv` (columns curve,similarity,probability).
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    pub format: Format,
+    #[arg(long, value_enum, default_value_t = TextOrCsv::Text)]
+    pub format: TextOrCsv,
     /// Also write the curves as an SVG picture to FILE (atomically: complete or not
     /// at all); `-` writes only the SVG, to stdout.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
-}
-
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    Text,
-    Csv,
 }
 
 /// The `--and N` / `--or N` options in command-line order. Derive cannot keep the
@@ -102,7 +94,7 @@ impl clap::Args for Stages {
             Arg::new("and")
                 .long("and")
                 .value_name("N")
-                .value_parser(values::count)
+                .value_parser(args::count)
                 .action(ArgAction::Append)
                 .help("Cascade stage: N functions must all agree, p -> p^N (a band of N rows)"),
         )
@@ -110,7 +102,7 @@ impl clap::Args for Stages {
             Arg::new("or")
                 .long("or")
                 .value_name("N")
-                .value_parser(values::count)
+                .value_parser(args::count)
                 .action(ArgAction::Append)
                 .help("Cascade stage: one of N functions must agree, p -> 1-(1-p)^N (N bands)"),
         )
@@ -172,7 +164,7 @@ struct Config {
     grid: Vec<f64>,
     similarity_decimals: usize,
     precision: usize,
-    format: Format,
+    format: TextOrCsv,
     svg: Option<PathBuf>,
 }
 
@@ -277,12 +269,12 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         out.write_all(svg_document(&config).as_bytes())?;
     } else {
         match config.format {
-            Format::Text => write_text(&mut out, &config)?,
-            Format::Csv => write_csv(&mut out, &config)?,
+            TextOrCsv::Text => write_text(&mut out, &config)?,
+            TextOrCsv::Csv => write_csv(&mut out, &config)?,
         }
     }
     out.flush()?;
-    if config.format == Format::Csv || svg_to_stdout {
+    if config.format == TextOrCsv::Csv || svg_to_stdout {
         for line in notes(&config) {
             eprintln!("{line}");
         }

@@ -1,17 +1,15 @@
 //! `simfind index`: build or update the persistent index of signatures, so that
 //! nightly rescans read only what changed and `query` can look documents up.
 
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::path::PathBuf;
+use std::time::Instant;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use simfind::index::incremental;
-use simfind::index::{Index, OpenOptions};
-use simfind::pipeline::ScanConfig;
 
-use crate::app::cmd::scan::{self, MethodArg, VerifyArg};
+use crate::app::args::{self, FileArgs, SigningArgs};
+use crate::app::config;
 use crate::app::exit;
-use crate::app::report::{FormatArg, ReportArgs};
 use crate::app::ui::Ui;
 
 const EXAMPLES: &str = "EXAMPLES:
@@ -30,19 +28,14 @@ The shingle and LSH options must be the ones the index was built with; other
 values are refused with a message naming the difference. To change them, delete
 the index file and build it again. The schema is in docs/INDEX.md.
 
-EXIT STATUS:
-  0    success
-  1    finished, but some files were skipped because of errors (warnings on stderr
-       name each file); the index holds every other file
-  2    usage error or fatal error (including a locked, damaged or incompatible
-       index); the index is unchanged";
+";
 
 /// Build or update an index of document signatures (a single SQLite file).
 ///
 /// Files are walked and signed exactly as `simfind scan` does with the same
 /// options; the index then serves `scan --db` and `query`.
 #[derive(clap::Args, Debug)]
-#[command(after_help = EXAMPLES)]
+#[command(after_help = args::after_help(EXAMPLES, args::EXIT_STATUS_INDEX))]
 pub struct Args {
     /// Directories to index.
     #[arg(required = true, value_name = "DIR")]
@@ -57,75 +50,21 @@ pub struct Args {
     pub wait: f64,
 
     #[command(flatten)]
-    pub signing: scan::SigningArgs,
+    pub signing: SigningArgs,
 
     #[command(flatten)]
-    pub files: scan::FileArgs,
+    pub files: FileArgs,
 
     /// No progress bars and no summary (warnings are still printed).
     #[arg(long, short = 'q')]
     pub quiet: bool,
 }
 
-impl Args {
-    fn to_scan_args(&self) -> scan::Args {
-        scan::Args {
-            roots: self.roots.clone(),
-            signing: self.signing.clone(),
-            files: self.files.clone(),
-            threshold: None,
-            verify: VerifyArg::Exact,
-            verify_memory: u64::MAX,
-            method: MethodArg::Lsh,
-            output: None,
-            quiet: self.quiet,
-            verbose: false,
-            report: ReportArgs {
-                format: FormatArg::Pairs,
-                list_removable: false,
-                null: false,
-                min_similarity: None,
-                max_similarity: None,
-                limit: None,
-                exit_code: false,
-                cluster: None,
-                keep: None,
-                reference: Vec::new(),
-            },
-            db: Some(self.db.clone()),
-            wait: self.wait,
-        }
-    }
-}
-
-/// Validates `--wait`.
-pub(crate) fn wait_duration(seconds: f64) -> Result<Duration> {
-    if !(seconds.is_finite() && (0.0..=86_400.0).contains(&seconds)) {
-        bail!("--wait must be between 0 and 86400 seconds, got {seconds}");
-    }
-    Ok(Duration::from_secs_f64(seconds))
-}
-
-/// Opens (or creates) the index at `db` for signatures made with `config`.
-pub(crate) fn open_for(db: &Path, config: &ScanConfig, wait: f64) -> Result<Index> {
-    let options = OpenOptions {
-        busy_timeout: wait_duration(wait)?,
-    };
-    if db.is_dir() {
-        bail!(
-            "--db {} is a directory; give the index file's path",
-            db.display()
-        );
-    }
-    let params = incremental::params_for(config);
-    Ok(Index::open_or_create(db, &params, options)?)
-}
-
 pub fn run(args: Args) -> Result<i32> {
-    let (config, _) = scan::configure(&args.to_scan_args())?;
+    let config = config::index(&args.roots, &args.signing, &args.files)?;
     // No interrupt handler: SIGINT/SIGTERM end the process like a crash would, and
     // the uncommitted update is rolled back on the next open.
-    let mut index = open_for(&args.db, &config, args.wait)?;
+    let mut index = config::open_index(&args.db, &config, args.wait)?;
     let started = Instant::now();
     let ui = Ui::new(args.quiet, false);
     let refreshed = incremental::refresh(&mut index, &config, &ui, false)

@@ -19,10 +19,13 @@ use simfind::similarity::verify;
 use simfind::sketch::minhash;
 use xxhash_rust::xxh3::xxh3_128;
 
-use crate::app::cmd::scan::VerifyArg;
+use simfind::progress::Reporter;
+
+use crate::app::args::{self, VerifyArg};
 use crate::app::exit;
 use crate::app::output::pairs::PAIRS_HEADER;
 use crate::app::output::{self, Sink};
+use crate::app::ui::Ui;
 
 const EXAMPLES: &str = "EXAMPLES:
   simfind query new.txt --db share.simfind                 similar indexed documents
@@ -45,15 +48,11 @@ The query is shingled and signed with the parameters stored in the index. Exact
 verification re-reads each candidate file and refuses one whose content no longer
 matches the index (run `simfind index` to refresh it).
 
-EXIT STATUS:
-  0    success
-  1    finished, but some query or candidate files could not be read (warnings on
-       stderr name each one); the output is complete for the others
-  2    usage error or fatal error (missing, damaged or incompatible index)";
+";
 
 /// Find the indexed documents similar to each given document, as CSV.
 #[derive(clap::Args, Debug)]
-#[command(after_help = EXAMPLES)]
+#[command(after_help = args::after_help(EXAMPLES, args::EXIT_STATUS_QUERY))]
 pub struct Args {
     /// Documents to look up; `-` reads one from standard input.
     #[arg(required = true, value_name = "FILE")]
@@ -106,7 +105,7 @@ pub fn run(args: Args) -> Result<i32> {
         bail!("--threshold must be in (0, 1], got {t}");
     }
     let options = OpenOptions {
-        busy_timeout: crate::app::cmd::index::wait_duration(args.wait)?,
+        busy_timeout: args::wait_duration(args.wait)?,
     };
     let started = Instant::now();
     let index = Index::open_existing(&args.db, options)?;
@@ -124,6 +123,8 @@ pub fn run(args: Args) -> Result<i32> {
     let mut sink = Sink::create(args.output.as_deref())?;
     output::install_interrupt_handler();
 
+    // Warnings only: query draws no progress bars.
+    let ui = Ui::new(true, false);
     let mut errors = 0u64;
     let mut matches_total = 0u64;
     let mut candidates_total = 0u64;
@@ -135,7 +136,7 @@ pub fn run(args: Args) -> Result<i32> {
         let bytes = match read_query(query) {
             Ok(bytes) => bytes,
             Err(reason) => {
-                eprintln!("simfind: warning: {}: {reason}", query.display());
+                ui.warn(query, &reason);
                 errors += 1;
                 continue;
             }
@@ -181,7 +182,7 @@ pub fn run(args: Args) -> Result<i32> {
             for (hash, path, result) in loaded {
                 let set = result
                     .map_err(|reason| {
-                        eprintln!("simfind: warning: {}: {reason}", path.display());
+                        ui.warn(path, &reason);
                         errors += 1;
                     })
                     .ok();

@@ -1,0 +1,452 @@
+//! The argument vocabulary subcommands share: clap groups flattened into several
+//! commands, the value enums, the value parsers and defaults, and the EXIT STATUS
+//! tables of every `--help`.
+//!
+//! Role: the raw, parsed layer (ripgrep's "low args"). Nothing here reads a file
+//! or builds a library type beyond a one-to-one mapping of an enum; turning the
+//! groups into a validated [`simfind::pipeline::ScanConfig`] or
+//! [`simfind::recipe::Recipe`] is `config`'s job.
+//!
+//! Invariants: a group is defined once, so `scan`, `index` and `compare` given the
+//! same flags mean the same thing; a value parser rejects a bad value as a usage
+//! error (exit 2) naming the option before any work starts; every EXIT STATUS
+//! table is rendered from the codes in [`crate::app::exit`].
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Result, bail};
+use clap::ValueEnum;
+use simfind::pipeline::Verification;
+use simfind::sketch::SketchKind;
+use simfind::text::shingle::ShingleKind;
+
+use crate::app::exit;
+
+/// Scan's default shape, 20 bands × 5 rows: library policy, shown by `compare`
+/// and `tune` as their defaults.
+pub use simfind::lsh::tune::{DEFAULT_BANDS, DEFAULT_ROWS};
+
+/// The MinHash seed when `--seed` is not given.
+pub const DEFAULT_SEED: u64 = 42;
+
+/// How a document becomes a shingle set: what a shingle is and how the text is
+/// normalised first. Shared by `scan`, `index` (through [`SigningArgs`]) and
+/// `compare`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ShingleArgs {
+    /// What a shingle is: k characters, k words, or a stop word and the next k−1 words.
+    #[arg(long, value_enum, default_value_t = ShingleArg::Char, help_heading = "Shingles")]
+    pub shingle: ShingleArg,
+
+    /// Shingle length [default: 5 for char, 3 for word and stopword].
+    #[arg(long, short = 'k', value_name = "K", help_heading = "Shingles")]
+    pub k: Option<usize>,
+
+    /// Stop words, one per line, instead of the built-in English list (with --shingle stopword).
+    #[arg(long, value_name = "FILE", help_heading = "Shingles")]
+    pub stopwords: Option<PathBuf>,
+
+    /// Do not lowercase the text.
+    #[arg(long, help_heading = "Shingles")]
+    pub keep_case: bool,
+
+    /// Do not collapse whitespace runs to one space (nor trim).
+    #[arg(long, help_heading = "Shingles")]
+    pub keep_whitespace: bool,
+}
+
+/// Which sketch signs the shingle sets. Shared by `scan`, `index` (through
+/// [`SigningArgs`]) and `compare`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct SketchArgs {
+    /// MinHash kernel: `classic` (n hash functions per shingle) or `oph` (one-permutation
+    /// hashing with optimal densification: one hash per shingle, several times faster,
+    /// equally unbiased estimates; different signatures, so candidates differ slightly).
+    #[arg(long, value_enum, default_value_t = MinHashArg::Classic, help_heading = "LSH")]
+    pub minhash: MinHashArg,
+}
+
+/// How files become signatures. Shared by `scan` and `index` (flattened into
+/// both), so that an index and a scan given the same flags agree.
+#[derive(clap::Args, Debug, Clone)]
+pub struct SigningArgs {
+    #[command(flatten)]
+    pub shingles: ShingleArgs,
+
+    /// Number of LSH bands b [default: 20; with --threshold alone, chosen by `simfind tune`].
+    #[arg(long, short = 'b', value_name = "B", help_heading = "LSH")]
+    pub bands: Option<usize>,
+
+    /// Rows per band r; signatures have b × r values [default: 5; with --threshold alone, chosen by `simfind tune`].
+    #[arg(long, short = 'r', value_name = "R", help_heading = "LSH")]
+    pub rows: Option<usize>,
+
+    /// Seed of the MinHash functions; the same seed gives the same output.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_SEED, help_heading = "LSH")]
+    pub seed: u64,
+
+    #[command(flatten)]
+    pub sketch: SketchArgs,
+}
+
+/// How candidate pairs are found and verified (`scan`).
+#[derive(clap::Args, Debug, Clone)]
+pub struct MatchArgs {
+    /// Report pairs with similarity ≥ T, 0 < T ≤ 1 [default: the S-curve threshold (1/b)^(1/r)]. Alone, it also
+    /// picks bands and rows (`simfind tune`, within 100 hashes); with them, a T far from the curve's steep part
+    /// draws a warning.
+    #[arg(long, short = 't', value_name = "T", help_heading = "LSH")]
+    pub threshold: Option<f64>,
+
+    /// How candidates are verified: exact Jaccard (no false positives) or the signature estimate.
+    /// Exact verification first drops, unread, the candidates whose signatures agree far too
+    /// little to reach T; that adds at most 1 % to the pairs at T that banding misses anyway.
+    #[arg(long, value_enum, default_value_t = VerifyArg::Exact, help_heading = "LSH")]
+    pub verify: VerifyArg,
+
+    /// Most memory for shingle sets during exact verification (e.g. 512M, 2G). Sets are
+    /// held only until their last candidate pair, within 16 MiB (or this, if smaller);
+    /// a cluster of near-copies that needs more may use up to this cap so that each file
+    /// is still read once, and beyond it is verified in re-read blocks. --method auto
+    /// picks the exact join only if its sets are expected to fit in this cap.
+    #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = parse_size, help_heading = "LSH")]
+    pub verify_memory: u64,
+    /// How pairs are found: `exact` joins the shingle sets with length, prefix and
+    /// position filters (every pair ≥ T, none missed; holds all sets in memory);
+    /// `lsh` uses MinHash and banding (may miss pairs near T); `auto` picks by a cost
+    /// model of threshold, corpus size and memory (the join only where its sets fit in
+    /// the memory LSH would need anyway; LSH whenever --bands or --rows is given), and
+    /// the summary says which and why.
+    #[arg(long, value_enum, default_value_t = MethodArg::Auto, help_heading = "Method")]
+    pub method: MethodArg,
+}
+
+/// Which files are read. Shared by `scan` and `index` (flattened into both).
+#[derive(clap::Args, Debug, Clone)]
+pub struct FileArgs {
+    /// Follow symbolic links (loops are detected and reported).
+    #[arg(long, short = 'L', help_heading = "Files")]
+    pub follow_links: bool,
+
+    /// Include hidden files and directories (names starting with '.').
+    #[arg(long, short = 'H', help_heading = "Files")]
+    pub hidden: bool,
+
+    /// Only files whose relative path or name matches GLOB (repeatable).
+    #[arg(long, value_name = "GLOB", help_heading = "Files")]
+    pub include: Vec<String>,
+
+    /// Skip files and directories whose relative path or name matches GLOB (repeatable).
+    #[arg(long, value_name = "GLOB", help_heading = "Files")]
+    pub exclude: Vec<String>,
+
+    /// Skip files smaller than SIZE (e.g. 100, 4K).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, help_heading = "Files")]
+    pub min_size: Option<u64>,
+
+    /// Skip files larger than SIZE (e.g. 10M).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, help_heading = "Files")]
+    pub max_size: Option<u64>,
+
+    /// Also read files that look binary (a NUL byte in the first 8 KiB).
+    #[arg(long, help_heading = "Files")]
+    pub binary: bool,
+
+    /// Hidden, for tests and benchmarks: files at least SIZE are signed
+    /// chunk by chunk in bounded memory (default 1M). The output does not
+    /// depend on it; tests set it to 0 to drive that path over whole corpora.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, hide = true)]
+    pub chunked_min_size: Option<u64>,
+
+    /// Hidden, for tests and benchmarks: the chunk size of that path
+    /// (default 128K, at least 1).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, hide = true)]
+    pub chunk_size: Option<u64>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ShingleArg {
+    Char,
+    Word,
+    Stopword,
+}
+
+impl ShingleArg {
+    pub fn kind(self) -> ShingleKind {
+        match self {
+            ShingleArg::Char => ShingleKind::Char,
+            ShingleArg::Word => ShingleKind::Word,
+            ShingleArg::Stopword => ShingleKind::StopWord,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum MinHashArg {
+    Classic,
+    Oph,
+}
+
+impl MinHashArg {
+    pub fn sketch(self) -> SketchKind {
+        match self {
+            MinHashArg::Classic => SketchKind::Classic,
+            MinHashArg::Oph => SketchKind::Oph,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum MethodArg {
+    Auto,
+    Exact,
+    Lsh,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum VerifyArg {
+    Exact,
+    Signature,
+}
+
+impl VerifyArg {
+    pub fn verification(self) -> Verification {
+        match self {
+            VerifyArg::Exact => Verification::Exact,
+            VerifyArg::Signature => Verification::Signature,
+        }
+    }
+}
+
+/// `--format` of the commands that print a human table or the same as CSV
+/// (`curve`, `tune`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum TextOrCsv {
+    Text,
+    Csv,
+}
+
+/// Parses a byte size: a whole number with an optional binary suffix K, M, G or
+/// T (also KiB/KB …, case-insensitive), e.g. `512K`, `10M`, `1G`.
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (digits, unit) = t.split_at(split);
+    let number: u64 = digits
+        .parse()
+        .map_err(|_| format!("'{s}' is not a size (examples: 4096, 512K, 10M, 1G)"))?;
+    let shift = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        "t" | "tb" | "tib" => 40,
+        _ => return Err(format!("'{s}' has an unknown unit (use K, M, G or T)")),
+    };
+    number
+        .checked_mul(1u64 << shift)
+        .ok_or_else(|| format!("'{s}' is too large"))
+}
+
+/// An integer ≥ 1 (bands, rows, hash counts, AND/OR sizes).
+pub fn count(text: &str) -> Result<usize, String> {
+    let n: usize = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a whole number"))?;
+    if n == 0 {
+        return Err("must be at least 1".into());
+    }
+    Ok(n)
+}
+
+fn number(text: &str) -> Result<f64, String> {
+    let x: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number"))?;
+    if !x.is_finite() {
+        return Err("must be a finite number".into());
+    }
+    Ok(x)
+}
+
+/// A similarity threshold or probability in `(0, 1]`.
+pub fn unit_open_closed(text: &str) -> Result<f64, String> {
+    let x = number(text)?;
+    if x <= 0.0 || x > 1.0 {
+        return Err(format!(
+            "{x} is not in (0, 1]: it must be greater than 0 and at most 1"
+        ));
+    }
+    Ok(x)
+}
+
+/// A distance or probability in `[0, 1]`.
+pub fn unit_closed(text: &str) -> Result<f64, String> {
+    let x = number(text)?;
+    if !(0.0..=1.0).contains(&x) {
+        return Err(format!("{x} is not in [0, 1]"));
+    }
+    Ok(x)
+}
+
+/// A weight: finite and ≥ 0.
+pub fn weight(text: &str) -> Result<f64, String> {
+    let x = number(text)?;
+    if x < 0.0 {
+        return Err(format!("{x} is negative: weights must be 0 or more"));
+    }
+    Ok(x)
+}
+
+/// Validates `--wait` (`scan --db`, `index`, `query`). Checked after parsing, not
+/// by clap, so its message reads like the other configuration errors.
+pub fn wait_duration(seconds: f64) -> Result<Duration> {
+    if !(seconds.is_finite() && (0.0..=86_400.0).contains(&seconds)) {
+        bail!("--wait must be between 0 and 86400 seconds, got {seconds}");
+    }
+    Ok(Duration::from_secs_f64(seconds))
+}
+
+/// One row of an EXIT STATUS table: a code from [`exit`] and what it means
+/// for the command; each `\n` in the meaning continues it on an indented line.
+pub type ExitRow = (i32, &'static str);
+
+const SUCCESS: ExitRow = (exit::OK, "success");
+const USAGE_ONLY: ExitRow = (exit::FATAL, "usage error (nothing printed on stdout)");
+
+/// `scan`, and the top-level `--help`.
+pub const EXIT_STATUS_SCAN: &[ExitRow] = &[
+    SUCCESS,
+    (
+        exit::PARTIAL,
+        "finished, but some files were skipped because of errors (warnings on stderr\n\
+         name each file); the output is complete for all other files",
+    ),
+    (exit::FATAL, "usage error or fatal error; no output written"),
+    (
+        exit::NONE_FOUND,
+        "with --exit-code: every file was read and nothing was found (then 0 means found)",
+    ),
+    (
+        exit::INTERRUPTED,
+        "interrupted (SIGINT/SIGTERM); no output file written",
+    ),
+];
+
+/// `index`.
+pub const EXIT_STATUS_INDEX: &[ExitRow] = &[
+    SUCCESS,
+    (
+        exit::PARTIAL,
+        "finished, but some files were skipped because of errors (warnings on stderr\n\
+         name each file); the index holds every other file",
+    ),
+    (
+        exit::FATAL,
+        "usage error or fatal error (including a locked, damaged or incompatible\n\
+         index); the index is unchanged",
+    ),
+];
+
+/// `query`.
+pub const EXIT_STATUS_QUERY: &[ExitRow] = &[
+    SUCCESS,
+    (
+        exit::PARTIAL,
+        "finished, but some query or candidate files could not be read (warnings on\n\
+         stderr name each one); the output is complete for the others",
+    ),
+    (
+        exit::FATAL,
+        "usage error or fatal error (missing, damaged or incompatible index)",
+    ),
+];
+
+/// `compare`.
+pub const EXIT_STATUS_COMPARE: &[ExitRow] = &[
+    SUCCESS,
+    (exit::FATAL, "usage error, or a file could not be read"),
+];
+
+/// `curve` and `tune`, which read no files.
+pub const EXIT_STATUS_USAGE_ONLY: &[ExitRow] = &[SUCCESS, USAGE_ONLY];
+
+/// The `EXIT STATUS:` section of a `--help`.
+pub fn exit_status(rows: &[ExitRow]) -> String {
+    let mut text = String::from("EXIT STATUS:");
+    for (code, meaning) in rows {
+        let meaning = meaning.replace('\n', "\n       ");
+        write!(text, "\n  {code:<4} {meaning}").expect("writing to a String");
+    }
+    text
+}
+
+/// A command's text after the options (examples, output schema …), then its
+/// EXIT STATUS table.
+pub fn after_help(text: &str, rows: &[ExitRow]) -> String {
+    text.to_owned() + &exit_status(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("4096"), Ok(4096));
+        assert_eq!(parse_size("512K"), Ok(512 << 10));
+        assert_eq!(parse_size("10mib"), Ok(10 << 20));
+        assert_eq!(parse_size("1G"), Ok(1 << 30));
+        assert!(parse_size("ten").is_err());
+        assert!(parse_size("5X").is_err());
+        assert!(parse_size("-1").is_err());
+        assert!(parse_size("99999999999T").is_err());
+    }
+
+    #[test]
+    fn counts_reject_zero_and_junk() {
+        assert_eq!(count("20"), Ok(20));
+        assert!(count("0").is_err());
+        assert!(count("-3").is_err());
+        assert!(count("2.5").is_err());
+    }
+
+    #[test]
+    fn unit_intervals_have_the_documented_ends() {
+        assert_eq!(unit_open_closed("1"), Ok(1.0));
+        assert!(unit_open_closed("0").is_err());
+        assert!(unit_open_closed("1.01").is_err());
+        assert!(unit_open_closed("NaN").is_err());
+        assert_eq!(unit_closed("0"), Ok(0.0));
+        assert!(unit_closed("-0.1").is_err());
+    }
+
+    #[test]
+    fn weights_are_non_negative_and_finite() {
+        assert_eq!(weight("0"), Ok(0.0));
+        assert_eq!(weight("2.5"), Ok(2.5));
+        assert!(weight("-1").is_err());
+        assert!(weight("inf").is_err());
+    }
+
+    #[test]
+    fn exit_status_tables_align_and_wrap() {
+        assert_eq!(
+            exit_status(EXIT_STATUS_INDEX),
+            "EXIT STATUS:
+  0    success
+  1    finished, but some files were skipped because of errors (warnings on stderr
+       name each file); the index holds every other file
+  2    usage error or fatal error (including a locked, damaged or incompatible
+       index); the index is unchanged"
+        );
+        assert!(
+            exit_status(EXIT_STATUS_SCAN)
+                .ends_with("\n  130  interrupted (SIGINT/SIGTERM); no output file written")
+        );
+    }
+}

@@ -1,0 +1,322 @@
+//! From parsed arguments to validated library configuration, before any work
+//! starts (ripgrep's "high args", fd's `construct_config`).
+//!
+//! Role: each function takes the shared groups of [`crate::app::args`] it needs,
+//! never a whole subcommand's `Args`, so `scan`, `index` and `compare` build their
+//! [`ScanConfig`] or [`Recipe`] from the same code and agree on what the same
+//! flags mean. Impossible combinations are refused here with a message that says
+//! what to do instead.
+//!
+//! Inputs: arg groups (and, for a stop-word list and the roots, the file system).
+//! Outputs: [`ScanConfig`], [`Recipe`], an open [`Index`].
+//!
+//! Invariants: a returned configuration is valid for the library (k ≥ 1, bands and
+//! rows ≥ 1, bands × rows ≤ [`MAX_SIGNATURE_LEN`], threshold in (0, 1]); checks run
+//! in a fixed order, so the first error a user sees does not depend on the command.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use simfind::index::incremental;
+use simfind::index::{Index, OpenOptions};
+use simfind::input::read::ReadOptions;
+use simfind::input::walk::WalkOptions;
+use simfind::lsh::{Banding, scurve, tune};
+use simfind::pipeline::plan::{Method, MethodChoice};
+use simfind::pipeline::{ScanConfig, Verification};
+use simfind::recipe::Recipe;
+use simfind::text::normalize::Normalization;
+use simfind::text::shingle::{ShingleKind, Shingler, StopWords};
+
+use crate::app::args::{
+    self, DEFAULT_BANDS, DEFAULT_ROWS, FileArgs, MatchArgs, MethodArg, ShingleArgs, SigningArgs,
+    SketchArgs, VerifyArg,
+};
+
+/// Signatures hold bands × rows 32-bit values per document; beyond this the
+/// signature costs more than exact methods would.
+pub const MAX_SIGNATURE_LEN: usize = 1 << 16;
+
+/// Where scan's threshold came from, for its summary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ThresholdSource {
+    Given,
+    SCurve,
+    /// Given alone; bands and rows were chosen by `tune`.
+    Tuned,
+}
+
+/// `scan`'s configuration; `with_db` when the signatures come from an index
+/// (`--db`), which only the LSH method can use.
+pub fn scan(
+    roots: &[PathBuf],
+    signing: &SigningArgs,
+    matching: &MatchArgs,
+    files: &FileArgs,
+    with_db: bool,
+) -> Result<(ScanConfig, ThresholdSource)> {
+    check_roots(roots)?;
+    let (kind, k) = shingle_kind(&signing.shingles)?;
+    let stop_words = stop_words(&signing.shingles, kind)?;
+    if let Some(t) = matching.threshold
+        && !(t > 0.0 && t <= 1.0)
+    {
+        bail!("--threshold must be in (0, 1], got {t}");
+    }
+    // --threshold alone: bands and rows chosen by `tune` (issue #3).
+    let shape = tune::scan_shape(
+        signing.bands,
+        signing.rows,
+        matching.threshold,
+        (DEFAULT_BANDS, DEFAULT_ROWS),
+    );
+    let banding = banding(shape.bands, shape.rows)?;
+    let (threshold, threshold_source) = match matching.threshold {
+        Some(t) if shape.tuned.is_some() => (t, ThresholdSource::Tuned),
+        Some(t) => (t, ThresholdSource::Given),
+        None => (
+            scurve::threshold(banding.bands, banding.rows),
+            ThresholdSource::SCurve,
+        ),
+    };
+    if matching.method == MethodArg::Exact && with_db {
+        bail!(
+            "--db stores MinHash signatures, which only the LSH method uses; drop --db for \
+             --method exact, or use --method lsh (or auto) with --db"
+        );
+    }
+    if matching.method == MethodArg::Exact && matching.verify == VerifyArg::Signature {
+        bail!(
+            "--verify signature applies to LSH only; the exact method always computes exact Jaccard (use --method lsh)"
+        );
+    }
+    let (walk, read) = source(files)?;
+    let config = ScanConfig {
+        roots: roots.to_vec(),
+        walk,
+        read,
+        recipe: recipe(
+            &signing.shingles,
+            Shingler::new(kind, k, stop_words),
+            &signing.sketch,
+            signing.seed,
+            banding,
+            files.binary,
+        ),
+        threshold,
+        verification: matching.verify.verification(),
+        verify_memory: usize::try_from(matching.verify_memory).unwrap_or(usize::MAX),
+        method: match matching.method {
+            MethodArg::Auto if signing.bands.is_some() || signing.rows.is_some() => {
+                MethodChoice::Banded
+            }
+            MethodArg::Auto => MethodChoice::Auto,
+            MethodArg::Exact => MethodChoice::Fixed(Method::Exact),
+            MethodArg::Lsh => MethodChoice::Fixed(Method::Lsh),
+        },
+    };
+    Ok((config, threshold_source))
+}
+
+/// `index`'s configuration: files walked and signed exactly as `scan --db` with
+/// the same flags walks and signs them. An index stores signatures for the LSH
+/// method and reports no pairs, so the matching half is LSH's with the S-curve
+/// threshold, and unbounded.
+pub fn index(roots: &[PathBuf], signing: &SigningArgs, files: &FileArgs) -> Result<ScanConfig> {
+    check_roots(roots)?;
+    let (kind, k) = shingle_kind(&signing.shingles)?;
+    let stop_words = stop_words(&signing.shingles, kind)?;
+    let shape = tune::scan_shape(
+        signing.bands,
+        signing.rows,
+        None,
+        (DEFAULT_BANDS, DEFAULT_ROWS),
+    );
+    let banding = banding(shape.bands, shape.rows)?;
+    let (walk, read) = source(files)?;
+    Ok(ScanConfig {
+        roots: roots.to_vec(),
+        walk,
+        read,
+        recipe: recipe(
+            &signing.shingles,
+            Shingler::new(kind, k, stop_words),
+            &signing.sketch,
+            signing.seed,
+            banding,
+            files.binary,
+        ),
+        threshold: scurve::threshold(banding.bands, banding.rows),
+        verification: Verification::Exact,
+        verify_memory: usize::MAX,
+        method: MethodChoice::Fixed(Method::Lsh),
+    })
+}
+
+/// `compare`'s recipe: the same shingles, normalisation and sketch as `scan` with
+/// the same flags, over a signature of `bands × rows` values. `compare` reads the
+/// two files it is given whatever they look like, so binary files are included.
+pub fn compare(
+    shingles: &ShingleArgs,
+    sketch: &SketchArgs,
+    bands: usize,
+    rows: usize,
+    seed: u64,
+) -> Result<Recipe> {
+    let (kind, k) = shingle_kind(shingles)?;
+    let signature_len = bands.checked_mul(rows).unwrap_or(0);
+    if signature_len == 0 || signature_len > MAX_SIGNATURE_LEN {
+        bail!(
+            "--bands and --rows must be at least 1, and --bands × --rows at most {MAX_SIGNATURE_LEN}"
+        );
+    }
+    let stop_words = stop_words(shingles, kind)?;
+    Ok(recipe(
+        shingles,
+        Shingler::new(kind, k, stop_words),
+        sketch,
+        seed,
+        Banding { bands, rows },
+        true,
+    ))
+}
+
+/// Opens (or creates) the index at `db` for signatures made with `config`,
+/// waiting up to `wait` seconds for another process's update.
+pub fn open_index(db: &Path, config: &ScanConfig, wait: f64) -> Result<Index> {
+    let options = OpenOptions {
+        busy_timeout: args::wait_duration(wait)?,
+    };
+    if db.is_dir() {
+        bail!(
+            "--db {} is a directory; give the index file's path",
+            db.display()
+        );
+    }
+    let params = incremental::params_for(config);
+    Ok(Index::open_or_create(db, &params, options)?)
+}
+
+fn check_roots(roots: &[PathBuf]) -> Result<()> {
+    for root in roots {
+        let meta =
+            std::fs::metadata(root).with_context(|| format!("cannot scan {}", root.display()))?;
+        if !meta.is_dir() {
+            bail!("cannot scan {}: not a directory", root.display());
+        }
+    }
+    Ok(())
+}
+
+/// The shingle kind and length, k ≥ 1.
+fn shingle_kind(shingles: &ShingleArgs) -> Result<(ShingleKind, usize)> {
+    let kind = shingles.shingle.kind();
+    let k = shingles.k.unwrap_or(kind.default_k());
+    if k == 0 {
+        bail!("--k must be at least 1");
+    }
+    Ok((kind, k))
+}
+
+/// The stop words of `kind`: `--stopwords FILE` (stop-word shingles only) or the
+/// built-in English list.
+fn stop_words(shingles: &ShingleArgs, kind: ShingleKind) -> Result<StopWords> {
+    Ok(match (&shingles.stopwords, kind) {
+        (Some(path), ShingleKind::StopWord) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read stop words from {}", path.display()))?;
+            let words = StopWords::from_words(text.lines());
+            if words.is_empty() {
+                bail!("{} contains no stop words", path.display());
+            }
+            words
+        }
+        (Some(_), _) => bail!("--stopwords applies only with --shingle stopword"),
+        (None, ShingleKind::StopWord) => StopWords::english(),
+        (None, _) => StopWords::default(),
+    })
+}
+
+/// A validated b × r shape.
+fn banding(bands: usize, rows: usize) -> Result<Banding> {
+    if bands == 0 || rows == 0 {
+        bail!("--bands and --rows must be at least 1");
+    }
+    if bands
+        .checked_mul(rows)
+        .is_none_or(|n| n > MAX_SIGNATURE_LEN)
+    {
+        bail!("--bands × --rows must be at most {MAX_SIGNATURE_LEN}");
+    }
+    Ok(Banding { bands, rows })
+}
+
+fn recipe(
+    shingles: &ShingleArgs,
+    shingler: Shingler,
+    sketch: &SketchArgs,
+    seed: u64,
+    banding: Banding,
+    include_binary: bool,
+) -> Recipe {
+    Recipe {
+        include_binary,
+        normalization: Normalization {
+            lowercase: !shingles.keep_case,
+            collapse_whitespace: !shingles.keep_whitespace,
+        },
+        shingler,
+        banding,
+        seed,
+        sketch: sketch.minhash.sketch(),
+    }
+}
+
+/// The walk and read options of `files`.
+fn source(files: &FileArgs) -> Result<(WalkOptions, ReadOptions)> {
+    if let (Some(min), Some(max)) = (files.min_size, files.max_size)
+        && min > max
+    {
+        bail!("--min-size ({min}) is larger than --max-size ({max})");
+    }
+    let walk = WalkOptions {
+        follow_links: files.follow_links,
+        hidden: files.hidden,
+        include: globs(&files.include, "--include")?,
+        exclude: globs(&files.exclude, "--exclude")?,
+        min_size: files.min_size,
+        max_size: files.max_size,
+    };
+    Ok((walk, read_options(files)?))
+}
+
+/// The read options, with the hidden chunking knobs applied.
+fn read_options(files: &FileArgs) -> Result<ReadOptions> {
+    let mut read = ReadOptions::default();
+    if let Some(min) = files.chunked_min_size {
+        read.chunked_min_size = min;
+    }
+    if let Some(size) = files.chunk_size {
+        if size == 0 {
+            bail!("--chunk-size must be at least 1 byte");
+        }
+        read.chunk_size = usize::try_from(size).unwrap_or(usize::MAX);
+    }
+    Ok(read)
+}
+
+fn globs(patterns: &[String], flag: &str) -> Result<Option<GlobSet>> {
+    if patterns.is_empty() {
+        return Ok(None);
+    }
+    let mut set = GlobSetBuilder::new();
+    for pattern in patterns {
+        let glob = GlobBuilder::new(pattern)
+            .literal_separator(false)
+            .build()
+            .with_context(|| format!("invalid {flag} pattern '{pattern}'"))?;
+        set.add(glob);
+    }
+    Ok(Some(set.build()?))
+}
