@@ -11,8 +11,8 @@
 //! Inputs: bands, rows and a threshold as the user gave them. Outputs: a shape,
 //! or a warning as a string for the caller to print. Pure: no I/O, no printing.
 //!
-//! Invariants: a tuned shape never has more than `DEFAULT_BANDS × DEFAULT_ROWS`
-//! hashes when those are the defaults passed in; no search is run over more than
+//! Invariants: a tuned shape has at most as many hashes as the default shape
+//! passed in, so tuning never costs more hashing; no warning searches more than
 //! [`MAX_HASHES`] hashes.
 
 use super::scurve::{self, Tuning};
