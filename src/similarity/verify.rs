@@ -117,12 +117,12 @@ pub struct Budget {
 }
 
 /// The working budget [`Budget::capped`] uses: 16 MiB. It is small beside
-/// the issue #5 memory bound (64 MB + 1.5 × the signatures) and still holds
-/// hundreds of typical sets (~24 KB each), so each parallel step loads many
-/// documents. Measured (docs/PERFORMANCE.md, "Exact verification within the
-/// memory bound"): the largest window on linux-scale is 5.5 MB, and at 16 MiB
-/// exact verification no longer raises the peak RSS of a scan of it, while
-/// 32 MiB does (by ~6 MB).
+/// the scan's memory bound and still holds hundreds of typical sets (~24 KB
+/// each), so each parallel step loads many documents. Why 16 MiB and not
+/// more: docs/PERFORMANCE.md, "Exact verification within the memory bound"
+/// (the largest window on linux-scale fits it, and at 16 MiB exact
+/// verification no longer raises a scan's peak RSS, while 32 MiB does, by
+/// ~6 MB).
 pub const WORKING_BUDGET: usize = 16 << 20;
 
 impl Budget {
