@@ -14,13 +14,13 @@
 //!   candidate pair by the textbook merge of the two sorted sets (a branch per
 //!   step), reported in set elements per second;
 //! * `verify/intersect`: the same by the library's merge
-//!   (`verify::intersection_size`: the fastest kernel this CPU runs);
+//!   (`sets::intersection_size`: the fastest kernel this CPU runs);
 //! * `verify/intersect_bounded_t0.8`: the same, stopping a pair's merge once
 //!   it cannot reach the overlap that J ≥ 0.8 needs
-//!   (`verify::intersection_at_least`), as verification does;
+//!   (`sets::intersection_at_least`), as verification does;
 //! * `verify/merge_<kernel>`, `verify/merge_<kernel>_bounded_t0.8`: the
 //!   previous two by each merge kernel this CPU runs
-//!   (`verify::intersection_at_least_with`: `scalar`, `avx2`, `avx512`), so
+//!   (`sets::intersection_at_least_with`: `scalar`, `avx2`, `avx512`), so
 //!   the SIMD kernels are compared with the scalar one in one run
 //!   (`cargo bench --bench matching -- merge`);
 //! * `verify/exact_in_memory`: `verify::verify_exact` over the same candidates
@@ -39,8 +39,9 @@ use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use simfind::lsh::{self, Banding};
+use simfind::simd::KernelSet;
 use simfind::similarity::join;
-use simfind::similarity::verify;
+use simfind::similarity::{sets, verify};
 use simfind::sketch::minhash::MinHasher;
 use simfind::text::normalize::{Normalization, normalize};
 use simfind::text::shingle::{ShingleKind, Shingler, StopWords};
@@ -131,10 +132,10 @@ fn matching(c: &mut Criterion) {
                 .iter()
                 .filter_map(|&(a, b)| {
                     let (sa, sb) = (&sets[a as usize], &sets[b as usize]);
-                    verify::intersection_at_least(
+                    sets::intersection_at_least(
                         sa,
                         sb,
-                        verify::overlap_needed(sa.len(), sb.len(), 0.8),
+                        sets::overlap_needed(sa.len(), sb.len(), 0.8),
                     )
                 })
                 .sum::<usize>()
@@ -144,11 +145,11 @@ fn matching(c: &mut Criterion) {
         bch.iter(|| {
             candidates
                 .iter()
-                .map(|&(a, b)| verify::intersection_size(&sets[a as usize], &sets[b as usize]))
+                .map(|&(a, b)| sets::intersection_size(&sets[a as usize], &sets[b as usize]))
                 .sum::<usize>()
         })
     });
-    for &kernel in verify::MergeKernel::ALL {
+    for &kernel in sets::MergeKernel::ALL {
         if !kernel.supported() {
             continue;
         }
@@ -157,7 +158,7 @@ fn matching(c: &mut Criterion) {
                 candidates
                     .iter()
                     .filter_map(|&(a, b)| {
-                        verify::intersection_at_least_with(
+                        sets::intersection_at_least_with(
                             kernel,
                             &sets[a as usize],
                             &sets[b as usize],
@@ -173,11 +174,11 @@ fn matching(c: &mut Criterion) {
                     .iter()
                     .filter_map(|&(a, b)| {
                         let (sa, sb) = (&sets[a as usize], &sets[b as usize]);
-                        verify::intersection_at_least_with(
+                        sets::intersection_at_least_with(
                             kernel,
                             sa,
                             sb,
-                            verify::overlap_needed(sa.len(), sb.len(), 0.8),
+                            sets::overlap_needed(sa.len(), sb.len(), 0.8),
                         )
                     })
                     .sum::<usize>()

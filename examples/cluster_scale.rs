@@ -9,7 +9,9 @@
 
 use std::time::{Duration, Instant, UNIX_EPOCH};
 
-use simfind::cluster::{Clustering, Document, KeepPolicy, Method, Params, SimilarPair, cluster};
+use simfind::cluster::{
+    ClusterMethod, ClusterParams, Clustering, FileFacts, KeepPolicy, ScoredPair, cluster,
+};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -31,9 +33,9 @@ fn main() {
     let paths: Vec<String> = (0..n)
         .map(|i| format!("docs/{:08}/page.txt", i % 997 * 7919 + i))
         .collect();
-    let docs: Vec<Document> = paths
+    let docs: Vec<FileFacts> = paths
         .iter()
-        .map(|p| Document {
+        .map(|p| FileFacts {
             path: p.as_bytes(),
             size: next() % 100_000,
             modified: Some(UNIX_EPOCH + Duration::from_secs(next() % 1_000_000)),
@@ -47,7 +49,7 @@ fn main() {
         for (x, &a) in ids.iter().enumerate() {
             for &b in &ids[x + 1..] {
                 let similarity = 0.5 + (next() % 500) as f64 / 1000.0;
-                pairs.push(SimilarPair {
+                pairs.push(ScoredPair {
                     a: a.min(b),
                     b: a.max(b),
                     similarity,
@@ -57,7 +59,7 @@ fn main() {
     }
     for _ in 0..n {
         let (a, b) = ((next() % n as u64) as u32, (next() % n as u64) as u32);
-        pairs.push(SimilarPair {
+        pairs.push(ScoredPair {
             a: a.min(b),
             b: a.max(b),
             similarity: 0.6,
@@ -68,7 +70,7 @@ fn main() {
         docs.len(),
         pairs.len()
     );
-    for method in [Method::Center, Method::Connected] {
+    for method in [ClusterMethod::Center, ClusterMethod::Connected] {
         for keep in [
             KeepPolicy::First,
             KeepPolicy::Newest,
@@ -78,7 +80,7 @@ fn main() {
             let mut best = f64::INFINITY;
             let mut c = Clustering::default();
             for _ in 0..3 {
-                let params = Params {
+                let params = ClusterParams {
                     threshold: 0.5,
                     method,
                     keep,

@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 
-use simfind::cluster::{Document, KeepPolicy, Method, Params, SimilarPair, cluster};
+use simfind::cluster::{ClusterMethod, ClusterParams, FileFacts, KeepPolicy, ScoredPair, cluster};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -33,9 +33,9 @@ fn main() {
         .enumerate()
         .map(|(i, n)| (n.as_str(), i as u32))
         .collect();
-    let pairs: Vec<SimilarPair> = raw
+    let pairs: Vec<ScoredPair> = raw
         .iter()
-        .map(|(a, b, s)| SimilarPair {
+        .map(|(a, b, s)| ScoredPair {
             a: id[a.as_str()],
             b: id[b.as_str()],
             similarity: *s,
@@ -49,10 +49,10 @@ fn main() {
             (m.len(), m.modified().ok())
         })
         .collect();
-    let docs: Vec<Document> = names
+    let docs: Vec<FileFacts> = names
         .iter()
         .zip(&metas)
-        .map(|(n, &(size, modified))| Document {
+        .map(|(n, &(size, modified))| FileFacts {
             path: n.as_bytes(),
             size,
             modified,
@@ -65,11 +65,11 @@ fn main() {
         pairs.len(),
         docs.len()
     );
-    for method in [Method::Connected, Method::Center] {
+    for method in [ClusterMethod::Connected, ClusterMethod::Center] {
         let c = cluster(
             &docs,
             &pairs,
-            &Params {
+            &ClusterParams {
                 threshold: t,
                 method,
                 keep: KeepPolicy::First,

@@ -779,7 +779,9 @@ fn help_documents_formats_groups_and_exit_code_3() {
 /// files with the kept copy that they are not similar to; center never does.
 #[test]
 fn on_debian_docs_truth_connected_groups_unrelated_files_and_center_does_not() {
-    use simfind::cluster::{Document, KeepPolicy, Method, Params, SimilarPair, cluster};
+    use simfind::cluster::{
+        ClusterMethod, ClusterParams, FileFacts, KeepPolicy, ScoredPair, cluster,
+    };
     let corpus = shared_data("debian-docs");
     let mut reader = csv::Reader::from_path(corpus.join("truth_char5.csv")).unwrap();
     let rows: Vec<(String, String, f64)> = reader
@@ -796,18 +798,18 @@ fn on_debian_docs_truth_connected_groups_unrelated_files_and_center_does_not() {
     names.sort();
     names.dedup();
     let id = |n: &str| names.binary_search(&n).unwrap() as u32;
-    let pairs: Vec<SimilarPair> = rows
+    let pairs: Vec<ScoredPair> = rows
         .iter()
-        .map(|(a, b, s)| SimilarPair {
+        .map(|(a, b, s)| ScoredPair {
             a: id(a),
             b: id(b),
             similarity: *s,
         })
         .collect();
     let similar: HashSet<(u32, u32)> = pairs.iter().map(|p| (p.a, p.b)).collect();
-    let docs: Vec<Document> = names
+    let docs: Vec<FileFacts> = names
         .iter()
-        .map(|n| Document {
+        .map(|n| FileFacts {
             path: n.as_bytes(),
             size: n.len() as u64,
             modified: None,
@@ -818,7 +820,7 @@ fn on_debian_docs_truth_connected_groups_unrelated_files_and_center_does_not() {
         let c = cluster(
             &docs,
             &pairs,
-            &Params {
+            &ClusterParams {
                 threshold: 0.5,
                 method,
                 keep: KeepPolicy::First,
@@ -834,8 +836,8 @@ fn on_debian_docs_truth_connected_groups_unrelated_files_and_center_does_not() {
         }
         (c.len(), count)
     };
-    let (connected_groups, connected_unrelated) = unrelated(Method::Connected);
-    let (center_groups, center_unrelated) = unrelated(Method::Center);
+    let (connected_groups, connected_unrelated) = unrelated(ClusterMethod::Connected);
+    let (center_groups, center_unrelated) = unrelated(ClusterMethod::Center);
     assert_eq!(center_unrelated, 0);
     assert!(connected_unrelated > 100, "{connected_unrelated}");
     assert!(

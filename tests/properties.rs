@@ -4,7 +4,8 @@
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed};
 use simfind::lsh::{Banding, candidate_pairs};
-use simfind::similarity::verify::{intersection_size, jaccard, verify_exact};
+use simfind::similarity::sets::{intersection_size, jaccard};
+use simfind::similarity::verify::verify_exact;
 use simfind::sketch::minhash::{MinHasher, estimate};
 use simfind::text::shingle::{ShingleKind, Shingler, StopWords};
 

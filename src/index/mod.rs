@@ -9,10 +9,10 @@
 //! back. The file-system side — deciding what changed and signing it — lives in the
 //! pipeline.
 //!
-//! Inputs: [`Params`] (how signatures were made), [`Document`]s to add or change,
+//! Inputs: [`Params`] (how signatures were made), [`IndexedDoc`]s to add or change,
 //! paths to remove, band keys to look up. Outputs: [`StoredDoc`]s, [`StoredFile`]s
 //! (path + metadata, to decide what changed without reading), candidate
-//! [`DocId`]s, and typed [`IndexError`]s.
+//! [`RowId`]s, and typed [`IndexError`]s.
 //!
 //! Invariants:
 //! - The parameters stored in the file are the parameters every signature in it was
@@ -41,139 +41,38 @@
 //! [`IndexError::Busy`]; it never sees or produces a half-applied update.
 //!
 //! Schema (also in `docs/INDEX.md`): see [`SCHEMA`].
+//!
+//! Files: `schema.rs` (the layout and the value codecs), `params.rs` ([`Params`]),
+//! `error.rs` ([`IndexError`]), `incremental.rs` (the `--db` glue that decides
+//! what changed and signs it); this file is the storage: [`Index`] and [`Update`].
 
+mod error;
 pub mod incremental;
+mod params;
+mod schema;
+
+pub use error::IndexError;
+use error::classify;
+pub use params::Params;
+// Old name, kept until `incremental` moves to the new one.
+pub use IndexedDoc as Document;
+pub use schema::{APPLICATION_ID, FORMAT_VERSION, SCHEMA};
+use schema::{
+    DOC_COLUMNS, RawDoc, blob_to_hash, blob_to_path, blob_to_signature, hash_to_blob, path_to_blob,
+    read_raw, signature_to_blob, sql_to_u64, u64_to_sql,
+};
 
 use std::collections::BTreeSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, TransactionBehavior, params};
-
-/// Version of the on-disk layout. Bump it whenever the schema or the meaning of a
-/// stored value changes; older files are then refused with a rebuild hint.
-///
-/// Version 2: the MinHash kernel (`minhash`: `classic` or `oph`) is a parameter;
-/// version 1 indexes were all `classic` but are rebuilt rather than migrated.
-pub const FORMAT_VERSION: u32 = 2;
-
-/// SQLite `application_id` marking a file as a simfind index ("SMFD"), so that an
-/// unrelated SQLite database is recognised as such before anything is read from it.
-pub const APPLICATION_ID: i32 = 0x534D_4644;
-
-/// The schema, created in one transaction together with the parameters.
-pub const SCHEMA: &str = "
-CREATE TABLE params (
-    name  TEXT PRIMARY KEY NOT NULL,
-    value TEXT NOT NULL
-);
-CREATE TABLE documents (
-    id            INTEGER PRIMARY KEY,
-    path          BLOB NOT NULL UNIQUE,
-    size          INTEGER NOT NULL,
-    mtime_ns      INTEGER NOT NULL,
-    dev           INTEGER,
-    inode         INTEGER,
-        content_hash  BLOB NOT NULL,
-    binary        INTEGER NOT NULL,
-    shingle_count INTEGER NOT NULL,
-    signature     BLOB NOT NULL
-);
-CREATE TABLE band_keys (
-    doc  INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
-    band INTEGER NOT NULL,
-    key  INTEGER NOT NULL,
-    PRIMARY KEY (doc, band)
-) WITHOUT ROWID;
-CREATE INDEX band_keys_lookup ON band_keys(band, key);
-";
-
-/// How the signatures in an index were made. Two indexes (or an index and a run)
-/// are compatible only if every field is equal.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Params {
-    /// Shingle kind, e.g. `char` or `word`.
-    pub shingle_kind: String,
-    /// Shingle length (characters or words).
-    pub k: u32,
-    /// Canonical description of the normalisation applied before shingling.
-    pub normalisation: String,
-    /// Signature length (number of MinHash functions).
-    pub n: u32,
-    /// Number of LSH bands.
-    pub bands: u32,
-    /// Rows per band.
-    pub rows: u32,
-    /// Seed of the MinHash functions.
-    pub seed: u64,
-    /// MinHash kernel: `classic` or `oph` (the same seed gives different
-    /// signatures in each).
-    pub minhash: String,
-    /// The stop words of stop-word shingles, sorted, one per line (empty for the
-    /// other kinds). Stored in full so that the index alone can sign a query.
-    pub stop_words: String,
-    /// Whether files that look binary were shingled (`true`) or skipped.
-    pub include_binary: bool,
-}
-
-impl Params {
-    /// `(name, value)` pairs as stored in the `params` table, in a fixed order.
-    fn to_rows(&self) -> Vec<(&'static str, String)> {
-        vec![
-            ("shingle_kind", self.shingle_kind.clone()),
-            ("k", self.k.to_string()),
-            ("normalisation", self.normalisation.clone()),
-            ("n", self.n.to_string()),
-            ("bands", self.bands.to_string()),
-            ("rows", self.rows.to_string()),
-            ("seed", self.seed.to_string()),
-            ("minhash", self.minhash.clone()),
-            ("stop_words", self.stop_words.clone()),
-            (
-                "binary_files",
-                if self.include_binary {
-                    "include"
-                } else {
-                    "skip"
-                }
-                .to_string(),
-            ),
-        ]
-    }
-
-    /// Names and (stored, requested) values of the fields that differ.
-    fn differences(&self, other: &Params) -> Vec<(&'static str, String, String)> {
-        self.to_rows()
-            .into_iter()
-            .zip(other.to_rows())
-            .filter(|((_, a), (_, b))| a != b)
-            .map(|((name, a), (_, b))| (name, a, b))
-            .collect()
-    }
-}
-
-impl fmt::Display for Params {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let rows = self.to_rows();
-        for (i, (name, value)) in rows.iter().enumerate() {
-            if i > 0 {
-                f.write_str(", ")?;
-            }
-            if *name == "stop_words" {
-                write!(f, "{name}=({} words)", value.lines().count())?;
-            } else {
-                write!(f, "{name}={value}")?;
-            }
-        }
-        Ok(())
-    }
-}
+use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
 
 /// Row id of a document in the index. Stable while the document's path stays
 /// indexed (a changed document keeps its id); not reused order-wise across files.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct DocId(pub i64);
+pub struct RowId(pub i64);
 
 /// The file metadata that decides whether a stored signature is still valid: a file
 /// whose `FileStat` is unchanged is not read again.
@@ -191,7 +90,7 @@ pub struct FileStat {
 
 /// A document to store: everything the index keeps about one file.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Document {
+pub struct IndexedDoc {
     pub path: PathBuf,
     pub stat: FileStat,
     /// 128-bit hash of the file's bytes.
@@ -213,7 +112,7 @@ pub struct Document {
 /// A document as read back from the index (band keys via [`Index::band_keys`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoredDoc {
-    pub id: DocId,
+    pub id: RowId,
     pub path: PathBuf,
     pub stat: FileStat,
     pub content_hash: u128,
@@ -226,7 +125,7 @@ pub struct StoredDoc {
 /// are unchanged, changed, new or gone, without loading signatures.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoredFile {
-    pub id: DocId,
+    pub id: RowId,
     pub path: PathBuf,
     pub stat: FileStat,
 }
@@ -235,9 +134,9 @@ pub struct StoredFile {
 #[derive(Clone, Debug, Default)]
 pub struct Changes {
     /// Documents whose path is not yet indexed.
-    pub added: Vec<Document>,
+    pub added: Vec<IndexedDoc>,
     /// Documents whose path is indexed; their stored values are replaced.
-    pub changed: Vec<Document>,
+    pub changed: Vec<IndexedDoc>,
     /// Indexed paths to forget.
     pub removed: Vec<PathBuf>,
 }
@@ -248,124 +147,6 @@ pub struct UpdateSummary {
     pub added: u64,
     pub changed: u64,
     pub removed: u64,
-}
-
-/// Everything that can go wrong with an index, each with a message that says what
-/// to do about it.
-#[derive(Debug)]
-pub enum IndexError {
-    /// The file is not a usable simfind index: not SQLite, truncated, corrupt, or
-    /// another application's database.
-    NotAnIndex { path: PathBuf, reason: String },
-    /// No index exists at the path (for opening without creating).
-    Missing { path: PathBuf },
-    /// The index was written in another format version.
-    FormatVersion { path: PathBuf, found: i64 },
-    /// The index was built with other parameters.
-    ParamsMismatch {
-        path: PathBuf,
-        stored: Box<Params>,
-        requested: Box<Params>,
-    },
-    /// Another process holds the write lock and did not release it in time.
-    Busy { path: PathBuf, waited: Duration },
-    /// A caller-side inconsistency: wrong signature length, adding a path that is
-    /// already indexed, changing or removing one that is not.
-    Invalid { path: PathBuf, reason: String },
-    /// Any other SQLite or I/O failure (disk full, permission denied, …).
-    Sqlite {
-        path: PathBuf,
-        source: rusqlite::Error,
-    },
-}
-
-fn rebuild_hint(path: &Path) -> String {
-    format!(
-        "delete {} and rebuild it with `simfind index DIR... --db {}`",
-        path.display(),
-        path.display()
-    )
-}
-
-impl fmt::Display for IndexError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            IndexError::NotAnIndex { path, reason } => write!(
-                f,
-                "{} is not a usable simfind index ({reason}); if it is a damaged index, {}",
-                path.display(),
-                rebuild_hint(path)
-            ),
-            IndexError::Missing { path } => write!(
-                f,
-                "no index at {}; build one with `simfind index DIR... --db {}`",
-                path.display(),
-                path.display()
-            ),
-            IndexError::FormatVersion { path, found } => {
-                let age = if *found < i64::from(FORMAT_VERSION) {
-                    "an older"
-                } else {
-                    "a newer"
-                };
-                write!(
-                    f,
-                    "index {} was written by {age} simfind (format version {found}; this simfind \
-                     reads version {FORMAT_VERSION}); {}",
-                    path.display(),
-                    rebuild_hint(path)
-                )
-            }
-            IndexError::ParamsMismatch {
-                path,
-                stored,
-                requested,
-            } => {
-                let diffs: Vec<String> = stored
-                    .differences(requested)
-                    .into_iter()
-                    .map(|(name, s, r)| {
-                        if name == "stop_words" {
-                            format!("{name}: the index has another list")
-                        } else {
-                            format!("{name}: index has {s}, this run asks for {r}")
-                        }
-                    })
-                    .collect();
-                write!(
-                    f,
-                    "index {} was built with other parameters ({}); its signatures cannot be \
-                     compared with this run's. Either run with the index's parameters ({stored}), \
-                     or {}",
-                    path.display(),
-                    diffs.join("; "),
-                    rebuild_hint(path)
-                )
-            }
-            IndexError::Busy { path, waited } => write!(
-                f,
-                "index {} is locked by another simfind process that is updating it (waited {:.1} s); \
-                 try again when it has finished",
-                path.display(),
-                waited.as_secs_f64()
-            ),
-            IndexError::Invalid { path, reason } => {
-                write!(f, "invalid update to index {}: {reason}", path.display())
-            }
-            IndexError::Sqlite { path, source } => {
-                write!(f, "index {}: {source}", path.display())
-            }
-        }
-    }
-}
-
-impl std::error::Error for IndexError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            IndexError::Sqlite { source, .. } => Some(source),
-            _ => None,
-        }
-    }
 }
 
 /// How to open an index.
@@ -399,120 +180,6 @@ impl fmt::Debug for Index {
             .field("params", &self.params)
             .finish()
     }
-}
-
-/// Turns a SQLite error into the [`IndexError`] a user can act on.
-fn classify(path: &Path, err: rusqlite::Error, waited: Duration) -> IndexError {
-    match err.sqlite_error_code() {
-        Some(ErrorCode::NotADatabase) => IndexError::NotAnIndex {
-            path: path.to_owned(),
-            reason: "not an SQLite database".into(),
-        },
-        Some(ErrorCode::DatabaseCorrupt) => IndexError::NotAnIndex {
-            path: path.to_owned(),
-            reason: format!("the database is corrupt: {err}"),
-        },
-        Some(ErrorCode::DatabaseBusy) | Some(ErrorCode::DatabaseLocked) => IndexError::Busy {
-            path: path.to_owned(),
-            waited,
-        },
-        _ => IndexError::Sqlite {
-            path: path.to_owned(),
-            source: err,
-        },
-    }
-}
-
-fn path_to_blob(path: &Path) -> Vec<u8> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::ffi::OsStrExt;
-        path.as_os_str().as_bytes().to_vec()
-    }
-    #[cfg(not(unix))]
-    {
-        // Windows paths are UTF-16; the index stores their UTF-8 form. Unpaired
-        // surrogates do not round-trip, which only affects such pathological names.
-        path.to_string_lossy().into_owned().into_bytes()
-    }
-}
-
-fn blob_to_path(bytes: Vec<u8>) -> PathBuf {
-    #[cfg(unix)]
-    {
-        use std::os::unix::ffi::OsStringExt;
-        PathBuf::from(std::ffi::OsString::from_vec(bytes))
-    }
-    #[cfg(not(unix))]
-    {
-        PathBuf::from(String::from_utf8_lossy(&bytes).into_owned())
-    }
-}
-
-fn signature_to_blob(signature: &[u32]) -> Vec<u8> {
-    signature.iter().flat_map(|v| v.to_le_bytes()).collect()
-}
-
-fn blob_to_signature(blob: &[u8]) -> Option<Vec<u32>> {
-    if !blob.len().is_multiple_of(4) {
-        return None;
-    }
-    Some(
-        blob.chunks_exact(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect(),
-    )
-}
-
-/// SQLite integers are signed 64-bit; unsigned values are stored bit for bit.
-fn u64_to_sql(v: u64) -> i64 {
-    v as i64
-}
-
-fn sql_to_u64(v: i64) -> u64 {
-    v as u64
-}
-
-/// Big-endian, so `hex(content_hash)` in `sqlite3` prints the usual hex form.
-fn hash_to_blob(hash: u128) -> [u8; 16] {
-    hash.to_be_bytes()
-}
-
-fn blob_to_hash(blob: &[u8]) -> Option<u128> {
-    Some(u128::from_be_bytes(blob.try_into().ok()?))
-}
-
-/// Raw column values of one `documents` row, converted after the row is read so
-/// that a malformed value becomes an error rather than a panic.
-type RawDoc = (
-    i64,
-    Vec<u8>,
-    i64,
-    i64,
-    Option<i64>,
-    Option<i64>,
-    Vec<u8>,
-    bool,
-    i64,
-    Vec<u8>,
-);
-
-const DOC_COLUMNS: &str =
-    "id, path, size, mtime_ns, dev, inode, content_hash, binary, shingle_count, signature";
-
-fn read_raw(row: &rusqlite::Row<'_>) -> rusqlite::Result<RawDoc> {
-    Ok((
-        row.get(0)?,
-        row.get(1)?,
-        row.get(2)?,
-        row.get(3)?,
-        row.get(4)?,
-        row.get(5)?,
-        row.get(6)?,
-        row.get(7)?,
-        row.get(8)?,
-        row.get(9)?,
-    ))
 }
 
 impl Index {
@@ -836,7 +503,7 @@ impl Index {
     }
 
     /// The document with id `id`, if it is indexed.
-    pub fn document(&self, id: DocId) -> Result<Option<StoredDoc>, IndexError> {
+    pub fn document(&self, id: RowId) -> Result<Option<StoredDoc>, IndexError> {
         let mut stmt = self
             .conn
             .prepare_cached(&format!(
@@ -851,7 +518,7 @@ impl Index {
     }
 
     /// The band keys stored for `id`, band 0 first (empty if `id` is not indexed).
-    pub fn band_keys(&self, id: DocId) -> Result<Vec<u64>, IndexError> {
+    pub fn band_keys(&self, id: RowId) -> Result<Vec<u64>, IndexError> {
         let mut stmt = self
             .conn
             .prepare_cached("SELECT band, key FROM band_keys WHERE doc = ?1 ORDER BY band")
@@ -871,7 +538,7 @@ impl Index {
 
     /// Ids of the indexed documents that share at least one band's key with
     /// `band_keys` (the LSH candidates of a document with these keys), sorted.
-    pub fn candidates(&self, band_keys: &[u64]) -> Result<Vec<DocId>, IndexError> {
+    pub fn candidates(&self, band_keys: &[u64]) -> Result<Vec<RowId>, IndexError> {
         if band_keys.len() != self.params.bands as usize {
             return Err(IndexError::Invalid {
                 path: self.path.clone(),
@@ -894,7 +561,7 @@ impl Index {
                 })
                 .map_err(|e| self.err(e))?;
             for doc in rows {
-                found.insert(DocId(doc.map_err(|e| self.err(e))?));
+                found.insert(RowId(doc.map_err(|e| self.err(e))?));
             }
         }
         Ok(found.into_iter().collect())
@@ -969,7 +636,7 @@ fn convert(path: &Path, params: &Params, raw: RawDoc) -> Result<StoredDoc, Index
             ))
         })?;
     Ok(StoredDoc {
-        id: DocId(id),
+        id: RowId(id),
         path: blob_to_path(doc_path),
         stat: FileStat {
             size: sql_to_u64(size),
@@ -1007,7 +674,7 @@ fn stored_files(conn: &Connection) -> rusqlite::Result<Vec<StoredFile>> {
     )?;
     stmt.query_map([], |r| {
         Ok(StoredFile {
-            id: DocId(r.get(0)?),
+            id: RowId(r.get(0)?),
             path: blob_to_path(r.get(1)?),
             stat: FileStat {
                 size: sql_to_u64(r.get(2)?),
@@ -1061,7 +728,7 @@ impl Update<'_> {
         stored_files(&self.tx).map_err(|e| self.err(e))
     }
 
-    fn check(&self, doc: &Document) -> Result<(), IndexError> {
+    fn check(&self, doc: &IndexedDoc) -> Result<(), IndexError> {
         // A document without shingles has no signature and never pairs.
         let (n, bands) = if doc.shingle_count == 0 {
             (0, 0)
@@ -1106,7 +773,7 @@ impl Update<'_> {
     }
 
     /// Adds a document whose path is not yet indexed.
-    pub fn add(&mut self, doc: &Document) -> Result<DocId, IndexError> {
+    pub fn add(&mut self, doc: &IndexedDoc) -> Result<RowId, IndexError> {
         self.check(doc)?;
         let inserted = {
             let mut stmt = self
@@ -1136,11 +803,11 @@ impl Update<'_> {
         let id = self.tx.last_insert_rowid();
         self.insert_band_keys(id, &doc.band_keys)?;
         self.summary.added += 1;
-        Ok(DocId(id))
+        Ok(RowId(id))
     }
 
     /// Replaces the stored values of an indexed document; it keeps its id.
-    pub fn change(&mut self, doc: &Document) -> Result<DocId, IndexError> {
+    pub fn change(&mut self, doc: &IndexedDoc) -> Result<RowId, IndexError> {
         self.check(doc)?;
         let id: Option<i64> = {
             let mut stmt = self
@@ -1180,7 +847,7 @@ impl Update<'_> {
             .map_err(|e| self.err(e))?;
         self.insert_band_keys(id, &doc.band_keys)?;
         self.summary.changed += 1;
-        Ok(DocId(id))
+        Ok(RowId(id))
     }
 
     /// Forgets an indexed path (its band keys go with it).

@@ -27,9 +27,9 @@ fn opts() -> OpenOptions {
 
 /// A deterministic document whose values all derive from `i` (and `generation`, so
 /// that a changed version of the same path differs in every field).
-fn doc_for(p: &Params, path: impl Into<PathBuf>, i: u64, generation: u64) -> Document {
+fn doc_for(p: &Params, path: impl Into<PathBuf>, i: u64, generation: u64) -> IndexedDoc {
     let mix = |x: u64| x.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17) ^ generation;
-    Document {
+    IndexedDoc {
         path: path.into(),
         stat: FileStat {
             size: i * 100 + generation,
@@ -49,11 +49,11 @@ fn doc_for(p: &Params, path: impl Into<PathBuf>, i: u64, generation: u64) -> Doc
     }
 }
 
-fn doc(path: &str, i: u64) -> Document {
+fn doc(path: &str, i: u64) -> IndexedDoc {
     doc_for(&params(), path, i, 0)
 }
 
-fn stored(doc: &Document, id: DocId) -> StoredDoc {
+fn stored(doc: &IndexedDoc, id: RowId) -> StoredDoc {
     StoredDoc {
         id,
         path: doc.path.clone(),
@@ -96,7 +96,7 @@ fn round_trip_keeps_every_value_including_extremes() {
     };
     #[cfg(not(unix))]
     let odd_path = PathBuf::from("dir/not-utf8.txt");
-    let extreme = Document {
+    let extreme = IndexedDoc {
         path: "dir/a,comma \"quoted\" path.txt".into(),
         stat: FileStat {
             size: u64::MAX,
@@ -110,13 +110,13 @@ fn round_trip_keeps_every_value_including_extremes() {
         signature: vec![u32::MAX, 0, 1, 2, 3, 4, 5, u32::MAX - 1],
         band_keys: vec![u64::MAX, 0, 1 << 63, 12345],
     };
-    let empty = Document {
+    let empty = IndexedDoc {
         shingle_count: 0,
         signature: vec![],
         band_keys: vec![],
         ..doc("e", 4)
     };
-    let binary = Document {
+    let binary = IndexedDoc {
         binary: true,
         ..empty.clone()
     };
@@ -125,11 +125,11 @@ fn round_trip_keeps_every_value_including_extremes() {
         extreme,
         doc_for(&params(), odd_path, 2, 0),
         doc("a.txt", 3),
-        Document {
+        IndexedDoc {
             path: "empty.txt".into(),
             ..empty
         },
-        Document {
+        IndexedDoc {
             path: "image.bin".into(),
             ..binary
         },
@@ -160,7 +160,7 @@ fn round_trip_keeps_every_value_including_extremes() {
         assert_eq!(index.len().unwrap(), 6);
         let got = index.documents().unwrap();
         // Sorted by path bytes.
-        let mut want: Vec<&Document> = docs.iter().collect();
+        let mut want: Vec<&IndexedDoc> = docs.iter().collect();
         want.sort_by_key(|d| path_to_blob(&d.path));
         assert_eq!(got.len(), want.len());
         for (g, w) in got.iter().zip(&want) {
@@ -194,7 +194,7 @@ fn candidates_are_documents_sharing_a_key_in_the_same_band() {
     b.band_keys = vec![20, 11, 22, 23]; // shares band 1 with a
     c.band_keys = vec![11, 30, 31, 32]; // a's band-1 key, but in band 0: not a candidate
     let mut update = index.begin_update().unwrap();
-    let ids: Vec<DocId> = [&a, &b, &c, &d]
+    let ids: Vec<RowId> = [&a, &b, &c, &d]
         .iter()
         .map(|x| update.add(x).unwrap())
         .collect();
@@ -303,7 +303,7 @@ fn an_update_with_one_bad_change_applies_nothing() {
         Changes {
             added: vec![
                 doc("b", 2),
-                Document {
+                IndexedDoc {
                     signature: vec![1, 2],
                     ..doc("c", 5)
                 },
@@ -312,14 +312,14 @@ fn an_update_with_one_bad_change_applies_nothing() {
         },
         Changes {
             removed: vec!["a".into()],
-            added: vec![Document {
+            added: vec![IndexedDoc {
                 band_keys: vec![1],
                 ..doc("c", 5)
             }],
             ..Default::default()
         },
         Changes {
-            added: vec![Document {
+            added: vec![IndexedDoc {
                 shingle_count: 0,
                 band_keys: vec![],
                 ..doc("c", 5)
@@ -327,7 +327,7 @@ fn an_update_with_one_bad_change_applies_nothing() {
             ..Default::default()
         },
         Changes {
-            added: vec![Document {
+            added: vec![IndexedDoc {
                 binary: true,
                 ..doc("c", 5)
             }],
@@ -788,7 +788,7 @@ mod kill {
     }
 
     /// The state a generation-`g` update leaves: every document's values derive from `g`.
-    fn generation(g: u64) -> Vec<Document> {
+    fn generation(g: u64) -> Vec<IndexedDoc> {
         (0..DOCS)
             .map(|i| doc_for(&big_params(), format!("doc/{i:04}"), i, g))
             .collect()

@@ -36,29 +36,16 @@ pub fn count_vector(mut hashes: Vec<u64>) -> Vec<(u64, u32)> {
         .collect()
 }
 
-/// `|A ∩ B|` of two strictly increasing sets.
-pub fn intersection_size(a: &[u64], b: &[u64]) -> usize {
-    let (mut i, mut j, mut common) = (0, 0, 0);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            Ordering::Less => i += 1,
-            Ordering::Greater => j += 1,
-            Ordering::Equal => {
-                common += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    common
-}
+/// `|A ∩ B|` of two strictly increasing sets (the one definition, in
+/// [`super::sets`]).
+pub use super::sets::intersection_size;
 
 /// Jaccard similarity `|A ∩ B| / |A ∪ B|`, computed as the exact join does
 /// (`f64` division of the two counts); `None` when both sets are empty.
 pub fn jaccard(a: &[u64], b: &[u64]) -> Option<f64> {
     let common = intersection_size(a, b);
     let union = a.len() + b.len() - common;
-    (union > 0).then(|| common as f64 / union as f64)
+    (union > 0).then(|| super::sets::ratio(common, union))
 }
 
 /// Jaccard distance `1 − J(A, B)`; `None` when both sets are empty.

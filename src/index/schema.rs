@@ -1,0 +1,139 @@
+//! The on-disk layout of an index: the SQLite schema, its format version and
+//! application id, and the codecs between Rust values and stored columns
+//! (paths as bytes, signatures as little-endian `u32`s, content hashes as
+//! big-endian 16 bytes, unsigned integers bit for bit in SQLite's `i64`).
+//!
+//! Invariant: a value written by these codecs reads back equal; a malformed
+//! column reads back as `None` (an error for the caller), never a panic.
+
+use std::path::{Path, PathBuf};
+
+/// Version of the on-disk layout. Bump it whenever the schema or the meaning of a
+/// stored value changes; older files are then refused with a rebuild hint.
+///
+/// Version 2: the MinHash kernel (`minhash`: `classic` or `oph`) is a parameter;
+/// version 1 indexes were all `classic` but are rebuilt rather than migrated.
+pub const FORMAT_VERSION: u32 = 2;
+
+/// SQLite `application_id` marking a file as a simfind index ("SMFD"), so that an
+/// unrelated SQLite database is recognised as such before anything is read from it.
+pub const APPLICATION_ID: i32 = 0x534D_4644;
+
+/// The schema, created in one transaction together with the parameters.
+pub const SCHEMA: &str = "
+CREATE TABLE params (
+    name  TEXT PRIMARY KEY NOT NULL,
+    value TEXT NOT NULL
+);
+CREATE TABLE documents (
+    id            INTEGER PRIMARY KEY,
+    path          BLOB NOT NULL UNIQUE,
+    size          INTEGER NOT NULL,
+    mtime_ns      INTEGER NOT NULL,
+    dev           INTEGER,
+    inode         INTEGER,
+        content_hash  BLOB NOT NULL,
+    binary        INTEGER NOT NULL,
+    shingle_count INTEGER NOT NULL,
+    signature     BLOB NOT NULL
+);
+CREATE TABLE band_keys (
+    doc  INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    band INTEGER NOT NULL,
+    key  INTEGER NOT NULL,
+    PRIMARY KEY (doc, band)
+) WITHOUT ROWID;
+CREATE INDEX band_keys_lookup ON band_keys(band, key);
+";
+
+pub(super) fn path_to_blob(path: &Path) -> Vec<u8> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        path.as_os_str().as_bytes().to_vec()
+    }
+    #[cfg(not(unix))]
+    {
+        // Windows paths are UTF-16; the index stores their UTF-8 form. Unpaired
+        // surrogates do not round-trip, which only affects such pathological names.
+        path.to_string_lossy().into_owned().into_bytes()
+    }
+}
+
+pub(super) fn blob_to_path(bytes: Vec<u8>) -> PathBuf {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStringExt;
+        PathBuf::from(std::ffi::OsString::from_vec(bytes))
+    }
+    #[cfg(not(unix))]
+    {
+        PathBuf::from(String::from_utf8_lossy(&bytes).into_owned())
+    }
+}
+
+pub(super) fn signature_to_blob(signature: &[u32]) -> Vec<u8> {
+    signature.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+pub(super) fn blob_to_signature(blob: &[u8]) -> Option<Vec<u32>> {
+    if !blob.len().is_multiple_of(4) {
+        return None;
+    }
+    Some(
+        blob.chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect(),
+    )
+}
+
+/// SQLite integers are signed 64-bit; unsigned values are stored bit for bit.
+pub(super) fn u64_to_sql(v: u64) -> i64 {
+    v as i64
+}
+
+pub(super) fn sql_to_u64(v: i64) -> u64 {
+    v as u64
+}
+
+/// Big-endian, so `hex(content_hash)` in `sqlite3` prints the usual hex form.
+pub(super) fn hash_to_blob(hash: u128) -> [u8; 16] {
+    hash.to_be_bytes()
+}
+
+pub(super) fn blob_to_hash(blob: &[u8]) -> Option<u128> {
+    Some(u128::from_be_bytes(blob.try_into().ok()?))
+}
+
+/// Raw column values of one `documents` row, converted after the row is read so
+/// that a malformed value becomes an error rather than a panic.
+pub(super) type RawDoc = (
+    i64,
+    Vec<u8>,
+    i64,
+    i64,
+    Option<i64>,
+    Option<i64>,
+    Vec<u8>,
+    bool,
+    i64,
+    Vec<u8>,
+);
+
+pub(super) const DOC_COLUMNS: &str =
+    "id, path, size, mtime_ns, dev, inode, content_hash, binary, shingle_count, signature";
+
+pub(super) fn read_raw(row: &rusqlite::Row<'_>) -> rusqlite::Result<RawDoc> {
+    Ok((
+        row.get(0)?,
+        row.get(1)?,
+        row.get(2)?,
+        row.get(3)?,
+        row.get(4)?,
+        row.get(5)?,
+        row.get(6)?,
+        row.get(7)?,
+        row.get(8)?,
+        row.get(9)?,
+    ))
+}
