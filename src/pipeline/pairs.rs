@@ -154,7 +154,8 @@ fn band(
     // content, in item order, compacted in place: a group's loader is the file
     // that was signed and loaders increase with the group index, so row
     // `loader ≥ i` is never overwritten before it is moved to row `i`. No second
-    // copy of the signatures ever exists (peak RSS, issue #5).
+    // copy of the signatures ever exists (the peak RSS bound in
+    // docs/PERFORMANCE.md).
     let n = config.recipe.banding.signature_len();
     for (i, item) in items.iter().enumerate() {
         let src = item.loader as usize;
@@ -351,7 +352,7 @@ pub(super) fn is_sample(signature: &[u32], scratch: &mut Vec<u32>) -> bool {
     scratch.windows(2).all(|w| w[0] != w[1])
 }
 
-/// [`pairs_of`]'s mark of a count not known yet.
+/// [`verify`]'s mark of a count not known yet.
 const UNCOUNTED: u32 = u32::MAX;
 
 /// A set's size as [`Document::shingles`] holds it, never [`UNCOUNTED`].

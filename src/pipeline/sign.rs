@@ -128,7 +128,7 @@ pub(super) enum Keep {
     /// signature is the same, and the per-window hash-set insert was the
     /// largest cost of signing. The count is then an upper bound; exact
     /// verification re-reads every document it reports and makes it exact
-    /// ([`pairs_of`]).
+    /// ([`super::pairs`]).
     Signature,
 }
 

@@ -22,8 +22,6 @@ use super::contents::{Attempt, ContentTable, NO_CONTENT, Signed};
 use super::plan::{Decision, Method, choose_method, method_known};
 use super::sign::{Buffers, Keep, SignOutcome, SignedContent, Signer, sign_one};
 use super::{ScanConfig, ScanStats, document_of};
-#[allow(unused_imports)]
-use super::{find_pairs, sign_files, walk_files};
 use crate::input::read::ReadError;
 use crate::input::walk::{self, FileEntry, StreamEvent, WalkEnd};
 use crate::model::{DocStatus, Document};
@@ -127,7 +125,7 @@ struct WalkedFiles {
 /// Stages 1 and 2 together: the walk runs on its own thread and hands files
 /// over in id order, in batches, through a bounded queue; the rayon workers
 /// read and sign each batch as it arrives (no stage waits for the whole
-/// previous one). Identical contents are signed once, as in [`sign_files`].
+/// previous one). Identical contents are signed once, as in [`super::sign_files`].
 ///
 /// The method must be known to sign (the exact method keeps sets, LSH makes
 /// signatures), and `--method auto` decides on the whole walk's bytes. Until
@@ -138,7 +136,8 @@ struct WalkedFiles {
 /// usually outruns reading by far, so few sets are held; at most, under
 /// `auto`, what the exact method would have held anyway.
 ///
-/// Output equals [`walk_files`] → [`sign_files`] → [`find_pairs`]'s: the same
+/// Output equals [`super::walk_files`] → [`super::sign_files`] →
+/// [`super::find_pairs`]'s: the same
 /// ids (the walk's order) and contents, whatever the thread count.
 pub(super) fn walk_and_sign(
     config: &ScanConfig,
