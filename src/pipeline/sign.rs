@@ -16,7 +16,7 @@ use xxhash_rust::xxh3::{Xxh3, xxh3_128};
 
 use super::contents::{Attempt, ContentTable, NO_CONTENT};
 use super::reload::{filtered_windows_into, sorted_shingles_into};
-use super::stream::{Mode, lock};
+use super::stream::{Mode, into_inner, lock};
 use super::{ScanConfig, Verification};
 use crate::input::read::{self, ReadError};
 use crate::input::walk::FileEntry;
@@ -470,7 +470,7 @@ pub(super) fn sign_all(
         })
         .collect();
 
-    let mut contents = contents.into_inner().expect("no panics while locked");
+    let mut contents = into_inner(contents);
     contents.orphan_where(|loader| !matches!(outcomes[loader as usize], SignOutcome::Unique(_)));
     if contents.has_orphans() {
         let content_of: Vec<u32> = outcomes

@@ -111,7 +111,7 @@ fn wait<'a, T>(condvar: &Condvar, guard: MutexGuard<'a, T>) -> MutexGuard<'a, T>
 }
 
 /// The value of a lock nobody else holds any more.
-fn into_inner<T>(mutex: Mutex<T>) -> T {
+pub(super) fn into_inner<T>(mutex: Mutex<T>) -> T {
     mutex.into_inner().expect("no panics while locked")
 }
 
