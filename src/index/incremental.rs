@@ -276,7 +276,7 @@ pub fn refresh(
         let mut fresh = fresh.into_iter();
         outcomes.reserve(files.len());
         matrix = vec![u32::MAX; files.len() * n];
-        let mut seen = std::collections::HashSet::new();
+        let mut contents = pipeline::ContentTable::default();
         for (i, (file, &same)) in files.iter().zip(&unchanged).enumerate() {
             let signature = if same {
                 let doc = stored
@@ -302,7 +302,7 @@ pub fn refresh(
                 } => {
                     // Stored and fresh copies of one content alike: the first
                     // file carries the content, as `sign_files` would have it.
-                    if seen.insert(hash) {
+                    if contents.claim(hash, i as u32).1 {
                         if signature.len() == n {
                             matrix[i * n..(i + 1) * n].copy_from_slice(&signature);
                         }

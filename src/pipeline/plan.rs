@@ -24,6 +24,9 @@
 //! low thresholds, LSH otherwise. It is a rough guide, not a promise:
 //! `--method exact` and `--method lsh` force either.
 
+use super::config::{ScanConfig, Verification};
+use crate::text::shingle::ShingleKind;
+
 /// A way of finding similar pairs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Method {
@@ -221,6 +224,39 @@ fn human_bytes(bytes: f64) -> String {
     } else {
         format!("{:.0} MB", (bytes / 1e6).ceil())
     }
+}
+
+// The glue between a scan's configuration and the cost model.
+
+/// Applies `--method`: the cost model needs only what the walk found.
+pub(super) fn choose_method(config: &ScanConfig, files: u64, bytes: u64) -> Decision {
+    choose(config.method, &workload(config, files, bytes))
+}
+
+pub(super) fn workload(config: &ScanConfig, files: u64, bytes: u64) -> Workload {
+    Workload {
+        files,
+        bytes,
+        tokens_per_byte: tokens_per_byte(config.recipe.shingler.kind() == ShingleKind::Char),
+        threshold: config.threshold,
+        signature_len: config.recipe.banding.signature_len(),
+        memory_budget: config.verify_memory as u64,
+        signature_verification: config.verification == Verification::Signature,
+    }
+}
+
+/// The method, when it is known before the walk ends: always when fixed by
+/// `--method`, `--bands`/`--rows` or `--verify signature`; under `auto` as soon as the files
+/// walked so far would already take the exact method over its memory budget
+/// (the exact method's memory only grows with more bytes, and [`choose`]
+/// never picks it over the budget: `early_lsh_agrees_with_the_cost_model`).
+pub(super) fn method_known(config: &ScanConfig, files: u64, bytes: u64) -> Option<Method> {
+    let signature_verification = config.verification == Verification::Signature;
+    if let Some(decision) = settled(config.method, signature_verification) {
+        return Some(decision.method);
+    }
+    let peak = exact_peak_bytes(&workload(config, files, bytes));
+    (peak > config.verify_memory as f64).then_some(Method::Lsh)
 }
 
 #[cfg(test)]

@@ -1,0 +1,37 @@
+//! What a scan is asked to do: the roots and how to walk and read them, the
+//! signing recipe, and how pairs are matched (threshold, verification, method,
+//! memory budget). Built and validated by the caller before any I/O.
+
+use std::path::PathBuf;
+
+use super::plan::MethodChoice;
+use crate::input::read::ReadOptions;
+use crate::input::walk::WalkOptions;
+use crate::recipe::Recipe;
+
+/// How candidates are confirmed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verification {
+    /// Exact Jaccard similarity of the shingle sets: no false positives.
+    Exact,
+    /// The fraction of agreeing signature values only: faster, approximate.
+    Signature,
+}
+
+/// Everything a scan needs, validated by the caller.
+#[derive(Clone, Debug)]
+pub struct ScanConfig {
+    pub roots: Vec<PathBuf>,
+    pub walk: WalkOptions,
+    pub read: ReadOptions,
+    /// How a document becomes a signature and band keys.
+    pub recipe: Recipe,
+    /// Pairs with similarity ≥ this are reported; in (0, 1].
+    pub threshold: f64,
+    pub verification: Verification,
+    /// Exact join, LSH, or chosen by the cost model of [`crate::pipeline::plan`].
+    pub method: MethodChoice,
+    /// Upper bound on the bytes of shingle sets held at once during exact
+    /// verification.
+    pub verify_memory: usize,
+}

@@ -1,0 +1,487 @@
+//! Pair finding on what signing left (stages 3–5): the exact join of the kept
+//! sets, or [`band`] (LSH candidates, as data) then [`verify`] (by signature,
+//! or exactly on sets reloaded through a [`Reload`]), and finally the
+//! expansion of pairs of contents to pairs of documents.
+//!
+//! Inputs: [`Signed`] (documents, content groups, signature matrix).
+//! Output: a [`ScanOutcome`] whose pairs are sorted by `(a, b)`, with the
+//! warnings and notes reported in document order.
+
+use std::sync::atomic::AtomicU32;
+use std::sync::atomic::Ordering::SeqCst;
+
+use rayon::prelude::*;
+
+use super::contents::{ContentGroup, Signed};
+use super::plan::{Decision, Method};
+use super::reload::{FileReload, Reload, ReloadError};
+use super::{ScanConfig, ScanOutcome, ScanStats, Verification};
+use crate::lsh::{self, Banding, scurve};
+use crate::model::{DocStatus, Document, SimilarPair};
+use crate::progress::{Reporter, Stage};
+use crate::similarity::{join, verify};
+use crate::sketch::minhash;
+
+/// Stages 3–5 on what signing left, however it was signed.
+pub(super) fn pairs_of(
+    config: &ScanConfig,
+    signed: Signed,
+    decision: Decision,
+    mut stats: ScanStats,
+    reporter: &dyn Reporter,
+) -> ScanOutcome {
+    let Signed {
+        mut documents,
+        mut groups,
+        failures,
+        mut matrix,
+    } = signed;
+    // Warnings and notes in document order, whatever order files were signed in.
+    let mut failures = failures.into_iter();
+    for doc in &documents {
+        match doc.status {
+            DocStatus::Failed => {
+                let (_, err) = failures.next().expect("one reason per failed document");
+                reporter.warn(&doc.path, &err);
+                stats.errors += 1;
+            }
+            DocStatus::Binary => {
+                reporter.note(
+                    &doc.path,
+                    &"looks binary (a NUL byte in the first 8 KiB); --binary reads it",
+                );
+                stats.binary += 1;
+            }
+            DocStatus::Read => stats.bytes += doc.size,
+        }
+    }
+    stats.signatures = groups.groups.len() as u64;
+    stats.identical_files = groups.identical_files();
+    for doc in &documents {
+        if doc.status == DocStatus::Read && doc.shingles == 0 {
+            stats.no_shingles += 1;
+            reporter.note(
+                &doc.path,
+                &"shorter than one shingle: empty set, never paired",
+            );
+        }
+    }
+
+    // Only non-empty contents take part: two empty sets are not "identical".
+    let items: Vec<&ContentGroup> = groups
+        .groups
+        .iter()
+        .filter(|g| g.content.shingles > 0)
+        .collect();
+    stats.unique_contents = items.len() as u64;
+
+    if decision.method == Method::Exact {
+        // The join takes the sets over and frees each once it is re-coded.
+        let sets: Vec<Vec<u64>> = groups
+            .groups
+            .iter_mut()
+            .filter(|g| g.content.shingles > 0)
+            .map(|g| std::mem::take(&mut g.content.set))
+            .collect();
+        let items: Vec<&ContentGroup> = groups
+            .groups
+            .iter()
+            .filter(|g| g.content.shingles > 0)
+            .collect();
+        let verified = exact_join(sets, config.threshold, &mut stats, reporter);
+        let pairs = expand_to_documents(
+            &items,
+            &documents,
+            &[],
+            &verified,
+            Verification::Exact,
+            false,
+        );
+        stats.pairs = pairs.len() as u64;
+        return ScanOutcome {
+            documents,
+            pairs,
+            stats,
+            decision,
+        };
+    }
+
+    let candidates = band(config, &items, &mut matrix, &mut stats, reporter);
+    let (verified, lost_copies) = verify(
+        config,
+        candidates,
+        &items,
+        &mut documents,
+        &matrix,
+        &FileReload { config },
+        &mut stats,
+        reporter,
+    );
+
+    let pairs = expand_to_documents(
+        &items,
+        &documents,
+        &lost_copies,
+        &verified,
+        config.verification,
+        true,
+    );
+    stats.pairs = pairs.len() as u64;
+    ScanOutcome {
+        documents,
+        pairs,
+        stats,
+        decision,
+    }
+}
+
+/// Candidate pairs of banded contents, as indices into the items they were
+/// banded from: data, so that they could come from elsewhere too.
+pub(super) type Candidates = Vec<(u32, u32)>;
+
+/// The band stage: keeps only the signature row of each of `items` in
+/// `matrix` (row `i` is then item `i`'s) and returns the candidate pairs that
+/// share a band.
+fn band(
+    config: &ScanConfig,
+    items: &[&ContentGroup],
+    matrix: &mut Vec<u32>,
+    stats: &mut ScanStats,
+    reporter: &dyn Reporter,
+) -> Candidates {
+    reporter.begin(Stage::Band, None);
+    // Rows were written per file; keep only the signed row of each banded
+    // content, in item order, compacted in place: a group's loader is the file
+    // that was signed and loaders increase with the group index, so row
+    // `loader ≥ i` is never overwritten before it is moved to row `i`. No second
+    // copy of the signatures ever exists (the peak RSS bound in
+    // docs/PERFORMANCE.md).
+    let n = config.recipe.banding.signature_len();
+    for (i, item) in items.iter().enumerate() {
+        let src = item.loader as usize;
+        debug_assert!(src >= i, "loaders increase with the group index");
+        if src != i {
+            matrix.copy_within(src * n..(src + 1) * n, i * n);
+        }
+    }
+    matrix.truncate(items.len() * n);
+    matrix.shrink_to_fit();
+    let candidates = lsh::candidate_pairs(matrix, config.recipe.banding);
+    stats.candidates = candidates.len() as u64;
+    reporter.end(Stage::Band);
+
+    candidates
+}
+
+/// The verify stage: the `candidates` (pairs of `items`, whose signatures are
+/// the rows of `matrix`) with similarity ≥ the threshold, estimated from the
+/// signatures or exact from the sets `reload` re-creates; gives every
+/// document the output names its exact count. Also returns, per item, whether
+/// its identical pairs are lost (no copy reads as the content any more).
+#[allow(clippy::too_many_arguments)]
+fn verify(
+    config: &ScanConfig,
+    candidates: Candidates,
+    items: &[&ContentGroup],
+    documents: &mut [Document],
+    matrix: &[u32],
+    reload: &(dyn Reload + Sync),
+    stats: &mut ScanStats,
+    reporter: &dyn Reporter,
+) -> (Vec<SimilarPair>, Vec<bool>) {
+    let n = config.recipe.banding.signature_len();
+    let signature = |i: u32| &matrix[i as usize * n..][..n];
+    // Each item's exact shingle count, once known ([`Keep::Signature`]).
+    let counts: Vec<AtomicU32> = items
+        .iter()
+        .map(|g| {
+            AtomicU32::new(if g.content.counted {
+                g.content.shingles.min(UNCOUNTED - 1)
+            } else {
+                UNCOUNTED
+            })
+        })
+        .collect();
+    // Items whose identical pairs cannot be reported: no copy reads as the
+    // content any more, so its count cannot be established.
+    let mut lost_copies: Vec<bool> = Vec::new();
+    let verified: Vec<SimilarPair> = match config.verification {
+        Verification::Signature => candidates
+            .into_par_iter()
+            .filter_map(|(a, b)| {
+                let estimate = minhash::estimate(signature(a), signature(b));
+                (estimate >= config.threshold).then_some(SimilarPair {
+                    a,
+                    b,
+                    similarity: estimate,
+                    estimate: Some(estimate),
+                    shared: None,
+                })
+            })
+            .collect(),
+        Verification::Exact => {
+            let candidates = rule_out_by_signature(candidates, matrix, config, stats);
+            let involved = verify::involved_documents(&candidates);
+            // Copies of a content signed without its exact count need the
+            // count for their identical pairs: the verifier reads the ones it
+            // loads anyway, the others are read once more after it.
+            let uncopied = items
+                .iter()
+                .enumerate()
+                .filter(|&(i, g)| {
+                    g.members.len() > 1
+                        && !g.content.counted
+                        && involved.binary_search(&(i as u32)).is_err()
+                })
+                .count();
+            reporter.begin(Stage::Verify, Some((involved.len() + uncopied) as u64));
+            drop(involved);
+            let outcome = verify::verify_exact(
+                &candidates,
+                config.threshold,
+                verify::Budget::capped(config.verify_memory),
+                |i| items[i as usize].content.shingles as usize * std::mem::size_of::<u64>(),
+                |i| {
+                    let item = items[i as usize];
+                    let result =
+                        reload.set_of(&documents[item.loader as usize].path, item.content.hash);
+                    if let Ok(set) = &result {
+                        counts[i as usize].store(count_of(set.len()), SeqCst);
+                    }
+                    reporter.advance(1);
+                    result
+                },
+            );
+            let mut failed = vec![false; items.len()];
+            for (i, reason) in outcome.failures {
+                let item = items[i as usize];
+                reporter.warn(&documents[item.loader as usize].path, &reason);
+                stats.errors += item.members.len() as u64;
+                failed[i as usize] = true;
+            }
+            stats.errors +=
+                count_copied_contents(items, documents, &counts, &failed, reload, reporter);
+            reporter.end(Stage::Verify);
+            // Every document the output names now has its exact count.
+            for (item, count) in items.iter().zip(&counts) {
+                let count = count.load(SeqCst);
+                if count != UNCOUNTED {
+                    for &id in &item.members {
+                        documents[id as usize].shingles = count;
+                    }
+                }
+            }
+            lost_copies = counts
+                .iter()
+                .zip(items)
+                .map(|(c, g)| {
+                    !g.content.counted && g.members.len() > 1 && c.load(SeqCst) == UNCOUNTED
+                })
+                .collect();
+            outcome
+                .pairs
+                .into_iter()
+                .map(|p| SimilarPair {
+                    a: p.a,
+                    b: p.b,
+                    similarity: p.similarity,
+                    estimate: Some(minhash::estimate(signature(p.a), signature(p.b))),
+                    shared: Some(p.shared),
+                })
+                .collect()
+        }
+    };
+    (verified, lost_copies)
+}
+
+/// The share of LSH's own misses at the threshold that [`rule_out_by_signature`]
+/// may add: at most 1 % more pairs at the threshold go unreported than banding
+/// alone would lose (with 20 × 5 at t = 0.8, a 3.6·10⁻⁶ chance per pair).
+const RULE_OUT_SHARE: f64 = 0.01;
+
+/// Drops the candidates whose signatures agree in fewer positions than
+/// [`verify::agreements_needed`] allows for a pair at the threshold, with a
+/// miss probability of [`RULE_OUT_SHARE`] × LSH's own miss probability there
+/// (`(1 − t^r)^b`). Banding makes candidates of pairs well below the
+/// threshold (20 × 5 already takes most pairs at 0.6); reading both files
+/// only to reject such a pair was most of exact verification's cost. Every
+/// pair reported is still verified exactly.
+///
+/// The bound needs positions that are independent samples: a signature with a
+/// repeated value (OPH bins filled by densification, or a rare 32-bit
+/// collision) is not, and its pairs are always verified.
+fn rule_out_by_signature(
+    mut candidates: Vec<(u32, u32)>,
+    matrix: &[u32],
+    config: &ScanConfig,
+    stats: &mut ScanStats,
+) -> Vec<(u32, u32)> {
+    let Banding { bands, rows } = config.recipe.banding;
+    let n = config.recipe.banding.signature_len();
+    let miss = RULE_OUT_SHARE * scurve::miss_probability(config.threshold, bands, rows);
+    let needed = verify::agreements_needed(n, config.threshold, miss);
+    if needed == 0 {
+        return candidates;
+    }
+    let signature = |i: u32| &matrix[i as usize * n..][..n];
+    let involved = verify::involved_documents(&candidates);
+    let samples: Vec<bool> = involved
+        .par_iter()
+        .map_init(Vec::new, |scratch, &d| is_sample(signature(d), scratch))
+        .collect();
+    let sampled = |d: u32| samples[involved.binary_search(&d).expect("an involved document")];
+    let before = candidates.len();
+    candidates.retain(|&(a, b)| {
+        let agree = signature(a)
+            .iter()
+            .zip(signature(b))
+            .filter(|(x, y)| x == y)
+            .count();
+        agree >= needed || !sampled(a) || !sampled(b)
+    });
+    stats.ruled_out = (before - candidates.len()) as u64;
+    candidates
+}
+
+/// Whether no value of `signature` repeats, i.e. every position holds a
+/// different element's minimum: what [`verify::agreements_needed`] assumes.
+pub(super) fn is_sample(signature: &[u32], scratch: &mut Vec<u32>) -> bool {
+    scratch.clear();
+    scratch.extend_from_slice(signature);
+    scratch.sort_unstable();
+    scratch.windows(2).all(|w| w[0] != w[1])
+}
+
+/// [`verify`]'s mark of a count not known yet.
+const UNCOUNTED: u32 = u32::MAX;
+
+/// A set's size as [`Document::shingles`] holds it, never [`UNCOUNTED`].
+fn count_of(len: usize) -> u32 {
+    u32::try_from(len).unwrap_or(u32::MAX).min(UNCOUNTED - 1)
+}
+
+/// Establishes the exact shingle count of every content with copies that is
+/// still [`UNCOUNTED`] after verification, reading one member that still holds
+/// the signed content (the loader first, unless verification just failed to
+/// read it). A content none of whose files reads as it any more is reported
+/// like a verification failure (warned, its files counted as errors, which
+/// this returns), and its count stays unknown.
+fn count_copied_contents(
+    items: &[&ContentGroup],
+    documents: &[Document],
+    counts: &[AtomicU32],
+    failed: &[bool],
+    reload: &(dyn Reload + Sync),
+    reporter: &dyn Reporter,
+) -> u64 {
+    let uncounted: Vec<usize> = (0..items.len())
+        .filter(|&i| items[i].members.len() > 1 && counts[i].load(SeqCst) == UNCOUNTED)
+        .collect();
+    let lost: Vec<Option<(u32, ReloadError, u64)>> = uncounted
+        .into_par_iter()
+        .map(|i| {
+            let item = items[i];
+            let mut first_error = None;
+            for &id in &item.members {
+                if failed[i] && id == item.loader {
+                    continue;
+                }
+                match reload.set_of(&documents[id as usize].path, item.content.hash) {
+                    Ok(set) => {
+                        counts[i].store(count_of(set.len()), SeqCst);
+                        break;
+                    }
+                    Err(reason) => {
+                        first_error.get_or_insert((id, reason));
+                    }
+                }
+            }
+            reporter.advance(1);
+            match first_error {
+                Some((id, reason)) if counts[i].load(SeqCst) == UNCOUNTED && !failed[i] => {
+                    Some((id, reason, item.members.len() as u64))
+                }
+                _ => None,
+            }
+        })
+        .collect();
+    // Warned in item order, whatever order the threads finished in.
+    let mut errors = 0;
+    for (id, reason, files) in lost.into_iter().flatten() {
+        reporter.warn(&documents[id as usize].path, &reason);
+        errors += files;
+    }
+    errors
+}
+
+/// The exact method: every pair of distinct contents with Jaccard ≥ t, by the
+/// prefix-filter join over the sets kept while reading. `sets[i]` is content
+/// `i`'s; each is freed as soon as the join has re-coded it.
+fn exact_join(
+    sets: Vec<Vec<u64>>,
+    threshold: f64,
+    stats: &mut ScanStats,
+    reporter: &dyn Reporter,
+) -> Vec<SimilarPair> {
+    reporter.begin(Stage::Join, None);
+    let join = join::all_pairs_owned(sets, threshold)
+        .expect("threshold validated and corpus within the join's limits");
+    reporter.end(Stage::Join);
+    stats.candidates = join.stats.verified;
+    join.pairs
+        .into_iter()
+        .map(|p| SimilarPair {
+            a: p.a,
+            b: p.b,
+            similarity: verify::ratio(p.intersection as usize, p.union as usize),
+            estimate: None,
+            shared: Some(p.intersection as usize),
+        })
+        .collect()
+}
+
+/// Turns verified pairs of contents into pairs of documents: every member of
+/// one group with every member of the other, plus every two members of a group
+/// of identical files (similarity 1.0) unless `lost[item]` (an empty `lost`
+/// loses none). Sorted by `(a, b)`.
+fn expand_to_documents(
+    items: &[&ContentGroup],
+    documents: &[Document],
+    lost: &[bool],
+    verified: &[SimilarPair],
+    verification: Verification,
+    signed: bool,
+) -> Vec<SimilarPair> {
+    let mut pairs = Vec::new();
+    for (g, item) in items.iter().enumerate() {
+        if item.members.len() < 2 || lost.get(g).copied().unwrap_or(false) {
+            continue;
+        }
+        let count = documents[item.members[0] as usize].shingles as usize;
+        let shared = (verification == Verification::Exact).then_some(count);
+        for (i, &a) in item.members.iter().enumerate() {
+            for &b in &item.members[i + 1..] {
+                pairs.push(SimilarPair {
+                    a,
+                    b,
+                    similarity: 1.0,
+                    estimate: signed.then_some(1.0),
+                    shared,
+                });
+            }
+        }
+    }
+    for p in verified {
+        for &x in &items[p.a as usize].members {
+            for &y in &items[p.b as usize].members {
+                pairs.push(SimilarPair {
+                    a: x.min(y),
+                    b: x.max(y),
+                    ..*p
+                });
+            }
+        }
+    }
+    pairs.par_sort_unstable_by_key(|p| (p.a, p.b));
+    pairs
+}

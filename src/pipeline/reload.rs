@@ -1,0 +1,217 @@
+//! Reloading a file as its sorted shingle set, checked against the content
+//! hash it was signed with: what exact verification compares. Callable from
+//! outside the pipeline ([`reload_set`], or the [`Reload`] trait with its
+//! [`FileReload`]) so that other lookups can verify the same way.
+//!
+//! Inputs: a path, the XXH3-128 its bytes had when signed, and the signing
+//! recipe and read options of a [`ScanConfig`]. Output: the sorted,
+//! duplicate-free shingle set, or a [`ReloadError`]. A large file is read a
+//! chunk at a time ([`sorted_set_chunked`]) into the same set the whole-file
+//! path makes.
+
+use xxhash_rust::xxh3::xxh3_128;
+
+use super::ScanConfig;
+use super::sign::{Buffers, CLASSIC_BATCH, Chunks};
+use crate::input::read::{self, ReadError};
+use crate::text::distinct::Passing;
+use crate::text::normalize::normalize_into;
+
+/// Why a file could not be reloaded.
+#[derive(Debug)]
+pub enum ReloadError {
+    /// It could not be read.
+    Read(ReadError),
+    /// Its bytes are no longer the ones that were signed.
+    Changed,
+}
+
+impl std::fmt::Display for ReloadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReloadError::Read(err) => err.fmt(f),
+            ReloadError::Changed => {
+                f.write_str("changed during the run (content differs from when it was signed)")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ReloadError {}
+
+impl From<ReadError> for ReloadError {
+    fn from(err: ReadError) -> Self {
+        ReloadError::Read(err)
+    }
+}
+
+/// A source of documents' shingle sets for exact verification.
+pub trait Reload {
+    /// The sorted shingle set of the document at `path`, which had content
+    /// hash `expected_hash` when it was signed.
+    fn set_of(&self, path: &std::path::Path, expected_hash: u128) -> Result<Vec<u64>, ReloadError>;
+}
+
+/// Files on disk, reloaded with a scan's recipe and read options.
+#[derive(Clone, Copy)]
+pub struct FileReload<'a> {
+    pub config: &'a ScanConfig,
+}
+
+impl Reload for FileReload<'_> {
+    fn set_of(&self, path: &std::path::Path, expected_hash: u128) -> Result<Vec<u64>, ReloadError> {
+        reload_set(path, expected_hash, self.config)
+    }
+}
+
+/// The shingle hashes of `bytes` in `buffers.set`, unordered, with most
+/// repeats dropped by a [`RepeatFilter`] and every distinct value kept.
+pub(super) fn filtered_windows_into(bytes: &[u8], config: &ScanConfig, buffers: &mut Buffers) {
+    let Buffers {
+        text,
+        scratch,
+        set,
+        repeats,
+        ..
+    } = buffers;
+    normalize_into(bytes, config.recipe.normalization, text);
+    repeats.filter_into(text.len() / 4, set, |passing| {
+        config
+            .recipe
+            .shingler
+            .for_each_hash_block(text, scratch, |block| passing.offer_block(block))
+    });
+}
+
+/// The sorted shingle set of `bytes` in `buffers.set`. A sort needs no exact
+/// dedup beforehand: a [`RepeatFilter`] first drops most repeats (natural text
+/// repeats most of its 5-character windows, so sorting every occurrence would
+/// be ~3× the work), and the few left go with the sort's neighbours. That is
+/// cheaper than a [`crate::text::distinct::DistinctSet`], whose insert costs more
+/// per window than the filter and the extra sorted values together (it is
+/// kept as the benches' baseline).
+pub(super) fn sorted_shingles_into(bytes: &[u8], config: &ScanConfig, buffers: &mut Buffers) {
+    filtered_windows_into(bytes, config, buffers);
+    buffers.sorter.sort(&mut buffers.set);
+    buffers.set.dedup();
+}
+
+/// Re-creates a file's shingle set for exact verification, refusing a file
+/// whose content is no longer what was signed.
+pub fn reload_set(
+    path: &std::path::Path,
+    expected_hash: u128,
+    config: &ScanConfig,
+) -> Result<Vec<u64>, ReloadError> {
+    let contents = read::read_file(path, &config.read)?;
+    thread_local! {
+        // Each verifying thread keeps its text buffer and hash table from one
+        // reload to the next, as signing does, instead of allocating and
+        // faulting in fresh ones for every candidate file.
+        static BUFFERS: std::cell::RefCell<Buffers> = std::cell::RefCell::default();
+    }
+    let set = if contents.len() as u64 >= config.read.chunked_min_size {
+        // A large file: one pass, a chunk at a time, checked at the end.
+        let release = |offset| contents.release_before(offset);
+        BUFFERS.with_borrow_mut(|buffers| {
+            let read = sorted_set_chunked(&contents, &release, config, buffers);
+            // Taken, not cloned: the thread keeps no buffer the size of the
+            // largest set it ever loaded.
+            let set = std::mem::take(&mut buffers.set);
+            (read == expected_hash)
+                .then_some(set)
+                .ok_or(ReloadError::Changed)
+        })?
+    } else {
+        if xxh3_128(&contents) != expected_hash {
+            return Err(ReloadError::Changed);
+        }
+        BUFFERS.with_borrow_mut(|buffers| {
+            sorted_shingles_into(&contents, config, buffers);
+            // A clone is allocated at its exact length; the buffer stays for reuse.
+            buffers.set.clone()
+        })
+    };
+    contents.verify_unchanged()?;
+    Ok(set)
+}
+
+/// [`sorted_shingles_into`] for a large file, a chunk at a time: the same
+/// sorted set in `buffers.set`; returns the XXH3-128 of the bytes it read.
+/// Beside the set it holds a chunk of text and a batch of what the repeat
+/// filter passed, at most as large as the set (or [`CLASSIC_BATCH`]), which
+/// is sorted and merged into the set when full: every value is sorted once,
+/// in a batch, and each merge costs at most twice the batch, so the work is
+/// what one sort of everything costs, but not the memory.
+pub(super) fn sorted_set_chunked(
+    bytes: &[u8],
+    release: &dyn Fn(usize),
+    config: &ScanConfig,
+    buffers: &mut Buffers,
+) -> u128 {
+    let norm = config.recipe.normalization;
+    let shingler = &config.recipe.shingler;
+    let mut chunks = Chunks::new(bytes, config.read.chunk_size, release);
+    let Buffers {
+        text,
+        scratch,
+        set,
+        repeats,
+        sorter,
+        windows,
+        passed,
+        batch,
+        merged,
+        ..
+    } = buffers;
+    windows.clear();
+    set.clear();
+    batch.clear();
+    let mut merge_batch = |set: &mut Vec<u64>, batch: &mut Vec<u64>| {
+        sorter.sort(batch);
+        batch.dedup();
+        merge_sorted(set, batch, merged);
+        std::mem::swap(set, merged);
+        batch.clear();
+    };
+    // The filter's table size does not matter here (what passes is sorted
+    // and deduplicated in the end): its largest.
+    repeats.filter_into(usize::MAX, passed, |passing| {
+        let mut take = |passing: &mut Passing<'_>, last: bool| {
+            passing.drain(|values| batch.extend_from_slice(values));
+            if last || batch.len() >= set.len().max(CLASSIC_BATCH) {
+                merge_batch(set, batch);
+            }
+        };
+        while chunks.next_into(norm, text) {
+            windows.feed(text, norm, shingler, scratch, |block| {
+                passing.offer_block(block);
+                if passing.passed() >= CLASSIC_BATCH {
+                    take(passing, false);
+                }
+            });
+        }
+        take(passing, true);
+    });
+    // The thread keeps these buffers: not at the size of its largest file.
+    merged.clear();
+    merged.shrink_to(CLASSIC_BATCH);
+    batch.shrink_to(CLASSIC_BATCH);
+    chunks.digest.digest128()
+}
+
+/// The union of two ascending, duplicate-free slices into `out` (cleared
+/// first), ascending and duplicate-free.
+pub(super) fn merge_sorted(a: &[u64], b: &[u64], out: &mut Vec<u64>) {
+    out.clear();
+    out.reserve(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        let (x, y) = (a[i], b[j]);
+        out.push(x.min(y));
+        i += usize::from(x <= y);
+        j += usize::from(y <= x);
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+}

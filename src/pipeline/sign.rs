@@ -1,0 +1,501 @@
+//! Signing one file: read it, check it is text, hash its bytes, claim its
+//! content, then shingle and sign it (or keep its sorted set), whole or a chunk
+//! at a time for a large file; and [`sign_all`], the staged path's parallel
+//! signing of a list of files.
+//!
+//! Inputs: a walked file and the scan's [`ScanConfig`]. Outputs: a
+//! [`SignOutcome`] and the signature written into the caller's row.
+//! Invariants: the chunked paths sign and count exactly what the whole-file
+//! paths do (proptests in `tests.rs`); a copy of a claimed content is only
+//! hashed; bytes that changed while read are a [`SignOutcome::Failed`].
+
+use std::sync::Mutex;
+
+use rayon::prelude::*;
+use xxhash_rust::xxh3::{Xxh3, xxh3_128};
+
+use super::contents::{Attempt, ContentTable, NO_CONTENT};
+use super::reload::{filtered_windows_into, sorted_shingles_into};
+use super::stream::{Mode, into_inner, lock};
+use super::{ScanConfig, Verification};
+use crate::input::read::{self, ReadError};
+use crate::input::walk::FileEntry;
+use crate::progress::Reporter;
+use crate::sketch::SketchKind;
+use crate::sketch::minhash::MinHasher;
+use crate::sketch::oph;
+use crate::text::chunked;
+use crate::text::distinct::{HashSorter, RepeatFilter};
+use crate::text::normalize::{Normalization, normalize_into};
+use crate::text::shingle::Scratch;
+
+/// The part of a file the later stages need, once its bytes are gone.
+#[derive(Debug)]
+pub struct SignedContent {
+    /// XXH3-128 of the file's bytes.
+    pub hash: u128,
+    /// Number of distinct shingles when `counted`; otherwise an upper bound
+    /// (the shingle windows that were signed), zero exactly when the set is
+    /// empty. A `u32`, as in [`Document`], so that the flag below fits in the
+    /// 48 bytes the `u128` alignment gives (16 MB at a million contents).
+    pub shingles: u32,
+    /// Whether `shingles` is the exact count. See `Keep::Signature`.
+    pub counted: bool,
+    /// The sorted shingle set itself, kept only for the exact method.
+    pub set: Vec<u64>,
+}
+
+/// What signing made of one file.
+#[derive(Debug)]
+pub enum SignOutcome {
+    /// First time this content was seen: shingled and signed.
+    Unique(SignedContent),
+    /// Same bytes as a file already signed (by content hash).
+    SameAs(u128),
+    Binary,
+    Failed(ReadError),
+}
+
+/// Per-thread buffers reused from one file to the next.
+#[derive(Default)]
+pub(super) struct Buffers {
+    pub(super) text: String,
+    pub(super) scratch: Scratch,
+    pub(super) set: Vec<u64>,
+    pub(super) repeats: RepeatFilter,
+    pub(super) sorter: HashSorter,
+    /// The large-file path's ([`sign_windows_chunked`]): the carried tail,
+    /// the first chunks' text while the filter's size is not known yet, and
+    /// one batch's signature.
+    pub(super) windows: chunked::Windows,
+    pub(super) pending: String,
+    pub(super) batch_row: Vec<u32>,
+    /// A large file's reload ([`sorted_set_chunked`]): what the repeat
+    /// filter passes, the batch it gathers into, and the merge's output.
+    pub(super) passed: Vec<u64>,
+    pub(super) batch: Vec<u64>,
+    pub(super) merged: Vec<u64>,
+}
+
+/// The configured signing kernel.
+#[derive(Clone, Debug)]
+pub enum Signer {
+    Classic(MinHasher),
+    Oph { seed: u64 },
+}
+
+impl Signer {
+    /// The kernel of `config`, making signatures of `config.banding.signature_len()` values.
+    pub fn new(config: &ScanConfig) -> Self {
+        Signer::with(
+            config.recipe.sketch,
+            config.recipe.banding.signature_len(),
+            config.recipe.seed,
+        )
+    }
+
+    /// A `kind` kernel making signatures of `n` values from `seed`.
+    pub fn with(kind: SketchKind, n: usize, seed: u64) -> Self {
+        match kind {
+            SketchKind::Classic => Signer::Classic(MinHasher::new(n, seed)),
+            SketchKind::Oph => Signer::Oph { seed },
+        }
+    }
+
+    /// Writes the signature of a non-empty set of distinct hashes (any order)
+    /// into `out`, whose length is the signature length.
+    pub fn sign_into(&self, set: &[u64], out: &mut [u32]) {
+        match *self {
+            Signer::Classic(ref hasher) => hasher.sign_into(set, out),
+            Signer::Oph { seed } => oph::sign(set, seed, out),
+        }
+    }
+}
+
+/// What signing keeps of a content besides its hash.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Keep {
+    /// The sorted set, not signed: the exact method (or a method still
+    /// pending) works on sets.
+    Set,
+    /// A signature and the exact distinct count, for callers that report or
+    /// store the count without reading the file again (`--verify signature`,
+    /// the index).
+    CountedSignature,
+    /// A signature only. Every window is fed to the kernel (OPH), or what a
+    /// [`RepeatFilter`] lets through (classic), instead of first building the
+    /// exact set: a minimum does not change when a value comes twice, so the
+    /// signature is the same, and the per-window hash-set insert was the
+    /// largest cost of signing. The count is then an upper bound; exact
+    /// verification re-reads every document it reports and makes it exact
+    /// ([`super::pairs`]).
+    Signature,
+}
+
+impl Keep {
+    /// What the streamed scan keeps under `mode`.
+    pub(super) fn for_mode(mode: Mode, verification: Verification) -> Keep {
+        match (mode, verification) {
+            (Mode::Sign, Verification::Exact) => Keep::Signature,
+            (Mode::Sign, Verification::Signature) => Keep::CountedSignature,
+            _ => Keep::Set,
+        }
+    }
+}
+
+/// Reads, checks and signs one file. `claim(hash)` says whether this file is
+/// the one to sign its content (true) or a copy of a content signed elsewhere.
+pub(super) fn sign_one(
+    file: &FileEntry,
+    config: &ScanConfig,
+    hasher: &Signer,
+    keep: Keep,
+    claim: &(dyn Fn(u128) -> bool + Sync),
+    buffers: &mut Buffers,
+    row: &mut [u32],
+) -> SignOutcome {
+    let contents = match read::read_file(&file.path, &config.read) {
+        Ok(contents) => contents,
+        Err(err) => return SignOutcome::Failed(err),
+    };
+    if !config.recipe.include_binary && read::looks_binary(&contents) {
+        // Pages of a mapping truncated under us read as zeros, which look
+        // binary: only a file that did not change is really binary.
+        return match contents.verify_unchanged() {
+            Ok(()) => SignOutcome::Binary,
+            Err(err) => SignOutcome::Failed(err),
+        };
+    }
+    // A large file on the path that needs no whole set is read a chunk at a
+    // time (twice: identity first, so that a copy is never signed), and what
+    // is read is released at once: memory per file is a chunk, not the file.
+    let chunked = keep == Keep::Signature && contents.len() as u64 >= config.read.chunked_min_size;
+    let release = |offset| contents.release_before(offset);
+    let hash = if chunked {
+        hash_in_chunks(&contents, config.read.chunk_size, &release)
+    } else {
+        xxh3_128(&contents)
+    };
+    if !claim(hash) {
+        return match contents.verify_unchanged() {
+            Ok(()) => SignOutcome::SameAs(hash),
+            Err(err) => SignOutcome::Failed(err),
+        };
+    }
+    let shingles = match keep {
+        Keep::Set => {
+            sorted_shingles_into(&contents, config, buffers);
+            buffers.set.len()
+        }
+        Keep::CountedSignature => {
+            sorted_shingles_into(&contents, config, buffers);
+            if !buffers.set.is_empty() {
+                hasher.sign_into(&buffers.set, row);
+            }
+            buffers.set.len()
+        }
+        Keep::Signature if chunked => {
+            let (windows, read) =
+                sign_windows_chunked(&contents, &release, config, hasher, buffers, row);
+            if read != hash {
+                // The bytes changed between the two passes: the file's own
+                // reason if it has one (shrank, mtime), else "changed".
+                return SignOutcome::Failed(
+                    contents
+                        .verify_unchanged()
+                        .err()
+                        .unwrap_or(ReadError::Changed),
+                );
+            }
+            windows
+        }
+        Keep::Signature => sign_windows(&contents, config, hasher, buffers, row),
+    };
+    if let Err(err) = contents.verify_unchanged() {
+        return SignOutcome::Failed(err);
+    }
+    SignOutcome::Unique(SignedContent {
+        hash,
+        shingles: u32::try_from(shingles).unwrap_or(u32::MAX),
+        counted: keep != Keep::Signature,
+        // A clone is allocated at its exact length; the buffer stays for reuse.
+        set: if keep == Keep::Set {
+            buffers.set.clone()
+        } else {
+            Vec::new()
+        },
+    })
+}
+
+/// Signs the shingle windows of `bytes` into `row` without building their
+/// set ([`Keep::Signature`]); returns how many values were signed, an upper
+/// bound on the distinct shingles (0 exactly when there are none; `row` is
+/// then not a signature).
+pub(super) fn sign_windows(
+    bytes: &[u8],
+    config: &ScanConfig,
+    hasher: &Signer,
+    buffers: &mut Buffers,
+    row: &mut [u32],
+) -> usize {
+    match *hasher {
+        Signer::Oph { seed } => {
+            // One bin update per window: cheaper than any dedup would be.
+            // Blocks of window hashes go to the batch kernel (both vectorised).
+            let Buffers { text, scratch, .. } = buffers;
+            normalize_into(bytes, config.recipe.normalization, text);
+            let mut windows = 0usize;
+            let mut sketch = oph::Sketch::new(seed, row);
+            config
+                .recipe
+                .shingler
+                .for_each_hash_block(text, scratch, |block| {
+                    windows += block.len();
+                    sketch.add_batch(block);
+                });
+            sketch.finish();
+            windows
+        }
+        Signer::Classic(ref minhasher) => {
+            // `n` hash evaluations per value: drop most repeats first, at a
+            // fraction of an exact set's cost.
+            filtered_windows_into(bytes, config, buffers);
+            if !buffers.set.is_empty() {
+                minhasher.sign_into(&buffers.set, row);
+            }
+            buffers.set.len()
+        }
+    }
+}
+
+/// XXH3-128 of `bytes`, equal to [`xxh3_128`], read `chunk` bytes at a time
+/// and telling `release` the offset behind which nothing is needed any more.
+fn hash_in_chunks(bytes: &[u8], chunk: usize, release: &dyn Fn(usize)) -> u128 {
+    let mut digest = Xxh3::new();
+    let mut end = 0;
+    for part in bytes.chunks(chunk.max(1)) {
+        digest.update(part);
+        end += part.len();
+        release(end);
+    }
+    digest.digest128()
+}
+
+/// Values a classic batch may gather before it is signed
+/// ([`sign_windows_chunked`]): 2 MiB of hashes.
+pub(super) const CLASSIC_BATCH: usize = 1 << 18;
+
+/// The chunks of a large file as [`chunked::chunk_end`] cuts them, each
+/// normalised, hashed on the way (to check that the bytes signed are the
+/// bytes claimed) and released once normalised.
+pub(super) struct Chunks<'a> {
+    bytes: &'a [u8],
+    start: usize,
+    size: usize,
+    pub(super) digest: Xxh3,
+    release: &'a dyn Fn(usize),
+}
+
+impl<'a> Chunks<'a> {
+    pub(super) fn new(bytes: &'a [u8], size: usize, release: &'a dyn Fn(usize)) -> Self {
+        Chunks {
+            bytes,
+            start: 0,
+            size,
+            digest: Xxh3::new(),
+            release,
+        }
+    }
+
+    /// Normalises the next chunk into `text`; false after the last.
+    pub(super) fn next_into(&mut self, norm: Normalization, text: &mut String) -> bool {
+        if self.start >= self.bytes.len() {
+            return false;
+        }
+        let end = chunked::chunk_end(self.bytes, self.start, self.size);
+        let part = &self.bytes[self.start..end];
+        self.digest.update(part);
+        normalize_into(part, norm, text);
+        (self.release)(end);
+        self.start = end;
+        true
+    }
+}
+
+/// [`sign_windows`] for a large file, holding one chunk of it at a time
+/// (`config.read.chunk_size`, see [`crate::text::chunked`]): the same signature
+/// in `row` and the same count. `release(offset)` is told when the bytes
+/// before `offset` are no longer needed. Returns the count and the XXH3-128
+/// of the bytes that were signed.
+///
+/// OPH takes every window, as [`sign_windows`] does. Classic signing takes
+/// what one [`RepeatFilter`] lets through over the whole file, signed in
+/// batches whose signatures are merged by a minimum per position (the
+/// minimum over the whole stream), so the count is what passes, as on the
+/// whole-file path. That filter's table is sized by the length of the whole
+/// normalised text, known only at the end; but beyond a few tens of KiB the
+/// size is its maximum, so the first chunks' text is gathered until it gets
+/// there (or the file ends, and the short text takes the whole-file path).
+pub(super) fn sign_windows_chunked(
+    bytes: &[u8],
+    release: &dyn Fn(usize),
+    config: &ScanConfig,
+    hasher: &Signer,
+    buffers: &mut Buffers,
+    row: &mut [u32],
+) -> (usize, u128) {
+    let norm = config.recipe.normalization;
+    let shingler = &config.recipe.shingler;
+    let mut chunks = Chunks::new(bytes, config.read.chunk_size, release);
+    let Buffers {
+        text,
+        scratch,
+        set,
+        repeats,
+        windows,
+        pending,
+        batch_row,
+        ..
+    } = buffers;
+    windows.clear();
+    let count = match *hasher {
+        Signer::Oph { seed } => {
+            let mut count = 0usize;
+            let mut sketch = oph::Sketch::new(seed, row);
+            while chunks.next_into(norm, text) {
+                windows.feed(text, norm, shingler, scratch, |block| {
+                    count += block.len();
+                    sketch.add_batch(block);
+                });
+            }
+            sketch.finish();
+            count
+        }
+        Signer::Classic(ref minhasher) => {
+            let full = |len: usize| RepeatFilter::slots_for(len / 4) == RepeatFilter::MAX_SLOTS;
+            pending.clear();
+            let mut ended = false;
+            while !full(pending.len()) {
+                if !chunks.next_into(norm, text) {
+                    ended = true;
+                    break;
+                }
+                chunked::join_normalized(pending, text, norm);
+            }
+            if ended {
+                // Short once normalised (mostly whitespace): the whole text
+                // is here, and takes the whole-file path.
+                repeats.filter_into(pending.len() / 4, set, |passing| {
+                    shingler
+                        .for_each_hash_block(pending, scratch, |block| passing.offer_block(block))
+                });
+                if !set.is_empty() {
+                    minhasher.sign_into(set, row);
+                }
+                set.len()
+            } else {
+                row.fill(u32::MAX);
+                batch_row.resize(row.len(), u32::MAX);
+                let mut count = 0usize;
+                let mut sign_batch = |values: &[u64]| {
+                    if values.is_empty() {
+                        return;
+                    }
+                    count += values.len();
+                    minhasher.sign_into(values, batch_row);
+                    for (r, &b) in row.iter_mut().zip(batch_row.iter()) {
+                        *r = (*r).min(b);
+                    }
+                };
+                repeats.filter_into(pending.len() / 4, set, |passing| {
+                    // Draining after a block rather than after the value that
+                    // fills a batch: batches differ, their minimum does not.
+                    let mut offer = |block: &[u64]| {
+                        passing.offer_block(block);
+                        if passing.passed() >= CLASSIC_BATCH {
+                            passing.drain(&mut sign_batch);
+                        }
+                    };
+                    windows.feed(pending, norm, shingler, scratch, &mut offer);
+                    while chunks.next_into(norm, text) {
+                        windows.feed(text, norm, shingler, scratch, &mut offer);
+                    }
+                    passing.drain(&mut sign_batch);
+                });
+                count
+            }
+        }
+    };
+    (count, chunks.digest.digest128())
+}
+
+/// Stage 2 of the staged path ([`super::sign_files`]): signs `files` in
+/// parallel, identical contents once, then rescues the copies of a content
+/// whose claimer failed.
+pub(super) fn sign_all(
+    files: &[FileEntry],
+    config: &ScanConfig,
+    hasher: &Signer,
+    keep_sets: bool,
+    reporter: &dyn Reporter,
+) -> (Vec<SignOutcome>, Vec<u32>) {
+    // The first file to show a content claims it and signs it; every later
+    // file with the same bytes only hashes them. So N copies cost one
+    // signature, whatever the thread count.
+    let contents: Mutex<ContentTable> = Mutex::default();
+    // Callers of `sign_files` (the index, tests) use the counts as they are.
+    let keep = if keep_sets {
+        Keep::Set
+    } else {
+        Keep::CountedSignature
+    };
+    // One row of n values per file, written in place by the worker that signs
+    // it: one allocation for all signatures instead of one per document. The
+    // exact method signs nothing (rows of one unused value).
+    let n = if keep_sets {
+        1
+    } else {
+        config.recipe.banding.signature_len()
+    };
+    let mut matrix = vec![u32::MAX; files.len() * n];
+    let mut outcomes: Vec<SignOutcome> = matrix
+        .par_chunks_mut(n)
+        .zip(files.par_iter())
+        .enumerate()
+        .map_init(Buffers::default, |buffers, (id, (row, file))| {
+            let claim = |hash| lock(&contents).claim(hash, id as u32).1;
+            let outcome = sign_one(file, config, hasher, keep, &claim, buffers, row);
+            reporter.advance(1);
+            outcome
+        })
+        .collect();
+
+    let mut contents = into_inner(contents);
+    contents.orphan_where(|loader| !matches!(outcomes[loader as usize], SignOutcome::Unique(_)));
+    if contents.has_orphans() {
+        let content_of: Vec<u32> = outcomes
+            .iter()
+            .map(|o| match o {
+                SignOutcome::SameAs(hash) => contents.find(*hash).unwrap_or(NO_CONTENT),
+                _ => NO_CONTENT,
+            })
+            .collect();
+        let mut buffers = Buffers::default();
+        let attempts = contents.rescue(&content_of, |id| {
+            let row = &mut matrix[id * n..(id + 1) * n];
+            sign_one(
+                &files[id],
+                config,
+                hasher,
+                keep,
+                &|_| true,
+                &mut buffers,
+                row,
+            )
+        });
+        for Attempt { id, outcome, .. } in attempts {
+            outcomes[id] = outcome;
+        }
+    }
+    (outcomes, matrix)
+}
