@@ -7,8 +7,8 @@
 
 mod util;
 
-use simfind::text::normalize::reference::by_definition;
 use simfind::simd::{self, KernelSet};
+use simfind::text::normalize::reference::by_definition;
 use simfind::text::normalize::{Kernel, Normalization, normalize_into_kernel, reference};
 
 #[test]

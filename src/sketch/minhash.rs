@@ -124,8 +124,9 @@ fn permute(a: u64, b: u64, x: u64) -> u32 {
 /// The variants are compiled with `#[target_feature]` and the widest the
 /// running CPU supports is chosen at run time, so the release binary runs on
 /// any x86-64 (no `target-cpu` needed). A variant that kept blocks of 16
-/// minima in registers while the shingles streamed past measured 1.6× *slower*
-/// (docs/PERFORMANCE.md), so the shingle loop stays outermost.
+/// minima in registers while the shingles streamed past measured *slower*
+/// (docs/PERFORMANCE.md, "What changed, and what each change measured"), so
+/// the shingle loop stays outermost.
 pub mod kernel {
     use super::{fold, permute};
     use crate::simd::{Features, KernelSet};

@@ -93,12 +93,7 @@ pub fn normalize_into_kernel(bytes: &[u8], norm: Normalization, out: &mut String
     normalize_with_kernel(bytes, norm, out, kernel);
 }
 
-fn normalize_with_kernel(
-    bytes: &[u8],
-    norm: Normalization,
-    out: &mut String,
-    kernel: Kernel,
-) {
+fn normalize_with_kernel(bytes: &[u8], norm: Normalization, out: &mut String, kernel: Kernel) {
     let mut buf = std::mem::take(out).into_bytes();
     buf.clear();
     buf.reserve(bytes.len());
@@ -251,7 +246,6 @@ pub fn normalize(bytes: &[u8], norm: Normalization) -> String {
     normalize_into(bytes, norm, &mut out);
     out
 }
-
 
 /// The implementation before the branch-free kernel, kept as an oracle for
 /// the tests and as the baseline of `benches/kernels.rs`. Not part of the API.

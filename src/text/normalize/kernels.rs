@@ -291,8 +291,7 @@ mod avx2 {
                 for group in 0..2 {
                     let bits = (keep >> (16 * h + 8 * group)) & 0xFF;
                     // SAFETY: PACK has 256 rows of 8 bytes.
-                    let mut idx =
-                        unsafe { _mm_loadl_epi64(PACK[bits as usize].as_ptr().cast()) };
+                    let mut idx = unsafe { _mm_loadl_epi64(PACK[bits as usize].as_ptr().cast()) };
                     if group == 1 {
                         // Index the upper 8 bytes; 0x80 stays >= 0x80 (zero).
                         idx = _mm_add_epi8(idx, high_group);
