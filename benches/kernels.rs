@@ -53,7 +53,8 @@
 //! Normalisation (group `normalize/<docs>`, in MB/s of *raw* input bytes, the
 //! same every-16th files split into pure ASCII documents and documents with a
 //! non-ASCII byte): `reference` (the implementation before the branch-free
-//! kernels), then `portable`, `avx2`, `avx512-vbmi2` (each ASCII kernel the
+//! kernels), then `scalar` (named `portable` before the kernel families
+//! shared `simd::KernelSet`), `avx2`, `avx512-vbmi2` (each ASCII kernel the
 //! CPU runs; `normalize_into` picks the last), all with the default
 //! normalisation; `copy` (the bytes copied into a reused buffer) is the
 //! yardstick.
@@ -71,6 +72,7 @@ use std::time::Duration;
 
 use criterion::measurement::{Measurement, ValueFormatter, WallTime};
 use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
+use simfind::simd::{self, KernelSet};
 use simfind::sketch::minhash::{MinHasher, SplitMix64, kernel};
 use simfind::sketch::oph;
 use simfind::text::distinct::{DistinctSet, HashSorter, RepeatFilter};
@@ -142,8 +144,9 @@ impl Reference {
     }
 
     fn sign(&self, hashes: &[u64], out: &mut [u32; N]) {
-        if is_x86_feature_detected!("avx512dq") && is_x86_feature_detected!("avx512vl") {
-            // SAFETY: the features were detected.
+        let f = simd::features();
+        if f.avx512f && f.avx512dq && f.avx512vl {
+            // SAFETY: the CPU has the features `sign_avx512` is compiled for.
             unsafe { self.sign_avx512(hashes, out) }
         } else {
             self.body(hashes, out)
@@ -242,7 +245,7 @@ fn kernels(c: &mut Criterion<ThreadCpu>) {
         docs.len(),
         docs.iter().filter(|d| d.is_ascii()).count(),
         100.0 * unique as f64 / shingles as f64,
-        simfind::sketch::minhash::kernel::selected()
+        simd::best::<kernel::Variant>().name()
     );
     let reference = Reference::new(1);
     let hasher = MinHasher::new(N, 1);
@@ -301,10 +304,7 @@ fn kernels(c: &mut Criterion<ThreadCpu>) {
         // Each window-hash variant this CPU runs, k = 5 as a constant (what
         // window_hash_short dispatches to); `scalar` is the loop before the
         // vector kernel.
-        for v in short_hash::kernel::Variant::ALL
-            .into_iter()
-            .filter(|v| v.supported())
-        {
+        simd::for_each_supported::<short_hash::kernel::Variant>(|v| {
             g.bench_function(format!("window_hash_{}", v.name()), |bch| {
                 bch.iter(|| {
                     for d in &docs {
@@ -314,7 +314,7 @@ fn kernels(c: &mut Criterion<ThreadCpu>) {
                     }
                 })
             });
-        }
+        });
         g.bench_function("window_hash_block", |bch| {
             bch.iter(|| {
                 for d in &docs {
@@ -368,10 +368,7 @@ fn kernels(c: &mut Criterion<ThreadCpu>) {
                 }
             })
         });
-        for v in oph::kernel::Variant::ALL
-            .into_iter()
-            .filter(|v| v.supported())
-        {
+        simd::for_each_supported::<oph::kernel::Variant>(|v| {
             g.bench_function(format!("scan_oph_block_{}", v.name()), |bch| {
                 let mut sig = [0u32; N];
                 bch.iter(|| {
@@ -385,7 +382,7 @@ fn kernels(c: &mut Criterion<ThreadCpu>) {
                     }
                 })
             });
-        }
+        });
         g.bench_function("dedup_sort", |bch| {
             let mut out = Vec::new();
             bch.iter(|| {
@@ -454,7 +451,7 @@ fn kernels(c: &mut Criterion<ThreadCpu>) {
                 out
             })
             .collect();
-        for v in kernel::Variant::ALL.into_iter().filter(|v| v.supported()) {
+        simd::for_each_supported::<kernel::Variant>(|v| {
             g.bench_function(format!("classic_sign_{}", v.name()), |bch| {
                 let mut sig = [0u32; N];
                 bch.iter(|| {
@@ -464,7 +461,7 @@ fn kernels(c: &mut Criterion<ThreadCpu>) {
                     }
                 })
             });
-        }
+        });
         g.bench_function("oph_occ", |bch| {
             let mut sig = [0u32; N];
             bch.iter(|| {
@@ -476,10 +473,7 @@ fn kernels(c: &mut Criterion<ThreadCpu>) {
         });
         // The sketch alone over pre-hashed windows, through add_batch, per
         // variant (oph_occ is `Sketch::add` per hash).
-        for v in oph::kernel::Variant::ALL
-            .into_iter()
-            .filter(|v| v.supported())
-        {
+        simd::for_each_supported::<oph::kernel::Variant>(|v| {
             g.bench_function(format!("oph_occ_batch_{}", v.name()), |bch| {
                 let mut sig = [0u32; N];
                 bch.iter(|| {
@@ -491,7 +485,7 @@ fn kernels(c: &mut Criterion<ThreadCpu>) {
                     }
                 })
             });
-        }
+        });
         g.bench_function("oph_distinct", |bch| {
             let mut sig = [0u32; N];
             let (mut set, mut out) = (DistinctSet::default(), Vec::new());
@@ -584,7 +578,7 @@ fn normalization(c: &mut Criterion<ThreadCpu>) {
                 }
             })
         });
-        for &kernel in Kernel::ALL.iter().filter(|k| k.supported()) {
+        simd::for_each_supported::<Kernel>(|kernel| {
             g.bench_function(kernel.name(), |bch| {
                 let mut out = String::new();
                 bch.iter(|| {
@@ -594,7 +588,7 @@ fn normalization(c: &mut Criterion<ThreadCpu>) {
                     }
                 })
             });
-        }
+        });
         g.bench_function("copy", |bch| {
             let mut out = Vec::new();
             bch.iter(|| {

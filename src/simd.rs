@@ -49,6 +49,7 @@ impl Features {
 }
 
 /// The features of the running CPU.
+#[inline]
 pub fn features() -> &'static Features {
     static FEATURES: OnceLock<Features> = OnceLock::new();
     FEATURES.get_or_init(Features::probe)
@@ -72,7 +73,11 @@ pub trait KernelSet: Copy + Eq + std::fmt::Debug + 'static {
     }
 }
 
-/// The first variant of `K::PREFERENCE` that the running CPU supports.
+/// The first variant of `K::PREFERENCE` that the running CPU supports: the
+/// one entry point every family's dispatch goes through. Cheap enough to call
+/// per document or per batch (a load of the probed features and a few flag
+/// tests), never per hash.
+#[inline]
 pub fn best<K: KernelSet>() -> K {
     let features = features();
     K::PREFERENCE

@@ -1,4 +1,4 @@
-//! Large files signed chunk by chunk (issue #5, `simfind::text::chunked`): with
+//! Large files signed chunk by chunk (`simfind::text::chunked`): with
 //! the size threshold forced to 0 every file takes that path, and the whole
 //! output must be byte-identical to the whole-file path's, for every shingle
 //! kind, normalisation and MinHash kernel.

@@ -1,7 +1,7 @@
 //! `simfind scan --minhash oph` end to end: one-permutation hashing must find
 //! the same near-duplicates as classic MinHash. With exact verification
 //! precision is 1.0 by construction; OPH's estimate is unbiased with variance
-//! close to classic MinHash's (src/oph.rs tests), so at 20 bands × 5 rows a pair
+//! close to classic MinHash's (src/sketch/oph.rs tests), so at 20 bands × 5 rows a pair
 //! of similarity 0.8 still becomes a candidate with probability ≈ 0.9996 and the
 //! recall bound of tests/recall.rs (≥ 0.98) applies unchanged.
 

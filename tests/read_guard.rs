@@ -176,6 +176,7 @@ fn truncate(p: &Path, len: usize) {
 fn touch_all(bytes: &[u8]) -> u64 {
     bytes
         .iter()
+        // SAFETY: `b` is a reference, so valid and aligned for a `u8` read.
         .map(|b| unsafe { std::ptr::read_volatile(b) } as u64)
         .sum()
 }
@@ -276,12 +277,15 @@ fn eacces_scenario() {
     std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o000)).unwrap();
     // Root bypasses file permissions: this process is a throwaway child, so drop
     // to "nobody" instead of skipping the test.
-    // SAFETY: plain libc calls.
+    // SAFETY: geteuid has no preconditions and cannot fail.
     if unsafe { libc::geteuid() } == 0 {
         let nobody = 65534;
-        if unsafe { libc::setresgid(nobody, nobody, nobody) } != 0
-            || unsafe { libc::setresuid(nobody, nobody, nobody) } != 0
-        {
+        // SAFETY: integer arguments only; this child process runs no other
+        // thread that could depend on its credentials, and a failure is
+        // reported by the return value.
+        let dropped_gid = unsafe { libc::setresgid(nobody, nobody, nobody) } == 0;
+        // SAFETY: as for setresgid (the group first, while still root).
+        if !dropped_gid || unsafe { libc::setresuid(nobody, nobody, nobody) } != 0 {
             println!("note: running as root and cannot drop privileges; permission test skipped");
             return;
         }

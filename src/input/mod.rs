@@ -1,5 +1,18 @@
-//! The only part of the library that touches the file system: finding the files
-//! ([`walk`]) and reading their bytes ([`read`]).
+//! Input: the directories to scan → the files to read, and a file's path → its
+//! bytes.
+//!
+//! Role: the first two stages of a scan. [`walk`] turns the roots into the
+//! sorted list of regular files (with what was skipped and why); [`read`]
+//! turns one path into its bytes, read or memory-mapped, never blocking on a
+//! FIFO and never crashing on a file truncated under a mapping.
+//!
+//! Invariants: files come out in byte order of their paths (document ids
+//! follow it), each file once; a file that cannot be read, or that changed
+//! while it was read, is an error value for the caller to report, never a
+//! panic or an abort. This is where the library reads the documents; it is
+//! not the only module that touches the file system: the persistent index
+//! ([`crate::index`]) creates, reads and writes its own SQLite database file,
+//! and the binary writes the output file.
 
 pub mod read;
 pub mod walk;

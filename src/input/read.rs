@@ -30,7 +30,7 @@
 //! Files of at least [`ReadOptions::mmap_min_size`] bytes are memory-mapped
 //! (memmap2), smaller ones are read into a `Vec`. Empty files are always read:
 //! a zero-length mapping is an error. If the file system refuses `mmap` or the
-//! guard registry (below) is full, the file is read instead; the caller cannot
+//! guard registry ([`REGISTRY_SLOTS`] mappings) is full, the file is read instead; the caller cannot
 //! tell except through [`Contents::is_mapped`]. A caller that reads a large
 //! mapped file front to back can drop what it has read from its resident
 //! memory with [`Contents::release_before`]: mapped pages count in RSS once
@@ -39,46 +39,14 @@
 //! # Why mapping is safe here: the SIGBUS guard (Linux)
 //!
 //! Touching a page of a shared file mapping that lies beyond the file's current
-//! end (another process truncated it) or whose read failed (I/O error, NFS gone)
-//! makes the kernel send SIGBUS to the touching thread; the default action kills
-//! the process. Rust's `&[u8]` over such a mapping is therefore only sound if
-//! something catches that fault. This module does:
-//!
-//! 1. Once per process ([`std::sync::Once`]) it records the current SIGBUS
-//!    action and installs `on_sigbus` with `SA_SIGINFO|SA_ONSTACK` (`ONSTACK` so
-//!    that it runs on the alternate stack Rust sets up for its own stack-overflow
-//!    handler, which is also a SIGBUS handler — we chain to it).
-//! 2. Every mapping is registered in a fixed array of [`REGISTRY_SLOTS`] slots
-//!    before any byte of it is handed out, and unregistered *before* it is
-//!    unmapped. A slot holds the range behind a seqlock, plus a `faulted` flag.
-//!    All of it is plain atomics: no locks, no allocation.
-//! 3. The handler looks only at kernel-generated faults (`si_code` `BUS_ADRERR`
-//!    or `BUS_OBJERR`). If `si_addr` lies in a registered range, it maps
-//!    anonymous zero pages with `MAP_FIXED` over the faulting page up to the end
-//!    of that mapping, sets the slot's `faulted` flag and returns: the faulting
-//!    load is restarted and now reads zero. Replacing the rest of the mapping at
-//!    once (not just one page) means a whole truncated tail costs one signal, not
-//!    one per page; those bytes are untrustworthy anyway once a fault was seen.
-//! 4. Any other SIGBUS is never swallowed: the handler calls the previous handler
-//!    (Rust's stack-overflow check, which resets SIGBUS to the default and
-//!    returns), or itself resets SIGBUS to `SIG_DFL` and returns, so that the
-//!    faulting instruction runs again and the process dies as it would have
-//!    without us.
-//!
-//! Safety argument. The handler calls only `mmap` and `sigaction` (thin system
-//! call wrappers; `sigaction` is on POSIX's async-signal-safe list, glibc's and
-//! musl's `mmap` are a bare syscall), reads atomics, and saves/restores `errno`.
-//! It never retries a seqlock read: a slot that is being written is treated as
-//! no match, which cannot miss a real fault because a slot is stable for as long
-//! as its mapping can be touched (published before the `Contents` exists,
-//! withdrawn only in `Drop`, when no borrow of the bytes can be alive). A
-//! registered range is ours, so the `MAP_FIXED` can only replace pages of our
-//! own read-only mapping, which `munmap` in `Drop` then removes together with
-//! the rest. If the rescue `mmap` itself fails (out of memory), the fault is
-//! treated as foreign and the process dies with SIGBUS — the same outcome as
-//! without the guard. Limits: a library that later replaces our SIGBUS handler
-//! without chaining disables the guard; on other platforms than Linux files are
-//! always read, never mapped.
+//! end (another process truncated it) makes the kernel send SIGBUS, which kills
+//! the process by default. Every mapping is therefore registered with a SIGBUS
+//! handler (the private `guard` submodule, `read/guard.rs`, which documents the
+//! design and its safety argument) that replaces the vanished pages with zero
+//! pages and flags the mapping, so the read ends in [`ReadError::MapFault`] from
+//! [`Contents::verify_unchanged`] instead of a crash. Any other SIGBUS still
+//! kills the process. On other platforms than Linux files are always read,
+//! never mapped.
 
 use std::fmt;
 use std::fs::{File, OpenOptions};
@@ -107,7 +75,8 @@ pub struct ReadOptions {
     /// Files at least this large are signed chunk by chunk where the scan
     /// allows it (LSH with exact verification), in memory bounded by
     /// [`chunk_size`](Self::chunk_size) instead of by the file's size
-    /// (issue #5). `u64::MAX` never chunks. Not a user option: the scan's
+    /// (docs/PERFORMANCE.md, "Large files in bounded memory"). `u64::MAX`
+    /// never chunks. Not a user option: the scan's
     /// output is the same either way, and tests set it tiny to drive the
     /// chunked path over whole corpora.
     pub chunked_min_size: u64,
@@ -118,28 +87,28 @@ pub struct ReadOptions {
 }
 
 impl ReadOptions {
-    /// The default threshold, 1 MiB, from `bench/read_vs_mmap.sh` (hot cache,
-    /// 2 threads, 128 MiB per size class): `read` wins clearly up to 256 KiB
-    /// (64 KiB files: mapping is 1.4–1.7× slower; mapping *every* file of the
-    /// debian-docs and django-docs corpora is 2× slower, because `mmap`, the
-    /// page faults and `munmap` cost more than copying a few KiB), the two tie
-    /// at 1–2 MiB, and from 4 MiB mapping wins (16–64 MiB files: 1.7–4× faster,
-    /// because `read` must also allocate and fault in a fresh buffer as large as
-    /// the file). At 1 MiB nothing is lost in time, and large files stop costing
-    /// a private copy of their size per worker thread.
+    /// The default threshold, 1 MiB, from `bench/read_vs_mmap.sh` (figures in
+    /// docs/PERFORMANCE.md, "Reading files: read(2) or mmap"): `read` wins
+    /// clearly on small files, and so does mapping *no* file over mapping every
+    /// file of the corpora, because `mmap`, the page faults and `munmap` cost
+    /// more than copying a few KiB; the two tie at 1–2 MiB, and on larger
+    /// files mapping wins, because `read` must also allocate and fault in a
+    /// fresh buffer as large as the file. At 1 MiB nothing is lost in time, and
+    /// large files stop costing a private copy of their size per worker thread.
     pub const DEFAULT_MMAP_MIN_SIZE: u64 = 1024 * 1024;
 
     /// The default [`chunked_min_size`](Self::chunked_min_size), 1 MiB, the
     /// mapping threshold (so the chunked files are the mapped ones, whose
     /// pages can be released). Not only memory: on 3 MiB files the chunked
-    /// path took 40 % less CPU than the whole-file one (its text stays in
-    /// cache; docs/PERFORMANCE.md, "Large files in bounded memory"), while
+    /// path took less CPU than the whole-file one (its text stays in cache;
+    /// docs/PERFORMANCE.md, "Large files in bounded memory"), while
     /// document corpora hardly have such files (4 of debian-docs' 4,679).
     pub const DEFAULT_CHUNKED_MIN_SIZE: u64 = 1 << 20;
 
     /// The default [`chunk_size`](Self::chunk_size), 128 KiB: a chunk's
     /// normalised text stays in a core's L2 cache while it is shingled
-    /// (64–256 KiB measured best, 2 MiB 50 % more CPU), and the per-chunk
+    /// (sizes from 64 KiB to 2 MiB measured in docs/PERFORMANCE.md, "Large
+    /// files in bounded memory"), and the per-chunk
     /// work (an `madvise`, a cut search, the carried tail) is still noise.
     pub const DEFAULT_CHUNK_SIZE: usize = 128 << 10;
 
@@ -434,271 +403,9 @@ fn clear_nonblocking(file: &File) -> io::Result<()> {
     Ok(())
 }
 
-/// The SIGBUS guard: registry of live mappings and the signal handler. See the
-/// module docs for the design and the safety argument.
+/// The SIGBUS guard: registry of live mappings and the signal handler.
 #[cfg(target_os = "linux")]
-mod guard {
-    use super::REGISTRY_SLOTS;
-    use memmap2::{Mmap, MmapOptions};
-    use std::fs::File;
-    use std::mem::ManuallyDrop;
-    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering, fence};
-    use std::sync::{Once, OnceLock};
-
-    /// One registered mapping. `start`/`len` are guarded by the seqlock `seq`
-    /// (odd while being written); only the slot's owner writes them.
-    struct Slot {
-        owner: AtomicBool,
-        seq: AtomicUsize,
-        start: AtomicUsize,
-        len: AtomicUsize,
-        faulted: AtomicBool,
-    }
-
-    impl Slot {
-        const fn new() -> Self {
-            Slot {
-                owner: AtomicBool::new(false),
-                seq: AtomicUsize::new(0),
-                start: AtomicUsize::new(0),
-                len: AtomicUsize::new(0),
-                faulted: AtomicBool::new(false),
-            }
-        }
-
-        /// Owner only.
-        fn publish(&self, start: usize, len: usize) {
-            let s = self.seq.load(Ordering::Relaxed);
-            self.seq.store(s.wrapping_add(1), Ordering::Relaxed);
-            fence(Ordering::Release);
-            self.start.store(start, Ordering::Relaxed);
-            self.len.store(len, Ordering::Relaxed);
-            self.seq.store(s.wrapping_add(2), Ordering::Release);
-        }
-
-        /// Async-signal-safe, never spins: a slot in the middle of an update reads
-        /// as empty (it cannot be the one being touched; see module docs).
-        fn range(&self) -> Option<(usize, usize)> {
-            let s1 = self.seq.load(Ordering::Acquire);
-            if s1 & 1 == 1 {
-                return None;
-            }
-            let start = self.start.load(Ordering::Relaxed);
-            let len = self.len.load(Ordering::Relaxed);
-            fence(Ordering::Acquire);
-            let s2 = self.seq.load(Ordering::Relaxed);
-            (s1 == s2 && start != 0).then_some((start, len))
-        }
-    }
-
-    static REGISTRY: [Slot; REGISTRY_SLOTS] = [const { Slot::new() }; REGISTRY_SLOTS];
-    static PAGE_SIZE: AtomicUsize = AtomicUsize::new(0);
-    static PREVIOUS: OnceLock<libc::sigaction> = OnceLock::new();
-    static INSTALL: Once = Once::new();
-    static INSTALLED: AtomicBool = AtomicBool::new(false);
-
-    fn install() -> bool {
-        INSTALL.call_once(|| {
-            // SAFETY: plain libc calls with valid, zero-initialised out-parameters.
-            unsafe {
-                let page = libc::sysconf(libc::_SC_PAGESIZE);
-                if page <= 0 || (page as usize) & (page as usize - 1) != 0 {
-                    return;
-                }
-                PAGE_SIZE.store(page as usize, Ordering::Relaxed);
-                let mut old: libc::sigaction = std::mem::zeroed();
-                if libc::sigaction(libc::SIGBUS, std::ptr::null(), &mut old) != 0 {
-                    return;
-                }
-                // Set before installing, so the handler always finds it.
-                let _ = PREVIOUS.set(old);
-                let mut new: libc::sigaction = std::mem::zeroed();
-                new.sa_sigaction = on_sigbus as *const () as libc::sighandler_t;
-                new.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK;
-                libc::sigemptyset(&mut new.sa_mask);
-                if libc::sigaction(libc::SIGBUS, &new, std::ptr::null_mut()) == 0 {
-                    INSTALLED.store(true, Ordering::Release);
-                }
-            }
-        });
-        INSTALLED.load(Ordering::Acquire)
-    }
-
-    fn claim_slot() -> Option<usize> {
-        (0..REGISTRY_SLOTS).find(|&i| {
-            REGISTRY[i]
-                .owner
-                .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
-                .is_ok()
-        })
-    }
-
-    /// A read-only mapping registered with the SIGBUS guard for its whole life.
-    pub(super) struct GuardedMap {
-        map: ManuallyDrop<Mmap>,
-        slot: usize,
-    }
-
-    impl GuardedMap {
-        /// `None` if the guard cannot be installed, the registry is full or the
-        /// file system refuses `mmap`: the caller then reads the file instead.
-        pub(super) fn new(file: &File, len: usize) -> Option<GuardedMap> {
-            if len == 0 || !install() {
-                return None;
-            }
-            let slot = claim_slot()?;
-            // SAFETY: the mapping is read-only and private to this value; memory
-            // safety against concurrent truncation is what the guard provides: the
-            // range is registered below before any byte is exposed.
-            let map = match unsafe { MmapOptions::new().len(len).map(file) } {
-                Ok(m) => m,
-                Err(_) => {
-                    REGISTRY[slot].owner.store(false, Ordering::Release);
-                    return None;
-                }
-            };
-            let s = &REGISTRY[slot];
-            s.faulted.store(false, Ordering::Relaxed);
-            s.publish(map.as_ptr() as usize, map.len());
-            // Read-once access: let the kernel read ahead aggressively and drop
-            // pages behind us. Advice only, so a failure changes nothing.
-            let _ = map.advise(memmap2::Advice::Sequential);
-            Some(GuardedMap {
-                map: ManuallyDrop::new(map),
-                slot,
-            })
-        }
-
-        pub(super) fn bytes(&self) -> &[u8] {
-            &self.map
-        }
-
-        pub(super) fn faulted(&self) -> bool {
-            REGISTRY[self.slot].faulted.load(Ordering::Acquire)
-        }
-
-        /// `MADV_DONTNEED` on the whole pages before `offset`. The kernel
-        /// rounds a length *up* to pages, so the length is rounded down here:
-        /// a page partly after `offset` stays.
-        pub(super) fn release_before(&self, offset: usize) {
-            let page = PAGE_SIZE.load(Ordering::Relaxed);
-            if page == 0 {
-                return;
-            }
-            let len = offset.min(self.map.len()) & !(page - 1);
-            if len == 0 {
-                return;
-            }
-            // SAFETY: DONTNEED on a private read-only file mapping only drops
-            // pages that nobody wrote to: the next access maps the file's
-            // page again, so every `&[u8]` into the mapping keeps reading the
-            // same bytes (the file changing under a mapping is what the
-            // guard and `verify_unchanged` cover, as for any access). Pages
-            // the guard replaced by anonymous zero pages read as zeros again.
-            let _ = unsafe {
-                self.map
-                    .unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, 0, len)
-            };
-        }
-    }
-
-    impl Drop for GuardedMap {
-        fn drop(&mut self) {
-            let s = &REGISTRY[self.slot];
-            // Withdraw the range before munmap, so the handler never acts on an
-            // address range that may already belong to someone else.
-            s.publish(0, 0);
-            // SAFETY: dropped exactly once, here; nothing borrows it any more.
-            unsafe { ManuallyDrop::drop(&mut self.map) };
-            s.owner.store(false, Ordering::Release);
-        }
-    }
-
-    extern "C" fn on_sigbus(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut libc::c_void) {
-        // SAFETY: errno is thread-local; we restore it so the interrupted code
-        // never sees our mmap's errno.
-        let errno_ptr = unsafe { libc::__errno_location() };
-        let saved_errno = unsafe { *errno_ptr };
-        let rescued = unsafe { rescue(info) };
-        unsafe { *errno_ptr = saved_errno };
-        if !rescued {
-            unsafe { chain(sig, info, ctx) };
-        }
-    }
-
-    /// If the fault is in one of our mappings, replace the rest of that mapping
-    /// with zero pages and flag it. Returns whether it did.
-    unsafe fn rescue(info: *mut libc::siginfo_t) -> bool {
-        if info.is_null() {
-            return false;
-        }
-        // SAFETY: the kernel passes a valid siginfo_t with SA_SIGINFO.
-        let (code, addr) = unsafe { ((*info).si_code, (*info).si_addr() as usize) };
-        if code != libc::BUS_ADRERR && code != libc::BUS_OBJERR {
-            return false;
-        }
-        let page = PAGE_SIZE.load(Ordering::Relaxed);
-        if page == 0 {
-            return false;
-        }
-        for slot in REGISTRY.iter() {
-            let Some((start, len)) = slot.range() else {
-                continue;
-            };
-            let end = (start + len).next_multiple_of(page);
-            if addr < start || addr >= end {
-                continue;
-            }
-            let from = addr & !(page - 1);
-            // SAFETY: [from, end) lies inside our own live read-only mapping.
-            let r = unsafe {
-                libc::mmap(
-                    from as *mut libc::c_void,
-                    end - from,
-                    libc::PROT_READ,
-                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED,
-                    -1,
-                    0,
-                )
-            };
-            if r == libc::MAP_FAILED {
-                return false;
-            }
-            slot.faulted.store(true, Ordering::Release);
-            return true;
-        }
-        false
-    }
-
-    /// Hand a foreign SIGBUS to whoever had it before us, or restore the default
-    /// action so that returning re-executes the fault and kills the process.
-    unsafe fn chain(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut libc::c_void) {
-        let prev = PREVIOUS.get();
-        let handler = prev.map_or(libc::SIG_DFL, |p| p.sa_sigaction);
-        if handler == libc::SIG_DFL || handler == libc::SIG_IGN {
-            // SAFETY: sigaction is async-signal-safe; the struct is zeroed = SIG_DFL.
-            unsafe {
-                let mut dfl: libc::sigaction = std::mem::zeroed();
-                dfl.sa_sigaction = libc::SIG_DFL;
-                libc::sigaction(sig, &dfl, std::ptr::null_mut());
-            }
-            return;
-        }
-        let siginfo = prev.is_some_and(|p| p.sa_flags & libc::SA_SIGINFO != 0);
-        // SAFETY: the previous handler was installed for this signal with these
-        // flags, so calling it with the same arguments is what the kernel would do.
-        unsafe {
-            if siginfo {
-                let f: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) =
-                    std::mem::transmute(handler);
-                f(sig, info, ctx);
-            } else {
-                let f: extern "C" fn(libc::c_int) = std::mem::transmute(handler);
-                f(sig);
-            }
-        }
-    }
-}
+mod guard;
 
 #[cfg(test)]
 mod tests {

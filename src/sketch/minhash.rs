@@ -124,10 +124,12 @@ fn permute(a: u64, b: u64, x: u64) -> u32 {
 /// The variants are compiled with `#[target_feature]` and the widest the
 /// running CPU supports is chosen at run time, so the release binary runs on
 /// any x86-64 (no `target-cpu` needed). A variant that kept blocks of 16
-/// minima in registers while the shingles streamed past measured 1.6× *slower*
-/// (docs/PERFORMANCE.md), so the shingle loop stays outermost.
+/// minima in registers while the shingles streamed past measured *slower*
+/// (docs/PERFORMANCE.md, "What changed, and what each change measured"), so
+/// the shingle loop stays outermost.
 pub mod kernel {
     use super::{fold, permute};
+    use crate::simd::{Features, KernelSet};
 
     /// Coefficients per block of [`Packed`]: one 512-bit vector of `u32`.
     pub const BLOCK: usize = 16;
@@ -192,8 +194,8 @@ pub mod kernel {
         Avx512Mul32,
     }
 
-    impl Variant {
-        pub const ALL: [Variant; 5] = [
+    impl KernelSet for Variant {
+        const ALL: &'static [Variant] = &[
             Variant::Portable,
             Variant::Avx2Autovec,
             Variant::Avx512Autovec,
@@ -201,7 +203,13 @@ pub mod kernel {
             Variant::Avx512Mul32,
         ];
 
-        pub fn name(self) -> &'static str {
+        /// Fastest first, as measured by `classic_sign_<variant>` in
+        /// benches/kernels.rs (docs/PERFORMANCE.md); the `*-autovec` variants
+        /// are slower than their `*-mul32` siblings and kept for the benches.
+        const PREFERENCE: &'static [Variant] =
+            &[Variant::Avx512Mul32, Variant::Avx2Mul32, Variant::Portable];
+
+        fn name(self) -> &'static str {
             match self {
                 Variant::Portable => "portable",
                 Variant::Avx2Autovec => "avx2-autovec",
@@ -211,24 +219,13 @@ pub mod kernel {
             }
         }
 
-        /// Whether the running CPU can execute this variant.
-        pub fn supported(self) -> bool {
-            #[cfg(target_arch = "x86_64")]
-            {
-                match self {
-                    Variant::Portable => true,
-                    Variant::Avx2Autovec | Variant::Avx2Mul32 => is_x86_feature_detected!("avx2"),
-                    Variant::Avx512Autovec => {
-                        is_x86_feature_detected!("avx512f")
-                            && is_x86_feature_detected!("avx512dq")
-                            && is_x86_feature_detected!("avx512vl")
-                    }
-                    Variant::Avx512Mul32 => is_x86_feature_detected!("avx512f"),
-                }
-            }
-            #[cfg(not(target_arch = "x86_64"))]
-            {
-                self == Variant::Portable
+        #[inline]
+        fn supported_by(self, f: &Features) -> bool {
+            match self {
+                Variant::Portable => true,
+                Variant::Avx2Autovec | Variant::Avx2Mul32 => f.avx2,
+                Variant::Avx512Autovec => f.avx512f && f.avx512dq && f.avx512vl,
+                Variant::Avx512Mul32 => f.avx512f,
             }
         }
     }
@@ -355,7 +352,8 @@ pub mod kernel {
         }
     }
 
-    /// Runs `variant`; `false` if the CPU lacks its features.
+    /// Runs `variant`; `false` (and `out` left alone) if the CPU lacks its
+    /// features.
     pub(super) fn sign_variant(
         variant: Variant,
         mul: &[u64],
@@ -367,40 +365,12 @@ pub mod kernel {
         if !variant.supported() {
             return false;
         }
-        match variant {
-            Variant::Portable => body(mul, add, shingles, out),
-            // SAFETY (all arms): `supported` checked the variant's features.
-            #[cfg(target_arch = "x86_64")]
-            Variant::Avx2Autovec => unsafe { sign_avx2_autovec(mul, add, shingles, out) },
-            #[cfg(target_arch = "x86_64")]
-            Variant::Avx512Autovec => unsafe { sign_avx512_autovec(mul, add, shingles, out) },
-            #[cfg(target_arch = "x86_64")]
-            Variant::Avx2Mul32 => unsafe { sign_avx2_mul32(packed, shingles, out) },
-            #[cfg(target_arch = "x86_64")]
-            Variant::Avx512Mul32 => unsafe { sign_avx512_mul32(packed, shingles, out) },
-            #[cfg(not(target_arch = "x86_64"))]
-            _ => unreachable!("only the portable variant is supported here"),
-        }
+        run(variant, mul, add, packed, shingles, out);
         true
     }
 
-    /// The variant `sign` uses on this CPU: the fastest supported one, in
-    /// the order measured in docs/PERFORMANCE.md.
-    pub fn selected_variant() -> Variant {
-        PREFERENCE
-            .into_iter()
-            .find(|v| v.supported())
-            .unwrap_or(Variant::Portable)
-    }
-
-    /// Fastest first (benches/kernels.rs, `classic_distinct_*`).
-    const PREFERENCE: [Variant; 3] = [Variant::Avx512Mul32, Variant::Avx2Mul32, Variant::Portable];
-
-    /// Name of the variant `sign` uses on this CPU.
-    pub fn selected() -> &'static str {
-        selected_variant().name()
-    }
-
+    /// Signs with the variant [`simd::best`](crate::simd::best) picks for
+    /// this CPU.
     pub(super) fn sign(
         mul: &[u64],
         add: &[u64],
@@ -408,13 +378,38 @@ pub mod kernel {
         shingles: &[u64],
         out: &mut [u32],
     ) {
-        // is_x86_feature_detected! caches its answer: a load and a test.
-        for v in PREFERENCE {
-            if sign_variant(v, mul, add, packed, shingles, out) {
-                return;
-            }
+        run(crate::simd::best(), mul, add, packed, shingles, out);
+    }
+
+    /// Runs `variant`, which the CPU must support.
+    #[inline]
+    fn run(
+        variant: Variant,
+        mul: &[u64],
+        add: &[u64],
+        packed: &Packed,
+        shingles: &[u64],
+        out: &mut [u32],
+    ) {
+        debug_assert!(variant.supported());
+        match variant {
+            Variant::Portable => body(mul, add, shingles, out),
+            // SAFETY: the callers run only supported variants, and this one
+            // needs AVX2.
+            #[cfg(target_arch = "x86_64")]
+            Variant::Avx2Autovec => unsafe { sign_avx2_autovec(mul, add, shingles, out) },
+            // SAFETY: supported, so the CPU has AVX-512 F, DQ and VL.
+            #[cfg(target_arch = "x86_64")]
+            Variant::Avx512Autovec => unsafe { sign_avx512_autovec(mul, add, shingles, out) },
+            // SAFETY: supported, so the CPU has AVX2.
+            #[cfg(target_arch = "x86_64")]
+            Variant::Avx2Mul32 => unsafe { sign_avx2_mul32(packed, shingles, out) },
+            // SAFETY: supported, so the CPU has AVX-512 F.
+            #[cfg(target_arch = "x86_64")]
+            Variant::Avx512Mul32 => unsafe { sign_avx512_mul32(packed, shingles, out) },
+            #[cfg(not(target_arch = "x86_64"))]
+            _ => unreachable!("only the portable variant is supported here"),
         }
-        body(mul, add, shingles, out)
     }
 }
 
@@ -457,6 +452,7 @@ impl SplitMix64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::simd::KernelSet;
     use crate::similarity::verify::jaccard;
 
     #[test]
@@ -507,7 +503,12 @@ mod tests {
                 let mut slow = vec![0; n];
                 hasher.sign_into(&set, &mut fast);
                 hasher.sign_into_portable(&set, &mut slow);
-                assert_eq!(fast, slow, "n={n} len={len} ({})", kernel::selected());
+                assert_eq!(
+                    fast,
+                    slow,
+                    "n={n} len={len} ({})",
+                    crate::simd::best::<kernel::Variant>().name()
+                );
                 let textbook: Vec<u32> = (0..n)
                     .map(|i| {
                         set.iter()
@@ -535,14 +536,18 @@ mod tests {
                 set.extend([0, u64::MAX, 0xFFFF_FFFF, 0xFFFF_FFFF_0000_0000]);
                 let mut want = vec![0; n];
                 hasher.sign_into_portable(&set, &mut want);
-                for v in kernel::Variant::ALL {
+                for &v in kernel::Variant::ALL {
                     let mut got = vec![7; n];
-                    if hasher.sign_into_variant(v, &set, &mut got) {
-                        assert_eq!(got, want, "{} n={n} len={len}", v.name());
-                    } else {
+                    if !v.supported() {
+                        assert!(!hasher.sign_into_variant(v, &set, &mut got));
                         assert_eq!(got, vec![7; n], "unsupported leaves out alone");
                     }
                 }
+                crate::simd::for_each_supported::<kernel::Variant>(|v| {
+                    let mut got = vec![7; n];
+                    assert!(hasher.sign_into_variant(v, &set, &mut got));
+                    assert_eq!(got, want, "{} n={n} len={len}", v.name());
+                });
             }
         }
     }

@@ -133,15 +133,18 @@ impl<'a> Sketch<'a> {
     }
 
     /// [`Sketch::add`] for every hash of `hashes`, eight at a time on a CPU
-    /// with AVX-512 ([`kernel::selected_variant`]): the same bins, bit for bit.
+    /// with AVX-512 (the variant [`simd::best`](crate::simd::best) picks):
+    /// the same bins, bit for bit.
     #[inline]
     pub fn add_batch(&mut self, hashes: &[u64]) {
-        self.add_batch_variant(kernel::selected_variant(), hashes);
+        // `best` returns only a supported variant.
+        kernel::add_batch(crate::simd::best(), self.out, self.perm_key, hashes);
     }
 
     /// [`Sketch::add_batch`] with a chosen variant; `false` (nothing added)
     /// if the CPU lacks its features.
     pub fn add_batch_variant(&mut self, variant: kernel::Variant, hashes: &[u64]) -> bool {
+        use crate::simd::KernelSet;
         if !variant.supported() {
             return false;
         }
@@ -165,6 +168,7 @@ impl<'a> Sketch<'a> {
 /// two hashes of one vector may fall into the same bin.
 pub mod kernel {
     use super::add_one;
+    use crate::simd::{Features, KernelSet};
 
     /// The batch variants, for benchmarks and tests.
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -179,10 +183,12 @@ pub mod kernel {
         Avx512Gather,
     }
 
-    impl Variant {
-        pub const ALL: [Variant; 3] = [Variant::Scalar, Variant::Avx512, Variant::Avx512Gather];
+    impl KernelSet for Variant {
+        const ALL: &'static [Variant] = &[Variant::Scalar, Variant::Avx512, Variant::Avx512Gather];
+        const PREFERENCE: &'static [Variant] =
+            &[Variant::Avx512Gather, Variant::Avx512, Variant::Scalar];
 
-        pub fn name(self) -> &'static str {
+        fn name(self) -> &'static str {
             match self {
                 Variant::Scalar => "scalar",
                 Variant::Avx512 => "avx512",
@@ -190,37 +196,13 @@ pub mod kernel {
             }
         }
 
-        /// Whether the running CPU can execute this variant
-        /// (`is_x86_feature_detected!` caches its answer).
         #[inline]
-        pub fn supported(self) -> bool {
+        fn supported_by(self, f: &Features) -> bool {
             match self {
                 Variant::Scalar => true,
-                #[cfg(target_arch = "x86_64")]
-                Variant::Avx512 => {
-                    is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512dq")
-                }
-                #[cfg(target_arch = "x86_64")]
-                Variant::Avx512Gather => {
-                    is_x86_feature_detected!("avx512f")
-                        && is_x86_feature_detected!("avx512dq")
-                        && is_x86_feature_detected!("avx512vl")
-                }
-                #[cfg(not(target_arch = "x86_64"))]
-                Variant::Avx512 | Variant::Avx512Gather => false,
+                Variant::Avx512 => f.avx512f && f.avx512dq,
+                Variant::Avx512Gather => f.avx512f && f.avx512dq && f.avx512vl,
             }
-        }
-    }
-
-    /// The variant [`super::Sketch::add_batch`] uses on this CPU.
-    #[inline]
-    pub fn selected_variant() -> Variant {
-        if Variant::Avx512Gather.supported() {
-            Variant::Avx512Gather
-        } else if Variant::Avx512.supported() {
-            Variant::Avx512
-        } else {
-            Variant::Scalar
         }
     }
 
@@ -415,6 +397,7 @@ pub fn similarity(a: &[u32], b: &[u32]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::simd::KernelSet;
     use std::collections::HashSet;
 
     /// Random-looking 64-bit "shingle hashes", like XXH3 outputs.
@@ -663,18 +646,20 @@ mod tests {
         // Inputs whose mix hits EMPTY (rank clamped to EMPTY - 1) are
         // unlikely; the extremes of the input and of the bin range are not.
         hashes.extend([0, u64::MAX, 1 << 63, 0xFFFF_FFFF, 0xFFFF_FFFF_0000_0000]);
-        for v in kernel::Variant::ALL {
-            for n in [1usize, 2, 7, 64, 100, 128, 1000, u32::MAX as usize >> 20] {
-                for len in [0, 1, 7, 8, 9, 17, hashes.len()] {
-                    match bins_both_ways(v, &hashes[..len], n as u64 ^ 77, n) {
-                        Some((one, batch)) => {
-                            assert_eq!(one, batch, "{} n {n} len {len}", v.name())
-                        }
-                        None => assert!(!v.supported()),
-                    }
-                }
+        for &v in kernel::Variant::ALL {
+            if !v.supported() {
+                assert!(bins_both_ways(v, &hashes, 1, 64).is_none());
             }
         }
+        crate::simd::for_each_supported::<kernel::Variant>(|v| {
+            for n in [1usize, 2, 7, 64, 100, 128, 1000, u32::MAX as usize >> 20] {
+                for len in [0, 1, 7, 8, 9, 17, hashes.len()] {
+                    let (one, batch) = bins_both_ways(v, &hashes[..len], n as u64 ^ 77, n)
+                        .expect("a supported variant runs");
+                    assert_eq!(one, batch, "{} n {n} len {len}", v.name())
+                }
+            }
+        });
     }
 
     #[test]
@@ -710,12 +695,12 @@ mod tests {
                 .iter()
                 .all(|&h| fmix64(h ^ perm_key) as u32 == u32::MAX)
         );
-        for v in kernel::Variant::ALL.into_iter().filter(|v| v.supported()) {
+        crate::simd::for_each_supported::<kernel::Variant>(|v| {
             let (one, batch) = bins_both_ways(v, &hashes, seed, 64).unwrap();
             assert_eq!(one, batch, "{}", v.name());
             assert!(batch.iter().all(|&b| b == EMPTY || b == EMPTY - 1));
             assert!(batch.contains(&(EMPTY - 1)));
-        }
+        });
     }
 
     proptest::proptest! {
@@ -725,8 +710,11 @@ mod tests {
             seed in proptest::prelude::any::<u64>(),
             n in 1usize..300,
         ) {
-            for v in kernel::Variant::ALL.into_iter().filter(|v| v.supported()) {
-                let (one, batch) = bins_both_ways(v, &hashes, seed, n).unwrap();
+            let mut got = Vec::new();
+            crate::simd::for_each_supported::<kernel::Variant>(|v| {
+                got.push((v, bins_both_ways(v, &hashes, seed, n).unwrap()));
+            });
+            for (v, (one, batch)) in got {
                 proptest::prop_assert_eq!(one, batch, "{}", v.name());
             }
         }

@@ -1,6 +1,6 @@
 //! A large document normalised and shingled chunk by chunk, so that signing
-//! it holds a few MiB whatever the file's size (issue #5: "file contents are
-//! never all in memory").
+//! it holds a few MiB whatever the file's size: file contents are never all
+//! in memory (docs/PERFORMANCE.md, "Large files in bounded memory").
 //!
 //! Role: the pure half of the pipeline's large-file path
 //! ([`crate::pipeline`] reads the file, releases what it has read, and feeds

@@ -30,7 +30,8 @@ pub struct DistinctSet {
     /// table can switch to a larger power-of-two prefix without clearing it.
     /// Freeing and reallocating tables per document cost more than the
     /// inserts: big allocations are fresh mappings whose page faults and
-    /// `munmap` TLB shootdowns showed up as 7 % of a scan's profile.
+    /// `munmap` TLB shootdowns showed up in a scan's profile
+    /// (docs/PERFORMANCE.md, "Front end: normalise, hash, dedup").
     slots: Vec<u64>,
     /// Size of the table in use: a power of two, at most `slots.len()`.
     active: usize,
@@ -289,8 +290,8 @@ pub struct HashSorter {
 }
 
 impl HashSorter {
-    /// Below this length `sort_unstable` is faster (measured: slower at 64
-    /// values, 15 % faster at 128).
+    /// Below this length `sort_unstable` is faster (measured at 64 and 128
+    /// values: docs/PERFORMANCE.md, "Sorting hash sets").
     pub const MIN_LEN: usize = 128;
     /// The key is `log2 n + 1 + EXTRA_KEY_BITS` bits: each extra bit halves
     /// the pairs left for the insertion sort (`n / 2^EXTRA` expected).

@@ -151,7 +151,7 @@ pub fn for_each_window<const K: usize>(bytes: &[u8], emit: impl FnMut(u64)) {
         return;
     }
     if (4..=8).contains(&K) && bytes.len() - K + 1 >= kernel::MIN_WINDOWS {
-        kernel::for_each_window_4to8::<K>(kernel::selected_variant(), bytes, emit);
+        kernel::for_each_window_4to8::<K>(crate::simd::best(), bytes, emit);
     } else {
         for_each_window_scalar::<K>(bytes, emit);
     }
@@ -184,7 +184,7 @@ pub fn for_each_window_block<const K: usize>(bytes: &[u8], emit_block: impl FnMu
         return;
     }
     #[cfg(target_arch = "x86_64")]
-    if (4..=8).contains(&K) && kernel::selected_variant() == kernel::Variant::Avx512 {
+    if (4..=8).contains(&K) && crate::simd::best::<kernel::Variant>() == kernel::Variant::Avx512 {
         kernel::for_each_block_avx512::<K>(bytes, emit_block);
         return;
     }
@@ -253,6 +253,7 @@ impl<F: FnMut(&[u64])> Blocks<F> {
 /// AVX2 has no 64-bit multiply, so it has no variant here.
 pub mod kernel {
     use super::{BLOCK, for_each_window_scalar};
+    use crate::simd::{Features, KernelSet};
 
     /// Fewer windows than this go to the scalar loop: the vector call and
     /// the buffer would cost more than they save.
@@ -267,42 +268,23 @@ pub mod kernel {
         Avx512,
     }
 
-    impl Variant {
-        pub const ALL: [Variant; 2] = [Variant::Scalar, Variant::Avx512];
+    impl KernelSet for Variant {
+        const ALL: &'static [Variant] = &[Variant::Scalar, Variant::Avx512];
+        const PREFERENCE: &'static [Variant] = &[Variant::Avx512, Variant::Scalar];
 
-        pub fn name(self) -> &'static str {
+        fn name(self) -> &'static str {
             match self {
                 Variant::Scalar => "scalar",
                 Variant::Avx512 => "avx512",
             }
         }
 
-        /// Whether the running CPU can execute this variant
-        /// (`is_x86_feature_detected!` caches its answer).
         #[inline]
-        pub fn supported(self) -> bool {
+        fn supported_by(self, f: &Features) -> bool {
             match self {
                 Variant::Scalar => true,
-                #[cfg(target_arch = "x86_64")]
-                Variant::Avx512 => {
-                    is_x86_feature_detected!("avx512f")
-                        && is_x86_feature_detected!("avx512bw")
-                        && is_x86_feature_detected!("avx512dq")
-                        && is_x86_feature_detected!("avx512vl")
-                }
-                #[cfg(not(target_arch = "x86_64"))]
-                Variant::Avx512 => false,
+                Variant::Avx512 => f.avx512f && f.avx512bw && f.avx512dq && f.avx512vl,
             }
-        }
-    }
-
-    /// The variant [`super::for_each_window`] uses on this CPU.
-    #[inline]
-    pub fn selected_variant() -> Variant {
-        if Variant::Avx512.supported() {
-            Variant::Avx512
-        } else {
-            Variant::Scalar
         }
     }
 
@@ -404,6 +386,8 @@ pub mod kernel {
         let idx_bytes: [u8; 64] = const { shuffle::<K>() };
         debug_assert!(bytes.len() + 1 >= out.len() + K);
 
+        // SAFETY: an unaligned load of exactly the 64 bytes of the local
+        // array `idx_bytes`; the caller promised AVX-512 F.
         let idx = unsafe { _mm512_loadu_si512(idx_bytes.as_ptr().cast()) };
         let flip = _mm512_set1_epi64(FLIP_4TO8 as i64);
         let prime = _mm512_set1_epi64(PRIME_MX2 as i64);
@@ -495,6 +479,7 @@ pub fn for_each_window_block_dyn(bytes: &[u8], k: usize, emit_block: impl FnMut(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::simd::KernelSet;
     use proptest::prelude::*;
 
     /// Bytes that exercise every bit of the reads (not just ASCII).
@@ -570,11 +555,12 @@ mod tests {
         // Lengths around every block edge (8 windows per vector, BLOCK per
         // call, the 16-byte load) and at the slice's end, for each k.
         let text = sample(3 * BLOCK + 40, 11);
-        for v in kernel::Variant::ALL {
+        for &v in kernel::Variant::ALL {
             if !v.supported() {
                 assert!(variant_windows(v, &text, 5).is_none());
-                continue;
             }
+        }
+        crate::simd::for_each_supported::<kernel::Variant>(|v| {
             for k in 1..=16 {
                 for len in 0..text.len() {
                     let got = variant_windows(v, &text[..len], k).unwrap();
@@ -586,8 +572,11 @@ mod tests {
                     );
                 }
             }
-        }
-        eprintln!("window kernel: {}", kernel::selected_variant().name());
+        });
+        eprintln!(
+            "window kernel: {}",
+            crate::simd::best::<kernel::Variant>().name()
+        );
     }
 
     #[test]
@@ -629,12 +618,12 @@ mod tests {
             page.copy_from_slice(&sample(PAGE, 3));
             for len in [5, 8, 15, 16, 17, 23, 64, 100] {
                 let bytes = &page[PAGE - len..];
-                for v in kernel::Variant::ALL.into_iter().filter(|v| v.supported()) {
+                crate::simd::for_each_supported::<kernel::Variant>(|v| {
                     for k in [4, 5, 8] {
                         let got = variant_windows(v, bytes, k).unwrap();
                         assert_eq!(got, crate_windows(bytes, k), "{} k {k} len {len}", v.name());
                     }
-                }
+                });
             }
             assert_eq!(libc::munmap(base, PAGE), 0);
         }
@@ -663,8 +652,12 @@ mod tests {
             k in 1usize..=16,
         ) {
             let want = crate_windows(&bytes, k);
-            for v in kernel::Variant::ALL.into_iter().filter(|v| v.supported()) {
-                prop_assert_eq!(variant_windows(v, &bytes, k).unwrap(), want.clone(), "{}", v.name());
+            let mut got = Vec::new();
+            crate::simd::for_each_supported::<kernel::Variant>(|v| {
+                got.push((v, variant_windows(v, &bytes, k).unwrap()));
+            });
+            for (v, got) in got {
+                prop_assert_eq!(got, want.clone(), "{}", v.name());
             }
         }
 
@@ -674,8 +667,12 @@ mod tests {
             k in 1usize..=16,
         ) {
             let want = crate_windows(text.as_bytes(), k);
-            for v in kernel::Variant::ALL.into_iter().filter(|v| v.supported()) {
-                prop_assert_eq!(variant_windows(v, text.as_bytes(), k).unwrap(), want.clone(), "{}", v.name());
+            let mut got = Vec::new();
+            crate::simd::for_each_supported::<kernel::Variant>(|v| {
+                got.push((v, variant_windows(v, text.as_bytes(), k).unwrap()));
+            });
+            for (v, got) in got {
+                prop_assert_eq!(got, want.clone(), "{}", v.name());
             }
         }
     }

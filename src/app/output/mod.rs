@@ -146,7 +146,12 @@ fn target_permissions(target: &Path) -> fs::Permissions {
     if let Ok(meta) = fs::metadata(target) {
         return meta.permissions();
     }
-    // SAFETY: umask only swaps the process mask; it is restored at once.
+    // SAFETY: umask cannot fail and touches no memory. The mask is
+    // process-wide, so for the instant between the two calls a file created
+    // by another thread would get 0o022 instead of the user's mask; none is
+    // created then: this runs at commit, after the stages that write files
+    // (pipeline threads joined, the index written), and the interrupt
+    // handler's thread only removes the temporary file.
     let mask = unsafe {
         let old = libc::umask(0o022);
         libc::umask(old);
