@@ -22,7 +22,7 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 
 # run NAME ARGS...: runs both binaries with ARGS (the token OUT is replaced by a
-# per-binary output file, DB by a per-binary index) and compares stdout, OUT and
+# per-binary output file, the token DB by a per-binary index) and compares stdout, OUT and
 # the exit code. stderr is compared with timings removed.
 run() {
   local name=$1; shift
@@ -30,8 +30,10 @@ run() {
     local bin=$old; [ "$which" = new ] && bin=$new
     local args=()
     for a in "$@"; do
-      a=${a//OUT/$tmp/$which.out}
-      a=${a//DB/$tmp/$which.db}
+      case $a in
+        OUT) a=$tmp/$which.out ;;
+        DB) a=$tmp/$which.db ;;
+      esac
       args+=("$a")
     done
     rm -f "$tmp/$which.out"

@@ -5,7 +5,9 @@ use simfind::text::normalize::{Normalization, normalize};
 use simfind::text::shingle::{ShingleKind, Shingler, StopWords};
 
 fn cpu() -> f64 {
+    // SAFETY: rusage is plain integers, for which all-zero bytes are a valid value.
     let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: getrusage writes one rusage into the valid, exclusive `u`.
     unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) };
     (u.ru_utime.tv_sec as f64 + u.ru_utime.tv_usec as f64 * 1e-6)
         + (u.ru_stime.tv_sec as f64 + u.ru_stime.tv_usec as f64 * 1e-6)

@@ -367,6 +367,7 @@ fn fifo_sockets_and_symlinks_are_skipped_without_hanging() {
     write(dir.path(), "a.txt", text.as_bytes());
     let fifo = dir.path().join("pipe");
     let c = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
+    // SAFETY: `c` is a NUL-terminated path that outlives the call.
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
     std::os::unix::fs::symlink(dir.path().join("a.txt"), dir.path().join("link.txt")).unwrap();
     let _socket = std::os::unix::net::UnixListener::bind(dir.path().join("sock")).unwrap();
@@ -519,6 +520,7 @@ fn an_interrupted_run_leaves_no_output_file() {
         std::thread::sleep(Duration::from_millis(20));
     }
     std::thread::sleep(Duration::from_millis(300));
+    // SAFETY: kill takes plain integers; the child is ours and not yet reaped.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
@@ -561,6 +563,7 @@ fn output_to_a_fifo_or_through_a_symlink_keeps_it() {
     let dir = tempfile::tempdir().unwrap();
     let fifo = dir.path().join("out.fifo");
     let c = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
+    // SAFETY: `c` is a NUL-terminated path that outlives the call.
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
     let reader_path = fifo.clone();
     let reader = std::thread::spawn(move || {
