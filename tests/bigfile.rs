@@ -56,6 +56,7 @@ fn chunked_path_output_is_identical_on_testdata() {
 /// Real text at the default settings: man pages, licences, copyright files
 /// (debian-docs files up to 64 KiB).
 #[test]
+#[cfg_attr(no_shared_data, ignore = "needs ../shared/data")]
 fn chunked_path_output_is_identical_on_real_text() {
     let corpus = shared_data("debian-docs").join("files");
     let root = corpus.to_str().unwrap();

@@ -163,6 +163,7 @@ fn identical_files_report_their_exact_set_size_without_a_similar_partner() {
 }
 
 #[test]
+#[cfg_attr(no_shared_data, ignore = "needs ../shared/data")]
 fn output_is_identical_whatever_the_thread_count() {
     let one = run(&["--threads", "1", "scan", "testdata", "-q", "-t", "0.3"]);
     let four = run(&["--threads", "4", "scan", "testdata", "-q", "-t", "0.3"]);
@@ -496,6 +497,7 @@ fn output_file_is_written_atomically() {
 }
 
 #[test]
+#[cfg_attr(no_shared_data, ignore = "needs ../shared/data")]
 fn an_interrupted_run_leaves_no_output_file() {
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("pairs.csv");
@@ -533,6 +535,7 @@ fn an_interrupted_run_leaves_no_output_file() {
 }
 
 #[test]
+#[cfg_attr(no_shared_data, ignore = "needs ../shared/data")]
 fn a_closed_pipe_ends_the_run_quietly() {
     use std::io::{BufRead, BufReader};
     let corpus = shared_data("debian-docs/files");

@@ -83,11 +83,13 @@ fn exact_matches_truth(threshold: &str) {
 }
 
 #[test]
+#[cfg_attr(no_shared_data, ignore = "needs ../shared/data")]
 fn exact_method_reproduces_debian_truth_at_0_8() {
     exact_matches_truth("0.8");
 }
 
 #[test]
+#[cfg_attr(no_shared_data, ignore = "needs ../shared/data")]
 fn exact_method_reproduces_debian_truth_at_0_9() {
     exact_matches_truth("0.9");
 }
@@ -253,6 +255,7 @@ fn compare_reports_every_measure_consistently_with_scan() {
 }
 
 #[test]
+#[cfg_attr(no_shared_data, ignore = "needs ../shared/data")]
 fn compare_agrees_with_scan_on_a_real_pair() {
     let files = shared_data("debian-docs").join("files");
     let (a, b) = (

@@ -778,6 +778,7 @@ fn help_documents_formats_groups_and_exit_code_3() {
 /// debian-docs (J ≥ 0.5), grouped with the library. Connected components put
 /// files with the kept copy that they are not similar to; center never does.
 #[test]
+#[cfg_attr(no_shared_data, ignore = "needs ../shared/data")]
 fn on_debian_docs_truth_connected_groups_unrelated_files_and_center_does_not() {
     use simfind::cluster::{
         ClusterMethod, ClusterParams, FileFacts, KeepPolicy, ScoredPair, cluster,

@@ -12,6 +12,7 @@ use simfind::text::normalize::reference::by_definition;
 use simfind::text::normalize::{Kernel, Normalization, normalize_into_kernel, reference};
 
 #[test]
+#[cfg_attr(no_shared_data, ignore = "needs ../shared/data")]
 fn every_debian_docs_file_normalises_as_defined() {
     let files = util::shared_data("debian-docs").join("files");
     let mut paths: Vec<_> = walkdir::WalkDir::new(&files)

@@ -12,6 +12,7 @@ use std::collections::HashSet;
 use util::*;
 
 #[test]
+#[cfg_attr(no_shared_data, ignore = "needs ../shared/data")]
 fn oph_recall_and_precision_on_debian_docs() {
     let files = shared_data("debian-docs").join("files");
     let prefix = format!("{}/", files.display());

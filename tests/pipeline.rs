@@ -260,6 +260,7 @@ fn the_streamed_scan_equals_the_staged_pipeline() {
 /// LSH itself misses a pair at 0.8 with probability 3.6e-4, so over its 989
 /// pairs (most far above 0.8) a loss would show here.
 #[test]
+#[cfg_attr(no_shared_data, ignore = "needs ../shared/data")]
 fn candidates_ruled_out_by_signature_lose_no_pair_on_debian_docs() {
     let root = shared_data("debian-docs/files");
     for kind in [SketchKind::Classic, SketchKind::Oph] {

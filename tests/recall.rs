@@ -69,21 +69,25 @@ fn check(corpus: &str, shingle: &str, k: &str, truth_file: &str) {
 }
 
 #[test]
+#[cfg_attr(no_shared_data, ignore = "needs ../shared/data")]
 fn debian_docs_char5() {
     check("debian-docs", "char", "5", "truth_char5.csv");
 }
 
 #[test]
+#[cfg_attr(no_shared_data, ignore = "needs ../shared/data")]
 fn debian_docs_word3() {
     check("debian-docs", "word", "3", "truth_word3.csv");
 }
 
 #[test]
+#[cfg_attr(no_shared_data, ignore = "needs ../shared/data")]
 fn django_docs_char5() {
     check("django-docs", "char", "5", "truth_char5.csv");
 }
 
 #[test]
+#[cfg_attr(no_shared_data, ignore = "needs ../shared/data")]
 fn django_docs_word3() {
     check("django-docs", "word", "3", "truth_word3.csv");
 }

@@ -273,6 +273,7 @@ proptest! {
 }
 
 #[test]
+#[cfg_attr(no_shared_data, ignore = "needs ../shared/data")]
 fn shingles_equal_oracles_on_debian_docs() {
     // Real mostly-ASCII text: every 8th file of the corpus, normalised as
     // a scan does (a few MB; well under a second in release).

@@ -1,4 +1,7 @@
-//! A tiny harness for running the real `simfind` binary in tests.
+//! A tiny harness for running the real `simfind` binary in tests: a module
+//! (`tests/util/mod.rs`), not a test crate of its own. Tests that read the shared
+//! corpora carry `#[cfg_attr(no_shared_data, ignore = "needs ../shared/data")]`
+//! (see `build.rs`).
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
