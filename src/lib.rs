@@ -1,11 +1,26 @@
 //! simfind — find near-duplicate documents in large collections of files.
 //!
-//! The library owns the whole pipeline of *Mining of Massive Datasets*, ch. 3:
+//! The library owns the whole pipeline of *Mining of Massive Datasets*, ch. 3,
+//! one folder per stage (`docs/ARCHITECTURE.md` draws the house):
 //!
 //! ```text
-//! directory → walk → read → normalise → shingle → sign (MinHash) → band (LSH)
-//!           → candidate pairs → verify → similar pairs
+//! directory → walk → read → normalise → shingle → sign → band → verify → pairs
+//!   input/     input/  input/   text/      text/   sketch/  lsh/  similarity/
 //! ```
+//!
+//! - [`model`]: the types that cross stages (documents, similar pairs).
+//! - [`recipe`]: how a document becomes a set, a signature and band keys.
+//! - [`input`]: the walk and safe reading of files (the file system).
+//! - [`text`]: normalisation, shingling, window hashing, distinct hashes (pure).
+//! - [`sketch`]: MinHash and one-permutation hashing, behind the `Sketcher` seam (pure).
+//! - [`lsh`]: banding, candidate pairs, the S-curve and the choice of b × r (pure).
+//! - [`similarity`]: sorted-set algebra, exact verification, the exact join, measures (pure).
+//! - [`cluster`]: verified pairs → groups and keep policies (pure).
+//! - [`explain`]: plots of curves, as strings (pure).
+//! - [`pipeline`]: the orchestration of a scan: the only place that composes stages.
+//! - [`index`]: the persistent SQLite index, incremental refresh and queries.
+//! - [`progress`]: the `Reporter` through which stages report to the binary.
+//! - [`simd`]: CPU features and kernel selection, written once.
 
 pub mod cluster;
 pub mod explain;
