@@ -44,18 +44,17 @@
 //!
 //! Files: `schema.rs` (the layout and the value codecs), `params.rs` ([`Params`]),
 //! `error.rs` ([`IndexError`]), `incremental.rs` (the `--db` glue that decides
-//! what changed and signs it); this file is the storage: [`Index`] and [`Update`].
+//! what changed and signs it), `query.rs` (the many-one lookup: [`query::Query`]); this file is the storage: [`Index`] and [`Update`].
 
 mod error;
 pub mod incremental;
 mod params;
+pub mod query;
 mod schema;
 
 pub use error::IndexError;
 use error::classify;
-pub use params::Params;
-// Old name, kept until `incremental` moves to the new one.
-pub use IndexedDoc as Document;
+pub use params::{Params, ParamsError};
 pub use schema::{APPLICATION_ID, FORMAT_VERSION, SCHEMA};
 use schema::{
     DOC_COLUMNS, RawDoc, blob_to_hash, blob_to_path, blob_to_signature, hash_to_blob, path_to_blob,
