@@ -344,11 +344,13 @@ impl Index {
                 .map(|(_, v)| v.as_str())
                 .ok_or_else(|| not_index(format!("parameter `{name}` is missing")))
         };
-        fn num<T: std::str::FromStr>(name: &str, v: &str) -> Result<T, String> {
-            v.parse()
-                .map_err(|_| format!("parameter `{name}` has the malformed value {v:?}"))
+        fn num<T: std::str::FromStr>(path: &Path, name: &str, v: &str) -> Result<T, IndexError> {
+            v.parse().map_err(|_| IndexError::NotAnIndex {
+                path: path.to_owned(),
+                reason: format!("parameter `{name}` has the malformed value {v:?}"),
+            })
         }
-        let format: u32 = num("format_version", get("format_version")?).map_err(not_index)?;
+        let format: u32 = num(path, "format_version", get("format_version")?)?;
         if format != FORMAT_VERSION {
             return Err(IndexError::FormatVersion {
                 path: path.to_owned(),
@@ -357,12 +359,12 @@ impl Index {
         }
         Ok(Params {
             shingle_kind: get("shingle_kind")?.to_owned(),
-            k: num("k", get("k")?).map_err(not_index)?,
+            k: num(path, "k", get("k")?)?,
             normalisation: get("normalisation")?.to_owned(),
-            n: num("n", get("n")?).map_err(not_index)?,
-            bands: num("bands", get("bands")?).map_err(not_index)?,
-            rows: num("rows", get("rows")?).map_err(not_index)?,
-            seed: num("seed", get("seed")?).map_err(not_index)?,
+            n: num(path, "n", get("n")?)?,
+            bands: num(path, "bands", get("bands")?)?,
+            rows: num(path, "rows", get("rows")?)?,
+            seed: num(path, "seed", get("seed")?)?,
             minhash: get("minhash")?.to_owned(),
             stop_words: get("stop_words")?.to_owned(),
             include_binary: match get("binary_files")? {
