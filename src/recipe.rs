@@ -7,11 +7,18 @@
 //!
 //! Invariants: `banding.signature_len()` is the signature length of `sketch`;
 //! the same recipe and bytes give the same set and signature on every machine.
+//!
+//! Names: each setting's name as an index stores it is written once, here
+//! ([`normalization_name`], `FromStr` for [`ShingleKind`]) or beside its type
+//! ([`SketchKind::name`]).
 
-use crate::lsh::Banding;
-use crate::sketch::SketchKind;
-use crate::text::normalize::Normalization;
-use crate::text::shingle::Shingler;
+use std::fmt;
+use std::str::FromStr;
+
+use crate::lsh::{self, Banding};
+use crate::sketch::{AnySketcher, SketchKind, Sketcher};
+use crate::text::normalize::{Normalization, normalize_into};
+use crate::text::shingle::{Scratch, ShingleKind, Shingler};
 
 /// Everything that decides a document's shingle set and signature.
 #[derive(Clone, Debug)]
@@ -26,4 +33,139 @@ pub struct Recipe {
     pub banding: Banding,
     /// Also shingle files that look binary (NUL in the first block).
     pub include_binary: bool,
+}
+
+impl Recipe {
+    /// The sketch family that signs under this recipe, making signatures of
+    /// `banding.signature_len()` values. Built once per scan, file list or
+    /// query, not per document.
+    pub fn sketcher(&self) -> AnySketcher {
+        AnySketcher::new(self.sketch, self.banding.signature_len(), self.seed)
+    }
+
+    /// The shingle set of `bytes` held in memory: normalised, shingled,
+    /// sorted and without duplicates. (Files are read as sets by
+    /// `pipeline::reload_set`, which takes a large file a chunk at a time.)
+    pub fn set_of(&self, bytes: &[u8]) -> Vec<u64> {
+        let mut text = String::new();
+        normalize_into(bytes, self.normalization, &mut text);
+        let mut set = Vec::new();
+        self.shingler
+            .shingle_set_into(&text, &mut Scratch::default(), &mut set);
+        set
+    }
+
+    /// The signature and band keys of a non-empty set of distinct hashes.
+    pub fn sign(&self, set: &[u64]) -> (Vec<u32>, Vec<u64>) {
+        let mut signature = vec![0; self.banding.signature_len()];
+        self.sketcher().sign_into(set, &mut signature);
+        let keys = lsh::band_keys(&signature, self.banding).collect();
+        (signature, keys)
+    }
+}
+
+/// A shingle kind name this simfind does not know.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownShingleKind(pub String);
+
+impl fmt::Display for UnknownShingleKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown shingle kind {:?}", self.0)
+    }
+}
+
+impl std::error::Error for UnknownShingleKind {}
+
+/// The inverse of [`ShingleKind::name`].
+impl FromStr for ShingleKind {
+    type Err = UnknownShingleKind;
+
+    fn from_str(s: &str) -> Result<Self, UnknownShingleKind> {
+        [ShingleKind::Char, ShingleKind::Word, ShingleKind::StopWord]
+            .into_iter()
+            .find(|k| k.name() == s)
+            .ok_or_else(|| UnknownShingleKind(s.to_string()))
+    }
+}
+
+/// The canonical name of a normalisation, as an index stores it: its steps in
+/// order, comma-separated (`utf8-lossy,lowercase,collapse-whitespace`).
+pub fn normalization_name(n: Normalization) -> String {
+    let mut steps = vec![UTF8_LOSSY];
+    if n.lowercase {
+        steps.push(LOWERCASE);
+    }
+    if n.collapse_whitespace {
+        steps.push(COLLAPSE_WHITESPACE);
+    }
+    steps.join(",")
+}
+
+const UTF8_LOSSY: &str = "utf8-lossy";
+const LOWERCASE: &str = "lowercase";
+const COLLAPSE_WHITESPACE: &str = "collapse-whitespace";
+
+/// A normalisation name this simfind does not know.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum UnknownNormalization {
+    /// It does not start with `utf8-lossy`.
+    Name(String),
+    /// One of its later steps is unknown.
+    Step(String),
+}
+
+impl fmt::Display for UnknownNormalization {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            UnknownNormalization::Name(name) => write!(f, "unknown normalisation {name:?}"),
+            UnknownNormalization::Step(step) => write!(f, "unknown normalisation step {step:?}"),
+        }
+    }
+}
+
+impl std::error::Error for UnknownNormalization {}
+
+/// The inverse of [`normalization_name`].
+pub fn parse_normalization(name: &str) -> Result<Normalization, UnknownNormalization> {
+    let mut normalization = Normalization {
+        lowercase: false,
+        collapse_whitespace: false,
+    };
+    let mut steps = name.split(',');
+    if steps.next() != Some(UTF8_LOSSY) {
+        return Err(UnknownNormalization::Name(name.to_string()));
+    }
+    for step in steps {
+        match step {
+            LOWERCASE => normalization.lowercase = true,
+            COLLAPSE_WHITESPACE => normalization.collapse_whitespace = true,
+            other => return Err(UnknownNormalization::Step(other.to_string())),
+        }
+    }
+    Ok(normalization)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for kind in [ShingleKind::Char, ShingleKind::Word, ShingleKind::StopWord] {
+            assert_eq!(kind.name().parse::<ShingleKind>(), Ok(kind));
+        }
+        for n in Normalization::ALL {
+            assert_eq!(parse_normalization(&normalization_name(n)), Ok(n));
+        }
+        assert_eq!(
+            parse_normalization("ascii").unwrap_err().to_string(),
+            "unknown normalisation \"ascii\""
+        );
+        assert_eq!(
+            parse_normalization("utf8-lossy,stemming")
+                .unwrap_err()
+                .to_string(),
+            "unknown normalisation step \"stemming\""
+        );
+    }
 }

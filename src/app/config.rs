@@ -18,8 +18,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
-use simfind::index::incremental;
-use simfind::index::{Index, OpenOptions};
+use simfind::index::{Index, OpenOptions, Params};
 use simfind::input::read::ReadOptions;
 use simfind::input::walk::WalkOptions;
 use simfind::lsh::{Banding, scurve, tune};
@@ -194,7 +193,7 @@ pub fn open_index(db: &Path, config: &ScanConfig, wait: f64) -> Result<Index> {
             db.display()
         );
     }
-    let params = incremental::params_for(config);
+    let params = Params::of(&config.recipe);
     Ok(Index::open_or_create(db, &params, options)?)
 }
 

@@ -15,7 +15,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use clap::ValueEnum;
-use simfind::cluster::{self, KeepPolicy, Method, Params, SimilarityHistogram};
+use simfind::cluster::{
+    self, ClusterMethod, ClusterParams, FileFacts, KeepPolicy, SimilarityHistogram,
+};
 use simfind::pipeline::{DocStatus, ScanOutcome};
 
 use crate::app::exit;
@@ -119,7 +121,7 @@ enum Output {
 #[derive(Debug)]
 pub struct Report {
     output: Output,
-    method: Method,
+    method: ClusterMethod,
     keep: KeepPolicy,
     /// Canonical reference directories.
     references: Vec<PathBuf>,
@@ -205,8 +207,8 @@ impl Report {
         Ok(Report {
             output,
             method: match args.cluster.unwrap_or(ClusterArg::Center) {
-                ClusterArg::Center => Method::Center,
-                ClusterArg::Connected => Method::Connected,
+                ClusterArg::Center => ClusterMethod::Center,
+                ClusterArg::Connected => ClusterMethod::Connected,
             },
             keep: match args.keep.unwrap_or(KeepArg::First) {
                 KeepArg::Newest => KeepPolicy::Newest,
@@ -260,17 +262,17 @@ impl Report {
             Output::PairsJsonl => pairs::write_jsonl(docs, pairs.iter().take(self.limit), sink)?,
             Output::GroupsCsv | Output::GroupsJsonl | Output::Removable { .. } => {
                 let reference = self.reference_flags(outcome);
-                let members: Vec<cluster::Document> = docs
+                let members: Vec<FileFacts> = docs
                     .iter()
                     .zip(&reference)
-                    .map(|(d, &reference)| cluster::Document {
+                    .map(|(d, &reference)| FileFacts {
                         path: d.path.as_os_str().as_bytes(),
                         size: d.size,
                         modified: d.modified,
                         reference,
                     })
                     .collect();
-                let params = Params {
+                let params = ClusterParams {
                     threshold: threshold.max(min),
                     method: self.method,
                     keep: self.keep,
@@ -369,7 +371,7 @@ pub struct Reported {
 
 #[derive(Debug)]
 struct GroupSummary {
-    method: Method,
+    method: ClusterMethod,
     keep: KeepPolicy,
     summary: cluster::Summary,
     unit: &'static str,
@@ -410,8 +412,8 @@ impl Reported {
                 "simfind: {} groups ({}, keep {}): {} files in groups, {} removable, {} would be freed",
                 s.groups,
                 match g.method {
-                    Method::Center => "center",
-                    Method::Connected => "connected",
+                    ClusterMethod::Center => "center",
+                    ClusterMethod::Connected => "connected",
                 },
                 keep_name(g.keep),
                 s.files_in_groups,

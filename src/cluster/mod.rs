@@ -97,11 +97,6 @@ pub use histogram::{Bucket, SimilarityHistogram};
 use keep::KeepKey;
 pub use keep::KeepPolicy;
 
-// Old names, kept until the callers in `app` move to the new ones.
-pub use ClusterMethod as Method;
-pub use ClusterParams as Params;
-pub use FileFacts as Document;
-
 /// Index of a document in the slice given to [`cluster`].
 pub type DocId = u32;
 

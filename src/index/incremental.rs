@@ -1,5 +1,4 @@
-//! Incremental signing against a persistent [`Index`], and signing of query
-//! documents with an index's parameters.
+//! Incremental signing against a persistent [`Index`].
 //!
 //! Role: the glue between the scan pipeline and the index. [`refresh`] walks the
 //! roots, keeps the stored signature of every file whose size, modification time,
@@ -9,14 +8,14 @@
 //! one signature matrix, laid out as [`pipeline::sign_files`] lays them out) can
 //! go straight to [`pipeline::find_pairs`], so `scan --db` reports exactly what a
 //! fresh `scan --method lsh` reports. An index stores signatures, not shingle
-//! sets, so it serves the LSH method only. [`Signer`] rebuilds the signing setup from an index's [`Params`] for
-//! `query` (MMDS §3.4's "is this new document like any we have seen?").
+//! sets, so it serves the LSH method only. (Queries sign with the recipe of
+//! the index's [`Params`](crate::index::Params): [`crate::index::query`].)
 //!
-//! Inputs: a validated [`ScanConfig`] and an open [`Index`]; for queries, bytes.
+//! Inputs: a validated [`ScanConfig`] and an open [`Index`].
 //! Outputs: per-file [`SignOutcome`]s in walk order with their signature matrix,
-//! counts, query signatures.
+//! counts.
 //!
-//! Invariants: the index's parameters equal [`params_for`] of the config (checked
+//! Invariants: the index's parameters equal [`Params::of`](crate::index::Params::of) the config's recipe (checked
 //! when the index is opened); a stored signature is used only when the file's
 //! [`FileStat`] is identical to the stored one; the update is applied under the
 //! write lock taken before the stored state is read, so it never applies to a
@@ -26,53 +25,13 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crate::index::{self, Changes, Document, FileStat, Index, IndexError, Params, UpdateSummary};
+use crate::index::{self, Changes, FileStat, Index, IndexError, IndexedDoc, UpdateSummary};
 use crate::input::read::ReadError;
 use crate::input::walk::FileEntry;
-use crate::lsh::{self, Banding};
+use crate::lsh;
 use crate::pipeline::plan::Method;
 use crate::pipeline::{self, ScanConfig, ScanStats, SignOutcome, SignedContent};
 use crate::progress::Reporter;
-use crate::sketch::SketchKind;
-use crate::text::normalize::{Normalization, normalize_into};
-use crate::text::shingle::{Scratch, ShingleKind, Shingler, StopWords};
-
-/// The index parameters that make signatures comparable with `config`'s.
-pub fn params_for(config: &ScanConfig) -> Params {
-    Params {
-        shingle_kind: config.recipe.shingler.kind().name().to_string(),
-        k: config.recipe.shingler.k() as u32,
-        normalisation: normalisation_name(config.recipe.normalization),
-        n: config.recipe.banding.signature_len() as u32,
-        bands: config.recipe.banding.bands as u32,
-        rows: config.recipe.banding.rows as u32,
-        seed: config.recipe.seed,
-        minhash: minhash_name(config.recipe.sketch).to_string(),
-        stop_words: match config.recipe.shingler.kind() {
-            ShingleKind::StopWord => config.recipe.shingler.stop_words().sorted().join("\n"),
-            _ => String::new(),
-        },
-        include_binary: config.recipe.include_binary,
-    }
-}
-
-fn minhash_name(kind: SketchKind) -> &'static str {
-    match kind {
-        SketchKind::Classic => "classic",
-        SketchKind::Oph => "oph",
-    }
-}
-
-fn normalisation_name(n: Normalization) -> String {
-    let mut steps = vec!["utf8-lossy"];
-    if n.lowercase {
-        steps.push("lowercase");
-    }
-    if n.collapse_whitespace {
-        steps.push("collapse-whitespace");
-    }
-    steps.join(",")
-}
 
 /// Stored as the modification time of a file whose stored signature must not be
 /// trusted on the next run (no modification time, or modified too recently).
@@ -217,7 +176,7 @@ pub fn refresh(
                 hash,
                 shingles,
                 signature,
-            } => Document {
+            } => IndexedDoc {
                 path: file.path.clone(),
                 stat: stat_to_store(file),
                 content_hash: *hash,
@@ -230,7 +189,7 @@ pub fn refresh(
                     lsh::band_keys(signature, config.recipe.banding).collect()
                 },
             },
-            FileSignature::Binary => Document {
+            FileSignature::Binary => IndexedDoc {
                 path: file.path.clone(),
                 stat: stat_to_store(file),
                 content_hash: 0,
@@ -384,85 +343,6 @@ fn per_file(outcomes: Vec<SignOutcome>, matrix: &[u32], n: usize) -> Vec<FileSig
         .collect()
 }
 
-/// Signs documents exactly as an index's documents were signed.
-#[derive(Clone, Debug)]
-pub struct Signer {
-    pub normalization: Normalization,
-    pub shingler: Shingler,
-    pub banding: Banding,
-    pub hasher: pipeline::Signer,
-    pub include_binary: bool,
-}
-
-impl Signer {
-    /// Rebuilds the signing setup from stored parameters; an error names the value
-    /// this simfind does not understand.
-    pub fn from_params(params: &Params) -> Result<Signer, String> {
-        let kind = match params.shingle_kind.as_str() {
-            "char" => ShingleKind::Char,
-            "word" => ShingleKind::Word,
-            "stopword" => ShingleKind::StopWord,
-            other => return Err(format!("unknown shingle kind {other:?}")),
-        };
-        let mut normalization = Normalization {
-            lowercase: false,
-            collapse_whitespace: false,
-        };
-        let mut steps = params.normalisation.split(',');
-        if steps.next() != Some("utf8-lossy") {
-            return Err(format!("unknown normalisation {:?}", params.normalisation));
-        }
-        for step in steps {
-            match step {
-                "lowercase" => normalization.lowercase = true,
-                "collapse-whitespace" => normalization.collapse_whitespace = true,
-                other => return Err(format!("unknown normalisation step {other:?}")),
-            }
-        }
-        if params.k == 0 || params.bands == 0 || params.rows == 0 {
-            return Err("k, bands and rows must be at least 1".into());
-        }
-        let banding = Banding {
-            bands: params.bands as usize,
-            rows: params.rows as usize,
-        };
-        if banding.signature_len() != params.n as usize {
-            return Err(format!("n = {} is not bands × rows", params.n));
-        }
-        let minhash = match params.minhash.as_str() {
-            "classic" => SketchKind::Classic,
-            "oph" => SketchKind::Oph,
-            other => return Err(format!("unknown MinHash kind {other:?}")),
-        };
-        let stop_words = StopWords::from_words(params.stop_words.lines());
-        Ok(Signer {
-            normalization,
-            shingler: Shingler::new(kind, params.k as usize, stop_words),
-            banding,
-            hasher: pipeline::Signer::with(minhash, banding.signature_len(), params.seed),
-            include_binary: params.include_binary,
-        })
-    }
-
-    /// The shingle set of `bytes`: sorted, deduplicated shingle hashes.
-    pub fn shingle_set(&self, bytes: &[u8]) -> Vec<u64> {
-        let mut text = String::new();
-        normalize_into(bytes, self.normalization, &mut text);
-        let mut set = Vec::new();
-        self.shingler
-            .shingle_set_into(&text, &mut Scratch::default(), &mut set);
-        set
-    }
-
-    /// The MinHash signature and band keys of a non-empty shingle set.
-    pub fn sign(&self, set: &[u64]) -> (Vec<u32>, Vec<u64>) {
-        let mut signature = vec![0; self.banding.signature_len()];
-        self.hasher.sign_into(set, &mut signature);
-        let keys = lsh::band_keys(&signature, self.banding).collect();
-        (signature, keys)
-    }
-}
-
 /// One line for the summary on stderr, worded alike by `index` and `scan --db`.
 pub fn describe(refreshed: &Refreshed) -> String {
     format!(
@@ -528,118 +408,6 @@ pub fn scan_with_index(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::input::read::ReadOptions;
-    use crate::input::walk::WalkOptions;
-    use crate::pipeline::Verification;
-    use crate::pipeline::plan::MethodChoice;
-    use crate::recipe::Recipe;
-    use crate::sketch::minhash::MinHasher;
-
-    fn config(kind: ShingleKind, stop_words: StopWords, norm: Normalization) -> ScanConfig {
-        ScanConfig {
-            roots: vec![],
-            walk: WalkOptions::default(),
-            read: ReadOptions::default(),
-            recipe: Recipe {
-                include_binary: true,
-                normalization: norm,
-                shingler: Shingler::new(kind, 4, stop_words),
-                banding: Banding { bands: 7, rows: 3 },
-                seed: 99,
-                sketch: SketchKind::Classic,
-            },
-            threshold: 0.5,
-            verification: Verification::Exact,
-            method: MethodChoice::Auto,
-            verify_memory: 1 << 20,
-        }
-    }
-
-    #[test]
-    fn a_signer_from_stored_params_signs_like_the_config_that_made_them() {
-        let text = b"The  Cat sat on THE mat, and the dog sat on a log by the cat.";
-        for (kind, words) in [
-            (ShingleKind::Char, StopWords::default()),
-            (ShingleKind::Word, StopWords::default()),
-            (
-                ShingleKind::StopWord,
-                StopWords::from_words(["the", "on", "a"]),
-            ),
-        ] {
-            for norm in [
-                Normalization::default(),
-                Normalization {
-                    lowercase: false,
-                    collapse_whitespace: false,
-                },
-            ] {
-                let config = config(kind, words.clone(), norm);
-                let params = params_for(&config);
-                assert_eq!(params.n, 21);
-                let signer = Signer::from_params(&params).unwrap();
-                assert_eq!(
-                    params_for(&ScanConfig {
-                        recipe: Recipe {
-                            shingler: signer.shingler.clone(),
-                            normalization: signer.normalization,
-                            ..config.recipe.clone()
-                        },
-                        ..config.clone()
-                    }),
-                    params
-                );
-                let mut expected_text = String::new();
-                normalize_into(text, norm, &mut expected_text);
-                let expected = config.recipe.shingler.shingle_set(&expected_text);
-                let set = signer.shingle_set(text);
-                assert_eq!(set, expected);
-                let (signature, keys) = signer.sign(&set);
-                assert_eq!(signature, MinHasher::new(21, 99).sign(&expected));
-                assert_eq!(
-                    keys,
-                    lsh::band_keys(&signature, config.recipe.banding).collect::<Vec<_>>()
-                );
-                assert!(signer.include_binary);
-            }
-        }
-    }
-
-    #[test]
-    fn unknown_stored_values_are_refused() {
-        let good = params_for(&config(
-            ShingleKind::Char,
-            StopWords::default(),
-            Normalization::default(),
-        ));
-        for bad in [
-            Params {
-                shingle_kind: "syllable".into(),
-                ..good.clone()
-            },
-            Params {
-                normalisation: "ascii".into(),
-                ..good.clone()
-            },
-            Params {
-                normalisation: "utf8-lossy,stemming".into(),
-                ..good.clone()
-            },
-            Params {
-                n: 20,
-                ..good.clone()
-            },
-            Params {
-                k: 0,
-                ..good.clone()
-            },
-            Params {
-                minhash: "bottom-k".into(),
-                ..good.clone()
-            },
-        ] {
-            assert!(Signer::from_params(&bad).is_err(), "{bad}");
-        }
-    }
 
     #[test]
     fn modification_times_become_signed_nanoseconds() {

@@ -44,18 +44,17 @@
 //!
 //! Files: `schema.rs` (the layout and the value codecs), `params.rs` ([`Params`]),
 //! `error.rs` ([`IndexError`]), `incremental.rs` (the `--db` glue that decides
-//! what changed and signs it); this file is the storage: [`Index`] and [`Update`].
+//! what changed and signs it), `query.rs` (the many-one lookup: [`query::Query`]); this file is the storage: [`Index`] and [`Update`].
 
 mod error;
 pub mod incremental;
 mod params;
+pub mod query;
 mod schema;
 
 pub use error::IndexError;
 use error::classify;
-pub use params::Params;
-// Old name, kept until `incremental` moves to the new one.
-pub use IndexedDoc as Document;
+pub use params::{Params, ParamsError};
 pub use schema::{APPLICATION_ID, FORMAT_VERSION, SCHEMA};
 use schema::{
     DOC_COLUMNS, RawDoc, blob_to_hash, blob_to_path, blob_to_signature, hash_to_blob, path_to_blob,
@@ -345,11 +344,13 @@ impl Index {
                 .map(|(_, v)| v.as_str())
                 .ok_or_else(|| not_index(format!("parameter `{name}` is missing")))
         };
-        fn num<T: std::str::FromStr>(name: &str, v: &str) -> Result<T, String> {
-            v.parse()
-                .map_err(|_| format!("parameter `{name}` has the malformed value {v:?}"))
+        fn num<T: std::str::FromStr>(path: &Path, name: &str, v: &str) -> Result<T, IndexError> {
+            v.parse().map_err(|_| IndexError::NotAnIndex {
+                path: path.to_owned(),
+                reason: format!("parameter `{name}` has the malformed value {v:?}"),
+            })
         }
-        let format: u32 = num("format_version", get("format_version")?).map_err(not_index)?;
+        let format: u32 = num(path, "format_version", get("format_version")?)?;
         if format != FORMAT_VERSION {
             return Err(IndexError::FormatVersion {
                 path: path.to_owned(),
@@ -358,12 +359,12 @@ impl Index {
         }
         Ok(Params {
             shingle_kind: get("shingle_kind")?.to_owned(),
-            k: num("k", get("k")?).map_err(not_index)?,
+            k: num(path, "k", get("k")?)?,
             normalisation: get("normalisation")?.to_owned(),
-            n: num("n", get("n")?).map_err(not_index)?,
-            bands: num("bands", get("bands")?).map_err(not_index)?,
-            rows: num("rows", get("rows")?).map_err(not_index)?,
-            seed: num("seed", get("seed")?).map_err(not_index)?,
+            n: num(path, "n", get("n")?)?,
+            bands: num(path, "bands", get("bands")?)?,
+            rows: num(path, "rows", get("rows")?)?,
+            seed: num(path, "seed", get("seed")?)?,
             minhash: get("minhash")?.to_owned(),
             stop_words: get("stop_words")?.to_owned(),
             include_binary: match get("binary_files")? {

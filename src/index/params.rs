@@ -3,6 +3,13 @@
 
 use std::fmt;
 
+use crate::lsh::Banding;
+use crate::recipe::{
+    Recipe, UnknownNormalization, UnknownShingleKind, normalization_name, parse_normalization,
+};
+use crate::sketch::{SketchKind, UnknownSketch};
+use crate::text::shingle::{ShingleKind, Shingler, StopWords};
+
 /// How the signatures in an index were made. Two indexes (or an index and a run)
 /// are compatible only if every field is equal.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,7 +38,85 @@ pub struct Params {
     pub include_binary: bool,
 }
 
+/// Why stored parameters cannot be turned back into a [`Recipe`]: a value
+/// this simfind does not understand.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ParamsError {
+    ShingleKind(UnknownShingleKind),
+    Normalization(UnknownNormalization),
+    Sketch(UnknownSketch),
+    /// `k`, `bands` or `rows` is zero.
+    Zero,
+    /// `n` is not `bands × rows`.
+    SignatureLength(u32),
+}
+
+impl fmt::Display for ParamsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParamsError::ShingleKind(err) => err.fmt(f),
+            ParamsError::Normalization(err) => err.fmt(f),
+            ParamsError::Sketch(err) => err.fmt(f),
+            ParamsError::Zero => f.write_str("k, bands and rows must be at least 1"),
+            ParamsError::SignatureLength(n) => write!(f, "n = {n} is not bands × rows"),
+        }
+    }
+}
+
+impl std::error::Error for ParamsError {}
+
 impl Params {
+    /// The parameters that make signatures comparable with `recipe`'s.
+    pub fn of(recipe: &Recipe) -> Params {
+        let kind = recipe.shingler.kind();
+        Params {
+            shingle_kind: kind.name().to_string(),
+            k: recipe.shingler.k() as u32,
+            normalisation: normalization_name(recipe.normalization),
+            n: recipe.banding.signature_len() as u32,
+            bands: recipe.banding.bands as u32,
+            rows: recipe.banding.rows as u32,
+            seed: recipe.seed,
+            minhash: recipe.sketch.name().to_string(),
+            stop_words: match kind {
+                ShingleKind::StopWord => recipe.shingler.stop_words().sorted().join("\n"),
+                _ => String::new(),
+            },
+            include_binary: recipe.include_binary,
+        }
+    }
+
+    /// The recipe these parameters describe; an error names the value this
+    /// simfind does not understand.
+    pub fn recipe(&self) -> Result<Recipe, ParamsError> {
+        let kind: ShingleKind = self
+            .shingle_kind
+            .parse()
+            .map_err(ParamsError::ShingleKind)?;
+        let normalization =
+            parse_normalization(&self.normalisation).map_err(ParamsError::Normalization)?;
+        if self.k == 0 || self.bands == 0 || self.rows == 0 {
+            return Err(ParamsError::Zero);
+        }
+        let banding = Banding {
+            bands: self.bands as usize,
+            rows: self.rows as usize,
+        };
+        if banding.signature_len() != self.n as usize {
+            return Err(ParamsError::SignatureLength(self.n));
+        }
+        let sketch: SketchKind = self.minhash.parse().map_err(ParamsError::Sketch)?;
+        let stop_words = StopWords::from_words(self.stop_words.lines());
+        Ok(Recipe {
+            normalization,
+            shingler: Shingler::new(kind, self.k as usize, stop_words),
+            sketch,
+            seed: self.seed,
+            banding,
+            include_binary: self.include_binary,
+        })
+    }
+
     /// `(name, value)` pairs as stored in the `params` table, in a fixed order.
     pub(super) fn to_rows(&self) -> Vec<(&'static str, String)> {
         vec![
@@ -81,5 +166,117 @@ impl fmt::Display for Params {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sketch::minhash::MinHasher;
+    use crate::text::normalize::{Normalization, normalize_into};
+
+    fn recipe(kind: ShingleKind, stop_words: StopWords, norm: Normalization) -> Recipe {
+        Recipe {
+            include_binary: true,
+            normalization: norm,
+            shingler: Shingler::new(kind, 4, stop_words),
+            banding: Banding { bands: 7, rows: 3 },
+            seed: 99,
+            sketch: SketchKind::Classic,
+        }
+    }
+
+    #[test]
+    fn a_recipe_from_stored_params_signs_like_the_recipe_that_made_them() {
+        let text = b"The  Cat sat on THE mat, and the dog sat on a log by the cat.";
+        for (kind, words) in [
+            (ShingleKind::Char, StopWords::default()),
+            (ShingleKind::Word, StopWords::default()),
+            (
+                ShingleKind::StopWord,
+                StopWords::from_words(["the", "on", "a"]),
+            ),
+        ] {
+            for norm in [
+                Normalization::default(),
+                Normalization {
+                    lowercase: false,
+                    collapse_whitespace: false,
+                },
+            ] {
+                let original = recipe(kind, words.clone(), norm);
+                let params = Params::of(&original);
+                assert_eq!(params.n, 21);
+                let rebuilt = params.recipe().unwrap();
+                assert_eq!(Params::of(&rebuilt), params);
+                let mut expected_text = String::new();
+                normalize_into(text, norm, &mut expected_text);
+                let expected = original.shingler.shingle_set(&expected_text);
+                let set = rebuilt.set_of(text);
+                assert_eq!(set, expected);
+                let (signature, keys) = rebuilt.sign(&set);
+                assert_eq!(signature, MinHasher::new(21, 99).sign(&expected));
+                assert_eq!(
+                    keys,
+                    crate::lsh::band_keys(&signature, original.banding).collect::<Vec<_>>()
+                );
+                assert!(rebuilt.include_binary);
+            }
+        }
+    }
+
+    #[test]
+    fn unknown_stored_values_are_refused() {
+        let good = Params::of(&recipe(
+            ShingleKind::Char,
+            StopWords::default(),
+            Normalization::default(),
+        ));
+        for (bad, message) in [
+            (
+                Params {
+                    shingle_kind: "syllable".into(),
+                    ..good.clone()
+                },
+                "unknown shingle kind \"syllable\"",
+            ),
+            (
+                Params {
+                    normalisation: "ascii".into(),
+                    ..good.clone()
+                },
+                "unknown normalisation \"ascii\"",
+            ),
+            (
+                Params {
+                    normalisation: "utf8-lossy,stemming".into(),
+                    ..good.clone()
+                },
+                "unknown normalisation step \"stemming\"",
+            ),
+            (
+                Params {
+                    n: 20,
+                    ..good.clone()
+                },
+                "n = 20 is not bands × rows",
+            ),
+            (
+                Params {
+                    k: 0,
+                    ..good.clone()
+                },
+                "k, bands and rows must be at least 1",
+            ),
+            (
+                Params {
+                    minhash: "bottom-k".into(),
+                    ..good.clone()
+                },
+                "unknown MinHash kind \"bottom-k\"",
+            ),
+        ] {
+            assert_eq!(bad.recipe().unwrap_err().to_string(), message, "{bad}");
+        }
     }
 }

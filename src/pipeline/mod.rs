@@ -50,9 +50,9 @@ pub use contents::ContentTable;
 use contents::Signed;
 use pairs::pairs_of;
 use plan::{Decision, Method};
-pub use reload::{ReloadError, reload_set};
+pub use reload::{FileReload, Reload, ReloadError, reload_set};
 use sign::sign_all;
-pub use sign::{SignOutcome, SignedContent, Signer};
+pub use sign::{SignOutcome, SignedContent};
 use stream::walk_and_sign;
 
 /// The document of a walked file, before it is read.
@@ -148,8 +148,8 @@ pub fn sign_files(
     reporter: &dyn Reporter,
 ) -> (Vec<SignOutcome>, Vec<u32>) {
     reporter.begin(Stage::Sign, Some(files.len() as u64));
-    let hasher = Signer::new(config);
-    let signed = sign_all(files, config, &hasher, method == Method::Exact, reporter);
+    let sketcher = config.recipe.sketcher();
+    let signed = sign_all(files, config, &sketcher, method == Method::Exact, reporter);
     reporter.end(Stage::Sign);
     signed
 }

@@ -19,8 +19,8 @@ use super::{ScanConfig, ScanOutcome, ScanStats, Verification};
 use crate::lsh::{self, Banding, scurve};
 use crate::model::{DocStatus, Document, SimilarPair};
 use crate::progress::{Reporter, Stage};
-use crate::similarity::{join, verify};
-use crate::sketch::minhash;
+use crate::similarity::{join, sets, verify};
+use crate::sketch::{Sketcher, minhash};
 
 /// Stages 3–5 on what signing left, however it was signed.
 pub(super) fn pairs_of(
@@ -324,10 +324,13 @@ fn rule_out_by_signature(
         return candidates;
     }
     let signature = |i: u32| &matrix[i as usize * n..][..n];
+    let sketcher = config.recipe.sketcher();
     let involved = verify::involved_documents(&candidates);
     let samples: Vec<bool> = involved
         .par_iter()
-        .map_init(Vec::new, |scratch, &d| is_sample(signature(d), scratch))
+        .map_init(Vec::new, |scratch, &d| {
+            sketcher.positions_independent(signature(d), scratch)
+        })
         .collect();
     let sampled = |d: u32| samples[involved.binary_search(&d).expect("an involved document")];
     let before = candidates.len();
@@ -341,15 +344,6 @@ fn rule_out_by_signature(
     });
     stats.ruled_out = (before - candidates.len()) as u64;
     candidates
-}
-
-/// Whether no value of `signature` repeats, i.e. every position holds a
-/// different element's minimum: what [`verify::agreements_needed`] assumes.
-pub(super) fn is_sample(signature: &[u32], scratch: &mut Vec<u32>) -> bool {
-    scratch.clear();
-    scratch.extend_from_slice(signature);
-    scratch.sort_unstable();
-    scratch.windows(2).all(|w| w[0] != w[1])
 }
 
 /// [`verify`]'s mark of a count not known yet.
@@ -433,7 +427,7 @@ fn exact_join(
         .map(|p| SimilarPair {
             a: p.a,
             b: p.b,
-            similarity: verify::ratio(p.intersection as usize, p.union as usize),
+            similarity: sets::ratio(p.intersection as usize, p.union as usize),
             estimate: None,
             shared: Some(p.intersection as usize),
         })

@@ -3,8 +3,8 @@
 //! outside the pipeline ([`reload_set`], or the [`Reload`] trait with its
 //! [`FileReload`]) so that other lookups can verify the same way.
 //!
-//! Inputs: a path, the XXH3-128 its bytes had when signed, and the signing
-//! recipe and read options of a [`ScanConfig`]. Output: the sorted,
+//! Inputs: a path, the XXH3-128 its bytes had when signed, a [`Recipe`] and
+//! [`ReadOptions`] (a scan's, or an index's recipe for a query). Output: the sorted,
 //! duplicate-free shingle set, or a [`ReloadError`]. A large file is read a
 //! chunk at a time ([`sorted_set_chunked`]) into the same set the whole-file
 //! path makes.
@@ -13,7 +13,9 @@ use xxhash_rust::xxh3::xxh3_128;
 
 use super::ScanConfig;
 use super::sign::{Buffers, CLASSIC_BATCH, Chunks};
-use crate::input::read::{self, ReadError};
+use crate::input::read::{self, ReadError, ReadOptions};
+use crate::recipe::Recipe;
+use crate::similarity::sets::merge_sorted;
 use crate::text::distinct::Passing;
 use crate::text::normalize::normalize_into;
 
@@ -60,13 +62,13 @@ pub struct FileReload<'a> {
 
 impl Reload for FileReload<'_> {
     fn set_of(&self, path: &std::path::Path, expected_hash: u128) -> Result<Vec<u64>, ReloadError> {
-        reload_set(path, expected_hash, self.config)
+        reload_set(path, expected_hash, &self.config.recipe, &self.config.read)
     }
 }
 
 /// The shingle hashes of `bytes` in `buffers.set`, unordered, with most
 /// repeats dropped by a [`RepeatFilter`] and every distinct value kept.
-pub(super) fn filtered_windows_into(bytes: &[u8], config: &ScanConfig, buffers: &mut Buffers) {
+pub(super) fn filtered_windows_into(bytes: &[u8], recipe: &Recipe, buffers: &mut Buffers) {
     let Buffers {
         text,
         scratch,
@@ -74,10 +76,9 @@ pub(super) fn filtered_windows_into(bytes: &[u8], config: &ScanConfig, buffers: 
         repeats,
         ..
     } = buffers;
-    normalize_into(bytes, config.recipe.normalization, text);
+    normalize_into(bytes, recipe.normalization, text);
     repeats.filter_into(text.len() / 4, set, |passing| {
-        config
-            .recipe
+        recipe
             .shingler
             .for_each_hash_block(text, scratch, |block| passing.offer_block(block))
     });
@@ -90,8 +91,8 @@ pub(super) fn filtered_windows_into(bytes: &[u8], config: &ScanConfig, buffers: 
 /// cheaper than a [`crate::text::distinct::DistinctSet`], whose insert costs more
 /// per window than the filter and the extra sorted values together (it is
 /// kept as the benches' baseline).
-pub(super) fn sorted_shingles_into(bytes: &[u8], config: &ScanConfig, buffers: &mut Buffers) {
-    filtered_windows_into(bytes, config, buffers);
+pub(super) fn sorted_shingles_into(bytes: &[u8], recipe: &Recipe, buffers: &mut Buffers) {
+    filtered_windows_into(bytes, recipe, buffers);
     buffers.sorter.sort(&mut buffers.set);
     buffers.set.dedup();
 }
@@ -101,24 +102,25 @@ pub(super) fn sorted_shingles_into(bytes: &[u8], config: &ScanConfig, buffers: &
 pub fn reload_set(
     path: &std::path::Path,
     expected_hash: u128,
-    config: &ScanConfig,
+    recipe: &Recipe,
+    read: &ReadOptions,
 ) -> Result<Vec<u64>, ReloadError> {
-    let contents = read::read_file(path, &config.read)?;
+    let contents = read::read_file(path, read)?;
     thread_local! {
         // Each verifying thread keeps its text buffer and hash table from one
         // reload to the next, as signing does, instead of allocating and
         // faulting in fresh ones for every candidate file.
         static BUFFERS: std::cell::RefCell<Buffers> = std::cell::RefCell::default();
     }
-    let set = if contents.len() as u64 >= config.read.chunked_min_size {
+    let set = if contents.len() as u64 >= read.chunked_min_size {
         // A large file: one pass, a chunk at a time, checked at the end.
         let release = |offset| contents.release_before(offset);
         BUFFERS.with_borrow_mut(|buffers| {
-            let read = sorted_set_chunked(&contents, &release, config, buffers);
+            let digest = sorted_set_chunked(&contents, &release, recipe, read.chunk_size, buffers);
             // Taken, not cloned: the thread keeps no buffer the size of the
             // largest set it ever loaded.
             let set = std::mem::take(&mut buffers.set);
-            (read == expected_hash)
+            (digest == expected_hash)
                 .then_some(set)
                 .ok_or(ReloadError::Changed)
         })?
@@ -127,7 +129,7 @@ pub fn reload_set(
             return Err(ReloadError::Changed);
         }
         BUFFERS.with_borrow_mut(|buffers| {
-            sorted_shingles_into(&contents, config, buffers);
+            sorted_shingles_into(&contents, recipe, buffers);
             // A clone is allocated at its exact length; the buffer stays for reuse.
             buffers.set.clone()
         })
@@ -146,12 +148,13 @@ pub fn reload_set(
 pub(super) fn sorted_set_chunked(
     bytes: &[u8],
     release: &dyn Fn(usize),
-    config: &ScanConfig,
+    recipe: &Recipe,
+    chunk_size: usize,
     buffers: &mut Buffers,
 ) -> u128 {
-    let norm = config.recipe.normalization;
-    let shingler = &config.recipe.shingler;
-    let mut chunks = Chunks::new(bytes, config.read.chunk_size, release);
+    let norm = recipe.normalization;
+    let shingler = &recipe.shingler;
+    let mut chunks = Chunks::new(bytes, chunk_size, release);
     let Buffers {
         text,
         scratch,
@@ -198,20 +201,4 @@ pub(super) fn sorted_set_chunked(
     merged.shrink_to(CLASSIC_BATCH);
     batch.shrink_to(CLASSIC_BATCH);
     chunks.digest.digest128()
-}
-
-/// The union of two ascending, duplicate-free slices into `out` (cleared
-/// first), ascending and duplicate-free.
-pub(super) fn merge_sorted(a: &[u64], b: &[u64], out: &mut Vec<u64>) {
-    out.clear();
-    out.reserve(a.len() + b.len());
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() && j < b.len() {
-        let (x, y) = (a[i], b[j]);
-        out.push(x.min(y));
-        i += usize::from(x <= y);
-        j += usize::from(y <= x);
-    }
-    out.extend_from_slice(&a[i..]);
-    out.extend_from_slice(&b[j..]);
 }

@@ -21,12 +21,11 @@ use super::{ScanConfig, Verification};
 use crate::input::read::{self, ReadError};
 use crate::input::walk::FileEntry;
 use crate::progress::Reporter;
-use crate::sketch::SketchKind;
-use crate::sketch::minhash::MinHasher;
-use crate::sketch::oph;
+use crate::sketch::{SketchBuilder, Sketcher};
 use crate::text::chunked;
 use crate::text::distinct::{HashSorter, RepeatFilter};
 use crate::text::normalize::{Normalization, normalize_into};
+
 use crate::text::shingle::Scratch;
 
 /// The part of a file the later stages need, once its bytes are gone.
@@ -36,7 +35,7 @@ pub struct SignedContent {
     pub hash: u128,
     /// Number of distinct shingles when `counted`; otherwise an upper bound
     /// (the shingle windows that were signed), zero exactly when the set is
-    /// empty. A `u32`, as in [`Document`], so that the flag below fits in the
+    /// empty. A `u32`, as in [`crate::model::Document`], so that the flag below fits in the
     /// 48 bytes the `u128` alignment gives (16 MB at a million contents).
     pub shingles: u32,
     /// Whether `shingles` is the exact count. See `Keep::Signature`.
@@ -77,41 +76,6 @@ pub(super) struct Buffers {
     pub(super) merged: Vec<u64>,
 }
 
-/// The configured signing kernel.
-#[derive(Clone, Debug)]
-pub enum Signer {
-    Classic(MinHasher),
-    Oph { seed: u64 },
-}
-
-impl Signer {
-    /// The kernel of `config`, making signatures of `config.banding.signature_len()` values.
-    pub fn new(config: &ScanConfig) -> Self {
-        Signer::with(
-            config.recipe.sketch,
-            config.recipe.banding.signature_len(),
-            config.recipe.seed,
-        )
-    }
-
-    /// A `kind` kernel making signatures of `n` values from `seed`.
-    pub fn with(kind: SketchKind, n: usize, seed: u64) -> Self {
-        match kind {
-            SketchKind::Classic => Signer::Classic(MinHasher::new(n, seed)),
-            SketchKind::Oph => Signer::Oph { seed },
-        }
-    }
-
-    /// Writes the signature of a non-empty set of distinct hashes (any order)
-    /// into `out`, whose length is the signature length.
-    pub fn sign_into(&self, set: &[u64], out: &mut [u32]) {
-        match *self {
-            Signer::Classic(ref hasher) => hasher.sign_into(set, out),
-            Signer::Oph { seed } => oph::sign(set, seed, out),
-        }
-    }
-}
-
 /// What signing keeps of a content besides its hash.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Keep {
@@ -145,10 +109,10 @@ impl Keep {
 
 /// Reads, checks and signs one file. `claim(hash)` says whether this file is
 /// the one to sign its content (true) or a copy of a content signed elsewhere.
-pub(super) fn sign_one(
+pub(super) fn sign_one<S: Sketcher>(
     file: &FileEntry,
     config: &ScanConfig,
-    hasher: &Signer,
+    sketcher: &S,
     keep: Keep,
     claim: &(dyn Fn(u128) -> bool + Sync),
     buffers: &mut Buffers,
@@ -184,19 +148,19 @@ pub(super) fn sign_one(
     }
     let shingles = match keep {
         Keep::Set => {
-            sorted_shingles_into(&contents, config, buffers);
+            sorted_shingles_into(&contents, &config.recipe, buffers);
             buffers.set.len()
         }
         Keep::CountedSignature => {
-            sorted_shingles_into(&contents, config, buffers);
+            sorted_shingles_into(&contents, &config.recipe, buffers);
             if !buffers.set.is_empty() {
-                hasher.sign_into(&buffers.set, row);
+                sketcher.sign_into(&buffers.set, row);
             }
             buffers.set.len()
         }
         Keep::Signature if chunked => {
             let (windows, read) =
-                sign_windows_chunked(&contents, &release, config, hasher, buffers, row);
+                sign_windows_chunked(&contents, &release, config, sketcher, buffers, row);
             if read != hash {
                 // The bytes changed between the two passes: the file's own
                 // reason if it has one (shrank, mtime), else "changed".
@@ -209,7 +173,7 @@ pub(super) fn sign_one(
             }
             windows
         }
-        Keep::Signature => sign_windows(&contents, config, hasher, buffers, row),
+        Keep::Signature => sign_windows(&contents, config, sketcher, buffers, row),
     };
     if let Err(err) = contents.verify_unchanged() {
         return SignOutcome::Failed(err);
@@ -231,40 +195,41 @@ pub(super) fn sign_one(
 /// set ([`Keep::Signature`]); returns how many values were signed, an upper
 /// bound on the distinct shingles (0 exactly when there are none; `row` is
 /// then not a signature).
-pub(super) fn sign_windows(
+pub(super) fn sign_windows<S: Sketcher>(
     bytes: &[u8],
     config: &ScanConfig,
-    hasher: &Signer,
+    sketcher: &S,
     buffers: &mut Buffers,
     row: &mut [u32],
 ) -> usize {
-    match *hasher {
-        Signer::Oph { seed } => {
-            // One bin update per window: cheaper than any dedup would be.
-            // Blocks of window hashes go to the batch kernel (both vectorised).
-            let Buffers { text, scratch, .. } = buffers;
-            normalize_into(bytes, config.recipe.normalization, text);
-            let mut windows = 0usize;
-            let mut sketch = oph::Sketch::new(seed, row);
-            config
-                .recipe
-                .shingler
-                .for_each_hash_block(text, scratch, |block| {
-                    windows += block.len();
-                    sketch.add_batch(block);
-                });
-            sketch.finish();
-            windows
+    if sketcher.takes_repeats() {
+        // Every window to the builder, a block of window hashes at a time.
+        let Buffers {
+            text,
+            scratch,
+            batch_row,
+            ..
+        } = buffers;
+        normalize_into(bytes, config.recipe.normalization, text);
+        let mut windows = 0usize;
+        let mut sketch = sketcher.builder(row, batch_row);
+        config
+            .recipe
+            .shingler
+            .for_each_hash_block(text, scratch, |block| {
+                windows += block.len();
+                sketch.add_batch(block);
+            });
+        sketch.finish();
+        windows
+    } else {
+        // A costly value: drop most repeats first, at a fraction of an
+        // exact set's cost.
+        filtered_windows_into(bytes, &config.recipe, buffers);
+        if !buffers.set.is_empty() {
+            sketcher.sign_into(&buffers.set, row);
         }
-        Signer::Classic(ref minhasher) => {
-            // `n` hash evaluations per value: drop most repeats first, at a
-            // fraction of an exact set's cost.
-            filtered_windows_into(bytes, config, buffers);
-            if !buffers.set.is_empty() {
-                minhasher.sign_into(&buffers.set, row);
-            }
-            buffers.set.len()
-        }
+        buffers.set.len()
     }
 }
 
@@ -328,19 +293,19 @@ impl<'a> Chunks<'a> {
 /// before `offset` are no longer needed. Returns the count and the XXH3-128
 /// of the bytes that were signed.
 ///
-/// OPH takes every window, as [`sign_windows`] does. Classic signing takes
-/// what one [`RepeatFilter`] lets through over the whole file, signed in
-/// batches whose signatures are merged by a minimum per position (the
-/// minimum over the whole stream), so the count is what passes, as on the
-/// whole-file path. That filter's table is sized by the length of the whole
+/// A sketcher that [takes repeats](Sketcher::takes_repeats) (OPH) gets every
+/// window, as in [`sign_windows`]. Another (classic) gets what one
+/// [`RepeatFilter`] lets through over the whole file, in batches its builder
+/// merges (classic: a minimum per position, the minimum over the whole
+/// stream), so the count is what passes, as on the whole-file path. That filter's table is sized by the length of the whole
 /// normalised text, known only at the end; but beyond a few tens of KiB the
 /// size is its maximum, so the first chunks' text is gathered until it gets
 /// there (or the file ends, and the short text takes the whole-file path).
-pub(super) fn sign_windows_chunked(
+pub(super) fn sign_windows_chunked<S: Sketcher>(
     bytes: &[u8],
     release: &dyn Fn(usize),
     config: &ScanConfig,
-    hasher: &Signer,
+    sketcher: &S,
     buffers: &mut Buffers,
     row: &mut [u32],
 ) -> (usize, u128) {
@@ -358,72 +323,62 @@ pub(super) fn sign_windows_chunked(
         ..
     } = buffers;
     windows.clear();
-    let count = match *hasher {
-        Signer::Oph { seed } => {
-            let mut count = 0usize;
-            let mut sketch = oph::Sketch::new(seed, row);
-            while chunks.next_into(norm, text) {
-                windows.feed(text, norm, shingler, scratch, |block| {
-                    count += block.len();
-                    sketch.add_batch(block);
-                });
-            }
-            sketch.finish();
-            count
+    let count = if sketcher.takes_repeats() {
+        let mut count = 0usize;
+        let mut sketch = sketcher.builder(row, batch_row);
+        while chunks.next_into(norm, text) {
+            windows.feed(text, norm, shingler, scratch, |block| {
+                count += block.len();
+                sketch.add_batch(block);
+            });
         }
-        Signer::Classic(ref minhasher) => {
-            let full = |len: usize| RepeatFilter::slots_for(len / 4) == RepeatFilter::MAX_SLOTS;
-            pending.clear();
-            let mut ended = false;
-            while !full(pending.len()) {
-                if !chunks.next_into(norm, text) {
-                    ended = true;
-                    break;
-                }
-                chunked::join_normalized(pending, text, norm);
+        sketch.finish();
+        count
+    } else {
+        let full = |len: usize| RepeatFilter::slots_for(len / 4) == RepeatFilter::MAX_SLOTS;
+        pending.clear();
+        let mut ended = false;
+        while !full(pending.len()) {
+            if !chunks.next_into(norm, text) {
+                ended = true;
+                break;
             }
-            if ended {
-                // Short once normalised (mostly whitespace): the whole text
-                // is here, and takes the whole-file path.
-                repeats.filter_into(pending.len() / 4, set, |passing| {
-                    shingler
-                        .for_each_hash_block(pending, scratch, |block| passing.offer_block(block))
-                });
-                if !set.is_empty() {
-                    minhasher.sign_into(set, row);
-                }
-                set.len()
-            } else {
-                row.fill(u32::MAX);
-                batch_row.resize(row.len(), u32::MAX);
-                let mut count = 0usize;
-                let mut sign_batch = |values: &[u64]| {
-                    if values.is_empty() {
-                        return;
-                    }
-                    count += values.len();
-                    minhasher.sign_into(values, batch_row);
-                    for (r, &b) in row.iter_mut().zip(batch_row.iter()) {
-                        *r = (*r).min(b);
+            chunked::join_normalized(pending, text, norm);
+        }
+        if ended {
+            // Short once normalised (mostly whitespace): the whole text
+            // is here, and takes the whole-file path.
+            repeats.filter_into(pending.len() / 4, set, |passing| {
+                shingler.for_each_hash_block(pending, scratch, |block| passing.offer_block(block))
+            });
+            if !set.is_empty() {
+                sketcher.sign_into(set, row);
+            }
+            set.len()
+        } else {
+            let mut count = 0usize;
+            let mut sketch = sketcher.builder(row, batch_row);
+            let mut sign_batch = |values: &[u64]| {
+                count += values.len();
+                sketch.add_batch(values);
+            };
+            repeats.filter_into(pending.len() / 4, set, |passing| {
+                // Draining after a block rather than after the value that
+                // fills a batch: batches differ, their merge does not.
+                let mut offer = |block: &[u64]| {
+                    passing.offer_block(block);
+                    if passing.passed() >= CLASSIC_BATCH {
+                        passing.drain(&mut sign_batch);
                     }
                 };
-                repeats.filter_into(pending.len() / 4, set, |passing| {
-                    // Draining after a block rather than after the value that
-                    // fills a batch: batches differ, their minimum does not.
-                    let mut offer = |block: &[u64]| {
-                        passing.offer_block(block);
-                        if passing.passed() >= CLASSIC_BATCH {
-                            passing.drain(&mut sign_batch);
-                        }
-                    };
-                    windows.feed(pending, norm, shingler, scratch, &mut offer);
-                    while chunks.next_into(norm, text) {
-                        windows.feed(text, norm, shingler, scratch, &mut offer);
-                    }
-                    passing.drain(&mut sign_batch);
-                });
-                count
-            }
+                windows.feed(pending, norm, shingler, scratch, &mut offer);
+                while chunks.next_into(norm, text) {
+                    windows.feed(text, norm, shingler, scratch, &mut offer);
+                }
+                passing.drain(&mut sign_batch);
+            });
+            sketch.finish();
+            count
         }
     };
     (count, chunks.digest.digest128())
@@ -432,10 +387,10 @@ pub(super) fn sign_windows_chunked(
 /// Stage 2 of the staged path ([`super::sign_files`]): signs `files` in
 /// parallel, identical contents once, then rescues the copies of a content
 /// whose claimer failed.
-pub(super) fn sign_all(
+pub(super) fn sign_all<S: Sketcher + Sync>(
     files: &[FileEntry],
     config: &ScanConfig,
-    hasher: &Signer,
+    sketcher: &S,
     keep_sets: bool,
     reporter: &dyn Reporter,
 ) -> (Vec<SignOutcome>, Vec<u32>) {
@@ -464,7 +419,7 @@ pub(super) fn sign_all(
         .enumerate()
         .map_init(Buffers::default, |buffers, (id, (row, file))| {
             let claim = |hash| lock(&contents).claim(hash, id as u32).1;
-            let outcome = sign_one(file, config, hasher, keep, &claim, buffers, row);
+            let outcome = sign_one(file, config, sketcher, keep, &claim, buffers, row);
             reporter.advance(1);
             outcome
         })
@@ -486,7 +441,7 @@ pub(super) fn sign_all(
             sign_one(
                 &files[id],
                 config,
-                hasher,
+                sketcher,
                 keep,
                 &|_| true,
                 &mut buffers,

@@ -20,12 +20,13 @@ use rayon::prelude::*;
 
 use super::contents::{Attempt, ContentTable, NO_CONTENT, Signed};
 use super::plan::{Decision, Method, choose_method, method_known};
-use super::sign::{Buffers, Keep, SignOutcome, SignedContent, Signer, sign_one};
+use super::sign::{Buffers, Keep, SignOutcome, SignedContent, sign_one};
 use super::{ScanConfig, ScanStats, document_of};
 use crate::input::read::ReadError;
 use crate::input::walk::{self, FileEntry, StreamEvent, WalkEnd};
 use crate::model::{DocStatus, Document};
 use crate::progress::{Reporter, Stage};
+use crate::sketch::{AnySketcher, Sketcher};
 
 /// Files per batch handed from the walker to the signing workers: enough to
 /// make a batch's bookkeeping (two short locks) negligible beside reading its
@@ -239,7 +240,7 @@ fn walk_in_batches(
 pub(super) struct Signing<'a> {
     config: &'a ScanConfig,
     reporter: &'a dyn Reporter,
-    hasher: Signer,
+    sketcher: AnySketcher,
     /// Signature length.
     n: usize,
     /// Set by the walker, read by workers.
@@ -344,7 +345,7 @@ impl<'a> Signing<'a> {
         Signing {
             config,
             reporter,
-            hasher: Signer::new(config),
+            sketcher: config.recipe.sketcher(),
             n: config.recipe.banding.signature_len(),
             mode: SharedMode::new(mode),
             holding: AtomicBool::new(false),
@@ -421,7 +422,7 @@ impl<'a> Signing<'a> {
             let outcome = sign_one(
                 &file,
                 self.config,
-                &self.hasher,
+                &self.sketcher,
                 keep,
                 &claim,
                 &mut worker.buffers,
@@ -501,7 +502,7 @@ impl<'a> Signing<'a> {
         drop(claims);
         if sign_now {
             // LSH was chosen while this file was read.
-            self.hasher.sign_into(&set, row);
+            self.sketcher.sign_into(&set, row);
         }
         non_empty && (!kept || sign_now)
     }
@@ -527,7 +528,7 @@ impl<'a> Signing<'a> {
         let n = self.n;
         let mut rows = vec![u32::MAX; held.len() * n];
         for ((_, set), row) in held.iter().zip(rows.chunks_exact_mut(n)) {
-            self.hasher.sign_into(set, row);
+            self.sketcher.sign_into(set, row);
         }
         let mut sheet = lock(&self.sheet);
         for ((loader, _), row) in held.iter().zip(rows.chunks_exact(n)) {
@@ -580,7 +581,7 @@ impl<'a> Signing<'a> {
             let outcome = sign_one(
                 &file,
                 self.config,
-                &self.hasher,
+                &self.sketcher,
                 keep,
                 &|_| true,
                 &mut buffers,

@@ -3,7 +3,6 @@
 //! against the whole-file ones (proptests), and files changing while read.
 
 use super::contents::{ContentGroup, Members, Signed};
-use super::pairs::is_sample;
 use super::plan::{Method, MethodChoice, Workload};
 use super::sign::{Buffers, CLASSIC_BATCH, Keep, sign_one, sign_windows, sign_windows_chunked};
 use super::stream::{Batch, Mode, Signing, Worker};
@@ -13,9 +12,9 @@ use crate::input::walk::{FileEntry, WalkOptions};
 use crate::lsh::Banding;
 use crate::progress::Silent;
 use crate::recipe::Recipe;
-use crate::sketch::SketchKind;
 use crate::sketch::minhash::MinHasher;
 use crate::sketch::oph;
+use crate::sketch::{AnySketcher, SketchKind, Sketcher};
 use crate::text::distinct::RepeatFilter;
 use crate::text::normalize::Normalization;
 use crate::text::shingle::{ShingleKind, Shingler, StopWords};
@@ -193,6 +192,14 @@ fn densified_signatures_are_not_samples() {
     };
     let mut scratch = Vec::new();
     let mut signature = vec![0u32; 100];
+    let is_sample = |signature: &[u32], scratch: &mut Vec<u32>| {
+        let independent =
+            AnySketcher::new(SketchKind::Classic, 100, 7).positions_independent(signature, scratch);
+        let same =
+            AnySketcher::new(SketchKind::Oph, 100, 7).positions_independent(signature, scratch);
+        assert_eq!(independent, same);
+        independent
+    };
     // 20 elements cannot fill 100 bins: densification copies values.
     oph::sign(&set(20), 7, &mut signature);
     assert!(!is_sample(&signature, &mut scratch));
@@ -247,7 +254,7 @@ type Signature = (usize, Vec<u32>);
 /// The chunked path's signature and count next to the whole-file path's,
 /// and its digest next to `xxh3_128`.
 fn both_paths(bytes: &[u8], config: &ScanConfig) -> (Signature, Signature, u128) {
-    let hasher = Signer::new(config);
+    let hasher = config.recipe.sketcher();
     let n = config.recipe.banding.signature_len();
     let mut buffers = Buffers::default();
     let mut whole = vec![u32::MAX; n];
@@ -372,7 +379,7 @@ fn a_large_file_signs_as_on_the_whole_file_path() {
             config.recipe.sketch = minhash;
             config.read.mmap_min_size = if mmap { 0 } else { u64::MAX };
             let file = walk_files(&config, &Silent, &mut ScanStats::default()).remove(0);
-            let hasher = Signer::new(&config);
+            let hasher = config.recipe.sketcher();
             let n = config.recipe.banding.signature_len();
             let sign = |config: &ScanConfig| {
                 let mut row = vec![u32::MAX; n];
@@ -440,14 +447,15 @@ fn a_large_file_reloads_the_set_of_the_whole_file_path() {
                 config.recipe.shingler = Shingler::new(kind, 3, StopWords::english());
                 config.read.mmap_min_size = if mmap { 0 } else { u64::MAX };
                 config.read.chunked_min_size = u64::MAX;
-                let whole = reload_set(&path, hash, &config).unwrap();
+                let whole = reload_set(&path, hash, &config.recipe, &config.read).unwrap();
                 assert!(!whole.is_empty());
                 for chunk in [1, 700, 1 << 17] {
                     config.read.chunked_min_size = 0;
                     config.read.chunk_size = chunk;
-                    let chunked = reload_set(&path, hash, &config).unwrap();
+                    let chunked = reload_set(&path, hash, &config.recipe, &config.read).unwrap();
                     assert!(chunked == whole, "{kind:?}, mmap {mmap}, chunk {chunk}");
-                    let refused = reload_set(&path, hash ^ 1, &config).unwrap_err();
+                    let refused =
+                        reload_set(&path, hash ^ 1, &config.recipe, &config.read).unwrap_err();
                     assert!(
                         refused.to_string().contains("changed during the run"),
                         "{refused}"
@@ -469,7 +477,7 @@ fn sign_changed(dir: &Path, mmap: bool, change: &(dyn Fn() + Sync)) -> SignOutco
     sign_one(
         &file,
         &config,
-        &Signer::new(&config),
+        &config.recipe.sketcher(),
         Keep::Signature,
         &|_| {
             change();

@@ -5,10 +5,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use simfind::input::read::{self, ReadOptions};
-use simfind::pipeline;
 use simfind::recipe::Recipe;
 use simfind::similarity::measures;
-use simfind::sketch::minhash;
+use simfind::sketch::Sketcher;
 use simfind::text::normalize::normalize;
 use simfind::text::shingle::{Scratch, Shingler};
 
@@ -101,9 +100,13 @@ pub fn run(args: Args) -> Result<i32> {
     let set_b: Vec<u64> = counts_b.iter().map(|&(h, _)| h).collect();
 
     let estimate = (!set_a.is_empty() && !set_b.is_empty()).then(|| {
-        let n = recipe.banding.signature_len();
-        let signer = pipeline::Signer::with(recipe.sketch, n, recipe.seed);
-        minhash::estimate(&sign(&signer, n, &set_a), &sign(&signer, n, &set_b))
+        let sketcher = recipe.sketcher();
+        let sign = |set: &[u64]| {
+            let mut signature = vec![0; sketcher.signature_len()];
+            sketcher.sign_into(set, &mut signature);
+            signature
+        };
+        sketcher.estimate(&sign(&set_a), &sign(&set_b))
     });
     let vectors = measures::vector_measures(&counts_a, &counts_b);
     let chars_a: Vec<char> = text_a.chars().collect();
@@ -163,13 +166,6 @@ fn read_text(path: &Path, recipe: &Recipe) -> Result<String> {
     let contents = read::read_file(path, &ReadOptions::default())
         .with_context(|| format!("cannot read {}", path.display()))?;
     Ok(normalize(&contents, recipe.normalization))
-}
-
-/// The `n`-value signature of a non-empty set.
-fn sign(signer: &pipeline::Signer, n: usize, set: &[u64]) -> Vec<u32> {
-    let mut signature = vec![0; n];
-    signer.sign_into(set, &mut signature);
-    signature
 }
 
 fn count_vector(shingler: &Shingler, text: &str) -> Vec<(u64, u32)> {

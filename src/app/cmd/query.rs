@@ -1,24 +1,17 @@
 //! `simfind query`: the many-one question — which indexed documents are similar
-//! to this one? Each query document is signed with the index's own parameters,
-//! its band keys are looked up in the index, and the candidates are verified as
-//! `scan` verifies them.
+//! to this one? The arguments, reading the query documents and printing the
+//! rows; the lookup itself is [`simfind::index::query`].
 
-use std::collections::{HashMap, HashSet};
 use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Result, bail};
-use rayon::prelude::*;
-use simfind::index::incremental::Signer;
-use simfind::index::{Index, OpenOptions, StoredDoc};
+use simfind::index::query::{Answer, Query, QueryOptions};
+use simfind::index::{Index, OpenOptions};
 use simfind::input::read::{self, ReadOptions};
-use simfind::lsh::scurve;
-use simfind::similarity::verify;
-use simfind::sketch::minhash;
-use xxhash_rust::xxh3::xxh3_128;
-
+use simfind::pipeline::Verification;
 use simfind::progress::Reporter;
 
 use crate::app::args::{self, VerifyArg};
@@ -87,14 +80,6 @@ pub struct Args {
     pub quiet: bool,
 }
 
-/// One verified match of a query document.
-struct Match {
-    doc: StoredDoc,
-    similarity: f64,
-    estimate: f64,
-    shared: Option<usize>,
-}
-
 pub fn run(args: Args) -> Result<i32> {
     if args.files.iter().filter(|f| f.as_os_str() == "-").count() > 1 {
         bail!("`-` (standard input) can be given only once");
@@ -109,7 +94,7 @@ pub fn run(args: Args) -> Result<i32> {
     };
     let started = Instant::now();
     let index = Index::open_existing(&args.db, options)?;
-    let signer = Signer::from_params(index.params()).map_err(|reason| {
+    let mut lookup = Query::new(&index).map_err(|reason| {
         anyhow::anyhow!(
             "index {} has parameters this simfind cannot use ({reason}); delete it and rebuild \
              it with `simfind index DIR... --db {}`",
@@ -117,9 +102,17 @@ pub fn run(args: Args) -> Result<i32> {
             args.db.display()
         )
     })?;
-    let threshold = args
-        .threshold
-        .unwrap_or_else(|| scurve::threshold(signer.banding.bands, signer.banding.rows));
+    let options = QueryOptions {
+        threshold: args.threshold.unwrap_or_else(|| lookup.default_threshold()),
+        top: args
+            .top
+            .map(|top| usize::try_from(top).unwrap_or(usize::MAX)),
+        verification: match args.verify {
+            VerifyArg::Exact => Verification::Exact,
+            VerifyArg::Signature => Verification::Signature,
+        },
+    };
+    let threshold = options.threshold;
     let mut sink = Sink::create(args.output.as_deref())?;
     output::install_interrupt_handler();
 
@@ -128,8 +121,6 @@ pub fn run(args: Args) -> Result<i32> {
     let mut errors = 0u64;
     let mut matches_total = 0u64;
     let mut candidates_total = 0u64;
-    // Shingle sets of indexed contents already re-read, by content hash.
-    let mut sets: HashMap<u128, Option<Vec<u64>>> = HashMap::new();
     let mut csv = csv::WriterBuilder::new().from_writer(&mut sink);
     csv.write_record(PAIRS_HEADER)?;
     for query in &args.files {
@@ -141,99 +132,41 @@ pub fn run(args: Args) -> Result<i32> {
                 continue;
             }
         };
-        if !signer.include_binary && read::looks_binary(&bytes) {
-            eprintln!(
-                "simfind: note: {} looks binary and the index skips binary files; no matches \
-                 (index with --binary to include them)",
-                query.display()
-            );
-            continue;
-        }
-        let set = signer.shingle_set(&bytes);
-        drop(bytes);
-        if set.is_empty() {
-            eprintln!(
-                "simfind: note: {} is shorter than one shingle; it is never similar to anything",
-                query.display()
-            );
-            continue;
-        }
-        let (signature, keys) = signer.sign(&set);
-        let ids = index.candidates(&keys)?;
-        candidates_total += ids.len() as u64;
-        let mut docs = Vec::with_capacity(ids.len());
-        for id in ids {
-            docs.extend(index.document(id)?);
-        }
-        if args.verify == VerifyArg::Exact {
-            // Re-read each content not loaded yet (identical files once), in
-            // parallel: for a document with many candidates this is the cost.
-            let mut todo: Vec<&StoredDoc> = Vec::new();
-            let mut planned = HashSet::new();
-            for doc in &docs {
-                if !sets.contains_key(&doc.content_hash) && planned.insert(doc.content_hash) {
-                    todo.push(doc);
-                }
+        let (shingles, matches) = match lookup.ask(bytes, &options, &ui)? {
+            Answer::Binary => {
+                eprintln!(
+                    "simfind: note: {} looks binary and the index skips binary files; no matches \
+                     (index with --binary to include them)",
+                    query.display()
+                );
+                continue;
             }
-            let loaded: Vec<_> = todo
-                .par_iter()
-                .map(|doc| (doc.content_hash, doc.path.as_path(), reload(doc, &signer)))
-                .collect();
-            for (hash, path, result) in loaded {
-                let set = result
-                    .map_err(|reason| {
-                        ui.warn(path, &reason);
-                        errors += 1;
-                    })
-                    .ok();
-                sets.insert(hash, set);
+            Answer::NoShingles => {
+                eprintln!(
+                    "simfind: note: {} is shorter than one shingle; it is never similar to anything",
+                    query.display()
+                );
+                continue;
             }
-        }
-        let mut found = Vec::new();
-        for doc in docs {
-            let estimate = minhash::estimate(&signature, &doc.signature);
-            let (similarity, shared) = match args.verify {
-                VerifyArg::Signature => (estimate, None),
-                VerifyArg::Exact => {
-                    let Some(Some(other)) = sets.get(&doc.content_hash) else {
-                        continue;
-                    };
-                    let shared = verify::intersection_size(&set, other);
-                    (
-                        verify::ratio(shared, set.len() + other.len() - shared),
-                        Some(shared),
-                    )
-                }
-            };
-            if similarity >= threshold {
-                found.push(Match {
-                    doc,
-                    similarity,
-                    estimate,
-                    shared,
-                });
+            Answer::Matches {
+                shingles,
+                candidates,
+                matches,
+                unverified,
+            } => {
+                candidates_total += candidates as u64;
+                errors += unverified;
+                (shingles, matches)
             }
-        }
-        found.sort_by(|x, y| {
-            y.similarity.total_cmp(&x.similarity).then_with(|| {
-                x.doc
-                    .path
-                    .as_os_str()
-                    .as_bytes()
-                    .cmp(y.doc.path.as_os_str().as_bytes())
-            })
-        });
-        if let Some(top) = args.top {
-            found.truncate(usize::try_from(top).unwrap_or(usize::MAX));
-        }
-        matches_total += found.len() as u64;
-        for m in found {
+        };
+        matches_total += matches.len() as u64;
+        for m in matches {
             csv.write_record([
                 query.as_os_str().as_bytes(),
                 m.doc.path.as_os_str().as_bytes(),
                 format!("{:.6}", m.similarity).as_bytes(),
                 format!("{:.6}", m.estimate).as_bytes(),
-                set.len().to_string().as_bytes(),
+                shingles.to_string().as_bytes(),
                 m.doc.shingle_count.to_string().as_bytes(),
                 m.shared
                     .map(|s| s.to_string())
@@ -274,17 +207,4 @@ fn read_query(path: &Path) -> Result<Vec<u8>, String> {
     }
     let contents = read::read_file(path, &ReadOptions::default()).map_err(|e| e.to_string())?;
     Ok(contents.to_vec())
-}
-
-/// Re-creates an indexed document's shingle set, refusing one whose content is
-/// no longer what was indexed.
-fn reload(doc: &StoredDoc, signer: &Signer) -> Result<Vec<u64>, String> {
-    let contents =
-        read::read_file(&doc.path, &ReadOptions::default()).map_err(|e| e.to_string())?;
-    if xxh3_128(&contents) != doc.content_hash {
-        return Err(
-            "changed since it was indexed; run `simfind index` to refresh the index".into(),
-        );
-    }
-    Ok(signer.shingle_set(&contents))
 }
