@@ -99,6 +99,7 @@ pub fn run(args: Args) -> Result<i32> {
     if args.files.iter().filter(|f| f.as_os_str() == "-").count() > 1 {
         bail!("`-` (standard input) can be given only once");
     }
+    output::refuse_overwriting_index(args.output.as_deref(), &args.db)?;
     if let Some(t) = args.threshold
         && !(t > 0.0 && t <= 1.0)
     {
@@ -120,7 +121,7 @@ pub fn run(args: Args) -> Result<i32> {
     let threshold = args
         .threshold
         .unwrap_or_else(|| scurve::threshold(signer.banding.bands, signer.banding.rows));
-    let mut sink = Sink::create(args.output.as_deref())?;
+    let mut sink = Sink::create_whole(args.output.as_deref())?;
     output::install_interrupt_handler();
 
     // Warnings only: query draws no progress bars.
