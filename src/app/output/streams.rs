@@ -2,15 +2,15 @@
 //!
 //! Two questions the `Sink` asks about them:
 //!
-//! - Was standard output closed when the process started (`simfind scan DIR
-//!   >&-`)? Rust's runtime cannot be asked afterwards: before `main` it
+//! - Was standard output closed when the process started
+//!   (`simfind scan DIR >&-`)? Rust's runtime cannot be asked afterwards: before `main` it
 //!   reopens each closed descriptor 0–2 on `/dev/null` (`sanitize_standard_fds`
 //!   in std's `sys/pal/unix`, called from `lang_start`), so that `io::stdout()`
 //!   never writes into an unrelated file opened later. From inside `main`, a
-//!   closed stdout and `> /dev/null` look the same. The only sound way to tell
-//!   them apart is to look before std does: a constructor in `.init_array`,
-//!   which the C runtime (`__libc_start_main`) runs before it calls the C
-//!   `main` that enters `lang_start`. It makes one `fcntl(F_GETFD)` per
+//!   closed stdout and a redirection to /dev/null look the same. The only
+//!   sound way to tell them apart is to look before std does: a constructor
+//!   in `.init_array`, which the C runtime runs before it calls the C entry
+//!   point that enters `lang_start`. It makes one `fcntl(F_GETFD)` per
 //!   descriptor and records the answer; std then reopens the descriptor as
 //!   usual. std itself registers its argv capture this way on Linux.
 //! - Does `-o PATH` name one of them (`-o /dev/stdout`, `/dev/stderr`,
