@@ -225,10 +225,14 @@ fn a_killed_run_leaves_no_temporary_file() {
         // `outdir` (a named temporary, or an unnamed `#inode (deleted)`).
         let fds = format!("/proc/{}/fd", child.id());
         let open_in_outdir = || {
-            std::fs::read_dir(&fds).into_iter().flatten().any(|e| {
-                std::fs::read_link(e.unwrap().path())
-                    .is_ok_and(|l| l.starts_with(&outdir) && !l.ends_with("pairs.csv"))
-            })
+            std::fs::read_dir(&fds)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .any(|e| {
+                    std::fs::read_link(e.path())
+                        .is_ok_and(|l| l.starts_with(&outdir) && !l.ends_with("pairs.csv"))
+                })
         };
         let start = Instant::now();
         while !open_in_outdir() {
