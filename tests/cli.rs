@@ -514,14 +514,21 @@ fn an_interrupted_run_leaves_no_output_file() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // Wait until the temporary output exists, i.e. the run is under way.
+    // Wait until the output is open, i.e. the run is under way: a descriptor
+    // of the child points into the directory (the output has no name there
+    // until the end, see src/app/output/atomic.rs).
+    let fds = format!("/proc/{}/fd", child.id());
     let start = Instant::now();
-    while std::fs::read_dir(dir.path()).unwrap().count() == 0
+    while !std::fs::read_dir(&fds)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|e| std::fs::read_link(e.path()).is_ok_and(|l| l.starts_with(dir.path())))
         && start.elapsed() < Duration::from_secs(20)
     {
-        std::thread::sleep(Duration::from_millis(20));
+        std::thread::sleep(Duration::from_millis(5));
     }
-    std::thread::sleep(Duration::from_millis(300));
+    std::thread::sleep(Duration::from_millis(100));
     // SAFETY: kill takes plain integers; the child is ours and not yet reaped.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let out = child.wait_with_output().unwrap();

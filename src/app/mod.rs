@@ -4,12 +4,14 @@
 //! Layers, each importing only those below it: `cli` (parser and dispatch) →
 //! `cmd/*` (one file per subcommand) → `config` (arg groups → validated library
 //! configuration) → `args` (shared clap groups, parsers, help tables), with
-//! `report`, `output`, `ui` and `exit` beside them for printing.
+//! `report`, `output`, `ui` and `exit` beside them for printing, and `limits`
+//! (out of memory, file size limit) for the process as a whole.
 pub mod args;
 pub mod cli;
 pub mod cmd;
 pub mod config;
 pub mod exit;
+pub mod limits;
 pub mod output;
 pub mod report;
 pub mod ui;

@@ -84,6 +84,7 @@ pub fn run(args: Args) -> Result<i32> {
     if args.files.iter().filter(|f| f.as_os_str() == "-").count() > 1 {
         bail!("`-` (standard input) can be given only once");
     }
+    output::refuse_overwriting_index(args.output.as_deref(), &args.db)?;
     if let Some(t) = args.threshold
         && !(t > 0.0 && t <= 1.0)
     {
@@ -113,7 +114,7 @@ pub fn run(args: Args) -> Result<i32> {
         },
     };
     let threshold = options.threshold;
-    let mut sink = Sink::create(args.output.as_deref())?;
+    let mut sink = Sink::create_whole(args.output.as_deref())?;
     output::install_interrupt_handler();
 
     // Warnings only: query draws no progress bars.

@@ -110,6 +110,9 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<i32> {
+    if let Some(db) = &args.db {
+        output::refuse_overwriting_index(args.output.as_deref(), db)?;
+    }
     let (mut config, threshold_source) = config::scan(
         &args.roots,
         &args.signing,

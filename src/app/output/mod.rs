@@ -1,64 +1,100 @@
 //! Where results go: stdout, or a file written atomically.
 //!
-//! With `-o FILE` the data is written to a temporary file in FILE's directory
+//! With `-o FILE` the data is written to an unnamed file in FILE's directory
 //! (created before any work starts, so a run that could not write its result
-//! fails at once) and renamed over FILE only when everything succeeded. A
-//! failed or interrupted run never leaves a partial FILE, and an existing FILE
-//! is untouched until the rename. On SIGINT/SIGTERM the temporary file is
-//! removed by the handler installed in [`install_interrupt_handler`].
+//! fails at once) and put in place over FILE only when everything succeeded
+//! ([`atomic`]). A failed, interrupted or killed run never leaves a partial
+//! FILE or a temporary file, and an existing FILE is untouched until the
+//! rename.
 //!
 //! A FILE that exists and is not a regular file (`/dev/null`, a FIFO, a
 //! terminal) is opened and written directly, as a shell redirection would:
 //! renaming over it would replace the device or pipe with a plain file. A FILE
-//! that is a symbolic link is written through the link: the link stays and its
-//! target is replaced atomically.
+//! that is this process's own stdout or stderr (`-o /dev/stdout >> log`) is
+//! written through that descriptor ([`streams`]). A FILE that is a symbolic
+//! link is written through the link: the link stays and its target is
+//! replaced atomically.
 
 use std::fs;
 use std::io::{self, BufWriter, Write};
-use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
 
 use anyhow::{Context, Result};
-use tempfile::NamedTempFile;
 
 use crate::app::exit;
 
+mod atomic;
 pub mod groups;
 pub mod pairs;
+pub(crate) mod pending;
+mod streams;
 mod text;
 
-/// The temporary file of the output being written, for the interrupt handler.
-static PENDING: Mutex<Option<PathBuf>> = Mutex::new(None);
+use atomic::AtomicFile;
 
 /// Removes a pending temporary output file and exits with status 130 on SIGINT
 /// or SIGTERM.
 pub fn install_interrupt_handler() {
     let _ = ctrlc::set_handler(|| {
-        if let Ok(mut pending) = PENDING.lock()
-            && let Some(path) = pending.take()
-        {
-            let _ = fs::remove_file(path);
-        }
+        pending::remove();
         eprintln!("simfind: interrupted; no output written");
         std::process::exit(exit::INTERRUPTED);
     });
 }
 
+/// Refuses, before any work, an `-o` that names the index given with `--db`:
+/// the output would replace the index (`scan --db i.db -o i.db`).
+pub fn refuse_overwriting_index(output: Option<&Path>, db: &Path) -> Result<()> {
+    let Some(output) = output.filter(|p| p.as_os_str() != "-") else {
+        return Ok(());
+    };
+    let same = match (fs::metadata(output), fs::metadata(db)) {
+        (Ok(o), Ok(d)) => o.dev() == d.dev() && o.ino() == d.ino(),
+        // One does not exist yet: the same name, once both are made absolute.
+        _ => absolute(output) == absolute(db),
+    };
+    if same {
+        anyhow::bail!(
+            "-o would overwrite the index {}; write the output to another file",
+            db.display()
+        );
+    }
+    Ok(())
+}
+
+/// `path` with its directory resolved (links, `..`), for comparing names of
+/// files that may not exist yet.
+fn absolute(path: &Path) -> Option<std::path::PathBuf> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    Some(fs::canonicalize(dir).ok()?.join(path.file_name()?))
+}
+
 pub enum Sink {
     Stdout(BufWriter<io::Stdout>),
-    /// An existing device or FIFO, written in place.
-    Device(BufWriter<fs::File>),
-    File {
-        writer: BufWriter<NamedTempFile>,
-        target: PathBuf,
+    /// Written in place: an existing device or FIFO, or one of this process's
+    /// own standard streams (a duplicate of its descriptor).
+    Stream(BufWriter<fs::File>),
+    File(AtomicFile),
+    /// Everything kept in memory and written to `then` at commit, so that a
+    /// run that fails half-way writes nothing at all (see [`Sink::create_whole`]).
+    Held {
+        data: Vec<u8>,
+        then: Box<Sink>,
     },
 }
 
 impl Sink {
-    /// Opens the destination: stdout when `path` is `None` or `-`.
+    /// Opens the destination: stdout when `path` is `None` or `-`. Output to
+    /// stdout or a stream is written as it comes.
     pub fn create(path: Option<&Path>) -> Result<Sink> {
         let Some(target) = path.filter(|p| p.as_os_str() != "-") else {
+            if streams::stdout_was_closed() {
+                return Err(streams::closed_error(1));
+            }
             return Ok(Sink::Stdout(BufWriter::with_capacity(
                 1 << 16,
                 io::stdout(),
@@ -70,14 +106,17 @@ impl Sink {
                 target.display()
             );
         }
-        if let Ok(meta) = fs::metadata(target)
-            && !meta.is_file()
-        {
-            let device = fs::OpenOptions::new()
-                .write(true)
-                .open(target)
-                .with_context(|| format!("cannot write output to {}", target.display()))?;
-            return Ok(Sink::Device(BufWriter::with_capacity(1 << 16, device)));
+        if let Ok(meta) = fs::metadata(target) {
+            if let Some(stream) = streams::own_stream(target, &meta)? {
+                return Ok(Sink::Stream(BufWriter::with_capacity(1 << 16, stream)));
+            }
+            if !meta.is_file() {
+                let device = fs::OpenOptions::new()
+                    .write(true)
+                    .open(target)
+                    .with_context(|| format!("cannot write output to {}", target.display()))?;
+                return Ok(Sink::Stream(BufWriter::with_capacity(1 << 16, device)));
+            }
         }
         let resolved;
         let target = if fs::symlink_metadata(target).is_ok_and(|m| m.file_type().is_symlink()) {
@@ -87,19 +126,20 @@ impl Sink {
         } else {
             target
         };
-        let dir = match target.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => Path::new("."),
-        };
-        let temp = tempfile::Builder::new()
-            .prefix(".simfind-")
-            .suffix(".tmp")
-            .tempfile_in(dir)
-            .with_context(|| format!("cannot create output file in {}", dir.display()))?;
-        *PENDING.lock().expect("not poisoned") = Some(temp.path().to_path_buf());
-        Ok(Sink::File {
-            writer: BufWriter::with_capacity(1 << 16, temp),
-            target: target.to_path_buf(),
+        Ok(Sink::File(AtomicFile::create(target)?))
+    }
+
+    /// Like [`Sink::create`], but nothing reaches stdout or a stream before
+    /// [`Sink::commit`]: for a command whose output is small and which may
+    /// fail after it has started writing (`query` on a damaged index), so that
+    /// exit status 2 still means "no output written".
+    pub fn create_whole(path: Option<&Path>) -> Result<Sink> {
+        Ok(match Sink::create(path)? {
+            file @ Sink::File(_) => file,
+            other => Sink::Held {
+                data: Vec::new(),
+                then: Box::new(other),
+            },
         })
     }
 
@@ -108,15 +148,11 @@ impl Sink {
     pub fn commit(self) -> Result<()> {
         match self {
             Sink::Stdout(mut w) => w.flush().map_err(Into::into),
-            Sink::Device(mut w) => w.flush().map_err(Into::into),
-            Sink::File { writer, target } => {
-                let temp = writer.into_inner().map_err(|e| e.into_error())?;
-                temp.as_file().sync_all()?;
-                fs::set_permissions(temp.path(), target_permissions(&target))?;
-                let result = temp.persist(&target);
-                *PENDING.lock().expect("not poisoned") = None;
-                result.with_context(|| format!("cannot write {}", target.display()))?;
-                Ok(())
+            Sink::Stream(mut w) => w.flush().map_err(Into::into),
+            Sink::File(file) => file.commit(),
+            Sink::Held { data, mut then } => {
+                then.write_all(&data)?;
+                then.commit()
             }
         }
     }
@@ -126,36 +162,18 @@ impl Write for Sink {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match self {
             Sink::Stdout(w) => w.write(buf),
-            Sink::Device(w) => w.write(buf),
-            Sink::File { writer, .. } => writer.write(buf),
+            Sink::Stream(w) => w.write(buf),
+            Sink::File(file) => file.write(buf),
+            Sink::Held { data, .. } => data.write(buf),
         }
     }
 
     fn flush(&mut self) -> io::Result<()> {
         match self {
             Sink::Stdout(w) => w.flush(),
-            Sink::Device(w) => w.flush(),
-            Sink::File { writer, .. } => writer.flush(),
+            Sink::Stream(w) => w.flush(),
+            Sink::File(file) => file.flush(),
+            Sink::Held { .. } => Ok(()),
         }
     }
-}
-
-/// An existing file keeps its mode; a new one gets 0666 less the umask, as if
-/// created by a shell redirection (a temporary file starts as 0600).
-fn target_permissions(target: &Path) -> fs::Permissions {
-    if let Ok(meta) = fs::metadata(target) {
-        return meta.permissions();
-    }
-    // SAFETY: umask cannot fail and touches no memory. The mask is
-    // process-wide, so for the instant between the two calls a file created
-    // by another thread would get 0o022 instead of the user's mask; none is
-    // created then: this runs at commit, after the stages that write files
-    // (pipeline threads joined, the index written), and the interrupt
-    // handler's thread only removes the temporary file.
-    let mask = unsafe {
-        let old = libc::umask(0o022);
-        libc::umask(old);
-        old
-    };
-    fs::Permissions::from_mode(0o666 & !(mask as u32))
 }

@@ -1,0 +1,107 @@
+//! Resource limits end a run with a message and exit status 2, not a signal.
+//!
+//! - **Out of memory.** When an allocation that cannot fail does fail, std
+//!   prints `memory allocation of N bytes failed` and calls `abort()` (the
+//!   hook that could change this, `set_alloc_error_hook`, is unstable). The
+//!   global allocator below is `System` plus one branch on the failure path:
+//!   it notes that an allocation failed and still returns null, so
+//!   fallible allocations (`try_reserve`, `read_to_end`) keep reporting
+//!   their own error. A SIGABRT handler then tells an abort that follows a
+//!   failed allocation from any other: for the former it removes the named
+//!   temporary output if there is one (with `O_TMPFILE` there is none),
+//!   prints which options lower memory and exits with status 2; any other
+//!   abort proceeds as before. The handler allocates nothing: `unlink`,
+//!   `write` and `_exit` are async-signal-safe.
+//! - **File size limit** (`ulimit -f`). SIGXFSZ is ignored, so a write past
+//!   the limit fails with EFBIG and the run reports it like any other write
+//!   error, instead of being killed with a partial file.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::app::exit;
+use crate::app::output::pending;
+
+/// Whether an allocation has failed (and returned null to its caller).
+static ALLOCATION_FAILED: AtomicBool = AtomicBool::new(false);
+
+/// `System`, noting failed allocations for the SIGABRT handler.
+pub struct Allocator;
+
+#[inline]
+fn note(ptr: *mut u8) -> *mut u8 {
+    if ptr.is_null() {
+        ALLOCATION_FAILED.store(true, Ordering::Relaxed);
+    }
+    ptr
+}
+
+// SAFETY: every method forwards to `System` with the caller's arguments and
+// returns its result unchanged; `note` only reads the pointer.
+unsafe impl GlobalAlloc for Allocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller's promises for `alloc` hold for `System.alloc`.
+        note(unsafe { System.alloc(layout) })
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: as for `alloc`.
+        note(unsafe { System.alloc_zeroed(layout) })
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` came from `System` through this allocator.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: `ptr` came from `System` through this allocator; the
+        // caller's promises for `realloc` hold for `System.realloc`.
+        note(unsafe { System.realloc(ptr, layout, new_size) })
+    }
+}
+
+/// Installs the SIGABRT handler and ignores SIGXFSZ. Call first in `main`.
+pub fn install() {
+    // SAFETY: a zeroed sigaction is a valid "no flags, empty mask" value;
+    // the handler has the signature SA_SIGINFO-less handlers need, and is
+    // async-signal-safe (see `on_abort`). `signal(SIGXFSZ, SIG_IGN)` only
+    // changes the disposition.
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = on_abort as extern "C" fn(libc::c_int) as libc::sighandler_t;
+        libc::sigemptyset(&mut action.sa_mask);
+        libc::sigaction(libc::SIGABRT, &action, std::ptr::null_mut());
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
+}
+
+/// std has printed `memory allocation of N bytes failed` just before (and, as
+/// it tries to print a backtrace, perhaps a second, smaller failure).
+const MESSAGE: &[u8] = b"simfind: error: out of memory; no output file written.\n\
+simfind: to need less memory: --threads 1 (fewer files in memory at once), \
+--method lsh (the exact join holds every shingle set), --verify-memory SIZE \
+(a smaller cap on the shingle sets of exact verification), --max-size SIZE \
+(skip the largest files)\n";
+
+extern "C" fn on_abort(_signal: libc::c_int) {
+    if !ALLOCATION_FAILED.load(Ordering::Relaxed) {
+        // Not an allocation failure: die of SIGABRT as without the handler.
+        // SAFETY: signal and raise are async-signal-safe; SIGABRT is blocked
+        // while this handler runs, so it is delivered, with the default
+        // action, as soon as the handler returns.
+        unsafe {
+            libc::signal(libc::SIGABRT, libc::SIG_DFL);
+            libc::raise(libc::SIGABRT);
+        }
+        return;
+    }
+    pending::remove();
+    // SAFETY: write and _exit are async-signal-safe; MESSAGE is static.
+    // _exit skips atexit handlers and buffered output, which is what a
+    // process whose allocator has failed needs.
+    unsafe {
+        libc::write(2, MESSAGE.as_ptr().cast(), MESSAGE.len());
+        libc::_exit(exit::FATAL);
+    }
+}
