@@ -339,7 +339,9 @@ mod tests {
 
     /// Interleaved contents with and without identical pairs, a content
     /// paired with several, and contents with no pair at all.
-    fn sample() -> (Vec<(Vec<u32>, Option<SimilarPair>)>, Vec<SimilarPair>) {
+    type Contents = Vec<(Vec<u32>, Option<SimilarPair>)>;
+
+    fn sample() -> (Contents, Vec<SimilarPair>) {
         let contents = vec![
             (vec![0, 4, 9], Some(fields(1.0))),
             (vec![1], None),
@@ -374,7 +376,7 @@ mod tests {
     fn filters_by_similarity_like_the_rows() {
         let (contents, pairs) = sample();
         let mut set = build(&contents, &pairs);
-        set.retain(|s| s < 1.0 && s >= 0.85);
+        set.retain(|s| (0.85..1.0).contains(&s));
         let mut want = expanded(&contents, &pairs);
         want.retain(|p| p.similarity < 1.0 && p.similarity >= 0.85);
         assert_eq!(set.iter().collect::<Vec<_>>(), want);
