@@ -5,6 +5,9 @@
 use std::path::Path;
 use std::time::SystemTime;
 
+mod pairs;
+pub use pairs::{ContentId, DocPairs, Iter as DocPairsIter};
+
 /// What became of one walked file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DocStatus {

@@ -82,6 +82,8 @@ fn two_thousand_copies_are_signed_once_and_all_paired() {
     assert!(
         outcome
             .pairs
+            .iter()
+            .collect::<Vec<_>>()
             .windows(2)
             .all(|w| (w[0].a, w[0].b) < (w[1].a, w[1].b))
     );

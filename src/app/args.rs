@@ -40,7 +40,7 @@ pub struct ShingleArgs {
     #[arg(long, value_enum, default_value_t = ShingleArg::Char, help_heading = "Shingles")]
     pub shingle: ShingleArg,
 
-    /// Shingle length [default: 5 for char, 3 for word and stopword].
+    /// Shingle length, at most 256 [default: 5 for char, 3 for word and stopword].
     #[arg(long, short = 'k', value_name = "K", help_heading = "Shingles")]
     pub k: Option<usize>,
 

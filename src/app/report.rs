@@ -242,19 +242,19 @@ impl Report {
             self.max_similarity.unwrap_or(f64::INFINITY),
         );
         if self.min_similarity.is_some() || self.max_similarity.is_some() {
-            outcome
-                .pairs
-                .retain(|p| p.similarity >= min && p.similarity <= max);
+            outcome.pairs.retain(|s| s >= min && s <= max);
         }
-        let histogram = SimilarityHistogram::from_pairs(&outcome.pairs);
+        let histogram = SimilarityHistogram::from_doc_pairs(&outcome.pairs);
         let docs = &outcome.documents;
         let pairs = &outcome.pairs;
+        // Counts in u64: a group of 100,000 copies has 5·10⁹ pairs.
+        let records = usize::try_from(pairs.len()).unwrap_or(usize::MAX);
         let mut reported = Reported {
-            verified,
+            verified: usize::try_from(verified).unwrap_or(usize::MAX),
             histogram,
             filtered: self.min_similarity.is_some() || self.max_similarity.is_some(),
-            records: pairs.len(),
-            written: pairs.len().min(self.limit),
+            records,
+            written: records.min(self.limit),
             groups: None,
         };
         match self.output {
@@ -277,7 +277,7 @@ impl Report {
                     method: self.method,
                     keep: self.keep,
                 };
-                let clustering = cluster::cluster(&members, pairs, &params);
+                let clustering = cluster::cluster_contents(&members, pairs, &params);
                 let is_reference = |id: u32| reference[id as usize];
                 match self.output {
                     Output::GroupsCsv => {
@@ -319,8 +319,9 @@ impl Report {
             return flags;
         }
         let mut dirs: HashMap<&Path, bool> = HashMap::new();
-        for p in &outcome.pairs {
-            for id in [p.a, p.b] {
+        let pairs = &outcome.pairs;
+        for c in (0..pairs.contents() as u32).filter(|&c| pairs.has_pairs(c)) {
+            for &id in pairs.members(c) {
                 let doc = &outcome.documents[id as usize];
                 if doc.status != DocStatus::Read {
                     continue;

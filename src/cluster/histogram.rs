@@ -33,14 +33,29 @@ impl SimilarityHistogram {
         h
     }
 
+    /// The similarities of pairs held per content, each counted as often as
+    /// it has pairs of documents (none listed).
+    pub fn from_doc_pairs(pairs: &crate::model::DocPairs) -> Self {
+        let mut h = Self::default();
+        for (similarity, count) in pairs.weighted() {
+            h.add_many(similarity, count);
+        }
+        h
+    }
+
     /// Counts one similarity; NaN and negatives count in the lowest bucket.
     pub fn add(&mut self, similarity: f64) {
+        self.add_many(similarity, 1);
+    }
+
+    /// Counts `count` pairs of the same similarity.
+    pub fn add_many(&mut self, similarity: f64, count: u64) {
         let i = if similarity >= 1.0 {
             10
         } else {
             BUCKET_BOUNDS.iter().filter(|&&b| similarity >= b).count()
         };
-        self.counts[i] += 1;
+        self.counts[i] += count;
     }
 
     pub fn total(&self) -> u64 {

@@ -90,9 +90,11 @@ use rayon::prelude::*;
 
 use crate::similarity::graph::UnionFind;
 
+mod contents;
 mod histogram;
 mod keep;
 
+pub use contents::cluster_contents;
 pub use histogram::{Bucket, SimilarityHistogram};
 use keep::KeepKey;
 pub use keep::KeepPolicy;
@@ -269,12 +271,12 @@ pub fn cluster<P: Pair>(docs: &[FileFacts<'_>], pairs: &[P], params: &ClusterPar
     if graph.nodes.is_empty() {
         return Clustering::default();
     }
-    let order = graph.keep_order(docs, params.keep);
+    let order = keep_order(&graph.nodes, docs, params.keep);
     let (rep, similarity) = match params.method {
         ClusterMethod::Center => graph.centers(&order),
         ClusterMethod::Connected => graph.components(&order),
     };
-    graph.assemble(docs, &rep, &similarity)
+    assemble(&graph.nodes, docs, &rep, &similarity)
 }
 
 /// The pairs `≥ t` as an undirected graph in CSR form over the documents that
@@ -380,19 +382,6 @@ impl<'p, P: Pair> PairGraph<'p, P> {
             .map(|e| (e.to, self.pairs[e.pair as usize].similarity()))
     }
 
-    /// Local nodes, best to keep first. Local order is id order, so the local
-    /// index can stand in for the id as the key's last field.
-    fn keep_order(&self, docs: &[FileFacts<'_>], keep: KeepPolicy) -> Vec<u32> {
-        let mut keys: Vec<KeepKey> = self
-            .nodes
-            .par_iter()
-            .enumerate()
-            .map(|(x, &id)| keep.key(x as u32, &docs[id as usize]))
-            .collect();
-        keys.par_sort_unstable();
-        keys.into_iter().map(|k| k.last).collect()
-    }
-
     /// Greedy centers. Returns each node's representative (`NONE`: in no group)
     /// and its similarity to it.
     fn centers(&self, order: &[u32]) -> (Vec<u32>, Vec<f64>) {
@@ -456,58 +445,78 @@ impl<'p, P: Pair> PairGraph<'p, P> {
         }
         (rep, similarity)
     }
+}
 
-    /// Lays the groups out flat in output order.
-    fn assemble(&self, docs: &[FileFacts<'_>], rep: &[u32], similarity: &[f64]) -> Clustering {
-        let n = self.nodes.len();
-        // size[r] = members of the group represented by r (0 unless r is one).
-        let mut size = vec![0usize; n];
-        for &r in rep.iter().filter(|&&r| r != NONE) {
-            size[r as usize] += 1;
-        }
-        // Groups follow their representative's id, which is local index order.
-        // first[r]: the representative's slot, the group's first; cursor[r]: the
-        // next free slot for the other members.
-        let mut first = vec![0usize; n];
-        let mut cursor = vec![0usize; n];
-        let mut starts = vec![0usize];
-        for r in 0..n {
-            if size[r] >= 2 {
-                first[r] = *starts.last().unwrap();
-                cursor[r] = first[r] + 1;
-                starts.push(starts.last().unwrap() + size[r]);
-            }
-        }
-        let placeholder = Member {
-            doc: 0,
-            similarity: None,
-            representative: false,
-            kept: false,
-        };
-        let mut members = vec![placeholder; *starts.last().unwrap()];
-        for x in 0..n {
-            let r = rep[x];
-            if r == NONE || size[r as usize] < 2 {
-                continue;
-            }
-            let is_rep = r as usize == x;
-            let slot = if is_rep {
-                first[x]
-            } else {
-                let c = cursor[r as usize];
-                cursor[r as usize] += 1;
-                c
-            };
-            let doc = self.nodes[x];
-            members[slot] = Member {
-                doc,
-                similarity: Some(similarity[x]).filter(|s| !s.is_nan()),
-                representative: is_rep,
-                kept: is_rep || docs[doc as usize].reference,
-            };
-        }
-        Clustering { members, starts }
+/// Local nodes (`nodes[x]` is node `x`'s document, increasing), best to keep
+/// first. Local order is id order, so the local index can stand in for the
+/// id as the key's last field.
+fn keep_order(nodes: &[DocId], docs: &[FileFacts<'_>], keep: KeepPolicy) -> Vec<u32> {
+    let mut keys: Vec<KeepKey> = nodes
+        .par_iter()
+        .enumerate()
+        .map(|(x, &id)| keep.key(x as u32, &docs[id as usize]))
+        .collect();
+    keys.par_sort_unstable();
+    keys.into_iter().map(|k| k.last).collect()
+}
+
+/// Lays the groups out flat in output order: `rep[x]` is the local node
+/// representing node `x` ([`NONE`]: in no group), `similarity[x]` its
+/// similarity to it (NaN: not paired with it).
+fn assemble(
+    nodes: &[DocId],
+    docs: &[FileFacts<'_>],
+    rep: &[u32],
+    similarity: &[f64],
+) -> Clustering {
+    let n = nodes.len();
+    // size[r] = members of the group represented by r (0 unless r is one).
+    let mut size = vec![0usize; n];
+    for &r in rep.iter().filter(|&&r| r != NONE) {
+        size[r as usize] += 1;
     }
+    // Groups follow their representative's id, which is local index order.
+    // first[r]: the representative's slot, the group's first; cursor[r]: the
+    // next free slot for the other members.
+    let mut first = vec![0usize; n];
+    let mut cursor = vec![0usize; n];
+    let mut starts = vec![0usize];
+    for r in 0..n {
+        if size[r] >= 2 {
+            first[r] = *starts.last().unwrap();
+            cursor[r] = first[r] + 1;
+            starts.push(starts.last().unwrap() + size[r]);
+        }
+    }
+    let placeholder = Member {
+        doc: 0,
+        similarity: None,
+        representative: false,
+        kept: false,
+    };
+    let mut members = vec![placeholder; *starts.last().unwrap()];
+    for x in 0..n {
+        let r = rep[x];
+        if r == NONE || size[r as usize] < 2 {
+            continue;
+        }
+        let is_rep = r as usize == x;
+        let slot = if is_rep {
+            first[x]
+        } else {
+            let c = cursor[r as usize];
+            cursor[r as usize] += 1;
+            c
+        };
+        let doc = nodes[x];
+        members[slot] = Member {
+            doc,
+            similarity: Some(similarity[x]).filter(|s| !s.is_nan()),
+            representative: is_rep,
+            kept: is_rep || docs[doc as usize].reference,
+        };
+    }
+    Clustering { members, starts }
 }
 
 #[cfg(test)]

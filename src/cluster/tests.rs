@@ -691,3 +691,93 @@ proptest! {
         }
     }
 }
+
+/// Random pairs held per content: documents `0..n` spread over contents,
+/// some contents reporting their identical pairs, random pairs of contents.
+fn random_contents(seed: u64, n: u32, contents: u32, edges: usize) -> crate::model::DocPairs {
+    let mut state = seed;
+    let mut next = move || {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    let mut members = vec![Vec::new(); contents as usize];
+    for d in 0..n {
+        members[(next() % contents as u64) as usize].push(d);
+    }
+    let fields = |similarity| crate::model::SimilarPair {
+        a: 0,
+        b: 0,
+        similarity,
+        estimate: None,
+        shared: None,
+    };
+    let same: Vec<_> = (0..contents)
+        .map(|_| (next() % 3 != 0).then(|| fields(1.0)))
+        .collect();
+    let mut between: Vec<crate::model::SimilarPair> = (0..edges)
+        .map(|_| {
+            let (a, b) = (
+                (next() % contents as u64) as u32,
+                (next() % contents as u64) as u32,
+            );
+            let similarity = [0.4, 0.5, 0.6, 0.75, 0.9, 1.0][(next() % 6) as usize];
+            crate::model::SimilarPair {
+                a: a.min(b),
+                b: a.max(b),
+                ..fields(similarity)
+            }
+        })
+        .filter(|p| p.a != p.b)
+        .collect();
+    between.sort_by_key(|p| (p.a, p.b));
+    between.dedup_by_key(|p| (p.a, p.b));
+    crate::model::DocPairs::new(members.iter().map(Vec::as_slice).zip(same), between)
+}
+
+proptest! {
+    #[test]
+    fn clustering_per_content_matches_clustering_every_pair(
+        seed in any::<u64>(), n in 2u32..40, contents in 1u32..12, e in 0usize..20,
+        keep in policy(), threshold in prop::sample::select(vec![0.5, 0.8, 1.0]),
+    ) {
+        let (d, _) = random_input(seed, n, 0);
+        let held = random_contents(seed ^ 1, n, contents, e);
+        let listed: Vec<crate::model::SimilarPair> = held.iter().collect();
+        for method in [ClusterMethod::Center, ClusterMethod::Connected] {
+            let params = ClusterParams { threshold, method, keep };
+            prop_assert_eq!(cluster_contents(&d, &held, &params), cluster(&d, &listed, &params), "{:?}", method);
+        }
+    }
+}
+
+#[test]
+fn ten_thousand_copies_group_without_listing_their_pairs() {
+    // 5·10⁷ pairs of documents: listing them would take 2.4 GB; held per
+    // content they are one list of 10,000 ids.
+    let members: Vec<u32> = (0..10_000).collect();
+    let same = crate::model::SimilarPair {
+        a: 0,
+        b: 0,
+        similarity: 1.0,
+        estimate: None,
+        shared: None,
+    };
+    let held = crate::model::DocPairs::new([(members.as_slice(), Some(same))], Vec::new());
+    let paths: Vec<String> = (0..10_000).map(|i| format!("{i:05}")).collect();
+    let d: Vec<FileFacts> = paths
+        .iter()
+        .map(|p| FileFacts {
+            path: p.as_bytes(),
+            size: 1,
+            modified: None,
+            reference: false,
+        })
+        .collect();
+    let c = cluster_contents(&d, &held, &params(ClusterMethod::Center, KeepPolicy::First));
+    assert_eq!(c.len(), 1);
+    assert_eq!(c.group(0).len(), 10_000);
+    assert_eq!(c.removable().count(), 9_999);
+}

@@ -43,7 +43,7 @@ mod stream;
 mod tests;
 
 use crate::input::walk::{self, FileEntry, WalkEvent, WalkSkips};
-pub use crate::model::{DocStatus, Document, SimilarPair};
+pub use crate::model::{DocPairs, DocStatus, Document, SimilarPair};
 use crate::progress::{Reporter, Stage};
 pub use config::{ScanConfig, Verification};
 pub use contents::ContentTable;
@@ -98,7 +98,8 @@ pub struct ScanStats {
 #[derive(Debug)]
 pub struct ScanOutcome {
     pub documents: Vec<Document>,
-    pub pairs: Vec<SimilarPair>,
+    /// Sorted by `(a, b)` when iterated; held per pair of contents.
+    pub pairs: DocPairs,
     pub stats: ScanStats,
     /// The method used and why.
     pub decision: Decision,

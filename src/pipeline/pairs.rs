@@ -17,7 +17,7 @@ use super::plan::{Decision, Method};
 use super::reload::{FileReload, Reload, ReloadError};
 use super::{ScanConfig, ScanOutcome, ScanStats, Verification};
 use crate::lsh::{self, Banding, scurve};
-use crate::model::{DocStatus, Document, SimilarPair};
+use crate::model::{DocPairs, DocStatus, Document, SimilarPair};
 use crate::progress::{Reporter, Stage};
 use crate::similarity::{join, sets, verify};
 use crate::sketch::{Sketcher, minhash};
@@ -93,11 +93,11 @@ pub(super) fn pairs_of(
             &items,
             &documents,
             &[],
-            &verified,
+            verified,
             Verification::Exact,
             false,
         );
-        stats.pairs = pairs.len() as u64;
+        stats.pairs = pairs.len();
         return ScanOutcome {
             documents,
             pairs,
@@ -122,11 +122,11 @@ pub(super) fn pairs_of(
         &items,
         &documents,
         &lost_copies,
-        &verified,
+        verified,
         config.verification,
         true,
     );
-    stats.pairs = pairs.len() as u64;
+    stats.pairs = pairs.len();
     ScanOutcome {
         documents,
         pairs,
@@ -437,45 +437,29 @@ fn exact_join(
 /// Turns verified pairs of contents into pairs of documents: every member of
 /// one group with every member of the other, plus every two members of a group
 /// of identical files (similarity 1.0) unless `lost[item]` (an empty `lost`
-/// loses none). Sorted by `(a, b)`.
+/// loses none). Held per content ([`DocPairs`]): a group of `n` copies costs
+/// `n` ids, not `n²` rows.
 fn expand_to_documents(
     items: &[&ContentGroup],
     documents: &[Document],
     lost: &[bool],
-    verified: &[SimilarPair],
+    verified: Vec<SimilarPair>,
     verification: Verification,
     signed: bool,
-) -> Vec<SimilarPair> {
-    let mut pairs = Vec::new();
-    for (g, item) in items.iter().enumerate() {
-        if item.members.len() < 2 || lost.get(g).copied().unwrap_or(false) {
-            continue;
-        }
-        let count = documents[item.members[0] as usize].shingles as usize;
-        let shared = (verification == Verification::Exact).then_some(count);
-        for (i, &a) in item.members.iter().enumerate() {
-            for &b in &item.members[i + 1..] {
-                pairs.push(SimilarPair {
-                    a,
-                    b,
-                    similarity: 1.0,
-                    estimate: signed.then_some(1.0),
-                    shared,
-                });
+) -> DocPairs {
+    let contents = items.iter().enumerate().map(|(g, item)| {
+        let members: &[u32] = &item.members;
+        let same = (!lost.get(g).copied().unwrap_or(false)).then(|| {
+            let count = documents[item.members[0] as usize].shingles as usize;
+            SimilarPair {
+                a: g as u32,
+                b: g as u32,
+                similarity: 1.0,
+                estimate: signed.then_some(1.0),
+                shared: (verification == Verification::Exact).then_some(count),
             }
-        }
-    }
-    for p in verified {
-        for &x in &items[p.a as usize].members {
-            for &y in &items[p.b as usize].members {
-                pairs.push(SimilarPair {
-                    a: x.min(y),
-                    b: x.max(y),
-                    ..*p
-                });
-            }
-        }
-    }
-    pairs.par_sort_unstable_by_key(|p| (p.a, p.b));
-    pairs
+        });
+        (members, same)
+    });
+    DocPairs::new(contents, verified)
 }

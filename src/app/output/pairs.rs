@@ -19,9 +19,9 @@ pub const PAIRS_HEADER: [&str; 7] = [
     "shared",
 ];
 
-pub fn write_csv<'p>(
+pub fn write_csv(
     documents: &[Document],
-    pairs: impl Iterator<Item = &'p SimilarPair>,
+    pairs: impl Iterator<Item = SimilarPair>,
     sink: &mut impl Write,
 ) -> Result<()> {
     let mut csv = csv::WriterBuilder::new().from_writer(sink);
@@ -49,9 +49,9 @@ pub fn write_csv<'p>(
 /// `a_bytes`/`b_bytes` when a path is not UTF-8), `similarity`, `estimate`
 /// (numbers, 6 decimals; `estimate` null with the exact method),
 /// `shingles_a`, `shingles_b`, `shared` (integer or null).
-pub fn write_jsonl<'p>(
+pub fn write_jsonl(
     documents: &[Document],
-    pairs: impl Iterator<Item = &'p SimilarPair>,
+    pairs: impl Iterator<Item = SimilarPair>,
     sink: &mut impl Write,
 ) -> Result<()> {
     for pair in pairs {
