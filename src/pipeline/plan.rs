@@ -20,7 +20,7 @@
 //! and picks the cheaper one — but the exact join only when its sets fit both
 //! in `--verify-memory` and in the memory LSH would need anyway
 //! ([`lsh_memory_envelope`]), so that `auto` keeps every scan within 1.5 × its
-//! signatures + 64 MB (issue #5). In practice: the join for small corpora at
+//! signatures + 64 MB (the memory budget of `docs/PERFORMANCE.md`, "Memory"). In practice: the join for small corpora at
 //! low thresholds, LSH otherwise. It is a rough guide, not a promise:
 //! `--method exact` and `--method lsh` force either.
 
@@ -122,7 +122,8 @@ const NS_JOIN_PROBE: f64 = 160.0;
 /// django-docs (`docs/PERFORMANCE.md`, "Exact verification within the memory
 /// bound").
 pub const EXACT_BYTES_PER_TOKEN: f64 = 15.0;
-/// Memory every scan may use besides its signatures (issue #5's bound:
+/// Memory every scan may use besides its signatures (the budget of
+/// `docs/PERFORMANCE.md`, "Memory":
 /// peak RSS ≤ 1.5 × signatures + 64 MB).
 const BASE_MEMORY: f64 = 64e6;
 
