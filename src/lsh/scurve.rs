@@ -233,8 +233,8 @@ pub fn tune(threshold: f64, max_hashes: usize, fn_weight: f64, fp_weight: f64) -
         };
         fn_part + fp_part
     };
-    let ((bands, rows), _) = cheapest(max_hashes, |_, _| true, cost)
-        .expect("max_hashes ≥ 1 gives at least one shape");
+    let ((bands, rows), _) =
+        cheapest(max_hashes, |_, _| true, cost).expect("max_hashes ≥ 1 gives at least one shape");
     Tuning::new(threshold, bands, rows)
 }
 

@@ -13,9 +13,10 @@
 //! Inputs: bands, rows and a threshold as the user gave them. Outputs: a shape,
 //! or a warning as a string for the caller to print. Pure: no I/O, no printing.
 //!
-//! Invariants: a tuned shape has at most as many hashes as the default shape
-//! passed in, so tuning never costs more hashing; no warning searches more than
-//! [`MAX_HASHES`] hashes.
+//! Invariants: a tuned shape meets `--min-recall` at `T`, rule-out included;
+//! it has at most as many hashes as the default shape passed in unless that
+//! would take fewer than [`MIN_TUNED_ROWS`] rows per band; no search goes
+//! beyond [`MAX_HASHES`] hashes.
 
 use super::scurve::{self, Tuning};
 
@@ -63,7 +64,11 @@ pub fn miss_at(s: f64, bands: usize, rows: usize) -> f64 {
 /// `Σ miss(s) / (1 − miss(s))` were likely lost. It says nothing of pairs in a
 /// range where none was found, and a found pair whose miss probability is
 /// (near) 1 is counted at a 10⁶ cap rather than infinity.
-pub fn likely_missed(similarities: impl IntoIterator<Item = f64>, bands: usize, rows: usize) -> f64 {
+pub fn likely_missed(
+    similarities: impl IntoIterator<Item = f64>,
+    bands: usize,
+    rows: usize,
+) -> f64 {
     similarities
         .into_iter()
         .map(|s| {
@@ -102,10 +107,45 @@ pub fn recall_floor_tuning(
     )
 }
 
+/// Fewest rows per band scan's tuning settles for. Within 100 hashes the
+/// floor forces two-row bands below T ≈ 0.6, which make every pair above ~0.2
+/// a candidate: on the shared corpora at T = 0.5, 25 × 2 took 1.6–2× the CPU
+/// and 120–144 MB against 33 × 3's 28–64 MB, while 52 × 3 (156 hashes) met the
+/// same floor at +10–20 % CPU and 40–79 MB (docs/TUNING.md, "A recall floor").
+pub const MIN_TUNED_ROWS: usize = 3;
+
+/// Scan's tuning for `threshold` (issue #21): [`recall_floor_tuning`] within
+/// `default_hashes`, or, when that needs fewer than [`MIN_TUNED_ROWS`] rows,
+/// within the smallest signature (≤ [`MAX_HASHES`]) where a shape of
+/// [`MIN_TUNED_ROWS`] rows meets the floor. An error names the best reachable
+/// recall when no shape within `default_hashes` meets it.
+pub fn scan_tuning(
+    threshold: f64,
+    default_hashes: usize,
+    min_recall: f64,
+) -> Result<Tuning, String> {
+    let tuning = recall_floor_tuning(threshold, default_hashes, min_recall).map_err(|e| {
+        format!(
+            "--min-recall {min_recall} at --threshold {threshold} is out of reach within \
+             {default_hashes} hashes ({e}, less the signature rule-out's 1 %); lower \
+             --min-recall, or use --method exact"
+        )
+    })?;
+    if tuning.rows >= MIN_TUNED_ROWS {
+        return Ok(tuning);
+    }
+    let rows = MIN_TUNED_ROWS;
+    let wider = (1..=MAX_HASHES / rows)
+        .find(|&bands| miss_at(threshold, bands, rows) <= 1.0 - min_recall)
+        .and_then(|bands| recall_floor_tuning(threshold, bands * rows, min_recall).ok())
+        .filter(|wider| wider.rows >= MIN_TUNED_ROWS);
+    Ok(wider.unwrap_or(tuning))
+}
+
 /// `scan`'s shape from what the user gave (issues #3, #21): `--threshold`
-/// without `--bands`/`--rows` gets [`recall_floor_tuning`] within the default
-/// signature length (`defaults.0 × defaults.1` hashes, so tuning never costs
-/// more hashing); anything else keeps the given values and the defaults for
+/// without `--bands`/`--rows` gets [`scan_tuning`] (within the default
+/// signature length `defaults.0 × defaults.1` unless that forces two-row
+/// bands); anything else keeps the given values and the defaults for
 /// the rest. An invalid threshold is left for the caller to reject; a floor no
 /// shape reaches is an error naming the best reachable recall.
 pub fn scan_shape(
@@ -117,12 +157,7 @@ pub fn scan_shape(
 ) -> Result<ScanShape, String> {
     match (bands, rows, threshold) {
         (None, None, Some(t)) if t > 0.0 && t <= 1.0 => {
-            let hashes = defaults.0 * defaults.1;
-            let tuning = recall_floor_tuning(t, hashes, min_recall).map_err(|e| {
-                format!(
-                    "--min-recall {min_recall} at --threshold {t} is out of reach within {hashes} hashes                      ({e}, less the signature rule-out's 1 %); lower --min-recall, or use --method exact"
-                )
-            })?;
+            let tuning = scan_tuning(t, defaults.0 * defaults.1, min_recall)?;
             Ok(ScanShape {
                 bands: tuning.bands,
                 rows: tuning.rows,
@@ -169,7 +204,16 @@ pub fn steep_part_warning(bands: usize, rows: usize, threshold: f64) -> Option<S
     if bands == 0 || rows == 0 || !(threshold > 0.0 && threshold <= 1.0) {
         return None;
     }
+    let scans_choice =
+        || scan_tuning(threshold, DEFAULT_BANDS * DEFAULT_ROWS, DEFAULT_MIN_RECALL).ok();
     let suggest = || {
+        if let Some(t) = scans_choice() {
+            return format!(
+                "`simfind tune --threshold {threshold}` suggests {} bands × {} rows \
+                 (or give --threshold alone and scan will use it)",
+                t.bands, t.rows
+            );
+        }
         // Searching every shape of a huge signature would delay the scan itself.
         let hashes = bands * rows;
         if hashes > MAX_HASHES {
@@ -177,14 +221,11 @@ pub fn steep_part_warning(bands: usize, rows: usize, threshold: f64) -> Option<S
                 "`simfind tune --threshold {threshold}` suggests shapes of up to {MAX_HASHES} hashes"
             );
         }
-        let t = recall_floor_tuning(threshold, hashes, DEFAULT_MIN_RECALL)
-            .unwrap_or_else(|_| scurve::tune(threshold, hashes, SCAN_FN_WEIGHT, SCAN_FP_WEIGHT));
+        let t = scurve::tune(threshold, hashes, SCAN_FN_WEIGHT, SCAN_FP_WEIGHT);
         format!(
-            "`simfind tune --threshold {threshold} --hashes {}` suggests {} bands × {} rows \
-             (or give --threshold alone and scan will use it)",
-            bands * rows,
-            t.bands,
-            t.rows
+            "`simfind tune --threshold {threshold} --hashes {hashes} --fn-weight {SCAN_FN_WEIGHT}` \
+             suggests {} bands × {} rows",
+            t.bands, t.rows
         )
     };
     let steep = scurve::threshold(bands, rows);
@@ -201,10 +242,7 @@ pub fn steep_part_warning(bands: usize, rows: usize, threshold: f64) -> Option<S
     let at_below = scurve::candidate_probability(below, bands, rows);
     // Scan's own recall-floor choice is not worth a warning: its false
     // candidates are the price of the floor.
-    let is_scans_choice = || {
-        recall_floor_tuning(threshold, bands * rows, DEFAULT_MIN_RECALL)
-            .is_ok_and(|t| (t.bands, t.rows) == (bands, rows))
-    };
+    let is_scans_choice = || scans_choice().is_some_and(|t| (t.bands, t.rows) == (bands, rows));
     if below > 0.0 && at_below > HIGH_FALSE_CANDIDATES && !is_scans_choice() {
         return Some(format!(
             "--threshold {threshold} lies above the steep part of the {bands}×{rows} S-curve (steepest near {steep:.3}): \
@@ -225,6 +263,7 @@ mod tests {
     fn threshold_alone_is_tuned_within_the_default_signature() {
         let shape = scan_shape(None, None, Some(0.8), DEFAULT_MIN_RECALL, (20, 5)).unwrap();
         let expected = recall_floor_tuning(0.8, 100, DEFAULT_MIN_RECALL).unwrap();
+        assert_eq!(scan_tuning(0.8, 100, DEFAULT_MIN_RECALL).unwrap(), expected);
         assert_eq!((shape.bands, shape.rows), (expected.bands, expected.rows));
         assert!(shape.bands * shape.rows <= 100);
         assert_eq!(shape.tuned, Some(expected));
@@ -237,11 +276,25 @@ mod tests {
             for floor in [0.9, 0.99, DEFAULT_MIN_RECALL] {
                 let shape = scan_shape(None, None, Some(t), floor, (20, 5)).unwrap();
                 let miss = miss_at(t, shape.bands, shape.rows);
-                assert!(miss <= 1.0 - floor + 1e-15, "t={t} floor={floor}: {shape:?} misses {miss}");
+                assert!(
+                    miss <= 1.0 - floor + 1e-15,
+                    "t={t} floor={floor}: {shape:?} misses {miss}"
+                );
                 assert_eq!(recall_below_floor(shape.bands, shape.rows, t, floor), None);
-                assert!(shape.bands * shape.rows <= 100);
+                assert!(shape.bands * shape.rows <= 100 || shape.rows >= MIN_TUNED_ROWS);
             }
         }
+        // At 0.5 the floor takes 2 rows within 100 hashes (25 × 2); scan widens
+        // the signature to the first 3-row shape that meets it instead: 52 × 3,
+        // since (1 − 0.125)^51 = 1.1e-3 > 0.999e-3 / 1.01 ≥ 0.875^52 = 9.6e-4.
+        assert_eq!(
+            recall_floor_tuning(0.5, 100, DEFAULT_MIN_RECALL)
+                .unwrap()
+                .rows,
+            2
+        );
+        let wide = scan_shape(None, None, Some(0.5), DEFAULT_MIN_RECALL, (20, 5)).unwrap();
+        assert_eq!((wide.bands, wide.rows), (52, 3));
         // Out of reach: 100 one-row bands miss a pair at 0.05 with 0.95^100 = 0.006.
         let err = scan_shape(None, None, Some(0.05), DEFAULT_MIN_RECALL, (20, 5)).unwrap_err();
         assert!(err.contains("out of reach within 100 hashes"), "{err}");
@@ -307,7 +360,7 @@ mod tests {
             high.contains("above the steep part") && high.contains("0.975"),
             "{high}"
         );
-        let tuned = scurve::tune(0.8, 100, SCAN_FN_WEIGHT, SCAN_FP_WEIGHT);
+        let tuned = scan_tuning(0.8, 100, DEFAULT_MIN_RECALL).unwrap();
         let suggestion = format!("suggests {} bands × {} rows", tuned.bands, tuned.rows);
         assert!(high.contains(&suggestion), "{high}");
         assert_ne!(
@@ -315,10 +368,19 @@ mod tests {
             (20, 5),
             "tune moves away from 20×5"
         );
-        // A signature too long to search still gets a warning, without a search.
+        // Scan's own recall-floor choice (18 × 5 at 0.8, P(0.7) = 0.964) is not
+        // warned about: its false candidates are the floor's price.
+        assert_eq!((tuned.bands, tuned.rows), (18, 5));
+        assert_eq!(steep_part_warning(18, 5, 0.8), None);
+        // A huge signature gets scan's choice too, found without searching it.
         let huge = steep_part_warning(1000, 10, 0.2).unwrap();
+        let wide = scan_tuning(0.2, 100, DEFAULT_MIN_RECALL).unwrap();
         assert!(
-            huge.contains("below the steep part") && huge.contains("up to 4096 hashes"),
+            huge.contains("below the steep part")
+                && huge.contains(&format!(
+                    "suggests {} bands × {} rows",
+                    wide.bands, wide.rows
+                )),
             "{huge}"
         );
     }

@@ -153,8 +153,7 @@ pub fn run(args: Args) -> Result<i32> {
             })?
         }
     };
-    if let Some(warning) = low_recall_warning(&outcome, &config, &args.matching, threshold_source)
-    {
+    if let Some(warning) = low_recall_warning(&outcome, &config, &args.matching, threshold_source) {
         eprintln!("simfind: warning: {warning}");
     }
     // Counted before the report filters the pairs: the estimate is about the scan.
@@ -221,12 +220,8 @@ fn low_recall_warning(
         matching.min_recall,
     )?;
     Some(format!(
-        "--method auto kept LSH with {} bands × {} rows ({}), which finds a pair at {:.3} with          probability only {recall:.3} (below --min-recall {}); --method exact finds every pair,          --threshold alone picks bands and rows that meet --min-recall",
-        banding.bands,
-        banding.rows,
-        outcome.decision.reason,
-        config.threshold,
-        matching.min_recall
+        "--method auto kept LSH with {} bands × {} rows ({}), which finds a pair at {:.3} with probability only {recall:.3} (below --min-recall {}); --method exact finds every pair, --threshold alone picks bands and rows that meet --min-recall",
+        banding.bands, banding.rows, outcome.decision.reason, config.threshold, matching.min_recall
     ))
 }
 

@@ -49,9 +49,10 @@ pub struct Args {
     /// Target Jaccard similarity T, in (0, 1].
     #[arg(long, short = 't', value_name = "T", value_parser = args::unit_open_closed)]
     pub threshold: f64,
-    /// At most this many MinHash values per document (b·r ≤ N).
-    #[arg(long, short = 'n', value_name = "N", default_value_t = DEFAULT_HASHES, value_parser = args::count)]
-    pub hashes: usize,
+    /// At most this many MinHash values per document (b·r ≤ N) [default: 100, scan's; scan's
+    /// choice may take more when 100 would force two-row bands].
+    #[arg(long, short = 'n', value_name = "N", value_parser = args::count)]
+    pub hashes: Option<usize>,
     /// Weight of the false-negative area (missed pairs), ≥ 0 [default: 64, scan's]. Given,
     /// the choice is the weighted one without scan's recall floor.
     #[arg(long, value_name = "W", value_parser = args::weight, allow_negative_numbers = true, conflicts_with = "min_recall")]
@@ -68,26 +69,32 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
-    if args.hashes > MAX_HASHES {
+    let hashes = args.hashes.unwrap_or(DEFAULT_HASHES);
+    if hashes > MAX_HASHES {
         bail!(
             "--hashes {} is more than {MAX_HASHES}: trying every shape would take too long",
-            args.hashes
+            hashes
         );
     }
     let tuning = match args.min_recall {
-        Some(r) => scurve::tune_min_recall(args.threshold, args.hashes, r).map_err(|e| {
+        Some(r) => scurve::tune_min_recall(args.threshold, hashes, r).map_err(|e| {
             anyhow::anyhow!(
                 "no b·r ≤ {} reaches P({}) ≥ {r}: {e}; raise --hashes or lower --min-recall",
-                args.hashes,
+                hashes,
                 args.threshold
             )
         })?,
+        // Exactly scan's choice when --hashes is not given either.
+        None if args.fn_weight.is_none() && args.fp_weight.is_none() && args.hashes.is_none() => {
+            tune::scan_tuning(args.threshold, hashes, DEFAULT_MIN_RECALL)
+                .map_err(anyhow::Error::msg)?
+        }
         None if args.fn_weight.is_none() && args.fp_weight.is_none() => {
-            tune::recall_floor_tuning(args.threshold, args.hashes, DEFAULT_MIN_RECALL).map_err(
+            tune::recall_floor_tuning(args.threshold, hashes, DEFAULT_MIN_RECALL).map_err(
                 |e| {
                     anyhow::anyhow!(
-                        "no b·r ≤ {} finds a pair at {} with probability ≥ {DEFAULT_MIN_RECALL}                          (scan's floor): {e}; raise --hashes, or give --min-recall or a weight",
-                        args.hashes,
+                        "no b·r ≤ {} finds a pair at {} with probability ≥ {DEFAULT_MIN_RECALL} (scan's floor): {e}; raise --hashes, or give --min-recall or a weight",
+                        hashes,
                         args.threshold
                     )
                 },
@@ -98,7 +105,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             if fn_weight == 0.0 && fp_weight == 0.0 {
                 bail!("--fn-weight and --fp-weight are both 0: at least one must be positive");
             }
-            scurve::tune(args.threshold, args.hashes, fn_weight, fp_weight)
+            scurve::tune(args.threshold, hashes, fn_weight, fp_weight)
         }
     };
     let stdout = std::io::stdout();
@@ -138,7 +145,7 @@ fn write_text(out: &mut impl Write, t: &Tuning, args: &Args) -> anyhow::Result<(
         t.bands,
         t.rows,
         t.hashes(),
-        args.hashes
+        args.hashes.unwrap_or(DEFAULT_HASHES).max(t.hashes())
     )?;
     writeln!(out, "target threshold T          {:.4}", t.target)?;
     writeln!(
@@ -156,7 +163,7 @@ fn write_text(out: &mut impl Write, t: &Tuning, args: &Args) -> anyhow::Result<(
             if args.fn_weight.is_none() && args.fp_weight.is_none() {
                 writeln!(
                     out,
-                    "chosen for                  P(T) >= {DEFAULT_MIN_RECALL} with the signature rule-out (scan's floor), then"
+                    "recall floor                P(T) >= {DEFAULT_MIN_RECALL} counting the signature rule-out (scan's --min-recall)"
                 )?;
             }
             writeln!(
