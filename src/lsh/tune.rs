@@ -111,7 +111,7 @@ pub fn recall_floor_tuning(
 /// floor forces two-row bands below T ≈ 0.6, which make every pair above ~0.2
 /// a candidate: on the shared corpora at T = 0.5, 25 × 2 took 1.6–2× the CPU
 /// and 120–144 MB against 33 × 3's 28–64 MB, while 52 × 3 (156 hashes) met the
-/// same floor at +10–20 % CPU and 40–79 MB (docs/TUNING.md, "A recall floor").
+/// same floor at +12–21 % CPU and 35–78 MB (docs/TUNING.md, "A recall floor").
 pub const MIN_TUNED_ROWS: usize = 3;
 
 /// Scan's tuning for `threshold` (issue #21): [`recall_floor_tuning`] within
