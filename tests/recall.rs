@@ -91,3 +91,68 @@ fn django_docs_char5() {
 fn django_docs_word3() {
     check("django-docs", "word", "3", "truth_word3.csv");
 }
+
+/// Issue #21: with `--threshold` alone (bands, rows and method left to scan),
+/// every pair ≥ T is found: recall ≥ 0.999 and precision 1.0 against the
+/// exact truth, for char 5- and word 3-shingles at T = 0.5, 0.7, 0.8, 0.9.
+/// Before, 14 × 7 at 0.8 reached 0.995 on debian-docs.
+fn check_defaults(corpus: &str, shingle: &str, k: &str, truth_file: &str) {
+    let files = shared_data(corpus).join("files");
+    let prefix = format!("{}/", files.display());
+    for t in ["0.5", "0.7", "0.8", "0.9"] {
+        let out = run(&[
+            "scan",
+            files.to_str().unwrap(),
+            "--shingle",
+            shingle,
+            "--k",
+            k,
+            "-t",
+            t,
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let found: HashSet<(String, String)> = pair_paths(&out.stdout)
+            .into_iter()
+            .map(|(a, b)| (a[prefix.len()..].to_string(), b[prefix.len()..].to_string()))
+            .collect();
+        let expected = truth(corpus, truth_file, t.parse().unwrap());
+        let true_positives = found.intersection(&expected).count();
+        let precision = true_positives as f64 / found.len().max(1) as f64;
+        let recall = true_positives as f64 / expected.len() as f64;
+        let summary = stderr(&out);
+        eprintln!(
+            "{corpus} {shingle}{k} t={t}: {} found, {} true, precision {precision:.4}, recall {recall:.4}\n{summary}",
+            found.len(),
+            expected.len()
+        );
+        assert!(expected.len() > 500, "truth file read");
+        assert_eq!(precision, 1.0, "t={t}");
+        assert!(recall >= 0.999, "t={t}: recall {recall}");
+        if summary.contains("chosen by tune") {
+            assert!(
+                summary.contains("is found with probability ≥ 0.999"),
+                "{summary}"
+            );
+        }
+    }
+}
+
+#[test]
+fn defaults_find_every_pair_debian_docs_char5() {
+    check_defaults("debian-docs", "char", "5", "truth_char5.csv");
+}
+
+#[test]
+fn defaults_find_every_pair_debian_docs_word3() {
+    check_defaults("debian-docs", "word", "3", "truth_word3.csv");
+}
+
+#[test]
+fn defaults_find_every_pair_django_docs_char5() {
+    check_defaults("django-docs", "char", "5", "truth_char5.csv");
+}
+
+#[test]
+fn defaults_find_every_pair_django_docs_word3() {
+    check_defaults("django-docs", "word", "3", "truth_word3.csv");
+}

@@ -100,6 +100,14 @@ pub struct MatchArgs {
     #[arg(long, short = 't', value_name = "T", help_heading = "LSH")]
     pub threshold: Option<f64>,
 
+    /// With --threshold alone: bands and rows are chosen so that a pair at T is found with
+    /// probability ≥ R (banding and the signature rule-out together). Lower it to trade
+    /// recall for speed. Under --method auto, a given --bands/--rows below it makes auto
+    /// prefer the exact join, or warn.
+    #[arg(long, value_name = "R", default_value_t = simfind::lsh::tune::DEFAULT_MIN_RECALL,
+          value_parser = unit_open, help_heading = "LSH")]
+    pub min_recall: f64,
+
     /// How candidates are verified: exact Jaccard (no false positives) or the signature estimate.
     /// Exact verification first drops, unread, the candidates whose signatures agree far too
     /// little to reach T; that adds at most 1 % to the pairs at T that banding misses anyway.
@@ -279,6 +287,17 @@ pub fn unit_open_closed(text: &str) -> Result<f64, String> {
     if x <= 0.0 || x > 1.0 {
         return Err(format!(
             "{x} is not in (0, 1]: it must be greater than 0 and at most 1"
+        ));
+    }
+    Ok(x)
+}
+
+/// A probability in `(0, 1)`: `--min-recall` (1 is out of reach for T < 1).
+pub fn unit_open(text: &str) -> Result<f64, String> {
+    let x = number(text)?;
+    if x <= 0.0 || x >= 1.0 {
+        return Err(format!(
+            "{x} is not in (0, 1): it must be greater than 0 and less than 1"
         ));
     }
     Ok(x)

@@ -12,7 +12,8 @@
 //!
 //! both as if similarities were spread uniformly over `[0, 1]` — the weights of
 //! [`tune`] let the caller correct for a real distribution. [`tune`] minimises the
-//! weighted sum over every `(b, r)` with `b·r ≤ N`; [`tune_min_recall`] instead
+//! weighted sum over every `(b, r)` with `b·r ≤ N`; [`tune_with_floor`] does so
+//! among the shapes whose `P(T)` meets a floor; [`tune_min_recall`] instead
 //! meets a floor on `P(T)` with the fewest false candidates.
 //!
 //! [`Stage`] cascades (`AND r` = a band of `r` rows, `OR b` = `b` bands) generalise
@@ -232,15 +233,64 @@ pub fn tune(threshold: f64, max_hashes: usize, fn_weight: f64, fp_weight: f64) -
         };
         fn_part + fp_part
     };
+    let ((bands, rows), _) =
+        cheapest(max_hashes, |_, _| true, cost).expect("max_hashes ≥ 1 gives at least one shape");
+    Tuning::new(threshold, bands, rows)
+}
+
+/// [`tune`]'s weighted choice among only the shapes that miss a pair at
+/// `threshold` with probability `1 − P(T) ≤ max_miss`: the recall floor is the
+/// constraint, the weighted areas the objective (issue #21).
+///
+/// Same preconditions as [`tune`]; `0 ≤ max_miss < 1`. Fails, with the best
+/// reachable `P(T)`, when no shape of at most `max_hashes` hashes qualifies.
+pub fn tune_with_floor(
+    threshold: f64,
+    max_hashes: usize,
+    fn_weight: f64,
+    fp_weight: f64,
+    max_miss: f64,
+) -> Result<Tuning, Unreachable> {
+    assert!(
+        (0.0..1.0).contains(&max_miss),
+        "max_miss {max_miss} not in [0, 1)"
+    );
+    // Validates the other arguments the same way.
+    let unconstrained = tune(threshold, max_hashes, fn_weight, fp_weight);
+    if miss_probability(threshold, unconstrained.bands, unconstrained.rows) <= max_miss {
+        return Ok(unconstrained);
+    }
+    let qualifies = |bands, rows| miss_probability(threshold, bands, rows) <= max_miss;
+    let cost = |bands, rows| {
+        fn_weight * false_negative_area(threshold, bands, rows)
+            + fp_weight * false_positive_area(threshold, bands, rows)
+    };
+    match cheapest(max_hashes, qualifies, cost) {
+        Some(((bands, rows), _)) => Ok(Tuning::new(threshold, bands, rows)),
+        None => Err(Unreachable {
+            best_recall: candidate_probability(threshold, max_hashes, 1),
+        }),
+    }
+}
+
+/// The shape of at most `max_hashes` hashes with the lowest `cost` among those
+/// that `qualify`, near-ties broken by [`better`]; `None` if none qualifies.
+fn cheapest(
+    max_hashes: usize,
+    qualifies: impl Fn(usize, usize) -> bool,
+    cost: impl Fn(usize, usize) -> f64,
+) -> Option<((usize, usize), f64)> {
     let mut best: Option<((usize, usize), f64)> = None;
     for (bands, rows) in all_shapes(max_hashes) {
+        if !qualifies(bands, rows) {
+            continue;
+        }
         let c = cost(bands, rows);
         if best.is_none_or(|(shape, best_cost)| better(c, (bands, rows), best_cost, shape)) {
             best = Some(((bands, rows), c));
         }
     }
-    let ((bands, rows), _) = best.expect("max_hashes ≥ 1 gives at least one shape");
-    Tuning::new(threshold, bands, rows)
+    best
 }
 
 /// Whether `cost` at `shape` beats `best_cost` at `best_shape`, with near-ties
@@ -303,17 +353,10 @@ pub fn tune_min_recall(
         min_recall > 0.0 && min_recall <= 1.0,
         "min_recall {min_recall} not in (0, 1]"
     );
-    let mut best: Option<((usize, usize), f64)> = None;
-    for (bands, rows) in all_shapes(max_hashes) {
-        if candidate_probability(threshold, bands, rows) < min_recall {
-            continue;
-        }
-        let c = false_positive_area(threshold, bands, rows);
-        if best.is_none_or(|(shape, best_cost)| better(c, (bands, rows), best_cost, shape)) {
-            best = Some(((bands, rows), c));
-        }
-    }
-    match best {
+    let qualifies = |bands, rows| candidate_probability(threshold, bands, rows) >= min_recall;
+    match cheapest(max_hashes, qualifies, |b, r| {
+        false_positive_area(threshold, b, r)
+    }) {
         Some(((bands, rows), _)) => Ok(Tuning::new(threshold, bands, rows)),
         None => Err(Unreachable {
             best_recall: candidate_probability(threshold, max_hashes, 1),
@@ -670,6 +713,31 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn floor_constrains_the_weighted_choice() {
+        // Unconstrained, fn-weight 64 takes 14 × 7 at 0.8 (P(0.8) = 0.963).
+        let free = tune(0.8, 100, 64.0, 1.0);
+        assert_eq!((free.bands, free.rows), (14, 7));
+        // A floor it already meets changes nothing.
+        assert_eq!(tune_with_floor(0.8, 100, 64.0, 1.0, 0.05).unwrap(), free);
+        // A miss of at most 1e-3 at 0.8 within 100 hashes leaves 18..=20 × 5 only
+        // ((1 − 0.8⁵)^17 = 1.2e-3, (1 − 0.8⁶)^16 > 1e-3 with 96 hashes); the
+        // weighted cost picks among them by brute force.
+        let floored = tune_with_floor(0.8, 100, 64.0, 1.0, 1e-3).unwrap();
+        assert!(miss_probability(0.8, floored.bands, floored.rows) <= 1e-3);
+        for (b, r) in all_shapes(100) {
+            if miss_probability(0.8, b, r) <= 1e-3 {
+                assert!(
+                    floored.cost(64.0, 1.0) <= Tuning::new(0.8, b, r).cost(64.0, 1.0) + 1e-12,
+                    "({b},{r}) beats {floored:?}"
+                );
+            }
+        }
+        assert_eq!(floored.rows, 5, "{floored:?}");
+        let err = tune_with_floor(0.5, 4, 1.0, 1.0, 0.01).unwrap_err();
+        assert!((err.best_recall - 0.9375).abs() < 1e-12);
     }
 
     #[test]

@@ -156,6 +156,20 @@ pub fn run(args: Args) -> Result<i32> {
             })?
         }
     };
+    if let Some(warning) = low_recall_warning(&outcome, &config, &args.matching, threshold_source) {
+        eprintln!("simfind: warning: {warning}");
+    }
+    // Counted before the report filters the pairs: the estimate is about the scan.
+    let missed = (threshold_source == ThresholdSource::Tuned
+        && outcome.decision.method == Method::Lsh)
+        .then(|| {
+            let banding = config.recipe.banding;
+            tune::likely_missed(
+                outcome.pairs.iter().map(|p| p.similarity),
+                banding.bands,
+                banding.rows,
+            )
+        });
     let reported = report.write(&mut outcome, config.threshold, &mut sink)?;
     sink.commit()?;
 
@@ -165,7 +179,7 @@ pub fn run(args: Args) -> Result<i32> {
             summary(
                 &outcome,
                 &config,
-                threshold_source,
+                (threshold_source, args.matching.min_recall, missed),
                 started.elapsed().as_secs_f64()
             )
         );
@@ -186,10 +200,40 @@ fn plural(count: u64, one: &str, many: &str) -> String {
     format!("{count} {}", if count == 1 { one } else { many })
 }
 
+/// Issue #21: `auto` with a given banding whose recall at the threshold is
+/// below `--min-recall` was handed to the cost model (`config::scan`); if that
+/// still chose LSH, say how much recall the user gets.
+fn low_recall_warning(
+    outcome: &ScanOutcome,
+    config: &ScanConfig,
+    matching: &MatchArgs,
+    source: ThresholdSource,
+) -> Option<String> {
+    let banding = config.recipe.banding;
+    if matching.method != args::MethodArg::Auto
+        || source == ThresholdSource::Tuned
+        || outcome.decision.method != Method::Lsh
+    {
+        return None;
+    }
+    let recall = tune::recall_below_floor(
+        banding.bands,
+        banding.rows,
+        config.threshold,
+        matching.min_recall,
+    )?;
+    Some(format!(
+        "--method auto kept LSH with {} bands × {} rows ({}), which finds a pair at {:.3} with probability only {recall:.3} (below --min-recall {}); --method exact finds every pair, --threshold alone picks bands and rows that meet --min-recall",
+        banding.bands, banding.rows, outcome.decision.reason, config.threshold, matching.min_recall
+    ))
+}
+
+/// `source`: where the threshold came from, `--min-recall`, and for a tuned
+/// LSH scan the pairs ≥ T it likely missed.
 fn summary(
     outcome: &ScanOutcome,
     config: &ScanConfig,
-    source: ThresholdSource,
+    (source, min_recall, missed): (ThresholdSource, f64, Option<f64>),
     seconds: f64,
 ) -> String {
     let s = &outcome.stats;
@@ -222,8 +266,10 @@ fn summary(
     let threshold = match source {
         ThresholdSource::Given => format!("{:.3}", config.threshold),
         ThresholdSource::Tuned => format!(
-            "{:.3} ({}×{} chosen by tune)",
-            config.threshold, config.recipe.banding.bands, config.recipe.banding.rows
+            "{t:.3} ({}×{} chosen by tune: a pair at {t:.3} is found with probability ≥ {min_recall})",
+            config.recipe.banding.bands,
+            config.recipe.banding.rows,
+            t = config.threshold,
         ),
         ThresholdSource::SCurve => format!(
             "{:.3} (S-curve threshold of {}×{})",
@@ -269,4 +315,11 @@ fn summary(
             Verification::Signature => "signature",
         },
     ) + &format!("; method {}", outcome.decision.reason)
+        + &match missed {
+            Some(m) => format!(
+                "; ~{m:.1} pairs ≥ {:.3} likely missed (S-curve over the similarities of the pairs found)",
+                config.threshold
+            ),
+            None => String::new(),
+        }
 }

@@ -4,7 +4,7 @@ use std::io::Write;
 
 use anyhow::bail;
 use simfind::lsh::scurve::{self, Tuning};
-use simfind::lsh::tune::{MAX_HASHES, SCAN_FN_WEIGHT, SCAN_FP_WEIGHT};
+use simfind::lsh::tune::{self, DEFAULT_MIN_RECALL, MAX_HASHES, SCAN_FN_WEIGHT, SCAN_FP_WEIGHT};
 
 use crate::app::args::{self, DEFAULT_BANDS, DEFAULT_ROWS, TextOrCsv};
 use crate::app::exit;
@@ -23,14 +23,19 @@ const AFTER_HELP: &str = "EXAMPLES:
 
 /// Choose bands and rows (b·r ≤ --hashes) for pairs of Jaccard similarity ≥ T.
 ///
-/// By default the choice minimises fn-weight × (false-negative area) + fp-weight ×
+/// The choice minimises fn-weight × (false-negative area) + fp-weight ×
 /// (false-positive area): the areas between the S-curve P(s) = 1 - (1 - s^r)^b
 /// and the ideal step at T, ∫_T^1 (1 - P) (pairs above T that are missed) and
 /// ∫_0^T P (pairs below T that become candidates and cost a verification), by
 /// numerical integration. Raise --fn-weight to miss fewer pairs, --fp-weight to
-/// verify fewer candidates. The defaults are the ones `simfind scan --threshold T`
-/// uses when it picks bands and rows itself: its 100-hash signature, and misses
-/// weighted above false candidates because scan verifies every candidate exactly.
+/// verify fewer candidates.
+///
+/// Without --fn-weight, --fp-weight and --min-recall it shows exactly what
+/// `simfind scan --threshold T` uses: its 100-hash signature, misses weighted 64
+/// times false candidates, and only shapes that find a pair at T with
+/// probability ≥ 0.999 counting the 1 % that exact verification's signature
+/// rule-out may add (scan's --min-recall default). Giving a weight drops that
+/// floor.
 ///
 /// With --min-recall R, the choice is instead the shape whose P(T) is at least R
 /// with the fewest false candidates (smallest false-positive area; fewer hashes
@@ -44,15 +49,17 @@ pub struct Args {
     /// Target Jaccard similarity T, in (0, 1].
     #[arg(long, short = 't', value_name = "T", value_parser = args::unit_open_closed)]
     pub threshold: f64,
-    /// At most this many MinHash values per document (b·r ≤ N).
-    #[arg(long, short = 'n', value_name = "N", default_value_t = DEFAULT_HASHES, value_parser = args::count)]
-    pub hashes: usize,
-    /// Weight of the false-negative area (missed pairs), ≥ 0; the default is scan's.
-    #[arg(long, value_name = "W", default_value_t = SCAN_FN_WEIGHT, value_parser = args::weight, allow_negative_numbers = true, conflicts_with = "min_recall")]
-    pub fn_weight: f64,
-    /// Weight of the false-positive area (false candidates), ≥ 0.
-    #[arg(long, value_name = "W", default_value_t = SCAN_FP_WEIGHT, value_parser = args::weight, allow_negative_numbers = true, conflicts_with = "min_recall")]
-    pub fp_weight: f64,
+    /// At most this many MinHash values per document (b·r ≤ N) [default: 100, scan's; scan's
+    /// choice may take more when 100 would force two-row bands].
+    #[arg(long, short = 'n', value_name = "N", value_parser = args::count)]
+    pub hashes: Option<usize>,
+    /// Weight of the false-negative area (missed pairs), ≥ 0 [default: 64, scan's]. Given,
+    /// the choice is the weighted one without scan's recall floor.
+    #[arg(long, value_name = "W", value_parser = args::weight, allow_negative_numbers = true, conflicts_with = "min_recall")]
+    pub fn_weight: Option<f64>,
+    /// Weight of the false-positive area (false candidates), ≥ 0 [default: 1].
+    #[arg(long, value_name = "W", value_parser = args::weight, allow_negative_numbers = true, conflicts_with = "min_recall")]
+    pub fp_weight: Option<f64>,
     /// Instead of weighing the areas, require P(T) ≥ R, R in (0, 1].
     #[arg(long, value_name = "R", value_parser = args::unit_open_closed)]
     pub min_recall: Option<f64>,
@@ -62,25 +69,43 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
-    if args.hashes > MAX_HASHES {
+    let hashes = args.hashes.unwrap_or(DEFAULT_HASHES);
+    if hashes > MAX_HASHES {
         bail!(
             "--hashes {} is more than {MAX_HASHES}: trying every shape would take too long",
-            args.hashes
+            hashes
         );
     }
     let tuning = match args.min_recall {
-        Some(r) => scurve::tune_min_recall(args.threshold, args.hashes, r).map_err(|e| {
+        Some(r) => scurve::tune_min_recall(args.threshold, hashes, r).map_err(|e| {
             anyhow::anyhow!(
                 "no b·r ≤ {} reaches P({}) ≥ {r}: {e}; raise --hashes or lower --min-recall",
-                args.hashes,
+                hashes,
                 args.threshold
             )
         })?,
+        // Exactly scan's choice when --hashes is not given either.
+        None if args.fn_weight.is_none() && args.fp_weight.is_none() && args.hashes.is_none() => {
+            tune::scan_tuning(args.threshold, hashes, DEFAULT_MIN_RECALL)
+                .map_err(anyhow::Error::msg)?
+        }
+        None if args.fn_weight.is_none() && args.fp_weight.is_none() => {
+            tune::recall_floor_tuning(args.threshold, hashes, DEFAULT_MIN_RECALL).map_err(
+                |e| {
+                    anyhow::anyhow!(
+                        "no b·r ≤ {} finds a pair at {} with probability ≥ {DEFAULT_MIN_RECALL} (scan's floor): {e}; raise --hashes, or give --min-recall or a weight",
+                        hashes,
+                        args.threshold
+                    )
+                },
+            )?
+        }
         None => {
-            if args.fn_weight == 0.0 && args.fp_weight == 0.0 {
+            let (fn_weight, fp_weight) = weights(&args);
+            if fn_weight == 0.0 && fp_weight == 0.0 {
                 bail!("--fn-weight and --fp-weight are both 0: at least one must be positive");
             }
-            scurve::tune(args.threshold, args.hashes, args.fn_weight, args.fp_weight)
+            scurve::tune(args.threshold, hashes, fn_weight, fp_weight)
         }
     };
     let stdout = std::io::stdout();
@@ -91,6 +116,14 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     }
     out.flush()?;
     Ok(exit::OK)
+}
+
+/// The weights given, scan's for those not given.
+fn weights(args: &Args) -> (f64, f64) {
+    (
+        args.fn_weight.unwrap_or(SCAN_FN_WEIGHT),
+        args.fp_weight.unwrap_or(SCAN_FP_WEIGHT),
+    )
 }
 
 /// `T`, `T + 0.05`, `T - 0.1` … as a label relative to the target.
@@ -112,7 +145,7 @@ fn write_text(out: &mut impl Write, t: &Tuning, args: &Args) -> anyhow::Result<(
         t.bands,
         t.rows,
         t.hashes(),
-        args.hashes
+        args.hashes.unwrap_or(DEFAULT_HASHES).max(t.hashes())
     )?;
     writeln!(out, "target threshold T          {:.4}", t.target)?;
     writeln!(
@@ -125,13 +158,22 @@ fn write_text(out: &mut impl Write, t: &Tuning, args: &Args) -> anyhow::Result<(
             out,
             "chosen for                  P(T) >= {r}, fewest false candidates"
         )?,
-        None => writeln!(
-            out,
-            "chosen for                  min {} x FN area + {} x FP area = {:.6}",
-            args.fn_weight,
-            args.fp_weight,
-            t.cost(args.fn_weight, args.fp_weight)
-        )?,
+        None => {
+            let (fn_weight, fp_weight) = weights(args);
+            if args.fn_weight.is_none() && args.fp_weight.is_none() {
+                writeln!(
+                    out,
+                    "recall floor                P(T) >= {DEFAULT_MIN_RECALL} counting the signature rule-out (scan's --min-recall)"
+                )?;
+            }
+            writeln!(
+                out,
+                "chosen for                  min {} x FN area + {} x FP area = {:.6}",
+                fn_weight,
+                fp_weight,
+                t.cost(fn_weight, fp_weight)
+            )?
+        }
     }
     writeln!(out, "false-negative area         {:.6}", t.fn_area)?;
     writeln!(out, "false-positive area         {:.6}", t.fp_area)?;
