@@ -63,7 +63,7 @@ pub fn scan(
     {
         bail!("--threshold must be in (0, 1], got {t}");
     }
-    // --threshold alone: bands and rows chosen by `tune` (issue #3).
+    // --threshold alone: bands and rows chosen by `tune` (docs/TUNING.md).
     let shape = tune::scan_shape(
         signing.bands,
         signing.rows,
@@ -123,7 +123,7 @@ pub fn scan(
 /// `--method auto` with a given `--bands`/`--rows`: LSH with that banding
 /// ([`MethodChoice::Banded`]) unless its recall at the threshold is below
 /// `--min-recall`; then the cost model decides as for plain `auto`, which takes
-/// the exact join where its sets fit the memory budget (issue #21: 20 × 5 at
+/// the exact join where its sets fit the memory budget (`docs/TUNING.md`, "A recall floor": 20 × 5 at
 /// t = 0.5 found only 78 % of debian-docs' pairs). If it still picks LSH, scan
 /// warns with the expected recall.
 fn banded_choice(banding: Banding, threshold: f64, min_recall: f64) -> MethodChoice {

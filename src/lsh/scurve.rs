@@ -240,7 +240,7 @@ pub fn tune(threshold: f64, max_hashes: usize, fn_weight: f64, fp_weight: f64) -
 
 /// [`tune`]'s weighted choice among only the shapes that miss a pair at
 /// `threshold` with probability `1 − P(T) ≤ max_miss`: the recall floor is the
-/// constraint, the weighted areas the objective (issue #21).
+/// constraint, the weighted areas the objective.
 ///
 /// Same preconditions as [`tune`]; `0 ≤ max_miss < 1`. Fails, with the best
 /// reachable `P(T)`, when no shape of at most `max_hashes` hashes qualifies.

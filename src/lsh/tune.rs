@@ -6,7 +6,7 @@
 //! default signature length that find a pair at `T` with probability at least
 //! `--min-recall` (banding and the signature rule-out together, see
 //! [`miss_at`]), the one scurve's weighted cost ([`SCAN_FN_WEIGHT`],
-//! [`SCAN_FP_WEIGHT`]) prefers (issue #21). A threshold far from the steep part
+//! [`SCAN_FP_WEIGHT`]) prefers. A threshold far from the steep part
 //! of a given curve gets [`steep_part_warning`]. `simfind tune` shows the same
 //! choice by default, so what it prints is what scan uses.
 //!
@@ -47,7 +47,7 @@ pub const SCAN_FP_WEIGHT: f64 = 1.0;
 pub const RULE_OUT_SHARE: f64 = 0.01;
 
 /// `--min-recall`'s default: a pair at exactly `T` is missed with probability at
-/// most 0.001 (issue #21: "every pair ≥ T" should mean it).
+/// most 0.001 ("every pair ≥ T" should mean it: `docs/TUNING.md`, "A recall floor").
 pub const DEFAULT_MIN_RECALL: f64 = 0.999;
 
 /// Probability that scan misses a pair of similarity `s` with `bands × rows`
@@ -114,7 +114,7 @@ pub fn recall_floor_tuning(
 /// same floor at +12–21 % CPU and 35–78 MB (docs/TUNING.md, "A recall floor").
 pub const MIN_TUNED_ROWS: usize = 3;
 
-/// Scan's tuning for `threshold` (issue #21): [`recall_floor_tuning`] within
+/// Scan's tuning for `threshold` (`docs/TUNING.md`, "A recall floor"): [`recall_floor_tuning`] within
 /// `default_hashes`, or, when that needs fewer than [`MIN_TUNED_ROWS`] rows,
 /// within the smallest signature (≤ [`MAX_HASHES`]) where a shape of
 /// [`MIN_TUNED_ROWS`] rows meets the floor. An error names the best reachable

@@ -297,7 +297,7 @@ fn verify(
 /// The share of LSH's own misses at the threshold that [`rule_out_by_signature`]
 /// may add: at most 1 % more pairs at the threshold go unreported than banding
 /// alone would lose (with 20 × 5 at t = 0.8, a 3.6·10⁻⁶ chance per pair).
-/// Defined in `lsh::tune`, whose recall floor counts it (issue #21).
+/// Defined in `lsh::tune`, whose recall floor counts it.
 const RULE_OUT_SHARE: f64 = crate::lsh::tune::RULE_OUT_SHARE;
 
 /// Drops the candidates whose signatures agree in fewer positions than
