@@ -7,7 +7,7 @@ use simfind::input::read::ReadOptions;
 use simfind::input::walk::WalkOptions;
 use simfind::lsh::Banding;
 use simfind::pipeline::plan::{Method, MethodChoice};
-use simfind::pipeline::{ScanConfig, Verification, scan};
+use simfind::pipeline::{DocStatus, ScanConfig, Verification, scan};
 use simfind::progress::Silent;
 use simfind::recipe::Recipe;
 use simfind::sketch::SketchKind;
@@ -291,5 +291,92 @@ fn candidates_ruled_out_by_signature_lose_no_pair_on_debian_docs() {
         };
         assert_eq!(exact.pairs.len(), 989);
         assert_eq!(pairs(&lsh), pairs(&exact), "{kind:?}");
+    }
+}
+
+/// Moves `file` away when the walk warns about `trigger` (after `file` was
+/// walked, before its batch is read) and puts it back once every file has
+/// been read (the end of the sign stage, before the rescue): the first open
+/// fails, a later read in the same run succeeds.
+struct VanishWhileRead {
+    trigger: std::path::PathBuf,
+    file: std::path::PathBuf,
+    away: std::path::PathBuf,
+    warnings: std::sync::Mutex<Vec<(std::path::PathBuf, String)>>,
+}
+
+impl simfind::progress::Reporter for VanishWhileRead {
+    fn end(&self, stage: simfind::progress::Stage) {
+        if stage == simfind::progress::Stage::Sign {
+            std::fs::rename(&self.away, &self.file).unwrap();
+        }
+    }
+
+    fn warn(&self, path: &std::path::Path, reason: &dyn std::fmt::Display) {
+        if path == self.trigger {
+            std::fs::rename(&self.file, &self.away).unwrap();
+        }
+        let warning = (path.to_path_buf(), reason.to_string());
+        self.warnings.lock().unwrap().push(warning);
+    }
+}
+
+/// Reliability case 1.7/3.9/9.6: a file whose open fails (here ENOENT; EMFILE
+/// and EACCES alike) before its content is hashed, and that reads fine later
+/// in the run, made the rescue index `contents[u32::MAX]` (a panic). It is
+/// now reported with its reason, and the other files' pairs are complete.
+#[test]
+fn a_file_that_fails_to_open_and_then_reads_fine_is_reported_not_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = dir.path().join("files");
+    let base = prose(30, 300);
+    for name in ["a.txt", "b.txt", "x.txt"] {
+        write(&files, name, format!("{base} {name}").as_bytes());
+    }
+    write(&files, "y.txt", base.as_bytes());
+    write(&files, "z.txt", prose(31, 300).as_bytes());
+    for method in [Method::Lsh, Method::Exact] {
+        let mut scanned = config(&files, 0.5);
+        scanned.method = MethodChoice::Fixed(method);
+        let undisturbed = scan(&scanned, &Silent);
+        // A root that does not exist, walked after `files`: its warning comes
+        // once the files are walked and before their (only) batch is read.
+        let missing = dir.path().join("missing");
+        scanned.roots.push(missing.clone());
+        let reporter = VanishWhileRead {
+            trigger: missing.clone(),
+            file: files.join("x.txt"),
+            away: dir.path().join("x.saved"),
+            warnings: Default::default(),
+        };
+        let outcome = scan(&scanned, &reporter);
+        let warnings = reporter.warnings.into_inner().unwrap();
+        let x = outcome
+            .documents
+            .iter()
+            .position(|d| *d.path == *files.join("x.txt"))
+            .unwrap();
+        assert_eq!(outcome.documents[x].status, DocStatus::Failed, "{method:?}");
+        assert!(
+            warnings.contains(&(files.join("x.txt"), "no such file or directory".into())),
+            "{method:?}: {warnings:?}"
+        );
+        assert_eq!(warnings.len(), 2, "{method:?}: {warnings:?}");
+        assert_eq!(outcome.stats.errors, 2, "{method:?}");
+        let pairs = |o: &simfind::pipeline::ScanOutcome| -> Vec<(String, String, String)> {
+            o.pairs
+                .iter()
+                .map(|p| {
+                    let path = |id: u32| o.documents[id as usize].path.display().to_string();
+                    (path(p.a), path(p.b), format!("{}", p.similarity))
+                })
+                .collect()
+        };
+        let x = files.join("x.txt").display().to_string();
+        let mut expected = pairs(&undisturbed);
+        assert!(expected.iter().any(|(a, b, _)| *a == x || *b == x));
+        expected.retain(|(a, b, _)| *a != x && *b != x);
+        assert!(expected.len() >= 3, "{expected:?}");
+        assert_eq!(pairs(&outcome), expected, "{method:?}");
     }
 }

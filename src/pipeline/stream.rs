@@ -410,8 +410,10 @@ impl<'a> Signing<'a> {
             self.sign_held();
             let mode = self.mode.load();
             let keep = Keep::for_mode(mode, self.config.verification);
-            // (content index << 1) | claimed by this file.
-            let claimed = AtomicU64::new(u64::MAX);
+            // (content index << 1) | claimed by this file. Until `claim` runs
+            // (a file that fails to open never gets there) it is no content,
+            // not claimed: a failure then orphans nothing.
+            let claimed = AtomicU64::new(u64::from(NO_CONTENT) << 1);
             let claim = |hash| {
                 let (c, mine) = lock(&self.claims).contents.claim(hash, id);
                 claimed.store(u64::from(c) << 1 | u64::from(mine), SeqCst);
