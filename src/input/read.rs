@@ -343,7 +343,7 @@ pub fn read_file(path: &Path, opts: &ReadOptions) -> Result<Contents, ReadError>
 /// roots or by a path through a directory swapped for a link, is never read
 /// in its place. Unless `follow_links`, the last component is opened with
 /// `O_NOFOLLOW` ([`ReadError::BecameSymlink`] if it is a link now), except a
-/// link the walk itself followed (a root given as a link to a file). With
+/// link whose target is the walked file (an entry made by following it). With
 /// `follow_links` links are the user's to follow: the path is read as
 /// [`read_file`] reads it.
 pub fn read_walked(
@@ -774,8 +774,8 @@ mod tests {
         let err = read_walked(&entry, false, &opts).unwrap_err();
         assert!(matches!(err, ReadError::NotTheWalkedFile), "{err:?}");
 
-        // A link the walk itself followed (a root given as a link to a
-        // file) is still read through.
+        // An entry made by following a link (as a walk does for a root) is
+        // still read through it.
         let link = root.join("root-link");
         symlink(&secret, &link).unwrap();
         let entry = walked(&link);
