@@ -696,3 +696,23 @@ fn compare_signs_and_shingles_with_scans_recipe() {
         stderr(&out)
     );
 }
+
+/// Reliability defect 15: `-o x.csv/` printed the OS reason twice (the
+/// tempfile crate's message quotes its source). Once now, nothing written.
+#[test]
+fn an_output_path_ending_in_a_slash_is_one_clear_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("out");
+    std::fs::create_dir(&out_dir).unwrap();
+    let target = format!("{}/x.csv/", out_dir.display());
+    let out = run(&["scan", "-q", "testdata", "-o", &target]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "simfind: error: cannot write {target}: failed to persist temporary file: \
+             Not a directory (os error 20)\n"
+        )
+    );
+    assert_eq!(std::fs::read_dir(&out_dir).unwrap().count(), 0);
+}

@@ -655,3 +655,89 @@ fn an_index_serves_the_lsh_method_with_its_own_minhash_kernel() {
         .to_vec();
     assert_eq!(from_query, from_scan);
 }
+
+/// `args` run as user nobody (`setpriv`), or `None` where `setpriv` is missing.
+/// Tests run as root, which ignores file permissions.
+fn as_nobody(args: &[&std::ffi::OsStr]) -> Option<Output> {
+    let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())?;
+    let out = Command::new(setpriv)
+        .args(["--reuid", "65534", "--regid", "65534", "--clear-groups"])
+        .arg(env!("CARGO_BIN_EXE_simfind"))
+        .args(args)
+        .current_dir(util::root())
+        .output()
+        .expect("setpriv runs");
+    Some(out)
+}
+
+/// Reliability case 8.16: `scan --db` on a write-protected index (file 444,
+/// directory 555) failed with "attempt to write a readonly database" although
+/// nothing had changed, while `query` worked. It now gives the same output as
+/// with write access; an index that would need an update still refuses,
+/// and the file is left as it was either way.
+#[test]
+fn scan_with_a_read_only_index_that_is_up_to_date_works_like_query() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let (a, _) = corpus(dir.path());
+    let store = dir.path().join("store");
+    std::fs::create_dir(&store).unwrap();
+    let db = store.join("index.simfind");
+    index(&[&a], &db, &[]);
+    let (expected, _) = db_scan(&[&a], &db, &["-q"]);
+    let before = std::fs::read(&db).unwrap();
+    let mode = |p: &Path, m| std::fs::set_permissions(p, std::fs::Permissions::from_mode(m));
+    mode(dir.path(), 0o755).unwrap();
+    mode(&store, 0o555).unwrap();
+    mode(&db, 0o444).unwrap();
+    let Some(out) = as_nobody(args!["scan", "-q", a, "--db", db]) else {
+        println!("setpriv not found: cannot run as another user than root; skipped");
+        return;
+    };
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(out.stdout, expected);
+    let out = as_nobody(args!["query", "-q", a.join("fam0/orig.txt"), "--db", db]).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+
+    set_mtime(&a.join("fam1/orig.txt"), past(60));
+    let out = as_nobody(args!["scan", "-q", a, "--db", db]).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "simfind: error: index {}: attempt to write a readonly database\n",
+            db.display()
+        )
+    );
+    assert!(out.stdout.is_empty());
+    assert_eq!(std::fs::read(&db).unwrap(), before);
+    assert_eq!(
+        std::fs::read_dir(&store).unwrap().count(),
+        1,
+        "no journal left"
+    );
+}
+
+/// Reliability case 8.14: an index in a directory that does not exist was
+/// SQLite's "unable to open database file" three times over.
+#[test]
+fn an_index_in_a_missing_directory_is_one_clear_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, _) = corpus(dir.path());
+    let db = dir.path().join("no/such/dir/index.simfind");
+    for command in ["index", "scan"] {
+        let out = run(args![command, "-q", a, "--db", db]);
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert_eq!(
+            stderr(&out),
+            format!(
+                "simfind: error: cannot create index {}: {} is not a directory\n",
+                db.display(),
+                dir.path().join("no/such/dir").display()
+            )
+        );
+    }
+    assert!(!dir.path().join("no").exists());
+}

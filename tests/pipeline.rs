@@ -7,7 +7,7 @@ use simfind::input::read::ReadOptions;
 use simfind::input::walk::WalkOptions;
 use simfind::lsh::Banding;
 use simfind::pipeline::plan::{Method, MethodChoice};
-use simfind::pipeline::{ScanConfig, Verification, scan};
+use simfind::pipeline::{DocStatus, ScanConfig, Verification, scan};
 use simfind::progress::Silent;
 use simfind::recipe::Recipe;
 use simfind::sketch::SketchKind;
@@ -294,5 +294,159 @@ fn candidates_ruled_out_by_signature_lose_no_pair_on_debian_docs() {
         };
         assert_eq!(exact.pairs.len(), 989);
         assert_eq!(pairs(&lsh), pairs(&exact), "{kind:?}");
+    }
+}
+
+/// Runs `when_walked` when the walk warns about `trigger` (a missing root
+/// given after the corpus: the corpus is walked, and its only batch not yet
+/// read) and `when_read` once every file has been read (the end of the sign
+/// stage, before the rescue). Keeps the warnings.
+struct Meddler {
+    trigger: std::path::PathBuf,
+    when_walked: Box<dyn Fn() + Sync>,
+    when_read: Box<dyn Fn() + Sync>,
+    warnings: std::sync::Mutex<Vec<(std::path::PathBuf, String)>>,
+}
+
+impl simfind::progress::Reporter for Meddler {
+    fn end(&self, stage: simfind::progress::Stage) {
+        if stage == simfind::progress::Stage::Sign {
+            (self.when_read)();
+        }
+    }
+
+    fn warn(&self, path: &std::path::Path, reason: &dyn std::fmt::Display) {
+        if path == self.trigger {
+            (self.when_walked)();
+        }
+        let warning = (path.to_path_buf(), reason.to_string());
+        self.warnings.lock().unwrap().push(warning);
+    }
+}
+
+/// The pairs of `outcome` as (path, path, similarity).
+fn path_pairs(o: &simfind::pipeline::ScanOutcome) -> Vec<(String, String, String)> {
+    let path = |id: u32| o.documents[id as usize].path.display().to_string();
+    o.pairs
+        .iter()
+        .map(|p| (path(p.a), path(p.b), format!("{}", p.similarity)))
+        .collect()
+}
+
+/// Reliability case 1.7/3.9/9.6: a file whose open fails (here ENOENT; EMFILE
+/// and EACCES alike) before its content is hashed, and that reads fine later
+/// in the run, made the rescue index `contents[u32::MAX]` (a panic). It is
+/// now reported with its reason, and the other files' pairs are complete.
+#[test]
+fn a_file_that_fails_to_open_and_then_reads_fine_is_reported_not_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = dir.path().join("files");
+    let base = prose(30, 300);
+    for name in ["a.txt", "b.txt", "x.txt"] {
+        write(&files, name, format!("{base} {name}").as_bytes());
+    }
+    write(&files, "y.txt", base.as_bytes());
+    write(&files, "z.txt", prose(31, 300).as_bytes());
+    for method in [Method::Lsh, Method::Exact] {
+        let mut scanned = config(&files, 0.5);
+        scanned.method = MethodChoice::Fixed(method);
+        let undisturbed = scan(&scanned, &Silent);
+        // A root that does not exist, walked after `files`: its warning comes
+        // once the files are walked and before their (only) batch is read.
+        let missing = dir.path().join("missing");
+        scanned.roots.push(missing.clone());
+        let (x, away) = (files.join("x.txt"), dir.path().join("x.saved"));
+        let (x2, away2) = (x.clone(), away.clone());
+        let reporter = Meddler {
+            trigger: missing.clone(),
+            when_walked: Box::new(move || std::fs::rename(&x, &away).unwrap()),
+            when_read: Box::new(move || std::fs::rename(&away2, &x2).unwrap()),
+            warnings: Default::default(),
+        };
+        let outcome = scan(&scanned, &reporter);
+        let warnings = reporter.warnings.into_inner().unwrap();
+        let x = outcome
+            .documents
+            .iter()
+            .position(|d| *d.path == *files.join("x.txt"))
+            .unwrap();
+        assert_eq!(outcome.documents[x].status, DocStatus::Failed, "{method:?}");
+        assert!(
+            warnings.contains(&(files.join("x.txt"), "no such file or directory".into())),
+            "{method:?}: {warnings:?}"
+        );
+        assert_eq!(warnings.len(), 2, "{method:?}: {warnings:?}");
+        assert_eq!(outcome.stats.errors, 2, "{method:?}");
+        let x = files.join("x.txt").display().to_string();
+        let mut expected = path_pairs(&undisturbed);
+        assert!(expected.iter().any(|(a, b, _)| *a == x || *b == x));
+        expected.retain(|(a, b, _)| *a != x && *b != x);
+        assert!(expected.len() >= 3, "{expected:?}");
+        assert_eq!(path_pairs(&outcome), expected, "{method:?}");
+    }
+}
+
+/// Reliability case 2.7: a walked file replaced after the walk by a symbolic
+/// link to a file outside the roots was read through the link without
+/// `--follow-links` (the outside file's similarity reported under its name).
+/// Now it is a warning and the file is left out; with `--follow-links` a link
+/// is followed as before. The outside file is a copy of `y.txt`, and a
+/// near-copy of every corpus file but `z.txt`.
+#[test]
+fn a_file_swapped_for_a_symlink_after_the_walk_is_not_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = dir.path().join("files");
+    let base = prose(40, 300);
+    for name in ["a.txt", "b.txt"] {
+        write(&files, name, format!("{base} {name}").as_bytes());
+    }
+    write(&files, "x.txt", prose(41, 300).as_bytes());
+    write(&files, "y.txt", base.as_bytes());
+    write(&files, "z.txt", prose(42, 300).as_bytes());
+    let secret = write(dir.path(), "outside/secret.txt", base.as_bytes());
+    let x = files.join("x.txt");
+    for follow_links in [false, true] {
+        std::fs::remove_file(&x).unwrap();
+        write(&files, "x.txt", prose(41, 300).as_bytes());
+        let mut scanned = config(&files, 0.5);
+        scanned.walk.follow_links = follow_links;
+        let x_name = x.display().to_string();
+        let mut expected = path_pairs(&scan(&scanned, &Silent));
+        expected.retain(|(a, b, _)| *a != x_name && *b != x_name);
+        let missing = dir.path().join("missing");
+        scanned.roots.push(missing.clone());
+        let (x1, secret1) = (x.clone(), secret.clone());
+        let reporter = Meddler {
+            trigger: missing,
+            when_walked: Box::new(move || {
+                std::fs::remove_file(&x1).unwrap();
+                std::os::unix::fs::symlink(&secret1, &x1).unwrap();
+            }),
+            when_read: Box::new(|| {}),
+            warnings: Default::default(),
+        };
+        let outcome = scan(&scanned, &reporter);
+        let warnings = reporter.warnings.into_inner().unwrap();
+        let with_x = path_pairs(&outcome)
+            .into_iter()
+            .filter(|(a, b, _)| *a == x_name || *b == x_name)
+            .count();
+        if follow_links {
+            // Followed as the user asked: x.txt reads as the secret's copy.
+            let y_name = files.join("y.txt").display().to_string();
+            let same = (x_name.clone(), y_name, "1".to_string());
+            assert!(path_pairs(&outcome).contains(&same), "{warnings:?}");
+            assert_eq!(warnings.len(), 1, "{warnings:?}");
+        } else {
+            assert_eq!(with_x, 0, "{:?}", path_pairs(&outcome));
+            let reason = "changed into a symbolic link after the walk (not followed)";
+            assert!(
+                warnings.contains(&(x.clone(), reason.into())),
+                "{warnings:?}"
+            );
+            assert_eq!(outcome.stats.errors, 2);
+            assert_eq!(path_pairs(&outcome), expected);
+            assert!(expected.len() >= 3, "a, b and y pair: {expected:?}");
+        }
     }
 }

@@ -68,10 +68,28 @@ pub fn run(cli: Cli) -> i32 {
         Ok(code) => code,
         Err(err) if is_broken_pipe(&err) => exit::OK,
         Err(err) => {
-            eprintln!("simfind: error: {err:#}");
+            eprintln!("simfind: error: {}", describe(&err));
             exit::FATAL
         }
     }
+}
+
+/// `err` and its causes joined by ": " (as `{:#}` does), leaving out a cause
+/// the message already ends with: a wrapper that quotes its source (the
+/// tempfile crate's "failed to persist temporary file: Not a directory")
+/// would otherwise print it twice.
+fn describe(err: &anyhow::Error) -> String {
+    let mut message = String::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        if message.is_empty() {
+            message = text;
+        } else if !message.ends_with(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+    }
+    message
 }
 
 fn is_broken_pipe(err: &anyhow::Error) -> bool {

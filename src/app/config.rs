@@ -210,6 +210,16 @@ pub fn open_index(db: &Path, config: &ScanConfig, wait: f64) -> Result<Index> {
             db.display()
         );
     }
+    // SQLite says only "unable to open database file" for this.
+    if let Some(dir) = db.parent().filter(|dir| !dir.as_os_str().is_empty())
+        && !dir.is_dir()
+    {
+        bail!(
+            "cannot create index {}: {} is not a directory",
+            db.display(),
+            dir.display()
+        );
+    }
     let params = Params::of(&config.recipe);
     Ok(Index::open_or_create(db, &params, options)?)
 }

@@ -121,10 +121,10 @@ impl fmt::Display for IndexError {
 
 impl std::error::Error for IndexError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            IndexError::Sqlite { source, .. } => Some(source),
-            _ => None,
-        }
+        // None for `Sqlite` too: its message already carries SQLite's (which
+        // itself ends in SQLite's own source), and a user's error line
+        // prints the chain after the message: three copies of one reason.
+        None
     }
 }
 

@@ -576,12 +576,27 @@ impl Index {
     /// another writer), so that what the caller reads through [`Update::files`] is
     /// what its changes will apply to. Nothing is visible to others until
     /// [`Update::commit`]; dropping the `Update` (or the process dying) discards it.
+    ///
+    /// An index SQLite could open only read-only (write-protected file or
+    /// directory, read-only medium) gets a read transaction instead: an update
+    /// that finds nothing to change commits as a no-op (`scan --db` on an
+    /// index that is up to date), and one that would write fails at its first
+    /// change with SQLite's "attempt to write a readonly database".
     pub fn begin_update(&mut self) -> Result<Update<'_>, IndexError> {
         let path = &self.path;
         let options = self.options;
+        let read_only = self
+            .conn
+            .is_readonly(rusqlite::MAIN_DB)
+            .map_err(|e| classify(path, e, options.busy_timeout))?;
+        let behavior = if read_only {
+            TransactionBehavior::Deferred
+        } else {
+            TransactionBehavior::Immediate
+        };
         let tx = self
             .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .transaction_with_behavior(behavior)
             .map_err(|e| classify(path, e, options.busy_timeout))?;
         Ok(Update {
             tx,

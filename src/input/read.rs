@@ -56,6 +56,8 @@ use std::ops::Deref;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::Path;
 
+use crate::input::walk::FileEntry;
+
 /// Number of leading bytes [`looks_binary`] inspects. 8 KiB is two pages, the
 /// same order as git's `buffer_is_binary` (8000 bytes), and small enough that
 /// for a mapped file the check faults in at most two pages before the file can
@@ -145,6 +147,12 @@ pub enum ReadError {
     /// A page of the mapping could not be read (SIGBUS absorbed) although the
     /// file did not shrink: an I/O error underneath, or it shrank and regrew.
     MapFault,
+    /// The walk found a regular file; the path is now a symbolic link
+    /// (not followed: [`read_walked`]).
+    BecameSymlink,
+    /// The path now leads to another file than the walk found (another
+    /// device or inode: replaced, or reached through a swapped directory).
+    NotTheWalkedFile,
 }
 
 impl fmt::Display for ReadError {
@@ -158,6 +166,12 @@ impl fmt::Display for ReadError {
             ),
             ReadError::Changed => f.write_str("changed while being read"),
             ReadError::MapFault => f.write_str("read error in memory-mapped file"),
+            ReadError::BecameSymlink => {
+                f.write_str("changed into a symbolic link after the walk (not followed)")
+            }
+            ReadError::NotTheWalkedFile => {
+                f.write_str("is not the file the walk found (replaced after the walk)")
+            }
         }
     }
 }
@@ -320,11 +334,64 @@ impl Contents {
 /// Read (or map) the regular file at `path`. Never blocks on FIFOs or devices,
 /// never lets a concurrent truncation crash the process; see the module docs.
 pub fn read_file(path: &Path, opts: &ReadOptions) -> Result<Contents, ReadError> {
-    let file = open_nonblocking(path)?;
+    read_opened(open_nonblocking(path)?, None, opts)
+}
+
+/// [`read_file`] for a file the walk found: the file read is the one the
+/// walk saw (same device and inode), or [`ReadError::NotTheWalkedFile`]. So
+/// a file replaced after the walk, by a symbolic link to a file outside the
+/// roots or by a path through a directory swapped for a link, is never read
+/// in its place. Unless `follow_links`, the last component is opened with
+/// `O_NOFOLLOW` ([`ReadError::BecameSymlink`] if it is a link now), except a
+/// link whose target is the walked file (an entry made by following it). With
+/// `follow_links` links are the user's to follow: the path is read as
+/// [`read_file`] reads it.
+pub fn read_walked(
+    file: &FileEntry,
+    follow_links: bool,
+    opts: &ReadOptions,
+) -> Result<Contents, ReadError> {
+    if follow_links {
+        return read_file(&file.path, opts);
+    }
+    #[cfg(unix)]
+    {
+        let handle = match open_nonblocking_nofollow(&file.path) {
+            Ok(handle) => handle,
+            Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+                // A link now. Followed only if the walk saw through it (its
+                // target is the walked file), checked before opening it.
+                let target = std::fs::metadata(&file.path)?;
+                if (target.dev(), target.ino()) != (file.dev, file.ino) {
+                    return Err(ReadError::BecameSymlink);
+                }
+                open_nonblocking(&file.path)?
+            }
+            Err(e) => return Err(e.into()),
+        };
+        read_opened(handle, Some((file.dev, file.ino)), opts)
+    }
+    #[cfg(not(unix))]
+    read_file(&file.path, opts)
+}
+
+/// Reads `file`, opened by the caller; `walked` is the (device, inode) it
+/// must have, if any.
+fn read_opened(
+    file: File,
+    walked: Option<(u64, u64)>,
+    opts: &ReadOptions,
+) -> Result<Contents, ReadError> {
     let meta = file.metadata()?;
     if !meta.file_type().is_file() {
         return Err(ReadError::NotRegularFile);
     }
+    #[cfg(unix)]
+    if walked.is_some_and(|walked| walked != (meta.dev(), meta.ino())) {
+        return Err(ReadError::NotTheWalkedFile);
+    }
+    #[cfg(not(unix))]
+    let _ = walked;
     // O_NONBLOCK was only there to make `open` itself safe; for a regular file it
     // is meaningless on local file systems, but FUSE passes it to the daemon.
     #[cfg(unix)]
@@ -376,6 +443,16 @@ fn open_nonblocking(path: &Path) -> io::Result<File> {
     OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
+        .open(path)
+}
+
+/// [`open_nonblocking`], failing with `ELOOP` if the last component is a
+/// symbolic link.
+#[cfg(unix)]
+fn open_nonblocking_nofollow(path: &Path) -> io::Result<File> {
+    OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC | libc::O_NOFOLLOW)
         .open(path)
 }
 
@@ -635,5 +712,76 @@ mod tests {
         );
         let utf16: Vec<u8> = "hi".encode_utf16().flat_map(u16::to_le_bytes).collect();
         assert!(looks_binary(&utf16));
+    }
+
+    /// What a walk records of `path` (following a link, as it does for a root).
+    fn walked(path: &Path) -> FileEntry {
+        let meta = std::fs::metadata(path).unwrap();
+        FileEntry {
+            path: path.to_path_buf(),
+            size: meta.len(),
+            modified: meta.modified().ok(),
+            dev: meta.dev(),
+            ino: meta.ino(),
+        }
+    }
+
+    /// Reliability case 2.7: whatever replaces a walked file (a link to a
+    /// file outside the roots, another file, a directory on its path swapped
+    /// for a link) is not read in its place unless links are followed.
+    #[cfg(unix)]
+    #[test]
+    fn a_walked_file_is_read_only_if_it_is_still_the_file_the_walk_found() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let secret = write_file(dir.path(), "secret.txt", b"outside the root");
+        let root = dir.path().join("root");
+        std::fs::create_dir(&root).unwrap();
+        let opts = ReadOptions::default();
+
+        let a = write_file(&root, "a.txt", b"walked");
+        let entry = walked(&a);
+        assert_eq!(&*read_walked(&entry, false, &opts).unwrap(), b"walked");
+        std::fs::remove_file(&a).unwrap();
+        symlink(&secret, &a).unwrap();
+        let err = read_walked(&entry, false, &opts).unwrap_err();
+        assert!(matches!(err, ReadError::BecameSymlink), "{err:?}");
+        assert_eq!(
+            err.to_string(),
+            "changed into a symbolic link after the walk (not followed)"
+        );
+        // --follow-links: the link is the user's to follow, as before.
+        let followed = read_walked(&entry, true, &opts).unwrap();
+        assert_eq!(&*followed, b"outside the root");
+
+        // Replaced by another regular file (a new inode; the old one is kept
+        // elsewhere, or the file system could give its number to the new file).
+        let b = write_file(&root, "b.txt", b"walked");
+        let entry = walked(&b);
+        std::fs::rename(&b, dir.path().join("b.old")).unwrap();
+        write_file(&root, "b.txt", b"another file");
+        let err = read_walked(&entry, false, &opts).unwrap_err();
+        assert!(matches!(err, ReadError::NotTheWalkedFile), "{err:?}");
+
+        // A directory on the path swapped for a link (O_NOFOLLOW covers only
+        // the last component): the device and inode tell.
+        let sub = root.join("sub");
+        std::fs::create_dir(&sub).unwrap();
+        let c = write_file(&sub, "secret.txt", b"walked");
+        let entry = walked(&c);
+        std::fs::rename(&sub, root.join("sub.away")).unwrap();
+        symlink(dir.path(), &sub).unwrap();
+        let err = read_walked(&entry, false, &opts).unwrap_err();
+        assert!(matches!(err, ReadError::NotTheWalkedFile), "{err:?}");
+
+        // An entry made by following a link (as a walk does for a root) is
+        // still read through it.
+        let link = root.join("root-link");
+        symlink(&secret, &link).unwrap();
+        let entry = walked(&link);
+        assert_eq!(
+            &*read_walked(&entry, false, &opts).unwrap(),
+            b"outside the root"
+        );
     }
 }

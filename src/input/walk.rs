@@ -267,6 +267,11 @@ fn walk_root(
             continue;
         }
         if file_type.is_symlink() {
+            if entry.depth() == 0 && entry.path().is_dir() {
+                // A root given as a link to a directory: walkdir walks it
+                // (its entries come next), so it is not a link passed over.
+                continue;
+            }
             // Without --follow-links a link is passed over; with it, walkdir
             // reports the target's type, so a link here is a dangling one.
             if opts.follow_links {
@@ -452,5 +457,23 @@ mod tests {
             let (files, _) = streamed(&roots, &opts);
             assert_eq!(files, reference(&roots, &opts));
         }
+    }
+
+    /// Reliability case 2.5: a root given as a link to a directory is walked
+    /// (walkdir follows a root link), so it is not one of the "symbolic
+    /// links not followed"; links inside it still are.
+    #[test]
+    fn a_root_given_as_a_link_is_followed_and_not_counted_as_skipped() {
+        let tmp = tempfile::tempdir().unwrap();
+        let real = tmp.path().join("real");
+        fs::create_dir(&real).unwrap();
+        fs::write(real.join("a.txt"), "a").unwrap();
+        std::os::unix::fs::symlink(real.join("a.txt"), real.join("inner-link")).unwrap();
+        let dir_link = tmp.path().join("dir-link");
+        std::os::unix::fs::symlink(&real, &dir_link).unwrap();
+        let opts = WalkOptions::default();
+        let (files, end) = streamed(std::slice::from_ref(&dir_link), &opts);
+        assert_eq!(files, [dir_link.join("a.txt")]);
+        assert_eq!(end.skips.symlinks, 1, "only the link inside");
     }
 }

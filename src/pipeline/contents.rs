@@ -117,6 +117,7 @@ impl ContentTable {
 
     /// Content `c`'s claimer failed: its copies need [`ContentTable::rescue`].
     pub(super) fn orphan(&mut self, c: u32) {
+        debug_assert_ne!(c, NO_CONTENT, "only a claimed content has copies");
         self.orphans.push(c);
     }
 

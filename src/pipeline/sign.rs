@@ -118,7 +118,7 @@ pub(super) fn sign_one<S: Sketcher>(
     buffers: &mut Buffers,
     row: &mut [u32],
 ) -> SignOutcome {
-    let contents = match read::read_file(&file.path, &config.read) {
+    let contents = match read::read_walked(file, config.walk.follow_links, &config.read) {
         Ok(contents) => contents,
         Err(err) => return SignOutcome::Failed(err),
     };

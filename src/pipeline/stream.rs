@@ -318,6 +318,9 @@ pub(super) struct Sheet {
     /// Index into [`Claims::contents`], or [`NO_CONTENT`].
     content_of: Vec<u32>,
     failures: Vec<(u32, ReadError)>,
+    /// (id, device, inode) of each copy of a content signed by another file:
+    /// what the walk saw of the files the rescue may read again.
+    copies: Vec<(u32, u64, u64)>,
     /// `n` values per document id, for the ones signed so far; grown by
     /// reallocation (which moves pages rather than copying them once large).
     pub(super) matrix: Vec<u32>,
@@ -405,14 +408,17 @@ impl<'a> Signing<'a> {
         let mut documents = Vec::with_capacity(len);
         let mut content_of = Vec::with_capacity(len);
         let mut failures = Vec::new();
+        let mut copies = Vec::new();
         for (k, file) in files.into_iter().enumerate() {
             let id = first + k as u32;
             self.wait_if_holding_too_much();
             self.sign_held();
             let mode = self.mode.load();
             let keep = Keep::for_mode(mode, self.config.verification);
-            // (content index << 1) | claimed by this file.
-            let claimed = AtomicU64::new(u64::MAX);
+            // (content index << 1) | claimed by this file. Until `claim` runs
+            // (a file that fails to open never gets there) it is no content,
+            // not claimed: a failure then orphans nothing.
+            let claimed = AtomicU64::new(u64::from(NO_CONTENT) << 1);
             let claim = |hash| {
                 let (c, mine) = lock(&self.claims).contents.claim(hash, id);
                 claimed.store(u64::from(c) << 1 | u64::from(mine), SeqCst);
@@ -430,6 +436,7 @@ impl<'a> Signing<'a> {
             );
             let claimed = claimed.into_inner();
             let (c, mine) = ((claimed >> 1) as u32, claimed & 1 == 1);
+            let identity = (id, file.dev, file.ino);
             let mut doc = document_of(file);
             let mut content = NO_CONTENT;
             match outcome {
@@ -439,7 +446,10 @@ impl<'a> Signing<'a> {
                         worker.signed.push(k);
                     }
                 }
-                SignOutcome::SameAs(_) => content = c,
+                SignOutcome::SameAs(_) => {
+                    content = c;
+                    copies.push(identity);
+                }
                 SignOutcome::Binary => doc.status = DocStatus::Binary,
                 SignOutcome::Failed(err) => {
                     doc.status = DocStatus::Failed;
@@ -470,6 +480,7 @@ impl<'a> Signing<'a> {
             sheet.matrix[(first + k) * n..][..n].copy_from_slice(&worker.rows[k * n..][..n]);
         }
         sheet.failures.extend(failures);
+        sheet.copies.extend(copies);
         drop(sheet);
         self.reporter.advance(len as u64);
     }
@@ -554,7 +565,9 @@ impl<'a> Signing<'a> {
             mut content_of,
             mut failures,
             mut matrix,
+            mut copies,
         } = into_inner(self.sheet);
+        copies.sort_unstable();
         // Same size and alignment: collected in place, no second list.
         let mut documents: Vec<Document> = documents
             .into_iter()
@@ -571,12 +584,17 @@ impl<'a> Signing<'a> {
         let mut row = vec![u32::MAX; n];
         let attempts = contents.rescue(&content_of, |id| {
             let doc = &documents[id];
+            // Only copies are re-read: the walk's identity of each is known
+            // (were it not, no file matches (0, 0) and the read fails).
+            let (dev, ino) = copies
+                .binary_search_by_key(&(id as u32), |&(id, ..)| id)
+                .map_or((0, 0), |at| (copies[at].1, copies[at].2));
             let file = FileEntry {
                 path: doc.path.to_path_buf(),
                 size: doc.size,
                 modified: doc.modified,
-                dev: 0,
-                ino: 0,
+                dev,
+                ino,
             };
             let outcome = sign_one(
                 &file,
