@@ -213,7 +213,7 @@ fn shingle_kind(shingles: &ShingleArgs) -> Result<(ShingleKind, usize)> {
     let kind = shingles.shingle.kind();
     let k = shingles.k.unwrap_or(kind.default_k());
     if k == 0 {
-        bail!("--k must be at least 1");
+        bail!("--shingle-size must be at least 1");
     }
     Ok((kind, k))
 }
