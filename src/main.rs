@@ -4,8 +4,6 @@
 
 mod app;
 
-use clap::Parser;
-
 /// `System`, plus a note of failed allocations so that running out of memory
 /// ends with a message and exit status 2 (see `app::limits`).
 #[global_allocator]
@@ -15,7 +13,7 @@ fn main() {
     app::limits::install();
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     return_large_frees_to_the_system();
-    let cli = app::cli::Cli::parse();
+    let cli = app::cli::parse();
     let code = app::cli::run(cli);
     std::process::exit(code);
 }

@@ -237,22 +237,23 @@ fn signature_verification_reports_the_estimate() {
 #[test]
 fn bad_arguments_fail_before_any_work_with_a_clear_message() {
     let cases: &[(&[&str], &str)] = &[
-        (&["scan", "testdata", "--k", "0"], "--k"),
+        (&["scan", "testdata", "--k", "0"], "--shingle-size"),
+        (&["scan", "testdata", "-k", "0"], "--shingle-size"),
         (
             &["scan", "testdata", "--k", "257"],
-            "--k must be at most 256",
+            "--shingle-size must be at most 256",
         ),
         (
             &["scan", "testdata", "--k", "100000000"],
-            "--k must be at most 256",
+            "--shingle-size must be at most 256",
         ),
         (
             &["index", "testdata", "--db", "k.db", "--k", "1000"],
-            "--k must be at most 256",
+            "--shingle-size must be at most 256",
         ),
         (
             &["compare", "README.md", "README.md", "--k", "1000"],
-            "--k must be at most 256",
+            "--shingle-size must be at most 256",
         ),
         (&["scan", "testdata", "--bands", "0"], "--bands"),
         (&["scan", "testdata", "--rows", "0"], "--rows"),
@@ -281,7 +282,8 @@ fn bad_arguments_fail_before_any_work_with_a_clear_message() {
             "no-such-dir",
         ),
         (&["scan", "testdata", "--shingle", "sentence"], "sentence"),
-        (&["--threads", "0", "scan", "testdata"], "threads"),
+        (&["--threads", "many", "scan", "testdata"], "threads"),
+        (&["-j", "70000", "scan", "testdata"], "threads"),
         (&["scan"], "DIR"),
     ];
     for (args, needle) in cases {

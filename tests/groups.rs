@@ -618,7 +618,7 @@ fn similarity_filters_apply_before_grouping_and_limit_cuts_only_output() {
     let err = stderr(&out);
     assert!(
         err.contains(
-            "1 groups (center, keep first): 4 files in groups, 3 removable, 5.1 kB would be freed"
+            "1 group (center, keep first): 4 files in groups, 3 removable, 5.1 kB would be freed"
         ),
         "{err}"
     );
@@ -635,7 +635,7 @@ fn summary_reports_groups_and_the_histogram() {
         "{err}"
     );
     assert!(
-        err.contains("1 groups (center, keep first): 4 files in groups, 3 removable"),
+        err.contains("1 group (center, keep first): 4 files in groups, 3 removable"),
         "{err}"
     );
     let quiet = scan_in(dir.path(), &["testdata", "-q", "--format", "clusters"]);

@@ -40,8 +40,14 @@ pub struct ShingleArgs {
     #[arg(long, value_enum, default_value_t = ShingleArg::Char, help_heading = "Shingles")]
     pub shingle: ShingleArg,
 
-    /// Shingle length, at most 256 [default: 5 for char, 3 for word and stopword].
-    #[arg(long, short = 'k', value_name = "K", help_heading = "Shingles")]
+    /// Shingle length, at most 256 [default: 5 for char, 3 for word and stopword]; `--k` is an alias.
+    #[arg(
+        long = "shingle-size",
+        short = 'k',
+        alias = "k",
+        value_name = "K",
+        help_heading = "Shingles"
+    )]
     pub k: Option<usize>,
 
     /// Stop words, one per line, instead of the built-in English list (with --shingle stopword).
@@ -150,11 +156,11 @@ pub struct FileArgs {
     #[arg(long, value_name = "GLOB", help_heading = "Files")]
     pub exclude: Vec<String>,
 
-    /// Skip files smaller than SIZE (e.g. 100, 4K).
+    /// Skip files smaller than SIZE (e.g. 100, 4K; K/M/G = KiB/MiB/GiB, KB/MB/GB = 10³/10⁶/10⁹).
     #[arg(long, value_name = "SIZE", value_parser = parse_size, help_heading = "Files")]
     pub min_size: Option<u64>,
 
-    /// Skip files larger than SIZE (e.g. 10M).
+    /// Skip files larger than SIZE (e.g. 10M = 10 MiB, 10MB = 10⁷ bytes).
     #[arg(long, value_name = "SIZE", value_parser = parse_size, help_heading = "Files")]
     pub max_size: Option<u64>,
 
@@ -236,25 +242,35 @@ pub enum TextOrCsv {
     Csv,
 }
 
-/// Parses a byte size: a whole number with an optional binary suffix K, M, G or
-/// T (also KiB/KB …, case-insensitive), e.g. `512K`, `10M`, `1G`.
+/// Parses a byte size: a whole number with an optional unit, case-insensitive.
+/// `K`, `M`, `G`, `T` and `KiB` … `TiB` are binary (1K = 1024), as `du` and
+/// `ls -h` read them; `KB` … `TB` are decimal (1KB = 1000), as the summaries
+/// print them. (Before, `KB` … `TB` were binary too.)
 pub fn parse_size(s: &str) -> Result<u64, String> {
     let t = s.trim();
     let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     let (digits, unit) = t.split_at(split);
     let number: u64 = digits
         .parse()
-        .map_err(|_| format!("'{s}' is not a size (examples: 4096, 512K, 10M, 1G)"))?;
-    let shift = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "b" => 0,
-        "k" | "kb" | "kib" => 10,
-        "m" | "mb" | "mib" => 20,
-        "g" | "gb" | "gib" => 30,
-        "t" | "tb" | "tib" => 40,
-        _ => return Err(format!("'{s}' has an unknown unit (use K, M, G or T)")),
+        .map_err(|_| format!("'{s}' is not a size (examples: 4096, 512K, 10MB, 1GiB)"))?;
+    let scale: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kib" => 1 << 10,
+        "m" | "mib" => 1 << 20,
+        "g" | "gib" => 1 << 30,
+        "t" | "tib" => 1 << 40,
+        "kb" => 1_000,
+        "mb" => 1_000_000,
+        "gb" => 1_000_000_000,
+        "tb" => 1_000_000_000_000,
+        _ => {
+            return Err(format!(
+                "'{s}' has an unknown unit (K, M, G, T or KiB … TiB: powers of 1024; KB … TB: powers of 1000)"
+            ));
+        }
     };
     number
-        .checked_mul(1u64 << shift)
+        .checked_mul(scale)
         .ok_or_else(|| format!("'{s}' is too large"))
 }
 
@@ -420,6 +436,12 @@ mod tests {
         assert_eq!(parse_size("512K"), Ok(512 << 10));
         assert_eq!(parse_size("10mib"), Ok(10 << 20));
         assert_eq!(parse_size("1G"), Ok(1 << 30));
+        assert_eq!(parse_size("1GiB"), Ok(1 << 30));
+        // The decimal units mean what the summaries print (MB = 10^6).
+        assert_eq!(parse_size("1KB"), Ok(1_000));
+        assert_eq!(parse_size("1MB"), Ok(1_000_000));
+        assert_eq!(parse_size("2gb"), Ok(2_000_000_000));
+        assert_eq!(parse_size("1TB"), Ok(1_000_000_000_000));
         assert!(parse_size("ten").is_err());
         assert!(parse_size("5X").is_err());
         assert!(parse_size("-1").is_err());

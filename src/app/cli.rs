@@ -4,10 +4,10 @@
 //! share live in `args`. Arrows go one way: `cli` knows the commands, no command
 //! knows `cli`.
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::app::args;
-use crate::app::cmd::{compare, curve, index, query, scan, tune};
+use crate::app::cmd::{compare, completions, curve, index, man, query, scan, tune};
 use crate::app::exit;
 
 #[derive(Parser, Debug)]
@@ -24,8 +24,8 @@ use crate::app::exit;
     propagate_version = true
 )]
 pub struct Cli {
-    /// Worker threads (default: one per core). Output does not depend on it.
-    #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    /// Worker threads; 0 (the default) is one per core. Output does not depend on it.
+    #[arg(long, short = 'j', global = true, value_name = "N", value_parser = clap::value_parser!(u16))]
     pub threads: Option<u16>,
 
     #[command(subcommand)]
@@ -42,13 +42,73 @@ pub enum Command {
     Query(query::Args),
     Curve(curve::Args),
     Tune(tune::Args),
+    Completions(completions::Args),
+    Man(man::Args),
+}
+
+/// The whole command line as clap sees it, with the long version (`--version`;
+/// `-V` stays one line, as in ripgrep). Completions and man pages are made
+/// from this.
+pub fn command() -> clap::Command {
+    // Leaked once per process: clap wants a 'static str, and the text depends
+    // on the CPU, so it cannot be a constant.
+    let long: &'static str = Box::leak(long_version().into_boxed_str());
+    Cli::command().long_version(long)
+}
+
+/// Parses the process's arguments (exits with clap's message and status 2 on
+/// a usage error, 0 after --help or --version).
+pub fn parse() -> Cli {
+    let matches = command().get_matches();
+    Cli::from_arg_matches(&matches).unwrap_or_else(|err| err.exit())
+}
+
+/// What `simfind --version` prints after the name: the version and commit,
+/// the build's features and target, and the SIMD kernel of each family that
+/// this CPU will run (chosen at run time, so two machines running one binary
+/// may differ; the output does not).
+pub fn long_version() -> String {
+    use simfind::simd::{KernelSet, best};
+    let kernels = [
+        (
+            "normalize",
+            best::<simfind::text::normalize::Kernel>().name(),
+        ),
+        (
+            "window hash",
+            best::<simfind::text::short_hash::kernel::Variant>().name(),
+        ),
+        (
+            "minhash",
+            best::<simfind::sketch::minhash::kernel::Variant>().name(),
+        ),
+        (
+            "oph",
+            best::<simfind::sketch::oph::kernel::Variant>().name(),
+        ),
+        (
+            "set merge",
+            best::<simfind::similarity::sets::MergeKernel>().name(),
+        ),
+    ];
+    let mut text = format!(
+        "{} (rev {})\n\nfeatures: {}\ntarget: {}\nsimd kernels on this CPU:",
+        env!("CARGO_PKG_VERSION"),
+        env!("SIMFIND_GIT_COMMIT"),
+        env!("SIMFIND_FEATURES"),
+        env!("SIMFIND_TARGET"),
+    );
+    for (family, name) in kernels {
+        text.push_str(&format!("\n  {family:<12} {name}"));
+    }
+    text
 }
 
 /// Configures the thread pool, runs the chosen subcommand and turns its outcome
 /// into an exit code. A closed stdout (`simfind scan … | head`) is a clean exit,
 /// not an error.
 pub fn run(cli: Cli) -> i32 {
-    if let Some(threads) = cli.threads
+    if let Some(threads) = cli.threads.filter(|&n| n > 0)
         && let Err(err) = rayon::ThreadPoolBuilder::new()
             .num_threads(threads as usize)
             .build_global()
@@ -63,6 +123,8 @@ pub fn run(cli: Cli) -> i32 {
         Command::Query(args) => query::run(args),
         Command::Curve(args) => curve::run(args),
         Command::Tune(args) => tune::run(args),
+        Command::Completions(args) => completions::run(args, command()),
+        Command::Man(args) => man::run(args, command()),
     };
     match result {
         Ok(code) => code,
@@ -112,7 +174,6 @@ mod tests {
 
     #[test]
     fn cli_definition_is_consistent() {
-        use clap::CommandFactory;
-        Cli::command().debug_assert();
+        command().debug_assert();
     }
 }

@@ -250,11 +250,11 @@ fn shingle_kind(shingles: &ShingleArgs) -> Result<(ShingleKind, usize)> {
     let kind = shingles.shingle.kind();
     let k = shingles.k.unwrap_or(kind.default_k());
     if k == 0 {
-        bail!("--k must be at least 1");
+        bail!("--shingle-size must be at least 1");
     }
     if k > MAX_K {
         bail!(
-            "--k must be at most {MAX_K}, got {k}: shingles that long make every edited file look unrelated, and shingling costs k × the bytes read"
+            "--shingle-size must be at most {MAX_K}, got {k}: shingles that long make every edited file look unrelated, and shingling costs k × the bytes read"
         );
     }
     Ok((kind, k))

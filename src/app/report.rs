@@ -22,6 +22,7 @@ use simfind::pipeline::{DocStatus, ScanOutcome};
 
 use crate::app::exit;
 use crate::app::output::{groups, pairs};
+use crate::app::ui::plural;
 
 /// Output and grouping options of `scan`, flattened into its arguments.
 #[derive(clap::Args, Debug)]
@@ -410,14 +411,14 @@ impl Reported {
         if let Some(g) = &self.groups {
             let s = &g.summary;
             lines.push(format!(
-                "simfind: {} groups ({}, keep {}): {} files in groups, {} removable, {} would be freed",
-                s.groups,
+                "simfind: {} ({}, keep {}): {} in groups, {} removable, {} would be freed",
+                plural(s.groups as u64, "group", "groups"),
                 match g.method {
                     ClusterMethod::Center => "center",
                     ClusterMethod::Connected => "connected",
                 },
                 keep_name(g.keep),
-                s.files_in_groups,
+                plural(s.files_in_groups as u64, "file", "files"),
                 s.removable_files,
                 human_bytes(s.removable_bytes),
             ));

@@ -11,6 +11,11 @@ use std::time::Duration;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use simfind::progress::{Reporter, Stage};
 
+/// `1 pair`, `2 pairs`: counts in summaries agree with their nouns.
+pub fn plural(count: u64, one: &str, many: &str) -> String {
+    format!("{count} {}", if count == 1 { one } else { many })
+}
+
 pub struct Ui {
     show_progress: bool,
     verbose: bool,

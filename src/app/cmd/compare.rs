@@ -22,7 +22,7 @@ const DEFAULT_EDIT_CELLS: u64 = 400_000_000;
 
 const AFTER_HELP: &str = "EXAMPLES:
   simfind compare a.txt b.txt
-  simfind compare a.txt b.txt --shingle word --k 3
+  simfind compare a.txt b.txt --shingle word -k 3
   simfind compare a.txt b.txt | grep -E '^(jaccard|cosine),'
 
 OUTPUT (CSV with header `measure,value`, one row per measure, in this order):

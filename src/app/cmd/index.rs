@@ -16,7 +16,7 @@ const EXAMPLES: &str = "EXAMPLES:
   simfind index ./share --db share.simfind             build, or update after changes
   simfind scan ./share --db share.simfind              pairs, reading only changed files
   simfind query new.txt --db share.simfind             is new.txt like anything indexed?
-  simfind index ./src --db src.simfind --shingle word --k 3 --bands 25 --rows 4
+  simfind index ./src --db src.simfind --shingle word -k 3 --bands 25 --rows 4
 
 An update keeps the stored signature of every file whose size, modification
 time, device and inode are unchanged (without reading it), signs new and changed

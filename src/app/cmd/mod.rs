@@ -4,8 +4,10 @@
 //! `args`, its configuration from `config`, and never imports a sibling.
 
 pub mod compare;
+pub mod completions;
 pub mod curve;
 pub mod index;
+pub mod man;
 pub mod query;
 pub mod scan;
 pub mod tune;

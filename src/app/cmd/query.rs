@@ -18,7 +18,7 @@ use crate::app::args::{self, VerifyArg};
 use crate::app::exit;
 use crate::app::output::pairs::PAIRS_HEADER;
 use crate::app::output::{self, Sink};
-use crate::app::ui::Ui;
+use crate::app::ui::{Ui, plural};
 
 const EXAMPLES: &str = "EXAMPLES:
   simfind query new.txt --db share.simfind                 similar indexed documents
@@ -181,12 +181,12 @@ pub fn run(args: Args) -> Result<i32> {
     sink.commit()?;
     if !args.quiet {
         eprintln!(
-            "simfind: {} queries in {:.3} s: {} candidates, {} matches with similarity ≥ {:.3} \
+            "simfind: {} in {:.3} s: {}, {} with similarity ≥ {:.3} \
              ({} verification)",
-            args.files.len(),
+            plural(args.files.len() as u64, "query", "queries"),
             started.elapsed().as_secs_f64(),
-            candidates_total,
-            matches_total,
+            plural(candidates_total, "candidate", "candidates"),
+            plural(matches_total, "match", "matches"),
             threshold,
             match args.verify {
                 VerifyArg::Exact => "exact",

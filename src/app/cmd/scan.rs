@@ -15,11 +15,11 @@ use crate::app::config::{self, ThresholdSource};
 use crate::app::exit;
 use crate::app::output::{self, Sink};
 use crate::app::report::{Report, ReportArgs};
-use crate::app::ui::Ui;
+use crate::app::ui::{Ui, plural};
 
 const EXAMPLES: &str = "EXAMPLES:
-  simfind scan ./corpus --k 5 --bands 20 --rows 5       char 5-shingles, 100 hashes
-  simfind scan ./a ./b --shingle word --k 3 --threshold 0.7 -o pairs.csv
+  simfind scan ./corpus -k 5 --bands 20 --rows 5        char 5-shingles, 100 hashes
+  simfind scan ./a ./b --shingle word -k 3 --threshold 0.7 -o pairs.csv
   simfind scan ./news --shingle stopword                stop word + next two words
   simfind scan ./corpus | sort -t, -k3 -r | head         most similar first
   simfind scan ./corpus --method exact -t 0.9           every pair ≥ 0.9, none missed
@@ -195,12 +195,7 @@ pub fn run(args: Args) -> Result<i32> {
     Ok(report.exit_status(status, &reported))
 }
 
-/// `1 pair`, `2 pairs`.
-fn plural(count: u64, one: &str, many: &str) -> String {
-    format!("{count} {}", if count == 1 { one } else { many })
-}
-
-/// Issue #21: `auto` with a given banding whose recall at the threshold is
+/// `auto` with a given banding whose recall at the threshold is
 /// below `--min-recall` was handed to the cost model (`config::scan`); if that
 /// still chose LSH, say how much recall the user gets.
 fn low_recall_warning(
@@ -290,9 +285,9 @@ fn summary(
         ),
     };
     format!(
-        "simfind: {} files, {:.1} MB in {:.2} s ({:.1} MB/s); not paired: {}; {}, \
+        "simfind: {}, {:.1} MB in {:.2} s ({:.1} MB/s); not paired: {}; {}, \
          {}; {}; {} with similarity ≥ {} ({} {}-shingles, {} bands × {} rows, {} verification)",
-        s.files,
+        plural(s.files, "file", "files"),
         s.bytes as f64 / 1e6,
         seconds,
         s.bytes as f64 / 1e6 / seconds.max(1e-9),
