@@ -1,0 +1,196 @@
+//! One index update: a SQLite transaction that holds the write lock from the
+//! moment the stored state is read until every change is written (or none is).
+//! `Index::begin_update` opens it; `commit` makes it visible at once.
+
+use super::*;
+
+/// An update in progress: one SQLite transaction holding the write lock.
+pub struct Update<'a> {
+    pub(super) tx: rusqlite::Transaction<'a>,
+    pub(super) path: &'a Path,
+    pub(super) params: &'a Params,
+    pub(super) options: OpenOptions,
+    pub(super) summary: UpdateSummary,
+}
+
+impl fmt::Debug for Update<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Update")
+            .field("path", &self.path)
+            .field("summary", &self.summary)
+            .finish()
+    }
+}
+
+impl Update<'_> {
+    fn err(&self, e: rusqlite::Error) -> IndexError {
+        classify(self.path, e, self.options.busy_timeout)
+    }
+
+    fn invalid(&self, reason: String) -> IndexError {
+        IndexError::Invalid {
+            path: self.path.to_owned(),
+            reason,
+        }
+    }
+
+    /// Every indexed document as of this transaction, sorted by path bytes.
+    pub fn documents(&self) -> Result<Vec<StoredDoc>, IndexError> {
+        all_documents(&self.tx, self.path, self.params).map_err(|e| self.err(e))?
+    }
+
+    /// Paths and metadata of every indexed file as of this transaction, sorted by
+    /// path bytes.
+    pub fn files(&self) -> Result<Vec<StoredFile>, IndexError> {
+        stored_files(&self.tx).map_err(|e| self.err(e))
+    }
+
+    fn check(&self, doc: &IndexedDoc) -> Result<(), IndexError> {
+        // A document without shingles has no signature and never pairs.
+        let (n, bands) = if doc.shingle_count == 0 {
+            (0, 0)
+        } else {
+            (self.params.n as usize, self.params.bands as usize)
+        };
+        if doc.signature.len() != n {
+            return Err(self.invalid(format!(
+                "{} has {} shingles and a signature of {} values, the index expects {n}",
+                doc.path.display(),
+                doc.shingle_count,
+                doc.signature.len(),
+            )));
+        }
+        if doc.band_keys.len() != bands {
+            return Err(self.invalid(format!(
+                "{} has {} shingles and {} band keys, the index expects {bands}",
+                doc.path.display(),
+                doc.shingle_count,
+                doc.band_keys.len(),
+            )));
+        }
+        if doc.binary && doc.shingle_count != 0 {
+            return Err(self.invalid(format!(
+                "{} is marked binary but has shingles",
+                doc.path.display()
+            )));
+        }
+        Ok(())
+    }
+
+    fn insert_band_keys(&self, id: i64, keys: &[u64]) -> Result<(), IndexError> {
+        let mut stmt = self
+            .tx
+            .prepare_cached("INSERT INTO band_keys (doc, band, key) VALUES (?1, ?2, ?3)")
+            .map_err(|e| self.err(e))?;
+        for (band, &key) in keys.iter().enumerate() {
+            stmt.execute(params![id, band as i64, u64_to_sql(key)])
+                .map_err(|e| self.err(e))?;
+        }
+        Ok(())
+    }
+
+    /// Adds a document whose path is not yet indexed.
+    pub fn add(&mut self, doc: &IndexedDoc) -> Result<RowId, IndexError> {
+        self.check(doc)?;
+        let inserted = {
+            let mut stmt = self
+                .tx
+                .prepare_cached(
+                    "INSERT INTO documents (path, size, mtime_ns, dev, inode, content_hash, \
+                     shingle_count, signature, binary) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) \
+                     ON CONFLICT (path) DO NOTHING",
+                )
+                .map_err(|e| self.err(e))?;
+            stmt.execute(params![
+                path_to_blob(&doc.path),
+                u64_to_sql(doc.stat.size),
+                doc.stat.mtime_ns,
+                doc.stat.dev.map(u64_to_sql),
+                doc.stat.inode.map(u64_to_sql),
+                &hash_to_blob(doc.content_hash)[..],
+                u64_to_sql(doc.shingle_count),
+                signature_to_blob(&doc.signature),
+                doc.binary,
+            ])
+            .map_err(|e| self.err(e))?
+        };
+        if inserted == 0 {
+            return Err(self.invalid(format!("{} is already indexed", doc.path.display())));
+        }
+        let id = self.tx.last_insert_rowid();
+        self.insert_band_keys(id, &doc.band_keys)?;
+        self.summary.added += 1;
+        Ok(RowId(id))
+    }
+
+    /// Replaces the stored values of an indexed document; it keeps its id.
+    pub fn change(&mut self, doc: &IndexedDoc) -> Result<RowId, IndexError> {
+        self.check(doc)?;
+        let id: Option<i64> = {
+            let mut stmt = self
+                .tx
+                .prepare_cached(
+                    "UPDATE documents SET size = ?2, mtime_ns = ?3, dev = ?4, inode = ?5, \
+                     content_hash = ?6, shingle_count = ?7, signature = ?8, binary = ?9 \
+                     WHERE path = ?1 RETURNING id",
+                )
+                .map_err(|e| self.err(e))?;
+            stmt.query_row(
+                params![
+                    path_to_blob(&doc.path),
+                    u64_to_sql(doc.stat.size),
+                    doc.stat.mtime_ns,
+                    doc.stat.dev.map(u64_to_sql),
+                    doc.stat.inode.map(u64_to_sql),
+                    &hash_to_blob(doc.content_hash)[..],
+                    u64_to_sql(doc.shingle_count),
+                    signature_to_blob(&doc.signature),
+                    doc.binary,
+                ],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(|e| self.err(e))?
+        };
+        let Some(id) = id else {
+            return Err(self.invalid(format!(
+                "{} is not indexed, cannot change it",
+                doc.path.display()
+            )));
+        };
+        self.tx
+            .prepare_cached("DELETE FROM band_keys WHERE doc = ?1")
+            .and_then(|mut s| s.execute([id]))
+            .map_err(|e| self.err(e))?;
+        self.insert_band_keys(id, &doc.band_keys)?;
+        self.summary.changed += 1;
+        Ok(RowId(id))
+    }
+
+    /// Forgets an indexed path (its band keys go with it).
+    pub fn remove(&mut self, path: &Path) -> Result<(), IndexError> {
+        let deleted = self
+            .tx
+            .prepare_cached("DELETE FROM documents WHERE path = ?1")
+            .and_then(|mut s| s.execute([path_to_blob(path)]))
+            .map_err(|e| self.err(e))?;
+        if deleted == 0 {
+            return Err(self.invalid(format!(
+                "{} is not indexed, cannot remove it",
+                path.display()
+            )));
+        }
+        self.summary.removed += 1;
+        Ok(())
+    }
+
+    /// Makes every change of this update visible at once.
+    pub fn commit(self) -> Result<UpdateSummary, IndexError> {
+        let summary = self.summary;
+        let (path, options) = (self.path, self.options);
+        self.tx
+            .commit()
+            .map_err(|e| classify(path, e, options.busy_timeout))?;
+        Ok(summary)
+    }
+}
