@@ -278,6 +278,7 @@ fn a_file_size_limit_is_a_clean_error() {
 /// maps 20–30 MB before `main`) and too little to scan debian-docs (about
 /// 80 MB are needed with one thread).
 #[test]
+#[cfg_attr(no_shared_data, ignore = "needs ../shared/data")]
 fn out_of_memory_ends_with_a_message_and_exit_2() {
     let corpus = shared_data("debian-docs/files");
     let dir = tempfile::tempdir().unwrap();

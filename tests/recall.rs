@@ -138,21 +138,25 @@ fn check_defaults(corpus: &str, shingle: &str, k: &str, truth_file: &str) {
 }
 
 #[test]
+#[cfg_attr(no_shared_data, ignore = "needs ../shared/data")]
 fn defaults_find_every_pair_debian_docs_char5() {
     check_defaults("debian-docs", "char", "5", "truth_char5.csv");
 }
 
 #[test]
+#[cfg_attr(no_shared_data, ignore = "needs ../shared/data")]
 fn defaults_find_every_pair_debian_docs_word3() {
     check_defaults("debian-docs", "word", "3", "truth_word3.csv");
 }
 
 #[test]
+#[cfg_attr(no_shared_data, ignore = "needs ../shared/data")]
 fn defaults_find_every_pair_django_docs_char5() {
     check_defaults("django-docs", "char", "5", "truth_char5.csv");
 }
 
 #[test]
+#[cfg_attr(no_shared_data, ignore = "needs ../shared/data")]
 fn defaults_find_every_pair_django_docs_word3() {
     check_defaults("django-docs", "word", "3", "truth_word3.csv");
 }
