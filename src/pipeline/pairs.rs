@@ -20,7 +20,7 @@ use crate::lsh::{self, Banding, scurve};
 use crate::model::{DocPairs, DocStatus, Document, SimilarPair};
 use crate::progress::{Reporter, Stage};
 use crate::similarity::{join, sets, verify};
-use crate::sketch::{Sketcher, minhash};
+use crate::sketch::Sketcher;
 
 /// Stages 3–5 on what signing left, however it was signed.
 pub(super) fn pairs_of(
@@ -191,6 +191,9 @@ fn verify(
 ) -> (Vec<SimilarPair>, Vec<bool>) {
     let n = config.recipe.banding.signature_len();
     let signature = |i: u32| &matrix[i as usize * n..][..n];
+    // The family's own estimator: a sketch that estimates something other than
+    // the fraction of agreeing positions brings its own.
+    let sketcher = config.recipe.sketcher();
     // Each item's exact shingle count, once known ([`Keep::Signature`]).
     let counts: Vec<AtomicU32> = items
         .iter()
@@ -209,7 +212,7 @@ fn verify(
         Verification::Signature => candidates
             .into_par_iter()
             .filter_map(|(a, b)| {
-                let estimate = minhash::estimate(signature(a), signature(b));
+                let estimate = sketcher.estimate(signature(a), signature(b));
                 (estimate >= config.threshold).then_some(SimilarPair {
                     a,
                     b,
@@ -285,7 +288,7 @@ fn verify(
                     a: p.a,
                     b: p.b,
                     similarity: p.similarity,
-                    estimate: Some(minhash::estimate(signature(p.a), signature(p.b))),
+                    estimate: Some(sketcher.estimate(signature(p.a), signature(p.b))),
                     shared: Some(p.shared),
                 })
                 .collect()
