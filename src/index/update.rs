@@ -3,6 +3,8 @@
 //! `Index::begin_update` opens it; `commit` makes it visible at once.
 
 use super::*;
+use rusqlite::params_from_iter;
+use rusqlite::types::Value;
 
 /// An update in progress: one SQLite transaction holding the write lock.
 pub struct Update<'a> {
@@ -101,18 +103,8 @@ impl Update<'_> {
                      ON CONFLICT (path) DO NOTHING",
                 )
                 .map_err(|e| self.err(e))?;
-            stmt.execute(params![
-                path_to_blob(&doc.path),
-                u64_to_sql(doc.stat.size),
-                doc.stat.mtime_ns,
-                doc.stat.dev.map(u64_to_sql),
-                doc.stat.inode.map(u64_to_sql),
-                &hash_to_blob(doc.content_hash)[..],
-                u64_to_sql(doc.shingle_count),
-                signature_to_blob(&doc.signature),
-                doc.binary,
-            ])
-            .map_err(|e| self.err(e))?
+            stmt.execute(params_from_iter(document_row(doc)))
+                .map_err(|e| self.err(e))?
         };
         if inserted == 0 {
             return Err(self.invalid(format!("{} is already indexed", doc.path.display())));
@@ -135,22 +127,9 @@ impl Update<'_> {
                      WHERE path = ?1 RETURNING id",
                 )
                 .map_err(|e| self.err(e))?;
-            stmt.query_row(
-                params![
-                    path_to_blob(&doc.path),
-                    u64_to_sql(doc.stat.size),
-                    doc.stat.mtime_ns,
-                    doc.stat.dev.map(u64_to_sql),
-                    doc.stat.inode.map(u64_to_sql),
-                    &hash_to_blob(doc.content_hash)[..],
-                    u64_to_sql(doc.shingle_count),
-                    signature_to_blob(&doc.signature),
-                    doc.binary,
-                ],
-                |r| r.get(0),
-            )
-            .optional()
-            .map_err(|e| self.err(e))?
+            stmt.query_row(params_from_iter(document_row(doc)), |r| r.get(0))
+                .optional()
+                .map_err(|e| self.err(e))?
         };
         let Some(id) = id else {
             return Err(self.invalid(format!(
@@ -193,4 +172,25 @@ impl Update<'_> {
             .map_err(|e| classify(path, e, options.busy_timeout))?;
         Ok(summary)
     }
+}
+
+/// The columns `?1`…`?9` of a document row (path, size, mtime_ns, dev, inode,
+/// content_hash, shingle_count, signature, binary), in the order both the
+/// insert and the update statements bind them.
+fn document_row(doc: &IndexedDoc) -> [Value; 9] {
+    [
+        Value::Blob(path_to_blob(&doc.path)),
+        Value::Integer(u64_to_sql(doc.stat.size)),
+        Value::Integer(doc.stat.mtime_ns),
+        doc.stat
+            .dev
+            .map_or(Value::Null, |d| Value::Integer(u64_to_sql(d))),
+        doc.stat
+            .inode
+            .map_or(Value::Null, |i| Value::Integer(u64_to_sql(i))),
+        Value::Blob(hash_to_blob(doc.content_hash).to_vec()),
+        Value::Integer(u64_to_sql(doc.shingle_count)),
+        Value::Blob(signature_to_blob(&doc.signature)),
+        Value::Integer(i64::from(doc.binary)),
+    ]
 }
