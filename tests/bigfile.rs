@@ -77,3 +77,73 @@ fn chunk_size_zero_is_refused() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("--chunk-size must be at least 1"));
 }
+
+/// `--verify signature` takes the chunked path too (it used to build the whole
+/// set for the count): same signatures, same exact counts, also when the
+/// count is made in several passes over parts of the hash space (a cap of a
+/// few hundred bytes splits every file).
+#[test]
+fn chunked_signature_verification_output_is_identical() {
+    for kernel in ["classic", "oph"] {
+        let extra = [
+            "--minhash",
+            kernel,
+            "--method",
+            "lsh",
+            "--verify",
+            "signature",
+        ];
+        let whole = scan("testdata", &extra, false);
+        assert!(whole.len() > 100, "{kernel}: some pairs");
+        let chunked = scan("testdata", &extra, true);
+        assert_eq!(
+            String::from_utf8_lossy(&chunked),
+            String::from_utf8_lossy(&whole)
+        );
+        let parted = scan(
+            "testdata",
+            &[&extra[..], &["--verify-memory", "300"]].concat(),
+            true,
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&parted),
+            String::from_utf8_lossy(&whole)
+        );
+    }
+}
+
+/// Exact verification of pairs whose two sets exceed `--verify-memory` is made
+/// in passes over parts of the hash space: the same rows (similarity, counts,
+/// shared) as with the sets loaded whole, and `-v` says which pairs.
+#[test]
+fn parted_exact_verification_output_is_identical() {
+    for chunked in [false, true] {
+        let extra = ["--method", "lsh"];
+        let whole = scan("testdata", &extra, chunked);
+        assert!(whole.len() > 100, "some pairs");
+        let parted = scan(
+            "testdata",
+            &["--method", "lsh", "--verify-memory", "300"],
+            chunked,
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&parted),
+            String::from_utf8_lossy(&whole)
+        );
+    }
+    let out = run(&[
+        "scan",
+        "testdata",
+        "-v",
+        "--method",
+        "lsh",
+        "--verify-memory",
+        "300",
+    ]);
+    assert!(out.status.success());
+    assert!(
+        stderr(&out).contains("passes over parts of the hash space"),
+        "{}",
+        stderr(&out)
+    );
+}

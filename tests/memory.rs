@@ -65,3 +65,111 @@ fn identical_files_are_grouped_and_listed_without_n_squared_memory() {
         util::stderr(&summary)
     );
 }
+
+/// `len` bytes of base64-like text in 76-column lines from a fixed-seed
+/// xorshift: nearly every 5-character window differs, so the shingle set has
+/// about `len` values (8 bytes each), and newlines let a large file be read
+/// in chunks.
+fn random_text(len: usize, seed: u64) -> Vec<u8> {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut state = seed | 1;
+    (0..len)
+        .map(|i| {
+            if i % 77 == 76 {
+                return b'\n';
+            }
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            ALPHABET[(state >> 58) as usize]
+        })
+        .collect()
+}
+
+/// The address space every run here is given beyond its files: what a run on
+/// a few small files fits in (about 20 MB) with room for the thread, the
+/// binary and glibc's arena, as the test above gives whole runs.
+const BASE_KB: u64 = 50_000;
+const MB: usize = 1 << 20;
+
+/// `--verify signature` needs each file's exact distinct count. It used to
+/// build the whole sorted set of a large file (and its text): for a file of
+/// `F` bytes and ~`F` distinct shingles, at least 8·F bytes of set. Counted a
+/// part of the hash space at a time within `--verify-memory`, it holds the
+/// mapping (`F`) and a few times the cap: 50 MB + F + 4·cap is well below
+/// 8·F here, so the old path cannot fit and the bounded one does.
+#[test]
+fn signature_verification_counts_a_large_file_in_bounded_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = 16 * MB;
+    let cap = 4 * MB;
+    std::fs::write(dir.path().join("big.txt"), random_text(f, 7)).unwrap();
+    let limit_kb = BASE_KB + ((f + 4 * cap) / 1024) as u64;
+    assert!(
+        limit_kb * 1024 < 8 * f as u64,
+        "the old path's set alone exceeds it"
+    );
+    let root = dir.path().to_str().unwrap();
+    let out = run_limited(
+        limit_kb,
+        &[
+            "--threads",
+            "1",
+            "scan",
+            "-q",
+            root,
+            "--verify",
+            "signature",
+            "--verify-memory",
+            "4M",
+            "--format",
+            "jsonl",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{:?} {}",
+        out.status,
+        util::stderr(&out)
+    );
+}
+
+/// One pair of near-duplicate large files under exact verification: the two
+/// sets (~8·F bytes each) used to be loaded whole whatever `--verify-memory`
+/// said. Verified in passes over parts of the hash space, the run holds the
+/// mappings and a few times the cap, and reports the pair with the same
+/// counts as an unlimited run.
+#[test]
+fn verify_memory_bounds_one_pair_of_huge_sets() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = 8 * MB;
+    let cap = 4 * MB;
+    let text = random_text(f, 11);
+    let mut other = text.clone();
+    other[f / 2] = if other[f / 2] == b'A' { b'B' } else { b'A' };
+    std::fs::write(dir.path().join("a.txt"), &text).unwrap();
+    std::fs::write(dir.path().join("b.txt"), &other).unwrap();
+    let limit_kb = BASE_KB + ((2 * f + 4 * cap) / 1024) as u64;
+    assert!(
+        limit_kb * 1024 < 2 * 8 * f as u64,
+        "the two sets alone exceed it"
+    );
+    let root = dir.path().to_str().unwrap();
+    let args = ["--threads", "1", "scan", "-v", root, "--method", "lsh"];
+    let limited = run_limited(limit_kb, &[&args[..], &["--verify-memory", "4M"]].concat());
+    assert!(
+        limited.status.success(),
+        "{:?} {}",
+        limited.status,
+        util::stderr(&limited)
+    );
+    assert!(
+        util::stderr(&limited).contains("passes over parts of the hash space"),
+        "{}",
+        util::stderr(&limited)
+    );
+    let free = util::run(&args);
+    assert!(free.status.success(), "{}", util::stderr(&free));
+    assert_eq!(util::stdout(&limited), util::stdout(&free));
+    assert_eq!(util::pair_paths(&free.stdout).len(), 1);
+}

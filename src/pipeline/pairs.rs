@@ -239,7 +239,7 @@ fn verify(
                 .count();
             reporter.begin(Stage::Verify, Some((involved.len() + uncopied) as u64));
             drop(involved);
-            let outcome = verify::verify_exact(
+            let outcome = verify::verify_exact_parted(
                 &candidates,
                 config.threshold,
                 verify::Budget::capped(config.verify_memory),
@@ -254,7 +254,26 @@ fn verify(
                     reporter.advance(1);
                     result
                 },
+                |i, part| {
+                    let item = items[i as usize];
+                    let path = &documents[item.loader as usize].path;
+                    reload.part_of(path, item.content.hash, part)
+                },
             );
+            for &(i, len) in &outcome.part_counts {
+                counts[i as usize].store(count_of(len), SeqCst);
+            }
+            for p in &outcome.parted {
+                let path = |i: u32| &documents[items[i as usize].loader as usize].path;
+                let note = format!(
+                    "verified against {} in {} passes over parts of the hash space: \
+                     their shingle sets need ~{} MiB, more than --verify-memory",
+                    path(p.b).display(),
+                    p.passes,
+                    p.need.div_ceil(1 << 20),
+                );
+                reporter.note(path(p.a), &note);
+            }
             let mut failed = vec![false; items.len()];
             for (i, reason) in outcome.failures {
                 let item = items[i as usize];

@@ -7,7 +7,8 @@
 //! [`ReadOptions`] (a scan's, or an index's recipe for a query). Output: the sorted,
 //! duplicate-free shingle set, or a [`ReloadError`]. A large file is read a
 //! chunk at a time ([`sorted_set_chunked`]) into the same set the whole-file
-//! path makes.
+//! path makes. [`reload_part`] keeps only the values in one [`Part`] of the
+//! hash space, for a pair (or a count) too large to hold whole.
 
 use xxhash_rust::xxh3::xxh3_128;
 
@@ -16,6 +17,7 @@ use super::sign::{Buffers, CLASSIC_BATCH, Chunks};
 use crate::input::read::{self, ReadError, ReadOptions};
 use crate::recipe::Recipe;
 use crate::similarity::sets::merge_sorted;
+use crate::similarity::verify::Part;
 use crate::text::distinct::Passing;
 use crate::text::normalize::normalize_into;
 
@@ -52,6 +54,19 @@ pub trait Reload {
     /// The sorted shingle set of the document at `path`, which had content
     /// hash `expected_hash` when it was signed.
     fn set_of(&self, path: &std::path::Path, expected_hash: u128) -> Result<Vec<u64>, ReloadError>;
+
+    /// The values of that set in `part`, sorted. By default the whole set
+    /// is made and filtered; [`FileReload`] holds only the part.
+    fn part_of(
+        &self,
+        path: &std::path::Path,
+        expected_hash: u128,
+        part: Part,
+    ) -> Result<Vec<u64>, ReloadError> {
+        let mut set = self.set_of(path, expected_hash)?;
+        set.retain(|&h| part.contains(h));
+        Ok(set)
+    }
 }
 
 /// Files on disk, reloaded with a scan's recipe and read options.
@@ -63,6 +78,21 @@ pub struct FileReload<'a> {
 impl Reload for FileReload<'_> {
     fn set_of(&self, path: &std::path::Path, expected_hash: u128) -> Result<Vec<u64>, ReloadError> {
         reload_set(path, expected_hash, &self.config.recipe, &self.config.read)
+    }
+
+    fn part_of(
+        &self,
+        path: &std::path::Path,
+        expected_hash: u128,
+        part: Part,
+    ) -> Result<Vec<u64>, ReloadError> {
+        reload_part(
+            path,
+            expected_hash,
+            &self.config.recipe,
+            &self.config.read,
+            part,
+        )
     }
 }
 
@@ -105,6 +135,18 @@ pub fn reload_set(
     recipe: &Recipe,
     read: &ReadOptions,
 ) -> Result<Vec<u64>, ReloadError> {
+    reload_part(path, expected_hash, recipe, read, Part::WHOLE)
+}
+
+/// [`reload_set`] keeping only the values in `part`: a large file's reload
+/// then holds about `1 / part.count` of its set.
+pub fn reload_part(
+    path: &std::path::Path,
+    expected_hash: u128,
+    recipe: &Recipe,
+    read: &ReadOptions,
+    part: Part,
+) -> Result<Vec<u64>, ReloadError> {
     let contents = read::read_file(path, read)?;
     thread_local! {
         // Each verifying thread keeps its text buffer and hash table from one
@@ -116,7 +158,8 @@ pub fn reload_set(
         // A large file: one pass, a chunk at a time, checked at the end.
         let release = |offset| contents.release_before(offset);
         BUFFERS.with_borrow_mut(|buffers| {
-            let digest = sorted_set_chunked(&contents, &release, recipe, read.chunk_size, buffers);
+            let digest =
+                sorted_set_chunked(&contents, &release, recipe, read.chunk_size, part, buffers);
             // Taken, not cloned: the thread keeps no buffer the size of the
             // largest set it ever loaded.
             let set = std::mem::take(&mut buffers.set);
@@ -131,7 +174,12 @@ pub fn reload_set(
         BUFFERS.with_borrow_mut(|buffers| {
             sorted_shingles_into(&contents, recipe, buffers);
             // A clone is allocated at its exact length; the buffer stays for reuse.
-            buffers.set.clone()
+            if part == Part::WHOLE {
+                buffers.set.clone()
+            } else {
+                let in_part = |h: &&u64| part.contains(**h);
+                buffers.set.iter().filter(in_part).copied().collect()
+            }
         })
     };
     contents.verify_unchanged()?;
@@ -139,7 +187,8 @@ pub fn reload_set(
 }
 
 /// [`sorted_shingles_into`] for a large file, a chunk at a time: the same
-/// sorted set in `buffers.set`; returns the XXH3-128 of the bytes it read.
+/// sorted set in `buffers.set` (only its values in `part`); returns the
+/// XXH3-128 of the bytes it read.
 /// Beside the set it holds a chunk of text and a batch of what the repeat
 /// filter passed, at most as large as the set (or [`CLASSIC_BATCH`]), which
 /// is sorted and merged into the set when full: every value is sorted once,
@@ -150,6 +199,7 @@ pub(super) fn sorted_set_chunked(
     release: &dyn Fn(usize),
     recipe: &Recipe,
     chunk_size: usize,
+    part: Part,
     buffers: &mut Buffers,
 ) -> u128 {
     let norm = recipe.normalization;
@@ -170,6 +220,9 @@ pub(super) fn sorted_set_chunked(
     windows.clear();
     set.clear();
     batch.clear();
+    // Windows of one block that are in `part` (a block at a time, before the
+    // repeat filter: the other parts' values cost nothing more).
+    let mut kept: Vec<u64> = Vec::new();
     let mut merge_batch = |set: &mut Vec<u64>, batch: &mut Vec<u64>| {
         sorter.sort(batch);
         batch.dedup();
@@ -188,7 +241,13 @@ pub(super) fn sorted_set_chunked(
         };
         while chunks.next_into(norm, text) {
             windows.feed(text, norm, shingler, scratch, |block| {
-                passing.offer_block(block);
+                if part == Part::WHOLE {
+                    passing.offer_block(block);
+                } else {
+                    kept.clear();
+                    kept.extend(block.iter().copied().filter(|&h| part.contains(h)));
+                    passing.offer_block(&kept);
+                }
                 if passing.passed() >= CLASSIC_BATCH {
                     take(passing, false);
                 }

@@ -15,12 +15,13 @@ use rayon::prelude::*;
 use xxhash_rust::xxh3::{Xxh3, xxh3_128};
 
 use super::contents::{Attempt, ContentTable, NO_CONTENT};
-use super::reload::{filtered_windows_into, sorted_shingles_into};
+use super::reload::{filtered_windows_into, sorted_set_chunked, sorted_shingles_into};
 use super::stream::{Mode, into_inner, lock};
 use super::{ScanConfig, Verification};
 use crate::input::read::{self, ReadError};
 use crate::input::walk::FileEntry;
 use crate::progress::Reporter;
+use crate::similarity::verify::Part;
 use crate::sketch::{SketchBuilder, Sketcher};
 use crate::text::chunked;
 use crate::text::distinct::{HashSorter, RepeatFilter};
@@ -133,7 +134,7 @@ pub(super) fn sign_one<S: Sketcher>(
     // A large file on the path that needs no whole set is read a chunk at a
     // time (twice: identity first, so that a copy is never signed), and what
     // is read is released at once: memory per file is a chunk, not the file.
-    let chunked = keep == Keep::Signature && contents.len() as u64 >= config.read.chunked_min_size;
+    let chunked = keep != Keep::Set && contents.len() as u64 >= config.read.chunked_min_size;
     let release = |offset| contents.release_before(offset);
     let hash = if chunked {
         hash_in_chunks(&contents, config.read.chunk_size, &release)
@@ -150,6 +151,29 @@ pub(super) fn sign_one<S: Sketcher>(
         Keep::Set => {
             sorted_shingles_into(&contents, &config.recipe, buffers);
             buffers.set.len()
+        }
+        Keep::CountedSignature if chunked => {
+            // Signed as the uncounted path signs (the same signature), then
+            // counted in passes over parts of the hash space, each holding
+            // at most the part of the set that fits the budget.
+            let (windows, read) =
+                sign_windows_chunked(&contents, &release, config, sketcher, buffers, row);
+            let count = (read == hash)
+                .then(|| {
+                    count_distinct_chunked(&contents, &release, config, windows, hash, buffers)
+                })
+                .flatten();
+            match count {
+                Some(count) => count,
+                None => {
+                    return SignOutcome::Failed(
+                        contents
+                            .verify_unchanged()
+                            .err()
+                            .unwrap_or(ReadError::Changed),
+                    );
+                }
+            }
         }
         Keep::CountedSignature => {
             sorted_shingles_into(&contents, &config.recipe, buffers);
@@ -231,6 +255,47 @@ pub(super) fn sign_windows<S: Sketcher>(
         }
         buffers.set.len()
     }
+}
+
+/// The exact number of distinct shingles of a large file whose signing pass
+/// counted `bound` values (an upper bound), held a part of the set at a time:
+/// `Part::count_for(2 × bound × 8, budget)` passes, each a chunked reload that
+/// keeps only its part's values, the budget being `--verify-memory` shared by
+/// the signing threads. None if the bytes read differ from `hash`'s.
+fn count_distinct_chunked(
+    bytes: &[u8],
+    release: &dyn Fn(usize),
+    config: &ScanConfig,
+    bound: usize,
+    hash: u128,
+    buffers: &mut Buffers,
+) -> Option<usize> {
+    let budget = config.verify_memory / rayon::current_num_threads().max(1);
+    // A merge holds the set and its next version: twice the set's bytes.
+    let need = bound.saturating_mul(2 * std::mem::size_of::<u64>());
+    let passes = Part::count_for(need, budget);
+    let mut count = 0;
+    for index in 0..passes {
+        let part = Part {
+            index,
+            count: passes,
+        };
+        let read = sorted_set_chunked(
+            bytes,
+            release,
+            &config.recipe,
+            config.read.chunk_size,
+            part,
+            buffers,
+        );
+        count += buffers.set.len();
+        if read != hash {
+            return None;
+        }
+    }
+    // The thread keeps no buffer the size of the largest file's set.
+    buffers.set = Vec::new();
+    Some(count)
 }
 
 /// XXH3-128 of `bytes`, equal to [`xxh3_128`], read `chunk` bytes at a time

@@ -25,20 +25,25 @@
 //!    window exceeds even the cap (a near-clique bigger than the cap) is cut
 //!    in id order into blocks of half the cap and processed block pair by
 //!    block pair, re-loading blocks: memory stays bounded, reads do not.
+//! 5. With [`verify_exact_parted`], a pair whose two sets alone exceed the cap
+//!    is not loaded whole: it is verified in `P = ⌈need / cap⌉` passes, pass
+//!    `p` loading only the values of both sets in [`Part`] `p` of the hash
+//!    space, and `|A ∩ B|`, `|A|`, `|B|` are the sums over the passes (the
+//!    parts are disjoint and cover every value, so the sums are exact). Each
+//!    pass reads both files again: memory stays bounded, reads do not.
 //!
 //! **Invariants**: the output is the same whatever the budgets and the thread
 //! count (pairs sorted by `(a, b)`, failures by document); the sets alive at
 //! once never exceed [`Budget::cap`] by `set_bytes`' measure (and stay within
 //! [`Budget::working`] when every window fits it), except that a single set
-//! larger than half the cap is still loaded; a document whose load fails is
-//! reported once, never loaded again, and its pairs are dropped.
+//! larger than half the cap is still loaded by [`verify_exact`] (not by
+//! [`verify_exact_parted`], up to [`MAX_PASSES`]); a document whose load
+//! fails is reported once, never loaded again, and its pairs are dropped.
 
 use rayon::prelude::*;
 
 use super::graph::UnionFind;
-#[cfg(test)]
-use super::sets::intersection_size;
-use super::sets::{intersection_at_least, overlap_needed, ratio};
+use super::sets::{intersection_at_least, intersection_size, overlap_needed, ratio};
 // For `sketch::minhash`'s tests, which name it here (that file is not ours
 // to edit during the SIMD conversion); everything else uses `sets`.
 pub use super::sets::jaccard;
@@ -104,7 +109,64 @@ pub struct VerifiedPair {
 pub struct ExactVerification<E> {
     pub pairs: Vec<VerifiedPair>,
     pub failures: Vec<(u32, E)>,
+    /// The pairs [`verify_exact_parted`] verified in passes over parts of the
+    /// hash space, whether they were kept or not (in `(a, b)` order).
+    pub parted: Vec<PartedPair>,
+    /// The exact set sizes of the documents of `parted` pairs (summed over
+    /// the parts, never loaded whole), once per document, ascending.
+    pub part_counts: Vec<(u32, usize)>,
 }
+
+/// A pair whose two sets did not fit the cap together, verified in passes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PartedPair {
+    pub a: u32,
+    pub b: u32,
+    /// Both sets' bytes by `set_bytes`' measure.
+    pub need: usize,
+    pub passes: u32,
+}
+
+/// One of `count` disjoint parts of the 64-bit hash space that together cover
+/// it: a value belongs to part `⌊mix(h) · count / 2⁶⁴⌋`. The mix (splitmix64's
+/// finaliser) spreads short shingles, whose "hash" may be their bytes, evenly
+/// over the parts, so each part holds about `1 / count` of any large set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Part {
+    pub index: u32,
+    pub count: u32,
+}
+
+impl Part {
+    /// The whole hash space: one part.
+    pub const WHOLE: Part = Part { index: 0, count: 1 };
+
+    /// Whether `h` is in this part.
+    #[inline]
+    pub fn contains(self, h: u64) -> bool {
+        if self.count <= 1 {
+            return true;
+        }
+        let mut z = h;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        ((u128::from(z) * u128::from(self.count)) >> 64) as u32 == self.index
+    }
+
+    /// The parts needed so that `need` bytes fit in `cap` bytes per part (at
+    /// least 1, at most [`MAX_PASSES`]).
+    pub fn count_for(need: usize, cap: usize) -> u32 {
+        u32::try_from(need.div_ceil(cap.max(1)))
+            .unwrap_or(u32::MAX)
+            .clamp(1, MAX_PASSES)
+    }
+}
+
+/// The most passes one pair (or one count) is split into: a cap far below
+/// the sets (`--verify-memory 1K` on gigabyte files) would otherwise mean
+/// millions of reads. Beyond it, a part exceeds the cap.
+pub const MAX_PASSES: u32 = 4096;
 
 /// How many bytes of shingle sets exact verification may hold at once.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -216,7 +278,95 @@ where
     ExactVerification {
         pairs: verified,
         failures,
+        parted: Vec::new(),
+        part_counts: Vec::new(),
     }
+}
+
+/// [`verify_exact`], except that a pair whose two sets exceed the cap
+/// together (by `set_bytes`) is verified in passes over [`Part`]s of the hash
+/// space: `load_part(d, part)` produces the sorted values of `d`'s set in
+/// `part`. Same pairs and similarities as [`verify_exact`]; memory within the
+/// cap even for one pair of huge sets (module documentation, step 5).
+pub fn verify_exact_parted<E, S, L, P>(
+    pairs: &[(u32, u32)],
+    threshold: f64,
+    budget: impl Into<Budget>,
+    set_bytes: impl Fn(u32) -> usize,
+    load: L,
+    load_part: P,
+) -> ExactVerification<E>
+where
+    E: Send,
+    S: AsRef<[u64]> + Send + Sync,
+    L: Fn(u32) -> Result<S, E> + Sync,
+    P: Fn(u32, Part) -> Result<Vec<u64>, E> + Sync,
+{
+    let budget = budget.into();
+    let cap = budget.cap.max(budget.working).max(1);
+    let need = |&(a, b): &(u32, u32)| set_bytes(a).saturating_add(set_bytes(b));
+    let (parted, whole): (Vec<(u32, u32)>, Vec<(u32, u32)>) =
+        pairs.iter().partition(|pair| need(pair) > cap);
+    let mut out = verify_exact(&whole, threshold, budget, &set_bytes, load);
+    if parted.is_empty() {
+        return out;
+    }
+    let mut failed: std::collections::HashSet<u32> = out.failures.iter().map(|f| f.0).collect();
+    let mut counts = std::collections::BTreeMap::new();
+    let mut parted = parted;
+    parted.sort_unstable();
+    for (a, b) in parted {
+        if failed.contains(&a) || failed.contains(&b) {
+            continue;
+        }
+        let need = need(&(a, b));
+        let passes = Part::count_for(need, cap);
+        let (mut shared, mut len_a, mut len_b) = (0usize, 0usize, 0usize);
+        let mut complete = true;
+        for index in 0..passes {
+            let part = Part {
+                index,
+                count: passes,
+            };
+            let (set_a, set_b) = rayon::join(|| load_part(a, part), || load_part(b, part));
+            match (set_a, set_b) {
+                (Ok(set_a), Ok(set_b)) => {
+                    shared += intersection_size(&set_a, &set_b);
+                    len_a += set_a.len();
+                    len_b += set_b.len();
+                }
+                (set_a, set_b) => {
+                    for (d, result) in [(a, set_a), (b, set_b)] {
+                        if let Err(e) = result {
+                            failed.insert(d);
+                            out.failures.push((d, e));
+                        }
+                    }
+                    complete = false;
+                    break;
+                }
+            }
+        }
+        if !complete {
+            continue;
+        }
+        counts.insert(a, len_a);
+        counts.insert(b, len_b);
+        out.parted.push(PartedPair { a, b, need, passes });
+        let similarity = ratio(shared, len_a + len_b - shared);
+        if similarity >= threshold {
+            out.pairs.push(VerifiedPair {
+                a,
+                b,
+                shared,
+                similarity,
+            });
+        }
+    }
+    out.pairs.sort_unstable_by_key(|p| (p.a, p.b));
+    out.failures.sort_unstable_by_key(|f| f.0);
+    out.part_counts = counts.into_iter().collect();
+    out
 }
 
 /// The candidate graph over local indices: document `docs[i]` is node `i`
