@@ -305,15 +305,13 @@ where
     let budget = budget.into();
     let cap = budget.cap.max(budget.working).max(1);
     let need = |&(a, b): &(u32, u32)| set_bytes(a).saturating_add(set_bytes(b));
-    let (parted, whole): (Vec<(u32, u32)>, Vec<(u32, u32)>) =
-        pairs.iter().partition(|pair| need(pair) > cap);
+    let (mut parted, whole): (Vec<_>, Vec<_>) = pairs.iter().partition(|pair| need(pair) > cap);
     let mut out = verify_exact(&whole, threshold, budget, &set_bytes, load);
     if parted.is_empty() {
         return out;
     }
     let mut failed: std::collections::HashSet<u32> = out.failures.iter().map(|f| f.0).collect();
     let mut counts = std::collections::BTreeMap::new();
-    let mut parted = parted;
     parted.sort_unstable();
     for (a, b) in parted {
         if failed.contains(&a) || failed.contains(&b) {
