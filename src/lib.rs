@@ -19,6 +19,8 @@
 //! - [`explain`]: plots of curves, as strings (pure).
 //! - [`pipeline`]: the orchestration of a scan: the only place that composes stages.
 //! - [`index`]: the persistent SQLite index, incremental refresh and queries.
+//! - [`memory`]: large allocations made fallibly, ending the run with what
+//!   needed the memory and which option lowers it.
 //! - [`progress`]: the `Reporter` through which stages report to the binary.
 //! - [`simd`]: CPU features and kernel selection, written once.
 
@@ -27,6 +29,7 @@ pub mod explain;
 pub mod index;
 pub mod input;
 pub mod lsh;
+pub mod memory;
 pub mod model;
 pub mod pipeline;
 pub mod progress;

@@ -173,3 +173,68 @@ fn verify_memory_bounds_one_pair_of_huge_sets() {
     assert_eq!(util::stdout(&limited), util::stdout(&free));
     assert_eq!(util::pair_paths(&free.stdout).len(), 1);
 }
+
+/// A predictable large allocation that does not fit ends the run with our
+/// message (what needed how much, which options lower it) and exit 2: no
+/// SIGABRT, no std `memory allocation of N bytes failed` line, no output
+/// file. 1,000 files × 500 × 100 signature values are 200 MB of matrix,
+/// beyond the 150 MB the run is given; the rest of the run needs ~20 MB.
+#[test]
+fn a_signature_matrix_too_large_ends_with_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = dir.path().join("files");
+    std::fs::create_dir(&files).unwrap();
+    for i in 0..1000 {
+        let text = format!("file number {i} with some words that repeat {}", i * 7919);
+        std::fs::write(files.join(format!("f{i:04}.txt")), text).unwrap();
+    }
+    let output = dir.path().join("out.csv");
+    let (root, out) = (files.to_str().unwrap(), output.to_str().unwrap());
+    let scan = [
+        "--threads",
+        "1",
+        "scan",
+        "-q",
+        root,
+        "--method",
+        "lsh",
+        "--bands",
+        "500",
+        "--rows",
+        "100",
+        "-o",
+        out,
+    ];
+    let index = [
+        "--threads",
+        "1",
+        "index",
+        "-q",
+        root,
+        "--bands",
+        "500",
+        "--rows",
+        "100",
+        "--db",
+    ];
+    let db = dir.path().join("x.db");
+    for args in [&scan[..], &[&index[..], &[db.to_str().unwrap()]].concat()] {
+        let run = run_limited(150_000, args);
+        let err = util::stderr(&run);
+        assert_eq!(run.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("out of memory: the signature matrix needs")
+                && err.contains("fewer --bands or --rows"),
+            "{err}"
+        );
+        assert!(!err.contains("memory allocation of"), "{err}");
+        assert!(util::stdout(&run).is_empty());
+    }
+    assert!(!output.exists(), "no output file");
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n.to_string_lossy().contains(".simfind-"))
+        .collect();
+    assert!(left.is_empty(), "no temporary file: {left:?}");
+}

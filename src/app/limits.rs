@@ -1,6 +1,11 @@
 //! Resource limits end a run with a message and exit status 2, not a signal.
 //!
-//! - **Out of memory.** When an allocation that cannot fail does fail, std
+//! - **Out of memory, predicted.** The library's large allocations are made
+//!   fallibly ([`simfind::memory`]); when one fails, [`on_out_of_memory`]
+//!   removes the named temporary output if there is one, says what needed
+//!   how much and which options lower it, and exits with status 2. std
+//!   prints nothing: no allocation failed that it saw.
+//! - **Out of memory, anywhere else.** When an allocation that cannot fail does fail, std
 //!   prints `memory allocation of N bytes failed` and calls `abort()` (the
 //!   hook that could change this, `set_alloc_error_hook`, is unstable). The
 //!   global allocator below is `System` plus one branch on the failure path:
@@ -63,6 +68,7 @@ unsafe impl GlobalAlloc for Allocator {
 
 /// Installs the SIGABRT handler and ignores SIGXFSZ. Call first in `main`.
 pub fn install() {
+    simfind::memory::set_hook(on_out_of_memory);
     // SAFETY: a zeroed sigaction is a valid "no flags, empty mask" value;
     // the handler has the signature SA_SIGINFO-less handlers need, and is
     // async-signal-safe (see `on_abort`). `signal(SIGXFSZ, SIG_IGN)` only
@@ -83,6 +89,19 @@ simfind: to need less memory: --threads 1 (fewer files in memory at once), \
 --method lsh (the exact join holds every shingle set), --verify-memory SIZE \
 (a smaller cap on the shingle sets of exact verification), --max-size SIZE \
 (skip the largest files)\n";
+
+/// A predicted allocation failed ([`simfind::memory`]): the run ends here,
+/// from whichever thread found it, as a fatal error.
+fn on_out_of_memory(oom: &simfind::memory::OutOfMemory) -> ! {
+    use std::io::Write;
+    pending::remove();
+    let message = format!("simfind: error: {oom}; no output written\n");
+    let _ = std::io::stderr().write_all(message.as_bytes());
+    // SAFETY: _exit ends the process without running destructors or atexit
+    // handlers on other threads that may be mid-stage (the same exit as the
+    // SIGABRT backstop's); stderr is unbuffered, so the message is out.
+    unsafe { libc::_exit(exit::FATAL) }
+}
 
 extern "C" fn on_abort(_signal: libc::c_int) {
     if !ALLOCATION_FAILED.load(Ordering::Relaxed) {

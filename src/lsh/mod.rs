@@ -15,6 +15,8 @@ pub mod tune;
 use rayon::prelude::*;
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
+use crate::memory;
+
 /// How a signature is cut: `bands` bands of `rows` rows each.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Banding {
@@ -100,7 +102,18 @@ pub fn candidate_pairs(signatures: &[u32], banding: Banding) -> Vec<(u32, u32)> 
             out
         })
         .collect();
-    chunks.concat()
+    let mut candidates = Vec::new();
+    let total = chunks.iter().map(Vec::len).sum();
+    memory::reserve(
+        &mut candidates,
+        total,
+        "the candidate pairs",
+        memory::LOWER_CANDIDATES,
+    );
+    for chunk in chunks {
+        candidates.extend_from_slice(&chunk);
+    }
+    candidates
 }
 
 /// One band's buckets that hold at least two documents.
@@ -118,12 +131,13 @@ struct BandBuckets {
 impl BandBuckets {
     fn build(signatures: &[u32], banding: Banding, band: usize, docs: usize) -> Self {
         let n = banding.signature_len();
-        let mut keyed: Vec<(u64, u32)> = (0..docs)
-            .map(|d| {
-                let rows = &signatures[d * n + band * banding.rows..][..banding.rows];
-                (band_key(band, rows), d as u32)
-            })
-            .collect();
+        let mut keyed: Vec<(u64, u32)> = Vec::new();
+        let what = "a band's table of keys";
+        memory::reserve(&mut keyed, docs, what, memory::LOWER_SIGNATURES);
+        keyed.extend((0..docs).map(|d| {
+            let rows = &signatures[d * n + band * banding.rows..][..banding.rows];
+            (band_key(band, rows), d as u32)
+        }));
         keyed.sort_unstable();
         let mut members = Vec::new();
         let mut bucket_end = Vec::new();

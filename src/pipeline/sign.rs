@@ -20,6 +20,7 @@ use super::stream::{Mode, into_inner, lock};
 use super::{ScanConfig, Verification};
 use crate::input::read::{self, ReadError};
 use crate::input::walk::FileEntry;
+use crate::memory;
 use crate::progress::Reporter;
 use crate::similarity::verify::Part;
 use crate::sketch::{SketchBuilder, Sketcher};
@@ -208,7 +209,11 @@ pub(super) fn sign_one<S: Sketcher>(
         counted: keep != Keep::Signature,
         // A clone is allocated at its exact length; the buffer stays for reuse.
         set: if keep == Keep::Set {
-            buffers.set.clone()
+            let mut set = Vec::new();
+            let what = "the shingle sets of the exact method";
+            memory::reserve(&mut set, buffers.set.len(), what, memory::LOWER_SETS);
+            set.extend_from_slice(&buffers.set);
+            set
         } else {
             Vec::new()
         },
@@ -477,7 +482,13 @@ pub(super) fn sign_all<S: Sketcher + Sync>(
     } else {
         config.recipe.banding.signature_len()
     };
-    let mut matrix = vec![u32::MAX; files.len() * n];
+    let mut matrix = memory::filled(
+        u32::MAX,
+        files.len(),
+        n,
+        "the signature matrix",
+        memory::LOWER_SIGNATURES,
+    );
     let mut outcomes: Vec<SignOutcome> = matrix
         .par_chunks_mut(n)
         .zip(files.par_iter())

@@ -24,9 +24,13 @@ use super::sign::{Buffers, Keep, SignOutcome, SignedContent, sign_one};
 use super::{ScanConfig, ScanStats, document_of};
 use crate::input::read::ReadError;
 use crate::input::walk::{self, FileEntry, StreamEvent, WalkEnd};
+use crate::memory::{self, LOWER_SIGNATURES as LOWER};
 use crate::model::{DocStatus, Document};
 use crate::progress::{Reporter, Stage};
 use crate::sketch::{AnySketcher, Sketcher};
+
+/// What the signature matrix is called when it does not fit.
+const MATRIX: &str = "the signature matrix";
 
 /// Files per batch handed from the walker to the signing workers: enough to
 /// make a batch's bookkeeping (two short locks) negligible beside reading its
@@ -474,7 +478,7 @@ impl<'a> Signing<'a> {
             sheet.content_of[first + k] = c;
         }
         if !worker.signed.is_empty() && sheet.matrix.len() < end * n {
-            sheet.matrix.resize(end * n, u32::MAX);
+            memory::resize(&mut sheet.matrix, end * n, u32::MAX, MATRIX, LOWER);
         }
         for &k in &worker.signed {
             sheet.matrix[(first + k) * n..][..n].copy_from_slice(&worker.rows[k * n..][..n]);
@@ -545,7 +549,7 @@ impl<'a> Signing<'a> {
         for ((loader, _), row) in held.iter().zip(rows.chunks_exact(n)) {
             let at = *loader as usize * n;
             if sheet.matrix.len() < at + n {
-                sheet.matrix.resize(at + n, u32::MAX);
+                memory::resize(&mut sheet.matrix, at + n, u32::MAX, MATRIX, LOWER);
             }
             sheet.matrix[at..at + n].copy_from_slice(row);
         }
@@ -574,7 +578,7 @@ impl<'a> Signing<'a> {
             .map(|doc| doc.expect("every walked file was signed"))
             .collect();
         if method == Method::Lsh {
-            matrix.resize(documents.len() * n, u32::MAX);
+            memory::resize(&mut matrix, documents.len() * n, u32::MAX, MATRIX, LOWER);
         } else {
             matrix = Vec::new();
         }
