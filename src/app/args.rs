@@ -123,8 +123,11 @@ pub struct MatchArgs {
     /// Most memory for shingle sets during exact verification (e.g. 512M, 2G). Sets are
     /// held only until their last candidate pair, within 16 MiB (or this, if smaller);
     /// a cluster of near-copies that needs more may use up to this cap so that each file
-    /// is still read once, and beyond it is verified in re-read blocks. --method auto
-    /// picks the exact join only if its sets are expected to fit in this cap.
+    /// is still read once, and beyond it is verified in re-read blocks. A pair whose two
+    /// sets alone exceed it is verified in passes over parts of the hash space (each
+    /// re-reads both files; -v names the pair). With --verify signature it caps the set
+    /// that counts a large file's shingles. --method auto picks the exact join only if
+    /// its sets are expected to fit in this cap.
     #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = parse_size, help_heading = "LSH")]
     pub verify_memory: u64,
     /// How pairs are found: `exact` joins the shingle sets with length, prefix and
