@@ -270,7 +270,12 @@ fn word_shingles_by_strings(text: &str, k: usize, stop_words: Option<&StopWords>
             stop_words.is_none_or(|stop| {
                 let first = &words[i];
                 if first.chars().any(char::is_uppercase) {
-                    stop.contains(&first.chars().flat_map(char::to_lowercase).collect::<String>())
+                    stop.contains(
+                        &first
+                            .chars()
+                            .flat_map(char::to_lowercase)
+                            .collect::<String>(),
+                    )
                 } else {
                     stop.contains(first)
                 }
