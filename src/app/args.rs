@@ -171,6 +171,13 @@ pub struct FileArgs {
     #[arg(long, help_heading = "Files")]
     pub binary: bool,
 
+    /// Read files ahead with N threads besides the -j signing threads, for network
+    /// file systems (NFS, SMB) where every open and read waits on the network; 0
+    /// (default): each signing thread reads its own files, which suits local disks.
+    #[arg(long, value_name = "N", default_value_t = 0,
+          value_parser = clap::value_parser!(u16).range(0..=1024), help_heading = "Files")]
+    pub io_threads: u16,
+
     /// Hidden, for tests and benchmarks: files at least SIZE are signed
     /// chunk by chunk in bounded memory (default 1M). The output does not
     /// depend on it; tests set it to 0 to drive that path over whole corpora.

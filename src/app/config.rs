@@ -344,6 +344,7 @@ fn read_options(files: &FileArgs) -> Result<ReadOptions> {
         }
         read.chunk_size = usize::try_from(size).unwrap_or(usize::MAX);
     }
+    read.io_threads = usize::from(files.io_threads);
     Ok(read)
 }
 

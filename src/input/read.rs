@@ -86,6 +86,11 @@ pub struct ReadOptions {
     /// an ASCII whitespace byte, so it can be longer when a long run has
     /// none (the whole file, at worst).
     pub chunk_size: usize,
+    /// Threads that read files ahead of the signing workers (`--io-threads`);
+    /// `0` lets each worker read its own files. On storage where every
+    /// `open` and `read` waits on the network (NFS, SMB), this many reads are
+    /// in flight at once instead of one per worker.
+    pub io_threads: usize,
 }
 
 impl ReadOptions {
@@ -129,6 +134,7 @@ impl Default for ReadOptions {
             mmap_min_size: Self::DEFAULT_MMAP_MIN_SIZE,
             chunked_min_size: Self::DEFAULT_CHUNKED_MIN_SIZE,
             chunk_size: Self::DEFAULT_CHUNK_SIZE,
+            io_threads: 0,
         }
     }
 }

@@ -36,6 +36,7 @@ mod config;
 mod contents;
 mod pairs;
 pub mod plan;
+mod prefetch;
 mod reload;
 mod sign;
 mod stream;

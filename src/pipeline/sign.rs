@@ -15,6 +15,7 @@ use rayon::prelude::*;
 use xxhash_rust::xxh3::{Xxh3, xxh3_128};
 
 use super::contents::{Attempt, ContentTable, NO_CONTENT};
+use super::prefetch::{Prefetcher, ReadAhead};
 use super::reload::{filtered_windows_into, sorted_set_chunked, sorted_shingles_into};
 use super::stream::{Mode, into_inner, lock};
 use super::{ScanConfig, Verification};
@@ -109,8 +110,14 @@ impl Keep {
     }
 }
 
-/// Reads, checks and signs one file. `claim(hash)` says whether this file is
-/// the one to sign its content (true) or a copy of a content signed elsewhere.
+/// Reads, checks and signs one file (or the file's `prefetched` read, the
+/// same [`read::read_walked`] done ahead by an I/O thread). `claim(hash)` says
+/// whether this file is the one to sign its content (true) or a copy of a
+/// content signed elsewhere.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "each is a different borrow of the caller's state; a struct would only rename them"
+)]
 pub(super) fn sign_one<S: Sketcher>(
     file: &FileEntry,
     config: &ScanConfig,
@@ -119,8 +126,11 @@ pub(super) fn sign_one<S: Sketcher>(
     claim: &(dyn Fn(u128) -> bool + Sync),
     buffers: &mut Buffers,
     row: &mut [u32],
+    prefetched: Option<Result<read::Contents, read::ReadError>>,
 ) -> SignOutcome {
-    let contents = match read::read_walked(file, config.walk.follow_links, &config.read) {
+    let read = prefetched
+        .unwrap_or_else(|| read::read_walked(file, config.walk.follow_links, &config.read));
+    let contents = match read {
         Ok(contents) => contents,
         Err(err) => return SignOutcome::Failed(err),
     };
@@ -457,6 +467,11 @@ pub(super) fn sign_windows_chunked<S: Sketcher>(
 /// Stage 2 of the staged path ([`super::sign_files`]): signs `files` in
 /// parallel, identical contents once, then rescues the copies of a content
 /// whose claimer failed.
+/// Files read ahead at a time by [`sign_all`] under `--io-threads`: while one
+/// slice is signed the next is read, so both stay busy; a few batches of the
+/// streamed scan's size.
+const READ_AHEAD_SLICE: usize = 256;
+
 pub(super) fn sign_all<S: Sketcher + Sync>(
     files: &[FileEntry],
     config: &ScanConfig,
@@ -489,17 +504,62 @@ pub(super) fn sign_all<S: Sketcher + Sync>(
         "the signature matrix",
         memory::LOWER_SIGNATURES,
     );
-    let mut outcomes: Vec<SignOutcome> = matrix
-        .par_chunks_mut(n)
-        .zip(files.par_iter())
-        .enumerate()
-        .map_init(Buffers::default, |buffers, (id, (row, file))| {
-            let claim = |hash| lock(&contents).claim(hash, id as u32).1;
-            let outcome = sign_one(file, config, sketcher, keep, &claim, buffers, row);
-            reporter.advance(1);
-            outcome
-        })
-        .collect();
+    let sign = |buffers: &mut Buffers, id: usize, row: &mut [u32], ahead: ReadAhead| {
+        let claim = |hash| lock(&contents).claim(hash, id as u32).1;
+        let outcome = sign_one(
+            &files[id], config, sketcher, keep, &claim, buffers, row, ahead,
+        );
+        reporter.advance(1);
+        outcome
+    };
+    let mut outcomes: Vec<SignOutcome> = Vec::with_capacity(files.len());
+    match Prefetcher::new(&config.read, config.walk.follow_links) {
+        None => matrix
+            .par_chunks_mut(n)
+            .enumerate()
+            .map_init(Buffers::default, |buffers, (id, row)| {
+                sign(buffers, id, row, None)
+            })
+            .collect_into_vec(&mut outcomes),
+        // Slices of files: while one is signed, the I/O threads read the next.
+        Some(prefetcher) => {
+            let slices: Vec<std::ops::Range<usize>> = (0..files.len())
+                .step_by(READ_AHEAD_SLICE)
+                .map(|start| start..files.len().min(start + READ_AHEAD_SLICE))
+                .collect();
+            let mut ahead = slices
+                .first()
+                .map(|first| prefetcher.read(&files[first.clone()]))
+                .unwrap_or_default();
+            for (k, slice) in slices.iter().enumerate() {
+                let rows = &mut matrix[slice.start * n..slice.end * n];
+                let bytes: u64 = (files[slice.clone()].iter().zip(&ahead))
+                    .filter(|(_, read)| read.is_some())
+                    .map(|(file, _)| file.size)
+                    .sum();
+                let (next, signed): (Vec<ReadAhead>, Vec<SignOutcome>) = rayon::join(
+                    || {
+                        slices
+                            .get(k + 1)
+                            .map(|next| prefetcher.read(&files[next.clone()]))
+                            .unwrap_or_default()
+                    },
+                    || {
+                        rows.par_chunks_mut(n)
+                            .zip(std::mem::take(&mut ahead).into_par_iter())
+                            .enumerate()
+                            .map_init(Buffers::default, |buffers, (i, (row, read))| {
+                                sign(buffers, slice.start + i, row, read)
+                            })
+                            .collect()
+                    },
+                );
+                prefetcher.release(bytes);
+                outcomes.extend(signed);
+                ahead = next;
+            }
+        }
+    }
 
     let mut contents = into_inner(contents);
     contents.orphan_where(|loader| !matches!(outcomes[loader as usize], SignOutcome::Unique(_)));
@@ -522,6 +582,7 @@ pub(super) fn sign_all<S: Sketcher + Sync>(
                 &|_| true,
                 &mut buffers,
                 row,
+                None,
             )
         });
         for Attempt { id, outcome, .. } in attempts {

@@ -20,6 +20,7 @@ use rayon::prelude::*;
 
 use super::contents::{Attempt, ContentTable, NO_CONTENT, Signed};
 use super::plan::{Decision, Method, choose_method, method_known};
+use super::prefetch::{Prefetcher, ReadAhead};
 use super::sign::{Buffers, Keep, SignOutcome, SignedContent, sign_one};
 use super::{ScanConfig, ScanStats, document_of};
 use crate::input::read::ReadError;
@@ -52,6 +53,26 @@ const HELD_LIMIT: usize = 32 << 20;
 pub(super) struct Batch {
     pub(super) first: u32,
     pub(super) files: Vec<FileEntry>,
+    /// The files' reads done ahead ([`Prefetcher`]), one per file, or empty.
+    pub(super) read_ahead: Vec<ReadAhead>,
+}
+
+impl Batch {
+    fn new(first: u32, files: Vec<FileEntry>) -> Self {
+        Batch {
+            first,
+            files,
+            read_ahead: Vec::new(),
+        }
+    }
+
+    /// Walked bytes of the files read ahead (what [`Prefetcher::read`] counted).
+    fn bytes_read_ahead(&self) -> u64 {
+        (self.files.iter().zip(&self.read_ahead))
+            .filter(|(_, read)| read.is_some())
+            .map(|(file, _)| file.size)
+            .sum()
+    }
 }
 
 /// What a worker does with a content it is the first to show (`Signing::mode`),
@@ -156,16 +177,43 @@ pub(super) fn walk_and_sign(
     // bar once the walk has ended (`Reporter::set_total`).
     reporter.begin(Stage::Sign, None);
     let (tx, rx) = std::sync::mpsc::channel();
+    let prefetcher = Prefetcher::new(&config.read, config.walk.follow_links);
     let walked = std::thread::scope(|scope| {
-        let walker = scope.spawn(|| walk_in_batches(config, reporter, &signing, tx));
-        Receiving {
-            rx,
-            signing: &signing,
-        }
-        .par_bridge()
-        .for_each_init(Worker::default, |worker, batch| {
-            signing.sign_batch(worker, batch)
-        });
+        let signing = &signing;
+        let walker = match &prefetcher {
+            None => scope.spawn(move || {
+                walk_in_batches(config, reporter, signing, &mut |batch| {
+                    signing.send(&tx, batch)
+                })
+            }),
+            Some(prefetcher) => {
+                // Walker → reader → workers: the walk goes on while a batch
+                // is read, and the workers take batches already read.
+                let (to_reader, from_walker) = std::sync::mpsc::sync_channel::<Batch>(1);
+                scope.spawn(move || {
+                    for mut batch in from_walker {
+                        batch.read_ahead = prefetcher.read(&batch.files);
+                        if !signing.send(&tx, batch) {
+                            break;
+                        }
+                    }
+                });
+                scope.spawn(move || {
+                    walk_in_batches(config, reporter, signing, &mut |batch| {
+                        to_reader.send(batch).is_ok()
+                    })
+                })
+            }
+        };
+        Receiving { rx, signing }
+            .par_bridge()
+            .for_each_init(Worker::default, |worker, batch| {
+                let read_ahead = batch.bytes_read_ahead();
+                signing.sign_batch(worker, batch);
+                if let Some(prefetcher) = &prefetcher {
+                    prefetcher.release(read_ahead);
+                }
+            });
         walker.join()
     });
     let walked = walked.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -182,7 +230,7 @@ fn walk_in_batches(
     config: &ScanConfig,
     reporter: &dyn Reporter,
     signing: &Signing,
-    tx: std::sync::mpsc::Sender<Batch>,
+    send: &mut dyn FnMut(Batch) -> bool,
 ) -> WalkedFiles {
     // Workers waiting for a decision must not wait forever if the walk panics.
     let _decides = DecideOnExit(signing);
@@ -203,7 +251,7 @@ fn walk_in_batches(
             batch.push(file);
             if batch.len() == BATCH {
                 let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
-                open = open && signing.send(&tx, Batch { first, files: full });
+                open = open && send(Batch::new(first, full));
                 first =
                     u32::try_from(files).expect("document ids are 32-bit: fewer than 2^32 files");
             }
@@ -224,13 +272,7 @@ fn walk_in_batches(
     // Before the last batch, so that it is signed the final way.
     signing.set_mode(Mode::of(decision.method));
     if open && !batch.is_empty() {
-        signing.send(
-            &tx,
-            Batch {
-                first,
-                files: batch,
-            },
-        );
+        send(Batch::new(first, batch));
     }
     reporter.set_total(files);
     WalkedFiles {
@@ -404,7 +446,12 @@ impl<'a> Signing<'a> {
 
     pub(super) fn sign_batch(&self, worker: &mut Worker, batch: Batch) {
         self.sign_held();
-        let Batch { first, files } = batch;
+        let Batch {
+            first,
+            files,
+            read_ahead,
+        } = batch;
+        let mut read_ahead = read_ahead.into_iter();
         let (n, len) = (self.n, files.len());
         worker.rows.clear();
         worker.rows.resize(len * n, u32::MAX);
@@ -437,6 +484,7 @@ impl<'a> Signing<'a> {
                 &claim,
                 &mut worker.buffers,
                 row,
+                read_ahead.next().flatten(),
             );
             let claimed = claimed.into_inner();
             let (c, mine) = ((claimed >> 1) as u32, claimed & 1 == 1);
@@ -608,6 +656,7 @@ impl<'a> Signing<'a> {
                 &|_| true,
                 &mut buffers,
                 &mut row,
+                None,
             );
             if let SignOutcome::Unique(signed) = &outcome
                 && keep != Keep::Set

@@ -87,6 +87,7 @@ fn sets_held_while_the_method_is_pending_are_signed_once_lsh_is_chosen() {
     let batch = |first: usize, len: usize| Batch {
         first: first as u32,
         files: files[first..first + len].to_vec(),
+        read_ahead: Vec::new(),
     };
     signing.sign_batch(&mut worker, batch(0, 4));
     assert_eq!(signing.claims.lock().unwrap().held.len(), 4);
@@ -128,6 +129,7 @@ fn sets_held_while_the_method_is_pending_serve_the_exact_method() {
         Batch {
             first: 0,
             files: files[..5].to_vec(),
+            read_ahead: Vec::new(),
         },
     );
     signing.mode.store(Mode::Keep);
@@ -136,6 +138,7 @@ fn sets_held_while_the_method_is_pending_serve_the_exact_method() {
         Batch {
             first: 5,
             files: files[5..].to_vec(),
+            read_ahead: Vec::new(),
         },
     );
     let signed = signing.finish(Method::Exact);
@@ -391,6 +394,7 @@ fn a_large_file_signs_as_on_the_whole_file_path() {
                     &|_| true,
                     &mut Buffers::default(),
                     &mut row,
+                    None,
                 );
                 match outcome {
                     SignOutcome::Unique(c) => (c.hash, c.shingles, c.counted, row),
@@ -412,6 +416,7 @@ fn a_large_file_signs_as_on_the_whole_file_path() {
                 },
                 &mut Buffers::default(),
                 &mut vec![u32::MAX; n],
+                None,
             );
             assert!(matches!(copy, SignOutcome::SameAs(h) if h == whole.0));
         }
@@ -485,6 +490,7 @@ fn sign_changed(dir: &Path, mmap: bool, change: &(dyn Fn() + Sync)) -> SignOutco
         },
         &mut Buffers::default(),
         &mut vec![u32::MAX; config.recipe.banding.signature_len()],
+        None,
     )
 }
 

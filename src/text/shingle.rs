@@ -555,6 +555,21 @@ fn word_windows(
         return;
     }
     let word = |(s, e): (u32, u32)| &text[s as usize..e as usize];
+    // Gap `g` lies between words `g` and `g + 1`; it is "single" when it is
+    // exactly one space, so that a window spanning only single gaps is a slice
+    // of the text. `next_split` is the first gap at or after the window's start
+    // that is not single, looked for no further than the window's last gap: it
+    // only moves forward, so deciding contiguity costs O(1) per window (amortised)
+    // instead of O(k), and no gap is looked at that no window needs.
+    let single = |g: usize| {
+        let end = words[g].1 as usize;
+        words[g + 1].0 as usize == end + 1 && bytes[end] == b' '
+    };
+    let last_gap = words.len() - 1;
+    let mut next_split = 0;
+    // The window whose shingle `joined` holds, and where it starts there.
+    let mut held: Option<usize> = None;
+    let mut joined_from = 0;
     for i in 0..=words.len() - k {
         if let Some(stop_words) = stop_words {
             let first = word(words[i]);
@@ -573,22 +588,52 @@ fn word_windows(
         let window = &words[i..i + k];
         // Common case: the words are separated by exactly one space in the
         // text, so the shingle "w1 w2 w3" is a slice of it.
-        let contiguous = window
-            .windows(2)
-            .all(|p| p[1].0 == p[0].1 + 1 && bytes[p[0].1 as usize] == b' ');
+        next_split = next_split.max(i);
+        let window_end = last_gap.min(i + k - 1);
+        while next_split < window_end && single(next_split) {
+            next_split += 1;
+        }
+        let contiguous = next_split >= i + k - 1;
         if contiguous {
             emit(hash_shingle(
                 &bytes[window[0].0 as usize..window[k - 1].1 as usize],
             ));
         } else {
-            joined.clear();
-            for (j, &w) in window.iter().enumerate() {
-                if j > 0 {
-                    joined.push(b' ');
+            // `joined` holds "w1 w2 … wk" of the window that last needed it,
+            // from `joined_from`. Sliding it to this window drops the words
+            // that left at the front and appends the ones that entered at the
+            // back, so each word is copied once rather than k times (with
+            // large k nearly every window has some gap that is not one space).
+            match held {
+                Some(h) if i - h < k => {
+                    for &(s, e) in &words[h..i] {
+                        joined_from += (e - s) as usize + 1;
+                    }
+                    for &w in &words[h + k..i + k] {
+                        joined.push(b' ');
+                        joined.extend_from_slice(word(w).as_bytes());
+                    }
                 }
-                joined.extend_from_slice(word(w).as_bytes());
+                _ => {
+                    joined.clear();
+                    joined_from = 0;
+                    for (j, &w) in window.iter().enumerate() {
+                        if j > 0 {
+                            joined.push(b' ');
+                        }
+                        joined.extend_from_slice(word(w).as_bytes());
+                    }
+                }
             }
-            emit(hash_shingle(joined));
+            held = Some(i);
+            // Dropped bytes are reclaimed once they outweigh the window, which
+            // keeps the buffer within twice the window and the copying
+            // amortised O(1) per byte.
+            if joined_from > joined.len() - joined_from {
+                joined.drain(..joined_from);
+                joined_from = 0;
+            }
+            emit(hash_shingle(&joined[joined_from..]));
         }
     }
 }

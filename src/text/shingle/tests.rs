@@ -243,6 +243,70 @@ fn word_text() -> impl Strategy<Value = String> {
     .prop_map(|parts| parts.concat())
 }
 
+/// The definition of word and stop-word shingles spelled out with strings:
+/// the words (maximal runs of alphanumeric characters), every `k` of them
+/// joined by one space, kept when there is no stop-word list or the first is
+/// a stop word (compared lowercased when it has an uppercase character), and
+/// hashed. Shares no code with `word_windows`, whose contiguous-slice and
+/// sliding-buffer paths it checks.
+fn word_shingles_by_strings(text: &str, k: usize, stop_words: Option<&StopWords>) -> Vec<u64> {
+    let mut words: Vec<String> = Vec::new();
+    let mut current = String::new();
+    for c in text.chars() {
+        if c.is_alphanumeric() {
+            current.push(c);
+        } else if !current.is_empty() {
+            words.push(std::mem::take(&mut current));
+        }
+    }
+    if !current.is_empty() {
+        words.push(current);
+    }
+    if words.len() < k {
+        return Vec::new();
+    }
+    (0..=words.len() - k)
+        .filter(|&i| {
+            stop_words.is_none_or(|stop| {
+                let first = &words[i];
+                if first.chars().any(char::is_uppercase) {
+                    stop.contains(
+                        &first
+                            .chars()
+                            .flat_map(char::to_lowercase)
+                            .collect::<String>(),
+                    )
+                } else {
+                    stop.contains(first)
+                }
+            })
+        })
+        .map(|i| hash_shingle(words[i..i + k].join(" ").as_bytes()))
+        .collect()
+}
+
+/// Text whose words are mostly separated by one space, sometimes by
+/// something else, so that long windows mix the slice path and the
+/// sliding-buffer path and move between them.
+fn mostly_spaced_words() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        (
+            prop_oneof![
+                3 => "[a-z]{1,6}",
+                1 => prop::sample::select(vec!["the", "The", "of", "a", "été", "Über", "中"])
+                    .prop_map(str::to_owned),
+            ],
+            prop_oneof![
+                8 => Just(" ".to_owned()),
+                1 => prop::sample::select(vec!["  ", ", ", "-", "\n", "—", " . "])
+                    .prop_map(str::to_owned),
+            ],
+        ),
+        0..80,
+    )
+    .prop_map(|parts| parts.into_iter().map(|(w, gap)| w + &gap).collect())
+}
+
 proptest! {
     #[test]
     fn word_shingles_equal_oracle(text in word_text(), k in 1usize..=8) {
@@ -260,6 +324,20 @@ proptest! {
         prop_assert_eq!(
             word_shingles_vec(&text, k, Some(&stop_words)),
             word_shingles_oracle_vec(&text, k, Some(&stop_words))
+        );
+    }
+
+    #[test]
+    fn word_windows_equal_joined_strings(
+        text in mostly_spaced_words(),
+        k in 1usize..=24,
+        stop in any::<bool>(),
+    ) {
+        let stop_words = StopWords::from_words(["the", "of", "a", "été", "über"]);
+        let stop_words = stop.then_some(&stop_words);
+        prop_assert_eq!(
+            word_shingles_vec(&text, k, stop_words),
+            word_shingles_by_strings(&text, k, stop_words)
         );
     }
 
