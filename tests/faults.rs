@@ -589,3 +589,148 @@ fn index_and_scan_with_db_under_every_fault_name_the_file_and_keep_the_rest() {
         }
     }
 }
+
+// ---- The real binary, outside-only faults ----
+
+/// The outputs compared: scan's pairs, scan's clusters, scan --db's pairs
+/// (after `index`, whose own run is checked for exit status and names).
+const RUNS: &[&[&str]] = &[
+    &["index", "files", "--db", "i.db"],
+    &["scan", "files", "-o", "out"],
+    &["scan", "files", "--format", "clusters", "-o", "out"],
+    &["scan", "files", "--db", "i.db", "-o", "out"],
+];
+
+/// Runs `args` in `dir` through bash with `prefix` (e.g. `ulimit -n 8`)
+/// before the exec, as `nobody` when `as_nobody`.
+fn run_in(dir: &Path, prefix: &str, as_nobody: bool, args: &[&str]) -> std::process::Output {
+    let script = format!("{prefix}; exec \"$0\" --threads 2 \"$@\"");
+    let mut cmd = if as_nobody {
+        let mut c = std::process::Command::new("setpriv");
+        c.args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "bash",
+            "-c",
+        ]);
+        c
+    } else {
+        let mut c = std::process::Command::new("bash");
+        c.arg("-c");
+        c
+    };
+    cmd.arg(script)
+        .arg(env!("CARGO_BIN_EXE_simfind"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("bash runs")
+}
+
+/// Names of the corpus files that `stderr` names.
+fn named(stderr: &str) -> Vec<&'static str> {
+    ["a.txt", "b.txt", "x.txt", "x_copy.txt", "y.txt", "z.txt"]
+        .into_iter()
+        .filter(|name| stderr.contains(&format!("files/{name}")))
+        .collect()
+}
+
+/// Every run of [`RUNS`] in `dir` (prefix, user as given): no panic, exit 0
+/// or 1 with the named files exactly those `expect_named` allows, outputs
+/// equal to a clean run over the files not named, or exit 2 with no output
+/// file; nothing else left in `dir`.
+fn check_binary(tmp: &Path, prefix: &str, as_nobody: bool, expect_named: Option<&[&str]>) {
+    let dir = tmp.join("run");
+    let _ = std::fs::remove_file(dir.join("i.db"));
+    for (run, args) in RUNS.iter().enumerate() {
+        let _ = std::fs::remove_file(dir.join("out"));
+        let out = run_in(&dir, prefix, as_nobody, args);
+        let stderr = util::stderr(&out);
+        let what = format!("{prefix} {args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{what}");
+        let code = out.status.code().expect("exited, not killed");
+        assert!(code <= 2, "{what}");
+        if code == 2 {
+            assert!(!dir.join("out").exists(), "{what}");
+            continue;
+        }
+        let mut names = named(&stderr);
+        if stderr.contains("warning: files: ") {
+            // The root itself could not be read: no file was.
+            names = vec!["a.txt", "b.txt", "x.txt", "x_copy.txt", "y.txt", "z.txt"];
+        }
+        assert_eq!(code == 1, !names.is_empty(), "{what}");
+        if let Some(expected) = expect_named {
+            assert_eq!(names, expected, "{what}");
+        }
+        // The clean run: the same corpus without the named files.
+        let clean = tmp.join(format!("clean{}", names.join("+")));
+        if !clean.exists() {
+            std::fs::create_dir_all(corpus(&clean, &names)).unwrap();
+            for (run, args) in RUNS.iter().enumerate() {
+                let out = run_in(&clean, "true", false, args);
+                assert_eq!(out.status.code(), Some(0), "{}", util::stderr(&out));
+                if args.contains(&"out") {
+                    let name = format!("out{run}");
+                    std::fs::rename(clean.join("out"), clean.join(name)).unwrap();
+                }
+            }
+        }
+        if args.contains(&"out") {
+            let expected = std::fs::read(clean.join(format!("out{run}"))).unwrap();
+            let got = std::fs::read(dir.join("out")).unwrap();
+            assert_eq!(
+                String::from_utf8_lossy(&got),
+                String::from_utf8_lossy(&expected),
+                "{what}"
+            );
+        }
+        let mut left: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        left.retain(|n| !["files", "outside", "out", "i.db"].contains(&n.as_str()));
+        assert!(left.is_empty(), "{what}: left behind {left:?}");
+    }
+}
+
+fn world_readable(path: &Path) {
+    set_mode(path, 0o755);
+}
+
+/// Descriptors running out (`ulimit -n`) at every limit from 4 to 14: which
+/// files fail depends on how the walk and the reads race for descriptors, so
+/// the check is the invariant, whatever failed.
+#[test]
+fn descriptors_running_out_fail_files_by_name_never_the_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    corpus(&tmp.path().join("run"), &[]);
+    for limit in 4..=14 {
+        check_binary(tmp.path(), &format!("ulimit -n {limit}"), false, None);
+    }
+}
+
+/// A file of mode 000, read as `nobody` (the tests run as root, which reads
+/// it anyway): named with its reason by every command, the rest as a clean
+/// run without it. Skipped (with a line saying so) without `setpriv`.
+#[test]
+fn an_unreadable_file_is_named_by_every_command_and_the_rest_is_complete() {
+    let tmp = tempfile::tempdir().unwrap();
+    world_readable(tmp.path());
+    let dir = tmp.path().join("run");
+    corpus(&dir, &[]);
+    for sub in ["", "files", "outside"] {
+        world_readable(&dir.join(sub));
+    }
+    set_mode(&dir.join("files/x.txt"), 0o000);
+    if !is_root() || run_in(&dir, "true", true, &["--version"]).status.code() != Some(0) {
+        eprintln!("skipped: needs root and setpriv to run as nobody");
+        return;
+    }
+    // nobody must be able to write its outputs, and the clean runs (as root)
+    // go to their own directories.
+    set_mode(&dir, 0o777);
+    check_binary(tmp.path(), "true", true, Some(&["x.txt"]));
+}
