@@ -165,23 +165,23 @@ fn eio() -> io::Error {
     io::Error::from_raw_os_error(libc::EIO)
 }
 
-fn truncate_to_half(x: &Path) {
-    let f = std::fs::OpenOptions::new().write(true).open(x).unwrap();
-    let len = f.metadata().unwrap().len();
-    f.set_len(len / 2).unwrap();
+fn truncate_to_half(x: &Path) -> io::Result<()> {
+    let f = std::fs::OpenOptions::new().write(true).open(x)?;
+    let len = f.metadata()?.len();
+    f.set_len(len / 2)
 }
 
-fn append(x: &Path) {
+fn append(x: &Path) -> io::Result<()> {
     use std::io::Write;
-    let mut f = std::fs::OpenOptions::new().append(true).open(x).unwrap();
-    f.write_all(b" and some more words at the end").unwrap();
+    let mut f = std::fs::OpenOptions::new().append(true).open(x)?;
+    f.write_all(b" and some more words at the end")
 }
 
 /// Same size, other bytes, in place (the same inode, so a mapping sees it).
-fn rewrite_in_place(x: &Path) {
+fn rewrite_in_place(x: &Path) -> io::Result<()> {
     use std::os::unix::fs::FileExt;
-    let f = std::fs::OpenOptions::new().write(true).open(x).unwrap();
-    f.write_all_at(b"QQQQQQQQ", 0).unwrap();
+    let f = std::fs::OpenOptions::new().write(true).open(x)?;
+    f.write_all_at(b"QQQQQQQQ", 0)
 }
 
 fn set_mode(x: &Path, mode: u32) {
@@ -264,7 +264,7 @@ fn faults() -> Vec<Fault> {
             name: "shrinks after open, before the bytes are read",
             phase: Phase::Sign,
             point: Point::Opened,
-            act: |x, _| Ok(truncate_to_half(x)),
+            act: |x, _| truncate_to_half(x),
             after_sign: None,
             reasons: &[
                 "shrank while being read",
@@ -277,7 +277,7 @@ fn faults() -> Vec<Fault> {
             name: "grows after open, before the bytes are read",
             phase: Phase::Sign,
             point: Point::Opened,
-            act: |x, _| Ok(append(x)),
+            act: |x, _| append(x),
             after_sign: None,
             reasons: &["changed while being read"],
             paths: ALL,
@@ -286,7 +286,7 @@ fn faults() -> Vec<Fault> {
             name: "shrinks between the hash pass and the sign pass",
             phase: Phase::Sign,
             point: Point::BetweenPasses,
-            act: |x, _| Ok(truncate_to_half(x)),
+            act: |x, _| truncate_to_half(x),
             after_sign: None,
             reasons: &["shrank while being read", "truncated while mapped"],
             paths: CHUNKED,
@@ -295,7 +295,7 @@ fn faults() -> Vec<Fault> {
             name: "grows between the hash pass and the sign pass",
             phase: Phase::Sign,
             point: Point::BetweenPasses,
-            act: |x, _| Ok(append(x)),
+            act: |x, _| append(x),
             after_sign: None,
             reasons: &["changed while being read"],
             paths: CHUNKED,
@@ -304,7 +304,7 @@ fn faults() -> Vec<Fault> {
             name: "rewritten in place between the hash pass and the sign pass",
             phase: Phase::Sign,
             point: Point::BetweenPasses,
-            act: |x, _| Ok(rewrite_in_place(x)),
+            act: |x, _| rewrite_in_place(x),
             after_sign: None,
             reasons: &["changed while being read"],
             paths: CHUNKED,
@@ -322,7 +322,7 @@ fn faults() -> Vec<Fault> {
             name: "changes in place between signing and the reload",
             phase: Phase::Reload,
             point: Point::Open,
-            act: |x, _| Ok(rewrite_in_place(x)),
+            act: |x, _| rewrite_in_place(x),
             after_sign: None,
             reasons: &["changed during the run", "changed while being read"],
             paths: LSH,
