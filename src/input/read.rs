@@ -340,7 +340,8 @@ impl Contents {
 /// Read (or map) the regular file at `path`. Never blocks on FIFOs or devices,
 /// never lets a concurrent truncation crash the process; see the module docs.
 pub fn read_file(path: &Path, opts: &ReadOptions) -> Result<Contents, ReadError> {
-    read_opened(open_nonblocking(path)?, None, opts)
+    super::faults::at(super::faults::Point::Open, path)?;
+    read_opened(open_nonblocking(path)?, path, None, opts)
 }
 
 /// [`read_file`] for a file the walk found: the file read is the one the
@@ -362,6 +363,7 @@ pub fn read_walked(
     }
     #[cfg(unix)]
     {
+        super::faults::at(super::faults::Point::Open, &file.path)?;
         let handle = match open_nonblocking_nofollow(&file.path) {
             Ok(handle) => handle,
             Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
@@ -375,16 +377,17 @@ pub fn read_walked(
             }
             Err(e) => return Err(e.into()),
         };
-        read_opened(handle, Some((file.dev, file.ino)), opts)
+        read_opened(handle, &file.path, Some((file.dev, file.ino)), opts)
     }
     #[cfg(not(unix))]
     read_file(&file.path, opts)
 }
 
-/// Reads `file`, opened by the caller; `walked` is the (device, inode) it
-/// must have, if any.
+/// Reads `file`, opened by the caller at `path`; `walked` is the (device,
+/// inode) it must have, if any.
 fn read_opened(
     file: File,
+    path: &Path,
     walked: Option<(u64, u64)>,
     opts: &ReadOptions,
 ) -> Result<Contents, ReadError> {
@@ -403,6 +406,7 @@ fn read_opened(
     #[cfg(unix)]
     clear_nonblocking(&file)?;
     let snapshot = Snapshot::of(&meta);
+    super::faults::at(super::faults::Point::Opened, path)?;
     let size = snapshot.size;
     let len = usize::try_from(size).map_err(|_| {
         ReadError::Io(io::Error::new(

@@ -148,7 +148,12 @@ pub(super) fn sign_one<S: Sketcher>(
     let chunked = keep != Keep::Set && contents.len() as u64 >= config.read.chunked_min_size;
     let release = |offset| contents.release_before(offset);
     let hash = if chunked {
-        hash_in_chunks(&contents, config.read.chunk_size, &release)
+        let hash = hash_in_chunks(&contents, config.read.chunk_size, &release);
+        let between = crate::input::faults::Point::BetweenPasses;
+        if let Err(err) = crate::input::faults::at(between, &file.path) {
+            return SignOutcome::Failed(err.into());
+        }
+        hash
     } else {
         xxh3_128(&contents)
     };
