@@ -14,5 +14,7 @@
 //! ([`crate::index`]) creates, reads and writes its own SQLite database file,
 //! and the binary writes the output file.
 
+pub mod filter;
+pub mod list;
 pub mod read;
 pub mod walk;
