@@ -43,14 +43,7 @@ fn main() {
     let word = a.get(4).map(|s| s == "word").unwrap_or(false);
     let config = ScanConfig {
         roots: vec![a[1].clone().into()],
-        walk: WalkOptions {
-            follow_links: false,
-            hidden: false,
-            include: None,
-            exclude: None,
-            min_size: None,
-            max_size: None,
-        },
+        walk: WalkOptions::default(),
         read: ReadOptions::default(),
         recipe: Recipe {
             include_binary: false,

@@ -76,6 +76,7 @@ fn config(root: &Path, how: Path_) -> ScanConfig {
             mmap_min_size: 0,
             chunked_min_size: 0,
             chunk_size: 64,
+            ..ReadOptions::default()
         };
     }
     ScanConfig {

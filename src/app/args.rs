@@ -100,6 +100,13 @@ pub struct SigningArgs {
 /// How candidate pairs are found and verified (`scan`).
 #[derive(clap::Args, Debug, Clone)]
 pub struct MatchArgs {
+    /// Only pairs of files under different roots (fclones' --isolate): a new drop
+    /// against an archive, not the copies inside either. Same-root candidates are
+    /// dropped before verification; groups link files across roots only. The
+    /// --files-from list counts as one root.
+    #[arg(long, help_heading = "Files")]
+    pub isolate: bool,
+
     /// Report pairs with similarity ≥ T, 0 < T ≤ 1 [default: the S-curve threshold (1/b)^(1/r)]. Alone, it also
     /// picks bands and rows (`simfind tune`, within 100 hashes); with them, a T far from the curve's steep part
     /// draws a warning.
@@ -155,9 +162,42 @@ pub struct FileArgs {
     #[arg(long, value_name = "GLOB", help_heading = "Files")]
     pub include: Vec<String>,
 
-    /// Skip files and directories whose relative path or name matches GLOB (repeatable).
+    /// Skip files and directories whose relative path or name matches GLOB (repeatable);
+    /// GLOB ending in '/' matches directories only, as in .gitignore ('target/').
     #[arg(long, value_name = "GLOB", help_heading = "Files")]
     pub exclude: Vec<String>,
+
+    /// Do not honour ignore files. By default, as ripgrep and fd do, `.ignore` and
+    /// `.simfindignore` in any directory under a root, and `.gitignore` inside a git
+    /// repository, name files and directories to skip (`.simfindignore` wins over
+    /// `.ignore`, which wins over `.gitignore`; a deeper file wins). A file share
+    /// that is not a repository is walked whole unless it holds such files; a
+    /// share that is a checkout skips what git skips (build output, caches).
+    #[arg(long, help_heading = "Files")]
+    pub no_ignore: bool,
+
+    /// Read the files to scan from FILE ('-' for stdin), one path per line, besides
+    /// any DIR: `fd -e txt | simfind scan --files-from -`. Paths are used and
+    /// reported as given; one that is missing or not a regular file is named and
+    /// skipped (exit 1). Hidden names and ignore files do not apply to them.
+    #[arg(
+        long,
+        value_name = "FILE",
+        help_heading = "Files",
+        conflicts_with = "files0_from"
+    )]
+    pub files_from: Option<PathBuf>,
+
+    /// As --files-from, with NUL-terminated paths (names may hold newlines):
+    /// `fd -0 -e txt | simfind scan --files0-from -` (GNU du/wc spell it so; -0 is
+    /// --list-removable's NUL output).
+    #[arg(long, value_name = "FILE", help_heading = "Files")]
+    pub files0_from: Option<PathBuf>,
+
+    /// Treat hard links to one file as copies of it (paired at 1.0); by default a
+    /// file is read once, at its first path, and its other links are counted.
+    #[arg(long, help_heading = "Files")]
+    pub hardlinks_as_copies: bool,
 
     /// Skip files smaller than SIZE (e.g. 100, 4K; K/M/G = KiB/MiB/GiB, KB/MB/GB = 10³/10⁶/10⁹).
     #[arg(long, value_name = "SIZE", value_parser = parse_size, help_heading = "Files")]

@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use simfind::index::{Index, OpenOptions, Params};
+use simfind::input::filter::Excludes;
 use simfind::input::read::ReadOptions;
 use simfind::input::walk::WalkOptions;
 use simfind::lsh::{Banding, scurve, tune};
@@ -92,7 +93,21 @@ pub fn scan(
             "--verify signature applies to LSH only; the exact method always computes exact Jaccard (use --method lsh)"
         );
     }
-    let (walk, read) = source(files)?;
+    let (mut walk, read) = source(files)?;
+    if matching.isolate {
+        let sources = roots.len() + usize::from(!walk.listed.is_empty());
+        if sources < 2 {
+            bail!(
+                "--isolate pairs files of different roots only: give two or more DIRs (a --files-from list counts as one)"
+            );
+        }
+        if simfind::input::walk::roots_overlap(roots) {
+            bail!(
+                "--isolate needs roots that do not contain one another: a file under both would have no one root"
+            );
+        }
+        walk.isolate = true;
+    }
     let config = ScanConfig {
         roots: roots.to_vec(),
         walk,
@@ -224,15 +239,39 @@ pub fn open_index(db: &Path, config: &ScanConfig, wait: f64) -> Result<Index> {
     Ok(Index::open_or_create(db, &params, options)?)
 }
 
+/// Every root exists. A root that is a file is scanned as that one file (as
+/// fd and ripgrep do); a FIFO or device is refused (reading it could block).
 fn check_roots(roots: &[PathBuf]) -> Result<()> {
     for root in roots {
         let meta =
             std::fs::metadata(root).with_context(|| format!("cannot scan {}", root.display()))?;
-        if !meta.is_dir() {
-            bail!("cannot scan {}: not a directory", root.display());
+        if !meta.is_dir() && !meta.is_file() {
+            bail!(
+                "cannot scan {}: not a directory or a regular file",
+                root.display()
+            );
         }
     }
     Ok(())
+}
+
+/// The paths of `--files-from`/`--files0-from` (read now, before any work: a
+/// list that cannot be read is an argument error).
+fn listed(files: &FileArgs) -> Result<Vec<PathBuf>> {
+    let (path, separator, flag) = match (&files.files_from, &files.files0_from) {
+        (Some(path), _) => (path, b'\n', "--files-from"),
+        (None, Some(path)) => (path, b'\0', "--files0-from"),
+        (None, None) => return Ok(Vec::new()),
+    };
+    let bytes = if path.as_os_str() == "-" {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)
+            .with_context(|| format!("cannot read {flag} from stdin"))?;
+        bytes
+    } else {
+        std::fs::read(path).with_context(|| format!("cannot read {flag} {}", path.display()))?
+    };
+    Ok(simfind::input::list::parse(&bytes, separator))
 }
 
 /// The longest shingle `--k` accepts. Every window of a file is hashed whole,
@@ -325,9 +364,13 @@ fn source(files: &FileArgs) -> Result<(WalkOptions, ReadOptions)> {
         follow_links: files.follow_links,
         hidden: files.hidden,
         include: globs(&files.include, "--include")?,
-        exclude: globs(&files.exclude, "--exclude")?,
+        exclude: Excludes::new(&files.exclude).map_err(anyhow::Error::msg)?,
         min_size: files.min_size,
         max_size: files.max_size,
+        ignore_files: !files.no_ignore,
+        listed: listed(files)?,
+        hardlinks_as_copies: files.hardlinks_as_copies,
+        isolate: false,
     };
     Ok((walk, read_options(files)?))
 }

@@ -4,7 +4,9 @@
 //! Role: the first two stages of a scan. [`walk`] turns the roots into the
 //! sorted list of regular files (with what was skipped and why); [`read`]
 //! turns one path into its bytes, read or memory-mapped, never blocking on a
-//! FIFO and never crashing on a file truncated under a mapping.
+//! FIFO and never crashing on a file truncated under a mapping. [`filter`]
+//! holds what ignore files and `--exclude` leave out; [`list`] parses
+//! `--files-from` lists.
 //!
 //! Invariants: files come out in byte order of their paths (document ids
 //! follow it), each file once; a file that cannot be read, or that changed
@@ -16,5 +18,7 @@
 
 #[doc(hidden)]
 pub mod faults;
+pub mod filter;
+pub mod list;
 pub mod read;
 pub mod walk;

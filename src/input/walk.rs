@@ -8,7 +8,17 @@
 //! - Hidden entries (name starting with `.`) are skipped unless `hidden`; a root
 //!   given on the command line is always walked.
 //! - `include`/`exclude` globs match the path relative to its root or the file
-//!   name; `exclude` also prunes directories.
+//!   name; `exclude` also prunes directories, and an `exclude` glob ending in
+//!   `/` matches directories only. With `ignore_files`, `.gitignore` (inside a
+//!   git repository), `.ignore` and `.simfindignore` prune what they name
+//!   ([`super::filter`]).
+//! - `listed` files (`--files-from`) are taken as given, alongside the roots:
+//!   one that is missing or not a regular file is a problem, named.
+//! - A file with several hard links is kept once, at its first path, and the
+//!   others are counted as hard links (named with the first path in a note),
+//!   unless `hardlinks_as_copies`.
+//! - Everything passed over without error is counted in [`WalkSkips`] and, as a
+//!   [`StreamEvent::Skipped`], named for `-v`.
 //! - Files are sorted by their path bytes (as walked: the root's spelling joined
 //!   with the relative path); the same file reached twice (overlapping roots, hard
 //!   links) is kept once, at its first path. Document ids follow this order.
@@ -24,17 +34,57 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+
 use globset::GlobSet;
 use walkdir::WalkDir;
+
+use super::filter::{Excludes, IgnoreStack, is_hidden};
 
 #[derive(Clone, Debug, Default)]
 pub struct WalkOptions {
     pub follow_links: bool,
     pub hidden: bool,
     pub include: Option<GlobSet>,
-    pub exclude: Option<GlobSet>,
+    pub exclude: Option<Excludes>,
     pub min_size: Option<u64>,
     pub max_size: Option<u64>,
+    /// Honour `.gitignore` (in a git repository), `.ignore` and `.simfindignore`.
+    pub ignore_files: bool,
+    /// Files named one by one (`--files-from`), read as given, besides the roots.
+    pub listed: Vec<PathBuf>,
+    /// Keep every hard link of a file as a file of its own (identical copies).
+    pub hardlinks_as_copies: bool,
+    /// Pair only files under different roots ([`root_index`]); read by the
+    /// pair stage, kept here with the roots it is about.
+    pub isolate: bool,
+}
+
+/// Which root `path` was walked from: the index of the first root that is the
+/// path or a directory above it, else `roots.len()` (a `listed` file).
+pub fn root_index(roots: &[PathBuf], path: &Path) -> u32 {
+    let path = path.as_os_str().as_bytes();
+    roots
+        .iter()
+        .position(|root| {
+            let root = root.as_os_str().as_bytes();
+            path == root
+                || (path.starts_with(root)
+                    && (root.ends_with(b"/") || path.get(root.len()) == Some(&b'/')))
+        })
+        .unwrap_or(roots.len()) as u32
+}
+
+/// Whether one root is inside another (or given twice): then a file has no
+/// single root.
+pub fn roots_overlap(roots: &[PathBuf]) -> bool {
+    roots.iter().enumerate().any(|(i, a)| {
+        roots
+            .iter()
+            .enumerate()
+            .any(|(j, b)| i != j && root_index(std::slice::from_ref(a), b) == 0)
+    })
 }
 
 /// A regular file found by the walk.
@@ -56,8 +106,18 @@ pub struct WalkSkips {
     pub symlinks: u64,
     /// Outside `--min-size`/`--max-size`.
     pub size: u64,
-    /// Reached a second time through another path (overlapping roots, hard links).
+    /// Reached a second time (overlapping roots, a link to a root).
     pub same_file: u64,
+    /// Hidden entries (a hidden directory counts once).
+    pub hidden: u64,
+    /// Entries matched by `--exclude` (an excluded directory counts once).
+    pub excluded: u64,
+    /// Entries named by an ignore file (an ignored directory counts once).
+    pub ignored: u64,
+    /// Further hard links of a file already kept.
+    pub hard_links: u64,
+    /// `--exclude` patterns that matched nothing.
+    pub unused_excludes: Vec<String>,
 }
 
 /// An entry that could not be walked (permission denied, symlink loop, ...).
@@ -78,6 +138,8 @@ pub struct Walked {
 pub enum WalkEvent<'a> {
     FileFound,
     Problem(&'a WalkProblem),
+    /// Passed over without error (hidden, excluded, ignored, a hard link, ...).
+    Skipped(&'a WalkProblem),
 }
 
 /// What [`walk_each`] tells its caller as it goes.
@@ -85,6 +147,8 @@ pub enum StreamEvent<'a> {
     /// The next file, in document-id order (sorted by path bytes, deduplicated).
     File(FileEntry),
     Problem(&'a WalkProblem),
+    /// Passed over without error (hidden, excluded, ignored, a hard link, ...).
+    Skipped(&'a WalkProblem),
 }
 
 /// What [`walk_each`] returns once every file has been handed over.
@@ -108,6 +172,7 @@ pub fn walk(
             files.push(file);
         }
         StreamEvent::Problem(p) => on_event(WalkEvent::Problem(p)),
+        StreamEvent::Skipped(p) => on_event(WalkEvent::Skipped(p)),
     });
     Walked {
         files,
@@ -126,47 +191,115 @@ pub fn walk_each(
     mut on_event: impl FnMut(StreamEvent<'_>),
 ) -> WalkEnd {
     let mut end = WalkEnd::default();
-    // The same file under two paths is kept at the first, in sorted order; in a
-    // sorted stream that is the first one seen. Kept per device: an inode
-    // number alone is half the key (8 bytes a file instead of 16).
-    let mut seen: std::collections::HashMap<u64, std::collections::HashSet<u64>> =
-        std::collections::HashMap::new();
-    let mut first_time = |file: &FileEntry| seen.entry(file.dev).or_default().insert(file.ino);
-    let mut same_file = 0;
+    let mut dedup = Dedup::new(opts.hardlinks_as_copies);
+    let mut used = vec![false; opts.exclude.as_ref().map_or(0, Excludes::len)];
     match streaming_root_order(roots, opts) {
         Some(order) => {
             for root in order {
-                walk_root(root, opts, true, &mut end, &mut |event| match event {
-                    StreamEvent::File(file) if !first_time(&file) => same_file += 1,
-                    event => on_event(event),
-                });
+                walk_root(
+                    root,
+                    opts,
+                    true,
+                    &mut used,
+                    &mut end,
+                    &mut |found| match found {
+                        Found::File(file, nlink) => dedup.admit(file, nlink, &mut on_event),
+                        Found::Event(event) => on_event(event),
+                    },
+                );
             }
         }
         None => {
             let mut files = Vec::new();
             for root in roots {
-                walk_root(root, opts, false, &mut end, &mut |event| match event {
-                    StreamEvent::File(file) => files.push(file),
-                    event => on_event(event),
+                walk_root(
+                    root,
+                    opts,
+                    false,
+                    &mut used,
+                    &mut end,
+                    &mut |found| match found {
+                        Found::File(file, nlink) => files.push((file, nlink)),
+                        Found::Event(event) => on_event(event),
+                    },
+                );
+            }
+            for path in &opts.listed {
+                walk_listed(path, opts, &mut used, &mut end, &mut |found| match found {
+                    Found::File(file, nlink) => files.push((file, nlink)),
+                    Found::Event(event) => on_event(event),
                 });
             }
-            files.sort_by(|a, b| {
+            files.sort_by(|(a, _), (b, _)| {
                 a.path
                     .as_os_str()
                     .as_bytes()
                     .cmp(b.path.as_os_str().as_bytes())
             });
-            for file in files {
-                if first_time(&file) {
-                    on_event(StreamEvent::File(file));
-                } else {
-                    same_file += 1;
-                }
+            for (file, nlink) in files {
+                dedup.admit(file, nlink, &mut on_event);
             }
         }
     }
-    end.skips.same_file += same_file;
+    end.skips.same_file += dedup.same_file;
+    end.skips.hard_links += dedup.hard_links;
+    if let Some(exclude) = &opts.exclude {
+        end.skips.unused_excludes = exclude.unused(&used);
+    }
     end
+}
+
+/// Keeps each file once, in the order files are offered (sorted by path).
+struct Dedup {
+    /// Inodes seen, per device: an inode number alone is half the key (8
+    /// bytes a file instead of 16).
+    seen: HashMap<u64, HashSet<u64>>,
+    /// The paths of files with several links (few), to tell a hard link from
+    /// the same path reached twice, and to name the kept one.
+    linked: HashMap<(u64, u64), Vec<PathBuf>>,
+    as_copies: bool,
+    same_file: u64,
+    hard_links: u64,
+}
+
+impl Dedup {
+    fn new(as_copies: bool) -> Self {
+        Dedup {
+            seen: HashMap::new(),
+            linked: HashMap::new(),
+            as_copies,
+            same_file: 0,
+            hard_links: 0,
+        }
+    }
+
+    fn admit(&mut self, file: FileEntry, nlink: u64, on_event: &mut impl FnMut(StreamEvent<'_>)) {
+        if nlink <= 1 {
+            if self.seen.entry(file.dev).or_default().insert(file.ino) {
+                on_event(StreamEvent::File(file));
+            } else {
+                self.same_file += 1;
+            }
+            return;
+        }
+        let paths = self.linked.entry((file.dev, file.ino)).or_default();
+        if paths.contains(&file.path) {
+            self.same_file += 1;
+        } else if paths.is_empty() || self.as_copies {
+            paths.push(file.path.clone());
+            on_event(StreamEvent::File(file));
+        } else {
+            self.hard_links += 1;
+            let note = WalkProblem {
+                reason: format!(
+                    "hard link to {}: counted once (--hardlinks-as-copies to pair them)",
+                    paths[0].display()
+                ),
+                path: file.path,
+            };
+            on_event(StreamEvent::Skipped(&note));
+        }
+    }
 }
 
 /// The roots in the order that makes their files come out in byte order when
@@ -179,7 +312,7 @@ pub fn walk_each(
 /// Followed symbolic links are listed before their target's type is known,
 /// so they give no order either.
 fn streaming_root_order<'a>(roots: &'a [PathBuf], opts: &WalkOptions) -> Option<Vec<&'a Path>> {
-    if opts.follow_links {
+    if opts.follow_links || !opts.listed.is_empty() {
         return None;
     }
     let mut keyed: Vec<(Vec<u8>, &Path)> = roots
@@ -214,34 +347,114 @@ pub fn sibling_order(a: &walkdir::DirEntry, b: &walkdir::DirEntry) -> std::cmp::
     key(a).cmp(key(b))
 }
 
+/// What [`walk_root`] hands over: a file with its link count, or an event.
+enum Found<'a> {
+    File(FileEntry, u64),
+    Event(StreamEvent<'a>),
+}
+
+/// Entries pruned by the walk's filter, held until the walk loop can report them.
+#[derive(Default)]
+struct Pruned {
+    hidden: u64,
+    excluded: u64,
+    ignored: u64,
+    /// (path, reason, is a problem rather than a skip).
+    notes: Vec<(PathBuf, String, bool)>,
+}
+
+fn report_pruned(
+    pruned: &RefCell<Pruned>,
+    end: &mut WalkEnd,
+    on_event: &mut impl FnMut(Found<'_>),
+) {
+    let notes = std::mem::take(&mut pruned.borrow_mut().notes);
+    for (path, reason, is_problem) in notes {
+        let p = WalkProblem { path, reason };
+        if is_problem {
+            on_event(Found::Event(StreamEvent::Problem(&p)));
+            end.problems.push(p);
+        } else {
+            on_event(Found::Event(StreamEvent::Skipped(&p)));
+        }
+    }
+}
+
+fn matches(set: &GlobSet, rel: &Path) -> bool {
+    set.is_match(rel)
+        || rel
+            .file_name()
+            .is_some_and(|name| set.is_match(Path::new(name)))
+}
+
+/// A skip named for `-v` and counted.
+fn skipped(end_count: &mut u64, path: &Path, reason: &str, on_event: &mut impl FnMut(Found<'_>)) {
+    *end_count += 1;
+    let note = WalkProblem {
+        path: path.to_path_buf(),
+        reason: reason.into(),
+    };
+    on_event(Found::Event(StreamEvent::Skipped(&note)));
+}
+
 fn walk_root(
     root: &Path,
     opts: &WalkOptions,
     sorted: bool,
+    used: &mut [bool],
     end: &mut WalkEnd,
-    on_event: &mut impl FnMut(StreamEvent<'_>),
+    on_event: &mut impl FnMut(Found<'_>),
 ) {
-    let matches = |set: &GlobSet, rel: &Path| {
-        set.is_match(rel)
-            || rel
-                .file_name()
-                .is_some_and(|name| set.is_match(Path::new(name)))
-    };
     let mut walker = WalkDir::new(root).follow_links(opts.follow_links);
     if sorted {
         walker = walker.sort_by(sibling_order);
     }
+    let pruned = RefCell::new(Pruned::default());
+    let mut ignores = opts.ignore_files.then(|| IgnoreStack::for_root(root));
     let iter = walker.into_iter().filter_entry(|e| {
-        if e.depth() == 0 {
-            return true;
+        let is_dir = e.file_type().is_dir();
+        let depth = e.depth();
+        if depth > 0 {
+            let why = if !opts.hidden && is_hidden(e.file_name()) {
+                pruned.borrow_mut().hidden += 1;
+                Some("hidden (-H to include)")
+            } else if opts.exclude.as_ref().is_some_and(|x| {
+                x.matched(
+                    e.path().strip_prefix(root).unwrap_or(e.path()),
+                    is_dir,
+                    used,
+                )
+            }) {
+                pruned.borrow_mut().excluded += 1;
+                Some("excluded by --exclude")
+            } else if let Some(stack) = ignores.as_mut()
+                && stack.ignored(e.path(), depth, is_dir)
+            {
+                pruned.borrow_mut().ignored += 1;
+                Some("ignored by an ignore file (--no-ignore to include)")
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                pruned
+                    .borrow_mut()
+                    .notes
+                    .push((e.path().to_path_buf(), why.into(), false));
+                return false;
+            }
         }
-        if !opts.hidden && e.file_name().as_bytes().starts_with(b".") {
-            return false;
+        if is_dir && let Some(stack) = ignores.as_mut() {
+            let mut problems = Vec::new();
+            stack.enter(e.path(), depth, opts.follow_links, &mut problems);
+            pruned
+                .borrow_mut()
+                .notes
+                .extend(problems.into_iter().map(|p| (p.path, p.reason, true)));
         }
-        let rel = e.path().strip_prefix(root).unwrap_or(e.path());
-        !opts.exclude.as_ref().is_some_and(|x| matches(x, rel))
+        true
     });
     for entry in iter {
+        report_pruned(&pruned, end, on_event);
         let entry = match entry {
             Ok(entry) => entry,
             Err(err) => {
@@ -257,7 +470,7 @@ fn walk_root(
                     (None, None) => err.to_string(),
                 };
                 let problem = WalkProblem { path, reason };
-                on_event(StreamEvent::Problem(&problem));
+                on_event(Found::Event(StreamEvent::Problem(&problem)));
                 end.problems.push(problem);
                 continue;
             }
@@ -279,15 +492,25 @@ fn walk_root(
                     path: entry.path().to_path_buf(),
                     reason: "dangling symbolic link".into(),
                 };
-                on_event(StreamEvent::Problem(&problem));
+                on_event(Found::Event(StreamEvent::Problem(&problem)));
                 end.problems.push(problem);
             } else {
-                end.skips.symlinks += 1;
+                skipped(
+                    &mut end.skips.symlinks,
+                    entry.path(),
+                    "symbolic link not followed (-L to follow)",
+                    on_event,
+                );
             }
             continue;
         }
         if !file_type.is_file() {
-            end.skips.special += 1;
+            skipped(
+                &mut end.skips.special,
+                entry.path(),
+                "special file (FIFO, socket or device): not read",
+                on_event,
+            );
             continue;
         }
         if let Some(include) = &opts.include {
@@ -305,175 +528,98 @@ fn walk_root(
                         .io_error()
                         .map_or_else(|| err.to_string(), |e| e.to_string()),
                 };
-                on_event(StreamEvent::Problem(&problem));
+                on_event(Found::Event(StreamEvent::Problem(&problem)));
                 end.problems.push(problem);
                 continue;
             }
         };
-        let size = meta.len();
-        if opts.min_size.is_some_and(|min| size < min)
-            || opts.max_size.is_some_and(|max| size > max)
-        {
-            end.skips.size += 1;
-            continue;
-        }
-        let file = FileEntry {
-            // A copy at its exact length: the entry's own buffer was grown by
-            // joining and may be up to twice as long (a million paths are kept).
-            path: entry.path().to_path_buf(),
-            size,
-            modified: meta.modified().ok(),
-            dev: meta.dev(),
-            ino: meta.ino(),
-        };
-        on_event(StreamEvent::File(file));
+        found_file(entry.path(), &meta, opts, end, on_event);
     }
+    report_pruned(&pruned, end, on_event);
+    let pruned = pruned.into_inner();
+    end.skips.hidden += pruned.hidden;
+    end.skips.excluded += pruned.excluded;
+    end.skips.ignored += pruned.ignored;
+}
+
+/// A regular file the walk reached: kept unless outside the size limits.
+fn found_file(
+    path: &Path,
+    meta: &std::fs::Metadata,
+    opts: &WalkOptions,
+    end: &mut WalkEnd,
+    on_event: &mut impl FnMut(Found<'_>),
+) {
+    let size = meta.len();
+    if opts.min_size.is_some_and(|min| size < min) || opts.max_size.is_some_and(|max| size > max) {
+        skipped(
+            &mut end.skips.size,
+            path,
+            "outside --min-size/--max-size",
+            on_event,
+        );
+        return;
+    }
+    let file = FileEntry {
+        // A copy at its exact length: the entry's own buffer was grown by
+        // joining and may be up to twice as long (a million paths are kept).
+        path: path.to_path_buf(),
+        size,
+        modified: meta.modified().ok(),
+        dev: meta.dev(),
+        ino: meta.ino(),
+    };
+    on_event(Found::File(file, meta.nlink()));
+}
+
+/// One `--files-from` path, as given: a regular file (links followed: the
+/// user named it), else a problem that names it. `--include`/`--exclude`
+/// match the path as given or its name; hidden names and ignore files do not
+/// apply to a file named explicitly.
+fn walk_listed(
+    path: &Path,
+    opts: &WalkOptions,
+    used: &mut [bool],
+    end: &mut WalkEnd,
+    on_event: &mut impl FnMut(Found<'_>),
+) {
+    let problem = |reason: String, end: &mut WalkEnd, on_event: &mut dyn FnMut(Found<'_>)| {
+        let p = WalkProblem {
+            path: path.to_path_buf(),
+            reason,
+        };
+        on_event(Found::Event(StreamEvent::Problem(&p)));
+        end.problems.push(p);
+    };
+    let meta = match std::fs::metadata(path) {
+        Ok(meta) => meta,
+        Err(err) => return problem(err.to_string(), end, on_event),
+    };
+    if !meta.is_file() {
+        let what = if meta.is_dir() {
+            "a directory (give directories as DIR arguments)"
+        } else {
+            "a special file"
+        };
+        return problem(format!("not a regular file: {what}"), end, on_event);
+    }
+    if opts
+        .exclude
+        .as_ref()
+        .is_some_and(|x| x.matched(path, false, used))
+    {
+        return skipped(
+            &mut end.skips.excluded,
+            path,
+            "excluded by --exclude",
+            on_event,
+        );
+    }
+    if opts.include.as_ref().is_some_and(|set| !matches(set, path)) {
+        return;
+    }
+    found_file(path, &meta, opts, end, on_event);
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::fs;
-
-    /// Today's definition of the order: every file of every root, sorted by
-    /// path bytes, the same file kept at its first path.
-    fn reference(roots: &[PathBuf], opts: &WalkOptions) -> Vec<PathBuf> {
-        let mut files = Vec::new();
-        for root in roots {
-            walk_root(root, opts, false, &mut WalkEnd::default(), &mut |event| {
-                if let StreamEvent::File(file) = event {
-                    files.push(file);
-                }
-            });
-        }
-        files.sort_by(|a, b| {
-            a.path
-                .as_os_str()
-                .as_bytes()
-                .cmp(b.path.as_os_str().as_bytes())
-        });
-        let mut seen = std::collections::HashSet::new();
-        files.retain(|f| seen.insert((f.dev, f.ino)));
-        files.into_iter().map(|f| f.path).collect()
-    }
-
-    fn streamed(roots: &[PathBuf], opts: &WalkOptions) -> (Vec<PathBuf>, WalkEnd) {
-        let mut files = Vec::new();
-        let end = walk_each(roots, opts, |event| {
-            if let StreamEvent::File(file) = event {
-                files.push(file.path);
-            }
-        });
-        (files, end)
-    }
-
-    /// Names whose plain name order differs from path byte order: `.`, `-`
-    /// and digits sort before `/`, letters after; `a` is a directory here.
-    fn tricky_tree(dir: &Path) {
-        for rel in [
-            "a/b", "a/a.txt", "a/z/deep", "a.txt", "a-b/c", "a0", "ab", "a.d/x", "a.d/y/z", "b",
-            "B", "é", "a/b.d/q", "a/b-",
-        ] {
-            let path = dir.join(rel);
-            fs::create_dir_all(path.parent().unwrap()).unwrap();
-            fs::write(&path, rel).unwrap();
-        }
-        // A hard link: the same file under two names, kept at the first.
-        fs::hard_link(dir.join("a.txt"), dir.join("a/zz-link")).unwrap();
-        fs::hard_link(dir.join("a/b"), dir.join("0-link")).unwrap();
-    }
-
-    #[test]
-    fn the_streamed_walk_visits_files_in_path_byte_order() {
-        let tmp = tempfile::tempdir().unwrap();
-        tricky_tree(tmp.path());
-        let roots = vec![tmp.path().to_path_buf()];
-        let opts = WalkOptions::default();
-        assert!(streaming_root_order(&roots, &opts).is_some());
-        let (files, end) = streamed(&roots, &opts);
-        assert_eq!(files, reference(&roots, &opts));
-        assert_eq!(files.len(), 14, "{files:?}");
-        assert!(
-            files
-                .windows(2)
-                .all(|w| w[0].as_os_str().as_bytes() < w[1].as_os_str().as_bytes())
-        );
-        assert_eq!(end.skips.same_file, 2);
-        // The hard links: `0-link` sorts before `a/b`, `a.txt` before `a/zz-link`.
-        assert!(files.contains(&tmp.path().join("0-link")));
-        assert!(!files.contains(&tmp.path().join("a/b")));
-        assert!(!files.contains(&tmp.path().join("a/zz-link")));
-    }
-
-    #[test]
-    fn several_roots_stream_in_path_order_whatever_order_they_are_given_in() {
-        let tmp = tempfile::tempdir().unwrap();
-        tricky_tree(tmp.path());
-        let t = tmp.path();
-        let roots = vec![
-            t.join("a.d"),
-            t.join("b"),
-            t.join("a"),
-            t.join("a.txt"),
-            t.join("a-b/"),
-        ];
-        let opts = WalkOptions::default();
-        let order = streaming_root_order(&roots, &opts).expect("no root is a prefix of another");
-        assert_eq!(
-            order,
-            [
-                t.join("a-b/"),
-                t.join("a.d"),
-                t.join("a.txt"),
-                t.join("a"),
-                t.join("b")
-            ]
-        );
-        let (files, _) = streamed(&roots, &opts);
-        assert_eq!(files, reference(&roots, &opts));
-    }
-
-    #[test]
-    fn overlapping_roots_and_followed_links_are_sorted_after_the_walk() {
-        let tmp = tempfile::tempdir().unwrap();
-        tricky_tree(tmp.path());
-        let t = tmp.path();
-        std::os::unix::fs::symlink(t.join("a.d"), t.join("a/link")).unwrap();
-        for (roots, opts) in [
-            (vec![t.join("a"), t.to_path_buf()], WalkOptions::default()),
-            (
-                vec![t.to_path_buf(), t.to_path_buf()],
-                WalkOptions::default(),
-            ),
-            (
-                vec![t.to_path_buf()],
-                WalkOptions {
-                    follow_links: true,
-                    ..WalkOptions::default()
-                },
-            ),
-        ] {
-            assert!(streaming_root_order(&roots, &opts).is_none());
-            let (files, _) = streamed(&roots, &opts);
-            assert_eq!(files, reference(&roots, &opts));
-        }
-    }
-
-    /// Reliability case 2.5: a root given as a link to a directory is walked
-    /// (walkdir follows a root link), so it is not one of the "symbolic
-    /// links not followed"; links inside it still are.
-    #[test]
-    fn a_root_given_as_a_link_is_followed_and_not_counted_as_skipped() {
-        let tmp = tempfile::tempdir().unwrap();
-        let real = tmp.path().join("real");
-        fs::create_dir(&real).unwrap();
-        fs::write(real.join("a.txt"), "a").unwrap();
-        std::os::unix::fs::symlink(real.join("a.txt"), real.join("inner-link")).unwrap();
-        let dir_link = tmp.path().join("dir-link");
-        std::os::unix::fs::symlink(&real, &dir_link).unwrap();
-        let opts = WalkOptions::default();
-        let (files, end) = streamed(std::slice::from_ref(&dir_link), &opts);
-        assert_eq!(files, [dir_link.join("a.txt")]);
-        assert_eq!(end.skips.symlinks, 1, "only the link inside");
-    }
-}
+mod tests;

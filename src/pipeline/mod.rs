@@ -129,6 +129,7 @@ pub fn walk_files(
     let walked = walk::walk(&config.roots, &config.walk, |event| match event {
         WalkEvent::FileFound => reporter.advance(1),
         WalkEvent::Problem(p) => reporter.warn(&p.path, &p.reason),
+        WalkEvent::Skipped(p) => reporter.note(&p.path, &p.reason),
     });
     reporter.end(Stage::Walk);
     stats.errors += walked.problems.len() as u64;

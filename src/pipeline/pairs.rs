@@ -16,6 +16,7 @@ use super::contents::{ContentGroup, Signed};
 use super::plan::{Decision, Method};
 use super::reload::{FileReload, Reload, ReloadError};
 use super::{ScanConfig, ScanOutcome, ScanStats, Verification};
+use crate::input::walk;
 use crate::lsh::{self, Banding, scurve};
 use crate::model::{DocPairs, DocStatus, Document, SimilarPair};
 use crate::progress::{Reporter, Stage};
@@ -89,13 +90,14 @@ pub(super) fn pairs_of(
             .filter(|g| g.content.shingles > 0)
             .collect();
         let verified = exact_join(sets, config.threshold, &mut stats, reporter);
+        let roots = isolated_roots(config, &documents);
         let pairs = expand_to_documents(
             &items,
             &documents,
             &[],
             verified,
-            Verification::Exact,
-            false,
+            (Verification::Exact, false),
+            roots.as_deref(),
         );
         stats.pairs = pairs.len();
         return ScanOutcome {
@@ -106,7 +108,16 @@ pub(super) fn pairs_of(
         };
     }
 
-    let candidates = band(config, &items, &mut matrix, &mut stats, reporter);
+    let doc_roots = isolated_roots(config, &documents);
+    let mut candidates = band(config, &items, &mut matrix, &mut stats, reporter);
+    if let Some(roots) = &doc_roots {
+        // Cheap, before verification: two contents whose files all lie under
+        // one and the same root can only make same-root pairs.
+        let single: Vec<Option<u32>> = items.iter().map(|g| single_root(g, roots)).collect();
+        candidates.retain(|&(a, b)| {
+            single[a as usize].is_none() || single[a as usize] != single[b as usize]
+        });
+    }
     let (verified, lost_copies) = verify(
         config,
         candidates,
@@ -123,8 +134,8 @@ pub(super) fn pairs_of(
         &documents,
         &lost_copies,
         verified,
-        config.verification,
-        true,
+        (config.verification, true),
+        doc_roots.as_deref(),
     );
     stats.pairs = pairs.len();
     ScanOutcome {
@@ -462,18 +473,22 @@ fn exact_join(
 /// of identical files (similarity 1.0) unless `lost[item]` (an empty `lost`
 /// loses none). Held per content ([`DocPairs`]): a group of `n` copies costs
 /// `n` ids, not `n²` rows.
+///
+/// With `roots` (`--isolate`: each document's root), only pairs of documents
+/// under different roots: each content is split by root, its parts paired
+/// with each other as identical copies, and a verified pair of contents pairs
+/// the parts of different roots.
 fn expand_to_documents(
     items: &[&ContentGroup],
     documents: &[Document],
     lost: &[bool],
     verified: Vec<SimilarPair>,
-    verification: Verification,
-    signed: bool,
+    (verification, signed): (Verification, bool),
+    roots: Option<&[u32]>,
 ) -> DocPairs {
-    let contents = items.iter().enumerate().map(|(g, item)| {
-        let members: &[u32] = &item.members;
-        let same = (!lost.get(g).copied().unwrap_or(false)).then(|| {
-            let count = documents[item.members[0] as usize].shingles as usize;
+    let same = |g: usize| {
+        (!lost.get(g).copied().unwrap_or(false)).then(|| {
+            let count = documents[items[g].members[0] as usize].shingles as usize;
             SimilarPair {
                 a: g as u32,
                 b: g as u32,
@@ -481,8 +496,72 @@ fn expand_to_documents(
                 estimate: signed.then_some(1.0),
                 shared: (verification == Verification::Exact).then_some(count),
             }
-        });
-        (members, same)
-    });
-    DocPairs::new(contents, verified)
+        })
+    };
+    let Some(roots) = roots else {
+        let contents = items
+            .iter()
+            .enumerate()
+            .map(|(g, item)| (&item.members[..], same(g)));
+        return DocPairs::new(contents, verified);
+    };
+    // parts[first[g]..first[g + 1]]: content g's documents, one part per root.
+    let mut parts: Vec<(u32, Vec<u32>)> = Vec::new();
+    let mut first = vec![0];
+    for item in items {
+        let mut by_root = std::collections::BTreeMap::<u32, Vec<u32>>::new();
+        for &d in &item.members {
+            by_root.entry(roots[d as usize]).or_default().push(d);
+        }
+        parts.extend(by_root);
+        first.push(parts.len());
+    }
+    let mut between = Vec::new();
+    for g in 0..items.len() {
+        if let Some(pair) = same(g) {
+            for p in first[g]..first[g + 1] {
+                for q in p + 1..first[g + 1] {
+                    between.push(SimilarPair {
+                        a: p as u32,
+                        b: q as u32,
+                        ..pair
+                    });
+                }
+            }
+        }
+    }
+    for pair in verified {
+        for p in first[pair.a as usize]..first[pair.a as usize + 1] {
+            for q in first[pair.b as usize]..first[pair.b as usize + 1] {
+                if parts[p].0 != parts[q].0 {
+                    between.push(SimilarPair {
+                        a: p as u32,
+                        b: q as u32,
+                        ..pair
+                    });
+                }
+            }
+        }
+    }
+    DocPairs::new(parts.iter().map(|(_, m)| (&m[..], None)), between)
+}
+
+/// With `--isolate`, the root of every document (see [`walk::root_index`]).
+fn isolated_roots(config: &ScanConfig, documents: &[Document]) -> Option<Vec<u32>> {
+    config.walk.isolate.then(|| {
+        documents
+            .iter()
+            .map(|d| walk::root_index(&config.roots, &d.path))
+            .collect()
+    })
+}
+
+/// The one root all of `group`'s documents lie under, if there is one.
+fn single_root(group: &ContentGroup, roots: &[u32]) -> Option<u32> {
+    let first = roots[group.members[0] as usize];
+    group
+        .members
+        .iter()
+        .all(|&d| roots[d as usize] == first)
+        .then_some(first)
 }

@@ -257,6 +257,7 @@ fn walk_in_batches(
             }
         }
         StreamEvent::Problem(p) => reporter.warn(&p.path, &p.reason),
+        StreamEvent::Skipped(p) => reporter.note(&p.path, &p.reason),
     });
     let mut decision = choose_method(config, files, bytes);
     if mode.load() == Mode::Sign && decision.method == Method::Exact {

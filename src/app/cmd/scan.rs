@@ -65,8 +65,11 @@ alphanumeric characters. A file shorter than one shingle is never paired.
 #[derive(clap::Args, Debug)]
 #[command(after_help = args::after_help(EXAMPLES, args::EXIT_STATUS_SCAN))]
 pub struct Args {
-    /// Directories to scan.
-    #[arg(required = true, value_name = "DIR")]
+    /// Directories to scan (a file is scanned as itself); optional with --files-from.
+    #[arg(
+        required_unless_present_any = ["files_from", "files0_from"],
+        value_name = "DIR"
+    )]
     pub roots: Vec<PathBuf>,
 
     #[command(flatten)]
@@ -86,7 +89,8 @@ pub struct Args {
     #[arg(long, short = 'q', help_heading = "Output")]
     pub quiet: bool,
 
-    /// Also name each file that takes no part in pairing without an error (binary, shorter than one shingle).
+    /// Also name each file that takes no part in pairing without an error (binary, shorter than one
+    /// shingle, hidden, excluded, ignored, a hard link counted once, a link not followed).
     #[arg(long, short = 'v', help_heading = "Output")]
     pub verbose: bool,
 
@@ -156,6 +160,9 @@ pub fn run(args: Args) -> Result<i32> {
             })?
         }
     };
+    for pattern in &outcome.stats.walk_skips.unused_excludes {
+        eprintln!("simfind: warning: --exclude '{pattern}' matched nothing");
+    }
     if let Some(warning) = low_recall_warning(&outcome, &config, &args.matching, threshold_source) {
         eprintln!("simfind: warning: {warning}");
     }
@@ -252,6 +259,18 @@ fn summary(
             "outside size limits",
         ),
         (s.walk_skips.same_file, "same file twice", "same file twice"),
+        (
+            s.walk_skips.hard_links,
+            "hard link counted once",
+            "hard links counted once",
+        ),
+        (s.walk_skips.hidden, "hidden", "hidden"),
+        (s.walk_skips.excluded, "excluded", "excluded"),
+        (
+            s.walk_skips.ignored,
+            "ignored by ignore files",
+            "ignored by ignore files",
+        ),
         (s.errors, "error", "errors"),
     ] {
         if count > 0 {
