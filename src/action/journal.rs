@@ -179,7 +179,7 @@ pub fn read(path: &Path) -> io::Result<Read> {
         let last = i + 1 == lines.len();
         let value: Value = match serde_json::from_slice(line) {
             Ok(v) => v,
-            Err(_) if last && !ends_with_newline => {
+            Err(_) if last && !ends_with_newline && i > 0 => {
                 out.truncated_tail = true;
                 break;
             }
