@@ -75,7 +75,10 @@ fn mtimes(dir: &Path) -> BTreeMap<PathBuf, i64> {
         .filter(|e| e.file_type().is_file())
         .map(|e| {
             let m = e.metadata().unwrap();
-            (e.path().to_path_buf(), m.mtime() * 1_000_000_000 + m.mtime_nsec())
+            (
+                e.path().to_path_buf(),
+                m.mtime() * 1_000_000_000 + m.mtime_nsec(),
+            )
         })
         .collect()
 }
@@ -96,7 +99,15 @@ fn column(out: &Output, verb: &str) -> Vec<String> {
     stdout(out)
         .lines()
         .filter(|l| l.starts_with(verb))
-        .map(|l| l.split('\t').nth(1).unwrap().rsplit("/r/").next().unwrap().to_string())
+        .map(|l| {
+            l.split('\t')
+                .nth(1)
+                .unwrap()
+                .rsplit("/r/")
+                .next()
+                .unwrap()
+                .to_string()
+        })
         .collect()
 }
 
@@ -110,19 +121,38 @@ fn removal_lists_use_the_safe_threshold_unless_t_is_given() {
 
     let listed = sim_in(dir.path(), &["scan", "r", "--list-removable"]);
     assert_eq!(code(&listed), 0, "{}", stderr(&listed));
-    assert!(stderr(&listed).contains("threshold 0.900"), "{}", stderr(&listed));
+    assert!(
+        stderr(&listed).contains("threshold 0.900"),
+        "{}",
+        stderr(&listed)
+    );
     let listed_text = stdout(&listed);
     let removable: Vec<&str> = listed_text.lines().collect();
     assert!(removable.contains(&"r/near.txt") && removable.contains(&"r/sub/a-copy.txt"));
-    assert!(!stdout(&listed).contains("loose.txt"), "{}", stdout(&listed));
+    assert!(
+        !stdout(&listed).contains("loose.txt"),
+        "{}",
+        stdout(&listed)
+    );
     // The same as -t 0.9 given; and -t 0.5 still lists it.
-    let given = sim_in(dir.path(), &["scan", "r", "-q", "--list-removable", "-t", "0.9"]);
+    let given = sim_in(
+        dir.path(),
+        &["scan", "r", "-q", "--list-removable", "-t", "0.9"],
+    );
     assert_eq!(stdout(&given), stdout(&listed));
-    let low = sim_in(dir.path(), &["scan", "r", "-q", "--list-removable", "-t", "0.5"]);
+    let low = sim_in(
+        dir.path(),
+        &["scan", "r", "-q", "--list-removable", "-t", "0.5"],
+    );
     assert!(stdout(&low).contains("loose.txt"));
 
     // Groups with a keep policy decide too; without one they are a review.
-    let kept = sim_in(dir.path(), &["scan", "r", "-q", "--format", "clusters", "--keep", "newest"]);
+    let kept = sim_in(
+        dir.path(),
+        &[
+            "scan", "r", "-q", "--format", "clusters", "--keep", "newest",
+        ],
+    );
     assert!(!stdout(&kept).contains("loose.txt"), "{}", stdout(&kept));
     let review = sim_in(dir.path(), &["scan", "r", "-q", "--format", "clusters"]);
     assert!(stdout(&review).contains("loose.txt"));
@@ -161,10 +191,17 @@ fn move_and_undo_round_trip_and_undo_twice_changes_nothing() {
     let root = corpus(dir.path());
     let before = snapshot(&root);
     let times = mtimes(&root);
-    let moved = sim_in(dir.path(), &["dedupe", "r", "--move-to", "q", "--journal", "j.jsonl"]);
+    let moved = sim_in(
+        dir.path(),
+        &["dedupe", "r", "--move-to", "q", "--journal", "j.jsonl"],
+    );
     assert_eq!(code(&moved), 0, "{}", stderr(&moved));
     assert_eq!(column(&moved, "moved"), ["near.txt", "sub/a-copy.txt"]);
-    assert!(stderr(&moved).contains("simfind undo "), "{}", stderr(&moved));
+    assert!(
+        stderr(&moved).contains("simfind undo "),
+        "{}",
+        stderr(&moved)
+    );
     // Quarantined under q/<root name>/<relative path>; the kept copy stays.
     assert_eq!(
         std::fs::read(dir.path().join("q/r/sub/a-copy.txt")).unwrap(),
@@ -184,6 +221,9 @@ fn move_and_undo_round_trip_and_undo_twice_changes_nothing() {
 }
 
 /// Starts dedupe paused (`--pause-at N`), returns once it says so.
+// The child is handed to the caller, which waits on it (`resume`, or kill
+// then wait); a panic here ends the test, whose child then ends at its stdin's EOF.
+#[allow(clippy::zombie_processes)]
 fn paused(dir: &Path, args: &[&str]) -> (Child, BufReader<std::process::ChildStderr>) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_simfind"))
         .current_dir(dir)
@@ -197,7 +237,10 @@ fn paused(dir: &Path, args: &[&str]) -> (Child, BufReader<std::process::ChildStd
     let mut line = String::new();
     loop {
         line.clear();
-        assert!(err.read_line(&mut line).unwrap() > 0, "ended before the pause");
+        assert!(
+            err.read_line(&mut line).unwrap() > 0,
+            "ended before the pause"
+        );
         if line.contains("paused before action") {
             return (child, err);
         }
@@ -215,7 +258,16 @@ fn resume(mut child: Child, mut err: BufReader<std::process::ChildStderr>) -> (i
 fn a_file_changed_after_the_scan_is_skipped_with_a_warning() {
     let dir = tempfile::tempdir().unwrap();
     let root = corpus(dir.path());
-    let args = ["dedupe", "r", "--move-to", "q", "--journal", "j.jsonl", "--pause-at", "0"];
+    let args = [
+        "dedupe",
+        "r",
+        "--move-to",
+        "q",
+        "--journal",
+        "j.jsonl",
+        "--pause-at",
+        "0",
+    ];
     let (child, err) = paused(dir.path(), &args);
     let near = root.join("near.txt");
     let mut edited = std::fs::read(&near).unwrap();
@@ -239,7 +291,15 @@ fn the_last_copy_is_never_removed() {
     let a = std::fs::read(root.join("a.txt")).unwrap();
     // The kept copy vanishes between the scan and the first action: neither
     // of its copies may go.
-    let args = ["dedupe", "r", "--remove", "--journal", "j.jsonl", "--pause-at", "0"];
+    let args = [
+        "dedupe",
+        "r",
+        "--remove",
+        "--journal",
+        "j.jsonl",
+        "--pause-at",
+        "0",
+    ];
     let (child, err) = paused(dir.path(), &args);
     std::fs::rename(root.join("a.txt"), dir.path().join("elsewhere.txt")).unwrap();
     let (status, log) = resume(child, err);
@@ -250,7 +310,10 @@ fn the_last_copy_is_never_removed() {
 
     // With the kept copy in place, removing leaves exactly it of the group.
     std::fs::rename(dir.path().join("elsewhere.txt"), root.join("a.txt")).unwrap();
-    let out = sim_in(dir.path(), &["dedupe", "r", "--remove", "--journal", "k.jsonl"]);
+    let out = sim_in(
+        dir.path(),
+        &["dedupe", "r", "--remove", "--journal", "k.jsonl"],
+    );
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert!(stderr(&out).contains("cannot be undone") || stderr(&out).contains("are gone"));
     assert_eq!(std::fs::read(root.join("a.txt")).unwrap(), a);
@@ -260,7 +323,11 @@ fn the_last_copy_is_never_removed() {
     let undo = sim_in(dir.path(), &["undo", "k.jsonl"]);
     assert_eq!(code(&undo), 1, "{}", stderr(&undo));
     assert_eq!(std::fs::read(root.join("sub/a-copy.txt")).unwrap(), a);
-    assert!(stderr(&undo).contains("near.txt: not restored"), "{}", stderr(&undo));
+    assert!(
+        stderr(&undo).contains("near.txt: not restored"),
+        "{}",
+        stderr(&undo)
+    );
 }
 
 #[test]
@@ -268,7 +335,10 @@ fn link_replaces_only_byte_identical_files_and_undo_separates_them() {
     let dir = tempfile::tempdir().unwrap();
     let root = corpus(dir.path());
     let before = snapshot(&root);
-    let out = sim_in(dir.path(), &["dedupe", "r", "--link", "--journal", "j.jsonl"]);
+    let out = sim_in(
+        dir.path(),
+        &["dedupe", "r", "--link", "--journal", "j.jsonl"],
+    );
     assert_eq!(code(&out), 1, "{}", stderr(&out));
     assert!(
         stderr(&out).contains("near.txt: skipped: not byte-identical"),
@@ -292,12 +362,19 @@ fn reflink_works_or_fails_clearly_and_loses_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let root = corpus(dir.path());
     let before = snapshot(&root);
-    let out = sim_in(dir.path(), &["dedupe", "r", "--reflink", "--journal", "j.jsonl"]);
+    let out = sim_in(
+        dir.path(),
+        &["dedupe", "r", "--reflink", "--journal", "j.jsonl"],
+    );
     // near.txt is never reflinked; a-copy is, where the file system can.
     assert_eq!(code(&out), 1, "{}", stderr(&out));
     assert!(stderr(&out).contains("near.txt: skipped: not byte-identical"));
     let linked = column(&out, "reflinked") == ["sub/a-copy.txt"];
-    assert!(linked || stderr(&out).contains("cannot reflink"), "{}", stderr(&out));
+    assert!(
+        linked || stderr(&out).contains("cannot reflink"),
+        "{}",
+        stderr(&out)
+    );
     assert_eq!(snapshot(&root), before);
 }
 
@@ -306,7 +383,18 @@ fn kill_9_midway_leaves_a_journal_that_undo_completes() {
     let dir = tempfile::tempdir().unwrap();
     let root = corpus(dir.path());
     let before = snapshot(&root);
-    let args = ["dedupe", "r", "-t", "0.5", "--move-to", "q", "--journal", "j.jsonl", "--pause-at", "1"];
+    let args = [
+        "dedupe",
+        "r",
+        "-t",
+        "0.5",
+        "--move-to",
+        "q",
+        "--journal",
+        "j.jsonl",
+        "--pause-at",
+        "1",
+    ];
     let (mut child, _err) = paused(dir.path(), &args);
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
@@ -317,7 +405,11 @@ fn kill_9_midway_leaves_a_journal_that_undo_completes() {
     assert!(lines[2].contains("\"done\"") && lines[3].contains("\"intent\""));
     assert_ne!(snapshot(&root), before);
     // A line cut short by the kill is ignored with a warning.
-    std::fs::write(dir.path().join("j.jsonl"), journal.clone() + "{\"seq\":2,\"ev").unwrap();
+    std::fs::write(
+        dir.path().join("j.jsonl"),
+        journal.clone() + "{\"seq\":2,\"ev",
+    )
+    .unwrap();
 
     let undo = sim_in(dir.path(), &["undo", "j.jsonl"]);
     assert_eq!(code(&undo), 0, "{}", stderr(&undo));
@@ -334,10 +426,19 @@ fn refuses_before_any_work() {
     let root = corpus(dir.path());
     let before = snapshot(dir.path());
     for (args, says) in [
-        (&["dedupe", "r", "-L", "--move-to", "q"][..], "never follows symbolic links"),
+        (
+            &["dedupe", "r", "-L", "--move-to", "q"][..],
+            "never follows symbolic links",
+        ),
         (&["dedupe", "r", "--move-to", "r/q"], "outside the roots"),
-        (&["dedupe", "r", "--move-to", "q", "--remove"], "cannot be used with"),
-        (&["dedupe", "r", "--journal", "j"], "a dry run writes no journal"),
+        (
+            &["dedupe", "r", "--move-to", "q", "--remove"],
+            "cannot be used with",
+        ),
+        (
+            &["dedupe", "r", "--journal", "j"],
+            "a dry run writes no journal",
+        ),
     ] {
         let out = sim_in(dir.path(), args);
         assert_eq!(code(&out), 2, "{args:?}: {}", stderr(&out));
@@ -359,7 +460,10 @@ fn symlinks_are_never_followed() {
     std::fs::create_dir(&outside).unwrap();
     std::fs::copy(root.join("a.txt"), outside.join("x.txt")).unwrap();
     std::os::unix::fs::symlink(&outside, root.join("link")).unwrap();
-    let out = sim_in(dir.path(), &["dedupe", "r", "--remove", "--journal", "j.jsonl"]);
+    let out = sim_in(
+        dir.path(),
+        &["dedupe", "r", "--remove", "--journal", "j.jsonl"],
+    );
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert!(outside.join("x.txt").exists());
 }
@@ -369,7 +473,10 @@ fn help_documents_examples_and_exit_status() {
     for cmd in ["dedupe", "undo"] {
         let out = run(&[cmd, "--help"]);
         let help = stdout(&out);
-        assert!(help.contains("EXAMPLES:") && help.contains("EXIT STATUS:"), "{help}");
+        assert!(
+            help.contains("EXAMPLES:") && help.contains("EXIT STATUS:"),
+            "{help}"
+        );
         assert!(help.contains("  1    "), "{help}");
     }
     let help = stdout(&run(&["dedupe", "--help"]));

@@ -85,7 +85,13 @@ fn recheck(entry: &Entry, action: &Action) -> Result<(), String> {
         // A directory replaced by a symlink since the plan resolves elsewhere.
         match plan::absolute_no_follow(path) {
             Ok(now) if &now == path => {}
-            Ok(now) => return Err(format!("{} now resolves to {}", path.display(), now.display())),
+            Ok(now) => {
+                return Err(format!(
+                    "{} now resolves to {}",
+                    path.display(),
+                    now.display()
+                ));
+            }
             Err(err) => return Err(format!("{}: {err}", path.display())),
         }
     }
@@ -103,7 +109,10 @@ fn recheck(entry: &Entry, action: &Action) -> Result<(), String> {
     if let Some(to) = &entry.to
         && exists(to)
     {
-        return Err(format!("{} already exists; nothing is overwritten", to.display()));
+        return Err(format!(
+            "{} already exists; nothing is overwritten",
+            to.display()
+        ));
     }
     Ok(())
 }
@@ -116,7 +125,9 @@ fn act(entry: &Entry, action: &Action) -> io::Result<&'static str> {
         }
         Action::Remove => fsops::remove(&entry.path).map(|()| "remove"),
         Action::Link => fsops::replace_with_link(&entry.path, &entry.kept).map(|()| "link"),
-        Action::Reflink => fsops::replace_with_reflink(&entry.path, &entry.kept).map(|()| "reflink"),
+        Action::Reflink => {
+            fsops::replace_with_reflink(&entry.path, &entry.kept).map(|()| "reflink")
+        }
     }
 }
 

@@ -189,7 +189,12 @@ pub fn read(path: &Path) -> io::Result<Read> {
         if i == 0 {
             match value.get("simfind_journal").and_then(Value::as_u64) {
                 Some(VERSION) => {}
-                Some(v) => return Err(bad(number, &format!("journal version {v}, this simfind reads {VERSION}"))),
+                Some(v) => {
+                    return Err(bad(
+                        number,
+                        &format!("journal version {v}, this simfind reads {VERSION}"),
+                    ));
+                }
                 None => return Err(bad(number, "not a simfind journal")),
             }
             out.action = value["action"].as_str().unwrap_or("").to_string();
@@ -228,7 +233,12 @@ pub fn read(path: &Path) -> io::Result<Read> {
             .iter_mut()
             .rev()
             .find(|r| r.seq == seq)
-            .ok_or_else(|| bad(number, &format!("an outcome for seq {seq} without its intent")))?;
+            .ok_or_else(|| {
+                bad(
+                    number,
+                    &format!("an outcome for seq {seq} without its intent"),
+                )
+            })?;
         let text = |key: &str| value[key].as_str().unwrap_or("").to_string();
         record.outcome = match event {
             "done" => Outcome::Done(text("how")),

@@ -174,16 +174,13 @@ pub fn build(
         let (kept, kept_fingerprint) = match kept {
             Ok(x) => x,
             Err(reason) => {
-                plan.skipped.push(skip(format!(
-                    "its kept copy {} {reason}",
-                    c.kept.display()
-                )));
+                plan.skipped
+                    .push(skip(format!("its kept copy {} {reason}", c.kept.display())));
                 continue;
             }
         };
         if path.0 == kept {
-            plan.skipped
-                .push(skip("is its own kept copy".to_string()));
+            plan.skipped.push(skip("is its own kept copy".to_string()));
             continue;
         }
         plan.entries.push(Entry {

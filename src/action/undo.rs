@@ -71,7 +71,9 @@ fn undo_move(record: &Record) -> Undone {
                         fsops::MoveHow::Rename => "moved back",
                         fsops::MoveHow::Copy => "copied back",
                     }),
-                    Err(err) => Undone::Refused(format!("cannot move {} back: {err}", to.display())),
+                    Err(err) => {
+                        Undone::Refused(format!("cannot move {} back: {err}", to.display()))
+                    }
                 }
             }
             Ok(_) => Undone::Refused(format!(

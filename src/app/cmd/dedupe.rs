@@ -64,7 +64,10 @@ pub const EXIT_STATUS: &[ExitRow] = &[
          not identical for --link, destination taken) or an action failed; warnings on\n\
          stderr name each file, the journal records what was done",
     ),
-    (exit::FATAL, "usage error or fatal error; nothing was touched after the error"),
+    (
+        exit::FATAL,
+        "usage error or fatal error; nothing was touched after the error",
+    ),
     (
         exit::INTERRUPTED,
         "interrupted (SIGINT/SIGTERM) between two actions; the journal is complete",
@@ -183,7 +186,10 @@ pub fn run(args: Args) -> Result<i32> {
     if let Some(path) = &journal_path
         && path.exists()
     {
-        bail!("--journal {}: the file exists; give a new name", path.display());
+        bail!(
+            "--journal {}: the file exists; give a new name",
+            path.display()
+        );
     }
     if !args.quiet {
         eprintln!(
@@ -204,7 +210,11 @@ pub fn run(args: Args) -> Result<i32> {
     let plan_action = action.clone().unwrap_or(Action::Remove);
     let plan = plan::build(&config.roots, &plan_action, &candidates)?;
     for skip in &plan.skipped {
-        eprintln!("simfind: warning: {}: skipped: {}", skip.path.display(), skip.reason);
+        eprintln!(
+            "simfind: warning: {}: skipped: {}",
+            skip.path.display(),
+            skip.reason
+        );
     }
     let mut status = if outcome.stats.errors > 0 || !plan.skipped.is_empty() {
         exit::PARTIAL
@@ -225,7 +235,14 @@ pub fn run(args: Args) -> Result<i32> {
         let mut bytes = 0;
         for e in &plan.entries {
             bytes += e.fingerprint.size;
-            write_line(&mut out, verb, &e.path, e.to.as_deref(), &e.kept, e.similarity)?;
+            write_line(
+                &mut out,
+                verb,
+                &e.path,
+                e.to.as_deref(),
+                &e.kept,
+                e.similarity,
+            )?;
         }
         out.flush()?;
         if !args.quiet {
@@ -271,8 +288,12 @@ pub fn run(args: Args) -> Result<i32> {
     let mut write_error = None;
     let total = plan.entries.len();
     let stopped = || stop.load(Ordering::SeqCst);
-    let applied = apply::apply(&plan, &action, &mut journal, &stopped, &mut |event| {
-        match event {
+    let applied = apply::apply(
+        &plan,
+        &action,
+        &mut journal,
+        &stopped,
+        &mut |event| match event {
             Event::Intent { seq, .. } => {
                 if args.pause_at == Some(seq) {
                     eprintln!("simfind: paused before action {seq}");
@@ -303,8 +324,8 @@ pub fn run(args: Args) -> Result<i32> {
                 ),
                 Outcome::Unfinished => {}
             },
-        }
-    })
+        },
+    )
     .with_context(|| format!("cannot write the journal {}", journal_path.display()))?;
     let interrupted = applied.stopped;
     let _ = out.flush();
@@ -444,7 +465,10 @@ fn candidates(
 fn references(dirs: &[PathBuf], roots: &mut Vec<PathBuf>) -> Result<Vec<PathBuf>> {
     let canonical_roots: Vec<PathBuf> = roots
         .iter()
-        .map(|r| r.canonicalize().with_context(|| format!("cannot scan {}", r.display())))
+        .map(|r| {
+            r.canonicalize()
+                .with_context(|| format!("cannot scan {}", r.display()))
+        })
         .collect::<Result<_>>()?;
     let mut out = Vec::new();
     for dir in dirs {

@@ -34,7 +34,10 @@ OUTPUT (stdout, one line per file put back): restored<TAB>PATH<TAB>HOW
 
 /// What every exit code of `undo` means.
 pub const EXIT_STATUS: &[ExitRow] = &[
-    (exit::OK, "every action of the journal is undone (or was never done)"),
+    (
+        exit::OK,
+        "every action of the journal is undone (or was never done)",
+    ),
     (
         exit::PARTIAL,
         "some files could not be put back (warnings on stderr name each one and why);\n\
