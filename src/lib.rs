@@ -18,12 +18,14 @@
 //! - [`cluster`]: verified pairs → groups and keep policies (pure).
 //! - [`explain`]: plots of curves, as strings (pure).
 //! - [`pipeline`]: the orchestration of a scan: the only place that composes stages.
+//! - [`action`]: acting on a scan: dedupe (move, remove, link) with a journal, and undo.
 //! - [`index`]: the persistent SQLite index, incremental refresh and queries.
 //! - [`memory`]: large allocations made fallibly, ending the run with what
 //!   needed the memory and which option lowers it.
 //! - [`progress`]: the `Reporter` through which stages report to the binary.
 //! - [`simd`]: CPU features and kernel selection, written once.
 
+pub mod action;
 pub mod cluster;
 pub mod explain;
 pub mod index;

@@ -107,7 +107,8 @@ pub struct MatchArgs {
     #[arg(long, help_heading = "Files")]
     pub isolate: bool,
 
-    /// Report pairs with similarity ≥ T, 0 < T ≤ 1 [default: the S-curve threshold (1/b)^(1/r)]. Alone, it also
+    /// Report pairs with similarity ≥ T, 0 < T ≤ 1 [default: the S-curve threshold (1/b)^(1/r); 0.9 where
+    /// files are judged removable: --list-removable, groups with --keep or --reference, dedupe]. Alone, it also
     /// picks bands and rows (`simfind tune`, within 100 hashes); with them, a T far from the curve's steep part
     /// draws a warning.
     #[arg(long, short = 't', value_name = "T", help_heading = "LSH")]

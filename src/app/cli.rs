@@ -7,7 +7,7 @@
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::app::args;
-use crate::app::cmd::{compare, completions, curve, index, man, query, scan, tune};
+use crate::app::cmd::{compare, completions, curve, dedupe, index, man, query, scan, tune, undo};
 use crate::app::exit;
 
 #[derive(Parser, Debug)]
@@ -40,6 +40,8 @@ pub enum Command {
     Compare(compare::Args),
     Index(index::Args),
     Query(query::Args),
+    Dedupe(dedupe::Args),
+    Undo(undo::Args),
     Curve(curve::Args),
     Tune(tune::Args),
     Completions(completions::Args),
@@ -121,6 +123,8 @@ pub fn run(cli: Cli) -> i32 {
         Command::Compare(args) => compare::run(args),
         Command::Index(args) => index::run(args),
         Command::Query(args) => query::run(args),
+        Command::Dedupe(args) => dedupe::run(args),
+        Command::Undo(args) => undo::run(args),
         Command::Curve(args) => curve::run(args),
         Command::Tune(args) => tune::run(args),
         Command::Completions(args) => completions::run(args, command()),

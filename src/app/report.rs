@@ -34,7 +34,7 @@ pub struct ReportArgs {
     pub format: FormatArg,
 
     /// Print only the paths of the files that are not kept (one per line), to
-    /// feed a deletion you review: simfind itself never deletes anything.
+    /// feed a deletion you review (or let `simfind dedupe` act, with a journal).
     #[arg(long, conflicts_with = "format", help_heading = "Output")]
     pub list_removable: bool,
 

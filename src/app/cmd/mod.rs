@@ -6,8 +6,10 @@
 pub mod compare;
 pub mod completions;
 pub mod curve;
+pub mod dedupe;
 pub mod index;
 pub mod man;
 pub mod query;
 pub mod scan;
 pub mod tune;
+pub mod undo;

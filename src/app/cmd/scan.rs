@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Result;
+use simfind::action::SAFE_THRESHOLD;
 use simfind::index::incremental;
 use simfind::lsh::tune;
 use simfind::pipeline::plan::Method;
@@ -14,7 +15,7 @@ use crate::app::args::{self, FileArgs, MatchArgs, SigningArgs};
 use crate::app::config::{self, ThresholdSource};
 use crate::app::exit;
 use crate::app::output::{self, Sink};
-use crate::app::report::{Report, ReportArgs};
+use crate::app::report::{FormatArg, Report, ReportArgs};
 use crate::app::ui::{Ui, plural};
 
 const EXAMPLES: &str = "EXAMPLES:
@@ -23,7 +24,7 @@ const EXAMPLES: &str = "EXAMPLES:
   simfind scan ./news --shingle stopword                stop word + next two words
   simfind scan ./corpus | sort -t, -k3 -r | head         most similar first
   simfind scan ./corpus --method exact -t 0.9           every pair ≥ 0.9, none missed
-  simfind scan ./docs --format clusters --keep newest    groups of near-duplicates
+  simfind scan ./docs --format clusters --keep newest    groups of near-duplicates (t = 0.9)
   simfind scan ./drop --reference ./archive --list-removable -0 | xargs -0 ls -l
                                                         what the archive already holds
   simfind scan ./corpus --exit-code -q -o pairs.csv      in cron: 0 found, 3 none
@@ -117,13 +118,35 @@ pub fn run(args: Args) -> Result<i32> {
     if let Some(db) = &args.db {
         output::refuse_overwriting_index(args.output.as_deref(), db)?;
     }
+    // A list of what can go never rests on the S-curve threshold: without -t it
+    // uses the conservative threshold, as if `-t 0.9` were given.
+    let decides_removal = args.report.list_removable
+        || ((args.report.format == FormatArg::Clusters || args.report.cluster.is_some())
+            && (args.report.keep.is_some() || !args.report.reference.is_empty()));
+    let mut matching = args.matching.clone();
+    let removal_default = decides_removal && matching.threshold.is_none();
+    if removal_default {
+        matching.threshold = Some(SAFE_THRESHOLD);
+    }
     let (mut config, threshold_source) = config::scan(
         &args.roots,
         &args.signing,
-        &args.matching,
+        &matching,
         &args.files,
         args.db.is_some(),
     )?;
+    if removal_default && !args.quiet {
+        let (b, r) = (
+            args.signing.bands.unwrap_or(args::DEFAULT_BANDS),
+            args.signing.rows.unwrap_or(args::DEFAULT_ROWS),
+        );
+        eprintln!(
+            "simfind: threshold {SAFE_THRESHOLD:.3}: the default when deciding what can go (the \
+             S-curve threshold of {b}×{r}, {:.3}, would list files only that similar as copies); \
+             give -t to change it",
+            simfind::lsh::scurve::threshold(b, r),
+        );
+    }
     if threshold_source == ThresholdSource::Given
         && let Some(warning) = tune::steep_part_warning(
             config.recipe.banding.bands,
@@ -163,7 +186,7 @@ pub fn run(args: Args) -> Result<i32> {
     for pattern in &outcome.stats.walk_skips.unused_excludes {
         eprintln!("simfind: warning: --exclude '{pattern}' matched nothing");
     }
-    if let Some(warning) = low_recall_warning(&outcome, &config, &args.matching, threshold_source) {
+    if let Some(warning) = low_recall_warning(&outcome, &config, &matching, threshold_source) {
         eprintln!("simfind: warning: {warning}");
     }
     // Counted before the report filters the pairs: the estimate is about the scan.
@@ -186,7 +209,7 @@ pub fn run(args: Args) -> Result<i32> {
             summary(
                 &outcome,
                 &config,
-                (threshold_source, args.matching.min_recall, missed),
+                (threshold_source, matching.min_recall, missed),
                 started.elapsed().as_secs_f64()
             )
         );

@@ -1,0 +1,254 @@
+//! The journal of a `dedupe` run: JSON Lines, one header line, then for each
+//! action an `intent` line written and fsync'd before the file is touched and
+//! a `done`, `skipped` or `failed` line after. A run killed midway leaves an
+//! `intent` without an outcome; its file system state is then one of the two
+//! ends of that one action, which [`super::undo`] tells apart.
+//!
+//! Lines (paths are strings, or `{"bytes":[…]}` when not UTF-8; hashes are
+//! xxh3-128 in hex; times are nanoseconds since the epoch):
+//!
+//! ```text
+//! {"simfind_journal":1,"action":"move","move_to":"/q"}
+//! {"seq":0,"event":"intent","action":"move","path":"/d/b.txt","kept":"/d/a.txt","to":"/q/d/b.txt",
+//!  "identical":false,"size":10,"mtime_ns":…,"hash":"…","kept_size":…,"kept_mtime_ns":…,"kept_hash":"…"}
+//! {"seq":0,"event":"done","how":"rename"}
+//! ```
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufRead, BufReader, Write};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use super::plan::Entry;
+use super::state::Fingerprint;
+
+/// The version written in the header; a reader refuses others.
+pub const VERSION: u64 = 1;
+
+/// What became of one intended action, as far as the journal knows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Intent only: the run stopped during this action.
+    Unfinished,
+    /// Done; how (`rename`, `copy`, `remove`, `link`, `reflink`).
+    Done(String),
+    /// Not done: the re-check failed.
+    Skipped(String),
+    /// Tried and failed; the file system may be in either state.
+    Failed(String),
+}
+
+/// One action read back from a journal.
+#[derive(Clone, Debug)]
+pub struct Record {
+    pub seq: u64,
+    pub action: String,
+    pub entry: Entry,
+    pub outcome: Outcome,
+}
+
+/// An open journal, appended to line by line.
+pub struct Writer {
+    file: File,
+    path: PathBuf,
+}
+
+impl Writer {
+    /// Creates the journal at `path` (which must not exist) and writes its header.
+    pub fn create(path: &Path, action: &super::Action) -> io::Result<Writer> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)?;
+        }
+        let file = OpenOptions::new().write(true).create_new(true).open(path)?;
+        let mut writer = Writer {
+            file,
+            path: path.to_path_buf(),
+        };
+        let mut header = json!({"simfind_journal": VERSION, "action": action.name()});
+        if let super::Action::MoveTo(dir) = action {
+            header["move_to"] = path_value(dir);
+        }
+        writer.line(&header)?;
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            File::open(dir)?.sync_all()?;
+        }
+        Ok(writer)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Writes one line and syncs it to disk before returning.
+    fn line(&mut self, value: &Value) -> io::Result<()> {
+        let mut text = serde_json::to_vec(value).map_err(io::Error::other)?;
+        text.push(b'\n');
+        self.file.write_all(&text)?;
+        self.file.sync_data()
+    }
+
+    pub fn intent(&mut self, seq: u64, action: &str, entry: &Entry) -> io::Result<()> {
+        let mut v = json!({
+            "seq": seq,
+            "event": "intent",
+            "action": action,
+            "path": path_value(&entry.path),
+            "kept": path_value(&entry.kept),
+            "to": entry.to.as_deref().map_or(Value::Null, path_value),
+            "identical": entry.identical,
+            "similarity": entry.similarity,
+        });
+        put_fingerprint(&mut v, "", &entry.fingerprint);
+        put_fingerprint(&mut v, "kept_", &entry.kept_fingerprint);
+        self.line(&v)
+    }
+
+    pub fn outcome(&mut self, seq: u64, outcome: &Outcome) -> io::Result<()> {
+        let v = match outcome {
+            Outcome::Unfinished => return Ok(()),
+            Outcome::Done(how) => json!({"seq": seq, "event": "done", "how": how}),
+            Outcome::Skipped(r) => json!({"seq": seq, "event": "skipped", "reason": r}),
+            Outcome::Failed(r) => json!({"seq": seq, "event": "failed", "reason": r}),
+        };
+        self.line(&v)
+    }
+}
+
+fn put_fingerprint(v: &mut Value, prefix: &str, fp: &Fingerprint) {
+    v[format!("{prefix}size")] = json!(fp.size);
+    v[format!("{prefix}mtime_ns")] = json!(fp.mtime_ns.to_string());
+    v[format!("{prefix}hash")] = json!(format!("{:032x}", fp.hash));
+}
+
+fn get_fingerprint(v: &Value, prefix: &str) -> Option<Fingerprint> {
+    Some(Fingerprint {
+        size: v.get(format!("{prefix}size"))?.as_u64()?,
+        mtime_ns: v.get(format!("{prefix}mtime_ns"))?.as_str()?.parse().ok()?,
+        hash: u128::from_str_radix(v.get(format!("{prefix}hash"))?.as_str()?, 16).ok()?,
+    })
+}
+
+/// A path as JSON: a string, or its bytes when it is not UTF-8.
+pub fn path_value(path: &Path) -> Value {
+    match path.to_str() {
+        Some(s) => json!(s),
+        None => json!({"bytes": path.as_os_str().as_bytes()}),
+    }
+}
+
+fn value_path(v: &Value) -> Option<PathBuf> {
+    if let Some(s) = v.as_str() {
+        return Some(PathBuf::from(s));
+    }
+    let bytes = v
+        .get("bytes")?
+        .as_array()?
+        .iter()
+        .map(|b| b.as_u64().and_then(|b| u8::try_from(b).ok()))
+        .collect::<Option<Vec<u8>>>()?;
+    Some(PathBuf::from(std::ffi::OsString::from_vec(bytes)))
+}
+
+/// What reading a journal found.
+#[derive(Debug, Default)]
+pub struct Read {
+    pub action: String,
+    pub records: Vec<Record>,
+    /// The last line was cut short (the run was killed while writing it)
+    /// and was ignored: its action had not started.
+    pub truncated_tail: bool,
+}
+
+/// Reads a journal. A damaged line other than a cut-short last one is an
+/// error naming its line number.
+pub fn read(path: &Path) -> io::Result<Read> {
+    let reader = BufReader::new(File::open(path)?);
+    let bad = |line: usize, why: &str| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{}:{line}: {why}", path.display()),
+        )
+    };
+    let lines: Vec<Vec<u8>> = reader.split(b'\n').collect::<io::Result<_>>()?;
+    let ends_with_newline = std::fs::read(path)?.last() == Some(&b'\n');
+    let mut out = Read::default();
+    for (i, line) in lines.iter().enumerate() {
+        let number = i + 1;
+        let last = i + 1 == lines.len();
+        let value: Value = match serde_json::from_slice(line) {
+            Ok(v) => v,
+            Err(_) if last && !ends_with_newline && i > 0 => {
+                out.truncated_tail = true;
+                break;
+            }
+            Err(_) if line.is_empty() => continue,
+            Err(err) => return Err(bad(number, &format!("not a JSON line ({err})"))),
+        };
+        if i == 0 {
+            match value.get("simfind_journal").and_then(Value::as_u64) {
+                Some(VERSION) => {}
+                Some(v) => {
+                    return Err(bad(
+                        number,
+                        &format!("journal version {v}, this simfind reads {VERSION}"),
+                    ));
+                }
+                None => return Err(bad(number, "not a simfind journal")),
+            }
+            out.action = value["action"].as_str().unwrap_or("").to_string();
+            continue;
+        }
+        let seq = value["seq"]
+            .as_u64()
+            .ok_or_else(|| bad(number, "no \"seq\""))?;
+        let event = value["event"].as_str().unwrap_or("");
+        if event == "intent" {
+            let entry = (|| {
+                Some(Entry {
+                    path: value_path(&value["path"])?,
+                    kept: value_path(&value["kept"])?,
+                    to: match &value["to"] {
+                        Value::Null => None,
+                        v => Some(value_path(v)?),
+                    },
+                    identical: value["identical"].as_bool()?,
+                    similarity: value["similarity"].as_f64(),
+                    fingerprint: get_fingerprint(&value, "")?,
+                    kept_fingerprint: get_fingerprint(&value, "kept_")?,
+                })
+            })()
+            .ok_or_else(|| bad(number, "an intent line without its fields"))?;
+            out.records.push(Record {
+                seq,
+                action: value["action"].as_str().unwrap_or(&out.action).to_string(),
+                entry,
+                outcome: Outcome::Unfinished,
+            });
+            continue;
+        }
+        let record = out
+            .records
+            .iter_mut()
+            .rev()
+            .find(|r| r.seq == seq)
+            .ok_or_else(|| {
+                bad(
+                    number,
+                    &format!("an outcome for seq {seq} without its intent"),
+                )
+            })?;
+        let text = |key: &str| value[key].as_str().unwrap_or("").to_string();
+        record.outcome = match event {
+            "done" => Outcome::Done(text("how")),
+            "skipped" => Outcome::Skipped(text("reason")),
+            "failed" => Outcome::Failed(text("reason")),
+            other => return Err(bad(number, &format!("unknown event {other:?}"))),
+        };
+    }
+    if out.action.is_empty() && out.records.is_empty() && !out.truncated_tail && lines.is_empty() {
+        return Err(bad(1, "empty: not a simfind journal"));
+    }
+    Ok(out)
+}

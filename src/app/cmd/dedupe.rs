@@ -1,0 +1,530 @@
+//! `simfind dedupe`: scan, then act on the files a keep policy finds
+//! removable: a dry run by default; `--move-to DIR`, `--remove`, `--link` or
+//! `--reflink` to act, with a journal that `simfind undo` reverses. The
+//! decisions and the file operations are the library's (`simfind::action`);
+//! this file parses, prints and picks the exit code.
+
+use std::collections::HashMap;
+use std::io::{BufRead, Write};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use anyhow::{Context, Result, bail};
+use simfind::action::apply::{self, Event};
+use simfind::action::journal::{self, Outcome};
+use simfind::action::plan::{self, Candidate};
+use simfind::action::{Action, SAFE_THRESHOLD};
+use simfind::cluster::{self, ClusterMethod, ClusterParams, FileFacts, KeepPolicy};
+use simfind::pipeline::{self, DocStatus};
+
+use crate::app::args::{self, ExitRow, FileArgs, MatchArgs, SigningArgs};
+use crate::app::config;
+use crate::app::exit;
+use crate::app::report::KeepArg;
+use crate::app::ui::{Ui, plural};
+
+const EXAMPLES: &str = "EXAMPLES:
+  simfind dedupe ./docs                       dry run: what would be acted on (t = 0.9)
+  simfind dedupe ./docs -t 0.95 --keep newest --move-to ~/quarantine
+                                              move the copies away, keeping their paths
+  simfind undo ~/quarantine/simfind-journal-….jsonl    and put them back
+  simfind dedupe ./drop --reference ./archive --move-to /srv/q
+                                              what the archive already holds
+  simfind dedupe ./photos -t 1 --link         hard-link byte-identical files
+  simfind dedupe ./docs --move-to /srv/q --dry-run   where each file would go
+
+SAFETY: the threshold is 0.9 unless -t is given (the S-curve threshold of the
+banding would call files 55 % alike copies). Before each action the file and its
+kept copy are re-checked against the scan (size, modification time, content
+hash) and skipped with a warning if either changed; the kept copy must exist, so
+the last copy of a group is never touched. Symlinks are never followed (-L is
+refused), nothing outside the roots is touched, nothing is overwritten.
+--link and --reflink replace only byte-identical files (compared byte for byte).
+
+JOURNAL (JSON Lines, one line synced to disk before each action and one after):
+by default DIR/simfind-journal-<time>-<pid>.jsonl with --move-to DIR, else under
+$XDG_STATE_HOME/simfind (~/.local/state/simfind); its path is printed. After a
+crash or kill -9 it tells exactly what may have been done; `simfind undo` reverses
+it. --move-to can always be undone; --remove only for byte-identical files (undo
+copies them back from the kept copy): a removed near-duplicate is gone.
+
+";
+
+/// What every exit code of `dedupe` means.
+pub const EXIT_STATUS: &[ExitRow] = &[
+    (
+        exit::OK,
+        "every planned action was done (or, in a dry run, every file checks out)",
+    ),
+    (
+        exit::PARTIAL,
+        "finished, but some files were skipped (changed since the scan, unreadable,\n\
+         not identical for --link, destination taken) or an action failed; warnings on\n\
+         stderr name each file, the journal records what was done",
+    ),
+    (
+        exit::FATAL,
+        "usage error or fatal error; nothing was touched after the error",
+    ),
+    (
+        exit::INTERRUPTED,
+        "interrupted (SIGINT/SIGTERM) between two actions; the journal is complete",
+    ),
+];
+
+/// Find near-duplicates under one or more directories and act on the copies:
+/// a dry run unless --move-to, --remove, --link or --reflink is given.
+///
+/// Runs the same scan as `simfind scan` (same options), groups the files
+/// around a kept copy (every member at least T-similar to it; --keep and
+/// --reference choose the kept copy), and acts on the others. The threshold
+/// is 0.9 unless -t is given.
+#[derive(clap::Args, Debug)]
+#[command(after_help = args::after_help(EXAMPLES, EXIT_STATUS))]
+pub struct Args {
+    /// Directories to scan.
+    #[arg(required = true, value_name = "DIR")]
+    pub roots: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub signing: SigningArgs,
+
+    #[command(flatten)]
+    pub matching: MatchArgs,
+
+    #[command(flatten)]
+    pub files: FileArgs,
+
+    /// Which file of each group is kept [default: first].
+    #[arg(long, value_enum, value_name = "POLICY", help_heading = "Groups")]
+    pub keep: Option<KeepArg>,
+
+    /// Files under DIR are always kept and preferred as the kept copy (dedup new
+    /// files against an archive). DIR is scanned too. Repeatable.
+    #[arg(long, value_name = "DIR", help_heading = "Groups")]
+    pub reference: Vec<PathBuf>,
+
+    /// Move each copy under DIR, keeping its path relative to its root (as
+    /// DIR/<root name>/<path>): quarantine that `simfind undo` reverses. DIR must
+    /// lie outside the roots.
+    #[arg(long, value_name = "DIR", group = "action", help_heading = "Action")]
+    pub move_to: Option<PathBuf>,
+
+    /// Delete each copy. Undo can re-create only byte-identical ones (from
+    /// their kept copy): a removed near-duplicate is gone. Prefer --move-to.
+    #[arg(long, group = "action", help_heading = "Action")]
+    pub remove: bool,
+
+    /// Replace each byte-identical copy by a hard link to its kept copy;
+    /// near-duplicates are skipped.
+    #[arg(long, group = "action", help_heading = "Action")]
+    pub link: bool,
+
+    /// Replace each byte-identical copy by a reflink (copy-on-write clone, e.g.
+    /// Btrfs, XFS); near-duplicates are skipped; an error where the file system
+    /// cannot clone.
+    #[arg(long, group = "action", help_heading = "Action")]
+    pub reflink: bool,
+
+    /// Only print what the action would do (the default without an action).
+    #[arg(long, short = 'n', help_heading = "Action")]
+    pub dry_run: bool,
+
+    /// Write the journal to FILE (must not exist) instead of the default.
+    #[arg(long, value_name = "FILE", help_heading = "Action")]
+    pub journal: Option<PathBuf>,
+
+    /// No progress bars and no summary (warnings are still printed).
+    #[arg(long, short = 'q', help_heading = "Output")]
+    pub quiet: bool,
+
+    /// Hidden, for tests: after the intent of action N (from 0) is journalled,
+    /// print "paused" on stderr and wait for a line on stdin.
+    #[arg(long, value_name = "N", hide = true)]
+    pub pause_at: Option<u64>,
+}
+
+pub fn run(args: Args) -> Result<i32> {
+    if args.files.follow_links {
+        bail!("dedupe never follows symbolic links: drop -L/--follow-links");
+    }
+    let action = match (&args.move_to, args.remove, args.link, args.reflink) {
+        (Some(dir), ..) => Some(Action::MoveTo(dir.clone())),
+        (None, true, ..) => Some(Action::Remove),
+        (None, _, true, _) => Some(Action::Link),
+        (None, _, _, true) => Some(Action::Reflink),
+        _ => None,
+    };
+    let dry_run = args.dry_run || action.is_none();
+    if let Some(journal) = &args.journal
+        && dry_run
+    {
+        bail!(
+            "--journal {}: a dry run writes no journal",
+            journal.display()
+        );
+    }
+    let mut matching = args.matching.clone();
+    let default_threshold = matching.threshold.is_none();
+    if default_threshold {
+        matching.threshold = Some(SAFE_THRESHOLD);
+    }
+    let (mut config, _) = config::scan(&args.roots, &args.signing, &matching, &args.files, false)?;
+    let references = references(&args.reference, &mut config.roots)?;
+    let journal_path = match (&action, dry_run) {
+        (Some(action), false) => {
+            // Absolute, so the printed undo command works from any directory.
+            let path = journal_path(args.journal.as_deref(), action)?;
+            let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+            let name = path.file_name().context("--journal must name a file")?;
+            Some(plan::absolute_dir(dir.unwrap_or(Path::new(".")))?.join(name))
+        }
+        _ => None,
+    };
+    if let Some(path) = &journal_path
+        && path.exists()
+    {
+        bail!(
+            "--journal {}: the file exists; give a new name",
+            path.display()
+        );
+    }
+    if !args.quiet {
+        eprintln!(
+            "simfind: threshold {:.3}{}",
+            config.threshold,
+            if default_threshold {
+                " (dedupe's default: only files at least 90 % alike are acted on; give -t to change it)"
+            } else {
+                ""
+            }
+        );
+    }
+
+    let ui = Ui::new(args.quiet, false);
+    let outcome = pipeline::scan(&config, &ui);
+    drop(ui);
+    let candidates = candidates(&outcome, &references, config.threshold, args.keep);
+    let plan_action = action.clone().unwrap_or(Action::Remove);
+    let plan = plan::build(&config.roots, &plan_action, &candidates)?;
+    for skip in &plan.skipped {
+        eprintln!(
+            "simfind: warning: {}: skipped: {}",
+            skip.path.display(),
+            skip.reason
+        );
+    }
+    let mut status = if outcome.stats.errors > 0 || !plan.skipped.is_empty() {
+        exit::PARTIAL
+    } else {
+        exit::OK
+    };
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+
+    if dry_run {
+        let verb = match &action {
+            None => "removable",
+            Some(Action::MoveTo(_)) => "would move",
+            Some(Action::Remove) => "would remove",
+            Some(Action::Link) => "would link",
+            Some(Action::Reflink) => "would reflink",
+        };
+        let mut bytes = 0;
+        for e in &plan.entries {
+            bytes += e.fingerprint.size;
+            write_line(
+                &mut out,
+                verb,
+                &e.path,
+                e.to.as_deref(),
+                &e.kept,
+                e.similarity,
+            )?;
+        }
+        out.flush()?;
+        if !args.quiet {
+            eprintln!(
+                "simfind: dry run: {} ({}); nothing was changed{}",
+                plural(plan.entries.len() as u64, "file", "files"),
+                human_bytes(bytes),
+                if action.is_none() {
+                    "; act with --move-to DIR (undoable), --link or --reflink (identical files), or --remove"
+                } else {
+                    ""
+                }
+            );
+        }
+        return Ok(status);
+    }
+
+    let action = action.expect("not a dry run");
+    let journal_path = journal_path.expect("a journal for a run that acts");
+    let mut journal = journal::Writer::create(&journal_path, &action)
+        .with_context(|| format!("cannot create the journal {}", journal_path.display()))?;
+    eprintln!(
+        "simfind: journal: {} (undo with: simfind undo {})",
+        journal.path().display(),
+        shell_word(journal.path())
+    );
+    if action == Action::Remove {
+        eprintln!(
+            "simfind: note: --remove: undo can re-create only the byte-identical files; removed near-duplicates are gone (--move-to can always be undone)"
+        );
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let stop = Arc::clone(&stop);
+        let _ = ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst));
+    }
+    let verb = match action {
+        Action::MoveTo(_) => "moved",
+        Action::Remove => "removed",
+        Action::Link => "linked",
+        Action::Reflink => "reflinked",
+    };
+    let mut write_error = None;
+    let total = plan.entries.len();
+    let stopped = || stop.load(Ordering::SeqCst);
+    let applied = apply::apply(
+        &plan,
+        &action,
+        &mut journal,
+        &stopped,
+        &mut |event| match event {
+            Event::Intent { seq, .. } => {
+                if args.pause_at == Some(seq) {
+                    eprintln!("simfind: paused before action {seq}");
+                    let mut line = String::new();
+                    let _ = std::io::stdin().lock().read_line(&mut line);
+                }
+            }
+            Event::Outcome { entry, outcome, .. } => match outcome {
+                Outcome::Done(_) => {
+                    if let Err(err) = write_line(
+                        &mut out,
+                        verb,
+                        &entry.path,
+                        entry.to.as_deref(),
+                        &entry.kept,
+                        entry.similarity,
+                    ) {
+                        write_error.get_or_insert(err);
+                    }
+                }
+                Outcome::Skipped(reason) => eprintln!(
+                    "simfind: warning: {}: skipped: {reason}",
+                    entry.path.display()
+                ),
+                Outcome::Failed(reason) => eprintln!(
+                    "simfind: warning: {}: failed: {reason}",
+                    entry.path.display()
+                ),
+                Outcome::Unfinished => {}
+            },
+        },
+    )
+    .with_context(|| format!("cannot write the journal {}", journal_path.display()))?;
+    let interrupted = applied.stopped;
+    let _ = out.flush();
+    if applied.skipped + applied.failed > 0 {
+        status = exit::PARTIAL;
+    }
+    if !args.quiet {
+        eprintln!(
+            "simfind: {verb} {} of {total} ({}){}{}; journal: {}",
+            plural(applied.done as u64, "file", "files"),
+            human_bytes(applied.bytes),
+            if applied.skipped > 0 {
+                format!(", {} skipped", applied.skipped)
+            } else {
+                String::new()
+            },
+            if applied.failed > 0 {
+                format!(", {} failed", applied.failed)
+            } else {
+                String::new()
+            },
+            journal_path.display()
+        );
+    }
+    if interrupted {
+        eprintln!(
+            "simfind: interrupted; the journal {} records every action done",
+            journal_path.display()
+        );
+        return Ok(exit::INTERRUPTED);
+    }
+    if let Some(err) = write_error
+        && err.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        return Err(err.into());
+    }
+    Ok(status)
+}
+
+/// One line of stdout: `VERB<TAB>PATH<TAB>KEPT<TAB>SIMILARITY[<TAB>TO]`.
+fn write_line(
+    out: &mut impl Write,
+    verb: &str,
+    path: &Path,
+    to: Option<&Path>,
+    kept: &Path,
+    similarity: Option<f64>,
+) -> std::io::Result<()> {
+    out.write_all(verb.as_bytes())?;
+    out.write_all(b"\t")?;
+    out.write_all(path.as_os_str().as_bytes())?;
+    out.write_all(b"\t")?;
+    out.write_all(kept.as_os_str().as_bytes())?;
+    match similarity {
+        Some(s) => write!(out, "\t{s:.6}")?,
+        None => out.write_all(b"\t")?,
+    }
+    if let Some(to) = to {
+        out.write_all(b"\t")?;
+        out.write_all(to.as_os_str().as_bytes())?;
+    }
+    out.write_all(b"\n")
+}
+
+/// The removable files of the center grouping, each with its kept copy.
+fn candidates(
+    outcome: &pipeline::ScanOutcome,
+    references: &[PathBuf],
+    threshold: f64,
+    keep: Option<KeepArg>,
+) -> Vec<Candidate> {
+    let docs = &outcome.documents;
+    let pairs = &outcome.pairs;
+    let mut content = vec![u32::MAX; docs.len()];
+    let mut dirs: HashMap<&Path, bool> = HashMap::new();
+    let mut reference = vec![false; docs.len()];
+    for c in 0..pairs.contents() as u32 {
+        for &id in pairs.members(c) {
+            content[id as usize] = c;
+            let doc = &docs[id as usize];
+            if references.is_empty() || !pairs.has_pairs(c) || doc.status != DocStatus::Read {
+                continue;
+            }
+            let dir = doc.path.parent().unwrap_or(Path::new("."));
+            reference[id as usize] = *dirs.entry(dir).or_insert_with(|| {
+                dir.canonicalize()
+                    .map_or(true, |d| references.iter().any(|r| d.starts_with(r)))
+            });
+        }
+    }
+    let members: Vec<FileFacts> = docs
+        .iter()
+        .zip(&reference)
+        .map(|(d, &reference)| FileFacts {
+            path: d.path.as_os_str().as_bytes(),
+            size: d.size,
+            modified: d.modified,
+            reference,
+        })
+        .collect();
+    let params = ClusterParams {
+        threshold,
+        method: ClusterMethod::Center,
+        keep: match keep.unwrap_or(KeepArg::First) {
+            KeepArg::Newest => KeepPolicy::Newest,
+            KeepArg::Oldest => KeepPolicy::Oldest,
+            KeepArg::Largest => KeepPolicy::Largest,
+            KeepArg::Smallest => KeepPolicy::Smallest,
+            KeepArg::ShortestPath => KeepPolicy::ShortestPath,
+            KeepArg::First => KeepPolicy::First,
+        },
+    };
+    let clustering = cluster::cluster_contents(&members, pairs, &params);
+    let mut out = Vec::new();
+    for group in clustering.groups() {
+        let rep = group[0].doc as usize;
+        for m in group.iter().filter(|m| !m.kept) {
+            let (d, k) = (&docs[m.doc as usize], &docs[rep]);
+            out.push(Candidate {
+                path: d.path.to_path_buf(),
+                size: d.size,
+                modified: d.modified,
+                kept: k.path.to_path_buf(),
+                kept_size: k.size,
+                kept_modified: k.modified,
+                identical: content[m.doc as usize] != u32::MAX
+                    && content[m.doc as usize] == content[rep],
+                similarity: m.similarity,
+            });
+        }
+    }
+    out
+}
+
+/// Canonical `--reference` directories; those outside every root are added
+/// to the roots, so their files are scanned (as `scan` does).
+fn references(dirs: &[PathBuf], roots: &mut Vec<PathBuf>) -> Result<Vec<PathBuf>> {
+    let canonical_roots: Vec<PathBuf> = roots
+        .iter()
+        .map(|r| {
+            r.canonicalize()
+                .with_context(|| format!("cannot scan {}", r.display()))
+        })
+        .collect::<Result<_>>()?;
+    let mut out = Vec::new();
+    for dir in dirs {
+        let canonical = dir
+            .canonicalize()
+            .with_context(|| format!("cannot use --reference {}", dir.display()))?;
+        if !canonical.is_dir() {
+            bail!("cannot use --reference {}: not a directory", dir.display());
+        }
+        if !canonical_roots.iter().any(|r| canonical.starts_with(r)) {
+            roots.push(dir.clone());
+        }
+        out.push(canonical);
+    }
+    Ok(out)
+}
+
+/// `--journal`, or the default: beside the quarantine for a move, else under
+/// the XDG state directory.
+fn journal_path(given: Option<&Path>, action: &Action) -> Result<PathBuf> {
+    if let Some(path) = given {
+        return Ok(path.to_path_buf());
+    }
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let name = format!("simfind-journal-{secs}-{}.jsonl", std::process::id());
+    if let Action::MoveTo(dir) = action {
+        return Ok(dir.join(name));
+    }
+    let state = std::env::var_os("XDG_STATE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/state")))
+        .context("no journal directory: set HOME or XDG_STATE_HOME, or give --journal FILE")?;
+    Ok(state.join("simfind").join(name))
+}
+
+/// `path` quoted for a shell when it needs it.
+fn shell_word(path: &Path) -> String {
+    let text = path.display().to_string();
+    if text
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b"/._-+,:@".contains(&b))
+    {
+        text
+    } else {
+        format!("'{}'", text.replace('\'', r"'\''"))
+    }
+}
+
+fn human_bytes(n: u64) -> String {
+    match n {
+        0..1_000 => format!("{n} B"),
+        1_000..1_000_000 => format!("{:.1} kB", n as f64 / 1e3),
+        1_000_000..1_000_000_000 => format!("{:.1} MB", n as f64 / 1e6),
+        _ => format!("{:.1} GB", n as f64 / 1e9),
+    }
+}

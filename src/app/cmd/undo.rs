@@ -1,0 +1,113 @@
+//! `simfind undo JOURNAL`: reverse what a `simfind dedupe` run did, from its
+//! journal (`simfind::action::undo`); this file parses, prints and picks the
+//! exit code.
+
+use std::io::Write;
+use std::os::unix::ffi::OsStrExt;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use simfind::action::journal;
+use simfind::action::undo::{self, Undone};
+
+use crate::app::args::{self, ExitRow};
+use crate::app::exit;
+use crate::app::ui::plural;
+
+const EXAMPLES: &str = "EXAMPLES:
+  simfind dedupe ./docs --move-to /srv/q      prints: journal: /srv/q/simfind-journal-….jsonl
+  simfind undo /srv/q/simfind-journal-….jsonl moves every file back
+
+WHAT IS UNDONE, newest action first (each decided from the file system, so a run
+killed midway is completed and a second undo changes nothing):
+  move      moved back (rename, or copy + sync + verify + remove across file systems)
+  link      the hard link becomes a separate copy again
+  reflink   nothing to do: a reflink is already a separate file
+  remove    re-created from the kept copy if it was byte-identical and the kept
+            copy still holds those bytes; a removed near-duplicate cannot be
+Nothing is overwritten: a path taken since, or a moved file changed since, is left
+alone with a warning.
+
+OUTPUT (stdout, one line per file put back): restored<TAB>PATH<TAB>HOW
+
+";
+
+/// What every exit code of `undo` means.
+pub const EXIT_STATUS: &[ExitRow] = &[
+    (
+        exit::OK,
+        "every action of the journal is undone (or was never done)",
+    ),
+    (
+        exit::PARTIAL,
+        "some files could not be put back (warnings on stderr name each one and why);\n\
+         everything else is undone",
+    ),
+    (
+        exit::FATAL,
+        "usage error, or the journal cannot be read (nothing was changed)",
+    ),
+];
+
+/// Reverse a `simfind dedupe` run from its journal: move the files back,
+/// turn hard links into copies again, re-create removed identical files.
+#[derive(clap::Args, Debug)]
+#[command(after_help = args::after_help(EXAMPLES, EXIT_STATUS))]
+pub struct Args {
+    /// The journal that `simfind dedupe` printed.
+    #[arg(value_name = "JOURNAL")]
+    pub journal: PathBuf,
+
+    /// No summary (warnings are still printed).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+pub fn run(args: Args) -> Result<i32> {
+    let read = journal::read(&args.journal)
+        .with_context(|| format!("cannot read the journal {}", args.journal.display()))?;
+    if read.truncated_tail {
+        eprintln!(
+            "simfind: warning: {}: the last line was cut short (the run was killed while writing it); the action it began had not started",
+            args.journal.display()
+        );
+    }
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let mut write_error = None;
+    let counts = undo::undo(&read, &mut |record, undone| match undone {
+        Undone::Restored(how) => {
+            let line = out
+                .write_all(b"restored\t")
+                .and_then(|()| out.write_all(record.entry.path.as_os_str().as_bytes()))
+                .and_then(|()| writeln!(out, "\t{how}"));
+            if let Err(err) = line {
+                write_error.get_or_insert(err);
+            }
+        }
+        Undone::InPlace => {}
+        Undone::Refused(reason) => eprintln!(
+            "simfind: warning: {}: not restored: {reason}",
+            record.entry.path.display()
+        ),
+    });
+    let _ = out.flush();
+    if !args.quiet {
+        eprintln!(
+            "simfind: undo: {} restored, {} already in place, {} could not be restored",
+            plural(counts.restored as u64, "file", "files"),
+            counts.in_place,
+            counts.refused
+        );
+    }
+    if let Some(err) = write_error
+        && err.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        return Err(err.into());
+    }
+    Ok(if counts.refused > 0 {
+        exit::PARTIAL
+    } else {
+        exit::OK
+    })
+}
