@@ -334,7 +334,8 @@ impl Report {
                     // reference file as removable.
                     Err(err) => {
                         eprintln!(
-                            "simfind: warning: {}: cannot resolve ({err}); its files are kept as if under --reference",
+                            "{} {}: cannot resolve ({err}); its files are kept as if under --reference",
+                            crate::app::ui::warning_prefix(),
                             dir.display()
                         );
                         true
@@ -380,6 +381,41 @@ struct GroupSummary {
 }
 
 impl Reported {
+    /// The `--summary-json` fields of the report: `reported` (pairs after the
+    /// filters, records before and after --limit, their unit) and `groups`
+    /// (null unless the output is made of groups).
+    pub fn json(&self) -> serde_json::Map<String, serde_json::Value> {
+        use serde_json::json;
+        let mut fields = serde_json::Map::new();
+        fields.insert(
+            "reported".into(),
+            json!({
+                "pairs": self.histogram.total(),
+                "records": self.records,
+                "written": self.written,
+                "unit": self.groups.as_ref().map_or("pairs", |g| g.unit),
+            }),
+        );
+        fields.insert(
+            "groups".into(),
+            match &self.groups {
+                None => serde_json::Value::Null,
+                Some(g) => json!({
+                    "count": g.summary.groups,
+                    "method": match g.method {
+                        ClusterMethod::Center => "center",
+                        ClusterMethod::Connected => "connected",
+                    },
+                    "keep": keep_name(g.keep),
+                    "files": g.summary.files_in_groups,
+                    "removable": g.summary.removable_files,
+                    "bytes_freed": g.summary.removable_bytes,
+                }),
+            },
+        );
+        fields
+    }
+
     /// The summary lines added after the scan's own.
     pub fn summary(&self) -> String {
         let mut lines = Vec::new();

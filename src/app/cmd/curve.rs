@@ -11,6 +11,7 @@ use simfind::lsh::scurve::{self, Stage};
 use crate::app::args::{self, TextOrCsv};
 use crate::app::exit;
 use crate::app::output::Sink;
+use crate::app::ui::Verbosity;
 
 const AFTER_HELP: &str = "EXAMPLES:
   simfind curve --bands 20 --rows 5
@@ -61,6 +62,9 @@ pub struct Args {
     /// at all); `-` writes only the SVG, to stdout.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub verbosity: Verbosity,
 }
 
 /// The `--and N` / `--or N` options in command-line order. Derive cannot keep the
@@ -253,6 +257,7 @@ fn similarity_grid(step: f64) -> (Vec<f64>, usize) {
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
+    let quiet = args.verbosity.quiet;
     let config = configure(args)?;
     let svg_to_stdout = config.svg.as_deref().is_some_and(|p| p.as_os_str() == "-");
     // Open the picture's destination first, so that an unwritable one fails
@@ -274,7 +279,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         }
     }
     out.flush()?;
-    if config.format == TextOrCsv::Csv || svg_to_stdout {
+    if !quiet && (config.format == TextOrCsv::Csv || svg_to_stdout) {
         for line in notes(&config) {
             eprintln!("{line}");
         }
@@ -284,7 +289,9 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         sink.write_all(svg_document(&config).as_bytes())
             .with_context(|| format!("writing {}", path.display()))?;
         sink.commit()?;
-        eprintln!("simfind: wrote {}", path.display());
+        if !quiet {
+            eprintln!("simfind: wrote {}", path.display());
+        }
     }
     Ok(exit::OK)
 }
