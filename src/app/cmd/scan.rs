@@ -22,12 +22,14 @@ const EXAMPLES: &str = "EXAMPLES:
   simfind scan ./corpus -k 5 --bands 20 --rows 5        char 5-shingles, 100 hashes
   simfind scan ./a ./b --shingle word -k 3 --threshold 0.7 -o pairs.csv
   simfind scan ./news --shingle stopword                stop word + next two words
-  simfind scan ./corpus | sort -t, -k3 -r | head         most similar first
+  simfind scan ./corpus --sort similarity --limit 10    the 10 most similar pairs
+  simfind scan ./corpus --format tsv | tail -n +2 | sort -t$'\\t' -k3,3gr   coreutils
   simfind scan ./corpus --method exact -t 0.9           every pair ≥ 0.9, none missed
   simfind scan ./docs --format clusters --keep newest    groups of near-duplicates
   simfind scan ./drop --reference ./archive --list-removable -0 | xargs -0 ls -l
                                                         what the archive already holds
   simfind scan ./corpus --exit-code -q -o pairs.csv      in cron: 0 found, 3 none
+  simfind scan ./share -o pairs.csv --summary-json run.json   counts for scripts
 
 OUTPUT (CSV with header, one row per similar pair, sorted by a then b in walk order):
   a, b         the two paths as walked (root as given + relative path); a before b
@@ -47,6 +49,8 @@ their representative's path, the representative first, then the others in path o
                     empty with --cluster connected when the two were not a pair)
   representative    true for the kept copy that the group is built around
   reference, kept   under a --reference DIR; kept (representative or reference)
+--format tsv: the same columns tab-separated; in paths \\t \\n \\r \\\\ stand for tab,
+newline, carriage return, backslash.
 --format jsonl: the same fields, one pair or (with --cluster) one group
 {\"group\":…,\"files\":[…]} per line; a path that is not UTF-8 is written lossily
 plus \"<field>_bytes\": [its bytes].
