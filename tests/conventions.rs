@@ -38,13 +38,27 @@ fn every_subcommand_takes_q_and_v() {
         let quiet = simfind().args(&args).arg("-q").output().unwrap();
         let verbose = simfind().args(&args).arg("-v").output().unwrap();
         for (out, flag) in [(&loud, ""), (&quiet, "-q"), (&verbose, "-v")] {
-            assert_eq!(out.status.code(), Some(0), "{args:?} {flag}: {}", stderr(out));
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{args:?} {flag}: {}",
+                stderr(out)
+            );
         }
-        assert_eq!(quiet.stdout, loud.stdout, "{args:?}: -q changes only stderr");
-        assert_eq!(verbose.stdout, loud.stdout, "{args:?}: -v changes only stderr");
+        assert_eq!(
+            quiet.stdout, loud.stdout,
+            "{args:?}: -q changes only stderr"
+        );
+        assert_eq!(
+            verbose.stdout, loud.stdout,
+            "{args:?}: -v changes only stderr"
+        );
         assert!(quiet.stderr.is_empty(), "{args:?} -q: {}", stderr(&quiet));
         if args[0] != "tune" {
-            assert!(!loud.stderr.is_empty(), "{args:?} says something without -q");
+            assert!(
+                !loud.stderr.is_empty(),
+                "{args:?} says something without -q"
+            );
         }
     }
 }
@@ -93,7 +107,11 @@ fn color_follows_the_flag_and_no_color() {
     let never = run(&["--color", "never", "scan", "/nonexistent"]);
     assert!(!stderr(&never).contains(red));
     let always = run(&["scan", "/nonexistent", "--color=always"]);
-    assert!(stderr(&always).starts_with("simfind: \u{1b}["), "{}", stderr(&always));
+    assert!(
+        stderr(&always).starts_with("simfind: \u{1b}["),
+        "{}",
+        stderr(&always)
+    );
     // Not a terminal: auto is plain.
     let auto = run(&["scan", "/nonexistent"]);
     assert!(!stderr(&auto).contains(red));
@@ -106,7 +124,80 @@ fn color_follows_the_flag_and_no_color() {
     assert!(stderr(&flag_wins).contains(red));
     // Usage errors too.
     let usage = run(&["--color", "always", "scna"]);
-    assert!(stderr(&usage).starts_with("simfind: \u{1b}["), "{}", stderr(&usage));
+    assert!(
+        stderr(&usage).starts_with("simfind: \u{1b}["),
+        "{}",
+        stderr(&usage)
+    );
     let bad = run(&["--color", "sometimes", "scan", "testdata"]);
     assert_eq!(bad.status.code(), Some(2));
+}
+
+/// `-j/--threads` only where it does something: scan, index and query take it
+/// (before or after the subcommand); curve, tune and compare refuse it.
+#[test]
+fn threads_only_where_they_do_something() {
+    let before = run(&["-j", "2", "scan", "testdata", "-q"]);
+    let after = run(&["scan", "testdata", "-q", "--threads", "2"]);
+    assert_eq!(before.status.code(), Some(0));
+    assert_eq!(before.stdout, after.stdout);
+    for args in [
+        vec!["-j", "2", "curve", "-b", "20", "-r", "5"],
+        vec!["tune", "-t", "0.8", "-j", "2"],
+        vec![
+            "compare",
+            "-j",
+            "1",
+            "testdata/misc/tiny.txt",
+            "testdata/misc/empty.txt",
+        ],
+    ] {
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+    for sub in ["curve", "tune", "compare"] {
+        let help = stdout(&run(&[sub, "--help"]));
+        assert!(!help.contains("--threads"), "{sub} --help lists --threads");
+    }
+    for sub in ["scan", "index", "query"] {
+        let help = stdout(&run(&[sub, "--help"]));
+        assert!(help.contains("--threads"), "{sub} --help lacks --threads");
+    }
+}
+
+/// `--bands` without `--rows` (or the reverse) takes the other's default in
+/// curve as it does in scan (20 bands, 5 rows).
+#[test]
+fn bands_without_rows_mean_the_same_in_scan_and_curve() {
+    let curve = |args: &[&str]| {
+        let out = run(&[&["curve"][..], args].concat());
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+        out.stdout
+    };
+    assert_eq!(curve(&["-b", "10"]), curve(&["-b", "10", "-r", "5"]));
+    assert_eq!(curve(&["-r", "7"]), curve(&["-b", "20", "-r", "7"]));
+    let scan = |args: &[&str]| {
+        let out = run(&[
+            &[
+                "scan",
+                "testdata",
+                "--summary-json",
+                "-",
+                "-o",
+                "/dev/null",
+                "-q",
+            ][..],
+            args,
+        ]
+        .concat());
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+        let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        (
+            summary["lsh"]["bands"].as_u64().unwrap(),
+            summary["lsh"]["rows"].as_u64().unwrap(),
+        )
+    };
+    assert_eq!(scan(&["-b", "10"]), (10, 5));
+    assert_eq!(scan(&["-r", "7"]), (20, 7));
 }

@@ -368,20 +368,50 @@ fn sort_by_similarity_is_descending_with_ties_in_path_order() {
     // Stable sort of rows already in (a, b) order: ties stay by a then b.
     expected.sort_by(|x, y| y[2].cmp(&x[2]));
     assert_ne!(expected, rows, "the order changes on testdata");
-    let sorted = run(&["scan", "testdata", "-q", "-t", "0.3", "--sort", "similarity"]);
+    let sorted = run(&[
+        "scan",
+        "testdata",
+        "-q",
+        "-t",
+        "0.3",
+        "--sort",
+        "similarity",
+    ]);
     assert_eq!(csv_rows(&sorted.stdout), expected);
     for threads in ["1", "3"] {
         let again = run(&[
-            "-j", threads, "scan", "testdata", "-q", "-t", "0.3", "--sort", "similarity",
+            "-j",
+            threads,
+            "scan",
+            "testdata",
+            "-q",
+            "-t",
+            "0.3",
+            "--sort",
+            "similarity",
         ]);
         assert_eq!(again.stdout, sorted.stdout);
     }
     let top = run(&[
-        "scan", "testdata", "-q", "-t", "0.3", "--sort", "similarity", "--limit", "3",
+        "scan",
+        "testdata",
+        "-q",
+        "-t",
+        "0.3",
+        "--sort",
+        "similarity",
+        "--limit",
+        "3",
     ]);
     assert_eq!(csv_rows(&top.stdout), expected[..3].to_vec());
     let groups = run(&[
-        "scan", "testdata", "-q", "--format", "clusters", "--sort", "similarity",
+        "scan",
+        "testdata",
+        "-q",
+        "--format",
+        "clusters",
+        "--sort",
+        "similarity",
     ]);
     assert_eq!(groups.status.code(), Some(2));
     assert!(groups.stdout.is_empty());

@@ -164,7 +164,10 @@ fn scan_summary_is_valid_and_counts_what_the_stderr_line_counts() {
         err.contains(&format!("{} binary", summary["skipped"]["binary"])),
         "{err}"
     );
-    assert!(err.contains(&format!("{rows} pairs with similarity")), "{err}");
+    assert!(
+        err.contains(&format!("{rows} pairs with similarity")),
+        "{err}"
+    );
 }
 
 #[test]

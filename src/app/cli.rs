@@ -25,8 +25,9 @@ use crate::app::ui::{self, ColorArg};
     propagate_version = true
 )]
 pub struct Cli {
-    /// Worker threads; 0 (the default) is one per core. Output does not depend on it.
-    #[arg(long, short = 'j', global = true, value_name = "N", value_parser = clap::value_parser!(u16))]
+    /// Worker threads of scan, index and query (also accepted after them); 0 (the
+    /// default) is one per core. Output does not depend on it.
+    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16))]
     pub threads: Option<u16>,
 
     /// When to colour the `error:` and `warning:` prefixes: auto (stderr is a terminal and
@@ -169,7 +170,25 @@ pub fn long_version() -> String {
 /// into an exit code. A closed stdout (`simfind scan … | head`) is a clean exit,
 /// not an error.
 pub fn run(cli: Cli) -> i32 {
-    if let Some(threads) = cli.threads.filter(|&n| n > 0)
+    let own = match &cli.command {
+        Command::Scan(args) => Some(args.threads.threads),
+        Command::Index(args) => Some(args.threads.threads),
+        Command::Query(args) => Some(args.threads.threads),
+        _ => None,
+    };
+    let threads = match own {
+        Some(own) => own.or(cli.threads),
+        None if cli.threads.is_some() => {
+            eprintln!(
+                "{} -j/--threads applies only to scan, index and query: the other \
+                 subcommands run on one thread",
+                ui::error_prefix()
+            );
+            return exit::FATAL;
+        }
+        None => None,
+    };
+    if let Some(threads) = threads.filter(|&n| n > 0)
         && let Err(err) = rayon::ThreadPoolBuilder::new()
             .num_threads(threads as usize)
             .build_global()

@@ -35,10 +35,12 @@ const AFTER_HELP: &str = "EXAMPLES:
 #[derive(clap::Args, Debug)]
 #[command(after_help = args::after_help(AFTER_HELP, args::EXIT_STATUS_USAGE_ONLY))]
 pub struct Args {
-    /// Number of bands b (repeat, paired in order with --rows, to overlay curves).
+    /// Number of bands b (repeat, paired in order with --rows, to overlay curves)
+    /// [default: 20 when only --rows is given, as in scan].
     #[arg(long, short = 'b', value_name = "B", value_parser = args::count, action = ArgAction::Append)]
     pub bands: Vec<usize>,
-    /// Rows per band r (repeat, paired in order with --bands).
+    /// Rows per band r (repeat, paired in order with --bands) [default: 5 when only --bands is
+    /// given, as in scan].
     #[arg(long, short = 'r', value_name = "R", value_parser = args::count, action = ArgAction::Append)]
     pub rows: Vec<usize>,
     #[command(flatten)]
@@ -172,7 +174,14 @@ struct Config {
     svg: Option<PathBuf>,
 }
 
-fn configure(args: Args) -> anyhow::Result<Config> {
+fn configure(mut args: Args) -> anyhow::Result<Config> {
+    // scan's rule: one of the two alone takes the other's default (20 bands,
+    // 5 rows); given both, they pair in order.
+    if args.rows.is_empty() {
+        args.rows = vec![args::DEFAULT_ROWS; args.bands.len()];
+    } else if args.bands.is_empty() {
+        args.bands = vec![args::DEFAULT_BANDS; args.rows.len()];
+    }
     if args.bands.len() != args.rows.len() {
         bail!(
             "got {} --bands but {} --rows: give them in pairs, e.g. `--bands 20 --rows 5 --bands 10 --rows 10`",

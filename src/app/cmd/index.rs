@@ -60,6 +60,9 @@ pub struct Args {
     pub verbosity: Verbosity,
 
     #[command(flatten)]
+    pub threads: args::ThreadArgs,
+
+    #[command(flatten)]
     pub summary_json: SummaryArgs,
 }
 

@@ -17,8 +17,8 @@ use simfind::progress::Reporter;
 use crate::app::args::{self, VerifyArg};
 use crate::app::exit;
 use crate::app::output::pairs::PAIRS_HEADER;
-use crate::app::output::{self, Sink};
 use crate::app::output::summary::{self, SummaryArgs};
+use crate::app::output::{self, Sink};
 use crate::app::ui::{Ui, Verbosity, plural};
 
 const EXAMPLES: &str = "EXAMPLES:
@@ -78,6 +78,9 @@ pub struct Args {
 
     #[command(flatten)]
     pub verbosity: Verbosity,
+
+    #[command(flatten)]
+    pub threads: args::ThreadArgs,
 
     #[command(flatten)]
     pub summary_json: SummaryArgs,

@@ -97,10 +97,7 @@ fn tsv_field(sink: &mut impl Write, bytes: &[u8]) -> std::io::Result<()> {
 /// the same similarity are tied), ties by a then b (walk order, so the order
 /// does not depend on threads). With `limit`, only the first `limit` are
 /// kept, found without sorting the rest.
-pub fn by_similarity(
-    pairs: impl Iterator<Item = SimilarPair>,
-    limit: usize,
-) -> Vec<SimilarPair> {
+pub fn by_similarity(pairs: impl Iterator<Item = SimilarPair>, limit: usize) -> Vec<SimilarPair> {
     let key = |p: &SimilarPair| (std::cmp::Reverse(micro(p.similarity)), p.a, p.b);
     let mut all: Vec<SimilarPair> = pairs.collect();
     if limit < all.len() {
