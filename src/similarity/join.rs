@@ -233,7 +233,7 @@ fn join_ranked(
             },
         )
         .collect();
-    if n % PROGRESS_EVERY > 0 {
+    if !n.is_multiple_of(PROGRESS_EVERY) {
         progress((n % PROGRESS_EVERY) as u64);
     }
 
