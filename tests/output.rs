@@ -298,3 +298,126 @@ fn out_of_memory_ends_with_a_message_and_exit_2() {
     assert_eq!(std::fs::read(&target).unwrap(), b"PRECIOUS\n");
     assert_eq!(listing(dir.path()), ["pairs.csv"]);
 }
+
+/// `--format tsv`: the same rows as the CSV, with a path's tab, newline,
+/// carriage return and backslash escaped, so every line is one pair and
+/// every tab separates two fields (issue #15, "Outputs for scripts").
+#[test]
+fn tsv_has_the_csv_rows_with_escaped_paths() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let text = "the lighthouse keeper climbed the stairs every evening at dusk ".repeat(20);
+    let names: [&[u8]; 5] = [
+        b"comma, name.txt",
+        b"tab\tname.txt",
+        b"new\nline\r.txt",
+        b"back\\slash.txt",
+        b"latin1-\xE9.txt",
+    ];
+    for name in names {
+        std::fs::write(dir.path().join(std::ffi::OsStr::from_bytes(name)), &text).unwrap();
+    }
+    let root = dir.path().to_str().unwrap();
+    let csv = run(&["scan", root, "-q", "-t", "0.9"]);
+    let tsv = run(&["scan", root, "-q", "-t", "0.9", "--format", "tsv"]);
+    assert_eq!(tsv.status.code(), Some(0), "{}", stderr(&tsv));
+    let unescape = |field: &[u8]| -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut bytes = field.iter();
+        while let Some(&b) = bytes.next() {
+            if b != b'\\' {
+                out.push(b);
+                continue;
+            }
+            out.push(match bytes.next() {
+                Some(b't') => b'\t',
+                Some(b'n') => b'\n',
+                Some(b'r') => b'\r',
+                Some(b'\\') => b'\\',
+                other => panic!("unknown escape {other:?}"),
+            });
+        }
+        out
+    };
+    let lines: Vec<&[u8]> = tsv.stdout.split(|&b| b == b'\n').collect();
+    assert_eq!(
+        lines[0],
+        b"a\tb\tsimilarity\testimate\tshingles_a\tshingles_b\tshared"
+    );
+    assert_eq!(lines.last(), Some(&&b""[..]), "ends with a newline");
+    let rows: Vec<Vec<Vec<u8>>> = lines[1..lines.len() - 1]
+        .iter()
+        .map(|line| line.split(|&b| b == b'\t').map(unescape).collect())
+        .collect();
+    let expected: Vec<Vec<Vec<u8>>> = csv_rows(&csv.stdout)
+        .iter()
+        .map(|r| r.iter().map(<[u8]>::to_vec).collect())
+        .collect();
+    assert_eq!(expected.len(), 10, "5 identical files give 10 pairs");
+    assert_eq!(rows, expected);
+}
+
+/// `--sort similarity`: highest first, ties (as written, 6 decimals) by a
+/// then b; `--limit N` then writes the N most similar. Only for pairs.
+#[test]
+fn sort_by_similarity_is_descending_with_ties_in_path_order() {
+    let path_order = run(&["scan", "testdata", "-q", "-t", "0.3"]);
+    let rows = csv_rows(&path_order.stdout);
+    assert!(rows.len() >= 6, "enough pairs to sort");
+    let mut expected: Vec<csv::ByteRecord> = rows.clone();
+    // Stable sort of rows already in (a, b) order: ties stay by a then b.
+    expected.sort_by(|x, y| y[2].cmp(&x[2]));
+    assert_ne!(expected, rows, "the order changes on testdata");
+    let sorted = run(&[
+        "scan",
+        "testdata",
+        "-q",
+        "-t",
+        "0.3",
+        "--sort",
+        "similarity",
+    ]);
+    assert_eq!(csv_rows(&sorted.stdout), expected);
+    for threads in ["1", "3"] {
+        let again = run(&[
+            "-j",
+            threads,
+            "scan",
+            "testdata",
+            "-q",
+            "-t",
+            "0.3",
+            "--sort",
+            "similarity",
+        ]);
+        assert_eq!(again.stdout, sorted.stdout);
+    }
+    let top = run(&[
+        "scan",
+        "testdata",
+        "-q",
+        "-t",
+        "0.3",
+        "--sort",
+        "similarity",
+        "--limit",
+        "3",
+    ]);
+    assert_eq!(csv_rows(&top.stdout), expected[..3].to_vec());
+    let groups = run(&[
+        "scan",
+        "testdata",
+        "-q",
+        "--format",
+        "clusters",
+        "--sort",
+        "similarity",
+    ]);
+    assert_eq!(groups.status.code(), Some(2));
+    assert!(groups.stdout.is_empty());
+    assert!(
+        stderr(&groups).contains("--sort similarity applies only to pairs"),
+        "{}",
+        stderr(&groups)
+    );
+}

@@ -14,9 +14,9 @@ fn tuning_md() -> String {
 fn the_quoted_tune_output_is_the_binarys() {
     let doc = tuning_md();
     let start = doc
-        .find("```\n$ simfind tune -t 0.8\n")
+        .find("```console\n$ simfind tune -t 0.8\n")
         .expect("TUNING.md quotes `simfind tune -t 0.8`")
-        + "```\n$ simfind tune -t 0.8\n".len();
+        + "```console\n$ simfind tune -t 0.8\n".len();
     let end = start + doc[start..].find("```").unwrap();
     let out = run(&["tune", "-t", "0.8"]);
     assert_eq!(out.status.code(), Some(0));

@@ -31,6 +31,16 @@ pub use simfind::lsh::tune::{DEFAULT_BANDS, DEFAULT_ROWS};
 /// The MinHash seed when `--seed` is not given.
 pub const DEFAULT_SEED: u64 = 42;
 
+/// `-j/--threads`, flattened into the subcommands that run in parallel
+/// (`scan`, `index`, `query`), so that it is listed only where it does
+/// something; `simfind -j N <subcommand>` before the subcommand works too.
+#[derive(clap::Args, Debug, Clone, Copy, Default)]
+pub struct ThreadArgs {
+    /// Worker threads; 0 (the default) is one per core. Output does not depend on it.
+    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16))]
+    pub threads: Option<u16>,
+}
+
 /// How a document becomes a shingle set: what a shingle is and how the text is
 /// normalised first. Shared by `scan`, `index` (through [`SigningArgs`]) and
 /// `compare`.

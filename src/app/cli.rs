@@ -4,11 +4,12 @@
 //! share live in `args`. Arrows go one way: `cli` knows the commands, no command
 //! knows `cli`.
 
-use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 use crate::app::args;
 use crate::app::cmd::{compare, completions, curve, dedupe, index, man, query, scan, tune, undo};
 use crate::app::exit;
+use crate::app::ui::{self, ColorArg};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -24,9 +25,15 @@ use crate::app::exit;
     propagate_version = true
 )]
 pub struct Cli {
-    /// Worker threads; 0 (the default) is one per core. Output does not depend on it.
-    #[arg(long, short = 'j', global = true, value_name = "N", value_parser = clap::value_parser!(u16))]
+    /// Worker threads of scan, index and query (also accepted after them); 0 (the
+    /// default) is one per core. Output does not depend on it.
+    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16))]
     pub threads: Option<u16>,
+
+    /// When to colour the `error:` and `warning:` prefixes: auto (stderr is a terminal and
+    /// NO_COLOR is unset or empty), always, never.
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = ColorArg::Auto)]
+    pub color: ColorArg,
 
     #[command(subcommand)]
     pub command: Command,
@@ -58,11 +65,66 @@ pub fn command() -> clap::Command {
     Cli::command().long_version(long)
 }
 
-/// Parses the process's arguments (exits with clap's message and status 2 on
-/// a usage error, 0 after --help or --version).
+/// Parses the process's arguments: exits with status 0 after --help or
+/// --version, and with status 2 on a usage error, whose message carries the
+/// same `simfind: error:` prefix as every other error.
 pub fn parse() -> Cli {
-    let matches = command().get_matches();
-    Cli::from_arg_matches(&matches).unwrap_or_else(|err| err.exit())
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    // Known before parsing, so that clap's own help and errors follow it too.
+    let color = color_before_parsing(&args);
+    color.install();
+    let command = command().color(match color {
+        ColorArg::Auto => clap::ColorChoice::Auto,
+        ColorArg::Always => clap::ColorChoice::Always,
+        ColorArg::Never => clap::ColorChoice::Never,
+    });
+    match command
+        .try_get_matches_from(args)
+        .and_then(|m| Cli::from_arg_matches(&m))
+    {
+        Ok(cli) => cli,
+        Err(err) => usage_error(err, color),
+    }
+}
+
+/// The last `--color WHEN` / `--color=WHEN` before a `--`; `auto` when there
+/// is none or it is not a valid choice (clap then reports that).
+fn color_before_parsing(args: &[std::ffi::OsString]) -> ColorArg {
+    let mut choice = ColorArg::Auto;
+    let mut words = args.iter().skip(1).map(|a| a.to_string_lossy());
+    while let Some(word) = words.next() {
+        let value = match word.as_ref() {
+            "--" => break,
+            "--color" => words.next().map(|v| v.into_owned()),
+            w => w.strip_prefix("--color=").map(str::to_string),
+        };
+        if let Some(v) = value.and_then(|v| ColorArg::from_str(&v, false).ok()) {
+            choice = v;
+        }
+    }
+    choice
+}
+
+/// Exits after a clap error: help and version as clap prints them; a usage
+/// error with status 2 and the `simfind: ` prefix before clap's `error: `.
+fn usage_error(err: clap::Error, color: ColorArg) -> ! {
+    use clap::error::ErrorKind;
+    if matches!(
+        err.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        err.exit();
+    }
+    let rendered = err.render();
+    let text = if color.enabled() {
+        rendered.ansi().to_string()
+    } else {
+        rendered.to_string()
+    };
+    eprint!("simfind: {text}");
+    std::process::exit(exit::FATAL);
 }
 
 /// What `simfind --version` prints after the name: the version and commit,
@@ -110,12 +172,33 @@ pub fn long_version() -> String {
 /// into an exit code. A closed stdout (`simfind scan … | head`) is a clean exit,
 /// not an error.
 pub fn run(cli: Cli) -> i32 {
-    if let Some(threads) = cli.threads.filter(|&n| n > 0)
+    let own = match &cli.command {
+        Command::Scan(args) => Some(args.threads.threads),
+        Command::Index(args) => Some(args.threads.threads),
+        Command::Query(args) => Some(args.threads.threads),
+        _ => None,
+    };
+    let threads = match own {
+        Some(own) => own.or(cli.threads),
+        None if cli.threads.is_some() => {
+            eprintln!(
+                "{} -j/--threads applies only to scan, index and query: the other \
+                 subcommands run on one thread",
+                ui::error_prefix()
+            );
+            return exit::FATAL;
+        }
+        None => None,
+    };
+    if let Some(threads) = threads.filter(|&n| n > 0)
         && let Err(err) = rayon::ThreadPoolBuilder::new()
             .num_threads(threads as usize)
             .build_global()
     {
-        eprintln!("simfind: error: cannot start {threads} threads: {err}");
+        eprintln!(
+            "{} cannot start {threads} threads: {err}",
+            ui::error_prefix()
+        );
         return exit::FATAL;
     }
     let result = match cli.command {
@@ -134,7 +217,7 @@ pub fn run(cli: Cli) -> i32 {
         Ok(code) => code,
         Err(err) if is_broken_pipe(&err) => exit::OK,
         Err(err) => {
-            eprintln!("simfind: error: {}", describe(&err));
+            eprintln!("{} {}", ui::error_prefix(), describe(&err));
             exit::FATAL
         }
     }

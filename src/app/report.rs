@@ -27,9 +27,11 @@ use crate::app::ui::plural;
 /// Output and grouping options of `scan`, flattened into its arguments.
 #[derive(clap::Args, Debug)]
 pub struct ReportArgs {
-    /// What to write: pairs (CSV, one row per similar pair), clusters (CSV, one
-    /// row per file in a group of near-duplicates), or jsonl (JSON Lines: one
-    /// pair per line, or one group per line when --cluster is given).
+    /// What to write: pairs (CSV, one row per similar pair), tsv (the same
+    /// columns tab-separated; \t \n \r \\ in a path escaped with a backslash),
+    /// clusters (CSV, one row per file in a group of near-duplicates), or jsonl
+    /// (JSON Lines: one pair per line, or one group per line when --cluster is
+    /// given).
     #[arg(long, value_enum, value_name = "FORMAT", default_value_t = FormatArg::Pairs, help_heading = "Output")]
     pub format: FormatArg,
 
@@ -55,6 +57,12 @@ pub struct ReportArgs {
     #[arg(long, value_name = "S", help_heading = "Output")]
     pub max_similarity: Option<f64>,
 
+    /// Order of the pairs: path (by a, then b, in walk order) or similarity (most
+    /// similar first, as written to 6 decimals; ties by a then b). With --limit N,
+    /// similarity writes the N most similar pairs. Pairs only, not groups.
+    #[arg(long, value_enum, value_name = "ORDER", default_value_t = SortArg::Path, help_heading = "Output")]
+    pub sort: SortArg,
+
     /// Write at most N records: pairs, groups, or paths with --list-removable.
     /// The summary still counts everything.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), help_heading = "Output")]
@@ -68,7 +76,8 @@ pub struct ReportArgs {
     /// How pairs become groups: center (every member at least as similar as the
     /// threshold to its group's kept file; chains A~B~C never put A with an
     /// unrelated C) or connected (connected components: chains merge)
-    /// [default: center].
+    /// [default: center]. With --format jsonl, giving --cluster is what asks for
+    /// groups (one per line) instead of pairs.
     #[arg(long, value_enum, value_name = "METHOD", help_heading = "Groups")]
     pub cluster: Option<ClusterArg>,
 
@@ -88,8 +97,15 @@ pub struct ReportArgs {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum FormatArg {
     Pairs,
+    Tsv,
     Clusters,
     Jsonl,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SortArg {
+    Path,
+    Similarity,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -112,6 +128,7 @@ pub enum KeepArg {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Output {
     PairsCsv,
+    PairsTsv,
     PairsJsonl,
     GroupsCsv,
     GroupsJsonl,
@@ -130,6 +147,7 @@ pub struct Report {
     max_similarity: Option<f64>,
     limit: usize,
     exit_code: bool,
+    by_similarity: bool,
 }
 
 impl Report {
@@ -156,11 +174,18 @@ impl Report {
                 separator: if args.null { 0 } else { b'\n' },
             },
             (false, FormatArg::Pairs, _) => Output::PairsCsv,
+            (false, FormatArg::Tsv, _) => Output::PairsTsv,
             (false, FormatArg::Clusters, _) => Output::GroupsCsv,
             (false, FormatArg::Jsonl, None) => Output::PairsJsonl,
             (false, FormatArg::Jsonl, Some(_)) => Output::GroupsJsonl,
         };
-        let grouping = !matches!(output, Output::PairsCsv | Output::PairsJsonl);
+        let grouping = grouping_output(output);
+        if grouping && args.sort == SortArg::Similarity {
+            bail!(
+                "--sort similarity applies only to pairs (--format pairs, tsv or jsonl without \
+                 --cluster); groups are ordered by their kept file's path"
+            );
+        }
         if !grouping {
             let given: Vec<&str> = [
                 (args.cluster.is_some(), "--cluster"),
@@ -226,6 +251,7 @@ impl Report {
                 .limit
                 .map_or(usize::MAX, |n| usize::try_from(n).unwrap_or(usize::MAX)),
             exit_code: args.exit_code,
+            by_similarity: args.sort == SortArg::Similarity,
         })
     }
 
@@ -258,9 +284,16 @@ impl Report {
             written: records.min(self.limit),
             groups: None,
         };
+        let sorted = (self.by_similarity && !grouping_output(self.output))
+            .then(|| pairs::by_similarity(outcome.pairs.iter(), self.limit));
+        let written: Box<dyn Iterator<Item = simfind::pipeline::SimilarPair>> = match &sorted {
+            Some(sorted) => Box::new(sorted.iter().copied()),
+            None => Box::new(outcome.pairs.iter().take(self.limit)),
+        };
         match self.output {
-            Output::PairsCsv => pairs::write_csv(docs, pairs.iter().take(self.limit), sink)?,
-            Output::PairsJsonl => pairs::write_jsonl(docs, pairs.iter().take(self.limit), sink)?,
+            Output::PairsCsv => pairs::write_csv(docs, written, sink)?,
+            Output::PairsTsv => pairs::write_tsv(docs, written, sink)?,
+            Output::PairsJsonl => pairs::write_jsonl(docs, written, sink)?,
             Output::GroupsCsv | Output::GroupsJsonl | Output::Removable { .. } => {
                 let reference = self.reference_flags(outcome);
                 let members: Vec<FileFacts> = docs
@@ -334,7 +367,8 @@ impl Report {
                     // reference file as removable.
                     Err(err) => {
                         eprintln!(
-                            "simfind: warning: {}: cannot resolve ({err}); its files are kept as if under --reference",
+                            "{} {}: cannot resolve ({err}); its files are kept as if under --reference",
+                            crate::app::ui::warning_prefix(),
                             dir.display()
                         );
                         true
@@ -380,6 +414,41 @@ struct GroupSummary {
 }
 
 impl Reported {
+    /// The `--summary-json` fields of the report: `reported` (pairs after the
+    /// filters, records before and after --limit, their unit) and `groups`
+    /// (null unless the output is made of groups).
+    pub fn json(&self) -> serde_json::Map<String, serde_json::Value> {
+        use serde_json::json;
+        let mut fields = serde_json::Map::new();
+        fields.insert(
+            "reported".into(),
+            json!({
+                "pairs": self.histogram.total(),
+                "records": self.records,
+                "written": self.written,
+                "unit": self.groups.as_ref().map_or("pairs", |g| g.unit),
+            }),
+        );
+        fields.insert(
+            "groups".into(),
+            match &self.groups {
+                None => serde_json::Value::Null,
+                Some(g) => json!({
+                    "count": g.summary.groups,
+                    "method": match g.method {
+                        ClusterMethod::Center => "center",
+                        ClusterMethod::Connected => "connected",
+                    },
+                    "keep": keep_name(g.keep),
+                    "files": g.summary.files_in_groups,
+                    "removable": g.summary.removable_files,
+                    "bytes_freed": g.summary.removable_bytes,
+                }),
+            },
+        );
+        fields
+    }
+
     /// The summary lines added after the scan's own.
     pub fn summary(&self) -> String {
         let mut lines = Vec::new();
@@ -432,6 +501,13 @@ impl Reported {
         }
         lines.join("\n")
     }
+}
+
+fn grouping_output(output: Output) -> bool {
+    !matches!(
+        output,
+        Output::PairsCsv | Output::PairsTsv | Output::PairsJsonl
+    )
 }
 
 fn keep_name(keep: KeepPolicy) -> &'static str {

@@ -452,8 +452,13 @@ fn exact_join(
     reporter: &dyn Reporter,
 ) -> Vec<SimilarPair> {
     reporter.begin(Stage::Join, None);
-    let join = join::all_pairs_owned(sets, threshold)
-        .expect("threshold validated and corpus within the join's limits");
+    // Sets probed / sets, so the bar moves instead of a spinner stuck at 0.
+    let total_known = std::sync::Once::new();
+    let join = join::all_pairs_owned_with_progress(sets, threshold, &|done, total| {
+        total_known.call_once(|| reporter.set_total(total));
+        reporter.advance(done);
+    })
+    .expect("threshold validated and corpus within the join's limits");
     reporter.end(Stage::Join);
     stats.candidates = join.stats.verified;
     join.pairs

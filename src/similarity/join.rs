@@ -153,18 +153,37 @@ impl std::error::Error for JoinError {}
 pub fn all_pairs<S: AsRef<[u64]> + Sync>(sets: &[S], threshold: f64) -> Result<Join, JoinError> {
     let order = size_order(sets, threshold)?;
     let ranked = RankedSets::build(sets, &order)?;
-    Ok(join_ranked(ranked, &order, sets.len(), threshold))
+    Ok(join_ranked(ranked, &order, sets.len(), threshold, &|_| {}))
 }
+
+/// How many probed sets make one progress report: few enough calls that a
+/// progress bar's lock costs nothing, many enough updates to move it.
+const PROGRESS_EVERY: usize = 256;
 
 /// [`all_pairs`] for a caller that no longer needs its sets: they are
 /// re-coded to ranks in place, the counting tables are freed, and each set is
 /// freed as soon as its ranks are copied out — so the input (`8·N` bytes),
 /// the tables and the ranked copy (`4·N`) are never all held at once.
 pub fn all_pairs_owned(sets: Vec<Vec<u64>>, threshold: f64) -> Result<Join, JoinError> {
+    all_pairs_owned_with_progress(sets, threshold, &|_, _| {})
+}
+
+/// [`all_pairs_owned`], calling `progress(done, total)` as the probe of each
+/// non-empty set finishes (in batches, from worker threads; the `done`
+/// counts add up to `total`, the number of non-empty sets). The probe is the
+/// join's long part; building the index is not counted.
+pub fn all_pairs_owned_with_progress(
+    sets: Vec<Vec<u64>>,
+    threshold: f64,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<Join, JoinError> {
     let order = size_order(&sets, threshold)?;
     let documents = sets.len();
     let ranked = RankedSets::build_owned(sets, &order)?;
-    Ok(join_ranked(ranked, &order, documents, threshold))
+    let total = order.len() as u64;
+    Ok(join_ranked(ranked, &order, documents, threshold, &|done| {
+        progress(done, total)
+    }))
 }
 
 /// Checks the input and returns the non-empty sets' indices in size order
@@ -190,7 +209,13 @@ fn size_order<S: AsRef<[u64]>>(sets: &[S], threshold: f64) -> Result<Vec<u32>, J
 }
 
 /// Steps 2–6 over the ranked sets of `documents` input sets.
-fn join_ranked(ranked: RankedSets, order: &[u32], documents: usize, t: f64) -> Join {
+fn join_ranked(
+    ranked: RankedSets,
+    order: &[u32],
+    documents: usize,
+    t: f64,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Join {
     let index = PrefixIndex::build(&ranked, t);
 
     let n = order.len();
@@ -201,10 +226,16 @@ fn join_ranked(ranked: RankedSets, order: &[u32], documents: usize, t: f64) -> J
             |scratch, x| {
                 let mut found = Vec::new();
                 let (hits, verified) = probe(&ranked, &index, order, t, x, scratch, &mut found);
+                if x % PROGRESS_EVERY == PROGRESS_EVERY - 1 {
+                    progress(PROGRESS_EVERY as u64);
+                }
                 (found, hits, verified)
             },
         )
         .collect();
+    if !n.is_multiple_of(PROGRESS_EVERY) {
+        progress((n % PROGRESS_EVERY) as u64);
+    }
 
     let mut stats = JoinStats {
         documents: documents as u64,

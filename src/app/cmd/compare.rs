@@ -14,6 +14,7 @@ use simfind::text::shingle::{Scratch, Shingler};
 use crate::app::args::{self, DEFAULT_BANDS, DEFAULT_ROWS, DEFAULT_SEED, ShingleArgs, SketchArgs};
 use crate::app::config;
 use crate::app::exit;
+use crate::app::ui::Verbosity;
 
 /// Edit distances are computed only up to this many DP cells by default
 /// (about 20 000 × 20 000 characters after the common prefix and suffix):
@@ -81,6 +82,9 @@ pub struct Args {
     /// would need more than N DP cells (length × length).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_EDIT_CELLS)]
     pub max_edit_cells: u64,
+
+    #[command(flatten)]
+    pub verbosity: Verbosity,
 }
 
 pub fn run(args: Args) -> Result<i32> {
@@ -114,14 +118,16 @@ pub fn run(args: Args) -> Result<i32> {
     let indel = measures::indel_distance(&chars_a, &chars_b, args.max_edit_cells);
     let levenshtein = measures::levenshtein_distance(&chars_a, &chars_b, args.max_edit_cells);
 
-    if set_a.is_empty() && set_b.is_empty() {
+    if args.verbosity.quiet {
+        // -q: the table only.
+    } else if set_a.is_empty() && set_b.is_empty() {
         eprintln!("simfind: note: both files are shorter than one shingle: Jaccard is undefined");
     } else if set_a.is_empty() || set_b.is_empty() {
         eprintln!(
             "simfind: note: a file shorter than one shingle has no MinHash estimate and no angle"
         );
     }
-    if indel.is_none() || levenshtein.is_none() {
+    if !args.verbosity.quiet && (indel.is_none() || levenshtein.is_none()) {
         eprintln!(
             "simfind: note: edit distances skipped: the texts differ over more than \
              --max-edit-cells {} DP cells",

@@ -11,6 +11,7 @@ use simfind::lsh::scurve::{self, Stage};
 use crate::app::args::{self, TextOrCsv};
 use crate::app::exit;
 use crate::app::output::Sink;
+use crate::app::ui::Verbosity;
 
 const AFTER_HELP: &str = "EXAMPLES:
   simfind curve --bands 20 --rows 5
@@ -34,10 +35,12 @@ const AFTER_HELP: &str = "EXAMPLES:
 #[derive(clap::Args, Debug)]
 #[command(after_help = args::after_help(AFTER_HELP, args::EXIT_STATUS_USAGE_ONLY))]
 pub struct Args {
-    /// Number of bands b (repeat, paired in order with --rows, to overlay curves).
+    /// Number of bands b (repeat, paired in order with --rows, to overlay curves)
+    /// [default: 20 when only --rows is given, as in scan].
     #[arg(long, short = 'b', value_name = "B", value_parser = args::count, action = ArgAction::Append)]
     pub bands: Vec<usize>,
-    /// Rows per band r (repeat, paired in order with --bands).
+    /// Rows per band r (repeat, paired in order with --bands) [default: 5 when only --bands is
+    /// given, as in scan].
     #[arg(long, short = 'r', value_name = "R", value_parser = args::count, action = ArgAction::Append)]
     pub rows: Vec<usize>,
     #[command(flatten)]
@@ -61,6 +64,9 @@ pub struct Args {
     /// at all); `-` writes only the SVG, to stdout.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub verbosity: Verbosity,
 }
 
 /// The `--and N` / `--or N` options in command-line order. Derive cannot keep the
@@ -168,7 +174,14 @@ struct Config {
     svg: Option<PathBuf>,
 }
 
-fn configure(args: Args) -> anyhow::Result<Config> {
+fn configure(mut args: Args) -> anyhow::Result<Config> {
+    // scan's rule: one of the two alone takes the other's default (20 bands,
+    // 5 rows); given both, they pair in order.
+    if args.rows.is_empty() {
+        args.rows = vec![args::DEFAULT_ROWS; args.bands.len()];
+    } else if args.bands.is_empty() {
+        args.bands = vec![args::DEFAULT_BANDS; args.rows.len()];
+    }
     if args.bands.len() != args.rows.len() {
         bail!(
             "got {} --bands but {} --rows: give them in pairs, e.g. `--bands 20 --rows 5 --bands 10 --rows 10`",
@@ -253,6 +266,7 @@ fn similarity_grid(step: f64) -> (Vec<f64>, usize) {
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
+    let quiet = args.verbosity.quiet;
     let config = configure(args)?;
     let svg_to_stdout = config.svg.as_deref().is_some_and(|p| p.as_os_str() == "-");
     // Open the picture's destination first, so that an unwritable one fails
@@ -274,7 +288,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         }
     }
     out.flush()?;
-    if config.format == TextOrCsv::Csv || svg_to_stdout {
+    if !quiet && (config.format == TextOrCsv::Csv || svg_to_stdout) {
         for line in notes(&config) {
             eprintln!("{line}");
         }
@@ -284,7 +298,9 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         sink.write_all(svg_document(&config).as_bytes())
             .with_context(|| format!("writing {}", path.display()))?;
         sink.commit()?;
-        eprintln!("simfind: wrote {}", path.display());
+        if !quiet {
+            eprintln!("simfind: wrote {}", path.display());
+        }
     }
     Ok(exit::OK)
 }

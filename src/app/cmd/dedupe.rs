@@ -23,7 +23,7 @@ use crate::app::args::{self, ExitRow, FileArgs, MatchArgs, SigningArgs};
 use crate::app::config;
 use crate::app::exit;
 use crate::app::report::KeepArg;
-use crate::app::ui::{Ui, plural};
+use crate::app::ui::{Ui, Verbosity, plural};
 
 const EXAMPLES: &str = "EXAMPLES:
   simfind dedupe ./docs                       dry run: what would be acted on (t = 0.9)
@@ -136,9 +136,8 @@ pub struct Args {
     #[arg(long, value_name = "FILE", help_heading = "Action")]
     pub journal: Option<PathBuf>,
 
-    /// No progress bars and no summary (warnings are still printed).
-    #[arg(long, short = 'q', help_heading = "Output")]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub verbosity: Verbosity,
 
     /// Hidden, for tests: after the intent of action N (from 0) is journalled,
     /// print "paused" on stderr and wait for a line on stdin.
@@ -191,7 +190,7 @@ pub fn run(args: Args) -> Result<i32> {
             path.display()
         );
     }
-    if !args.quiet {
+    if !args.verbosity.quiet {
         eprintln!(
             "simfind: threshold {:.3}{}",
             config.threshold,
@@ -203,7 +202,7 @@ pub fn run(args: Args) -> Result<i32> {
         );
     }
 
-    let ui = Ui::new(args.quiet, false);
+    let ui = Ui::with(args.verbosity);
     let outcome = pipeline::scan(&config, &ui);
     drop(ui);
     let candidates = candidates(&outcome, &references, config.threshold, args.keep);
@@ -245,7 +244,7 @@ pub fn run(args: Args) -> Result<i32> {
             )?;
         }
         out.flush()?;
-        if !args.quiet {
+        if !args.verbosity.quiet {
             eprintln!(
                 "simfind: dry run: {} ({}); nothing was changed{}",
                 plural(plan.entries.len() as u64, "file", "files"),
@@ -332,7 +331,7 @@ pub fn run(args: Args) -> Result<i32> {
     if applied.skipped + applied.failed > 0 {
         status = exit::PARTIAL;
     }
-    if !args.quiet {
+    if !args.verbosity.quiet {
         eprintln!(
             "simfind: {verb} {} of {total} ({}){}{}; journal: {}",
             plural(applied.done as u64, "file", "files"),

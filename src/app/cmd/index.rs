@@ -10,7 +10,8 @@ use simfind::index::incremental;
 use crate::app::args::{self, FileArgs, SigningArgs};
 use crate::app::config;
 use crate::app::exit;
-use crate::app::ui::Ui;
+use crate::app::output::summary::{self, SummaryArgs, SummaryJson};
+use crate::app::ui::{Ui, Verbosity};
 
 const EXAMPLES: &str = "EXAMPLES:
   simfind index ./share --db share.simfind             build, or update after changes
@@ -55,23 +56,30 @@ pub struct Args {
     #[command(flatten)]
     pub files: FileArgs,
 
-    /// No progress bars and no summary (warnings are still printed).
-    #[arg(long, short = 'q')]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub verbosity: Verbosity,
+
+    #[command(flatten)]
+    pub threads: args::ThreadArgs,
+
+    #[command(flatten)]
+    pub summary_json: SummaryArgs,
 }
 
 pub fn run(args: Args) -> Result<i32> {
     let config = config::index(&args.roots, &args.signing, &args.files)?;
+    // Index writes no data: `-` is stdout.
+    let summary_json = SummaryJson::open(&args.summary_json, false)?;
     // No interrupt handler: SIGINT/SIGTERM end the process like a crash would, and
     // the uncommitted update is rolled back on the next open.
     let mut index = config::open_index(&args.db, &config, args.wait)?;
     let started = Instant::now();
-    let ui = Ui::new(args.quiet, false);
+    let ui = Ui::with(args.verbosity);
     let refreshed = incremental::refresh(&mut index, &config, &ui, false)
         .with_context(|| format!("cannot update the index {}", args.db.display()))?;
-    if !args.quiet {
-        let size = std::fs::metadata(&args.db).map(|m| m.len()).unwrap_or(0);
-        let docs = index.len()?;
+    let size = std::fs::metadata(&args.db).map(|m| m.len()).unwrap_or(0);
+    let docs = index.len()?;
+    if !args.verbosity.quiet {
         eprintln!(
             "simfind: {} in {:.2} s; index {}: {} documents, {:.1} MB ({} bytes per document)",
             incremental::describe(&refreshed),
@@ -82,9 +90,29 @@ pub fn run(args: Args) -> Result<i32> {
             size.checked_div(docs).unwrap_or(0),
         );
     }
-    Ok(if refreshed.stats.errors > 0 {
+    let status = if refreshed.stats.errors > 0 {
         exit::PARTIAL
     } else {
         exit::OK
-    })
+    };
+    if let Some(out) = summary_json {
+        let fields = serde_json::json!({
+            "files": refreshed.files.len(),
+            "unchanged": refreshed.unchanged,
+            "signed": refreshed.signed,
+            "added": refreshed.update.added,
+            "changed": refreshed.update.changed,
+            "removed": refreshed.update.removed,
+            "skipped": summary::skipped(&refreshed.stats),
+            "errors": refreshed.stats.errors,
+            "documents": docs,
+            "index_bytes": size,
+            "seconds": summary::seconds(started.elapsed().as_secs_f64(), &ui.stage_seconds()),
+        });
+        let serde_json::Value::Object(fields) = fields else {
+            unreachable!("json! of an object literal")
+        };
+        out.write(&summary::document("index", status, fields))?;
+    }
+    Ok(status)
 }

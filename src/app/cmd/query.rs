@@ -17,8 +17,9 @@ use simfind::progress::Reporter;
 use crate::app::args::{self, VerifyArg};
 use crate::app::exit;
 use crate::app::output::pairs::PAIRS_HEADER;
+use crate::app::output::summary::{self, SummaryArgs};
 use crate::app::output::{self, Sink};
-use crate::app::ui::{Ui, plural};
+use crate::app::ui::{Ui, Verbosity, plural};
 
 const EXAMPLES: &str = "EXAMPLES:
   simfind query new.txt --db share.simfind                 similar indexed documents
@@ -75,9 +76,14 @@ pub struct Args {
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
 
-    /// No summary (warnings are still printed).
-    #[arg(long, short = 'q')]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub verbosity: Verbosity,
+
+    #[command(flatten)]
+    pub threads: args::ThreadArgs,
+
+    #[command(flatten)]
+    pub summary_json: SummaryArgs,
 }
 
 pub fn run(args: Args) -> Result<i32> {
@@ -114,11 +120,15 @@ pub fn run(args: Args) -> Result<i32> {
         },
     };
     let threshold = options.threshold;
+    let summary_json = summary::open(&args.summary_json, args.output.as_deref())?;
     let mut sink = Sink::create_whole(args.output.as_deref())?;
     output::install_interrupt_handler();
 
     // Warnings only: query draws no progress bars.
-    let ui = Ui::new(true, false);
+    let ui = Ui::with(Verbosity {
+        quiet: true,
+        ..args.verbosity
+    });
     let mut errors = 0u64;
     let mut matches_total = 0u64;
     let mut candidates_total = 0u64;
@@ -179,12 +189,13 @@ pub fn run(args: Args) -> Result<i32> {
     csv.flush()?;
     drop(csv);
     sink.commit()?;
-    if !args.quiet {
+    let seconds = started.elapsed().as_secs_f64();
+    if !args.verbosity.quiet {
         eprintln!(
             "simfind: {} in {:.3} s: {}, {} with similarity ≥ {:.3} \
              ({} verification)",
             plural(args.files.len() as u64, "query", "queries"),
-            started.elapsed().as_secs_f64(),
+            seconds,
             plural(candidates_total, "candidate", "candidates"),
             plural(matches_total, "match", "matches"),
             threshold,
@@ -194,7 +205,26 @@ pub fn run(args: Args) -> Result<i32> {
             }
         );
     }
-    Ok(if errors > 0 { exit::PARTIAL } else { exit::OK })
+    let status = if errors > 0 { exit::PARTIAL } else { exit::OK };
+    if let Some(out) = summary_json {
+        let fields = serde_json::json!({
+            "queries": args.files.len(),
+            "candidates": candidates_total,
+            "matches": matches_total,
+            "errors": errors,
+            "threshold": threshold,
+            "verification": match args.verify {
+                VerifyArg::Exact => "exact",
+                VerifyArg::Signature => "signature",
+            },
+            "seconds": summary::seconds(seconds, &Vec::new()),
+        });
+        let serde_json::Value::Object(fields) = fields else {
+            unreachable!("json! of an object literal")
+        };
+        out.write(&summary::document("query", status, fields))?;
+    }
+    Ok(status)
 }
 
 fn read_query(path: &Path) -> Result<Vec<u8>, String> {

@@ -14,20 +14,23 @@ use simfind::pipeline::{self, ScanConfig, ScanOutcome, Verification};
 use crate::app::args::{self, FileArgs, MatchArgs, SigningArgs};
 use crate::app::config::{self, ThresholdSource};
 use crate::app::exit;
+use crate::app::output::summary::{self, SummaryArgs};
 use crate::app::output::{self, Sink};
 use crate::app::report::{FormatArg, Report, ReportArgs};
-use crate::app::ui::{Ui, plural};
+use crate::app::ui::{Ui, Verbosity, plural, warning_prefix};
 
 const EXAMPLES: &str = "EXAMPLES:
   simfind scan ./corpus -k 5 --bands 20 --rows 5        char 5-shingles, 100 hashes
   simfind scan ./a ./b --shingle word -k 3 --threshold 0.7 -o pairs.csv
   simfind scan ./news --shingle stopword                stop word + next two words
-  simfind scan ./corpus | sort -t, -k3 -r | head         most similar first
+  simfind scan ./corpus --sort similarity --limit 10    the 10 most similar pairs
+  simfind scan ./corpus --format tsv | tail -n +2 | sort -t$'\\t' -k3,3gr   coreutils
   simfind scan ./corpus --method exact -t 0.9           every pair ≥ 0.9, none missed
   simfind scan ./docs --format clusters --keep newest    groups of near-duplicates (t = 0.9)
   simfind scan ./drop --reference ./archive --list-removable -0 | xargs -0 ls -l
                                                         what the archive already holds
   simfind scan ./corpus --exit-code -q -o pairs.csv      in cron: 0 found, 3 none
+  simfind scan ./share -o pairs.csv --summary-json run.json   counts for scripts
 
 OUTPUT (CSV with header, one row per similar pair, sorted by a then b in walk order):
   a, b         the two paths as walked (root as given + relative path); a before b
@@ -47,6 +50,8 @@ their representative's path, the representative first, then the others in path o
                     empty with --cluster connected when the two were not a pair)
   representative    true for the kept copy that the group is built around
   reference, kept   under a --reference DIR; kept (representative or reference)
+--format tsv: the same columns tab-separated; in paths \\t \\n \\r \\\\ stand for tab,
+newline, carriage return, backslash.
 --format jsonl: the same fields, one pair or (with --cluster) one group
 {\"group\":…,\"files\":[…]} per line; a path that is not UTF-8 is written lossily
 plus \"<field>_bytes\": [its bytes].
@@ -86,14 +91,14 @@ pub struct Args {
     #[arg(long, short = 'o', value_name = "FILE", help_heading = "Output")]
     pub output: Option<PathBuf>,
 
-    /// No progress bars and no summary (warnings are still printed).
-    #[arg(long, short = 'q', help_heading = "Output")]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub verbosity: Verbosity,
 
-    /// Also name each file that takes no part in pairing without an error (binary, shorter than one
-    /// shingle, hidden, excluded, ignored, a hard link counted once, a link not followed).
-    #[arg(long, short = 'v', help_heading = "Output")]
-    pub verbose: bool,
+    #[command(flatten)]
+    pub threads: args::ThreadArgs,
+
+    #[command(flatten)]
+    pub summary_json: SummaryArgs,
 
     #[command(flatten)]
     pub report: ReportArgs,
@@ -135,7 +140,7 @@ pub fn run(args: Args) -> Result<i32> {
         &args.files,
         args.db.is_some(),
     )?;
-    if removal_default && !args.quiet {
+    if removal_default && !args.verbosity.quiet {
         let (b, r) = (
             args.signing.bands.unwrap_or(args::DEFAULT_BANDS),
             args.signing.rows.unwrap_or(args::DEFAULT_ROWS),
@@ -154,14 +159,16 @@ pub fn run(args: Args) -> Result<i32> {
             config.threshold,
         )
     {
-        eprintln!("simfind: warning: {warning}");
+        eprintln!("{} {warning}", warning_prefix());
     }
     let report = Report::from_args(&args.report, &mut config.roots)?;
+    let summary_json = summary::open(&args.summary_json, args.output.as_deref())?;
     let mut sink = Sink::create(args.output.as_deref())?;
     output::install_interrupt_handler();
 
     let started = Instant::now();
-    let ui = Ui::new(args.quiet, args.verbose);
+    let quiet = args.verbosity.quiet;
+    let ui = Ui::with(args.verbosity);
     let mut outcome = match &args.db {
         None => pipeline::scan(&config, &ui),
         Some(db) => {
@@ -177,17 +184,17 @@ pub fn run(args: Args) -> Result<i32> {
                 }
             })?;
             incremental::scan_with_index(&mut index, &config, &ui, |refreshed| {
-                if !args.quiet {
+                if !quiet {
                     eprintln!("simfind: {}", incremental::describe(refreshed));
                 }
             })?
         }
     };
     for pattern in &outcome.stats.walk_skips.unused_excludes {
-        eprintln!("simfind: warning: --exclude '{pattern}' matched nothing");
+        eprintln!("{} --exclude '{pattern}' matched nothing", warning_prefix());
     }
     if let Some(warning) = low_recall_warning(&outcome, &config, &matching, threshold_source) {
-        eprintln!("simfind: warning: {warning}");
+        eprintln!("{} {warning}", warning_prefix());
     }
     // Counted before the report filters the pairs: the estimate is about the scan.
     let missed = (threshold_source == ThresholdSource::Tuned
@@ -203,18 +210,19 @@ pub fn run(args: Args) -> Result<i32> {
     let reported = report.write(&mut outcome, config.threshold, &mut sink)?;
     sink.commit()?;
 
-    if !args.quiet {
+    let seconds = started.elapsed().as_secs_f64();
+    if !quiet {
         eprintln!(
             "{}",
             summary(
                 &outcome,
                 &config,
                 (threshold_source, matching.min_recall, missed),
-                started.elapsed().as_secs_f64()
+                seconds
             )
         );
     }
-    if !args.quiet {
+    if !quiet {
         eprintln!("{}", reported.summary());
     }
     let status = if outcome.stats.errors > 0 {
@@ -222,7 +230,79 @@ pub fn run(args: Args) -> Result<i32> {
     } else {
         exit::OK
     };
-    Ok(report.exit_status(status, &reported))
+    let status = report.exit_status(status, &reported);
+    if let Some(out) = summary_json {
+        let mut fields = summary_fields(
+            &outcome,
+            &config,
+            (threshold_source, args.matching.min_recall, missed),
+        );
+        fields.extend(reported.json());
+        fields.insert(
+            "seconds".into(),
+            summary::seconds(seconds, &ui.stage_seconds()),
+        );
+        out.write(&summary::document("scan", status, fields))?;
+    }
+    Ok(status)
+}
+
+/// The `--summary-json` fields of the scan itself (the report adds its own):
+/// every count of [`summary`]'s line, by name.
+fn summary_fields(
+    outcome: &ScanOutcome,
+    config: &ScanConfig,
+    (source, min_recall, missed): (ThresholdSource, f64, Option<f64>),
+) -> serde_json::Map<String, serde_json::Value> {
+    use serde_json::json;
+    let s = &outcome.stats;
+    let banding = config.recipe.banding;
+    let value = json!({
+        "files": s.files,
+        "bytes": s.bytes,
+        "skipped": summary::skipped(s),
+        "errors": s.errors,
+        "distinct_contents": s.unique_contents,
+        "identical_files": s.identical_files,
+        "signatures": s.signatures,
+        "candidates": s.candidates,
+        "ruled_out": s.ruled_out,
+        "pairs": s.pairs,
+        "likely_missed": missed,
+        "method": {
+            "name": match outcome.decision.method {
+                Method::Lsh => "lsh",
+                Method::Exact => "exact",
+            },
+            "reason": outcome.decision.reason,
+        },
+        "lsh": {
+            "bands": banding.bands,
+            "rows": banding.rows,
+            "hashes": banding.bands * banding.rows,
+        },
+        "shingles": {
+            "kind": config.recipe.shingler.kind().name(),
+            "k": config.recipe.shingler.k(),
+        },
+        "threshold": {
+            "value": config.threshold,
+            "source": match source {
+                ThresholdSource::Given => "given",
+                ThresholdSource::Tuned => "tuned",
+                ThresholdSource::SCurve => "s-curve",
+            },
+            "min_recall": min_recall,
+        },
+        "verification": match config.verification {
+            Verification::Exact => "exact",
+            Verification::Signature => "signature",
+        },
+    });
+    match value {
+        serde_json::Value::Object(map) => map,
+        _ => unreachable!("json! of an object literal"),
+    }
 }
 
 /// `auto` with a given banding whose recall at the threshold is

@@ -8,6 +8,7 @@ use simfind::lsh::tune::{self, DEFAULT_MIN_RECALL, MAX_HASHES, SCAN_FN_WEIGHT, S
 
 use crate::app::args::{self, DEFAULT_BANDS, DEFAULT_ROWS, TextOrCsv};
 use crate::app::exit;
+use crate::app::ui::Verbosity;
 
 /// MinHash values per document that `tune` may spend when --hashes is not given:
 /// scan's default signature length, so that `simfind tune --threshold T` shows
@@ -66,6 +67,11 @@ pub struct Args {
     /// Output format: `text` or `csv` (one header line, one row).
     #[arg(long, value_enum, default_value_t = TextOrCsv::Text)]
     pub format: TextOrCsv,
+
+    // Accepted for the same command line as every subcommand; tune prints no
+    // summary or notes on stderr.
+    #[command(flatten)]
+    pub verbosity: Verbosity,
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {

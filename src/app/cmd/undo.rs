@@ -12,7 +12,7 @@ use simfind::action::undo::{self, Undone};
 
 use crate::app::args::{self, ExitRow};
 use crate::app::exit;
-use crate::app::ui::plural;
+use crate::app::ui::{Verbosity, plural};
 
 const EXAMPLES: &str = "EXAMPLES:
   simfind dedupe ./docs --move-to /srv/q      prints: journal: /srv/q/simfind-journal-….jsonl
@@ -58,9 +58,8 @@ pub struct Args {
     #[arg(value_name = "JOURNAL")]
     pub journal: PathBuf,
 
-    /// No summary (warnings are still printed).
-    #[arg(long, short = 'q')]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub verbosity: Verbosity,
 }
 
 pub fn run(args: Args) -> Result<i32> {
@@ -92,7 +91,7 @@ pub fn run(args: Args) -> Result<i32> {
         ),
     });
     let _ = out.flush();
-    if !args.quiet {
+    if !args.verbosity.quiet {
         eprintln!(
             "simfind: undo: {} restored, {} already in place, {} could not be restored",
             plural(counts.restored as u64, "file", "files"),

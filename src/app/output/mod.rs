@@ -29,6 +29,7 @@ pub mod groups;
 pub mod pairs;
 pub(crate) mod pending;
 mod streams;
+pub mod summary;
 mod text;
 
 use atomic::AtomicFile;

@@ -350,3 +350,32 @@ fn matches_brute_force_on_random_corpora() {
         })
         .unwrap();
 }
+
+/// The progress of the join: batches that add up to the non-empty sets,
+/// against the same total every time (the progress bar's sets done / total).
+#[test]
+fn progress_counts_every_nonempty_set_once() {
+    for n in [0usize, 1, 255, 256, 257, 1000] {
+        let sets: Vec<Vec<u64>> = (0..n)
+            .map(|i| {
+                if i % 7 == 3 {
+                    Vec::new()
+                } else {
+                    (i as u64..i as u64 + 5).collect()
+                }
+            })
+            .collect();
+        let nonempty = sets.iter().filter(|s| !s.is_empty()).count() as u64;
+        let done = std::sync::atomic::AtomicU64::new(0);
+        let totals = std::sync::Mutex::new(std::collections::BTreeSet::new());
+        let join = all_pairs_owned_with_progress(sets.clone(), 0.5, &|d, total| {
+            done.fetch_add(d, std::sync::atomic::Ordering::Relaxed);
+            totals.lock().unwrap().insert(total);
+        })
+        .unwrap();
+        assert_eq!(done.into_inner(), nonempty, "n = {n}");
+        let totals = totals.into_inner().unwrap();
+        assert!(totals.len() <= 1 && totals.iter().all(|&t| t == nonempty));
+        assert_eq!(join.pairs, all_pairs(&sets, 0.5).unwrap().pairs);
+    }
+}

@@ -1,0 +1,110 @@
+//! `--summary-json FILE`: the counts of the stderr summary as one versioned
+//! JSON object, for scripts and cron jobs that should not parse the human
+//! line. Its schema is `docs/summary.schema.json` (documented in
+//! `docs/OUTPUT.md`); `"schema": "simfind-summary/1"` changes only when a
+//! field is renamed, removed or changes type (new fields may be added).
+//!
+//! The file is written like `-o`: atomically, complete or not at all, opened
+//! before any work so that an unwritable destination fails at once. `-` is
+//! standard output, allowed only when the data goes elsewhere (`-o FILE`):
+//! stdout is for data, and two documents on one stream would need a parser
+//! that knows where one ends.
+//!
+//! Any subcommand can use it: flatten [`SummaryArgs`], call
+//! [`SummaryJson::open`] before the work and [`SummaryJson::write`] with a
+//! [`document`] at the end (scan, index and query do; dedupe can).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use serde_json::{Map, Value, json};
+use simfind::pipeline::ScanStats;
+
+use super::Sink;
+use crate::app::ui::{StageSeconds, stage_key};
+
+/// The value of `"schema"` in every summary this version writes.
+pub const SCHEMA: &str = "simfind-summary/1";
+
+/// The flag, flattened into each subcommand that writes a summary.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct SummaryArgs {
+    /// Also write the summary's counts (files, skipped by reason, pairs, groups, method,
+    /// bands × rows, threshold, seconds per stage) as one JSON object to FILE, atomically;
+    /// schema "simfind-summary/1" (docs/summary.schema.json). `-` is stdout, when the data
+    /// goes to -o FILE.
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub summary_json: Option<PathBuf>,
+}
+
+/// An open `--summary-json` destination.
+pub struct SummaryJson {
+    sink: Sink,
+}
+
+impl SummaryJson {
+    /// Opens the destination before any work; `None` without the flag.
+    /// `data_on_stdout`: the command's data goes to stdout (no `-o`), so `-`
+    /// is refused.
+    pub fn open(args: &SummaryArgs, data_on_stdout: bool) -> Result<Option<SummaryJson>> {
+        let Some(path) = args.summary_json.as_deref() else {
+            return Ok(None);
+        };
+        if path.as_os_str() == "-" && data_on_stdout {
+            bail!(
+                "--summary-json - would mix the summary into the data on standard output; \
+                 give -o FILE for the data, or a file for the summary"
+            );
+        }
+        let sink = Sink::create(Some(path))
+            .with_context(|| format!("cannot write --summary-json {}", path.display()))?;
+        Ok(Some(SummaryJson { sink }))
+    }
+
+    /// Writes `document` (one line, then a newline) and makes the file final.
+    pub fn write(mut self, document: &Value) -> Result<()> {
+        serde_json::to_writer(&mut self.sink, document)?;
+        self.sink.write_all(b"\n")?;
+        self.sink.commit()
+    }
+}
+
+/// Opens, for a command whose data goes to `output` (`None` or `-`: stdout).
+pub fn open(args: &SummaryArgs, output: Option<&Path>) -> Result<Option<SummaryJson>> {
+    SummaryJson::open(args, output.is_none_or(|p| p.as_os_str() == "-"))
+}
+
+/// The whole document: the fields every command has (`schema`, `command`,
+/// `version`, `exit_status`) and the command's own `fields`.
+pub fn document(command: &str, exit_status: i32, fields: Map<String, Value>) -> Value {
+    let mut object = Map::new();
+    object.insert("schema".into(), SCHEMA.into());
+    object.insert("command".into(), command.into());
+    object.insert("version".into(), env!("CARGO_PKG_VERSION").into());
+    object.insert("exit_status".into(), exit_status.into());
+    object.extend(fields);
+    Value::Object(object)
+}
+
+/// Files not paired, by reason (the summary's "not paired: …").
+pub fn skipped(stats: &ScanStats) -> Value {
+    json!({
+        "binary": stats.binary,
+        "too_short": stats.no_shingles,
+        "special": stats.walk_skips.special,
+        "symlinks": stats.walk_skips.symlinks,
+        "size_limits": stats.walk_skips.size,
+        "same_file": stats.walk_skips.same_file,
+        "errors": stats.errors,
+    })
+}
+
+/// `{"total": s, "stages": {"walk": s, …}}`: wall-clock seconds.
+pub fn seconds(total: f64, stages: &StageSeconds) -> Value {
+    let stages: Map<String, Value> = stages
+        .iter()
+        .map(|&(stage, s)| (stage_key(stage).to_string(), json!(s)))
+        .collect();
+    json!({ "total": total, "stages": stages })
+}
