@@ -21,6 +21,7 @@
 //! - [`index`]: the persistent SQLite index, incremental refresh and queries.
 //! - [`progress`]: the `Reporter` through which stages report to the binary.
 //! - [`simd`]: CPU features and kernel selection, written once.
+//! - [`size`]: byte sizes as people write them (`512K`, `1GiB`), parsed.
 
 pub mod cluster;
 pub mod explain;
@@ -33,5 +34,6 @@ pub mod progress;
 pub mod recipe;
 pub mod simd;
 pub mod similarity;
+pub mod size;
 pub mod sketch;
 pub mod text;
