@@ -10,7 +10,7 @@
 #
 #   fuzz/run.sh                 # 30 s per target (a few minutes in all)
 #   fuzz/run.sh 600 normalize   # ten minutes of one target
-#   fuzz/run.sh --merge         # minimise .work/ into corpus/ (inputs ≤ 512 B)
+#   fuzz/run.sh --merge         # refresh corpus/: seeds + 24 small inputs from .work/
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -29,6 +29,12 @@ if ! command -v cargo-fuzz >/dev/null 2>&1; then
     cargo install cargo-fuzz --locked
 fi
 
+# The index target builds a small SQLite index per input: on tmpfs its
+# syncs cost nothing.
+if [[ -z ${TMPDIR:-} && -w /dev/shm ]]; then
+    export TMPDIR=/dev/shm
+fi
+
 targets=("$@")
 if [[ ${#targets[@]} -eq 0 ]]; then
     mapfile -t targets < <(cargo +nightly fuzz list)
@@ -40,14 +46,22 @@ found=0
 for t in "${targets[@]}"; do
     mkdir -p "corpus/$t" "regressions/$t" ".work/$t" ".artifacts/$t"
     if [[ $merge == 1 ]]; then
-        # Only inputs that add coverage, and small ones: the kept corpus is a
-        # few KB per target, not the fuzzer's working set.
+        # The kept corpus stays a few KB per target, not the fuzzer's working
+        # set: the hand-named seeds, plus the first $keep (by hash name) of
+        # the inputs of at most 256 bytes that a merge finds to add coverage.
+        keep=${KEEP:-24}
         tmp=$(mktemp -d)
-        cargo +nightly fuzz run -O "$t" "$tmp" "corpus/$t" ".work/$t" -- \
-            -merge=1 -max_len=512 2>&1 | tail -n 2
-        rm -f "corpus/$t"/*
-        cp "$tmp"/* "corpus/$t"/ 2>/dev/null || true
-        rm -rf "$tmp"
+        cargo +nightly fuzz run -O "$t" "$tmp" "corpus/$t" ".work/$t" "regressions/$t" -- \
+            -merge=1 -max_len=256 2>&1 | tail -n 1
+        find "corpus/$t" -type f -regextype egrep -regex '.*/[0-9a-f]{40}' -delete
+        find "$tmp" -type f -printf '%f\n' | sort >"$tmp.list"
+        n=0
+        while read -r f && [[ $n -lt $keep ]]; do
+            [[ -e corpus/$t/$f ]] && continue
+            cp "$tmp/$f" "corpus/$t/"
+            n=$((n + 1))
+        done <"$tmp.list"
+        rm -rf "$tmp" "$tmp.list"
         continue
     fi
     echo "== $t: ${seconds}s"

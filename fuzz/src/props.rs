@@ -9,7 +9,6 @@
 //! plain definition written here or kept in the library as an oracle, never
 //! only "no panic" where something can be compared.
 
-use std::io::Write as _;
 use std::path::Path;
 
 use simfind::text::chunked::{Windows, chunk_end, join_normalized};
@@ -524,8 +523,13 @@ pub fn index(data: &[u8]) {
         };
         let answer = query.ask(text.to_vec(), &options, &simfind::progress::Silent);
         if !damaged {
-            let answer = answer.expect("an undamaged index answers");
-            let _ = writeln!(std::io::sink(), "{answer:?}");
+            match answer.expect("an undamaged index answers") {
+                simfind::index::query::Answer::Matches { matches, .. } => {
+                    assert_eq!(matches.len(), 1, "the stored document finds itself");
+                    assert_eq!(matches[0].similarity, 1.0);
+                }
+                other => panic!("the stored document is not found: {other:?}"),
+            }
         }
     }
 }
