@@ -24,6 +24,7 @@
 //!   needed the memory and which option lowers it.
 //! - [`progress`]: the `Reporter` through which stages report to the binary.
 //! - [`simd`]: CPU features and kernel selection, written once.
+//! - [`size`]: byte sizes as people write them (`512K`, `1GiB`), parsed.
 
 pub mod action;
 pub mod cluster;
@@ -38,5 +39,6 @@ pub mod progress;
 pub mod recipe;
 pub mod simd;
 pub mod similarity;
+pub mod size;
 pub mod sketch;
 pub mod text;

@@ -303,37 +303,9 @@ pub enum TextOrCsv {
     Csv,
 }
 
-/// Parses a byte size: a whole number with an optional unit, case-insensitive.
-/// `K`, `M`, `G`, `T` and `KiB` … `TiB` are binary (1K = 1024), as `du` and
-/// `ls -h` read them; `KB` … `TB` are decimal (1KB = 1000), as the summaries
-/// print them. (Before, `KB` … `TB` were binary too.)
-pub fn parse_size(s: &str) -> Result<u64, String> {
-    let t = s.trim();
-    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-    let (digits, unit) = t.split_at(split);
-    let number: u64 = digits
-        .parse()
-        .map_err(|_| format!("'{s}' is not a size (examples: 4096, 512K, 10MB, 1GiB)"))?;
-    let scale: u64 = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "b" => 1,
-        "k" | "kib" => 1 << 10,
-        "m" | "mib" => 1 << 20,
-        "g" | "gib" => 1 << 30,
-        "t" | "tib" => 1 << 40,
-        "kb" => 1_000,
-        "mb" => 1_000_000,
-        "gb" => 1_000_000_000,
-        "tb" => 1_000_000_000_000,
-        _ => {
-            return Err(format!(
-                "'{s}' has an unknown unit (K, M, G, T or KiB … TiB: powers of 1024; KB … TB: powers of 1000)"
-            ));
-        }
-    };
-    number
-        .checked_mul(scale)
-        .ok_or_else(|| format!("'{s}' is too large"))
-}
+/// Parses a byte size (`512K`, `10MB`, `1GiB`): in the library so that the
+/// fuzz target checks the function the arguments go through.
+pub use simfind::size::parse_size;
 
 /// An integer ≥ 1 (bands, rows, hash counts, AND/OR sizes).
 pub fn count(text: &str) -> Result<usize, String> {

@@ -5,7 +5,8 @@ use std::fmt;
 
 use crate::lsh::Banding;
 use crate::recipe::{
-    Recipe, UnknownNormalization, UnknownShingleKind, normalization_name, parse_normalization,
+    MAX_K, MAX_SIGNATURE_LEN, Recipe, UnknownNormalization, UnknownShingleKind, normalization_name,
+    parse_normalization,
 };
 use crate::sketch::{SketchKind, UnknownSketch};
 use crate::text::shingle::{ShingleKind, Shingler, StopWords};
@@ -49,6 +50,10 @@ pub enum ParamsError {
     Zero,
     /// `n` is not `bands × rows`.
     SignatureLength(u32),
+    /// `k` or `n` beyond what simfind ever writes ([`MAX_K`],
+    /// [`MAX_SIGNATURE_LEN`]): a damaged index, whose recipe would ask for
+    /// gigabytes of hash functions.
+    TooLarge(&'static str, u32),
 }
 
 impl fmt::Display for ParamsError {
@@ -59,6 +64,10 @@ impl fmt::Display for ParamsError {
             ParamsError::Sketch(err) => err.fmt(f),
             ParamsError::Zero => f.write_str("k, bands and rows must be at least 1"),
             ParamsError::SignatureLength(n) => write!(f, "n = {n} is not bands × rows"),
+            ParamsError::TooLarge(name, v) => write!(
+                f,
+                "{name} = {v} is larger than simfind allows (k ≤ {MAX_K}, n ≤ {MAX_SIGNATURE_LEN})"
+            ),
         }
     }
 }
@@ -104,6 +113,12 @@ impl Params {
         };
         if banding.signature_len() != self.n as usize {
             return Err(ParamsError::SignatureLength(self.n));
+        }
+        if self.k as usize > MAX_K {
+            return Err(ParamsError::TooLarge("k", self.k));
+        }
+        if self.n as usize > MAX_SIGNATURE_LEN {
+            return Err(ParamsError::TooLarge("n", self.n));
         }
         let sketch: SketchKind = self.minhash.parse().map_err(ParamsError::Sketch)?;
         let stop_words = StopWords::from_words(self.stop_words.lines());
@@ -278,5 +293,44 @@ mod tests {
         ] {
             assert_eq!(bad.recipe().unwrap_err().to_string(), message, "{bad}");
         }
+    }
+
+    /// Found by the `index` fuzz target: a damaged index whose `n` (with
+    /// `bands × rows` to match) or `k` is huge gave a recipe whose sketcher
+    /// asked for gigabytes of hash functions (an abort or an out-of-memory
+    /// exit blaming the options) instead of a "damaged index" error.
+    #[test]
+    fn stored_values_beyond_the_limits_are_refused() {
+        let good = Params::of(&recipe(
+            ShingleKind::Char,
+            StopWords::default(),
+            Normalization::default(),
+        ));
+        let too_long = Params {
+            bands: 1,
+            rows: 2_000_000_000,
+            n: 2_000_000_000,
+            ..good.clone()
+        };
+        assert_eq!(
+            too_long.recipe().unwrap_err(),
+            ParamsError::TooLarge("n", 2_000_000_000)
+        );
+        let too_wide = Params {
+            k: 1 << 30,
+            ..good.clone()
+        };
+        assert_eq!(
+            too_wide.recipe().unwrap_err(),
+            ParamsError::TooLarge("k", 1 << 30)
+        );
+        let at_the_limits = Params {
+            k: MAX_K as u32,
+            bands: 1,
+            rows: MAX_SIGNATURE_LEN as u32,
+            n: MAX_SIGNATURE_LEN as u32,
+            ..good
+        };
+        assert!(at_the_limits.recipe().is_ok());
     }
 }

@@ -485,6 +485,18 @@ fn stop_words_match_case_insensitively() {
     assert_eq!(s.shingle_set("The cat"), hashes_of(&["The cat"]));
 }
 
+/// Found by the `shingle` fuzz target: with `--keep-case`, a word with a
+/// titlecase letter (`ǅ`, not uppercase, lowercasing to `ǆ`) or a final
+/// capital sigma was compared unlowered or lowercased per character (`σ`
+/// where the stop-word list holds `ς`), so it never matched its stop word.
+#[test]
+fn stop_words_match_titlecase_and_final_sigma_words() {
+    let s = Shingler::new(ShingleKind::StopWord, 2, StopWords::from_words(["ǅ", "ΟΣ"]));
+    assert_eq!(s.shingle_set("ǅ cat"), hashes_of(&["ǅ cat"]));
+    assert_eq!(s.shingle_set("ΟΣ cat"), hashes_of(&["ΟΣ cat"]));
+    assert_eq!(s.shingle_set("ος cat"), hashes_of(&["ος cat"]));
+}
+
 #[test]
 fn unicode_words() {
     let w = Shingler::new(ShingleKind::Word, 1, StopWords::default());

@@ -1,0 +1,5 @@
+//! The properties the fuzz targets check, one `pub fn(&[u8])` per target
+//! (`fuzz_targets/<name>.rs` calls `props::<name>`). The same file is
+//! included by `tests/fuzz_regressions.rs`, which replays every kept input
+//! (`fuzz/corpus/`, `fuzz/regressions/`) on stable with every `cargo test`.
+pub mod props;
