@@ -26,16 +26,15 @@ pub struct OutOfMemory {
 
 impl fmt::Display for OutOfMemory {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let size = if self.bytes == usize::MAX {
-            "more than the address space".to_string()
-        } else {
-            format!("{:.1} MiB", self.bytes as f64 / (1u64 << 20) as f64)
-        };
-        write!(
-            f,
-            "out of memory: {} needs {size}; to need less: {}",
-            self.what, self.lower
-        )
+        // Written piece by piece, allocating nothing: memory has run out.
+        write!(f, "out of memory: {} needs ", self.what)?;
+        match self.bytes {
+            usize::MAX => write!(f, "more than the address space")?,
+            b if b >= 1 << 20 => write!(f, "{:.1} MiB", b as f64 / (1u64 << 20) as f64)?,
+            b if b >= 1 << 10 => write!(f, "{:.1} KiB", b as f64 / 1024.0)?,
+            b => write!(f, "{b} bytes")?,
+        }
+        write!(f, "; to need less: {}", self.lower)
     }
 }
 

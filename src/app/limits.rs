@@ -9,9 +9,10 @@
 //!   prints `memory allocation of N bytes failed` and calls `abort()` (the
 //!   hook that could change this, `set_alloc_error_hook`, is unstable). The
 //!   global allocator below is `System` plus one branch on the failure path:
-//!   it notes that an allocation failed and still returns null, so
-//!   fallible allocations (`try_reserve`, `read_to_end`) keep reporting
-//!   their own error. A SIGABRT handler then tells an abort that follows a
+//!   a block under 64 KiB that cannot be had means memory is exhausted, and
+//!   the run ends there (message, status 2, before std can print its line);
+//!   a larger one is noted and null returned, so fallible allocations
+//!   (`try_reserve`, `read_to_end`) keep reporting their own error. A SIGABRT handler then tells an abort that follows a
 //!   failed allocation from any other: for the former it removes the named
 //!   temporary output if there is one (with `O_TMPFILE` there is none),
 //!   prints which options lower memory and exits with status 2; any other
@@ -33,12 +34,38 @@ static ALLOCATION_FAILED: AtomicBool = AtomicBool::new(false);
 /// `System`, noting failed allocations for the SIGABRT handler.
 pub struct Allocator;
 
+/// Whether the run is ending because a predicted allocation failed.
+static EXITING: AtomicBool = AtomicBool::new(false);
+
+/// Below this, a failed allocation ends the run at once (see `note`).
+const SMALL_ALLOCATION: usize = 64 << 10;
+
 #[inline]
-fn note(ptr: *mut u8) -> *mut u8 {
+fn note(ptr: *mut u8, size: usize) -> *mut u8 {
     if ptr.is_null() {
+        if EXITING.load(Ordering::SeqCst) || size < SMALL_ALLOCATION {
+            // Memory is exhausted (a small block could not be had) or the run
+            // is already ending for it: returning null would only make std
+            // print its own line and abort, or a caller report one more failed
+            // file. End here, with the general message, allocating nothing.
+            fail_out_of_memory();
+        }
         ALLOCATION_FAILED.store(true, Ordering::Relaxed);
     }
     ptr
+}
+
+/// Removes any named partial output, says which options lower memory and
+/// exits with status 2; async-signal-safe and allocation-free.
+fn fail_out_of_memory() -> ! {
+    pending::remove();
+    // SAFETY: write and _exit are async-signal-safe; MESSAGE is static.
+    // _exit skips atexit handlers and buffered output, which is what a
+    // process whose allocator has failed needs.
+    unsafe {
+        libc::write(2, MESSAGE.as_ptr().cast(), MESSAGE.len());
+        libc::_exit(exit::FATAL)
+    }
 }
 
 // SAFETY: every method forwards to `System` with the caller's arguments and
@@ -46,12 +73,12 @@ fn note(ptr: *mut u8) -> *mut u8 {
 unsafe impl GlobalAlloc for Allocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: the caller's promises for `alloc` hold for `System.alloc`.
-        note(unsafe { System.alloc(layout) })
+        note(unsafe { System.alloc(layout) }, layout.size())
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         // SAFETY: as for `alloc`.
-        note(unsafe { System.alloc_zeroed(layout) })
+        note(unsafe { System.alloc_zeroed(layout) }, layout.size())
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
@@ -62,7 +89,7 @@ unsafe impl GlobalAlloc for Allocator {
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         // SAFETY: `ptr` came from `System` through this allocator; the
         // caller's promises for `realloc` hold for `System.realloc`.
-        note(unsafe { System.realloc(ptr, layout, new_size) })
+        note(unsafe { System.realloc(ptr, layout, new_size) }, new_size)
     }
 }
 
@@ -94,9 +121,15 @@ simfind: to need less memory: --threads 1 (fewer files in memory at once), \
 /// from whichever thread found it, as a fatal error.
 fn on_out_of_memory(oom: &simfind::memory::OutOfMemory) -> ! {
     use std::io::Write;
+    // From here on, any thread whose allocation fails ends the process at
+    // once (see `note`), so no second message follows this one.
+    EXITING.store(true, Ordering::SeqCst);
     pending::remove();
-    let message = format!("simfind: error: {oom}; no output written\n");
-    let _ = std::io::stderr().write_all(message.as_bytes());
+    // Formatted straight into unbuffered stderr: nothing is allocated.
+    let _ = writeln!(
+        std::io::stderr(),
+        "simfind: error: {oom}; no output written"
+    );
     // SAFETY: _exit ends the process without running destructors or atexit
     // handlers on other threads that may be mid-stage (the same exit as the
     // SIGABRT backstop's); stderr is unbuffered, so the message is out.
@@ -115,12 +148,5 @@ extern "C" fn on_abort(_signal: libc::c_int) {
         }
         return;
     }
-    pending::remove();
-    // SAFETY: write and _exit are async-signal-safe; MESSAGE is static.
-    // _exit skips atexit handlers and buffered output, which is what a
-    // process whose allocator has failed needs.
-    unsafe {
-        libc::write(2, MESSAGE.as_ptr().cast(), MESSAGE.len());
-        libc::_exit(exit::FATAL);
-    }
+    fail_out_of_memory();
 }

@@ -344,6 +344,24 @@ pub fn read_file(path: &Path, opts: &ReadOptions) -> Result<Contents, ReadError>
     read_opened(open_nonblocking(path)?, path, None, opts)
 }
 
+/// [`read_file`], but a path whose last component is now a symbolic link is
+/// not followed ([`ReadError::BecameSymlink`]): for re-reading, by path, a file
+/// the walk found as a regular file (verification's reloads), where a link put
+/// in its place could point outside the roots.
+pub fn read_file_nofollow(path: &Path, opts: &ReadOptions) -> Result<Contents, ReadError> {
+    #[cfg(unix)]
+    {
+        super::faults::at(super::faults::Point::Open, path)?;
+        match open_nonblocking_nofollow(path) {
+            Ok(handle) => read_opened(handle, path, None, opts),
+            Err(e) if e.raw_os_error() == Some(libc::ELOOP) => Err(ReadError::BecameSymlink),
+            Err(e) => Err(e.into()),
+        }
+    }
+    #[cfg(not(unix))]
+    read_file(path, opts)
+}
+
 /// [`read_file`] for a file the walk found: the file read is the one the
 /// walk saw (same device and inode), or [`ReadError::NotTheWalkedFile`]. So
 /// a file replaced after the walk, by a symbolic link to a file outside the

@@ -77,7 +77,7 @@ pub struct FileReload<'a> {
 
 impl Reload for FileReload<'_> {
     fn set_of(&self, path: &std::path::Path, expected_hash: u128) -> Result<Vec<u64>, ReloadError> {
-        reload_set(path, expected_hash, &self.config.recipe, &self.config.read)
+        self.part_of(path, expected_hash, Part::WHOLE)
     }
 
     fn part_of(
@@ -86,12 +86,16 @@ impl Reload for FileReload<'_> {
         expected_hash: u128,
         part: Part,
     ) -> Result<Vec<u64>, ReloadError> {
-        reload_part(
+        // Without -L the walk read no link, so a link found now (but a root the
+        // user named, which the walk followed) was put there since: not followed.
+        let follow = self.config.walk.follow_links || self.config.roots.iter().any(|r| r == path);
+        reload_from(
             path,
             expected_hash,
             &self.config.recipe,
             &self.config.read,
             part,
+            follow,
         )
     }
 }
@@ -147,7 +151,23 @@ pub fn reload_part(
     read: &ReadOptions,
     part: Part,
 ) -> Result<Vec<u64>, ReloadError> {
-    let contents = read::read_file(path, read)?;
+    reload_from(path, expected_hash, recipe, read, part, true)
+}
+
+/// [`reload_part`], following a symbolic link at `path` only if `follow`.
+fn reload_from(
+    path: &std::path::Path,
+    expected_hash: u128,
+    recipe: &Recipe,
+    read: &ReadOptions,
+    part: Part,
+    follow: bool,
+) -> Result<Vec<u64>, ReloadError> {
+    let contents = if follow {
+        read::read_file(path, read)?
+    } else {
+        read::read_file_nofollow(path, read)?
+    };
     thread_local! {
         // Each verifying thread keeps its text buffer and hash table from one
         // reload to the next, as signing does, instead of allocating and
