@@ -312,12 +312,136 @@ fn an_index_built_with_other_parameters_is_refused_and_left_alone() {
             assert!(out.stdout.is_empty());
         }
     }
-    // With --threshold alone scan lets tune choose bands and rows: say so.
-    let out = run(args!["scan", a, "--db", db, "--threshold", "0.9"]);
-    let err = stderr(&out);
-    assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("give the index's --bands and --rows"), "{err}");
     assert_eq!(std::fs::read(&db).unwrap(), before);
+}
+
+/// Issue 15.5: `index DIR --db F` then `scan DIR --db F -t 0.8` failed with a
+/// parameter mismatch; the index's recipe now stands for every option not given.
+#[test]
+fn scan_and_index_adopt_the_recipe_of_an_existing_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = corpus(dir.path());
+    let roots = [a.as_path(), b.as_path()];
+    let db = dir.path().join("index.simfind");
+    let opts = [
+        "--shingle",
+        "word",
+        "-k",
+        "4",
+        "--bands",
+        "16",
+        "--rows",
+        "6",
+        "--seed",
+        "7",
+        "--minhash",
+        "oph",
+        "--keep-case",
+        "--binary",
+    ];
+    index(&roots, &db, &opts);
+    // index again with no option: the index's, nothing re-signed.
+    let err = index(&roots, &db, &[]);
+    assert!(err.contains("0 signed"), "{err}");
+    // --threshold alone: the index's bands and rows, not tune's, and said so.
+    let (out, err) = db_scan(&roots, &db, &["--threshold", "0.3"]);
+    assert_eq!(
+        out,
+        fresh_scan(&roots, &[&opts[..], &["--threshold", "0.3"]].concat())
+    );
+    assert!(err.contains("16×6 from the index"), "{err}");
+    // No option at all: the S-curve threshold of the index's banding.
+    let (out, _) = db_scan(&roots, &db, &[]);
+    assert_eq!(out, fresh_scan(&roots, &opts));
+    // Options given that agree with the index are fine.
+    let (out, _) = db_scan(&roots, &db, &["--seed", "7", "-b", "16"]);
+    assert_eq!(out, fresh_scan(&roots, &opts));
+    // One that disagrees is an error naming both values; the index is untouched.
+    let before = std::fs::read(&db).unwrap();
+    for (extra, names) in [
+        (
+            &["--seed", "8"][..],
+            "seed: index has 7, this run asks for 8",
+        ),
+        (
+            &["--shingle", "char"],
+            "shingle_kind: index has word, this run asks for char",
+        ),
+        (
+            &["--minhash", "classic"],
+            "minhash: index has oph, this run asks for classic",
+        ),
+        (&["-r", "5"], "rows: index has 6, this run asks for 5"),
+    ] {
+        for cmd in ["index", "scan"] {
+            let out = simfind()
+                .arg(cmd)
+                .args(roots)
+                .arg("--db")
+                .arg(&db)
+                .args(extra)
+                .output()
+                .unwrap();
+            let err = stderr(&out);
+            assert_eq!(out.status.code(), Some(2), "{cmd} {extra:?}: {err}");
+            assert!(err.contains(names), "{cmd} {extra:?}: {err}");
+            assert!(out.stdout.is_empty());
+        }
+    }
+    assert_eq!(std::fs::read(&db).unwrap(), before);
+}
+
+/// `index --help` offered `--threshold` in the texts of --bands and --rows,
+/// which index rejects; every option it lists must parse.
+#[test]
+fn index_help_offers_only_options_index_takes() {
+    let out = run(args!["index", "--help"]);
+    assert_eq!(out.status.code(), Some(0));
+    let help = String::from_utf8(out.stdout).unwrap();
+    assert!(!help.contains("--threshold"), "{help}");
+    assert!(
+        help.contains("[default: the index's; for a new index, 20]"),
+        "{help}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("r");
+    put(&root, "x.txt", &prose(1, 50), past(0));
+    let stop = put(dir.path(), "stop.txt", "the\nand\n", past(0));
+    // Every long option in the help, with a value where it takes one.
+    let mut seen = 0;
+    for line in help.lines() {
+        let Some(start) = line.find("--") else {
+            continue;
+        };
+        if !line.trim_start().starts_with('-') {
+            continue;
+        }
+        let flag: String = line[start..]
+            .chars()
+            .take_while(|c| !c.is_whitespace() && *c != ',')
+            .collect();
+        let value = line[start + flag.len()..].trim_start().starts_with('<');
+        if ["--help", "--version", "--db", "--quiet"].contains(&flag.as_str()) {
+            continue;
+        }
+        let db = dir.path().join(format!("{seen}.simfind"));
+        let mut cmd = simfind();
+        cmd.arg("index").arg(&root).arg("--db").arg(&db).arg("-q");
+        match (flag.as_str(), value) {
+            ("--shingle", _) => cmd.args(["--shingle", "stopword"]),
+            ("--stopwords", _) => cmd
+                .args(["--shingle", "stopword", "--stopwords"])
+                .arg(&stop),
+            ("--minhash", _) => cmd.args(["--minhash", "oph"]),
+            ("--include" | "--exclude", _) => cmd.args([flag.as_str(), "*.txt"]),
+            (_, true) => cmd.args([flag.as_str(), "3"]),
+            (_, false) => cmd.arg(&flag),
+        };
+        let out = cmd.output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{flag}: {}", stderr(&out));
+        seen += 1;
+    }
+    assert!(seen >= 15, "{seen} options tried");
 }
 
 #[test]
@@ -628,8 +752,11 @@ fn an_index_serves_the_lsh_method_with_its_own_minhash_kernel() {
         "the kernels' estimates differ, so the test can tell them apart"
     );
 
-    // The kernel is a parameter of the index: a classic scan is refused.
-    let out = run(args!["scan", a, b, "--db", db]);
+    // The kernel is a parameter of the index: a classic scan is refused (without
+    // --minhash the index's kernel is used).
+    let (out, _) = db_scan(&roots, &db, &[]);
+    assert_eq!(out, fresh);
+    let out = run(args!["scan", a, b, "--db", db, "--minhash", "classic"]);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("(minhash: "), "{err}");

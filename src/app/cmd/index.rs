@@ -24,9 +24,11 @@ files and forgets vanished ones, in one transaction: a run killed at any moment
 leaves the previous index intact. A second update of the same index waits for
 the first (up to --wait seconds) and then gives up with an error.
 
-The shingle and LSH options must be the ones the index was built with; other
-values are refused with a message naming the difference. To change them, delete
-the index file and build it again. The schema is in docs/INDEX.md.
+The shingle and LSH options of a new index are the ones given (or the
+defaults); an existing index keeps its own, so they need not be given again
+(`scan --db` and `query` use them too). An option given that differs from the
+index's is refused with a message naming both values. To change them, delete the
+index file and build it again. The schema is in docs/INDEX.md.
 
 ";
 
@@ -35,7 +37,19 @@ the index file and build it again. The schema is in docs/INDEX.md.
 /// Files are walked and signed exactly as `simfind scan` does with the same
 /// options; the index then serves `scan --db` and `query`.
 #[derive(clap::Args, Debug)]
-#[command(after_help = args::after_help(EXAMPLES, args::EXIT_STATUS_INDEX))]
+#[command(
+    after_help = args::after_help(EXAMPLES, args::EXIT_STATUS_INDEX),
+    // The shared texts speak of --threshold, which index does not take.
+    mut_arg("bands", |a| a.help(
+        "Number of LSH bands b [default: the index's; for a new index, 20]"
+    )),
+    mut_arg("rows", |a| a.help(
+        "Rows per band r; signatures have b × r values [default: the index's; for a new index, 5]"
+    )),
+    mut_arg("seed", |a| a.help(
+        "Seed of the MinHash functions [default: the index's; for a new index, 42]"
+    )),
+)]
 pub struct Args {
     /// Directories to index.
     #[arg(required = true, value_name = "DIR")]
@@ -61,7 +75,8 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<i32> {
-    let config = config::index(&args.roots, &args.signing, &args.files)?;
+    let adopted = config::existing_recipe(&args.db, args.wait)?;
+    let config = config::index(&args.roots, &args.signing, &args.files, adopted.as_ref())?;
     // No interrupt handler: SIGINT/SIGTERM end the process like a crash would, and
     // the uncommitted update is rolled back on the next open.
     let mut index = config::open_index(&args.db, &config, args.wait)?;

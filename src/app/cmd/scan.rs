@@ -93,9 +93,10 @@ pub struct Args {
     #[command(flatten)]
     pub report: ReportArgs,
 
-    /// Use and refresh the index FILE (built by `simfind index` with the same
-    /// shingle and LSH options): unchanged files are not read again; the output is
-    /// the same as without --db.
+    /// Use and refresh the index FILE (created if missing): unchanged files are not
+    /// read again; the output is the same as without --db. Shingle and LSH options
+    /// not given are the index's (with --threshold alone, so are bands and rows);
+    /// one given that differs from the index's is an error naming both values.
     #[arg(long, value_name = "FILE", help_heading = "Index")]
     pub db: Option<PathBuf>,
 
@@ -113,20 +114,27 @@ pub fn run(args: Args) -> Result<i32> {
     if let Some(db) = &args.db {
         output::refuse_overwriting_index(args.output.as_deref(), db)?;
     }
+    // An existing index's recipe stands for every signing option not given.
+    let adopted = match &args.db {
+        Some(db) => config::existing_recipe(db, args.wait)?,
+        None => None,
+    };
     let (mut config, threshold_source) = config::scan(
         &args.roots,
         &args.signing,
         &args.matching,
         &args.files,
         args.db.is_some(),
+        adopted.as_ref(),
     )?;
-    if threshold_source == ThresholdSource::Given
-        && let Some(warning) = tune::steep_part_warning(
-            config.recipe.banding.bands,
-            config.recipe.banding.rows,
-            config.threshold,
-        )
-    {
+    if matches!(
+        threshold_source,
+        ThresholdSource::Given | ThresholdSource::IndexShape
+    ) && let Some(warning) = tune::steep_part_warning(
+        config.recipe.banding.bands,
+        config.recipe.banding.rows,
+        config.threshold,
+    ) {
         eprintln!("simfind: warning: {warning}");
     }
     let report = Report::from_args(&args.report, &mut config.roots)?;
@@ -265,6 +273,10 @@ fn summary(
             config.recipe.banding.bands,
             config.recipe.banding.rows,
             t = config.threshold,
+        ),
+        ThresholdSource::IndexShape => format!(
+            "{:.3} ({}×{} from the index: its signatures were made with them)",
+            config.threshold, config.recipe.banding.bands, config.recipe.banding.rows
         ),
         ThresholdSource::SCurve => format!(
             "{:.3} (S-curve threshold of {}×{})",
