@@ -868,3 +868,140 @@ fn an_index_in_a_missing_directory_is_one_clear_message() {
     }
     assert!(!dir.path().join("no").exists());
 }
+
+/// The rows of `scan --method exact -t T` that involve `q`, seen from `q`'s
+/// side: (other path, similarity, shared), plus `q` itself at 1.0.
+fn exact_scan_rows(
+    roots: &[&Path],
+    q: &Path,
+    t: &str,
+    shingles: u64,
+) -> Vec<(Vec<u8>, Vec<u8>, Vec<u8>)> {
+    let out = simfind()
+        .arg("scan")
+        .args(roots)
+        .args(["--method", "exact", "-t", t, "-q"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let qb = q.as_os_str().as_encoded_bytes();
+    let mut want: Vec<_> = csv_rows(&out.stdout)
+        .iter()
+        .filter(|r| &r[0] == qb || &r[1] == qb)
+        .map(|r| {
+            let other = if &r[0] == qb { &r[1] } else { &r[0] };
+            (other.to_vec(), r[2].to_vec(), r[6].to_vec())
+        })
+        .collect();
+    want.push((
+        qb.to_vec(),
+        b"1.000000".to_vec(),
+        shingles.to_string().into_bytes(),
+    ));
+    want.sort();
+    want
+}
+
+/// `query --exact` (rows as (other, similarity, shared), in output order).
+fn exact_query(q: &Path, db: &Path, extra: &[&str]) -> Vec<(Vec<u8>, Vec<u8>, Vec<u8>)> {
+    let out = simfind()
+        .arg("query")
+        .arg(q)
+        .arg("--db")
+        .arg(db)
+        .args(extra)
+        .arg("-q")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    csv_rows(&out.stdout)
+        .iter()
+        .map(|r| (r[1].to_vec(), r[2].to_vec(), r[6].to_vec()))
+        .collect()
+}
+
+/// Issue 15.5: query missed GPL-3 (J = 0.42) at -t 0.3, which the exact scan
+/// finds; --exact verifies every document of a size that can reach T, and
+/// --top N is the true N most similar.
+#[test]
+fn an_exact_query_finds_what_the_exact_scan_finds() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = corpus(dir.path());
+    let roots = [a.as_path(), b.as_path()];
+    // Half of fam0/orig.txt, then other words: J ≈ 1/3, which 20 × 5 bands
+    // find with probability below 0.1.
+    let base = prose(0, 400);
+    let half: Vec<&str> = base.split(' ').take(200).collect();
+    let far = format!("{} {}", half.join(" "), prose(777, 200));
+    put(&b, "far.txt", &far, past(0));
+    let db = dir.path().join("index.simfind");
+    index(&roots, &db, &[]);
+    let q = a.join("fam0/orig.txt");
+    for t in ["0.3", "0.5", "0.8"] {
+        let got = exact_query(&q, &db, &["--exact", "-t", t]);
+        let sims: Vec<f64> = got
+            .iter()
+            .map(|g| std::str::from_utf8(&g.1).unwrap().parse().unwrap())
+            .collect();
+        assert!(sims.windows(2).all(|w| w[0] >= w[1]), "{sims:?}");
+        let shingles = got[0].2.clone();
+        let mut sorted = got.clone();
+        sorted.sort();
+        let shingles: u64 = std::str::from_utf8(&shingles).unwrap().parse().unwrap();
+        assert_eq!(sorted, exact_scan_rows(&roots, &q, t, shingles), "t = {t}");
+        // LSH alone misses the far edit at 0.3: the test can tell them apart.
+        if t == "0.3" {
+            let out = run(args!["query", q, "--db", db, "-t", t]);
+            assert!(csv_rows(&out.stdout).len() < got.len());
+            assert!(
+                stderr(&out).contains("--exact finds every one"),
+                "{}",
+                stderr(&out)
+            );
+        }
+        // --top N: the first N rows of the whole ranking.
+        for n in [1, 2, 3, 5] {
+            let top = exact_query(&q, &db, &["--top", &n.to_string(), "-t", t]);
+            assert_eq!(top, got[..n.min(got.len())], "t = {t}, top {n}");
+        }
+    }
+    // --exact needs exact verification.
+    let out = run(args![
+        "query",
+        q,
+        "--db",
+        db,
+        "--exact",
+        "--verify",
+        "signature"
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("--verify signature"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+#[cfg_attr(no_shared_data, ignore = "needs ../shared/data")]
+fn an_exact_query_on_debian_docs_finds_gpl_3_like_the_exact_scan() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = util::shared_data("debian-docs").join("files");
+    let db = dir.path().join("dd.simfind");
+    index(&[&docs], &db, &["-b", "16", "-r", "6", "-q"]);
+    let q = docs.join("common-licenses/GPL-2.txt");
+    let got = exact_query(&q, &db, &["--exact", "-t", "0.3"]);
+    let gpl3 = docs.join("common-licenses/GPL-3.txt");
+    assert!(
+        got.iter()
+            .any(|g| g.0 == gpl3.as_os_str().as_encoded_bytes()),
+        "GPL-3 at 0.42"
+    );
+    let shingles: u64 = std::str::from_utf8(&got[0].2).unwrap().parse().unwrap();
+    let mut sorted = got.clone();
+    sorted.sort();
+    assert_eq!(sorted, exact_scan_rows(&[&docs], &q, "0.3", shingles));
+    let top = exact_query(&q, &db, &["--top", "6", "-t", "0.3"]);
+    assert_eq!(top, got[..6]);
+}

@@ -520,6 +520,28 @@ impl Index {
         raw.map(|raw| self.convert(raw)).transpose()
     }
 
+    /// Every indexed document with between `min` and `max` shingles (both
+    /// included), sorted by path bytes: the length filter of an exact lookup.
+    pub fn documents_with_shingles(
+        &self,
+        min: u64,
+        max: u64,
+    ) -> Result<Vec<StoredDoc>, IndexError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT {DOC_COLUMNS} FROM documents WHERE shingle_count BETWEEN ?1 AND ?2 \
+                 ORDER BY path"
+            ))
+            .map_err(|e| self.err(e))?;
+        let raws: Vec<RawDoc> = stmt
+            .query_map(params![u64_to_sql(min), u64_to_sql(max)], read_raw)
+            .map_err(|e| self.err(e))?
+            .collect::<Result<_, _>>()
+            .map_err(|e| self.err(e))?;
+        raws.into_iter().map(|raw| self.convert(raw)).collect()
+    }
+
     /// The band keys stored for `id`, band 0 first (empty if `id` is not indexed).
     pub fn band_keys(&self, id: RowId) -> Result<Vec<u64>, IndexError> {
         let mut stmt = self
