@@ -1005,3 +1005,111 @@ fn an_exact_query_on_debian_docs_finds_gpl_3_like_the_exact_scan() {
     let top = exact_query(&q, &db, &["--top", "6", "-t", "0.3"]);
     assert_eq!(top, got[..6]);
 }
+
+/// Issue 15.5: one file or a standard-input document could not be added to an
+/// index; `--add` stores it as a walk would, `--remove` forgets it, each in
+/// one transaction.
+#[test]
+fn single_documents_are_added_and_removed_without_a_walk() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = corpus(dir.path());
+    let roots = [a.as_path(), b.as_path()];
+    let db = dir.path().join("index.simfind");
+    index(&[&a], &db, &["-k", "4"]);
+    // Every file of b, added one command at a time: the index then holds what
+    // indexing both roots holds, and a walk finds nothing to re-read.
+    let mut added: Vec<PathBuf> = std::fs::read_dir(&b)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    added.sort();
+    for path in &added {
+        let out = run(args!["index", "--db", db, "--add", path]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert!(stderr(&out).contains("1 added"), "{}", stderr(&out));
+    }
+    let both = dir.path().join("both.simfind");
+    index(&roots, &both, &["-k", "4"]);
+    assert_eq!(indexed(&db), indexed(&both));
+    let rows = |db: &Path| {
+        let index = simfind::index::Index::open_existing(db, Default::default()).unwrap();
+        let docs = index.documents().unwrap();
+        docs.into_iter()
+            .map(|d| {
+                let keys = index.band_keys(d.id).unwrap();
+                (
+                    d.path,
+                    d.stat,
+                    d.content_hash,
+                    d.binary,
+                    d.shingle_count,
+                    d.signature,
+                    keys,
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(rows(&db), rows(&both));
+    let (out, err) = db_scan(&roots, &db, &[]);
+    assert!(err.contains("0 signed"), "{err}");
+    assert_eq!(out, fresh_scan(&roots, &["-k", "4"]));
+
+    // Standard input, under the name of the file it will be saved as.
+    let text = edited(&prose(3, 400), 7, "kiwi");
+    let saved = a.join("from-stdin.txt");
+    let mut child = simfind()
+        .args(args!["index", "--db", db, "--add", "-", "--name", saved])
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    put(&a, "from-stdin.txt", &text, past(0));
+    let q = a.join("fam3/orig.txt");
+    let found = |db: &Path| {
+        let out = run(args!["query", q, "--db", db, "--exact", "-t", "0.5", "-q"]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        util::pair_paths(&out.stdout)
+            .iter()
+            .any(|(_, other)| Path::new(other) == saved)
+    };
+    assert!(found(&db));
+
+    // --remove forgets it; a path not indexed is a warning naming it.
+    let missing = a.join("never-indexed.txt");
+    let out = run(args!["index", "--db", db, "--remove", saved, missing]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("1 removed"), "{err}");
+    assert!(
+        err.contains(&format!("{}: not in the index", missing.display())),
+        "{err}"
+    );
+    assert!(!found(&db));
+
+    // Usage errors before any work.
+    for (args, msg) in [
+        (args!["index", "--db", db, "--add", "-"], "--name"),
+        (
+            args!["index", "--db", db, "--add", "x", "--name", "y"],
+            "--add -",
+        ),
+        (
+            args!["index", a, "--db", db, "--add", "x"],
+            "cannot be used with",
+        ),
+        (args!["index", "--db", db], "required"),
+    ] {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&out).contains(msg), "{args:?}: {}", stderr(&out));
+    }
+}

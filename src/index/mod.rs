@@ -44,8 +44,10 @@
 //!
 //! Files: `schema.rs` (the layout and the value codecs), `params.rs` ([`Params`]),
 //! `error.rs` ([`IndexError`]), `incremental.rs` (the `--db` glue that decides
-//! what changed and signs it), `query.rs` (the many-one lookup: [`query::Query`]); this file is the storage ([`Index`]), `update.rs` its write transaction ([`Update`]).
+//! what changed and signs it), `query.rs` (the many-one lookup: [`query::Query`]), `add.rs` (single documents
+//! added or removed without a walk); this file is the storage ([`Index`]), `update.rs` its write transaction ([`Update`]).
 
+pub mod add;
 mod error;
 pub mod incremental;
 mod params;

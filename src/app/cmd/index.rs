@@ -4,7 +4,10 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::{Context, Result};
+use std::io::Read;
+
+use anyhow::{Context, Result, bail};
+use simfind::index::add::{self, NewDoc};
 use simfind::index::incremental;
 
 use crate::app::args::{self, FileArgs, SigningArgs};
@@ -17,6 +20,9 @@ const EXAMPLES: &str = "EXAMPLES:
   simfind scan ./share --db share.simfind              pairs, reading only changed files
   simfind query new.txt --db share.simfind             is new.txt like anything indexed?
   simfind index ./src --db src.simfind --shingle word -k 3 --bands 25 --rows 4
+  simfind index --db share.simfind --add ./share/new.txt   one file, no walk
+  fetch-page | simfind index --db web.simfind --add - --name pages/today.html
+  simfind index --db share.simfind --remove ./share/old.txt
 
 An update keeps the stored signature of every file whose size, modification
 time, device and inode are unchanged (without reading it), signs new and changed
@@ -52,8 +58,28 @@ index file and build it again. The schema is in docs/INDEX.md.
 )]
 pub struct Args {
     /// Directories to index.
-    #[arg(required = true, value_name = "DIR")]
+    #[arg(required_unless_present_any = ["add", "remove"], value_name = "DIR")]
     pub roots: Vec<PathBuf>,
+
+    /// Instead of walking directories: add these files (or replace them if indexed),
+    /// stored under their paths as given; `-` reads one document from standard input
+    /// (with --name). A later `index DIR` forgets documents outside its DIRs.
+    #[arg(long, value_name = "PATH", num_args = 1.., conflicts_with = "roots", help_heading = "Single documents")]
+    pub add: Vec<PathBuf>,
+
+    /// The name to store the document of `--add -` under (a path, so that exact
+    /// verification can re-read it there).
+    #[arg(
+        long,
+        value_name = "NAME",
+        requires = "add",
+        help_heading = "Single documents"
+    )]
+    pub name: Option<PathBuf>,
+
+    /// Instead of walking directories: forget these indexed paths.
+    #[arg(long, value_name = "PATH", num_args = 1.., conflicts_with = "roots", help_heading = "Single documents")]
+    pub remove: Vec<PathBuf>,
 
     /// The index file (created if missing).
     #[arg(long, value_name = "FILE", required = true)]
@@ -75,6 +101,9 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<i32> {
+    if !args.add.is_empty() || !args.remove.is_empty() {
+        return add_and_remove(args);
+    }
     let adopted = config::existing_recipe(&args.db, args.wait)?;
     let config = config::index(&args.roots, &args.signing, &args.files, adopted.as_ref())?;
     // No interrupt handler: SIGINT/SIGTERM end the process like a crash would, and
@@ -98,6 +127,64 @@ pub fn run(args: Args) -> Result<i32> {
         );
     }
     Ok(if refreshed.stats.errors > 0 {
+        exit::PARTIAL
+    } else {
+        exit::OK
+    })
+}
+
+/// `--add` / `--remove`: single documents in one transaction, no walk.
+fn add_and_remove(args: Args) -> Result<i32> {
+    let stdin = args.add.iter().filter(|p| p.as_os_str() == "-").count();
+    if stdin > 1 {
+        bail!("`--add -` (standard input) can be given only once");
+    }
+    let name = match (stdin, &args.name) {
+        (1, Some(name)) => Some(name.clone()),
+        (1, None) => bail!("`--add -` needs --name NAME: the path to store the document under"),
+        (_, Some(_)) => bail!("--name names the document of `--add -`; give `--add -` too"),
+        (_, None) => None,
+    };
+    let adopted = config::existing_recipe(&args.db, args.wait)?;
+    let config = config::index(&[], &args.signing, &args.files, adopted.as_ref())?;
+    let mut index = config::open_index(&args.db, &config, args.wait)?;
+    let started = Instant::now();
+    let ui = Ui::new(args.quiet, false);
+    let mut docs = Vec::with_capacity(args.add.len());
+    for path in &args.add {
+        if path.as_os_str() == "-" {
+            let mut bytes = Vec::new();
+            std::io::stdin()
+                .lock()
+                .read_to_end(&mut bytes)
+                .context("cannot read standard input")?;
+            let name = name.as_deref().expect("checked above");
+            docs.push(NewDoc::Bytes { name, bytes });
+        } else {
+            docs.push(NewDoc::File(path));
+        }
+    }
+    let done = add::add_and_remove(
+        &mut index,
+        &config.recipe,
+        &config.read,
+        docs,
+        &args.remove,
+        &ui,
+    )
+    .with_context(|| format!("cannot update the index {}", args.db.display()))?;
+    if !args.quiet {
+        eprintln!(
+            "simfind: index {}: {} added, {} changed, {} removed in {:.2} s; {} documents",
+            args.db.display(),
+            done.update.added,
+            done.update.changed,
+            done.update.removed,
+            started.elapsed().as_secs_f64(),
+            index.len()?,
+        );
+    }
+    Ok(if done.errors > 0 {
         exit::PARTIAL
     } else {
         exit::OK
