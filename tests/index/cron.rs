@@ -110,7 +110,17 @@ fn index_help_offers_only_options_index_takes() {
             .take_while(|c| !c.is_whitespace() && *c != ',')
             .collect();
         let value = line[start + flag.len()..].trim_start().starts_with('<');
-        if ["--help", "--version", "--db", "--quiet"].contains(&flag.as_str()) {
+        if [
+            "--help",
+            "--version",
+            "--db",
+            "--quiet",
+            "--add",
+            "--name",
+            "--remove",
+        ]
+        .contains(&flag.as_str())
+        {
             continue;
         }
         let db = dir.path().join(format!("{seen}.simfind"));
