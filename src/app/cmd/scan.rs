@@ -114,6 +114,13 @@ pub fn run(args: Args) -> Result<i32> {
     if let Some(db) = &args.db {
         output::refuse_overwriting_index(args.output.as_deref(), db)?;
     }
+    // With --db the output is opened (atomically: it appears only on success)
+    // before the index is first read, as it was before the recipe came from
+    // the index: a run waiting for the index's lock holds its output open.
+    let mut early_sink = match &args.db {
+        Some(_) => Some(Sink::create(args.output.as_deref())?),
+        None => None,
+    };
     // An existing index's recipe stands for every signing option not given.
     let adopted = match &args.db {
         Some(db) => config::existing_recipe(db, args.wait)?,
@@ -138,7 +145,10 @@ pub fn run(args: Args) -> Result<i32> {
         eprintln!("simfind: warning: {warning}");
     }
     let report = Report::from_args(&args.report, &mut config.roots)?;
-    let mut sink = Sink::create(args.output.as_deref())?;
+    let mut sink = match early_sink.take() {
+        Some(sink) => sink,
+        None => Sink::create(args.output.as_deref())?,
+    };
     output::install_interrupt_handler();
 
     let started = Instant::now();
