@@ -134,14 +134,15 @@ pub fn run(args: Args) -> Result<i32> {
         args.db.is_some(),
         adopted.as_ref(),
     )?;
-    if matches!(
-        threshold_source,
-        ThresholdSource::Given | ThresholdSource::IndexShape
-    ) && let Some(warning) = tune::steep_part_warning(
-        config.recipe.banding.bands,
-        config.recipe.banding.rows,
-        config.threshold,
-    ) {
+    // Not for the index's banding: its advice (other bands and rows, or
+    // --threshold alone) cannot be followed with this index.
+    if threshold_source == ThresholdSource::Given
+        && let Some(warning) = tune::steep_part_warning(
+            config.recipe.banding.bands,
+            config.recipe.banding.rows,
+            config.threshold,
+        )
+    {
         eprintln!("simfind: warning: {warning}");
     }
     let report = Report::from_args(&args.report, &mut config.roots)?;
