@@ -312,11 +312,6 @@ fn an_index_built_with_other_parameters_is_refused_and_left_alone() {
             assert!(out.stdout.is_empty());
         }
     }
-    // With --threshold alone scan lets tune choose bands and rows: say so.
-    let out = run(args!["scan", a, "--db", db, "--threshold", "0.9"]);
-    let err = stderr(&out);
-    assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("give the index's --bands and --rows"), "{err}");
     assert_eq!(std::fs::read(&db).unwrap(), before);
 }
 
@@ -628,8 +623,11 @@ fn an_index_serves_the_lsh_method_with_its_own_minhash_kernel() {
         "the kernels' estimates differ, so the test can tell them apart"
     );
 
-    // The kernel is a parameter of the index: a classic scan is refused.
-    let out = run(args!["scan", a, b, "--db", db]);
+    // The kernel is a parameter of the index: a classic scan is refused (without
+    // --minhash the index's kernel is used).
+    let (out, _) = db_scan(&roots, &db, &[]);
+    assert_eq!(out, fresh);
+    let out = run(args!["scan", a, b, "--db", db, "--minhash", "classic"]);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("(minhash: "), "{err}");
@@ -741,3 +739,8 @@ fn an_index_in_a_missing_directory_is_one_clear_message() {
     }
     assert!(!dir.path().join("no").exists());
 }
+
+/// Issue 15 item 5, the index in cron: recipe adoption, help, single
+/// documents, exact query.
+#[path = "index/cron.rs"]
+mod cron;

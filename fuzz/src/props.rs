@@ -520,6 +520,7 @@ pub fn index(data: &[u8]) {
             threshold: 0.01,
             top: Some(3),
             verification: Verification::Signature,
+            exact: false,
         };
         let answer = query.ask(text.to_vec(), &options, &simfind::progress::Silent);
         if !damaged {

@@ -46,9 +46,10 @@ pub struct ThreadArgs {
 /// `compare`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct ShingleArgs {
-    /// What a shingle is: k characters, k words, or a stop word and the next k−1 words.
-    #[arg(long, value_enum, default_value_t = ShingleArg::Char, help_heading = "Shingles")]
-    pub shingle: ShingleArg,
+    /// What a shingle is: k characters, k words, or a stop word and the next k−1 words
+    /// [default: char].
+    #[arg(long, value_enum, help_heading = "Shingles")]
+    pub shingle: Option<ShingleArg>,
 
     /// Shingle length, at most 256 [default: 5 for char, 3 for word and stopword]; `--k` is an alias.
     #[arg(
@@ -80,8 +81,9 @@ pub struct SketchArgs {
     /// MinHash kernel: `classic` (n hash functions per shingle) or `oph` (one-permutation
     /// hashing with optimal densification: one hash per shingle, several times faster,
     /// equally unbiased estimates; different signatures, so candidates differ slightly).
-    #[arg(long, value_enum, default_value_t = MinHashArg::Classic, help_heading = "LSH")]
-    pub minhash: MinHashArg,
+    /// [default: classic]
+    #[arg(long, value_enum, help_heading = "LSH")]
+    pub minhash: Option<MinHashArg>,
 }
 
 /// How files become signatures. Shared by `scan` and `index` (flattened into
@@ -91,17 +93,20 @@ pub struct SigningArgs {
     #[command(flatten)]
     pub shingles: ShingleArgs,
 
-    /// Number of LSH bands b [default: 20; with --threshold alone, chosen by `simfind tune`].
+    /// Number of LSH bands b [default: 20; with --threshold alone, chosen by `simfind tune`;
+    /// with an existing --db index, the index's].
     #[arg(long, short = 'b', value_name = "B", help_heading = "LSH")]
     pub bands: Option<usize>,
 
-    /// Rows per band r; signatures have b × r values [default: 5; with --threshold alone, chosen by `simfind tune`].
+    /// Rows per band r; signatures have b × r values [default: 5; with --threshold alone, chosen
+    /// by `simfind tune`; with an existing --db index, the index's].
     #[arg(long, short = 'r', value_name = "R", help_heading = "LSH")]
     pub rows: Option<usize>,
 
-    /// Seed of the MinHash functions; the same seed gives the same output.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_SEED, help_heading = "LSH")]
-    pub seed: u64,
+    /// Seed of the MinHash functions; the same seed gives the same output [default: 42; with
+    /// --db, the index's].
+    #[arg(long, value_name = "N", help_heading = "LSH")]
+    pub seed: Option<u64>,
 
     #[command(flatten)]
     pub sketch: SketchArgs,

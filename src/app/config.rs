@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
-use simfind::index::{Index, OpenOptions, Params};
+use simfind::index::{Index, IndexError, OpenOptions, Params};
 use simfind::input::filter::Excludes;
 use simfind::input::read::ReadOptions;
 use simfind::input::walk::WalkOptions;
@@ -26,12 +26,13 @@ use simfind::lsh::{Banding, scurve, tune};
 use simfind::pipeline::plan::{Method, MethodChoice};
 use simfind::pipeline::{ScanConfig, Verification};
 use simfind::recipe::Recipe;
+use simfind::sketch::SketchKind;
 use simfind::text::normalize::Normalization;
 use simfind::text::shingle::{ShingleKind, Shingler, StopWords};
 
 use crate::app::args::{
-    self, DEFAULT_BANDS, DEFAULT_ROWS, FileArgs, MatchArgs, MethodArg, ShingleArgs, SigningArgs,
-    SketchArgs, VerifyArg,
+    self, DEFAULT_BANDS, DEFAULT_ROWS, FileArgs, MatchArgs, MethodArg, MinHashArg, ShingleArgs,
+    SigningArgs, SketchArgs, VerifyArg,
 };
 
 /// The limits of a recipe, in the library so that an index's stored
@@ -45,37 +46,45 @@ pub enum ThresholdSource {
     SCurve,
     /// Given alone; bands and rows were chosen by `tune`.
     Tuned,
+    /// Given alone with an existing `--db` index: bands and rows are the
+    /// index's (its signatures were made with them), not tune's.
+    IndexShape,
 }
 
 /// `scan`'s configuration; `with_db` when the signatures come from an index
-/// (`--db`), which only the LSH method can use.
+/// (`--db`), which only the LSH method can use, and `adopted` the recipe of
+/// that index when it exists already: every signing option the command line
+/// leaves out is the index's ([`existing_recipe`]).
 pub fn scan(
     roots: &[PathBuf],
     signing: &SigningArgs,
     matching: &MatchArgs,
     files: &FileArgs,
     with_db: bool,
+    adopted: Option<&Recipe>,
 ) -> Result<(ScanConfig, ThresholdSource)> {
     check_roots(roots)?;
-    let (kind, k) = shingle_kind(&signing.shingles)?;
-    let stop_words = stop_words(&signing.shingles, kind)?;
+    let (shingler, normalization) = shingling(&signing.shingles, adopted)?;
     if let Some(t) = matching.threshold
         && !(t > 0.0 && t <= 1.0)
     {
         bail!("--threshold must be in (0, 1], got {t}");
     }
-    // --threshold alone: bands and rows chosen by `tune` (docs/TUNING.md).
+    // --threshold alone: bands and rows chosen by `tune` (docs/TUNING.md), unless
+    // an index fixes them: its signatures were made with its bands and rows.
     let shape = tune::scan_shape(
         signing.bands,
         signing.rows,
-        matching.threshold,
+        matching.threshold.filter(|_| adopted.is_none()),
         matching.min_recall,
-        (DEFAULT_BANDS, DEFAULT_ROWS),
+        default_shape(adopted),
     )
     .map_err(anyhow::Error::msg)?;
     let banding = banding(shape.bands, shape.rows)?;
+    let given_shape = signing.bands.is_some() || signing.rows.is_some();
     let (threshold, threshold_source) = match matching.threshold {
         Some(t) if shape.tuned.is_some() => (t, ThresholdSource::Tuned),
+        Some(t) if adopted.is_some() && !given_shape => (t, ThresholdSource::IndexShape),
         Some(t) => (t, ThresholdSource::Given),
         None => (
             scurve::threshold(banding.bands, banding.rows),
@@ -112,13 +121,13 @@ pub fn scan(
         roots: roots.to_vec(),
         walk,
         read,
-        recipe: recipe(
-            &signing.shingles,
-            Shingler::new(kind, k, stop_words),
-            &signing.sketch,
-            signing.seed,
+        recipe: signing_recipe(
+            signing,
+            shingler,
+            normalization,
             banding,
             files.binary,
+            adopted,
         ),
         threshold,
         verification: matching.verify.verification(),
@@ -151,17 +160,22 @@ fn banded_choice(banding: Banding, threshold: f64, min_recall: f64) -> MethodCho
 /// `index`'s configuration: files walked and signed exactly as `scan --db` with
 /// the same flags walks and signs them. An index stores signatures for the LSH
 /// method and reports no pairs, so the matching half is LSH's with the S-curve
-/// threshold, and unbounded.
-pub fn index(roots: &[PathBuf], signing: &SigningArgs, files: &FileArgs) -> Result<ScanConfig> {
+/// threshold, and unbounded. `adopted`: the recipe of the existing index, whose
+/// options stand for the ones the command line leaves out.
+pub fn index(
+    roots: &[PathBuf],
+    signing: &SigningArgs,
+    files: &FileArgs,
+    adopted: Option<&Recipe>,
+) -> Result<ScanConfig> {
     check_roots(roots)?;
-    let (kind, k) = shingle_kind(&signing.shingles)?;
-    let stop_words = stop_words(&signing.shingles, kind)?;
+    let (shingler, normalization) = shingling(&signing.shingles, adopted)?;
     let shape = tune::scan_shape(
         signing.bands,
         signing.rows,
         None,
         tune::DEFAULT_MIN_RECALL,
-        (DEFAULT_BANDS, DEFAULT_ROWS),
+        default_shape(adopted),
     )
     .map_err(anyhow::Error::msg)?;
     let banding = banding(shape.bands, shape.rows)?;
@@ -170,13 +184,13 @@ pub fn index(roots: &[PathBuf], signing: &SigningArgs, files: &FileArgs) -> Resu
         roots: roots.to_vec(),
         walk,
         read,
-        recipe: recipe(
-            &signing.shingles,
-            Shingler::new(kind, k, stop_words),
-            &signing.sketch,
-            signing.seed,
+        recipe: signing_recipe(
+            signing,
+            shingler,
+            normalization,
             banding,
             files.binary,
+            adopted,
         ),
         threshold: scurve::threshold(banding.bands, banding.rows),
         verification: Verification::Exact,
@@ -195,22 +209,56 @@ pub fn compare(
     rows: usize,
     seed: u64,
 ) -> Result<Recipe> {
-    let (kind, k) = shingle_kind(shingles)?;
+    let (shingler, normalization) = shingling(shingles, None)?;
     let signature_len = bands.checked_mul(rows).unwrap_or(0);
     if signature_len == 0 || signature_len > MAX_SIGNATURE_LEN {
         bail!(
             "--bands and --rows must be at least 1, and --bands × --rows at most {MAX_SIGNATURE_LEN}"
         );
     }
-    let stop_words = stop_words(shingles, kind)?;
-    Ok(recipe(
-        shingles,
-        Shingler::new(kind, k, stop_words),
-        sketch,
+    Ok(Recipe {
+        include_binary: true,
+        normalization,
+        shingler,
+        banding: Banding { bands, rows },
         seed,
-        Banding { bands, rows },
-        true,
-    ))
+        sketch: sketch.minhash.unwrap_or(MinHashArg::Classic).sketch(),
+    })
+}
+
+/// The recipe of the index at `db` if there is one (a missing or empty file is
+/// an index not built yet: `None`). `scan --db` and `index` sign with it
+/// wherever the command line gives no option of their own, as `query` always
+/// does, so that an index built once is used with plain `--db FILE`.
+pub fn existing_recipe(db: &Path, wait: f64) -> Result<Option<Recipe>> {
+    if !db.is_file() {
+        // Missing (created later) or a directory (refused by `open_index`).
+        return Ok(None);
+    }
+    let options = OpenOptions {
+        busy_timeout: args::wait_duration(wait)?,
+    };
+    let index = match Index::open_existing(db, options) {
+        Ok(index) => index,
+        Err(IndexError::Missing { .. }) => return Ok(None),
+        Err(err) => return Err(err.into()),
+    };
+    let recipe = index.params().recipe().map_err(|reason| {
+        anyhow::anyhow!(
+            "index {} has parameters this simfind cannot use ({reason}); delete it and rebuild \
+             it with `simfind index DIR... --db {}`",
+            db.display(),
+            db.display()
+        )
+    })?;
+    Ok(Some(recipe))
+}
+
+/// Bands and rows when neither is given: the index's, or scan's default.
+fn default_shape(adopted: Option<&Recipe>) -> (usize, usize) {
+    adopted.map_or((DEFAULT_BANDS, DEFAULT_ROWS), |r| {
+        (r.banding.bands, r.banding.rows)
+    })
 }
 
 /// Opens (or creates) the index at `db` for signatures made with `config`,
@@ -274,10 +322,34 @@ fn listed(files: &FileArgs) -> Result<Vec<PathBuf>> {
     Ok(simfind::input::list::parse(&bytes, separator))
 }
 
-/// The shingle kind and length, 1 ≤ k ≤ [`MAX_K`].
-fn shingle_kind(shingles: &ShingleArgs) -> Result<(ShingleKind, usize)> {
-    let kind = shingles.shingle.kind();
-    let k = shingles.k.unwrap_or(kind.default_k());
+/// The shingler and normalisation of `shingles`; what they leave out is
+/// `adopted`'s (an existing index's), else the default.
+fn shingling(
+    shingles: &ShingleArgs,
+    adopted: Option<&Recipe>,
+) -> Result<(Shingler, Normalization)> {
+    let (kind, k) = shingle_kind(shingles, adopted)?;
+    let stop_words = stop_words(shingles, kind, adopted)?;
+    let normalization = Normalization {
+        lowercase: !shingles.keep_case && adopted.is_none_or(|r| r.normalization.lowercase),
+        collapse_whitespace: !shingles.keep_whitespace
+            && adopted.is_none_or(|r| r.normalization.collapse_whitespace),
+    };
+    Ok((Shingler::new(kind, k, stop_words), normalization))
+}
+
+/// The shingle kind and length, 1 ≤ k ≤ [`MAX_K`]. Without `--shingle`, the
+/// index's kind; without `-k`, the index's k for the index's kind.
+fn shingle_kind(shingles: &ShingleArgs, adopted: Option<&Recipe>) -> Result<(ShingleKind, usize)> {
+    let kind = shingles
+        .shingle
+        .map(|s| s.kind())
+        .or(adopted.map(|r| r.shingler.kind()))
+        .unwrap_or(ShingleKind::Char);
+    let k = shingles.k.unwrap_or_else(|| match adopted {
+        Some(r) if r.shingler.kind() == kind => r.shingler.k(),
+        _ => kind.default_k(),
+    });
     if k == 0 {
         bail!("--shingle-size must be at least 1");
     }
@@ -290,8 +362,13 @@ fn shingle_kind(shingles: &ShingleArgs) -> Result<(ShingleKind, usize)> {
 }
 
 /// The stop words of `kind`: `--stopwords FILE` (stop-word shingles only) or the
-/// built-in English list.
-fn stop_words(shingles: &ShingleArgs, kind: ShingleKind) -> Result<StopWords> {
+/// built-in English list, or the index's list when the index has stop-word
+/// shingles too.
+fn stop_words(
+    shingles: &ShingleArgs,
+    kind: ShingleKind,
+    adopted: Option<&Recipe>,
+) -> Result<StopWords> {
     Ok(match (&shingles.stopwords, kind) {
         (Some(path), ShingleKind::StopWord) => {
             let text = std::fs::read_to_string(path)
@@ -303,7 +380,12 @@ fn stop_words(shingles: &ShingleArgs, kind: ShingleKind) -> Result<StopWords> {
             words
         }
         (Some(_), _) => bail!("--stopwords applies only with --shingle stopword"),
-        (None, ShingleKind::StopWord) => StopWords::english(),
+        (None, ShingleKind::StopWord) => match adopted {
+            Some(r) if r.shingler.kind() == ShingleKind::StopWord => {
+                r.shingler.stop_words().clone()
+            }
+            _ => StopWords::english(),
+        },
         (None, _) => StopWords::default(),
     })
 }
@@ -322,24 +404,31 @@ fn banding(bands: usize, rows: usize) -> Result<Banding> {
     Ok(Banding { bands, rows })
 }
 
-fn recipe(
-    shingles: &ShingleArgs,
+/// The recipe of `scan` and `index`: seed, sketch and `--binary` as given, else
+/// `adopted`'s (an existing index's), else the defaults.
+fn signing_recipe(
+    signing: &SigningArgs,
     shingler: Shingler,
-    sketch: &SketchArgs,
-    seed: u64,
+    normalization: Normalization,
     banding: Banding,
-    include_binary: bool,
+    binary: bool,
+    adopted: Option<&Recipe>,
 ) -> Recipe {
     Recipe {
-        include_binary,
-        normalization: Normalization {
-            lowercase: !shingles.keep_case,
-            collapse_whitespace: !shingles.keep_whitespace,
-        },
+        include_binary: binary || adopted.is_some_and(|r| r.include_binary),
+        normalization,
         shingler,
         banding,
-        seed,
-        sketch: sketch.minhash.sketch(),
+        seed: signing
+            .seed
+            .or(adopted.map(|r| r.seed))
+            .unwrap_or(args::DEFAULT_SEED),
+        sketch: signing
+            .sketch
+            .minhash
+            .map(MinHashArg::sketch)
+            .or(adopted.map(|r| r.sketch))
+            .unwrap_or(SketchKind::Classic),
     }
 }
 

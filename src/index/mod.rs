@@ -44,8 +44,10 @@
 //!
 //! Files: `schema.rs` (the layout and the value codecs), `params.rs` ([`Params`]),
 //! `error.rs` ([`IndexError`]), `incremental.rs` (the `--db` glue that decides
-//! what changed and signs it), `query.rs` (the many-one lookup: [`query::Query`]); this file is the storage ([`Index`]), `update.rs` its write transaction ([`Update`]).
+//! what changed and signs it), `query.rs` (the many-one lookup: [`query::Query`]), `add.rs` (single documents
+//! added or removed without a walk); this file is the storage ([`Index`]), `update.rs` its write transaction ([`Update`]).
 
+pub mod add;
 mod error;
 pub mod incremental;
 mod params;
@@ -518,6 +520,28 @@ impl Index {
             .optional()
             .map_err(|e| self.err(e))?;
         raw.map(|raw| self.convert(raw)).transpose()
+    }
+
+    /// Every indexed document with between `min` and `max` shingles (both
+    /// included), sorted by path bytes: the length filter of an exact lookup.
+    pub fn documents_with_shingles(
+        &self,
+        min: u64,
+        max: u64,
+    ) -> Result<Vec<StoredDoc>, IndexError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT {DOC_COLUMNS} FROM documents WHERE shingle_count BETWEEN ?1 AND ?2 \
+                 ORDER BY path"
+            ))
+            .map_err(|e| self.err(e))?;
+        let raws: Vec<RawDoc> = stmt
+            .query_map(params![u64_to_sql(min), u64_to_sql(max)], read_raw)
+            .map_err(|e| self.err(e))?
+            .collect::<Result<_, _>>()
+            .map_err(|e| self.err(e))?;
+        raws.into_iter().map(|raw| self.convert(raw)).collect()
     }
 
     /// The band keys stored for `id`, band 0 first (empty if `id` is not indexed).

@@ -36,7 +36,17 @@ pub struct QueryOptions {
     /// At most this many matches per document (the most similar).
     pub top: Option<usize>,
     pub verification: Verification,
+    /// Exact lookup: every indexed document whose shingle count lets it reach
+    /// the threshold (the length filter of MMDS 3.9.3) is verified exactly,
+    /// not only those sharing a band key, so nothing ≥ the threshold is
+    /// missed and `top` is the true top N. Needs exact verification.
+    pub exact: bool,
 }
+
+/// Documents re-read at once by an exact lookup: enough to keep every core
+/// busy, few enough that their sets stay small in memory and a `top` lookup
+/// stops soon after its answer is certain.
+const EXACT_BATCH: usize = 64;
 
 /// One verified match of a query document.
 #[derive(Clone, Debug)]
@@ -135,6 +145,9 @@ impl<'a> Query<'a> {
             return Ok(Answer::NoShingles);
         }
         let (signature, keys) = self.recipe.sign(&set);
+        if options.exact {
+            return self.ask_exact(&set, &signature, options, reporter);
+        }
         let ids = self.index.candidates(&keys)?;
         let candidates = ids.len();
         let mut docs = Vec::with_capacity(ids.len());
@@ -170,21 +183,121 @@ impl<'a> Query<'a> {
                 });
             }
         }
-        matches.sort_by(|x, y| {
-            y.similarity.total_cmp(&x.similarity).then_with(|| {
-                x.doc
-                    .path
-                    .as_os_str()
-                    .as_bytes()
-                    .cmp(y.doc.path.as_os_str().as_bytes())
-            })
-        });
+        rank(&mut matches);
         if let Some(top) = options.top {
             matches.truncate(top);
         }
         Ok(Answer::Matches {
             shingles: set.len(),
             candidates,
+            matches,
+            unverified,
+        })
+    }
+
+    /// The exact lookup ([`QueryOptions::exact`]): every stored document whose
+    /// size passes the length filter, re-read and verified a batch at a time,
+    /// most promising size first. Jaccard is at most `min(|A|,|B|)/max(|A|,|B|)`
+    /// (and the `f64` ratios keep that order, division being monotone), so
+    /// with `top` the lookup stops once the N-th match is above that bound
+    /// for every document not read yet.
+    fn ask_exact(
+        &mut self,
+        set: &[u64],
+        signature: &[u32],
+        options: &QueryOptions,
+        reporter: &dyn Reporter,
+    ) -> Result<Answer, IndexError> {
+        let t = options.threshold;
+        let q = set.len() as u64;
+        // A superset of the sizes that can reach t (one wider on each side of
+        // the float bounds); the exact predicate below decides.
+        let min = ((q as f64 * t).floor() as u64).saturating_sub(1).max(1);
+        let max = ((q as f64 / t).ceil().min(i64::MAX as f64) as u64).saturating_add(1);
+        let bound = |doc: &StoredDoc| {
+            let d = doc.shingle_count as usize;
+            sets::ratio(d.min(set.len()), d.max(set.len()))
+        };
+        let mut docs: Vec<(f64, StoredDoc)> = self
+            .index
+            .documents_with_shingles(min, max.min(i64::MAX as u64))?
+            .into_iter()
+            .map(|doc| (bound(&doc), doc))
+            .filter(|(b, _)| *b >= t)
+            .collect();
+        // Stable: ties keep path order.
+        docs.sort_by(|x, y| y.0.total_cmp(&x.0));
+        let mut matches: Vec<Match> = Vec::new();
+        let mut verified = 0;
+        let mut unverified = 0;
+        let mut docs = docs.into_iter().peekable();
+        // Similarity and overlap per content hash already verified.
+        let mut known: HashMap<u128, Option<(f64, usize)>> = HashMap::new();
+        while docs.peek().is_some() {
+            if let Some(top) = options.top
+                && matches.len() >= top
+            {
+                rank(&mut matches);
+                matches.truncate(top);
+                let next = docs.peek().map_or(0.0, |(b, _)| *b);
+                if matches[top - 1].similarity > next {
+                    break;
+                }
+            }
+            let batch: Vec<StoredDoc> = docs.by_ref().take(EXACT_BATCH).map(|(_, d)| d).collect();
+            verified += batch.len();
+            let mut todo: Vec<&StoredDoc> = Vec::new();
+            let mut planned = HashSet::new();
+            for doc in &batch {
+                if !known.contains_key(&doc.content_hash) && planned.insert(doc.content_hash) {
+                    todo.push(doc);
+                }
+            }
+            let (recipe, read) = (&self.recipe, &self.read);
+            let loaded: Vec<_> = todo
+                .par_iter()
+                .map(|doc| {
+                    let other = pipeline::reload_set(&doc.path, doc.content_hash, recipe, read);
+                    let result = other.map(|other| {
+                        let shared = sets::intersection_size(set, &other);
+                        (
+                            sets::ratio(shared, set.len() + other.len() - shared),
+                            shared,
+                        )
+                    });
+                    (doc.content_hash, doc.path.as_path(), result)
+                })
+                .collect();
+            for (hash, path, result) in loaded {
+                let result = result
+                    .map_err(|err| {
+                        reporter.warn(path, &NotVerified(err));
+                        unverified += 1;
+                    })
+                    .ok();
+                known.insert(hash, result);
+            }
+            for doc in batch {
+                let Some(Some((similarity, shared))) = known.get(&doc.content_hash).copied() else {
+                    continue;
+                };
+                if similarity >= t {
+                    matches.push(Match {
+                        estimate: self.sketcher.estimate(signature, &doc.signature),
+                        doc,
+                        similarity,
+                        shared: Some(shared),
+                    });
+                }
+            }
+        }
+        rank(&mut matches);
+        if let Some(top) = options.top {
+            matches.truncate(top);
+        }
+        Ok(Answer::Matches {
+            shingles: set.len(),
+            candidates: verified,
             matches,
             unverified,
         })
@@ -221,4 +334,17 @@ impl<'a> Query<'a> {
         }
         failed
     }
+}
+
+/// Most similar first, ties by path bytes.
+fn rank(matches: &mut [Match]) {
+    matches.sort_by(|x, y| {
+        y.similarity.total_cmp(&x.similarity).then_with(|| {
+            x.doc
+                .path
+                .as_os_str()
+                .as_bytes()
+                .cmp(y.doc.path.as_os_str().as_bytes())
+        })
+    });
 }

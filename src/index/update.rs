@@ -146,6 +146,14 @@ impl Update<'_> {
         Ok(RowId(id))
     }
 
+    /// True if `path` is indexed, as of this transaction.
+    pub fn is_indexed(&self, path: &Path) -> Result<bool, IndexError> {
+        self.tx
+            .prepare_cached("SELECT 1 FROM documents WHERE path = ?1")
+            .and_then(|mut s| s.exists([path_to_blob(path)]))
+            .map_err(|e| self.err(e))
+    }
+
     /// Forgets an indexed path (its band keys go with it).
     pub fn remove(&mut self, path: &Path) -> Result<(), IndexError> {
         let deleted = self

@@ -170,7 +170,14 @@ pub fn run(args: Args) -> Result<i32> {
     if default_threshold {
         matching.threshold = Some(SAFE_THRESHOLD);
     }
-    let (mut config, _) = config::scan(&args.roots, &args.signing, &matching, &args.files, false)?;
+    let (mut config, _) = config::scan(
+        &args.roots,
+        &args.signing,
+        &matching,
+        &args.files,
+        false,
+        None,
+    )?;
     let references = references(&args.reference, &mut config.roots)?;
     let journal_path = match (&action, dry_run) {
         (Some(action), false) => {

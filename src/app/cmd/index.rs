@@ -4,7 +4,10 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::{Context, Result};
+use std::io::Read;
+
+use anyhow::{Context, Result, bail};
+use simfind::index::add::{self, NewDoc};
 use simfind::index::incremental;
 
 use crate::app::args::{self, FileArgs, SigningArgs};
@@ -18,6 +21,9 @@ const EXAMPLES: &str = "EXAMPLES:
   simfind scan ./share --db share.simfind              pairs, reading only changed files
   simfind query new.txt --db share.simfind             is new.txt like anything indexed?
   simfind index ./src --db src.simfind --shingle word -k 3 --bands 25 --rows 4
+  simfind index --db share.simfind --add ./share/new.txt   one file, no walk
+  fetch-page | simfind index --db web.simfind --add - --name pages/today.html
+  simfind index --db share.simfind --remove ./share/old.txt
 
 An update keeps the stored signature of every file whose size, modification
 time, device and inode are unchanged (without reading it), signs new and changed
@@ -25,9 +31,11 @@ files and forgets vanished ones, in one transaction: a run killed at any moment
 leaves the previous index intact. A second update of the same index waits for
 the first (up to --wait seconds) and then gives up with an error.
 
-The shingle and LSH options must be the ones the index was built with; other
-values are refused with a message naming the difference. To change them, delete
-the index file and build it again. The schema is in docs/INDEX.md.
+The shingle and LSH options of a new index are the ones given (or the
+defaults); an existing index keeps its own, so they need not be given again
+(`scan --db` and `query` use them too). An option given that differs from the
+index's is refused with a message naming both values. To change them, delete the
+index file and build it again. The schema is in docs/INDEX.md.
 
 ";
 
@@ -36,11 +44,43 @@ the index file and build it again. The schema is in docs/INDEX.md.
 /// Files are walked and signed exactly as `simfind scan` does with the same
 /// options; the index then serves `scan --db` and `query`.
 #[derive(clap::Args, Debug)]
-#[command(after_help = args::after_help(EXAMPLES, args::EXIT_STATUS_INDEX))]
+#[command(
+    after_help = args::after_help(EXAMPLES, args::EXIT_STATUS_INDEX),
+    // The shared texts speak of --threshold, which index does not take.
+    mut_arg("bands", |a| a.help(
+        "Number of LSH bands b [default: the index's; for a new index, 20]"
+    )),
+    mut_arg("rows", |a| a.help(
+        "Rows per band r; signatures have b × r values [default: the index's; for a new index, 5]"
+    )),
+    mut_arg("seed", |a| a.help(
+        "Seed of the MinHash functions [default: the index's; for a new index, 42]"
+    )),
+)]
 pub struct Args {
     /// Directories to index.
-    #[arg(required = true, value_name = "DIR")]
+    #[arg(required_unless_present_any = ["add", "remove"], value_name = "DIR")]
     pub roots: Vec<PathBuf>,
+
+    /// Instead of walking directories: add these files (or replace them if indexed),
+    /// stored under their paths as given; `-` reads one document from standard input
+    /// (with --name). A later `index DIR` forgets documents outside its DIRs.
+    #[arg(long, value_name = "PATH", num_args = 1.., conflicts_with = "roots", help_heading = "Single documents")]
+    pub add: Vec<PathBuf>,
+
+    /// The name to store the document of `--add -` under (a path, so that exact
+    /// verification can re-read it there).
+    #[arg(
+        long,
+        value_name = "NAME",
+        requires = "add",
+        help_heading = "Single documents"
+    )]
+    pub name: Option<PathBuf>,
+
+    /// Instead of walking directories: forget these indexed paths.
+    #[arg(long, value_name = "PATH", num_args = 1.., conflicts_with = "roots", help_heading = "Single documents")]
+    pub remove: Vec<PathBuf>,
 
     /// The index file (created if missing).
     #[arg(long, value_name = "FILE", required = true)]
@@ -67,7 +107,11 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<i32> {
-    let config = config::index(&args.roots, &args.signing, &args.files)?;
+    if !args.add.is_empty() || !args.remove.is_empty() {
+        return add_and_remove(args);
+    }
+    let adopted = config::existing_recipe(&args.db, args.wait)?;
+    let config = config::index(&args.roots, &args.signing, &args.files, adopted.as_ref())?;
     // Index writes no data: `-` is stdout.
     let summary_json = SummaryJson::open(&args.summary_json, false)?;
     // No interrupt handler: SIGINT/SIGTERM end the process like a crash would, and
@@ -115,4 +159,62 @@ pub fn run(args: Args) -> Result<i32> {
         out.write(&summary::document("index", status, fields))?;
     }
     Ok(status)
+}
+
+/// `--add` / `--remove`: single documents in one transaction, no walk.
+fn add_and_remove(args: Args) -> Result<i32> {
+    let stdin = args.add.iter().filter(|p| p.as_os_str() == "-").count();
+    if stdin > 1 {
+        bail!("`--add -` (standard input) can be given only once");
+    }
+    let name = match (stdin, &args.name) {
+        (1, Some(name)) => Some(name.clone()),
+        (1, None) => bail!("`--add -` needs --name NAME: the path to store the document under"),
+        (_, Some(_)) => bail!("--name names the document of `--add -`; give `--add -` too"),
+        (_, None) => None,
+    };
+    let adopted = config::existing_recipe(&args.db, args.wait)?;
+    let config = config::index(&[], &args.signing, &args.files, adopted.as_ref())?;
+    let mut index = config::open_index(&args.db, &config, args.wait)?;
+    let started = Instant::now();
+    let ui = Ui::with(args.verbosity);
+    let mut docs = Vec::with_capacity(args.add.len());
+    for path in &args.add {
+        if path.as_os_str() == "-" {
+            let mut bytes = Vec::new();
+            std::io::stdin()
+                .lock()
+                .read_to_end(&mut bytes)
+                .context("cannot read standard input")?;
+            let name = name.as_deref().expect("checked above");
+            docs.push(NewDoc::Bytes { name, bytes });
+        } else {
+            docs.push(NewDoc::File(path));
+        }
+    }
+    let done = add::add_and_remove(
+        &mut index,
+        &config.recipe,
+        &config.read,
+        docs,
+        &args.remove,
+        &ui,
+    )
+    .with_context(|| format!("cannot update the index {}", args.db.display()))?;
+    if !args.verbosity.quiet {
+        eprintln!(
+            "simfind: index {}: {} added, {} changed, {} removed in {:.2} s; {} documents",
+            args.db.display(),
+            done.update.added,
+            done.update.changed,
+            done.update.removed,
+            started.elapsed().as_secs_f64(),
+            index.len()?,
+        );
+    }
+    Ok(if done.errors > 0 {
+        exit::PARTIAL
+    } else {
+        exit::OK
+    })
 }

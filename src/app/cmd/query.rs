@@ -11,6 +11,7 @@ use anyhow::{Result, bail};
 use simfind::index::query::{Answer, Query, QueryOptions};
 use simfind::index::{Index, OpenOptions};
 use simfind::input::read::{self, ReadOptions};
+use simfind::lsh::tune::{self, DEFAULT_MIN_RECALL};
 use simfind::pipeline::Verification;
 use simfind::progress::Reporter;
 
@@ -24,6 +25,7 @@ use crate::app::ui::{Ui, Verbosity, plural};
 const EXAMPLES: &str = "EXAMPLES:
   simfind query new.txt --db share.simfind                 similar indexed documents
   simfind query a.txt b.txt --db share.simfind --top 3     the 3 most similar to each
+  simfind query new.txt --db share.simfind --exact -t 0.3  every document ≥ 0.3, none missed
   curl -s https://example.org/page | simfind query - --db web.simfind --threshold 0.8
 
 OUTPUT (CSV with header, the same columns as `simfind scan`):
@@ -38,9 +40,14 @@ OUTPUT (CSV with header, the same columns as `simfind scan`):
 Rows come per query document in argument order, most similar first (ties by
 path). A query document that is itself indexed matches itself.
 
-The query is shingled and signed with the parameters stored in the index. Exact
-verification re-reads each candidate file and refuses one whose content no longer
-matches the index (run `simfind index` to refresh it).
+The query is shingled and signed with the parameters stored in the index. By
+default its candidates are the indexed documents sharing an LSH bucket with it,
+which may miss documents near T (a warning says how likely when -t is below
+the index's S-curve). --exact (and --top, which implies it) verifies instead
+every indexed document whose shingle count can reach T: nothing ≥ T is missed,
+and --top N is the true N most similar. Exact verification re-reads each
+candidate file and refuses one whose content no longer matches the index (run
+`simfind index` to refresh it).
 
 ";
 
@@ -60,9 +67,16 @@ pub struct Args {
     #[arg(long, short = 't', value_name = "T")]
     pub threshold: Option<f64>,
 
-    /// Report at most N documents per query (the most similar).
+    /// Report at most N documents per query: the N most similar with similarity ≥ T
+    /// among all indexed documents (implies --exact).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub top: Option<u64>,
+
+    /// Miss nothing: verify every indexed document whose shingle count can reach T
+    /// (not only those sharing an LSH bucket), re-reading them. Slower: it reads
+    /// up to every indexed file of a size near the query's.
+    #[arg(long)]
+    pub exact: bool,
 
     /// How candidates are verified: exact Jaccard (no false positives) or the signature estimate.
     #[arg(long, value_enum, default_value_t = VerifyArg::Exact)]
@@ -96,6 +110,18 @@ pub fn run(args: Args) -> Result<i32> {
     {
         bail!("--threshold must be in (0, 1], got {t}");
     }
+    let exact = args.exact || args.top.is_some();
+    if exact && args.verify == VerifyArg::Signature {
+        bail!(
+            "--verify signature cannot be combined with {}: an exact lookup verifies \
+             exactly; drop --verify signature",
+            if args.exact {
+                "--exact"
+            } else {
+                "--top (which ranks exactly)"
+            }
+        );
+    }
     let options = OpenOptions {
         busy_timeout: args::wait_duration(args.wait)?,
     };
@@ -118,9 +144,22 @@ pub fn run(args: Args) -> Result<i32> {
             VerifyArg::Exact => Verification::Exact,
             VerifyArg::Signature => Verification::Signature,
         },
+        exact,
     };
     let threshold = options.threshold;
     let summary_json = summary::open(&args.summary_json, args.output.as_deref())?;
+    let banding = lookup.recipe().banding;
+    if !exact
+        && args.threshold.is_some()
+        && let Some(recall) =
+            tune::recall_below_floor(banding.bands, banding.rows, threshold, DEFAULT_MIN_RECALL)
+    {
+        eprintln!(
+            "simfind: warning: the index's {} bands × {} rows find a document at similarity \
+             {threshold} with probability only {recall:.3}; --exact finds every one",
+            banding.bands, banding.rows
+        );
+    }
     let mut sink = Sink::create_whole(args.output.as_deref())?;
     output::install_interrupt_handler();
 
@@ -193,15 +232,16 @@ pub fn run(args: Args) -> Result<i32> {
     if !args.verbosity.quiet {
         eprintln!(
             "simfind: {} in {:.3} s: {}, {} with similarity ≥ {:.3} \
-             ({} verification)",
+             ({})",
             plural(args.files.len() as u64, "query", "queries"),
             seconds,
             plural(candidates_total, "candidate", "candidates"),
             plural(matches_total, "match", "matches"),
             threshold,
-            match args.verify {
-                VerifyArg::Exact => "exact",
-                VerifyArg::Signature => "signature",
+            match (exact, args.verify) {
+                (true, _) => "exact lookup: every document of a size that can reach it",
+                (false, VerifyArg::Exact) => "exact verification",
+                (false, VerifyArg::Signature) => "signature verification",
             }
         );
     }

@@ -103,9 +103,10 @@ pub struct Args {
     #[command(flatten)]
     pub report: ReportArgs,
 
-    /// Use and refresh the index FILE (built by `simfind index` with the same
-    /// shingle and LSH options): unchanged files are not read again; the output is
-    /// the same as without --db.
+    /// Use and refresh the index FILE (created if missing): unchanged files are not
+    /// read again; the output is the same as without --db. Shingle and LSH options
+    /// not given are the index's (with --threshold alone, so are bands and rows);
+    /// one given that differs from the index's is an error naming both values.
     #[arg(long, value_name = "FILE", help_heading = "Index")]
     pub db: Option<PathBuf>,
 
@@ -133,12 +134,25 @@ pub fn run(args: Args) -> Result<i32> {
     if removal_default {
         matching.threshold = Some(SAFE_THRESHOLD);
     }
+    // With --db the output is opened (atomically: it appears only on success)
+    // before the index is first read, as it was before the recipe came from
+    // the index: a run waiting for the index's lock holds its output open.
+    let mut early_sink = match &args.db {
+        Some(_) => Some(Sink::create(args.output.as_deref())?),
+        None => None,
+    };
+    // An existing index's recipe stands for every signing option not given.
+    let adopted = match &args.db {
+        Some(db) => config::existing_recipe(db, args.wait)?,
+        None => None,
+    };
     let (mut config, threshold_source) = config::scan(
         &args.roots,
         &args.signing,
         &matching,
         &args.files,
         args.db.is_some(),
+        adopted.as_ref(),
     )?;
     if removal_default && !args.verbosity.quiet {
         let (b, r) = (
@@ -152,6 +166,8 @@ pub fn run(args: Args) -> Result<i32> {
             simfind::lsh::scurve::threshold(b, r),
         );
     }
+    // Not for the index's banding: its advice (other bands and rows, or
+    // --threshold alone) cannot be followed with this index.
     if threshold_source == ThresholdSource::Given
         && let Some(warning) = tune::steep_part_warning(
             config.recipe.banding.bands,
@@ -163,7 +179,10 @@ pub fn run(args: Args) -> Result<i32> {
     }
     let report = Report::from_args(&args.report, &mut config.roots)?;
     let summary_json = summary::open(&args.summary_json, args.output.as_deref())?;
-    let mut sink = Sink::create(args.output.as_deref())?;
+    let mut sink = match early_sink.take() {
+        Some(sink) => sink,
+        None => Sink::create(args.output.as_deref())?,
+    };
     output::install_interrupt_handler();
 
     let started = Instant::now();
@@ -291,6 +310,7 @@ fn summary_fields(
                 ThresholdSource::Given => "given",
                 ThresholdSource::Tuned => "tuned",
                 ThresholdSource::SCurve => "s-curve",
+                ThresholdSource::IndexShape => "index",
             },
             "min_recall": min_recall,
         },
@@ -387,6 +407,10 @@ fn summary(
             config.recipe.banding.bands,
             config.recipe.banding.rows,
             t = config.threshold,
+        ),
+        ThresholdSource::IndexShape => format!(
+            "{:.3} ({}×{} from the index: its signatures were made with them)",
+            config.threshold, config.recipe.banding.bands, config.recipe.banding.rows
         ),
         ThresholdSource::SCurve => format!(
             "{:.3} (S-curve threshold of {}×{})",

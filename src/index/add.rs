@@ -1,0 +1,166 @@
+//! Adding single documents to an index, and removing them, without a walk:
+//! `simfind index --db F --add PATH...` (or `--add -` for standard input)
+//! and `--remove PATH...`.
+//!
+//! Role: each document is read, shingled and signed with the index's recipe
+//! exactly as a walked file would be (same content hash, set, signature and
+//! band keys), and every change goes in one [`Update`](super::Update): all of
+//! them or, if the process dies, none.
+//!
+//! Inputs: an open [`Index`], its [`Recipe`], the documents. Outputs: what the
+//! update did; documents that could not be read are warned about through the
+//! [`Reporter`] and counted.
+
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use xxhash_rust::xxh3::xxh3_128;
+
+use super::incremental::{RACY_WINDOW, UNTRUSTED_MTIME, file_stat};
+use super::{FileStat, Index, IndexError, IndexedDoc, UpdateSummary};
+use crate::input::read::{self, ReadOptions};
+use crate::input::walk::FileEntry;
+use crate::progress::Reporter;
+use crate::recipe::Recipe;
+
+/// One document to add.
+pub enum NewDoc<'a> {
+    /// A file, stored under its path as given.
+    File(&'a Path),
+    /// Bytes read elsewhere (standard input), stored under `name`. Exact
+    /// verification re-reads documents by their stored name, so it can only
+    /// verify this one if a file with these bytes is at `name`.
+    Bytes { name: &'a Path, bytes: Vec<u8> },
+}
+
+/// What [`add_and_remove`] did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Added {
+    pub update: UpdateSummary,
+    /// Documents not added or removed (each warned about).
+    pub errors: u64,
+}
+
+/// Why a path given to `--remove` was not removed.
+struct NotIndexed;
+
+impl std::fmt::Display for NotIndexed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("not in the index (paths are stored as they were given or walked)")
+    }
+}
+
+/// Adds (or, for a path already indexed, replaces) `add` and forgets
+/// `remove`, in one transaction under the index's write lock.
+pub fn add_and_remove(
+    index: &mut Index,
+    recipe: &Recipe,
+    read: &ReadOptions,
+    add: Vec<NewDoc<'_>>,
+    remove: &[PathBuf],
+    reporter: &dyn Reporter,
+) -> Result<Added, IndexError> {
+    let mut errors = 0;
+    let mut docs = Vec::with_capacity(add.len());
+    // Read and signed before the lock is taken: other readers and writers
+    // wait only for the write itself.
+    for doc in add {
+        match document(doc, recipe, read) {
+            Ok(doc) => docs.push(doc),
+            Err((path, err)) => {
+                reporter.warn(&path, &err);
+                errors += 1;
+            }
+        }
+    }
+    let mut update = index.begin_update()?;
+    for path in remove {
+        if update.is_indexed(path)? {
+            update.remove(path)?;
+        } else {
+            reporter.warn(path, &NotIndexed);
+            errors += 1;
+        }
+    }
+    for doc in &docs {
+        if update.is_indexed(&doc.path)? {
+            update.change(doc)?;
+        } else {
+            update.add(doc)?;
+        }
+    }
+    Ok(Added {
+        update: update.commit()?,
+        errors,
+    })
+}
+
+/// The stored form of one document, as `refresh` would store it.
+fn document(
+    doc: NewDoc<'_>,
+    recipe: &Recipe,
+    read: &ReadOptions,
+) -> Result<IndexedDoc, (PathBuf, read::ReadError)> {
+    let (path, bytes, stat) = match doc {
+        NewDoc::File(path) => {
+            let fail = |e: read::ReadError| (path.to_owned(), e);
+            let meta = std::fs::metadata(path).map_err(|e| fail(read::ReadError::Io(e)))?;
+            let contents = read::read_file(path, read).map_err(fail)?;
+            use std::os::unix::fs::MetadataExt;
+            let entry = FileEntry {
+                path: path.to_owned(),
+                size: meta.len(),
+                modified: meta.modified().ok(),
+                dev: meta.dev(),
+                ino: meta.ino(),
+            };
+            let mut stat = file_stat(&entry);
+            // As `refresh` does: a file modified within the racy window is
+            // re-read by the next update.
+            let racy_after = SystemTime::now()
+                .checked_sub(RACY_WINDOW)
+                .unwrap_or(UNIX_EPOCH);
+            if entry.modified.is_none_or(|m| m > racy_after) {
+                stat.mtime_ns = UNTRUSTED_MTIME;
+            }
+            (path.to_owned(), contents.to_vec(), stat)
+        }
+        NewDoc::Bytes { name, bytes } => {
+            let stat = FileStat {
+                size: bytes.len() as u64,
+                mtime_ns: UNTRUSTED_MTIME,
+                dev: None,
+                inode: None,
+            };
+            (name.to_owned(), bytes, stat)
+        }
+    };
+    if !recipe.include_binary && read::looks_binary(&bytes) {
+        return Ok(IndexedDoc {
+            path,
+            stat,
+            content_hash: 0,
+            binary: true,
+            shingle_count: 0,
+            signature: Vec::new(),
+            band_keys: Vec::new(),
+        });
+    }
+    let content_hash = xxh3_128(&bytes);
+    let set = recipe.set_of(&bytes);
+    drop(bytes);
+    let (signature, band_keys) = if set.is_empty() {
+        (Vec::new(), Vec::new())
+    } else {
+        recipe.sign(&set)
+    };
+    Ok(IndexedDoc {
+        path,
+        stat,
+        content_hash,
+        binary: false,
+        shingle_count: set.len() as u64,
+        signature,
+        band_keys,
+    })
+}
