@@ -115,6 +115,7 @@ fn index_help_offers_only_options_index_takes() {
             "--version",
             "--db",
             "--quiet",
+            "--verbose", // conflicts with the -q every run here has
             "--add",
             "--name",
             "--remove",
@@ -133,6 +134,14 @@ fn index_help_offers_only_options_index_takes() {
                 .arg(&stop),
             ("--minhash", _) => cmd.args(["--minhash", "oph"]),
             ("--include" | "--exclude", _) => cmd.args([flag.as_str(), "*.txt"]),
+            ("--color", _) => cmd.args(["--color", "never"]),
+            ("--summary-json", _) => cmd.arg(&flag).arg(dir.path().join(format!("{seen}.json"))),
+            ("--files-from" | "--files0-from", _) => {
+                let list = dir.path().join(format!("{seen}.list"));
+                let sep = if flag == "--files0-from" { "\0" } else { "\n" };
+                std::fs::write(&list, format!("{}{sep}", root.join("x.txt").display())).unwrap();
+                cmd.arg(&flag).arg(list)
+            }
             (_, true) => cmd.args([flag.as_str(), "3"]),
             (_, false) => cmd.arg(&flag),
         };
