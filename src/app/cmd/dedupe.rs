@@ -23,7 +23,7 @@ use crate::app::args::{self, ExitRow, FileArgs, MatchArgs, SigningArgs};
 use crate::app::config;
 use crate::app::exit;
 use crate::app::report::KeepArg;
-use crate::app::ui::{Ui, Verbosity, plural};
+use crate::app::ui::{Ui, Verbosity, plural, warning_prefix};
 
 const EXAMPLES: &str = "EXAMPLES:
   simfind dedupe ./docs                       dry run: what would be acted on (t = 0.9)
@@ -217,7 +217,8 @@ pub fn run(args: Args) -> Result<i32> {
     let plan = plan::build(&config.roots, &plan_action, &candidates)?;
     for skip in &plan.skipped {
         eprintln!(
-            "simfind: warning: {}: skipped: {}",
+            "{} {}: skipped: {}",
+            warning_prefix(),
             skip.path.display(),
             skip.reason
         );
@@ -321,11 +322,13 @@ pub fn run(args: Args) -> Result<i32> {
                     }
                 }
                 Outcome::Skipped(reason) => eprintln!(
-                    "simfind: warning: {}: skipped: {reason}",
+                    "{} {}: skipped: {reason}",
+                    warning_prefix(),
                     entry.path.display()
                 ),
                 Outcome::Failed(reason) => eprintln!(
-                    "simfind: warning: {}: failed: {reason}",
+                    "{} {}: failed: {reason}",
+                    warning_prefix(),
                     entry.path.display()
                 ),
                 Outcome::Unfinished => {}

@@ -20,7 +20,7 @@ use crate::app::exit;
 use crate::app::output::pairs::PAIRS_HEADER;
 use crate::app::output::summary::{self, SummaryArgs};
 use crate::app::output::{self, Sink};
-use crate::app::ui::{Ui, Verbosity, plural};
+use crate::app::ui::{Ui, Verbosity, plural, warning_prefix};
 
 const EXAMPLES: &str = "EXAMPLES:
   simfind query new.txt --db share.simfind                 similar indexed documents
@@ -155,9 +155,11 @@ pub fn run(args: Args) -> Result<i32> {
             tune::recall_below_floor(banding.bands, banding.rows, threshold, DEFAULT_MIN_RECALL)
     {
         eprintln!(
-            "simfind: warning: the index's {} bands × {} rows find a document at similarity \
+            "{} the index's {} bands × {} rows find a document at similarity \
              {threshold} with probability only {recall:.3}; --exact finds every one",
-            banding.bands, banding.rows
+            warning_prefix(),
+            banding.bands,
+            banding.rows
         );
     }
     let mut sink = Sink::create_whole(args.output.as_deref())?;

@@ -12,7 +12,7 @@ use simfind::action::undo::{self, Undone};
 
 use crate::app::args::{self, ExitRow};
 use crate::app::exit;
-use crate::app::ui::{Verbosity, plural};
+use crate::app::ui::{Verbosity, plural, warning_prefix};
 
 const EXAMPLES: &str = "EXAMPLES:
   simfind dedupe ./docs --move-to /srv/q      prints: journal: /srv/q/simfind-journal-….jsonl
@@ -67,7 +67,8 @@ pub fn run(args: Args) -> Result<i32> {
         .with_context(|| format!("cannot read the journal {}", args.journal.display()))?;
     if read.truncated_tail {
         eprintln!(
-            "simfind: warning: {}: the last line was cut short (the run was killed while writing it); the action it began had not started",
+            "{} {}: the last line was cut short (the run was killed while writing it); the action it began had not started",
+            warning_prefix(),
             args.journal.display()
         );
     }
@@ -86,7 +87,8 @@ pub fn run(args: Args) -> Result<i32> {
         }
         Undone::InPlace => {}
         Undone::Refused(reason) => eprintln!(
-            "simfind: warning: {}: not restored: {reason}",
+            "{} {}: not restored: {reason}",
+            warning_prefix(),
             record.entry.path.display()
         ),
     });
