@@ -2,10 +2,12 @@
 # Installs simfind the way the README says (`cargo install --path . --locked`)
 # into a temporary root, and checks what a user gets: the binary runs, finds
 # the shipped testdata's pairs, names its build, prints completions for every
-# shell and a man page that renders. For CI (next to `cargo test --release`):
-# it rebuilds the crate from scratch in a temporary target directory (minutes
-# on 2 cores), which is why it is a script and not a test.
-#   bench/install_check.sh [--offline]
+# shell and a man page that renders. `.ci/run` runs it after `cargo test
+# --release` with `--target-dir target`, reusing that build; alone, cargo
+# install builds from scratch in a temporary target directory (minutes on 2
+# cores), which is why it is a script and not a test. Extra arguments go to
+# cargo install.
+#   bench/install_check.sh [--offline] [--target-dir DIR]
 # Exits 1 with the failing step named.
 set -euo pipefail
 cd "$(dirname "$0")/.."
