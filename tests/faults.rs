@@ -53,7 +53,18 @@ fn corpus(dir: &Path, without: &[&str]) -> PathBuf {
     ];
     contents.retain(|(name, _)| !without.contains(name));
     for (name, text) in contents {
-        write(&files, name, text.as_bytes());
+        let path = write(&files, name, text.as_bytes());
+        // One modification time for every corpus, so that group outputs
+        // (which print it) of a run and of its clean run compare.
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .and_then(|f| {
+                f.set_modified(
+                    std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000),
+                )
+            })
+            .unwrap();
     }
     write(dir, "outside/secret.txt", base.as_bytes());
     files
@@ -714,15 +725,17 @@ fn world_readable(path: &Path) {
 /// files fail depends on how the walk and the reads race for descriptors, so
 /// the check is the invariant, whatever failed.
 ///
-/// Ignored: about one run in six, at `ulimit -n 6`, `scan --db -o out` after
-/// an `index` exits 0 naming no file while its pairs differ from the clean
-/// run's (seen: only x/x_copy at 1.0 against a clean a/x_copy at 0.98), on
-/// the branch that added it as on main. Either the clean-run bookkeeping of
-/// this test or a silent failure under descriptor exhaustion; open in issue
-/// #14 until found. `cargo test --release --test faults -- --ignored
+/// Ignored until the defect of
+/// `a_file_changed_before_the_reload_does_not_take_its_identical_copy_with_it`
+/// is fixed: when descriptors run out during verification and the file a
+/// content is reloaded from (x.txt) fails, its identical copy (x_copy.txt)
+/// loses its pairs and is counted as an error without being named (seen at
+/// `ulimit -n 6`: 4 files named, 5 errors counted, a/x_copy missing, x/x_copy
+/// still reported), about one run in six, depending on which reload races for
+/// the last descriptor. `cargo test --release --test faults -- --ignored
 /// descriptors` runs it.
 #[test]
-#[ignore = "flaky (1 in ~6): a silent difference under ulimit -n 6, open in #14"]
+#[ignore = "hits the open identical-copy reload defect under ulimit -n (1 run in ~6); see #14"]
 fn descriptors_running_out_fail_files_by_name_never_the_run() {
     let tmp = tempfile::tempdir().unwrap();
     corpus(&tmp.path().join("run"), &[]);
