@@ -268,3 +268,32 @@ fn summaries_count_in_the_singular_for_one() {
         "{err}"
     );
 }
+
+/// A reader that stops early (`simfind completions bash | grep -q scan`, as
+/// bench/install_check.sh does) closes the pipe: the write fails, and the run
+/// ends without a panic. PowerShell's script is larger than a pipe's buffer
+/// (64 KiB), so its writer is still writing when the reader goes: the write
+/// surely fails. Smaller outputs may fit before it does; they are run too.
+#[test]
+fn a_reader_that_stops_early_ends_the_run_without_a_panic() {
+    use std::io::Read;
+    for args in [
+        &["completions", "powershell"][..],
+        &["completions", "bash"],
+        &["man"],
+    ] {
+        let mut child = simfind()
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = [0u8; 16];
+        child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+        // The read end is dropped here, before the rest is written.
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert_ne!(out.status.code(), Some(101), "{args:?}: {err}");
+    }
+}

@@ -30,8 +30,13 @@ pub struct Args {
 /// Writes the script for `args.shell` from `command`, the whole command line
 /// (the caller owns it: a subcommand does not know the top-level parser).
 pub fn run(args: Args, mut command: clap::Command) -> anyhow::Result<i32> {
+    // Into memory first: clap_complete panics on a write error, and a reader
+    // that stops early (`| grep -q`, `| head`) closes the pipe; written here,
+    // a broken pipe is an ordinary error that the binary ends quietly on.
+    let mut script = Vec::new();
+    clap_complete::generate(args.shell, &mut command, "simfind", &mut script);
     let mut out = std::io::stdout().lock();
-    clap_complete::generate(args.shell, &mut command, "simfind", &mut out);
+    out.write_all(&script)?;
     out.flush()?;
     Ok(exit::OK)
 }
