@@ -18,6 +18,7 @@ use clap::ValueEnum;
 use simfind::cluster::{
     self, ClusterMethod, ClusterParams, FileFacts, KeepPolicy, SimilarityHistogram,
 };
+use simfind::model::Document;
 use simfind::pipeline::{DocStatus, ScanOutcome};
 
 use crate::app::exit;
@@ -122,6 +123,20 @@ pub enum KeepArg {
     Smallest,
     ShortestPath,
     First,
+}
+
+impl KeepArg {
+    /// The library's policy for this choice.
+    pub fn policy(self) -> KeepPolicy {
+        match self {
+            KeepArg::Newest => KeepPolicy::Newest,
+            KeepArg::Oldest => KeepPolicy::Oldest,
+            KeepArg::Largest => KeepPolicy::Largest,
+            KeepArg::Smallest => KeepPolicy::Smallest,
+            KeepArg::ShortestPath => KeepPolicy::ShortestPath,
+            KeepArg::First => KeepPolicy::First,
+        }
+    }
 }
 
 /// What is written.
@@ -236,14 +251,7 @@ impl Report {
                 ClusterArg::Center => ClusterMethod::Center,
                 ClusterArg::Connected => ClusterMethod::Connected,
             },
-            keep: match args.keep.unwrap_or(KeepArg::First) {
-                KeepArg::Newest => KeepPolicy::Newest,
-                KeepArg::Oldest => KeepPolicy::Oldest,
-                KeepArg::Largest => KeepPolicy::Largest,
-                KeepArg::Smallest => KeepPolicy::Smallest,
-                KeepArg::ShortestPath => KeepPolicy::ShortestPath,
-                KeepArg::First => KeepPolicy::First,
-            },
+            keep: args.keep.unwrap_or(KeepArg::First).policy(),
             references,
             min_similarity: args.min_similarity,
             max_similarity: args.max_similarity,
@@ -295,17 +303,8 @@ impl Report {
             Output::PairsTsv => pairs::write_tsv(docs, written, sink)?,
             Output::PairsJsonl => pairs::write_jsonl(docs, written, sink)?,
             Output::GroupsCsv | Output::GroupsJsonl | Output::Removable { .. } => {
-                let reference = self.reference_flags(outcome);
-                let members: Vec<FileFacts> = docs
-                    .iter()
-                    .zip(&reference)
-                    .map(|(d, &reference)| FileFacts {
-                        path: d.path.as_os_str().as_bytes(),
-                        size: d.size,
-                        modified: d.modified,
-                        reference,
-                    })
-                    .collect();
+                let reference = reference_flags(outcome, &self.references);
+                let members = file_facts(docs, &reference);
                 let params = ClusterParams {
                     threshold: threshold.max(min),
                     method: self.method,
@@ -344,42 +343,58 @@ impl Report {
         }
         Ok(reported)
     }
+}
 
-    /// Whether each document lies under a reference directory. Only documents
-    /// that have a pair matter, and directories are resolved once each.
-    fn reference_flags(&self, outcome: &ScanOutcome) -> Vec<bool> {
-        let mut flags = vec![false; outcome.documents.len()];
-        if self.references.is_empty() {
-            return flags;
-        }
-        let mut dirs: HashMap<&Path, bool> = HashMap::new();
-        let pairs = &outcome.pairs;
-        for c in (0..pairs.contents() as u32).filter(|&c| pairs.has_pairs(c)) {
-            for &id in pairs.members(c) {
-                let doc = &outcome.documents[id as usize];
-                if doc.status != DocStatus::Read {
-                    continue;
-                }
-                let dir = doc.path.parent().unwrap_or(Path::new("."));
-                let under = *dirs.entry(dir).or_insert_with(|| match dir.canonicalize() {
-                    Ok(c) => self.references.iter().any(|r| c.starts_with(r)),
-                    // Cannot tell: keep the files rather than risk listing a
-                    // reference file as removable.
-                    Err(err) => {
-                        eprintln!(
-                            "{} {}: cannot resolve ({err}); its files are kept as if under --reference",
-                            crate::app::ui::warning_prefix(),
-                            dir.display()
-                        );
-                        true
-                    }
-                });
-                flags[id as usize] = under;
-            }
-        }
-        flags
+/// Which documents lie under a `--reference` directory (`references`,
+/// canonical), for the documents of contents that have pairs; a directory that
+/// cannot be resolved counts as under one (its files are kept), with a warning.
+pub fn reference_flags(outcome: &ScanOutcome, references: &[PathBuf]) -> Vec<bool> {
+    let mut flags = vec![false; outcome.documents.len()];
+    if references.is_empty() {
+        return flags;
     }
+    let mut dirs: HashMap<&Path, bool> = HashMap::new();
+    let pairs = &outcome.pairs;
+    for c in (0..pairs.contents() as u32).filter(|&c| pairs.has_pairs(c)) {
+        for &id in pairs.members(c) {
+            let doc = &outcome.documents[id as usize];
+            if doc.status != DocStatus::Read {
+                continue;
+            }
+            let dir = doc.path.parent().unwrap_or(Path::new("."));
+            let under = *dirs.entry(dir).or_insert_with(|| match dir.canonicalize() {
+                Ok(c) => references.iter().any(|r| c.starts_with(r)),
+                // Cannot tell: keep the files rather than risk listing a
+                // reference file as removable.
+                Err(err) => {
+                    eprintln!(
+                        "{} {}: cannot resolve ({err}); its files are kept as if under --reference",
+                        crate::app::ui::warning_prefix(),
+                        dir.display()
+                    );
+                    true
+                }
+            });
+            flags[id as usize] = under;
+        }
+    }
+    flags
+}
 
+/// The facts clustering needs of each document, with its reference flag.
+pub fn file_facts<'a>(docs: &'a [Document], reference: &[bool]) -> Vec<FileFacts<'a>> {
+    docs.iter()
+        .zip(reference)
+        .map(|(d, &reference)| FileFacts {
+            path: d.path.as_os_str().as_bytes(),
+            size: d.size,
+            modified: d.modified,
+            reference,
+        })
+        .collect()
+}
+
+impl Report {
     /// The exit status: the scan's, or with `--exit-code` [`exit::NONE_FOUND`]
     /// when a complete run found nothing.
     pub fn exit_status(&self, scan_status: i32, reported: &Reported) -> i32 {

@@ -4,7 +4,6 @@
 //! decisions and the file operations are the library's (`simfind::action`);
 //! this file parses, prints and picks the exit code.
 
-use std::collections::HashMap;
 use std::io::{BufRead, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
@@ -16,13 +15,13 @@ use simfind::action::apply::{self, Event};
 use simfind::action::journal::{self, Outcome};
 use simfind::action::plan::{self, Candidate};
 use simfind::action::{Action, SAFE_THRESHOLD};
-use simfind::cluster::{self, ClusterMethod, ClusterParams, FileFacts, KeepPolicy};
-use simfind::pipeline::{self, DocStatus};
+use simfind::cluster::{self, ClusterMethod, ClusterParams};
+use simfind::pipeline;
 
 use crate::app::args::{self, ExitRow, FileArgs, MatchArgs, SigningArgs};
 use crate::app::config;
 use crate::app::exit;
-use crate::app::report::KeepArg;
+use crate::app::report::{self, KeepArg};
 use crate::app::ui::{Ui, Verbosity, plural, warning_prefix};
 
 const EXAMPLES: &str = "EXAMPLES:
@@ -409,43 +408,17 @@ fn candidates(
     let docs = &outcome.documents;
     let pairs = &outcome.pairs;
     let mut content = vec![u32::MAX; docs.len()];
-    let mut dirs: HashMap<&Path, bool> = HashMap::new();
-    let mut reference = vec![false; docs.len()];
     for c in 0..pairs.contents() as u32 {
         for &id in pairs.members(c) {
             content[id as usize] = c;
-            let doc = &docs[id as usize];
-            if references.is_empty() || !pairs.has_pairs(c) || doc.status != DocStatus::Read {
-                continue;
-            }
-            let dir = doc.path.parent().unwrap_or(Path::new("."));
-            reference[id as usize] = *dirs.entry(dir).or_insert_with(|| {
-                dir.canonicalize()
-                    .map_or(true, |d| references.iter().any(|r| d.starts_with(r)))
-            });
         }
     }
-    let members: Vec<FileFacts> = docs
-        .iter()
-        .zip(&reference)
-        .map(|(d, &reference)| FileFacts {
-            path: d.path.as_os_str().as_bytes(),
-            size: d.size,
-            modified: d.modified,
-            reference,
-        })
-        .collect();
+    let reference = report::reference_flags(outcome, references);
+    let members = report::file_facts(docs, &reference);
     let params = ClusterParams {
         threshold,
         method: ClusterMethod::Center,
-        keep: match keep.unwrap_or(KeepArg::First) {
-            KeepArg::Newest => KeepPolicy::Newest,
-            KeepArg::Oldest => KeepPolicy::Oldest,
-            KeepArg::Largest => KeepPolicy::Largest,
-            KeepArg::Smallest => KeepPolicy::Smallest,
-            KeepArg::ShortestPath => KeepPolicy::ShortestPath,
-            KeepArg::First => KeepPolicy::First,
-        },
+        keep: keep.unwrap_or(KeepArg::First).policy(),
     };
     let clustering = cluster::cluster_contents(&members, pairs, &params);
     let mut out = Vec::new();
