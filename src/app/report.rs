@@ -223,28 +223,7 @@ impl Report {
                 );
             }
         }
-        let mut references = Vec::new();
-        if !args.reference.is_empty() {
-            let canonical_roots: Vec<PathBuf> = roots
-                .iter()
-                .map(|r| {
-                    r.canonicalize()
-                        .with_context(|| format!("cannot scan {}", r.display()))
-                })
-                .collect::<Result<_>>()?;
-            for dir in &args.reference {
-                let canonical = dir
-                    .canonicalize()
-                    .with_context(|| format!("cannot use --reference {}", dir.display()))?;
-                if !canonical.is_dir() {
-                    bail!("cannot use --reference {}: not a directory", dir.display());
-                }
-                if !canonical_roots.iter().any(|r| canonical.starts_with(r)) {
-                    roots.push(dir.clone());
-                }
-                references.push(canonical);
-            }
-        }
+        let references = resolve_references(&args.reference, roots)?;
         Ok(Report {
             output,
             method: match args.cluster.unwrap_or(ClusterArg::Center) {
@@ -343,6 +322,35 @@ impl Report {
         }
         Ok(reported)
     }
+}
+
+/// Canonical `--reference` directories; those outside every root are added
+/// to the roots, so that their files are scanned.
+pub fn resolve_references(dirs: &[PathBuf], roots: &mut Vec<PathBuf>) -> Result<Vec<PathBuf>> {
+    if dirs.is_empty() {
+        return Ok(Vec::new());
+    }
+    let canonical_roots: Vec<PathBuf> = roots
+        .iter()
+        .map(|r| {
+            r.canonicalize()
+                .with_context(|| format!("cannot scan {}", r.display()))
+        })
+        .collect::<Result<_>>()?;
+    let mut references = Vec::with_capacity(dirs.len());
+    for dir in dirs {
+        let canonical = dir
+            .canonicalize()
+            .with_context(|| format!("cannot use --reference {}", dir.display()))?;
+        if !canonical.is_dir() {
+            bail!("cannot use --reference {}: not a directory", dir.display());
+        }
+        if !canonical_roots.iter().any(|r| canonical.starts_with(r)) {
+            roots.push(dir.clone());
+        }
+        references.push(canonical);
+    }
+    Ok(references)
 }
 
 /// Which documents lie under a `--reference` directory (`references`,

@@ -177,7 +177,7 @@ pub fn run(args: Args) -> Result<i32> {
         false,
         None,
     )?;
-    let references = references(&args.reference, &mut config.roots)?;
+    let references = report::resolve_references(&args.reference, &mut config.roots)?;
     let journal_path = match (&action, dry_run) {
         (Some(action), false) => {
             // Absolute, so the printed undo command works from any directory.
@@ -440,32 +440,6 @@ fn candidates(
         }
     }
     out
-}
-
-/// Canonical `--reference` directories; those outside every root are added
-/// to the roots, so their files are scanned (as `scan` does).
-fn references(dirs: &[PathBuf], roots: &mut Vec<PathBuf>) -> Result<Vec<PathBuf>> {
-    let canonical_roots: Vec<PathBuf> = roots
-        .iter()
-        .map(|r| {
-            r.canonicalize()
-                .with_context(|| format!("cannot scan {}", r.display()))
-        })
-        .collect::<Result<_>>()?;
-    let mut out = Vec::new();
-    for dir in dirs {
-        let canonical = dir
-            .canonicalize()
-            .with_context(|| format!("cannot use --reference {}", dir.display()))?;
-        if !canonical.is_dir() {
-            bail!("cannot use --reference {}: not a directory", dir.display());
-        }
-        if !canonical_roots.iter().any(|r| canonical.starts_with(r)) {
-            roots.push(dir.clone());
-        }
-        out.push(canonical);
-    }
-    Ok(out)
 }
 
 /// `--journal`, or the default: beside the quarantine for a move, else under
