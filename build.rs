@@ -6,7 +6,13 @@
 //!    marked ignored, with the reason, through the `no_shared_data` cfg, so
 //!    that `cargo test` passes and lists what it skipped. Under CI (`CI=true`)
 //!    their absence is an error: CI must never pass without having run them.
-//! 2. Identifies the build for `simfind --version`: the git commit when built
+//! 2. Tells the tests which engines `scripts/setup-engines.sh` installed
+//!    under `target/engines/`: the Python venv (`no_python_engines` when
+//!    absent) and a headless browser (`no_chromium`). Tests that need one are
+//!    ignored with the reason where it is missing; with
+//!    `SIMFIND_ENGINES=required` (set by `scripts/test.sh`, the README's test
+//!    command) a missing engine is an error instead.
+//! 3. Identifies the build for `simfind --version`: the git commit when built
 //!    from a checkout (`unknown` from a source archive or without git), the
 //!    enabled Cargo features and the target.
 
@@ -16,6 +22,36 @@ use std::process::Command;
 fn main() {
     identify_build();
     mark_shared_data();
+    mark_engines();
+}
+
+fn mark_engines() {
+    println!("cargo::rustc-check-cfg=cfg(no_python_engines)");
+    println!("cargo::rustc-check-cfg=cfg(no_chromium)");
+    println!("cargo::rerun-if-env-changed=SIMFIND_ENGINES");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/engines");
+    let required = std::env::var("SIMFIND_ENGINES").as_deref() == Ok("required");
+    let engines = [
+        ("no_python_engines", "requirements.installed", "the Python engines"),
+        ("no_chromium", "chromium", "chromium"),
+    ];
+    for (cfg, marker, what) in engines {
+        let path = root.join(marker);
+        println!("cargo::rerun-if-changed={}", path.display());
+        if path.exists() {
+            continue;
+        }
+        if required {
+            panic!(
+                "SIMFIND_ENGINES=required but {what} is missing ({}): run scripts/setup-engines.sh",
+                path.display()
+            );
+        }
+        println!("cargo::rustc-cfg={cfg}");
+        println!(
+            "cargo::warning={what} not installed: its tests are ignored (bash scripts/setup-engines.sh installs it)"
+        );
+    }
 }
 
 fn mark_shared_data() {

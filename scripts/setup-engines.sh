@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Installs what the engine tests need, beside the build and never by hand:
+#   - a Python venv at target/engines/venv with scripts/engines-requirements.txt
+#     (pyspark, duckdb, pyarrow, ...: the engines simfind's exchange files meet);
+#   - Debian's chromium (the HTML report's browser test), when apt-get can.
+# Idempotent: a second run with nothing changed takes a second. build.rs reads
+# target/engines/ to mark the engine tests ignored (with the reason) where a
+# piece is missing, so plain `cargo test` still passes and says what it skipped.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root="$PWD/target/engines"
+mkdir -p "$root"
+
+req=scripts/engines-requirements.txt
+venv="$root/venv"
+stamp="$root/requirements.installed"
+if ! cmp -s "$req" "$stamp" 2>/dev/null || [ ! -x "$venv/bin/python" ]; then
+    echo "setup-engines: Python venv at $venv" >&2
+    python3 -m venv "$venv"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
+    if grep -qv '^\s*\(#\|$\)' "$req"; then
+        "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$req"
+    fi
+    cp "$req" "$stamp"
+fi
+
+chromium=""
+for c in chromium chromium-browser; do
+    if command -v "$c" >/dev/null 2>&1; then chromium="$(command -v "$c")"; break; fi
+done
+if [ -z "$chromium" ]; then
+    sudo=""
+    [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1 && sudo="sudo"
+    if [ "$(id -u)" -eq 0 ] || [ -n "$sudo" ]; then
+        echo "setup-engines: installing Debian's chromium" >&2
+        $sudo apt-get update -qq >/dev/null
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null
+        chromium="$(command -v chromium || true)"
+    else
+        echo "setup-engines: chromium missing and apt-get needs root: the browser tests will be skipped" >&2
+    fi
+fi
+if [ -n "$chromium" ]; then
+    ln -sf "$chromium" "$root/chromium"
+fi
+echo "setup-engines: python $("$venv/bin/python" --version 2>&1), chromium ${chromium:-absent}" >&2
