@@ -519,6 +519,55 @@ fn a_file_changed_before_the_reload_does_not_take_its_identical_copy_with_it() {
     assert_eq!(pairs(&outcome, &root), pairs(&clean, &clean_root));
 }
 
+/// A directory above a walked file swapped, after signing, for a link to a
+/// directory outside the root that holds a byte-identical file: the reload
+/// used to follow it (only the file's own name was opened with
+/// `O_NOFOLLOW`), read outside the root and, the content hash matching,
+/// verify from it. No link below the root is followed now, in any component.
+#[test]
+fn a_directory_swapped_for_a_link_before_the_reload_is_not_followed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = prose(70, 400);
+    let root = tmp.path().join("files");
+    write(&root, "a.txt", format!("{base} alpha").as_bytes());
+    let x = write(&root, "sub/x.txt", format!("{base} xenon").as_bytes());
+    write(
+        tmp.path(),
+        "outside/sub/x.txt",
+        format!("{base} xenon").as_bytes(),
+    );
+    for how in [Path_::Whole, Path_::ChunkedMapped] {
+        let sub = root.join("sub");
+        if sub.is_symlink() {
+            std::fs::remove_file(&sub).unwrap();
+            std::fs::rename(root.join("sub.gone"), &sub).unwrap();
+        }
+        let fault = Fault {
+            name: "a directory above it swapped for a link to outside before the reload",
+            phase: Phase::Reload,
+            point: Point::Open,
+            act: |x, dir| {
+                let sub = x.parent().unwrap();
+                std::fs::rename(sub, sub.with_extension("gone"))?;
+                std::os::unix::fs::symlink(dir.join("outside/sub"), sub)
+            },
+            after_sign: None,
+            reasons: &["changed into a symbolic link after the walk (not followed)"],
+            paths: LSH,
+        };
+        let (installed, watcher) = arm(&fault, tmp.path(), &x);
+        let outcome = scan(&config(&root, how), &Shared(watcher.clone()));
+        drop(installed);
+        check_warnings(&fault, how, &x, &watcher);
+        assert_eq!(outcome.stats.errors, 1, "{how:?}");
+        assert!(
+            outcome.pairs.is_empty(),
+            "{how:?}: {:?}",
+            pairs(&outcome, &root)
+        );
+    }
+}
+
 fn params(config: &ScanConfig) -> Params {
     Params::of(&config.recipe)
 }

@@ -744,3 +744,6 @@ fn an_index_in_a_missing_directory_is_one_clear_message() {
 /// documents, exact query.
 #[path = "index/cron.rs"]
 mod cron;
+
+#[path = "index/links.rs"]
+mod links;

@@ -257,7 +257,7 @@ impl<'a> Query<'a> {
             let loaded: Vec<_> = todo
                 .par_iter()
                 .map(|doc| {
-                    let other = pipeline::reload_set(&doc.path, doc.content_hash, recipe, read);
+                    let other = reload(doc, recipe, read);
                     let result = other.map(|other| {
                         let shared = sets::intersection_size(set, &other);
                         (
@@ -318,7 +318,7 @@ impl<'a> Query<'a> {
         let loaded: Vec<_> = todo
             .par_iter()
             .map(|doc| {
-                let set = pipeline::reload_set(&doc.path, doc.content_hash, recipe, read);
+                let set = reload(doc, recipe, read);
                 (doc.content_hash, doc.path.as_path(), set)
             })
             .collect();
@@ -347,4 +347,16 @@ fn rank(matches: &mut [Match]) {
                 .cmp(y.doc.path.as_os_str().as_bytes())
         })
     });
+}
+
+/// A stored document's set again, from the very file the index recorded
+/// (its device and inode): a link or a swapped directory now in its path is
+/// never read through.
+fn reload(
+    doc: &StoredDoc,
+    recipe: &crate::recipe::Recipe,
+    read: &crate::input::read::ReadOptions,
+) -> Result<Vec<u64>, pipeline::ReloadError> {
+    let identity = doc.stat.dev.zip(doc.stat.inode);
+    pipeline::reload_indexed(&doc.path, identity, doc.content_hash, recipe, read)
 }

@@ -362,6 +362,54 @@ pub fn read_file_nofollow(path: &Path, opts: &ReadOptions) -> Result<Contents, R
     read_file(path, opts)
 }
 
+/// [`read_file`] for a file found below `root` by a walk that followed no
+/// link: no symbolic link is followed in any component of `path` below
+/// `root` ([`ReadError::BecameSymlink`]), so a directory above the file swapped
+/// for a link after the walk cannot lead the read outside the roots. `root`
+/// itself is followed (the user named it), and so is `path` if it is `root`.
+/// A `path` not below `root` is read as [`read_file_nofollow`] reads it.
+pub fn read_file_beneath(
+    root: &Path,
+    path: &Path,
+    opts: &ReadOptions,
+) -> Result<Contents, ReadError> {
+    #[cfg(unix)]
+    {
+        let Ok(relative) = path.strip_prefix(root) else {
+            return read_file_nofollow(path, opts);
+        };
+        if relative.as_os_str().is_empty() {
+            return read_file(path, opts);
+        }
+        super::faults::at(super::faults::Point::Open, path)?;
+        match beneath::open_beneath(root, relative, libc::O_NONBLOCK | libc::O_NOCTTY) {
+            Ok(handle) => read_opened(handle, path, None, opts),
+            Err(e) if matches!(e.raw_os_error(), Some(libc::ELOOP | libc::EXDEV)) => {
+                Err(ReadError::BecameSymlink)
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = root;
+        read_file(path, opts)
+    }
+}
+
+/// [`read_file`], but only if the file opened is the one with `identity`
+/// (device, inode), else [`ReadError::NotTheWalkedFile`], checked before a
+/// byte is read: for re-reading a file an index recorded, whatever links or
+/// swapped directories now stand in its path.
+pub fn read_file_identified(
+    path: &Path,
+    identity: (u64, u64),
+    opts: &ReadOptions,
+) -> Result<Contents, ReadError> {
+    super::faults::at(super::faults::Point::Open, path)?;
+    read_opened(open_nonblocking(path)?, path, Some(identity), opts)
+}
+
 /// [`read_file`] for a file the walk found: the file read is the one the
 /// walk saw (same device and inode), or [`ReadError::NotTheWalkedFile`]. So
 /// a file replaced after the walk, by a symbolic link to a file outside the
@@ -508,308 +556,14 @@ fn clear_nonblocking(file: &File) -> io::Result<()> {
     Ok(())
 }
 
+/// Opening below a root without following links (`openat2`, or one
+/// component at a time).
+#[cfg(unix)]
+mod beneath;
+
 /// The SIGBUS guard: registry of live mappings and the signal handler.
 #[cfg(target_os = "linux")]
 mod guard;
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::io::Write;
-
-    fn write_file(dir: &Path, name: &str, bytes: &[u8]) -> std::path::PathBuf {
-        let p = dir.join(name);
-        std::fs::write(&p, bytes).unwrap();
-        p
-    }
-
-    fn force_mmap() -> ReadOptions {
-        ReadOptions {
-            mmap_min_size: 0,
-            ..ReadOptions::default()
-        }
-    }
-
-    #[test]
-    fn small_file_is_read_exactly() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = write_file(dir.path(), "a.txt", b"hello world\n");
-        let c = read_file(&p, &ReadOptions::default()).unwrap();
-        assert_eq!(&*c, b"hello world\n");
-        assert!(!c.is_mapped());
-        c.verify_unchanged().unwrap();
-    }
-
-    #[cfg(target_os = "linux")]
-    #[test]
-    fn large_file_is_mapped_and_identical() {
-        let dir = tempfile::tempdir().unwrap();
-        let bytes: Vec<u8> = (0..100_000u32).map(|i| (i % 251) as u8 + 1).collect();
-        let p = write_file(dir.path(), "big", &bytes);
-        let c = read_file(&p, &force_mmap()).unwrap();
-        assert!(c.is_mapped());
-        assert_eq!(&*c, &bytes[..]);
-        c.verify_unchanged().unwrap();
-        let never = read_file(&p, &ReadOptions::never_mmap()).unwrap();
-        assert!(!never.is_mapped());
-        assert_eq!(&*never, &bytes[..]);
-    }
-
-    /// Released pages read back as the file's bytes (mapped anew), and the
-    /// mapping's resident size shrinks (read from `/proc/self/smaps`).
-    #[cfg(target_os = "linux")]
-    #[test]
-    fn released_pages_read_back_the_same_and_leave_rss() {
-        let dir = tempfile::tempdir().unwrap();
-        let bytes: Vec<u8> = (0..(8 << 20) as u32).map(|i| (i % 253) as u8).collect();
-        let p = write_file(dir.path(), "big", &bytes);
-        let c = read_file(&p, &force_mmap()).unwrap();
-        assert!(c.is_mapped());
-        let resident_kb = || -> u64 {
-            let start = format!("{:x}-", c.as_ptr() as usize);
-            let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
-            let mut lines = smaps.lines().skip_while(|l| !l.starts_with(&start));
-            lines
-                .find_map(|l| l.strip_prefix("Rss:"))
-                .map(|v| v.trim().trim_end_matches("kB").trim().parse().unwrap())
-                .expect("the mapping is listed")
-        };
-        let sum = |b: &[u8]| b.iter().map(|&x| x as u64).sum::<u64>();
-        assert_eq!(sum(&c), sum(&bytes));
-        let touched = resident_kb();
-        assert!(
-            touched >= 8 << 10,
-            "{touched} kB resident after reading all"
-        );
-        c.release_before(c.len() - 12345);
-        let released = resident_kb();
-        assert!(released <= 64, "{released} kB resident after the release");
-        // Not page-aligned: the page holding the offset stays readable, and
-        // everything reads as before.
-        c.release_before(4097);
-        assert_eq!(&*c, &bytes[..]);
-        c.verify_unchanged().unwrap();
-        let owned = read_file(&p, &ReadOptions::never_mmap()).unwrap();
-        owned.release_before(owned.len());
-        assert_eq!(&*owned, &bytes[..]);
-    }
-
-    #[test]
-    fn empty_file_uses_read_path_even_when_mapping_is_forced() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = write_file(dir.path(), "empty", b"");
-        let c = read_file(&p, &force_mmap()).unwrap();
-        assert!(c.is_empty());
-        assert!(!c.is_mapped());
-        c.verify_unchanged().unwrap();
-    }
-
-    #[test]
-    fn missing_file_is_io_not_found() {
-        let dir = tempfile::tempdir().unwrap();
-        let err = read_file(&dir.path().join("gone"), &ReadOptions::default()).unwrap_err();
-        match &err {
-            ReadError::Io(e) => assert_eq!(e.kind(), io::ErrorKind::NotFound),
-            other => panic!("expected Io(NotFound), got {other:?}"),
-        }
-        assert_eq!(err.to_string(), "no such file or directory");
-    }
-
-    #[test]
-    fn directory_is_not_a_regular_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let err = read_file(dir.path(), &ReadOptions::default()).unwrap_err();
-        assert!(matches!(err, ReadError::NotRegularFile), "{err:?}");
-        assert_eq!(err.to_string(), "not a regular file");
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn character_device_is_not_a_regular_file() {
-        let err = read_file(Path::new("/dev/null"), &ReadOptions::default()).unwrap_err();
-        assert!(matches!(err, ReadError::NotRegularFile), "{err:?}");
-    }
-
-    /// Regression guard for "open blocks on a FIFO with no writer": the read runs
-    /// in a thread and the test fails (instead of hanging) if it does not return.
-    #[cfg(unix)]
-    #[test]
-    fn fifo_is_rejected_without_blocking() {
-        use std::os::unix::ffi::OsStrExt;
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("fifo");
-        let c = std::ffi::CString::new(p.as_os_str().as_bytes()).unwrap();
-        // SAFETY: valid NUL-terminated path.
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
-        let (tx, rx) = std::sync::mpsc::channel();
-        let p2 = p.clone();
-        std::thread::spawn(move || {
-            let _ = tx.send(read_file(&p2, &ReadOptions::default()).map(|_| ()));
-        });
-        let res = rx
-            .recv_timeout(std::time::Duration::from_secs(30))
-            .expect("read_file blocked on a FIFO");
-        assert!(matches!(res, Err(ReadError::NotRegularFile)), "{res:?}");
-    }
-
-    #[test]
-    fn growth_after_open_keeps_the_opened_size_and_is_reported_as_changed() {
-        for opts in [ReadOptions::never_mmap(), force_mmap()] {
-            let dir = tempfile::tempdir().unwrap();
-            let p = write_file(dir.path(), "log", &[b'x'; 5000]);
-            let c = read_file(&p, &opts).unwrap();
-            let mut f = OpenOptions::new().append(true).open(&p).unwrap();
-            f.write_all(&[b'y'; 3000]).unwrap();
-            drop(f);
-            assert_eq!(c.len(), 5000);
-            assert!(c.iter().all(|&b| b == b'x'));
-            let err = c.verify_unchanged().unwrap_err();
-            assert!(matches!(err, ReadError::Changed), "{opts:?}: {err:?}");
-        }
-    }
-
-    /// The read path sees the truncation through the file (no signal involved);
-    /// the mapped path is tested in tests/read_guard.rs in a child process.
-    #[test]
-    fn truncation_after_open_on_read_path_is_shrank() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = write_file(dir.path(), "t", &[b'a'; 4096]);
-        let c = read_file(&p, &ReadOptions::never_mmap()).unwrap();
-        OpenOptions::new()
-            .write(true)
-            .open(&p)
-            .unwrap()
-            .set_len(100)
-            .unwrap();
-        let err = c.verify_unchanged().unwrap_err();
-        assert!(
-            matches!(
-                err,
-                ReadError::Shrank {
-                    expected: 4096,
-                    actual: 100
-                }
-            ),
-            "{err:?}"
-        );
-        assert_eq!(
-            err.to_string(),
-            "shrank while being read (expected 4096 bytes, got 100)"
-        );
-    }
-
-    #[test]
-    fn same_size_rewrite_is_changed() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = write_file(dir.path(), "r", b"aaaa");
-        let c = read_file(&p, &ReadOptions::never_mmap()).unwrap();
-        // Set an mtime that is certainly different, instead of sleeping past the
-        // file system's timestamp granularity.
-        let f = OpenOptions::new().write(true).open(&p).unwrap();
-        f.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000))
-            .unwrap();
-        assert!(matches!(c.verify_unchanged(), Err(ReadError::Changed)));
-    }
-
-    #[test]
-    fn io_reasons_are_short_and_lowercase() {
-        let e = ReadError::Io(io::Error::from_raw_os_error(libc::EACCES));
-        assert_eq!(e.to_string(), "permission denied");
-        let e = ReadError::Io(io::Error::from_raw_os_error(libc::EIO));
-        assert_eq!(e.to_string(), "input/output error");
-        let e = ReadError::Io(io::Error::other("Custom thing"));
-        assert_eq!(e.to_string(), "custom thing");
-        assert_eq!(ReadError::Changed.to_string(), "changed while being read");
-    }
-
-    #[test]
-    fn binary_detection_looks_at_the_first_block_only() {
-        assert!(!looks_binary(b""));
-        assert!(!looks_binary("plain text, ünïcode ✓\n".as_bytes()));
-        assert!(looks_binary(b"ELF\0\x01\x02"));
-        let mut late = vec![b'a'; BINARY_SNIFF_LEN];
-        late.push(0);
-        assert!(
-            !looks_binary(&late),
-            "NUL after the sniffed block must not count"
-        );
-        late[BINARY_SNIFF_LEN - 1] = 0;
-        assert!(
-            looks_binary(&late),
-            "NUL at the last sniffed byte must count"
-        );
-        let utf16: Vec<u8> = "hi".encode_utf16().flat_map(u16::to_le_bytes).collect();
-        assert!(looks_binary(&utf16));
-    }
-
-    /// What a walk records of `path` (following a link, as it does for a root).
-    fn walked(path: &Path) -> FileEntry {
-        let meta = std::fs::metadata(path).unwrap();
-        FileEntry {
-            path: path.to_path_buf(),
-            size: meta.len(),
-            modified: meta.modified().ok(),
-            dev: meta.dev(),
-            ino: meta.ino(),
-        }
-    }
-
-    /// Reliability case 2.7: whatever replaces a walked file (a link to a
-    /// file outside the roots, another file, a directory on its path swapped
-    /// for a link) is not read in its place unless links are followed.
-    #[cfg(unix)]
-    #[test]
-    fn a_walked_file_is_read_only_if_it_is_still_the_file_the_walk_found() {
-        use std::os::unix::fs::symlink;
-        let dir = tempfile::tempdir().unwrap();
-        let secret = write_file(dir.path(), "secret.txt", b"outside the root");
-        let root = dir.path().join("root");
-        std::fs::create_dir(&root).unwrap();
-        let opts = ReadOptions::default();
-
-        let a = write_file(&root, "a.txt", b"walked");
-        let entry = walked(&a);
-        assert_eq!(&*read_walked(&entry, false, &opts).unwrap(), b"walked");
-        std::fs::remove_file(&a).unwrap();
-        symlink(&secret, &a).unwrap();
-        let err = read_walked(&entry, false, &opts).unwrap_err();
-        assert!(matches!(err, ReadError::BecameSymlink), "{err:?}");
-        assert_eq!(
-            err.to_string(),
-            "changed into a symbolic link after the walk (not followed)"
-        );
-        // --follow-links: the link is the user's to follow, as before.
-        let followed = read_walked(&entry, true, &opts).unwrap();
-        assert_eq!(&*followed, b"outside the root");
-
-        // Replaced by another regular file (a new inode; the old one is kept
-        // elsewhere, or the file system could give its number to the new file).
-        let b = write_file(&root, "b.txt", b"walked");
-        let entry = walked(&b);
-        std::fs::rename(&b, dir.path().join("b.old")).unwrap();
-        write_file(&root, "b.txt", b"another file");
-        let err = read_walked(&entry, false, &opts).unwrap_err();
-        assert!(matches!(err, ReadError::NotTheWalkedFile), "{err:?}");
-
-        // A directory on the path swapped for a link (O_NOFOLLOW covers only
-        // the last component): the device and inode tell.
-        let sub = root.join("sub");
-        std::fs::create_dir(&sub).unwrap();
-        let c = write_file(&sub, "secret.txt", b"walked");
-        let entry = walked(&c);
-        std::fs::rename(&sub, root.join("sub.away")).unwrap();
-        symlink(dir.path(), &sub).unwrap();
-        let err = read_walked(&entry, false, &opts).unwrap_err();
-        assert!(matches!(err, ReadError::NotTheWalkedFile), "{err:?}");
-
-        // An entry made by following a link (as a walk does for a root) is
-        // still read through it.
-        let link = root.join("root-link");
-        symlink(&secret, &link).unwrap();
-        let entry = walked(&link);
-        assert_eq!(
-            &*read_walked(&entry, false, &opts).unwrap(),
-            b"outside the root"
-        );
-    }
-}
+mod tests;

@@ -51,7 +51,7 @@ pub use contents::ContentTable;
 use contents::Signed;
 use pairs::pairs_of;
 use plan::{Decision, Method};
-pub use reload::{FileReload, Reload, ReloadError, reload_set};
+pub use reload::{FileReload, Reload, ReloadError, reload_indexed, reload_set};
 use sign::sign_all;
 pub use sign::{SignOutcome, SignedContent};
 use stream::walk_and_sign;

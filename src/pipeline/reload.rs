@@ -87,15 +87,24 @@ impl Reload for FileReload<'_> {
         part: Part,
     ) -> Result<Vec<u64>, ReloadError> {
         // Without -L the walk read no link, so a link found now (but a root the
-        // user named, which the walk followed) was put there since: not followed.
-        let follow = self.config.walk.follow_links || self.config.roots.iter().any(|r| r == path);
+        // user named, which the walk followed) was put there since: not
+        // followed, in the file's own name or in a directory above it.
+        let roots = &self.config.roots;
+        let open = if self.config.walk.follow_links || roots.iter().any(|r| r == path) {
+            Open::Follow
+        } else {
+            match roots.get(crate::input::walk::root_index(roots, path) as usize) {
+                Some(root) => Open::Beneath(root),
+                None => Open::NoFollow,
+            }
+        };
         reload_from(
             path,
             expected_hash,
             &self.config.recipe,
             &self.config.read,
             part,
-            follow,
+            open,
         )
     }
 }
@@ -151,22 +160,52 @@ pub fn reload_part(
     read: &ReadOptions,
     part: Part,
 ) -> Result<Vec<u64>, ReloadError> {
-    reload_from(path, expected_hash, recipe, read, part, true)
+    reload_from(path, expected_hash, recipe, read, part, Open::Follow)
 }
 
-/// [`reload_part`], following a symbolic link at `path` only if `follow`.
+/// [`reload_set`] of a file an index recorded with `identity` (device,
+/// inode): refused, before a byte is read, if the path now leads to another
+/// file (a link or a swapped directory put in its way), so a query never
+/// reads outside what was indexed. Without an identity (a platform without
+/// inodes) a link in the file's own name is not followed.
+pub fn reload_indexed(
+    path: &std::path::Path,
+    identity: Option<(u64, u64)>,
+    expected_hash: u128,
+    recipe: &Recipe,
+    read: &ReadOptions,
+) -> Result<Vec<u64>, ReloadError> {
+    let open = identity.map_or(Open::NoFollow, |(dev, ino)| Open::Identified(dev, ino));
+    reload_from(path, expected_hash, recipe, read, Part::WHOLE, open)
+}
+
+/// How a reload opens its file.
+#[derive(Clone, Copy)]
+enum Open<'a> {
+    /// As the path leads, through any link.
+    Follow,
+    /// Refusing a link in the last component.
+    NoFollow,
+    /// Refusing a link in any component below this root.
+    Beneath(&'a std::path::Path),
+    /// Refusing any file but the one with this device and inode.
+    Identified(u64, u64),
+}
+
+/// [`reload_part`], opening the file as `open` says.
 fn reload_from(
     path: &std::path::Path,
     expected_hash: u128,
     recipe: &Recipe,
     read: &ReadOptions,
     part: Part,
-    follow: bool,
+    open: Open<'_>,
 ) -> Result<Vec<u64>, ReloadError> {
-    let contents = if follow {
-        read::read_file(path, read)?
-    } else {
-        read::read_file_nofollow(path, read)?
+    let contents = match open {
+        Open::Follow => read::read_file(path, read)?,
+        Open::NoFollow => read::read_file_nofollow(path, read)?,
+        Open::Beneath(root) => read::read_file_beneath(root, path, read)?,
+        Open::Identified(dev, ino) => read::read_file_identified(path, (dev, ino), read)?,
     };
     thread_local! {
         // Each verifying thread keeps its text buffer and hash table from one
