@@ -373,7 +373,10 @@ pub mod kernel {
                     let w = 2 * lane + q;
                     let mut b = 0;
                     while b < 4 {
-                        idx[lane * 16 + q * 8 + b] = (w + K - 4 + b) as u8;
+                        // Saturating: the caller only runs 4 <= K <= 8, but the
+                        // function is instantiated (and this evaluated) for
+                        // every K, where K - 4 would not compile (Miri).
+                        idx[lane * 16 + q * 8 + b] = ((w + K).saturating_sub(4) + b) as u8;
                         idx[lane * 16 + q * 8 + 4 + b] = (w + b) as u8;
                         b += 1;
                     }
