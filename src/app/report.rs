@@ -22,7 +22,7 @@ use simfind::model::Document;
 use simfind::pipeline::{DocStatus, ScanOutcome};
 
 use crate::app::exit;
-use crate::app::output::{groups, pairs};
+use crate::app::output::{groups, html, pairs};
 use crate::app::ui::plural;
 
 /// Output and grouping options of `scan`, flattened into its arguments.
@@ -32,7 +32,8 @@ pub struct ReportArgs {
     /// columns tab-separated; \t \n \r \\ in a path escaped with a backslash),
     /// clusters (CSV, one row per file in a group of near-duplicates), or jsonl
     /// (JSON Lines: one pair per line, or one group per line when --cluster is
-    /// given).
+    /// given), or html (one self-contained page to review the groups in a browser
+    /// and export what to remove; with -o FILE).
     #[arg(long, value_enum, value_name = "FORMAT", default_value_t = FormatArg::Pairs, help_heading = "Output")]
     pub format: FormatArg,
 
@@ -101,6 +102,7 @@ pub enum FormatArg {
     Tsv,
     Clusters,
     Jsonl,
+    Html,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -147,6 +149,7 @@ enum Output {
     PairsJsonl,
     GroupsCsv,
     GroupsJsonl,
+    GroupsHtml,
     Removable { separator: u8 },
 }
 
@@ -163,6 +166,9 @@ pub struct Report {
     limit: usize,
     exit_code: bool,
     by_similarity: bool,
+    /// What the HTML report says about the run (set by the scan before
+    /// [`Report::write`]).
+    run: Option<html::Run>,
 }
 
 impl Report {
@@ -193,6 +199,7 @@ impl Report {
             (false, FormatArg::Clusters, _) => Output::GroupsCsv,
             (false, FormatArg::Jsonl, None) => Output::PairsJsonl,
             (false, FormatArg::Jsonl, Some(_)) => Output::GroupsJsonl,
+            (false, FormatArg::Html, _) => Output::GroupsHtml,
         };
         let grouping = grouping_output(output);
         if grouping && args.sort == SortArg::Similarity {
@@ -239,7 +246,17 @@ impl Report {
                 .map_or(usize::MAX, |n| usize::try_from(n).unwrap_or(usize::MAX)),
             exit_code: args.exit_code,
             by_similarity: args.sort == SortArg::Similarity,
+            run: None,
         })
+    }
+
+    /// The HTML report is asked for: the scan must give it [`Report::set_run`].
+    pub fn is_html(&self) -> bool {
+        self.output == Output::GroupsHtml
+    }
+
+    pub fn set_run(&mut self, run: html::Run) {
+        self.run = Some(run);
     }
 
     /// Filters, groups and writes; `threshold` is the scan's. Returns what the
@@ -281,7 +298,10 @@ impl Report {
             Output::PairsCsv => pairs::write_csv(docs, written, sink)?,
             Output::PairsTsv => pairs::write_tsv(docs, written, sink)?,
             Output::PairsJsonl => pairs::write_jsonl(docs, written, sink)?,
-            Output::GroupsCsv | Output::GroupsJsonl | Output::Removable { .. } => {
+            Output::GroupsCsv
+            | Output::GroupsJsonl
+            | Output::GroupsHtml
+            | Output::Removable { .. } => {
                 let reference = reference_flags(outcome, &self.references);
                 let members = file_facts(docs, &reference);
                 let params = ClusterParams {
@@ -297,6 +317,21 @@ impl Report {
                     }
                     Output::GroupsJsonl => {
                         groups::write_jsonl(docs, &is_reference, &clustering, self.limit, sink)?
+                    }
+                    Output::GroupsHtml => {
+                        let run = self
+                            .run
+                            .as_ref()
+                            .context("the HTML report needs the run's facts")?;
+                        html::write(
+                            docs,
+                            &is_reference,
+                            &clustering,
+                            &reported.histogram,
+                            run,
+                            self.limit,
+                            sink,
+                        )?
                     }
                     Output::Removable { separator } => {
                         groups::write_removable(docs, &clustering, separator, self.limit, sink)?
