@@ -1,0 +1,327 @@
+//! `scan --format html`: the self-contained report, checked as a file (no
+//! external resource, the data blob equals the groups CSV, the same bytes
+//! whatever the thread count) and in a real browser: headless Chromium loads
+//! the report with `#selftest`, the page draws every page of groups and writes
+//! what its DOM holds into `<pre id=selftest>`, and the test compares that with
+//! the CSV and `--list-removable -0` of the same scan.
+
+mod util;
+
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+use util::{prose, root, shared_data, simfind, write};
+
+/// Runs `scan ROOT ARGS --format html -o DIR/report.html`; returns the page.
+fn report(dir: &Path, root_dir: &Path, args: &[&str]) -> (PathBuf, String) {
+    let out = dir.join("report.html");
+    let run = simfind()
+        .arg("scan")
+        .arg(root_dir)
+        .args(args)
+        .args(["--format", "html", "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.code() == Some(0) || run.status.code() == Some(1),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(run.stdout.is_empty(), "the report goes to -o only");
+    let page = std::fs::read_to_string(&out).unwrap();
+    (out, page)
+}
+
+/// `scan ROOT ARGS EXTRA` stdout.
+fn scan(root_dir: &Path, args: &[&str], extra: &[&str]) -> Vec<u8> {
+    let run = simfind()
+        .arg("scan")
+        .arg(root_dir)
+        .args(args)
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(run.status.code() == Some(0) || run.status.code() == Some(1));
+    run.stdout
+}
+
+/// The JSON blob of a report, parsed.
+fn data(page: &str) -> Value {
+    let start = page
+        .find(r#"<script type="application/json" id="data">"#)
+        .expect("data blob")
+        + r#"<script type="application/json" id="data">"#.len();
+    let end = start + page[start..].find("</script>").unwrap();
+    serde_json::from_str(&page[start..end]).expect("the blob is JSON")
+}
+
+/// (group id, path bytes) of every row of the groups CSV.
+fn csv_groups(csv: &[u8]) -> Vec<(String, Vec<u8>)> {
+    let mut reader = csv::ReaderBuilder::new().from_reader(csv);
+    reader
+        .byte_records()
+        .map(|r| {
+            let r = r.unwrap();
+            (String::from_utf8_lossy(&r[0]).into_owned(), r[1].to_vec())
+        })
+        .collect()
+}
+
+/// A member's exact path bytes, from the blob.
+fn member_bytes(m: &Value) -> Vec<u8> {
+    match m.get("x") {
+        Some(bytes) => bytes
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b.as_u64().unwrap() as u8)
+            .collect(),
+        None => m["p"].as_str().unwrap().as_bytes().to_vec(),
+    }
+}
+
+/// Every (group, path) of the blob, in order.
+fn blob_rows(data: &Value) -> Vec<(String, Vec<u8>)> {
+    let mut rows = Vec::new();
+    for (i, group) in data["groups"].as_array().unwrap().iter().enumerate() {
+        for m in group.as_array().unwrap() {
+            rows.push(((i + 1).to_string(), member_bytes(m)));
+        }
+    }
+    rows
+}
+
+#[test]
+fn the_report_is_one_file_with_no_external_resource() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, page) = report(dir.path(), &root().join("testdata"), &[]);
+    assert!(page.starts_with("<!DOCTYPE html>"));
+    let lower = page
+        .to_ascii_lowercase()
+        .replace("url.createobjecturl(", "");
+    for needle in ["<link", " src=", "@import", "url(", "<iframe", "<img"] {
+        assert!(!lower.contains(needle), "{needle} in the report");
+    }
+    // Every fetch is forbidden by the page's own policy.
+    assert!(page.contains("default-src 'none'"));
+    assert_eq!(lower.matches("<script").count(), 2);
+    assert_eq!(lower.matches("</script>").count(), 2);
+    // The S-curve and the histogram are drawn without the script.
+    assert!(page.contains(r#"class="threshold""#));
+    assert_eq!(page.matches(r#"class="bucket""#).count(), 11);
+}
+
+#[test]
+fn the_blob_holds_the_groups_of_format_clusters() {
+    let dir = tempfile::tempdir().unwrap();
+    let testdata = root().join("testdata");
+    for args in [&[][..], &["-t", "0.5", "--keep", "largest"][..]] {
+        let (_, page) = report(dir.path(), &testdata, args);
+        let data = data(&page);
+        // The report proposes removals: without -t it uses dedupe's 0.9.
+        let t = if args.is_empty() { &["-t", "0.9"][..] } else { &[][..] };
+        let clusters = scan(&testdata, args, &[t, &["--format", "clusters"]].concat());
+        let expected = csv_groups(&clusters);
+        assert!(!expected.is_empty());
+        assert_eq!(blob_rows(&data), expected, "{args:?}");
+        assert_eq!(
+            data["groups_total"].as_u64().unwrap() as usize,
+            data["groups"].as_array().unwrap().len()
+        );
+    }
+}
+
+#[test]
+fn limit_caps_the_groups_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("c");
+    for g in 0..3u64 {
+        for copy in 0..2 {
+            write(&corpus, &format!("g{g}-{copy}.txt"), prose(g, 300).as_bytes());
+        }
+    }
+    let (_, page) = report(dir.path(), &corpus, &["--limit", "2"]);
+    let data = data(&page);
+    assert_eq!(data["groups"].as_array().unwrap().len(), 2);
+    assert_eq!(data["groups_total"], 3);
+    assert!(page.contains("3 (2 in this report: --limit)"), "{page}");
+}
+
+#[test]
+fn the_same_groups_whatever_the_thread_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let testdata = root().join("testdata");
+    let (_, one) = report(dir.path(), &testdata, &["-j", "1"]);
+    let (_, two) = report(dir.path(), &testdata, &["-j", "2"]);
+    // The run's seconds differ by nature; everything about the files may not.
+    let (one, two) = (data(&one), data(&two));
+    assert_eq!(one["groups"], two["groups"]);
+    assert_eq!(one["summary"]["pairs"], two["summary"]["pairs"]);
+}
+
+/// A corpus whose names and contents try to inject markup or script.
+fn hostile_corpus(dir: &Path) -> PathBuf {
+    let corpus = dir.join("hostile");
+    let text = prose(7, 400);
+    let html = format!("<script>document.body.dataset.pwned='content'</script>{text}");
+    write(&corpus, "plain.txt", html.as_bytes());
+    // A path holding `</script>`: a directory `<script>…<` and a file `script>.txt`.
+    write(
+        &corpus,
+        "<script>document.body.dataset.pwned=1</script>.txt",
+        html.as_bytes(),
+    );
+    write(
+        &corpus,
+        "<img src=x onerror=document.body.dataset.pwned=2>.txt",
+        html.as_bytes(),
+    );
+    write(&corpus, "line\u{2028}sep\u{2029}.txt", html.as_bytes());
+    write(&corpus, "a&amp;b<!--c.txt", html.as_bytes());
+    std::fs::write(
+        corpus.join(OsStr::from_bytes(b"caf\xe9 latin-1.txt")),
+        html.as_bytes(),
+    )
+    .unwrap();
+    corpus
+}
+
+#[test]
+fn hostile_names_stay_inside_the_blob() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = hostile_corpus(dir.path());
+    let (_, page) = report(dir.path(), &corpus, &[]);
+    let lower = page.to_ascii_lowercase();
+    assert_eq!(lower.matches("<script").count(), 2, "{page}");
+    assert!(!lower.contains("<img"));
+    assert!(!page.contains('\u{2028}') && !page.contains('\u{2029}'));
+    let data = data(&page);
+    let rows = blob_rows(&data);
+    assert_eq!(rows.len(), 6);
+    assert!(
+        rows.iter().any(|(_, p)| p.ends_with(b"caf\xe9 latin-1.txt")),
+        "the exact bytes of a name that is not UTF-8 are kept"
+    );
+}
+
+// ---- in the browser -------------------------------------------------------
+
+fn chromium() -> PathBuf {
+    root().join("target/engines/chromium")
+}
+
+/// Loads `page#selftest` in headless Chromium; returns the dumped DOM and the
+/// page's self-check.
+fn selftest(page: &Path) -> (String, Value) {
+    let profile = tempfile::tempdir().unwrap();
+    let out = Command::new(chromium())
+        .args([
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--dump-dom",
+            "--virtual-time-budget=10000",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg(format!("file://{}#selftest", page.display()))
+        .output()
+        .expect("chromium runs");
+    let dom = String::from_utf8(out.stdout).expect("the DOM is UTF-8");
+    let start = dom
+        .find(r#"<pre id="selftest">"#)
+        .unwrap_or_else(|| panic!("no self-check in the DOM: {dom}\n{}", String::from_utf8_lossy(&out.stderr)))
+        + r#"<pre id="selftest">"#.len();
+    let end = start + dom[start..].find("</pre>").unwrap();
+    let text = dom[start..end]
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&nbsp;", "\u{a0}")
+        .replace("&amp;", "&");
+    let check = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    (dom, check)
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The DOM's groups and rows are the CSV's, and the default export is
+/// `--list-removable -0` byte for byte.
+fn check_against_csv(root_dir: &Path, args: &[&str]) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let (page, _) = report(dir.path(), root_dir, args);
+    let (dom, check) = selftest(&page);
+    let with_t: Vec<&str> = if args.contains(&"-t") {
+        args.to_vec()
+    } else {
+        [args, &["-t", "0.9"]].concat()
+    };
+    let csv = csv_groups(&scan(root_dir, &with_t, &["--format", "clusters"]));
+    let groups: std::collections::BTreeSet<&str> = csv.iter().map(|(g, _)| g.as_str()).collect();
+    assert_eq!(check["groups"].as_u64().unwrap() as usize, groups.len());
+    assert_eq!(check["rows"].as_u64().unwrap() as usize, csv.len());
+    assert_eq!(check["data_rows"].as_u64().unwrap() as usize, csv.len());
+    let shown: Vec<String> = check["paths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap().to_string())
+        .collect();
+    let expected: Vec<String> = csv
+        .iter()
+        .map(|(_, p)| String::from_utf8_lossy(p).into_owned())
+        .collect();
+    assert_eq!(shown, expected, "every row's path, as text, in CSV order");
+    let removable = scan(root_dir, &with_t, &["--list-removable", "-0"]);
+    assert_eq!(check["export_hex"].as_str().unwrap(), hex(&removable));
+    assert_eq!(check["scripts"], 2);
+    assert!(!dom.contains("data-pwned"), "a name or content ran as script");
+    check
+}
+
+#[test]
+#[cfg_attr(no_chromium, ignore = "needs chromium: bash scripts/setup-engines.sh")]
+fn browser_draws_the_groups_of_testdata() {
+    let check = check_against_csv(&root().join("testdata"), &[]);
+    assert!(check["rows"].as_u64().unwrap() > 0);
+}
+
+#[test]
+#[cfg_attr(no_chromium, ignore = "needs chromium: bash scripts/setup-engines.sh")]
+fn browser_shows_hostile_names_as_text_and_runs_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = hostile_corpus(dir.path());
+    let check = check_against_csv(&corpus, &[]);
+    let paths: Vec<&str> = check["paths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    for name in [
+        "<script>document.body.dataset.pwned=1</script>.txt",
+        "<img src=x onerror=document.body.dataset.pwned=2>.txt",
+        "line\u{2028}sep\u{2029}.txt",
+        "a&amp;b<!--c.txt",
+        "caf\u{fffd} latin-1.txt",
+    ] {
+        assert!(
+            paths.iter().any(|p| p.ends_with(name)),
+            "{name} not shown as text in {paths:?}"
+        );
+    }
+}
+
+#[test]
+#[cfg_attr(no_chromium, ignore = "needs chromium: bash scripts/setup-engines.sh")]
+#[cfg_attr(no_shared_data, ignore = "needs ../shared/data")]
+fn browser_draws_the_groups_of_debian_docs() {
+    let check = check_against_csv(&shared_data("debian-docs/files"), &[]);
+    // Several pages of groups: the paging is exercised.
+    assert!(check["groups"].as_u64().unwrap() > 50, "{}", check["groups"]);
+}
