@@ -325,3 +325,69 @@ fn browser_draws_the_groups_of_debian_docs() {
     // Several pages of groups: the paging is exercised.
     assert!(check["groups"].as_u64().unwrap() > 50, "{}", check["groups"]);
 }
+
+// ---- the export as dedupe's input ----------------------------------------
+
+#[test]
+fn dedupe_acts_only_on_the_listed_files_and_names_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("c");
+    for copy in 0..3 {
+        write(&corpus, &format!("a{copy}.txt"), prose(1, 300).as_bytes());
+    }
+    for copy in 0..2 {
+        write(&corpus, &format!("b{copy}.txt"), prose(2, 300).as_bytes());
+    }
+    let c = |name: &str| corpus.join(name);
+    // a1: removable; b0: the kept copy of its group; x: not there at all.
+    let mut list = Vec::new();
+    for p in [c("a1.txt"), c("b0.txt"), c("x.txt"), c("a1.txt")] {
+        list.extend_from_slice(p.as_os_str().as_bytes());
+        list.push(0);
+    }
+    let list_file = dir.path().join("removal.nul");
+    std::fs::write(&list_file, &list).unwrap();
+    let quarantine = dir.path().join("q");
+    let run = simfind()
+        .arg("dedupe")
+        .arg(&corpus)
+        .arg("--from-list")
+        .arg(&list_file)
+        .arg("--move-to")
+        .arg(&quarantine)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
+    assert!(stdout.starts_with(&format!("moved\t{}\t", c("a1.txt").display())));
+    for gone in ["a1.txt"] {
+        assert!(!c(gone).exists());
+    }
+    for kept in ["a0.txt", "a2.txt", "b0.txt", "b1.txt"] {
+        assert!(c(kept).exists(), "{kept} was not listed");
+    }
+    for named in ["b0.txt", "x.txt"] {
+        assert_eq!(
+            stderr.matches(&format!("{}: skipped: --from-list", c(named).display())).count(),
+            1,
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
+fn dedupe_from_a_missing_list_fails_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = simfind()
+        .args(["dedupe", "testdata", "--from-list"])
+        .arg(dir.path().join("absent.nul"))
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    assert!(run.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(stderr.contains("cannot read --from-list"), "{stderr}");
+    assert!(stderr.contains("absent.nul"), "{stderr}");
+}
