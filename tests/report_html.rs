@@ -123,7 +123,11 @@ fn the_blob_holds_the_groups_of_format_clusters() {
         let (_, page) = report(dir.path(), &testdata, args);
         let data = data(&page);
         // The report proposes removals: without -t it uses dedupe's 0.9.
-        let t = if args.is_empty() { &["-t", "0.9"][..] } else { &[][..] };
+        let t = if args.is_empty() {
+            &["-t", "0.9"][..]
+        } else {
+            &[][..]
+        };
         let clusters = scan(&testdata, args, &[t, &["--format", "clusters"]].concat());
         let expected = csv_groups(&clusters);
         assert!(!expected.is_empty());
@@ -141,7 +145,11 @@ fn limit_caps_the_groups_and_says_so() {
     let corpus = dir.path().join("c");
     for g in 0..3u64 {
         for copy in 0..2 {
-            write(&corpus, &format!("g{g}-{copy}.txt"), prose(g, 300).as_bytes());
+            write(
+                &corpus,
+                &format!("g{g}-{copy}.txt"),
+                prose(g, 300).as_bytes(),
+            );
         }
     }
     let (_, page) = report(dir.path(), &corpus, &["--limit", "2"]);
@@ -167,7 +175,9 @@ fn the_same_groups_whatever_the_thread_count() {
 fn hostile_corpus(dir: &Path) -> PathBuf {
     let corpus = dir.join("hostile");
     let text = prose(7, 400);
-    let html = format!("<script>document.body.dataset.pwned='content'</script>{text}");
+    let html = format!(
+        "<script>document.body.dataset.pwned='content'</script>{text}<img src=x onerror=document.body.dataset.pwned=3>"
+    );
     write(&corpus, "plain.txt", html.as_bytes());
     // A path holding `</script>`: a directory `<script>…<` and a file `script>.txt`.
     write(
@@ -203,9 +213,58 @@ fn hostile_names_stay_inside_the_blob() {
     let rows = blob_rows(&data);
     assert_eq!(rows.len(), 6);
     assert!(
-        rows.iter().any(|(_, p)| p.ends_with(b"caf\xe9 latin-1.txt")),
+        rows.iter()
+            .any(|(_, p)| p.ends_with(b"caf\xe9 latin-1.txt")),
         "the exact bytes of a name that is not UTF-8 are kept"
     );
+}
+
+/// The explanation of each member in the blob (`e`): a pair index or the
+/// reason it was left out.
+fn explanations(data: &Value) -> Vec<Value> {
+    data["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|g| g.as_array().unwrap()[1..].iter().map(|m| m["e"].clone()))
+        .collect()
+}
+
+#[test]
+fn explanations_are_embedded_within_the_budget_and_say_when_left_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("c");
+    // Group 1: three small files (about 2.4 kB each); group 2: two files over
+    // the per-file cap of 256 KiB.
+    for copy in 0..3 {
+        write(&corpus, &format!("a{copy}.txt"), prose(1, 400).as_bytes());
+    }
+    let big = prose(2, 50_000);
+    assert!(big.len() > 256 * 1024);
+    write(&corpus, "b0.txt", big.as_bytes());
+    write(&corpus, "b1.txt", big.as_bytes());
+    let small = std::fs::metadata(corpus.join("a0.txt")).unwrap().len();
+
+    let (_, page) = report(dir.path(), &corpus, &[]);
+    let blob = data(&page);
+    let e = explanations(&blob);
+    assert_eq!(e.len(), 3);
+    assert_eq!((e[0].as_u64(), e[1].as_u64()), (Some(0), Some(1)));
+    assert!(
+        e[2].as_str().unwrap().contains("larger than 256 KiB"),
+        "{e:?}"
+    );
+    // The kept copy's text is embedded once for both of its pairs.
+    assert_eq!(blob["texts"].as_array().unwrap().len(), 3);
+    assert_eq!(blob["pairs"][0]["a"], blob["pairs"][1]["a"]);
+    assert_eq!(blob["texts"][0].as_str().unwrap(), prose(1, 400));
+
+    // A budget for two files: the first pair fits, the second does not.
+    let budget = (2 * small + 1).to_string();
+    let (_, page) = report(dir.path(), &corpus, &["--html-budget", &budget]);
+    let e = explanations(&data(&page));
+    assert_eq!(e[0].as_u64(), Some(0));
+    assert!(e[1].as_str().unwrap().contains("text budget"), "{e:?}");
 }
 
 // ---- in the browser -------------------------------------------------------
@@ -232,10 +291,14 @@ fn selftest(page: &Path) -> (String, Value) {
         .output()
         .expect("chromium runs");
     let dom = String::from_utf8(out.stdout).expect("the DOM is UTF-8");
-    let start = dom
-        .find(r#"<pre id="selftest">"#)
-        .unwrap_or_else(|| panic!("no self-check in the DOM: {dom}\n{}", String::from_utf8_lossy(&out.stderr)))
-        + r#"<pre id="selftest">"#.len();
+    let Some(at) = dom.find(r#"<pre id="selftest""#) else {
+        panic!(
+            "no self-check in the DOM ({} bytes); chromium said: {}",
+            dom.len(),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    };
+    let start = at + dom[at..].find('>').unwrap() + 1;
     let end = start + dom[start..].find("</pre>").unwrap();
     let text = dom[start..end]
         .replace("&lt;", "<")
@@ -280,7 +343,25 @@ fn check_against_csv(root_dir: &Path, args: &[&str]) -> Value {
     let removable = scan(root_dir, &with_t, &["--list-removable", "-0"]);
     assert_eq!(check["export_hex"].as_str().unwrap(), hex(&removable));
     assert_eq!(check["scripts"], 2);
-    assert!(!dom.contains("data-pwned"), "a name or content ran as script");
+    assert!(
+        !dom.contains("data-pwned"),
+        "a name or content ran as script"
+    );
+    // Every pair with an embedded explanation opens, and its two sides spell
+    // the two files' texts exactly (the marks only wrap them).
+    let data = data(&std::fs::read_to_string(&page).unwrap());
+    let explainable = data["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|g| g.as_array().unwrap())
+        .filter(|m| m["e"].is_u64())
+        .count();
+    assert_eq!(
+        check["explanations"].as_u64().unwrap() as usize,
+        explainable
+    );
+    assert_eq!(check["explanations_exact"], check["explanations"]);
     check
 }
 
@@ -303,6 +384,17 @@ fn browser_shows_hostile_names_as_text_and_runs_nothing() {
         .iter()
         .map(|p| p.as_str().unwrap())
         .collect();
+    // The hostile content is on the page, opened, as text.
+    let side = check["side_text"][0].as_str().unwrap();
+    assert!(
+        side.starts_with("<script>document.body.dataset.pwned='content'</script>"),
+        "{side}"
+    );
+    assert!(
+        side.ends_with("<img src=x onerror=document.body.dataset.pwned=3>"),
+        "{side}"
+    );
+    assert!(check["marks"].as_u64().unwrap() > 0);
     for name in [
         "<script>document.body.dataset.pwned=1</script>.txt",
         "<img src=x onerror=document.body.dataset.pwned=2>.txt",
@@ -323,7 +415,11 @@ fn browser_shows_hostile_names_as_text_and_runs_nothing() {
 fn browser_draws_the_groups_of_debian_docs() {
     let check = check_against_csv(&shared_data("debian-docs/files"), &[]);
     // Several pages of groups: the paging is exercised.
-    assert!(check["groups"].as_u64().unwrap() > 50, "{}", check["groups"]);
+    assert!(
+        check["groups"].as_u64().unwrap() > 50,
+        "{}",
+        check["groups"]
+    );
 }
 
 // ---- the export as dedupe's input ----------------------------------------
@@ -370,7 +466,9 @@ fn dedupe_acts_only_on_the_listed_files_and_names_the_rest() {
     }
     for named in ["b0.txt", "x.txt"] {
         assert_eq!(
-            stderr.matches(&format!("{}: skipped: --from-list", c(named).display())).count(),
+            stderr
+                .matches(&format!("{}: skipped: --from-list", c(named).display()))
+                .count(),
             1,
             "{stderr}"
         );

@@ -70,6 +70,12 @@ pub struct ReportArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), help_heading = "Output")]
     pub limit: Option<u64>,
 
+    /// With --format html: most bytes of file text the report embeds for its
+    /// side-by-side explanations (each file once, at most 256 KiB each); pairs
+    /// past it are listed without one, and the report says why.
+    #[arg(long, value_name = "SIZE", default_value = "16M", value_parser = crate::app::args::parse_size, help_heading = "Output")]
+    pub html_budget: u64,
+
     /// Exit with status 3 when nothing was found (no pair, group or removable
     /// path to write) and every file was read, so that 0 means "found".
     #[arg(long, help_heading = "Output")]
@@ -302,6 +308,7 @@ impl Report {
             | Output::GroupsJsonl
             | Output::GroupsHtml
             | Output::Removable { .. } => {
+                let mut unread = 0;
                 let reference = reference_flags(outcome, &self.references);
                 let members = file_facts(docs, &reference);
                 let params = ClusterParams {
@@ -323,7 +330,7 @@ impl Report {
                             .run
                             .as_ref()
                             .context("the HTML report needs the run's facts")?;
-                        html::write(
+                        let failures = html::write(
                             docs,
                             &is_reference,
                             &clustering,
@@ -331,7 +338,14 @@ impl Report {
                             run,
                             self.limit,
                             sink,
-                        )?
+                        )?;
+                        for (path, reason) in &failures {
+                            eprintln!(
+                                "{} {path}: cannot read again for the report's explanation: {reason}",
+                                crate::app::ui::warning_prefix()
+                            );
+                        }
+                        unread = failures.len() as u64;
                     }
                     Output::Removable { separator } => {
                         groups::write_removable(docs, &clustering, separator, self.limit, sink)?
@@ -353,6 +367,9 @@ impl Report {
                         "groups"
                     },
                 });
+                // A file the report could not read again is an error of the
+                // run (exit 1), like one the scan could not read.
+                outcome.stats.errors += unread;
             }
         }
         Ok(reported)

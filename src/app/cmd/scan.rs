@@ -316,6 +316,9 @@ fn html_run(
             .chain(std::env::args_os().skip(1).map(|a| a.as_bytes().to_vec()))
             .collect(),
         dedupe_command: dedupe.join(" "),
+        recipe: config.recipe.clone(),
+        read: config.read.clone(),
+        budget: args.report.html_budget,
     }
 }
 

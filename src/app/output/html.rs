@@ -31,6 +31,8 @@ use simfind::pipeline::Document;
 
 use super::text::rfc3339;
 
+mod explain;
+
 const CSS: &str = include_str!("html/report.css");
 const JS: &str = include_str!("html/report.js");
 
@@ -53,6 +55,12 @@ pub struct Run {
     pub command: Vec<Vec<u8>>,
     /// A `simfind dedupe` command line that acts on the exported list.
     pub dedupe_command: String,
+    /// How the scan made sets, for the side-by-side explanations.
+    pub recipe: simfind::recipe::Recipe,
+    /// How the scan read files, to read them again for the explanations.
+    pub read: simfind::input::read::ReadOptions,
+    /// Most bytes of file text embedded for the explanations (`--html-budget`).
+    pub budget: u64,
 }
 
 /// Member flags in the data blob (`f`).
@@ -60,7 +68,8 @@ const REPRESENTATIVE: u8 = 1;
 const REFERENCE: u8 = 2;
 const KEPT: u8 = 4;
 
-/// Writes the whole report. `limit` caps the groups written.
+/// Writes the whole report. `limit` caps the groups written. Returns the
+/// files that could not be read again for an explanation (path, reason).
 pub fn write(
     documents: &[Document],
     reference: &dyn Fn(u32) -> bool,
@@ -69,8 +78,17 @@ pub fn write(
     run: &Run,
     limit: usize,
     sink: &mut impl Write,
-) -> Result<()> {
+) -> Result<Vec<(String, String)>> {
     let shown = clustering.len().min(limit);
+    let explained = explain::explain_groups(
+        documents,
+        clustering,
+        limit,
+        &run.recipe,
+        &run.read,
+        run.budget,
+    );
+    let mut per_member = explained.per_member.into_iter();
     let mut groups = Vec::with_capacity(shown);
     for group in clustering.groups().take(limit) {
         let members: Vec<Value> = group
@@ -98,6 +116,10 @@ pub fn write(
                 if std::str::from_utf8(bytes).is_err() {
                     member["x"] = json!(bytes);
                 }
+                match per_member.next() {
+                    Some(Value::Null) | None => {}
+                    Some(e) => member["e"] = e,
+                }
                 member
             })
             .collect();
@@ -111,6 +133,10 @@ pub fn write(
         "command": run.command.iter().map(|a| String::from_utf8_lossy(a)).collect::<Vec<_>>(),
         "threshold": run.threshold,
         "dedupe_command": run.dedupe_command,
+        "texts": explained.texts,
+        "pairs": explained.pairs,
+        "budget": run.budget,
+        "file_cap": explain::FILE_CAP,
     });
 
     let mut page = String::with_capacity(1 << 16);
@@ -166,7 +192,7 @@ pub fn write(
     page.push_str(JS);
     page.push_str("</script>\n</body>\n</html>\n");
     sink.write_all(page.as_bytes())?;
-    Ok(())
+    Ok(explained.failures)
 }
 
 /// The interactive part, filled by the script.
@@ -252,10 +278,7 @@ fn facts_table(
             format!("{} {}-shingles", get("/shingles/kind"), get("/shingles/k")),
         ),
         ("bands × rows", format!("{} × {}", run.bands, run.rows)),
-        (
-            "method",
-            get("/method/reason"),
-        ),
+        ("method", get("/method/reason")),
         ("verification", get("/verification")),
         ("errors", get("/errors")),
         ("seconds", format!("{:.2}", run.seconds)),

@@ -94,11 +94,77 @@
       tr.appendChild(el("td", { class: "num" }, m.t === null ? "" : m.t));
       tr.appendChild(el("td", { class: "num" }, m.j === null ? "" : m.j.toFixed(6)));
       tr.appendChild(el("td", { class: "role" }, role(m.f)));
-      tr.appendChild(el("td"));
+      const last = tr.appendChild(el("td"));
+      if (typeof m.e === "number") {
+        const button = last.appendChild(el("button", { type: "button", class: "explain" }, "side by side"));
+        button.addEventListener("click", () => toggleExplanation(tr, g, m));
+      } else if (typeof m.e === "string") {
+        last.appendChild(el("span", { class: "note", title: m.e }, "no explanation"));
+        last.appendChild(el("span", { class: "reason", hidden: "" }, m.e));
+      }
       body.appendChild(tr);
     });
     table.appendChild(body);
     return table;
+  }
+
+  // The text of one side, its passages marked: `ranges` are [start, end,
+  // passage number] in UTF-16 offsets, possibly overlapping (B may repeat
+  // A's text); a stretch in several passages is marked with the first.
+  function sideText(text, ranges) {
+    const pre = el("pre");
+    const cuts = new Set([0, text.length]);
+    ranges.forEach((r) => { cuts.add(r[0]); cuts.add(r[1]); });
+    const points = Array.from(cuts).sort((a, b) => a - b);
+    const byStart = ranges.slice().sort((a, b) => a[0] - b[0] || a[2] - b[2]);
+    let next = 0;
+    const active = [];
+    for (let i = 0; i + 1 < points.length; i++) {
+      const [from, to] = [points[i], points[i + 1]];
+      while (next < byStart.length && byStart[next][0] <= from) active.push(byStart[next++]);
+      let best = null;
+      for (let k = active.length - 1; k >= 0; k--) {
+        if (active[k][1] <= from) { active.splice(k, 1); continue; }
+        if (best === null || active[k][2] < best[2]) best = active[k];
+      }
+      const piece = text.slice(from, to);
+      if (best === null) pre.appendChild(el("span", { class: "only" }, piece));
+      else pre.appendChild(el("mark", { "data-n": best[2], title: "shared passage " + (best[2] + 1) }, piece));
+    }
+    return pre;
+  }
+
+  function explanationView(g, m) {
+    const p = data.pairs[m.e];
+    const box = el("div", { class: "explanation-view" });
+    const share = (x) => (x === null ? "—" : x.toFixed(6));
+    box.appendChild(el("p", null,
+      "Jaccard " + share(p.j) + " (exact, of the files as they were when the report was written) · MinHash estimate " + share(p.m) +
+      " · shingles: " + p.k[0] + " in the kept copy, " + p.k[1] + " in this file, " + p.k[2] + " shared · " +
+      p.s.length + " shared passages (marked) — the rest (shaded) is in one file only"));
+    const side = box.appendChild(el("div", { class: "side" }));
+    const a = side.appendChild(el("div"));
+    a.appendChild(el("div", { class: "path" }, "kept: " + g.keptPath));
+    a.appendChild(sideText(data.texts[p.a], p.s.map((s, i) => [s[0], s[1], i])));
+    const b = side.appendChild(el("div"));
+    b.appendChild(el("div", { class: "path" }, m.p));
+    b.appendChild(sideText(data.texts[p.b], p.s.map((s, i) => [s[2], s[3], i])));
+    if (p.s.length > 0) {
+      const list = box.appendChild(el("details"));
+      list.appendChild(el("summary", null, "each passage's share of the Jaccard similarity"));
+      const ol = list.appendChild(el("ol"));
+      p.s.forEach((s) => ol.appendChild(el("li", null, s[4].toFixed(6))));
+    }
+    return box;
+  }
+
+  function toggleExplanation(tr, g, m) {
+    const open = tr.nextSibling;
+    if (open && open.classList && open.classList.contains("explanation")) { open.remove(); return; }
+    const row = el("tr", { class: "explanation" });
+    const td = row.appendChild(el("td", { colspan: 7 }));
+    td.appendChild(explanationView(g, m));
+    tr.after(row);
   }
 
   function drawPage(into) {
@@ -179,16 +245,30 @@
   // `#selftest`: draw every page off-screen and write what the DOM holds as
   // JSON into <pre id=selftest>, for the browser test (tests/report_html.rs).
   if (location.hash === "#selftest") {
-    const scratch = el("div");
-    let tables = 0, rows = 0, pathText = [];
+    const scratch = document.body.appendChild(el("div", { hidden: "" }));
+    let tables = 0, rows = 0, pathText = [], opened = 0, marks = 0, sidesExact = 0, notes = [];
     for (let p = 0; p < pages(); p++) {
       state.page = p;
       drawPage(scratch);
       tables += scratch.querySelectorAll("table.group").length;
       scratch.querySelectorAll("tr.member td.path").forEach((td) => { rows++; pathText.push(td.textContent); });
+      // Open every explanation: the marked sides must spell the texts exactly.
+      scratch.querySelectorAll("button.explain").forEach((b) => b.click());
+      scratch.querySelectorAll(".explanation-view").forEach((v) => {
+        opened++;
+        marks += v.querySelectorAll("mark").length;
+        const pres = v.querySelectorAll("pre");
+        const texts = Array.from(pres, (pre) => pre.textContent);
+        if (data.texts.includes(texts[0]) && data.texts.includes(texts[1])) sidesExact++;
+      });
+      scratch.querySelectorAll(".reason").forEach((r) => notes.push(r.textContent));
     }
+    scratch.remove();
     state.page = 0;
     drawPage();
+    // One explanation left open on the page, for the dumped DOM.
+    const first = document.querySelector("#group-list button.explain");
+    if (first) first.click();
     const hex = Array.from(exportBytes(), (b) => b.toString(16).padStart(2, "0")).join("");
     const out = {
       groups: tables,
@@ -199,9 +279,13 @@
       scripts: document.getElementsByTagName("script").length,
       paths: pathText,
       export_hex: hex,
+      explanations: opened,
+      explanations_exact: sidesExact,
+      marks: marks,
+      left_out: notes,
+      side_text: Array.from(document.querySelectorAll("#group-list pre"), (pre) => pre.textContent).slice(0, 2),
     };
     const pre = $("selftest");
     pre.textContent = JSON.stringify(out);
-    pre.hidden = false;
   }
 })();
