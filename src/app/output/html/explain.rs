@@ -4,7 +4,7 @@
 //! files' bytes, re-read through [`simfind::input::read`].
 //!
 //! Budget: a file's text is embedded once (a kept copy serves every pair of
-//! its group), only if it is at most [`FILE_CAP`] bytes, and only while the
+//! its group; byte-identical files share one text), only if it is at most [`FILE_CAP`] bytes, and only while the
 //! report's text stays within the budget (`--html-budget`); pairs are taken
 //! in group order. A pair left out carries the reason, which the page shows.
 //!
@@ -125,6 +125,20 @@ pub fn explain_groups(
         .par_iter()
         .map(|b| b.as_ref().ok().map(|b| utf16_text(b)))
         .collect();
+    // Byte-identical files (most groups hold copies) share one embedded text.
+    let mut first_of: HashMap<&[u8], usize> = HashMap::new();
+    let mut unique_index = vec![0usize; bytes.len()];
+    let mut texts = Vec::new();
+    for (i, b) in bytes.iter().enumerate() {
+        let key: &[u8] = match b {
+            Ok(b) => b,
+            Err(_) => &[],
+        };
+        unique_index[i] = *first_of.entry(key).or_insert_with(|| {
+            texts.push(i);
+            texts.len() - 1
+        });
+    }
 
     let pairs: Vec<(u32, u32)> = plans
         .iter()
@@ -155,8 +169,8 @@ pub fn explain_groups(
                 })
                 .collect();
             Some(json!({
-                "a": ia,
-                "b": ib,
+                "a": unique_index[ia],
+                "b": unique_index[ib],
                 "s": shared,
                 "j": e.jaccard.map(round6),
                 "m": e.estimate.map(round6),
@@ -182,9 +196,9 @@ pub fn explain_groups(
         });
     }
     Explained {
-        texts: decoded
-            .into_iter()
-            .map(|d| d.map(|(text, _)| text).unwrap_or_default())
+        texts: texts
+            .iter()
+            .map(|&i| decoded[i].as_ref().map(|(text, _)| text.clone()).unwrap_or_default())
             .collect(),
         per_member,
         pairs: out_pairs,

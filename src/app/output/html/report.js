@@ -241,6 +241,8 @@
   readFilters();
   drawPage();
   drawRemoval();
+  // For bench/report_html.sh: milliseconds from navigation to the first page drawn.
+  document.documentElement.dataset.drawnMs = String(Math.round(performance.now()));
 
   // `#selftest`: draw every page off-screen and write what the DOM holds as
   // JSON into <pre id=selftest>, for the browser test (tests/report_html.rs).
