@@ -30,7 +30,7 @@ use crate::app::ui::plural;
 pub struct ReportArgs {
     /// What to write: pairs (CSV, one row per similar pair), tsv (the same
     /// columns tab-separated; \t \n \r \\ in a path escaped with a backslash),
-    /// clusters (CSV, one row per file in a group of near-duplicates), or jsonl
+    /// clusters (CSV, one row per file in a group of near-duplicates), jsonl
     /// (JSON Lines: one pair per line, or one group per line when --cluster is
     /// given), or html (one self-contained page to review the groups in a browser
     /// and export what to remove; with -o FILE).

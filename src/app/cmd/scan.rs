@@ -27,6 +27,7 @@ const EXAMPLES: &str = "EXAMPLES:
   simfind scan ./corpus --format tsv | tail -n +2 | sort -t$'\\t' -k3,3gr   coreutils
   simfind scan ./corpus --method exact -t 0.9           every pair ≥ 0.9, none missed
   simfind scan ./docs --format clusters --keep newest    groups of near-duplicates (t = 0.9)
+  simfind scan ./docs --format html -o report.html      review the groups in a browser
   simfind scan ./drop --reference ./archive --list-removable -0 | xargs -0 ls -l
                                                         what the archive already holds
   simfind scan ./corpus --exit-code -q -o pairs.csv      in cron: 0 found, 3 none
@@ -55,6 +56,10 @@ newline, carriage return, backslash.
 --format jsonl: the same fields, one pair or (with --cluster) one group
 {\"group\":…,\"files\":[…]} per line; a path that is not UTF-8 is written lossily
 plus \"<field>_bytes\": [its bytes].
+--format html: one self-contained page (no network) with the summary, the
+histogram, the S-curve and the groups of --format clusters (t = 0.9 unless -t),
+each member's side-by-side explanation against its kept copy (within
+--html-budget), and a removal selection exported NUL-separated (dedupe --from-list).
 
 NORMALISATION (default): UTF-8 decoded lossily, full Unicode lowercase, every
 whitespace run replaced by one space, trimmed. Words are maximal runs of

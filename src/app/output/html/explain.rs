@@ -198,7 +198,12 @@ pub fn explain_groups(
     Explained {
         texts: texts
             .iter()
-            .map(|&i| decoded[i].as_ref().map(|(text, _)| text.clone()).unwrap_or_default())
+            .map(|&i| {
+                decoded[i]
+                    .as_ref()
+                    .map(|(text, _)| text.clone())
+                    .unwrap_or_default()
+            })
             .collect(),
         per_member,
         pairs: out_pairs,
