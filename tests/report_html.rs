@@ -139,6 +139,61 @@ fn the_blob_holds_the_groups_of_format_clusters() {
     }
 }
 
+/// `text[range]` in UTF-16 offsets, as the page slices it, with case and
+/// whitespace runs normalised as the default recipe does.
+fn passage(text: &str, from: &Value, to: &Value) -> String {
+    let units: Vec<u16> = text.encode_utf16().collect();
+    let (from, to) = (
+        from.as_u64().unwrap() as usize,
+        to.as_u64().unwrap() as usize,
+    );
+    let s = String::from_utf16(&units[from..to]).expect("a passage ends on a character");
+    s.to_lowercase()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[test]
+fn an_explanation_marks_passages_that_read_the_same_in_both_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, page) = report(dir.path(), &root().join("testdata"), &[]);
+    let blob = data(&page);
+    let edited = blob["groups"][0]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["p"].as_str().unwrap().ends_with("lighthouse-edited.txt"))
+        .expect("the edited lighthouse is in the group");
+    let pair = &blob["pairs"][edited["e"].as_u64().unwrap() as usize];
+    assert!(pair.get("same").is_none());
+    // The explanation's exact Jaccard is the scan's similarity.
+    let j = pair["j"].as_f64().unwrap();
+    assert!((j - edited["j"].as_f64().unwrap()).abs() < 1e-6, "{j}");
+    let (a, b) = (
+        blob["texts"][pair["a"].as_u64().unwrap() as usize]
+            .as_str()
+            .unwrap(),
+        blob["texts"][pair["b"].as_u64().unwrap() as usize]
+            .as_str()
+            .unwrap(),
+    );
+    let spans = pair["s"].as_array().unwrap();
+    assert!(spans.len() > 1, "an edited copy has several passages");
+    let mut shares = 0.0;
+    for s in spans {
+        let pa = passage(a, &s[0], &s[1]);
+        assert_eq!(pa, passage(b, &s[2], &s[3]));
+        assert!(!pa.is_empty());
+        shares += s[4].as_f64().unwrap();
+    }
+    // The passages' shares add up to the Jaccard similarity (each rounded to 6 decimals).
+    assert!(
+        (shares - j).abs() < 1e-6 * spans.len() as f64,
+        "{shares} vs {j}"
+    );
+}
+
 #[test]
 fn limit_caps_the_groups_and_says_so() {
     let dir = tempfile::tempdir().unwrap();
@@ -168,6 +223,9 @@ fn the_same_groups_whatever_the_thread_count() {
     // The run's seconds differ by nature; everything about the files may not.
     let (one, two) = (data(&one), data(&two));
     assert_eq!(one["groups"], two["groups"]);
+    // The explanations are computed in parallel, and come out the same.
+    assert_eq!(one["pairs"], two["pairs"]);
+    assert_eq!(one["texts"], two["texts"]);
     assert_eq!(one["summary"]["pairs"], two["summary"]["pairs"]);
 }
 
@@ -254,9 +312,16 @@ fn explanations_are_embedded_within_the_budget_and_say_when_left_out() {
         e[2].as_str().unwrap().contains("larger than 256 KiB"),
         "{e:?}"
     );
-    // The three copies are byte-identical: one text serves both pairs.
+    // The three copies are byte-identical: one text serves both pairs, each
+    // one passage over the whole text.
     assert_eq!(blob["texts"].as_array().unwrap().len(), 1);
     assert_eq!(blob["pairs"][0]["b"], 0);
+    let whole = blob["texts"][0].as_str().unwrap().encode_utf16().count();
+    assert_eq!(
+        blob["pairs"][0]["s"],
+        serde_json::json!([[0, whole, 0, whole, 1.0]])
+    );
+    assert_eq!(blob["pairs"][0]["same"], true);
     assert_eq!(blob["pairs"][0]["a"], blob["pairs"][1]["a"]);
     assert_eq!(blob["texts"][0].as_str().unwrap(), prose(1, 400));
 

@@ -157,6 +157,20 @@ pub fn explain_groups(
             let (Some((_, ua)), Some((_, ub))) = (&decoded[ia], &decoded[ib]) else {
                 return None;
             };
+            if ba == bb {
+                // Byte-identical: one passage, the whole text, without the
+                // cost of explaining (most pairs of a deduplication are copies).
+                let (n, len) = (documents[a as usize].shingles, *ua.last().unwrap_or(&0));
+                return Some(json!({
+                    "a": unique_index[ia],
+                    "b": unique_index[ib],
+                    "s": [[0, len, 0, len, 1.0]],
+                    "j": 1.0,
+                    "m": 1.0,
+                    "k": [n, n, n],
+                    "same": true,
+                }));
+            }
             let e = spans::explain(ba, bb, recipe);
             let at = |map: &[u32], r: &Range<usize>| (map[r.start], map[r.end]);
             let shared: Vec<Value> = e

@@ -138,7 +138,7 @@
     const p = data.pairs[m.e];
     const box = el("div", { class: "explanation-view" });
     const share = (x) => (x === null ? "—" : x.toFixed(6));
-    box.appendChild(el("p", null,
+    box.appendChild(el("p", null, p.same ? "Byte-identical files: everything is shared." :
       "Jaccard " + share(p.j) + " (exact, of the files as they were when the report was written) · MinHash estimate " + share(p.m) +
       " · shingles: " + p.k[0] + " in the kept copy, " + p.k[1] + " in this file, " + p.k[2] + " shared · " +
       p.s.length + " shared passages (marked) — the rest (shaded) is in one file only"));
