@@ -22,7 +22,7 @@ use simfind::model::Document;
 use simfind::pipeline::{DocStatus, ScanOutcome};
 
 use crate::app::exit;
-use crate::app::output::{groups, pairs};
+use crate::app::output::{groups, html, pairs};
 use crate::app::ui::plural;
 
 /// Output and grouping options of `scan`, flattened into its arguments.
@@ -30,9 +30,10 @@ use crate::app::ui::plural;
 pub struct ReportArgs {
     /// What to write: pairs (CSV, one row per similar pair), tsv (the same
     /// columns tab-separated; \t \n \r \\ in a path escaped with a backslash),
-    /// clusters (CSV, one row per file in a group of near-duplicates), or jsonl
+    /// clusters (CSV, one row per file in a group of near-duplicates), jsonl
     /// (JSON Lines: one pair per line, or one group per line when --cluster is
-    /// given).
+    /// given), or html (one self-contained page to review the groups in a browser
+    /// and export what to remove; with -o FILE).
     #[arg(long, value_enum, value_name = "FORMAT", default_value_t = FormatArg::Pairs, help_heading = "Output")]
     pub format: FormatArg,
 
@@ -69,6 +70,12 @@ pub struct ReportArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), help_heading = "Output")]
     pub limit: Option<u64>,
 
+    /// With --format html: most bytes of file text the report embeds for its
+    /// side-by-side explanations (each file once, at most 256 KiB each); pairs
+    /// past it are listed without one, and the report says why.
+    #[arg(long, value_name = "SIZE", default_value = "16M", value_parser = crate::app::args::parse_size, help_heading = "Output")]
+    pub html_budget: u64,
+
     /// Exit with status 3 when nothing was found (no pair, group or removable
     /// path to write) and every file was read, so that 0 means "found".
     #[arg(long, help_heading = "Output")]
@@ -101,6 +108,7 @@ pub enum FormatArg {
     Tsv,
     Clusters,
     Jsonl,
+    Html,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -147,6 +155,7 @@ enum Output {
     PairsJsonl,
     GroupsCsv,
     GroupsJsonl,
+    GroupsHtml,
     Removable { separator: u8 },
 }
 
@@ -163,6 +172,9 @@ pub struct Report {
     limit: usize,
     exit_code: bool,
     by_similarity: bool,
+    /// What the HTML report says about the run (set by the scan before
+    /// [`Report::write`]).
+    run: Option<html::Run>,
 }
 
 impl Report {
@@ -193,6 +205,7 @@ impl Report {
             (false, FormatArg::Clusters, _) => Output::GroupsCsv,
             (false, FormatArg::Jsonl, None) => Output::PairsJsonl,
             (false, FormatArg::Jsonl, Some(_)) => Output::GroupsJsonl,
+            (false, FormatArg::Html, _) => Output::GroupsHtml,
         };
         let grouping = grouping_output(output);
         if grouping && args.sort == SortArg::Similarity {
@@ -239,7 +252,17 @@ impl Report {
                 .map_or(usize::MAX, |n| usize::try_from(n).unwrap_or(usize::MAX)),
             exit_code: args.exit_code,
             by_similarity: args.sort == SortArg::Similarity,
+            run: None,
         })
+    }
+
+    /// The HTML report is asked for: the scan must give it [`Report::set_run`].
+    pub fn is_html(&self) -> bool {
+        self.output == Output::GroupsHtml
+    }
+
+    pub fn set_run(&mut self, run: html::Run) {
+        self.run = Some(run);
     }
 
     /// Filters, groups and writes; `threshold` is the scan's. Returns what the
@@ -281,7 +304,11 @@ impl Report {
             Output::PairsCsv => pairs::write_csv(docs, written, sink)?,
             Output::PairsTsv => pairs::write_tsv(docs, written, sink)?,
             Output::PairsJsonl => pairs::write_jsonl(docs, written, sink)?,
-            Output::GroupsCsv | Output::GroupsJsonl | Output::Removable { .. } => {
+            Output::GroupsCsv
+            | Output::GroupsJsonl
+            | Output::GroupsHtml
+            | Output::Removable { .. } => {
+                let mut unread = 0;
                 let reference = reference_flags(outcome, &self.references);
                 let members = file_facts(docs, &reference);
                 let params = ClusterParams {
@@ -297,6 +324,28 @@ impl Report {
                     }
                     Output::GroupsJsonl => {
                         groups::write_jsonl(docs, &is_reference, &clustering, self.limit, sink)?
+                    }
+                    Output::GroupsHtml => {
+                        let run = self
+                            .run
+                            .as_ref()
+                            .context("the HTML report needs the run's facts")?;
+                        let failures = html::write(
+                            docs,
+                            &is_reference,
+                            &clustering,
+                            &reported.histogram,
+                            run,
+                            self.limit,
+                            sink,
+                        )?;
+                        for (path, reason) in &failures {
+                            eprintln!(
+                                "{} {path}: cannot read again for the report's explanation: {reason}",
+                                crate::app::ui::warning_prefix()
+                            );
+                        }
+                        unread = failures.len() as u64;
                     }
                     Output::Removable { separator } => {
                         groups::write_removable(docs, &clustering, separator, self.limit, sink)?
@@ -318,6 +367,9 @@ impl Report {
                         "groups"
                     },
                 });
+                // A file the report could not read again is an error of the
+                // run (exit 1), like one the scan could not read.
+                outcome.stats.errors += unread;
             }
         }
         Ok(reported)

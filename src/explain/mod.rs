@@ -1,11 +1,18 @@
 //! Explanations and pictures for people: why a setting behaves as it does,
-//! drawn or described.
+//! and why two documents are similar, drawn or described.
 //!
-//! Role: the last step of `curve`/`tune`-style commands, beside the writers;
-//! pure (no I/O, no printing). Inputs: sampled curves and labels (see
-//! [`plot::Series`]). Outputs: `String`s — an aligned text plot or an SVG
-//! document — that the binary writes where the user asked.
+//! Role: the last step of `curve`/`tune`/`explain`-style commands, beside the
+//! writers; pure (no I/O, no printing). Inputs: sampled curves and labels (see
+//! [`plot::Series`]); two documents' bytes and a recipe ([`spans::explain`]).
+//! Outputs: `String`s — an aligned text plot or an SVG document — and byte
+//! ranges of the original documents ([`Explanation`]) that the binary writes
+//! where the user asked.
 //!
 //! Invariants: output is deterministic (fixed float precision) and well-formed
-//! for any label (XML-escaped).
+//! for any label (XML-escaped); explanation offsets are byte offsets of the
+//! bytes given, whatever the normalisation did.
+mod occurrences;
 pub mod plot;
+pub mod spans;
+
+pub use spans::{Explanation, Span, explain};

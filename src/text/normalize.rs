@@ -74,6 +74,9 @@ pub fn normalize_into(bytes: &[u8], norm: Normalization, out: &mut String) {
 }
 
 mod kernels;
+mod offsets;
+
+pub use offsets::{MAX_MAPPED_LEN, Mapped, normalize_mapped};
 
 #[doc(hidden)]
 pub use kernels::Kernel;

@@ -33,6 +33,9 @@ const EXAMPLES: &str = "EXAMPLES:
                                               what the archive already holds
   simfind dedupe ./photos -t 1 --link         hard-link byte-identical files
   simfind dedupe ./docs --move-to /srv/q --dry-run   where each file would go
+  simfind dedupe ./docs --from-list simfind-removal.nul --move-to /srv/q
+                                              only what a reviewer selected in the
+                                              report of `scan ./docs --format html`
 
 SAFETY: the threshold is 0.9 unless -t is given (the S-curve threshold of the
 banding would call files 55 % alike copies). Before each action the file and its
@@ -127,6 +130,14 @@ pub struct Args {
     #[arg(long, group = "action", help_heading = "Action")]
     pub reflink: bool,
 
+    /// Act only on the files FILE lists (NUL-separated, as the HTML report's
+    /// export and `scan --list-removable -0` write them), each by its path as
+    /// walked (the root as given + the relative path: give the same roots). A
+    /// listed file this scan does not find removable (a kept copy, in no group,
+    /// absent) is named and skipped (exit 1).
+    #[arg(long, value_name = "FILE", help_heading = "Action")]
+    pub from_list: Option<PathBuf>,
+
     /// Only print what the action would do (the default without an action).
     #[arg(long, short = 'n', help_heading = "Action")]
     pub dry_run: bool,
@@ -164,6 +175,14 @@ pub fn run(args: Args) -> Result<i32> {
             journal.display()
         );
     }
+    let from_list = match &args.from_list {
+        Some(file) => Some(
+            std::fs::read(file)
+                .map(|bytes| simfind::input::list::parse(&bytes, b'\0'))
+                .with_context(|| format!("cannot read --from-list {}", file.display()))?,
+        ),
+        None => None,
+    };
     let mut matching = args.matching.clone();
     let default_threshold = matching.threshold.is_none();
     if default_threshold {
@@ -211,7 +230,25 @@ pub fn run(args: Args) -> Result<i32> {
     let ui = Ui::with(args.verbosity);
     let outcome = pipeline::scan(&config, &ui);
     drop(ui);
-    let candidates = candidates(&outcome, &references, config.threshold, args.keep);
+    let mut candidates = candidates(&outcome, &references, config.threshold, args.keep);
+    let mut unlisted = 0;
+    if let Some(list) = &from_list {
+        let wanted: std::collections::HashSet<&Path> = list.iter().map(PathBuf::as_path).collect();
+        let removable: std::collections::HashSet<PathBuf> =
+            candidates.iter().map(|c| c.path.clone()).collect();
+        candidates.retain(|c| wanted.contains(c.path.as_path()));
+        let mut seen = std::collections::HashSet::new();
+        for path in list.iter().filter(|p| seen.insert(p.as_path())) {
+            if !removable.contains(path) {
+                unlisted += 1;
+                eprintln!(
+                    "{} {}: skipped: --from-list names it, but this scan does not find it removable (a kept copy, in no group, or not found under the roots)",
+                    warning_prefix(),
+                    path.display()
+                );
+            }
+        }
+    }
     let plan_action = action.clone().unwrap_or(Action::Remove);
     let plan = plan::build(&config.roots, &plan_action, &candidates)?;
     for skip in &plan.skipped {
@@ -222,7 +259,7 @@ pub fn run(args: Args) -> Result<i32> {
             skip.reason
         );
     }
-    let mut status = if outcome.stats.errors > 0 || !plan.skipped.is_empty() {
+    let mut status = if outcome.stats.errors > 0 || !plan.skipped.is_empty() || unlisted > 0 {
         exit::PARTIAL
     } else {
         exit::OK

@@ -15,7 +15,7 @@ use crate::app::args::{self, FileArgs, MatchArgs, SigningArgs};
 use crate::app::config::{self, ThresholdSource};
 use crate::app::exit;
 use crate::app::output::summary::{self, SummaryArgs};
-use crate::app::output::{self, Sink};
+use crate::app::output::{self, Sink, html};
 use crate::app::report::{FormatArg, Report, ReportArgs};
 use crate::app::ui::{Ui, Verbosity, plural, warning_prefix};
 
@@ -27,6 +27,7 @@ const EXAMPLES: &str = "EXAMPLES:
   simfind scan ./corpus --format tsv | tail -n +2 | sort -t$'\\t' -k3,3gr   coreutils
   simfind scan ./corpus --method exact -t 0.9           every pair ≥ 0.9, none missed
   simfind scan ./docs --format clusters --keep newest    groups of near-duplicates (t = 0.9)
+  simfind scan ./docs --format html -o report.html      review the groups in a browser
   simfind scan ./drop --reference ./archive --list-removable -0 | xargs -0 ls -l
                                                         what the archive already holds
   simfind scan ./corpus --exit-code -q -o pairs.csv      in cron: 0 found, 3 none
@@ -55,6 +56,10 @@ newline, carriage return, backslash.
 --format jsonl: the same fields, one pair or (with --cluster) one group
 {\"group\":…,\"files\":[…]} per line; a path that is not UTF-8 is written lossily
 plus \"<field>_bytes\": [its bytes].
+--format html: one self-contained page (no network) with the summary, the
+histogram, the S-curve and the groups of --format clusters (t = 0.9 unless -t),
+each member's side-by-side explanation against its kept copy (within
+--html-budget), and a removal selection exported NUL-separated (dedupe --from-list).
 
 NORMALISATION (default): UTF-8 decoded lossily, full Unicode lowercase, every
 whitespace run replaced by one space, trimmed. Words are maximal runs of
@@ -128,7 +133,9 @@ pub fn run(args: Args) -> Result<i32> {
     // uses the conservative threshold, as if `-t 0.9` were given.
     let decides_removal = args.report.list_removable
         || ((args.report.format == FormatArg::Clusters || args.report.cluster.is_some())
-            && (args.report.keep.is_some() || !args.report.reference.is_empty()));
+            && (args.report.keep.is_some() || !args.report.reference.is_empty()))
+        // The HTML report always proposes what to remove.
+        || args.report.format == FormatArg::Html;
     let mut matching = args.matching.clone();
     let removal_default = decides_removal && matching.threshold.is_none();
     if removal_default {
@@ -177,7 +184,7 @@ pub fn run(args: Args) -> Result<i32> {
     {
         eprintln!("{} {warning}", warning_prefix());
     }
-    let report = Report::from_args(&args.report, &mut config.roots)?;
+    let mut report = Report::from_args(&args.report, &mut config.roots)?;
     let summary_json = summary::open(&args.summary_json, args.output.as_deref())?;
     let mut sink = match early_sink.take() {
         Some(sink) => sink,
@@ -226,6 +233,15 @@ pub fn run(args: Args) -> Result<i32> {
                 banding.rows,
             )
         });
+    if report.is_html() {
+        report.set_run(html_run(
+            &args,
+            &outcome,
+            &config,
+            (threshold_source, matching.min_recall, missed),
+            started.elapsed().as_secs_f64(),
+        ));
+    }
     let reported = report.write(&mut outcome, config.threshold, &mut sink)?;
     sink.commit()?;
 
@@ -264,6 +280,51 @@ pub fn run(args: Args) -> Result<i32> {
         out.write(&summary::document("scan", status, fields))?;
     }
     Ok(status)
+}
+
+/// What `--format html` shows about the run: the summary line and fields,
+/// the banding, and a `dedupe --from-list` command for the exported list.
+fn html_run(
+    args: &Args,
+    outcome: &ScanOutcome,
+    config: &ScanConfig,
+    threshold: (ThresholdSource, f64, Option<f64>),
+    seconds: f64,
+) -> html::Run {
+    use std::os::unix::ffi::OsStrExt;
+    let word = |p: &std::path::Path| html::shell_word(&p.to_string_lossy());
+    let mut dedupe = vec!["simfind".to_string(), "dedupe".to_string()];
+    dedupe.extend(args.roots.iter().map(|r| word(r)));
+    dedupe.push(format!("-t {}", config.threshold));
+    if let Some(keep) = args.report.keep {
+        dedupe.push(format!(
+            "--keep {}",
+            clap::ValueEnum::to_possible_value(&keep)
+                .map(|v| v.get_name().to_string())
+                .unwrap_or_default()
+        ));
+    }
+    for r in &args.report.reference {
+        dedupe.push(format!("--reference {}", word(r)));
+    }
+    dedupe.push("--from-list simfind-removal.nul".to_string());
+    html::Run {
+        summary_line: summary(outcome, config, threshold, seconds),
+        fields: summary_fields(outcome, config, threshold),
+        bands: config.recipe.banding.bands,
+        rows: config.recipe.banding.rows,
+        threshold: config.threshold,
+        exact: outcome.decision.method == Method::Exact,
+        seconds,
+        // As `simfind …`, whatever path started it.
+        command: std::iter::once(b"simfind".to_vec())
+            .chain(std::env::args_os().skip(1).map(|a| a.as_bytes().to_vec()))
+            .collect(),
+        dedupe_command: dedupe.join(" "),
+        recipe: config.recipe.clone(),
+        read: config.read.clone(),
+        budget: args.report.html_budget,
+    }
 }
 
 /// The `--summary-json` fields of the scan itself (the report adds its own):

@@ -26,6 +26,7 @@ use crate::app::exit;
 
 mod atomic;
 pub mod groups;
+pub mod html;
 pub mod pairs;
 pub(crate) mod pending;
 mod streams;

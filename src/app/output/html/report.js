@@ -1,0 +1,293 @@
+// simfind report: draws the groups from the JSON blob page by page, keeps the
+// reviewer's removal selection and exports it. Every name and every byte of
+// content goes into the page through textContent, never innerHTML.
+"use strict";
+(function () {
+  const data = JSON.parse(document.getElementById("data").textContent);
+  const REPRESENTATIVE = 1, REFERENCE = 2, KEPT = 4;
+  const $ = (id) => document.getElementById(id);
+  const el = (tag, props, text) => {
+    const e = document.createElement(tag);
+    if (props) for (const k in props) e.setAttribute(k, props[k]);
+    if (text !== undefined && text !== null) e.textContent = String(text);
+    return e;
+  };
+
+  // Members numbered in output order (the CSV's row order): the selection is
+  // one flag per member.
+  const groups = data.groups.map((members, i) => ({ id: i + 1, members: [] }));
+  const members = [];
+  data.groups.forEach((list, i) => {
+    const g = groups[i];
+    let size = 0, simMin = 1, simMax = 0;
+    list.forEach((m) => {
+      const member = { n: members.length, group: g, m: m };
+      members.push(member);
+      g.members.push(member);
+      size += m.s;
+      if (!(m.f & REPRESENTATIVE) && m.j !== null) {
+        simMin = Math.min(simMin, m.j);
+        simMax = Math.max(simMax, m.j);
+      }
+    });
+    g.size = size;
+    g.simMin = simMin;
+    g.simMax = simMax;
+    g.keptPath = list[0].p;
+    g.lower = list.map((m) => m.p.toLowerCase());
+  });
+  const selected = new Uint8Array(members.length);
+  const scanChoice = () => members.forEach((x) => { selected[x.n] = x.m.f & KEPT ? 0 : 1; });
+  scanChoice();
+
+  const state = { page: 0, pageSize: 50, view: groups };
+
+  function readFilters() {
+    const path = $("f-path").value.toLowerCase();
+    const smin = parseFloat($("f-smin").value);
+    const smax = parseFloat($("f-smax").value);
+    const size = parseFloat($("f-size").value) || 0;
+    const lo = isNaN(smin) ? 0 : smin, hi = isNaN(smax) ? 1 : smax;
+    let view = groups.filter((g) =>
+      (path === "" || g.lower.some((p) => p.includes(path))) &&
+      ((lo <= 0 && hi >= 1) || g.members.some((x) => !(x.m.f & REPRESENTATIVE) && x.m.j !== null && x.m.j >= lo && x.m.j <= hi)) &&
+      g.members.some((x) => x.m.s >= size));
+    const by = {
+      group: (a, b) => a.id - b.id,
+      path: (a, b) => (a.keptPath < b.keptPath ? -1 : a.keptPath > b.keptPath ? 1 : a.id - b.id),
+      "sim-asc": (a, b) => a.simMin - b.simMin || a.id - b.id,
+      "sim-desc": (a, b) => b.simMax - a.simMax || a.id - b.id,
+      size: (a, b) => b.size - a.size || a.id - b.id,
+      members: (a, b) => b.members.length - a.members.length || a.id - b.id,
+    }[$("f-sort").value];
+    view = view.slice().sort(by);
+    state.view = view;
+    state.pageSize = parseInt($("f-page-size").value, 10) || 50;
+  }
+
+  function pages() { return Math.max(1, Math.ceil(state.view.length / state.pageSize)); }
+
+  function role(f) {
+    if (f & REPRESENTATIVE) return "kept copy";
+    if (f & REFERENCE) return "reference (kept)";
+    return f & KEPT ? "kept" : "removable";
+  }
+
+  function groupTable(g) {
+    const table = el("table", { class: "group", "data-group": g.id });
+    table.appendChild(el("caption", null,
+      "Group " + g.id + " · " + g.members.length + " files · " + g.size + " bytes"));
+    const head = el("tr");
+    ["remove", "path", "size", "modified", "similarity", "role", ""].forEach((h) => head.appendChild(el("th", { scope: "col" }, h)));
+    table.appendChild(el("thead")).appendChild(head);
+    const body = el("tbody");
+    g.members.forEach((x) => {
+      const m = x.m;
+      const tr = el("tr", { class: "member" + (m.f & REFERENCE ? " reference" : m.f & KEPT ? " kept" : "") });
+      const box = el("input", { type: "checkbox", "aria-label": "remove" });
+      box.checked = selected[x.n] === 1;
+      if (m.f & KEPT) box.disabled = true;
+      box.addEventListener("change", () => { selected[x.n] = box.checked ? 1 : 0; drawRemoval(); });
+      tr.appendChild(el("td")).appendChild(box);
+      tr.appendChild(el("td", { class: "path" }, m.p));
+      tr.appendChild(el("td", { class: "num" }, m.s));
+      tr.appendChild(el("td", { class: "num" }, m.t === null ? "" : m.t));
+      tr.appendChild(el("td", { class: "num" }, m.j === null ? "" : m.j.toFixed(6)));
+      tr.appendChild(el("td", { class: "role" }, role(m.f)));
+      const last = tr.appendChild(el("td"));
+      if (typeof m.e === "number") {
+        const button = last.appendChild(el("button", { type: "button", class: "explain" }, "side by side"));
+        button.addEventListener("click", () => toggleExplanation(tr, g, m));
+      } else if (typeof m.e === "string") {
+        last.appendChild(el("span", { class: "note", title: m.e }, "no explanation"));
+        last.appendChild(el("span", { class: "reason", hidden: "" }, m.e));
+      }
+      body.appendChild(tr);
+    });
+    table.appendChild(body);
+    return table;
+  }
+
+  // The text of one side, its passages marked: `ranges` are [start, end,
+  // passage number] in UTF-16 offsets, possibly overlapping (B may repeat
+  // A's text); a stretch in several passages is marked with the first.
+  function sideText(text, ranges) {
+    const pre = el("pre");
+    const cuts = new Set([0, text.length]);
+    ranges.forEach((r) => { cuts.add(r[0]); cuts.add(r[1]); });
+    const points = Array.from(cuts).sort((a, b) => a - b);
+    const byStart = ranges.slice().sort((a, b) => a[0] - b[0] || a[2] - b[2]);
+    let next = 0;
+    const active = [];
+    for (let i = 0; i + 1 < points.length; i++) {
+      const [from, to] = [points[i], points[i + 1]];
+      while (next < byStart.length && byStart[next][0] <= from) active.push(byStart[next++]);
+      let best = null;
+      for (let k = active.length - 1; k >= 0; k--) {
+        if (active[k][1] <= from) { active.splice(k, 1); continue; }
+        if (best === null || active[k][2] < best[2]) best = active[k];
+      }
+      const piece = text.slice(from, to);
+      if (best === null) pre.appendChild(el("span", { class: "only" }, piece));
+      else pre.appendChild(el("mark", { "data-n": best[2], title: "shared passage " + (best[2] + 1) }, piece));
+    }
+    return pre;
+  }
+
+  function explanationView(g, m) {
+    const p = data.pairs[m.e];
+    const box = el("div", { class: "explanation-view" });
+    const share = (x) => (x === null ? "—" : x.toFixed(6));
+    box.appendChild(el("p", null, p.same ? "Byte-identical files: everything is shared." :
+      "Jaccard " + share(p.j) + " (exact, of the files as they were when the report was written) · MinHash estimate " + share(p.m) +
+      " · shingles: " + p.k[0] + " in the kept copy, " + p.k[1] + " in this file, " + p.k[2] + " shared · " +
+      p.s.length + " shared passages (marked) — the rest (shaded) is in one file only"));
+    const side = box.appendChild(el("div", { class: "side" }));
+    const a = side.appendChild(el("div"));
+    a.appendChild(el("div", { class: "path" }, "kept: " + g.keptPath));
+    a.appendChild(sideText(data.texts[p.a], p.s.map((s, i) => [s[0], s[1], i])));
+    const b = side.appendChild(el("div"));
+    b.appendChild(el("div", { class: "path" }, m.p));
+    b.appendChild(sideText(data.texts[p.b], p.s.map((s, i) => [s[2], s[3], i])));
+    if (p.s.length > 0) {
+      const list = box.appendChild(el("details"));
+      list.appendChild(el("summary", null, "each passage's share of the Jaccard similarity"));
+      const ol = list.appendChild(el("ol"));
+      p.s.forEach((s) => ol.appendChild(el("li", null, s[4].toFixed(6))));
+    }
+    return box;
+  }
+
+  function toggleExplanation(tr, g, m) {
+    const open = tr.nextSibling;
+    if (open && open.classList && open.classList.contains("explanation")) { open.remove(); return; }
+    const row = el("tr", { class: "explanation" });
+    const td = row.appendChild(el("td", { colspan: 7 }));
+    td.appendChild(explanationView(g, m));
+    tr.after(row);
+  }
+
+  function drawPage(into) {
+    const list = into || $("group-list");
+    list.textContent = "";
+    state.page = Math.min(state.page, pages() - 1);
+    const start = state.page * state.pageSize;
+    const frag = document.createDocumentFragment();
+    state.view.slice(start, start + state.pageSize).forEach((g) => frag.appendChild(groupTable(g)));
+    list.appendChild(frag);
+    $("page").textContent = "page " + (state.page + 1) + " of " + pages();
+    $("prev").disabled = state.page === 0;
+    $("next").disabled = state.page + 1 >= pages();
+    const files = state.view.reduce((n, g) => n + g.members.length, 0);
+    $("shown").textContent = state.view.length + " of " + groups.length + " groups shown (" + files + " files)" +
+      (data.groups_total > groups.length ? "; the report holds " + groups.length + " of " + data.groups_total + " groups (--limit)" : "");
+  }
+
+  function pathBytes(m) {
+    return m.x ? Uint8Array.from(m.x) : new TextEncoder().encode(m.p);
+  }
+
+  // The selection as the file `--files0-from`, `xargs -0` and `dedupe
+  // --from-list` read: each path's exact bytes, then NUL.
+  function exportBytes() {
+    const parts = [];
+    let length = 0;
+    members.forEach((x) => {
+      if (selected[x.n]) {
+        const b = pathBytes(x.m);
+        parts.push(b);
+        length += b.length + 1;
+      }
+    });
+    const out = new Uint8Array(length);
+    let at = 0;
+    parts.forEach((b) => { out.set(b, at); at += b.length + 1; });
+    return out;
+  }
+
+  const SHOWN_IN_LIST = 500;
+  function drawRemoval() {
+    let count = 0, bytes = 0;
+    const list = $("removal-list");
+    list.textContent = "";
+    members.forEach((x) => {
+      if (!selected[x.n]) return;
+      count++;
+      bytes += x.m.s;
+      if (count <= SHOWN_IN_LIST) list.appendChild(el("li", { class: "path" }, x.m.p));
+    });
+    $("removal-count").textContent = count + " files selected (" + bytes + " bytes)" +
+      (count > SHOWN_IN_LIST ? "; the first " + SHOWN_IN_LIST + " are listed below, the export has all" : "");
+  }
+
+  function download() {
+    const blob = new Blob([exportBytes()], { type: "application/octet-stream" });
+    const a = el("a", { href: URL.createObjectURL(blob), download: "simfind-removal.nul" });
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+  }
+
+  function refresh() { readFilters(); state.page = 0; drawPage(); }
+  ["f-path", "f-smin", "f-smax", "f-size"].forEach((id) => $(id).addEventListener("input", refresh));
+  ["f-sort", "f-page-size"].forEach((id) => $(id).addEventListener("change", refresh));
+  $("prev").addEventListener("click", () => { state.page--; drawPage(); });
+  $("next").addEventListener("click", () => { state.page++; drawPage(); });
+  $("export-nul").addEventListener("click", download);
+  $("reset").addEventListener("click", () => { scanChoice(); drawPage(); drawRemoval(); });
+  $("clear").addEventListener("click", () => { selected.fill(0); drawPage(); drawRemoval(); });
+  $("dedupe-command").textContent = data.dedupe_command;
+
+  readFilters();
+  drawPage();
+  drawRemoval();
+  // For bench/report_html.sh: milliseconds from navigation to the first page drawn.
+  document.documentElement.dataset.drawnMs = String(Math.round(performance.now()));
+
+  // `#selftest`: draw every page off-screen and write what the DOM holds as
+  // JSON into <pre id=selftest>, for the browser test (tests/report_html.rs).
+  if (location.hash === "#selftest") {
+    const scratch = document.body.appendChild(el("div", { hidden: "" }));
+    let tables = 0, rows = 0, pathText = [], opened = 0, marks = 0, sidesExact = 0, notes = [];
+    for (let p = 0; p < pages(); p++) {
+      state.page = p;
+      drawPage(scratch);
+      tables += scratch.querySelectorAll("table.group").length;
+      scratch.querySelectorAll("tr.member td.path").forEach((td) => { rows++; pathText.push(td.textContent); });
+      // Open every explanation: the marked sides must spell the texts exactly.
+      scratch.querySelectorAll("button.explain").forEach((b) => b.click());
+      scratch.querySelectorAll(".explanation-view").forEach((v) => {
+        opened++;
+        marks += v.querySelectorAll("mark").length;
+        const pres = v.querySelectorAll("pre");
+        const texts = Array.from(pres, (pre) => pre.textContent);
+        if (data.texts.includes(texts[0]) && data.texts.includes(texts[1])) sidesExact++;
+      });
+      scratch.querySelectorAll(".reason").forEach((r) => notes.push(r.textContent));
+    }
+    scratch.remove();
+    state.page = 0;
+    drawPage();
+    // One explanation left open on the page, for the dumped DOM.
+    const first = document.querySelector("#group-list button.explain");
+    if (first) first.click();
+    const hex = Array.from(exportBytes(), (b) => b.toString(16).padStart(2, "0")).join("");
+    const out = {
+      groups: tables,
+      rows: rows,
+      data_groups: groups.length,
+      data_rows: members.length,
+      selected: selected.reduce((a, b) => a + b, 0),
+      scripts: document.getElementsByTagName("script").length,
+      paths: pathText,
+      export_hex: hex,
+      explanations: opened,
+      explanations_exact: sidesExact,
+      marks: marks,
+      left_out: notes,
+      side_text: Array.from(document.querySelectorAll("#group-list pre"), (pre) => pre.textContent).slice(0, 2),
+    };
+    const pre = $("selftest");
+    pre.textContent = JSON.stringify(out);
+  }
+})();

@@ -1,0 +1,556 @@
+//! `scan --format html`: the self-contained report, checked as a file (no
+//! external resource, the data blob equals the groups CSV, the same bytes
+//! whatever the thread count) and in a real browser: headless Chromium loads
+//! the report with `#selftest`, the page draws every page of groups and writes
+//! what its DOM holds into `<pre id=selftest>`, and the test compares that with
+//! the CSV and `--list-removable -0` of the same scan.
+
+mod util;
+
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+use util::{prose, root, shared_data, simfind, write};
+
+/// Runs `scan ROOT ARGS --format html -o DIR/report.html`; returns the page.
+fn report(dir: &Path, root_dir: &Path, args: &[&str]) -> (PathBuf, String) {
+    let out = dir.join("report.html");
+    let run = simfind()
+        .arg("scan")
+        .arg(root_dir)
+        .args(args)
+        .args(["--format", "html", "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.code() == Some(0) || run.status.code() == Some(1),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(run.stdout.is_empty(), "the report goes to -o only");
+    let page = std::fs::read_to_string(&out).unwrap();
+    (out, page)
+}
+
+/// `scan ROOT ARGS EXTRA` stdout.
+fn scan(root_dir: &Path, args: &[&str], extra: &[&str]) -> Vec<u8> {
+    let run = simfind()
+        .arg("scan")
+        .arg(root_dir)
+        .args(args)
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(run.status.code() == Some(0) || run.status.code() == Some(1));
+    run.stdout
+}
+
+/// The JSON blob of a report, parsed.
+fn data(page: &str) -> Value {
+    let start = page
+        .find(r#"<script type="application/json" id="data">"#)
+        .expect("data blob")
+        + r#"<script type="application/json" id="data">"#.len();
+    let end = start + page[start..].find("</script>").unwrap();
+    serde_json::from_str(&page[start..end]).expect("the blob is JSON")
+}
+
+/// (group id, path bytes) of every row of the groups CSV.
+fn csv_groups(csv: &[u8]) -> Vec<(String, Vec<u8>)> {
+    let mut reader = csv::ReaderBuilder::new().from_reader(csv);
+    reader
+        .byte_records()
+        .map(|r| {
+            let r = r.unwrap();
+            (String::from_utf8_lossy(&r[0]).into_owned(), r[1].to_vec())
+        })
+        .collect()
+}
+
+/// A member's exact path bytes, from the blob.
+fn member_bytes(m: &Value) -> Vec<u8> {
+    match m.get("x") {
+        Some(bytes) => bytes
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b.as_u64().unwrap() as u8)
+            .collect(),
+        None => m["p"].as_str().unwrap().as_bytes().to_vec(),
+    }
+}
+
+/// Every (group, path) of the blob, in order.
+fn blob_rows(data: &Value) -> Vec<(String, Vec<u8>)> {
+    let mut rows = Vec::new();
+    for (i, group) in data["groups"].as_array().unwrap().iter().enumerate() {
+        for m in group.as_array().unwrap() {
+            rows.push(((i + 1).to_string(), member_bytes(m)));
+        }
+    }
+    rows
+}
+
+#[test]
+fn the_report_is_one_file_with_no_external_resource() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, page) = report(dir.path(), &root().join("testdata"), &[]);
+    assert!(page.starts_with("<!DOCTYPE html>"));
+    let lower = page
+        .to_ascii_lowercase()
+        .replace("url.createobjecturl(", "");
+    for needle in ["<link", " src=", "@import", "url(", "<iframe", "<img"] {
+        assert!(!lower.contains(needle), "{needle} in the report");
+    }
+    // Every fetch is forbidden by the page's own policy.
+    assert!(page.contains("default-src 'none'"));
+    assert_eq!(lower.matches("<script").count(), 2);
+    assert_eq!(lower.matches("</script>").count(), 2);
+    // The S-curve and the histogram are drawn without the script.
+    assert!(page.contains(r#"class="threshold""#));
+    assert_eq!(page.matches(r#"class="bucket""#).count(), 11);
+}
+
+#[test]
+fn the_blob_holds_the_groups_of_format_clusters() {
+    let dir = tempfile::tempdir().unwrap();
+    let testdata = root().join("testdata");
+    for args in [&[][..], &["-t", "0.5", "--keep", "largest"][..]] {
+        let (_, page) = report(dir.path(), &testdata, args);
+        let data = data(&page);
+        // The report proposes removals: without -t it uses dedupe's 0.9.
+        let t = if args.is_empty() {
+            &["-t", "0.9"][..]
+        } else {
+            &[][..]
+        };
+        let clusters = scan(&testdata, args, &[t, &["--format", "clusters"]].concat());
+        let expected = csv_groups(&clusters);
+        assert!(!expected.is_empty());
+        assert_eq!(blob_rows(&data), expected, "{args:?}");
+        assert_eq!(
+            data["groups_total"].as_u64().unwrap() as usize,
+            data["groups"].as_array().unwrap().len()
+        );
+    }
+}
+
+/// `text[range]` in UTF-16 offsets, as the page slices it, with case and
+/// whitespace runs normalised as the default recipe does.
+fn passage(text: &str, from: &Value, to: &Value) -> String {
+    let units: Vec<u16> = text.encode_utf16().collect();
+    let (from, to) = (
+        from.as_u64().unwrap() as usize,
+        to.as_u64().unwrap() as usize,
+    );
+    let s = String::from_utf16(&units[from..to]).expect("a passage ends on a character");
+    s.to_lowercase()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[test]
+fn an_explanation_marks_passages_that_read_the_same_in_both_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, page) = report(dir.path(), &root().join("testdata"), &[]);
+    let blob = data(&page);
+    let edited = blob["groups"][0]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["p"].as_str().unwrap().ends_with("lighthouse-edited.txt"))
+        .expect("the edited lighthouse is in the group");
+    let pair = &blob["pairs"][edited["e"].as_u64().unwrap() as usize];
+    assert!(pair.get("same").is_none());
+    // The explanation's exact Jaccard is the scan's similarity.
+    let j = pair["j"].as_f64().unwrap();
+    assert!((j - edited["j"].as_f64().unwrap()).abs() < 1e-6, "{j}");
+    let (a, b) = (
+        blob["texts"][pair["a"].as_u64().unwrap() as usize]
+            .as_str()
+            .unwrap(),
+        blob["texts"][pair["b"].as_u64().unwrap() as usize]
+            .as_str()
+            .unwrap(),
+    );
+    let spans = pair["s"].as_array().unwrap();
+    assert!(spans.len() > 1, "an edited copy has several passages");
+    let mut shares = 0.0;
+    for s in spans {
+        let pa = passage(a, &s[0], &s[1]);
+        assert_eq!(pa, passage(b, &s[2], &s[3]));
+        assert!(!pa.is_empty());
+        shares += s[4].as_f64().unwrap();
+    }
+    // The passages' shares add up to the Jaccard similarity (each rounded to 6 decimals).
+    assert!(
+        (shares - j).abs() < 1e-6 * spans.len() as f64,
+        "{shares} vs {j}"
+    );
+}
+
+#[test]
+fn limit_caps_the_groups_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("c");
+    for g in 0..3u64 {
+        for copy in 0..2 {
+            write(
+                &corpus,
+                &format!("g{g}-{copy}.txt"),
+                prose(g, 300).as_bytes(),
+            );
+        }
+    }
+    let (_, page) = report(dir.path(), &corpus, &["--limit", "2"]);
+    let data = data(&page);
+    assert_eq!(data["groups"].as_array().unwrap().len(), 2);
+    assert_eq!(data["groups_total"], 3);
+    assert!(page.contains("3 (2 in this report: --limit)"), "{page}");
+}
+
+#[test]
+fn the_same_groups_whatever_the_thread_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let testdata = root().join("testdata");
+    let (_, one) = report(dir.path(), &testdata, &["-j", "1"]);
+    let (_, two) = report(dir.path(), &testdata, &["-j", "2"]);
+    // The run's seconds differ by nature; everything about the files may not.
+    let (one, two) = (data(&one), data(&two));
+    assert_eq!(one["groups"], two["groups"]);
+    // The explanations are computed in parallel, and come out the same.
+    assert_eq!(one["pairs"], two["pairs"]);
+    assert_eq!(one["texts"], two["texts"]);
+    assert_eq!(one["summary"]["pairs"], two["summary"]["pairs"]);
+}
+
+/// A corpus whose names and contents try to inject markup or script.
+fn hostile_corpus(dir: &Path) -> PathBuf {
+    let corpus = dir.join("hostile");
+    let text = prose(7, 400);
+    let html = format!(
+        "<script>document.body.dataset.pwned='content'</script>{text}<img src=x onerror=document.body.dataset.pwned=3>"
+    );
+    write(&corpus, "plain.txt", html.as_bytes());
+    // A path holding `</script>`: a directory `<script>…<` and a file `script>.txt`.
+    write(
+        &corpus,
+        "<script>document.body.dataset.pwned=1</script>.txt",
+        html.as_bytes(),
+    );
+    write(
+        &corpus,
+        "<img src=x onerror=document.body.dataset.pwned=2>.txt",
+        html.as_bytes(),
+    );
+    write(&corpus, "line\u{2028}sep\u{2029}.txt", html.as_bytes());
+    write(&corpus, "a&amp;b<!--c.txt", html.as_bytes());
+    std::fs::write(
+        corpus.join(OsStr::from_bytes(b"caf\xe9 latin-1.txt")),
+        html.as_bytes(),
+    )
+    .unwrap();
+    corpus
+}
+
+#[test]
+fn hostile_names_stay_inside_the_blob() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = hostile_corpus(dir.path());
+    let (_, page) = report(dir.path(), &corpus, &[]);
+    let lower = page.to_ascii_lowercase();
+    assert_eq!(lower.matches("<script").count(), 2, "{page}");
+    assert!(!lower.contains("<img"));
+    assert!(!page.contains('\u{2028}') && !page.contains('\u{2029}'));
+    let data = data(&page);
+    let rows = blob_rows(&data);
+    assert_eq!(rows.len(), 6);
+    assert!(
+        rows.iter()
+            .any(|(_, p)| p.ends_with(b"caf\xe9 latin-1.txt")),
+        "the exact bytes of a name that is not UTF-8 are kept"
+    );
+}
+
+/// The explanation of each member in the blob (`e`): a pair index or the
+/// reason it was left out.
+fn explanations(data: &Value) -> Vec<Value> {
+    data["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|g| g.as_array().unwrap()[1..].iter().map(|m| m["e"].clone()))
+        .collect()
+}
+
+#[test]
+fn explanations_are_embedded_within_the_budget_and_say_when_left_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("c");
+    // Group 1: three small files (about 2.4 kB each); group 2: two files over
+    // the per-file cap of 256 KiB.
+    for copy in 0..3 {
+        write(&corpus, &format!("a{copy}.txt"), prose(1, 400).as_bytes());
+    }
+    let big = prose(2, 50_000);
+    assert!(big.len() > 256 * 1024);
+    write(&corpus, "b0.txt", big.as_bytes());
+    write(&corpus, "b1.txt", big.as_bytes());
+    let small = std::fs::metadata(corpus.join("a0.txt")).unwrap().len();
+
+    let (_, page) = report(dir.path(), &corpus, &[]);
+    let blob = data(&page);
+    let e = explanations(&blob);
+    assert_eq!(e.len(), 3);
+    assert_eq!((e[0].as_u64(), e[1].as_u64()), (Some(0), Some(1)));
+    assert!(
+        e[2].as_str().unwrap().contains("larger than 256 KiB"),
+        "{e:?}"
+    );
+    // The three copies are byte-identical: one text serves both pairs, each
+    // one passage over the whole text.
+    assert_eq!(blob["texts"].as_array().unwrap().len(), 1);
+    assert_eq!(blob["pairs"][0]["b"], 0);
+    let whole = blob["texts"][0].as_str().unwrap().encode_utf16().count();
+    assert_eq!(
+        blob["pairs"][0]["s"],
+        serde_json::json!([[0, whole, 0, whole, 1.0]])
+    );
+    assert_eq!(blob["pairs"][0]["same"], true);
+    assert_eq!(blob["pairs"][0]["a"], blob["pairs"][1]["a"]);
+    assert_eq!(blob["texts"][0].as_str().unwrap(), prose(1, 400));
+
+    // A budget for two files: the first pair fits, the second does not.
+    let budget = (2 * small + 1).to_string();
+    let (_, page) = report(dir.path(), &corpus, &["--html-budget", &budget]);
+    let e = explanations(&data(&page));
+    assert_eq!(e[0].as_u64(), Some(0));
+    assert!(e[1].as_str().unwrap().contains("text budget"), "{e:?}");
+}
+
+// ---- in the browser -------------------------------------------------------
+
+fn chromium() -> PathBuf {
+    root().join("target/engines/chromium")
+}
+
+/// Loads `page#selftest` in headless Chromium; returns the dumped DOM and the
+/// page's self-check.
+fn selftest(page: &Path) -> (String, Value) {
+    let profile = tempfile::tempdir().unwrap();
+    let out = Command::new(chromium())
+        .args([
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--dump-dom",
+            "--virtual-time-budget=10000",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg(format!("file://{}#selftest", page.display()))
+        .output()
+        .expect("chromium runs");
+    let dom = String::from_utf8(out.stdout).expect("the DOM is UTF-8");
+    let Some(at) = dom.find(r#"<pre id="selftest""#) else {
+        panic!(
+            "no self-check in the DOM ({} bytes); chromium said: {}",
+            dom.len(),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    };
+    let start = at + dom[at..].find('>').unwrap() + 1;
+    let end = start + dom[start..].find("</pre>").unwrap();
+    let text = dom[start..end]
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&nbsp;", "\u{a0}")
+        .replace("&amp;", "&");
+    let check = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    (dom, check)
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The DOM's groups and rows are the CSV's, and the default export is
+/// `--list-removable -0` byte for byte.
+fn check_against_csv(root_dir: &Path, args: &[&str]) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let (page, _) = report(dir.path(), root_dir, args);
+    let (dom, check) = selftest(&page);
+    let with_t: Vec<&str> = if args.contains(&"-t") {
+        args.to_vec()
+    } else {
+        [args, &["-t", "0.9"]].concat()
+    };
+    let csv = csv_groups(&scan(root_dir, &with_t, &["--format", "clusters"]));
+    let groups: std::collections::BTreeSet<&str> = csv.iter().map(|(g, _)| g.as_str()).collect();
+    assert_eq!(check["groups"].as_u64().unwrap() as usize, groups.len());
+    assert_eq!(check["rows"].as_u64().unwrap() as usize, csv.len());
+    assert_eq!(check["data_rows"].as_u64().unwrap() as usize, csv.len());
+    let shown: Vec<String> = check["paths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap().to_string())
+        .collect();
+    let expected: Vec<String> = csv
+        .iter()
+        .map(|(_, p)| String::from_utf8_lossy(p).into_owned())
+        .collect();
+    assert_eq!(shown, expected, "every row's path, as text, in CSV order");
+    let removable = scan(root_dir, &with_t, &["--list-removable", "-0"]);
+    assert_eq!(check["export_hex"].as_str().unwrap(), hex(&removable));
+    assert_eq!(check["scripts"], 2);
+    assert!(
+        !dom.contains("data-pwned"),
+        "a name or content ran as script"
+    );
+    // Every pair with an embedded explanation opens, and its two sides spell
+    // the two files' texts exactly (the marks only wrap them).
+    let data = data(&std::fs::read_to_string(&page).unwrap());
+    let explainable = data["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|g| g.as_array().unwrap())
+        .filter(|m| m["e"].is_u64())
+        .count();
+    assert_eq!(
+        check["explanations"].as_u64().unwrap() as usize,
+        explainable
+    );
+    assert_eq!(check["explanations_exact"], check["explanations"]);
+    check
+}
+
+#[test]
+#[cfg_attr(no_chromium, ignore = "needs chromium: bash scripts/setup-engines.sh")]
+fn browser_draws_the_groups_of_testdata() {
+    let check = check_against_csv(&root().join("testdata"), &[]);
+    assert!(check["rows"].as_u64().unwrap() > 0);
+}
+
+#[test]
+#[cfg_attr(no_chromium, ignore = "needs chromium: bash scripts/setup-engines.sh")]
+fn browser_shows_hostile_names_as_text_and_runs_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = hostile_corpus(dir.path());
+    let check = check_against_csv(&corpus, &[]);
+    let paths: Vec<&str> = check["paths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    // The hostile content is on the page, opened, as text.
+    let side = check["side_text"][0].as_str().unwrap();
+    assert!(
+        side.starts_with("<script>document.body.dataset.pwned='content'</script>"),
+        "{side}"
+    );
+    assert!(
+        side.ends_with("<img src=x onerror=document.body.dataset.pwned=3>"),
+        "{side}"
+    );
+    assert!(check["marks"].as_u64().unwrap() > 0);
+    for name in [
+        "<script>document.body.dataset.pwned=1</script>.txt",
+        "<img src=x onerror=document.body.dataset.pwned=2>.txt",
+        "line\u{2028}sep\u{2029}.txt",
+        "a&amp;b<!--c.txt",
+        "caf\u{fffd} latin-1.txt",
+    ] {
+        assert!(
+            paths.iter().any(|p| p.ends_with(name)),
+            "{name} not shown as text in {paths:?}"
+        );
+    }
+}
+
+#[test]
+#[cfg_attr(no_chromium, ignore = "needs chromium: bash scripts/setup-engines.sh")]
+#[cfg_attr(no_shared_data, ignore = "needs ../shared/data")]
+fn browser_draws_the_groups_of_debian_docs() {
+    let check = check_against_csv(&shared_data("debian-docs/files"), &[]);
+    // Several pages of groups: the paging is exercised.
+    assert!(
+        check["groups"].as_u64().unwrap() > 50,
+        "{}",
+        check["groups"]
+    );
+}
+
+// ---- the export as dedupe's input ----------------------------------------
+
+#[test]
+fn dedupe_acts_only_on_the_listed_files_and_names_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("c");
+    for copy in 0..3 {
+        write(&corpus, &format!("a{copy}.txt"), prose(1, 300).as_bytes());
+    }
+    for copy in 0..2 {
+        write(&corpus, &format!("b{copy}.txt"), prose(2, 300).as_bytes());
+    }
+    let c = |name: &str| corpus.join(name);
+    // a1: removable; b0: the kept copy of its group; x: not there at all.
+    let mut list = Vec::new();
+    for p in [c("a1.txt"), c("b0.txt"), c("x.txt"), c("a1.txt")] {
+        list.extend_from_slice(p.as_os_str().as_bytes());
+        list.push(0);
+    }
+    let list_file = dir.path().join("removal.nul");
+    std::fs::write(&list_file, &list).unwrap();
+    let quarantine = dir.path().join("q");
+    let run = simfind()
+        .arg("dedupe")
+        .arg(&corpus)
+        .arg("--from-list")
+        .arg(&list_file)
+        .arg("--move-to")
+        .arg(&quarantine)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
+    assert!(stdout.starts_with(&format!("moved\t{}\t", c("a1.txt").display())));
+    assert!(!c("a1.txt").exists(), "the one listed removable file moved");
+    assert!(quarantine.exists());
+    for kept in ["a0.txt", "a2.txt", "b0.txt", "b1.txt"] {
+        assert!(c(kept).exists(), "{kept} was not listed");
+    }
+    for named in ["b0.txt", "x.txt"] {
+        assert_eq!(
+            stderr
+                .matches(&format!("{}: skipped: --from-list", c(named).display()))
+                .count(),
+            1,
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
+fn dedupe_from_a_missing_list_fails_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = simfind()
+        .args(["dedupe", "testdata", "--from-list"])
+        .arg(dir.path().join("absent.nul"))
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    assert!(run.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(stderr.contains("cannot read --from-list"), "{stderr}");
+    assert!(stderr.contains("absent.nul"), "{stderr}");
+}
