@@ -491,13 +491,12 @@ fn scan_under_every_fault_names_the_file_and_keeps_the_rest() {
     }
 }
 
-/// Found by this harness, not fixed yet (docs/RELIABILITY.md, "Fault
-/// injection"): when the file verification reloads for a content (its first
-/// file) changed after signing, the whole content is dropped, so its
-/// unchanged identical copy loses its pairs and is counted as an error
-/// without being named. It should be reloaded from the copy instead.
+/// Found by this harness (docs/RELIABILITY.md, "Fault injection"): when the
+/// file verification reloads for a content (its first file) changed after
+/// signing, the whole content was dropped, so its unchanged identical copy
+/// lost its pairs and was counted as an error without being named. Now the
+/// copy is reloaded instead, and only the changed file is an error.
 #[test]
-#[ignore = "defect found by the harness: a changed loader drops its identical copies"]
 fn a_file_changed_before_the_reload_does_not_take_its_identical_copy_with_it() {
     let fault = faults()
         .into_iter()
@@ -725,17 +724,11 @@ fn world_readable(path: &Path) {
 /// files fail depends on how the walk and the reads race for descriptors, so
 /// the check is the invariant, whatever failed.
 ///
-/// Ignored until the defect of
-/// `a_file_changed_before_the_reload_does_not_take_its_identical_copy_with_it`
-/// is fixed: when descriptors run out during verification and the file a
-/// content is reloaded from (x.txt) fails, its identical copy (x_copy.txt)
-/// loses its pairs and is counted as an error without being named (seen at
-/// `ulimit -n 6`: 4 files named, 5 errors counted, a/x_copy missing, x/x_copy
-/// still reported), about one run in six, depending on which reload races for
-/// the last descriptor. `cargo test --release --test faults -- --ignored
-/// descriptors` runs it.
+/// This once failed about one run in six: when descriptors ran out during
+/// verification and the file a content is reloaded from (x.txt) failed, its
+/// identical copy (x_copy.txt) lost its pairs and was counted as an error
+/// without being named. The copy now takes over (`pipeline::pairs::Readers`).
 #[test]
-#[ignore = "hits the open identical-copy reload defect under ulimit -n (1 run in ~6); see #14"]
 fn descriptors_running_out_fail_files_by_name_never_the_run() {
     let tmp = tempfile::tempdir().unwrap();
     corpus(&tmp.path().join("run"), &[]);

@@ -250,15 +250,15 @@ fn verify(
                 .count();
             reporter.begin(Stage::Verify, Some((involved.len() + uncopied) as u64));
             drop(involved);
+            let readers = Readers::new(items, documents);
             let outcome = verify::verify_exact_parted(
                 &candidates,
                 config.threshold,
                 verify::Budget::capped(config.verify_memory),
                 |i| items[i as usize].content.shingles as usize * std::mem::size_of::<u64>(),
                 |i| {
-                    let item = items[i as usize];
-                    let result =
-                        reload.set_of(&documents[item.loader as usize].path, item.content.hash);
+                    let hash = items[i as usize].content.hash;
+                    let result = readers.read(i, |path| reload.set_of(path, hash));
                     if let Ok(set) = &result {
                         counts[i as usize].store(count_of(set.len()), SeqCst);
                     }
@@ -266,9 +266,8 @@ fn verify(
                     result
                 },
                 |i, part| {
-                    let item = items[i as usize];
-                    let path = &documents[item.loader as usize].path;
-                    reload.part_of(path, item.content.hash, part)
+                    let hash = items[i as usize].content.hash;
+                    readers.read(i, |path| reload.part_of(path, hash, part))
                 },
             );
             for &(i, len) in &outcome.part_counts {
@@ -285,15 +284,16 @@ fn verify(
                 );
                 reporter.note(path(p.a), &note);
             }
-            let mut failed = vec![false; items.len()];
-            for (i, reason) in outcome.failures {
-                let item = items[i as usize];
-                reporter.warn(&documents[item.loader as usize].path, &reason);
-                stats.errors += item.members.len() as u64;
-                failed[i as usize] = true;
+            // A content none of whose files reads as it any more has lost
+            // its pairs; every file that failed is named below.
+            drop(outcome.failures);
+            count_copied_contents(items, &counts, &readers, reload, reporter);
+            for (id, reason) in readers.into_failures() {
+                let doc = &mut documents[id as usize];
+                reporter.warn(&doc.path, &reason);
+                doc.status = DocStatus::Failed;
+                stats.errors += 1;
             }
-            stats.errors +=
-                count_copied_contents(items, documents, &counts, &failed, reload, reporter);
             reporter.end(Stage::Verify);
             // Every document the output names now has its exact count.
             for (item, count) in items.iter().zip(&counts) {
@@ -390,56 +390,102 @@ fn count_of(len: usize) -> u32 {
 
 /// Establishes the exact shingle count of every content with copies that is
 /// still [`UNCOUNTED`] after verification, reading one member that still holds
-/// the signed content (the loader first, unless verification just failed to
-/// read it). A content none of whose files reads as it any more is reported
-/// like a verification failure (warned, its files counted as errors, which
-/// this returns), and its count stays unknown.
+/// the signed content through `readers` (which records every file that no
+/// longer does). A content none of whose files reads as it any more keeps an
+/// unknown count; its files are all among the failures.
 fn count_copied_contents(
     items: &[&ContentGroup],
-    documents: &[Document],
     counts: &[AtomicU32],
-    failed: &[bool],
+    readers: &Readers<'_>,
     reload: &(dyn Reload + Sync),
     reporter: &dyn Reporter,
-) -> u64 {
+) {
     let uncounted: Vec<usize> = (0..items.len())
         .filter(|&i| items[i].members.len() > 1 && counts[i].load(SeqCst) == UNCOUNTED)
         .collect();
-    let lost: Vec<Option<(u32, ReloadError, u64)>> = uncounted
-        .into_par_iter()
-        .map(|i| {
-            let item = items[i];
-            let mut first_error = None;
-            for &id in &item.members {
-                if failed[i] && id == item.loader {
-                    continue;
-                }
-                match reload.set_of(&documents[id as usize].path, item.content.hash) {
-                    Ok(set) => {
-                        counts[i].store(count_of(set.len()), SeqCst);
-                        break;
-                    }
-                    Err(reason) => {
-                        first_error.get_or_insert((id, reason));
-                    }
-                }
-            }
-            reporter.advance(1);
-            match first_error {
-                Some((id, reason)) if counts[i].load(SeqCst) == UNCOUNTED && !failed[i] => {
-                    Some((id, reason, item.members.len() as u64))
-                }
-                _ => None,
-            }
-        })
-        .collect();
-    // Warned in item order, whatever order the threads finished in.
-    let mut errors = 0;
-    for (id, reason, files) in lost.into_iter().flatten() {
-        reporter.warn(&documents[id as usize].path, &reason);
-        errors += files;
+    uncounted.into_par_iter().for_each(|i| {
+        let hash = items[i].content.hash;
+        if let Ok(set) = readers.read(i as u32, |path| reload.set_of(path, hash)) {
+            counts[i].store(count_of(set.len()), SeqCst);
+        }
+        reporter.advance(1);
+    });
+}
+
+/// Which file each content is re-read from during verification. It starts as
+/// the file that was signed (the loader); when that one no longer reads as the
+/// content (changed, removed, out of descriptors), the next identical copy
+/// that does takes over, so the copies keep their pairs. Every file that
+/// failed is recorded with its reason: it alone is reported and left out of
+/// the pairs.
+struct Readers<'a> {
+    items: &'a [&'a ContentGroup],
+    documents: &'a [Document],
+    /// Per item, the document id it is read from now.
+    current: Vec<AtomicU32>,
+    /// Per document, whether a reload of it failed (it is never tried again).
+    failed: Vec<std::sync::atomic::AtomicBool>,
+    failures: std::sync::Mutex<Vec<(u32, ReloadError)>>,
+}
+
+/// Every identical copy of a content failed to reload; the files and their
+/// reasons are in [`Readers::into_failures`].
+#[derive(Debug)]
+struct NoCopyReads;
+
+impl<'a> Readers<'a> {
+    fn new(items: &'a [&'a ContentGroup], documents: &'a [Document]) -> Self {
+        Readers {
+            items,
+            documents,
+            current: items.iter().map(|g| AtomicU32::new(g.loader)).collect(),
+            failed: documents
+                .iter()
+                .map(|_| std::sync::atomic::AtomicBool::new(false))
+                .collect(),
+            failures: std::sync::Mutex::new(Vec::new()),
+        }
     }
-    errors
+
+    /// `read` applied to the file item `i` is read from now, then to each
+    /// other copy in document order until one succeeds.
+    fn read<T>(
+        &self,
+        i: u32,
+        read: impl Fn(&std::path::Path) -> Result<T, ReloadError>,
+    ) -> Result<T, NoCopyReads> {
+        let item = self.items[i as usize];
+        let first = self.current[i as usize].load(SeqCst);
+        let others = item.members.iter().copied().filter(|&d| d != first);
+        for d in std::iter::once(first).chain(others) {
+            if self.failed[d as usize].load(SeqCst) {
+                continue;
+            }
+            match read(&self.documents[d as usize].path) {
+                Ok(value) => {
+                    self.current[i as usize].store(d, SeqCst);
+                    return Ok(value);
+                }
+                Err(reason) => {
+                    if !self.failed[d as usize].swap(true, SeqCst) {
+                        let mut failures = self.failures.lock().unwrap_or_else(|e| e.into_inner());
+                        failures.push((d, reason));
+                    }
+                }
+            }
+        }
+        Err(NoCopyReads)
+    }
+
+    /// The files that failed to reload, in document order, with their reasons.
+    fn into_failures(self) -> Vec<(u32, ReloadError)> {
+        let mut failures = self
+            .failures
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner());
+        failures.sort_unstable_by_key(|f| f.0);
+        failures
+    }
 }
 
 /// The exact method: every pair of distinct contents with Jaccard ≥ t, by the
@@ -491,9 +537,22 @@ fn expand_to_documents(
     (verification, signed): (Verification, bool),
     roots: Option<&[u32]>,
 ) -> DocPairs {
+    // A file that failed its reload is reported as failed and pairs nothing;
+    // its identical copies keep their pairs.
+    let members: Vec<std::borrow::Cow<'_, [u32]>> = items
+        .iter()
+        .map(|item| {
+            let ok = |&d: &u32| documents[d as usize].status != DocStatus::Failed;
+            if item.members.iter().all(ok) {
+                std::borrow::Cow::Borrowed(&item.members[..])
+            } else {
+                std::borrow::Cow::Owned(item.members.iter().copied().filter(ok).collect())
+            }
+        })
+        .collect();
     let same = |g: usize| {
-        (!lost.get(g).copied().unwrap_or(false)).then(|| {
-            let count = documents[items[g].members[0] as usize].shingles as usize;
+        (!lost.get(g).copied().unwrap_or(false) && !members[g].is_empty()).then(|| {
+            let count = documents[members[g][0] as usize].shingles as usize;
             SimilarPair {
                 a: g as u32,
                 b: g as u32,
@@ -504,18 +563,15 @@ fn expand_to_documents(
         })
     };
     let Some(roots) = roots else {
-        let contents = items
-            .iter()
-            .enumerate()
-            .map(|(g, item)| (&item.members[..], same(g)));
+        let contents = members.iter().enumerate().map(|(g, m)| (&m[..], same(g)));
         return DocPairs::new(contents, verified);
     };
     // parts[first[g]..first[g + 1]]: content g's documents, one part per root.
     let mut parts: Vec<(u32, Vec<u32>)> = Vec::new();
     let mut first = vec![0];
-    for item in items {
+    for item_members in &members {
         let mut by_root = std::collections::BTreeMap::<u32, Vec<u32>>::new();
-        for &d in &item.members {
+        for &d in item_members.iter() {
             by_root.entry(roots[d as usize]).or_default().push(d);
         }
         parts.extend(by_root);
