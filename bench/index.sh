@@ -10,7 +10,9 @@
 # Usage: bench/index.sh [DIR...]
 #   default DIRs: ../shared/data/linux-scale/files (build it with
 #   ../shared/data/build_linux_scale.sh), debian-docs/files, django-docs/files.
-# Env: SIMFIND (binary, default target/release/simfind), SKIP_SCAN=1 to skip step 4.
+# Env: SIMFIND (binary, default target/release/simfind), SKIP_SCAN=1 to skip step 4,
+# QUERIES (documents queried in step 5, default 25), QUERY_BASELINE (a second binary
+# whose queries are timed alternately on the same index).
 #
 # The corpora are never modified: the script works on a hard-linked copy in a
 # temporary directory and "changes" a file by replacing its link with a new
@@ -78,17 +80,31 @@ if [ "${SKIP_SCAN:-0}" != 1 ]; then
   echo "4. scan --db -t 0.8 after another 1 %: $withdb s; fresh scan: $fresh s; outputs $same ($(($(wc -l < "$WORK/fresh.csv") - 1)) pairs)"
 fi
 
-# Query latency: 25 documents spread over the corpus, each queried 3 times in a
-# row (the first warms the cache); the last run of each counts.
-find "${ROOTS[@]}" -type f -size +1k | sort | awk 'NR % 3001 == 7' | head -25 > "$WORK/queries.list"
+# Query latency: $QUERIES documents (default 25) over 1 KiB, evenly spread over the
+# corpus in path order, each
+# queried 3 times in a row (the first warms the cache); the last run of each
+# counts. With QUERY_BASELINE=BINARY, that binary is timed the same way on the
+# same index, alternating with $BIN query by query (an A/B in one run).
+pct() { sort -g | awk -v p="$1" '{a[NR] = $1} END {i = int(p * NR + 0.999999); if (i < 1) i = 1; print a[i]}'; }
+find "${ROOTS[@]}" -type f -size +1k | sort > "$WORK/big.list"
+awk -v n="${QUERIES:-25}" -v total="$(wc -l < "$WORK/big.list")" \
+  'BEGIN {step = total / n} NR == int(k * step) + 1 && k < n {print; k++}' "$WORK/big.list" > "$WORK/queries.list"
+bins=("$BIN"); [ -n "${QUERY_BASELINE:-}" ] && bins+=("$QUERY_BASELINE")
 for mode in exact signature; do
+  for b in "${!bins[@]}"; do : > "$WORK/q.$mode.$b"; done
   while IFS= read -r q; do
-    for run in 1 2 3; do
-      t=$(timed "$BIN" query "$q" --db "$DB" --verify "$mode")
-      [ "$run" = 3 ] && echo "$t"
+    for b in "${!bins[@]}"; do
+      for run in 1 2 3; do
+        t=$(timed "${bins[$b]}" query "$q" --db "$DB" --verify "$mode")
+        [ "$run" = 3 ] && awk -v t="$t" 'BEGIN {printf "%.1f\n", t * 1000}' >> "$WORK/q.$mode.$b"
+      done
     done
-  done < "$WORK/queries.list" | awk '{printf "%.1f\n", $1 * 1000}' | sort -g > "$WORK/q.$mode"
-  echo "5. query ($mode verification), $(wc -l < "$WORK/q.$mode") documents, ms per process: median $(median < "$WORK/q.$mode"), max $(tail -1 "$WORK/q.$mode")"
+  done < "$WORK/queries.list"
+  for b in "${!bins[@]}"; do
+    f=$WORK/q.$mode.$b
+    echo "5. query ($mode verification) ${bins[$b]}, $(wc -l < "$f") documents, ms per process:" \
+      "median $(median < "$f"), p99 $(pct 0.99 < "$f"), max $(sort -g "$f" | tail -1)"
+  done
 done
 echo "   last: $(tail -1 "$WORK/last.err")"
 startup=$(for _ in 1 2 3 4 5; do timed "$BIN" --version; echo; done | median)

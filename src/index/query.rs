@@ -21,11 +21,11 @@ use rayon::prelude::*;
 
 use super::{Index, IndexError, ParamsError, StoredDoc};
 use crate::input::read::{self, ReadOptions};
-use crate::lsh::scurve;
+use crate::lsh::{scurve, tune};
 use crate::pipeline::{self, ReloadError, Verification};
 use crate::progress::Reporter;
 use crate::recipe::Recipe;
-use crate::similarity::sets;
+use crate::similarity::{sets, verify};
 use crate::sketch::{AnySketcher, Sketcher};
 
 /// What to report for each query document.
@@ -156,6 +156,9 @@ impl<'a> Query<'a> {
         }
         let mut unverified = 0;
         if options.verification == Verification::Exact {
+            // Only candidates that can still reach the threshold are re-read:
+            // re-reading many candidates was a query's slow tail.
+            docs.retain(self.reachable(set.len(), &signature, options.threshold));
             unverified = self.reload(&docs, reporter);
         }
         let mut matches = Vec::new();
@@ -301,6 +304,52 @@ impl<'a> Query<'a> {
             matches,
             unverified,
         })
+    }
+
+    /// Whether a candidate of a query document with `shingles` distinct
+    /// shingles and `signature` is worth re-reading for exact verification at
+    /// `threshold`, decided from what the index stores:
+    ///
+    /// * its shingle count (exact in an index): Jaccard is at most
+    ///   `min(|A|, |B|) / max(|A|, |B|)` (the length filter of MMDS 3.9.3), so
+    ///   a candidate whose count cannot reach the threshold never matches;
+    /// * its signature: fewer agreeing positions than
+    ///   [`verify::agreements_needed`] allows at the threshold rule it out,
+    ///   with the miss probability `scan` allows itself there
+    ///   ([`tune::RULE_OUT_SHARE`] of banding's own), and only when both
+    ///   signatures' positions are independent samples (as in `scan`).
+    fn reachable(
+        &self,
+        shingles: usize,
+        signature: &[u32],
+        threshold: f64,
+    ) -> impl FnMut(&StoredDoc) -> bool + use<> {
+        let banding = self.recipe.banding;
+        let miss =
+            tune::RULE_OUT_SHARE * scurve::miss_probability(threshold, banding.bands, banding.rows);
+        let mut scratch = Vec::new();
+        let needed = if self.sketcher.positions_independent(signature, &mut scratch) {
+            verify::agreements_needed(signature.len(), threshold, miss)
+        } else {
+            0
+        };
+        let sketcher = self.sketcher.clone();
+        let query = signature.to_vec();
+        move |doc: &StoredDoc| {
+            let count = usize::try_from(doc.shingle_count).unwrap_or(usize::MAX);
+            if sets::ratio(count.min(shingles), count.max(shingles)) < threshold {
+                return false;
+            }
+            if needed == 0 || doc.signature.len() != query.len() {
+                return true;
+            }
+            let agree = query
+                .iter()
+                .zip(&doc.signature)
+                .filter(|(x, y)| x == y)
+                .count();
+            agree >= needed || !sketcher.positions_independent(&doc.signature, &mut scratch)
+        }
     }
 
     /// Re-reads each content of `docs` not loaded yet (identical files once),
