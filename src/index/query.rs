@@ -3,10 +3,12 @@
 //!
 //! Role: a [`Query`] signs a document with the recipe stored in an index
 //! ([`Params::recipe`](crate::index::Params::recipe)), looks its band keys up, and verifies the candidates
-//! as `scan` does: exactly (each candidate file re-read as a set with
-//! [`pipeline::reload_set`], refused if its content is no longer what was
-//! indexed) or by the signature estimate. Contents re-read once stay cached
-//! for later queries.
+//! as `scan` does: exactly (each candidate that can still reach the
+//! threshold — by its stored shingle count and signature, the rule-out
+//! `scan` uses — re-read as a set with [`pipeline::reload_indexed`], refused
+//! if the path now leads to another file or its content is no longer what
+//! was indexed) or by the signature estimate. Contents re-read once stay
+//! cached for later queries.
 //!
 //! Inputs: an open [`Index`] and a query document's bytes. Outputs: an
 //! [`Answer`] per document (its matches ranked most similar first, ties by
