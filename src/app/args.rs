@@ -253,7 +253,8 @@ pub struct InputArgs {
     /// What the inputs are: `files` (directories walked for files: the default), or
     /// files of records, one document per line or row ('-' is stdin): `jsonl` (JSON
     /// Lines), `csv`, `tsv` (a header row; RFC 4180), `sets` (`id<TAB>token token …`:
-    /// whole tokens, not shingled). The id columns of the output are the record ids.
+    /// whole tokens, not shingled). The id columns of the output are the record ids. csv
+    /// and tsv fields are short: their char shingles are 2 characters unless -k is given.
     #[arg(long, value_name = "KIND", default_value = "files",
           value_parser = input_kind, help_heading = "Records")]
     pub input: simfind::input::kind::InputKind,

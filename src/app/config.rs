@@ -535,8 +535,10 @@ pub fn records(
     if inputs.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
         bail!("'-' (stdin) can be given once");
     }
-    for path in inputs {
-        if path.as_os_str() != "-" && std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
+    for path in inputs.iter().filter(|p| p.as_os_str() != "-") {
+        let meta = std::fs::metadata(path)
+            .with_context(|| format!("cannot read {} as {kind} records", path.display()))?;
+        if meta.is_dir() {
             bail!(
                 "cannot read {} as {kind} records: it is a directory (drop --input to scan it)",
                 path.display()

@@ -290,9 +290,9 @@ impl Report {
             None => Box::new(outcome.pairs.iter().take(self.limit)),
         };
         match self.output {
-            Output::PairsCsv => pairs::write_csv(docs, written, fields, sink)?,
-            Output::PairsTsv => pairs::write_tsv(docs, written, fields, sink)?,
-            Output::PairsJsonl => pairs::write_jsonl(docs, written, fields, sink)?,
+            Output::PairsCsv => pairs::write_csv_fields(docs, written, fields, sink)?,
+            Output::PairsTsv => pairs::write_tsv_fields(docs, written, fields, sink)?,
+            Output::PairsJsonl => pairs::write_jsonl_fields(docs, written, fields, sink)?,
             Output::GroupsCsv | Output::GroupsJsonl | Output::Removable { .. } => {
                 let reference = reference_flags(outcome, &self.references);
                 let members = file_facts(docs, &reference);

@@ -474,6 +474,9 @@ fn summary(
         }
 }
 
+/// The default shingle size of `--input csv|tsv` (char shingles).
+const RECORD_CHAR_K: usize = 2;
+
 /// `scan --input jsonl|csv|tsv|sets`: records read from files (or stdin)
 /// instead of files walked; the same matching options and writers.
 fn run_records(args: Args) -> Result<i32> {
@@ -495,8 +498,20 @@ fn run_records(args: Args) -> Result<i32> {
         bail!("--input sets compares whole tokens: --shingle and -k do not apply");
     }
     let (options, record) = config::records(&args.input, &args.roots)?;
+    // A table's fields are short (names, addresses): char 2-shingles unless
+    // -k says otherwise (docs/RECORDS.md, the benchmark that chose it).
+    let mut signing = args.signing.clone();
+    if matches!(kind, InputKind::Csv | InputKind::Tsv)
+        && signing.shingles.k.is_none()
+        && matches!(
+            signing.shingles.shingle,
+            None | Some(args::ShingleArg::Char)
+        )
+    {
+        signing.shingles.k = Some(RECORD_CHAR_K);
+    }
     let (config, threshold_source) =
-        config::scan(&[], &args.signing, &args.matching, &args.files, false, None)?;
+        config::scan(&[], &signing, &args.matching, &args.files, false, None)?;
     if threshold_source == ThresholdSource::Given
         && let Some(warning) = tune::steep_part_warning(
             config.recipe.banding.bands,
@@ -521,7 +536,10 @@ fn run_records(args: Args) -> Result<i32> {
     let records = records::read_inputs(&args.roots, &options, &mut |err| {
         simfind::progress::Reporter::warn(&ui, std::path::Path::new(&err.place()), &err.reason)
     })
-    .map_err(|err| anyhow!("{err} (--skip-bad-rows skips such rows with a warning)"))?;
+    .map_err(|err| match err.line {
+        0 => anyhow!("{err}"),
+        _ => anyhow!("{err} (--skip-bad-rows skips such rows with a warning)"),
+    })?;
     if record.per_field
         && !record.weights.is_empty()
         && record.weights.len() != records.fields.len()

@@ -50,7 +50,20 @@ fn header(fields: Option<&FieldScores>) -> Vec<String> {
     header
 }
 
+#[allow(
+    dead_code,
+    reason = "the fuzz properties (fuzz/src/props.rs) write through it"
+)]
 pub fn write_csv(
+    documents: &[Document],
+    pairs: impl Iterator<Item = SimilarPair>,
+    sink: &mut impl Write,
+) -> Result<()> {
+    write_csv_fields(documents, pairs, None, sink)
+}
+
+/// [`write_csv`] with each pair's per-field similarities after its columns.
+pub fn write_csv_fields(
     documents: &[Document],
     pairs: impl Iterator<Item = SimilarPair>,
     fields: Option<&FieldScores>,
@@ -94,7 +107,8 @@ pub fn write_csv(
 /// and `awk -F'\t'`. A path's tab, newline, carriage return and backslash
 /// are written `\t`, `\n`, `\r`, `\\` (PostgreSQL COPY's text format);
 /// every other byte as it is, so no field ever holds a tab or a line break.
-pub fn write_tsv(
+/// With `fields`, each pair's per-field similarities follow its columns.
+pub fn write_tsv_fields(
     documents: &[Document],
     pairs: impl Iterator<Item = SimilarPair>,
     fields: Option<&FieldScores>,
@@ -168,7 +182,20 @@ fn micro(s: f64) -> u64 {
 /// `shingles_a`, `shingles_b`, `shared` (integer or null); with per-field
 /// scores, `fields`: an object of each field's similarity (null where the
 /// field was not compared).
+#[allow(
+    dead_code,
+    reason = "the fuzz properties (fuzz/src/props.rs) write through it"
+)]
 pub fn write_jsonl(
+    documents: &[Document],
+    pairs: impl Iterator<Item = SimilarPair>,
+    sink: &mut impl Write,
+) -> Result<()> {
+    write_jsonl_fields(documents, pairs, None, sink)
+}
+
+/// [`write_jsonl`] with each pair's per-field similarities after its columns.
+pub fn write_jsonl_fields(
     documents: &[Document],
     pairs: impl Iterator<Item = SimilarPair>,
     fields: Option<&FieldScores>,

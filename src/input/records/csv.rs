@@ -31,6 +31,8 @@ struct Capped {
     cap: u64,
     /// Bytes of the current line passed on (or dropped) so far.
     in_line: u64,
+    /// The current line is past the cap: its bytes are dropped.
+    dropping: bool,
     overflow: Rc<Overflow>,
 }
 
@@ -42,28 +44,31 @@ impl Read for Capped {
                 return Ok(0);
             }
             let newline = available.iter().position(|&b| b == b'\n');
-            let line_part = newline.map_or(available.len(), |at| at + 1);
-            if self.in_line >= self.cap {
-                // Dropping the rest of an over-long line, up to its newline,
-                // which is passed on so that the parser ends the row.
-                let skip = newline.unwrap_or(available.len());
-                self.in_line += skip as u64;
-                self.inner.consume(skip);
+            let content = newline.unwrap_or(available.len());
+            if self.dropping {
+                // The rest of an over-long line, up to (not including) its
+                // newline, which is then passed on so that the parser ends
+                // the row.
+                self.in_line += content as u64;
+                self.inner.consume(content);
                 if newline.is_some() {
                     let length = self.in_line;
                     self.overflow.lines.set(self.overflow.lines.get() + 1);
                     self.overflow
                         .longest
                         .set(self.overflow.longest.get().max(length));
+                    self.dropping = false;
                     self.in_line = 0;
-                    out[0] = b'\n';
-                    self.inner.consume(1);
-                    return Ok(1);
                 }
                 continue;
             }
             let room = usize::try_from(self.cap - self.in_line).unwrap_or(usize::MAX);
-            let n = line_part.min(room).min(out.len());
+            if room == 0 && content > 0 {
+                self.dropping = true;
+                continue;
+            }
+            let whole = newline.map_or(available.len(), |at| at + 1);
+            let n = if content <= room { whole } else { room }.min(out.len());
             out[..n].copy_from_slice(&available[..n]);
             self.inner.consume(n);
             if newline.is_some_and(|at| at < n) {
@@ -108,6 +113,7 @@ impl Table {
             inner: reader,
             cap: options.max_line as u64,
             in_line: 0,
+            dropping: false,
             overflow: Rc::clone(&overflow),
         };
         let mut reader = ReaderBuilder::new()
