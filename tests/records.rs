@@ -516,6 +516,53 @@ fn per_field_scores_equal_the_weighted_mean_oracle() {
 }
 
 #[test]
+fn candidate_fields_leave_a_field_out_of_candidates_not_out_of_the_score() {
+    let dir = tempfile::tempdir().unwrap();
+    // 1 and 2 share only a city (no names): 1.0 over the one field both have.
+    let csv = "id,name,city\n1,,Boston\n2,,Boston\n3,John Smith,Denver\n4,Jon Smith,Boston\n";
+    write(dir.path(), "r.csv", csv.as_bytes());
+    let base = [
+        "scan",
+        "--input",
+        "csv",
+        "r.csv",
+        "--per-field",
+        "-t",
+        "0.5",
+    ];
+    let ids = |out: &Output| -> Vec<(String, String)> {
+        rows(out)
+            .iter()
+            .map(|r| (r[0].clone(), r[1].clone()))
+            .collect()
+    };
+    let out = run_in(dir.path(), &base, b"");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        ids(&out).contains(&("1".into(), "2".into())),
+        "{}",
+        stdout(&out)
+    );
+    let out = run_in(
+        dir.path(),
+        &[&base[..], &["--candidate-fields", "name"]].concat(),
+        b"",
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    // 3–4 are candidates by name and scored with both fields.
+    let got = rows(&out);
+    assert_eq!(ids(&out), [("3".to_string(), "4".to_string())]);
+    assert_eq!(got[0][8], "0.000000", "city still scored: {}", stdout(&out));
+    let out = run_in(
+        dir.path(),
+        &[&base[..], &["--candidate-fields", "zip"]].concat(),
+        b"",
+    );
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("'zip', which is not a field (name,city)"));
+}
+
+#[test]
 fn link_reports_only_pairs_across_the_two_inputs() {
     let dir = tempfile::tempdir().unwrap();
     write(

@@ -300,6 +300,18 @@ pub struct InputArgs {
           help_heading = "Records")]
     pub weights: Vec<f64>,
 
+    /// With --per-field: only these fields' bands make candidates (comma-separated
+    /// names; every field is still scored) [default: every field]. Leave out fields
+    /// with few distinct values (city, state): each of their buckets pairs every
+    /// record sharing a value.
+    #[arg(
+        long,
+        value_name = "A,B",
+        value_delimiter = ',',
+        help_heading = "Records"
+    )]
+    pub candidate_fields: Vec<String>,
+
     /// Record linkage of two inputs: only pairs with one record from each (`a` from the
     /// first, `b` from the second); ids need only be unique within each.
     #[arg(long, help_heading = "Records")]

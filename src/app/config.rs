@@ -520,6 +520,9 @@ pub fn records(
             bail!("{flag} does not apply to --input {kind}");
         }
     }
+    if !input.candidate_fields.is_empty() && !input.per_field {
+        bail!("--candidate-fields applies to --per-field: add --per-field");
+    }
     if !input.weights.is_empty() && !input.per_field {
         bail!("--weights applies to --per-field scores: add --per-field");
     }
@@ -565,6 +568,7 @@ pub fn records(
         per_field: input.per_field,
         weights: input.weights.clone(),
         link: input.link,
+        candidate_fields: input.candidate_fields.clone(),
     };
     Ok((options, record))
 }

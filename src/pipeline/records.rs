@@ -20,7 +20,9 @@
 //! on either side is unknown, not a disagreement); 0 when no field is
 //! non-empty in both. A mean is at most its largest term, so a pair scoring
 //! ≥ t has a field with Jaccard ≥ t: the candidates of the fields' joins (or
-//! bands) at t are all the pairs that can reach it.
+//! bands) at t are all the pairs that can reach it. A field with few distinct
+//! values (a city) makes every pair sharing one a candidate; `candidate_fields`
+//! leaves such fields out of candidate generation (they are still scored).
 //!
 //! Output is deterministic: the same records, configuration and seed give
 //! the same outcome whatever the number of threads (parallel stages only
@@ -50,6 +52,9 @@ pub struct RecordConfig {
     /// Only pairs of records from different inputs (the first input's
     /// records have the lower ids, so `a` is always from it).
     pub link: bool,
+    /// With `per_field`: the fields whose bands (or joins) make candidates,
+    /// by name; empty = every field.
+    pub candidate_fields: Vec<String>,
 }
 
 /// Per reported pair, the similarity of each field (`None`: empty in one of
@@ -100,6 +105,11 @@ pub fn scan_records(
         vec![records.fields.join("+")]
     };
     let fields = names.len();
+    let candidate_field = |f: usize| {
+        !record.per_field
+            || record.candidate_fields.is_empty()
+            || record.candidate_fields.contains(&names[f])
+    };
     let weights: Vec<f64> = if record.weights.len() == fields {
         record.weights.clone()
     } else {
@@ -155,17 +165,15 @@ pub fn scan_records(
 
     let method = match config.method {
         MethodChoice::Fixed(method) => method,
-        MethodChoice::Banded => Method::Lsh,
-        MethodChoice::Auto => Method::Exact,
+        MethodChoice::Banded | MethodChoice::Auto => Method::Lsh,
     };
     let reason = match config.method {
         MethodChoice::Fixed(Method::Exact) => "exact (--method exact)".to_string(),
         MethodChoice::Fixed(Method::Lsh) => "lsh (--method lsh)".to_string(),
         MethodChoice::Banded => "lsh (--bands/--rows given)".to_string(),
-        MethodChoice::Auto => {
-            "auto: exact (records: every set is held in memory, the join finds every pair)"
-                .to_string()
-        }
+        MethodChoice::Auto => "auto: lsh (records: the join's prefix filter gains little on \
+             short records' shingles, see docs/RECORDS.md; --method exact finds every pair)"
+            .to_string(),
     };
     let cross = |a: u32, b: u32| !record.link || input_of[a as usize] != input_of[b as usize];
 
@@ -174,7 +182,11 @@ pub fn scan_records(
         Method::Exact => {
             reporter.begin(Stage::Join, None);
             let mut all = Vec::new();
-            for sets in &field_sets {
+            for (_, sets) in field_sets
+                .iter()
+                .enumerate()
+                .filter(|(f, _)| candidate_field(*f))
+            {
                 // The threshold is in (0, 1] and ids fit u32 (checked by the
                 // reader), the join's only refusals.
                 let joined = join::all_pairs(sets, config.threshold)
@@ -193,7 +205,7 @@ pub fn scan_records(
             let n = config.recipe.banding.signature_len();
             let mut all = Vec::new();
             let mut matrices = Vec::with_capacity(fields);
-            for sets in &field_sets {
+            for (f, sets) in field_sets.iter().enumerate() {
                 // Rows of every record (an empty set's row is unused), the
                 // band keys of the non-empty ones only.
                 let mut matrix = vec![0u32; sets.len() * n];
@@ -212,7 +224,7 @@ pub fn scan_records(
                 for &i in &items {
                     banded.extend_from_slice(&matrix[i as usize * n..(i as usize + 1) * n]);
                 }
-                if !items.is_empty() {
+                if !items.is_empty() && candidate_field(f) {
                     let pairs = lsh::candidate_pairs(&banded, config.recipe.banding);
                     all.extend(
                         pairs

@@ -551,6 +551,16 @@ fn run_records(args: Args) -> Result<i32> {
             records.fields.join(",")
         );
     }
+    if let Some(unknown) = record
+        .candidate_fields
+        .iter()
+        .find(|f| !records.fields.contains(f))
+    {
+        bail!(
+            "--candidate-fields names '{unknown}', which is not a field ({})",
+            records.fields.join(",")
+        );
+    }
     let fields_used = records.fields.join(",");
     let RecordOutcome {
         mut outcome,
