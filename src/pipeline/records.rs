@@ -57,13 +57,16 @@ pub struct RecordConfig {
     pub candidate_fields: Vec<String>,
 }
 
+/// A reported pair `(a, b)` and its fields' similarities.
+pub type FieldRow = ((u32, u32), Vec<Option<f64>>);
+
 /// Per reported pair, the similarity of each field (`None`: empty in one of
 /// the two records, not part of the score).
 #[derive(Clone, Debug, Default)]
 pub struct FieldScores {
     pub names: Vec<String>,
     /// Sorted by `(a, b)`.
-    pub pairs: Vec<((u32, u32), Vec<Option<f64>>)>,
+    pub pairs: Vec<FieldRow>,
 }
 
 impl FieldScores {
@@ -76,6 +79,9 @@ impl FieldScores {
             .map(|i| self.pairs[i].1.as_slice())
     }
 }
+
+/// A verified pair and its fields' similarities.
+type Scored = (SimilarPair, Vec<Option<f64>>);
 
 /// The result of [`scan_records`]: the same outcome a files scan gives
 /// (documents are the records, their path the record id), and with
@@ -255,7 +261,7 @@ pub fn scan_records(
     reporter.begin(Stage::Verify, Some(candidates.len() as u64));
     let n = config.recipe.banding.signature_len();
     let by_signature = method == Method::Lsh && config.verification == Verification::Signature;
-    let scored: Vec<Option<(SimilarPair, Vec<Option<f64>>)>> = candidates
+    let scored: Vec<Option<Scored>> = candidates
         .par_iter()
         .map(|&(a, b)| {
             let mut total = 0.0;
@@ -309,7 +315,7 @@ pub fn scan_records(
         })
         .collect();
     reporter.end(Stage::Verify);
-    let scored: Vec<(SimilarPair, Vec<Option<f64>>)> = scored.into_iter().flatten().collect();
+    let scored: Vec<Scored> = scored.into_iter().flatten().collect();
     stats.pairs = scored.len() as u64;
 
     let ids: Vec<u32> = (0..documents.len() as u32).collect();
