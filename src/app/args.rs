@@ -246,6 +246,100 @@ pub struct FileArgs {
     pub chunk_size: Option<u64>,
 }
 
+/// What the positional inputs are, and how records are read from them
+/// (`scan --input`). Flattened into `scan`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct InputArgs {
+    /// What the inputs are: `files` (directories walked for files: the default), or
+    /// files of records, one document per line or row ('-' is stdin): `jsonl` (JSON
+    /// Lines), `csv`, `tsv` (a header row; RFC 4180), `sets` (`id<TAB>token token …`:
+    /// whole tokens, not shingled). The id columns of the output are the record ids. csv
+    /// and tsv fields are short: their char shingles are 2 characters unless -k is given.
+    #[arg(long, value_name = "KIND", default_value = "files",
+          value_parser = input_kind, help_heading = "Records")]
+    pub input: simfind::input::kind::InputKind,
+
+    /// jsonl: the id's field, a dotted path into the object (`meta.id`) [default: id].
+    #[arg(long, value_name = "PATH", help_heading = "Records")]
+    pub id_field: Option<String>,
+
+    /// jsonl: the text's fields, dotted paths, comma-separated (`title,body.text`)
+    /// [default: text].
+    #[arg(
+        long,
+        value_name = "PATHS",
+        value_delimiter = ',',
+        help_heading = "Records"
+    )]
+    pub text_field: Vec<String>,
+
+    /// csv/tsv: the id column's name in the header [default: id].
+    #[arg(long, value_name = "NAME", help_heading = "Records")]
+    pub id_column: Option<String>,
+
+    /// csv/tsv: the columns that make the document, comma-separated [default: every
+    /// column but the id].
+    #[arg(
+        long,
+        value_name = "A,B,C",
+        value_delimiter = ',',
+        help_heading = "Records"
+    )]
+    pub columns: Vec<String>,
+
+    /// csv/tsv/jsonl: each field shingled, signed and banded on its own (MMDS 3.8); a
+    /// pair is a candidate if it collides in any field, and its similarity is the
+    /// weighted mean of the fields' Jaccard over the fields non-empty in both records
+    /// (an empty field is unknown, not a disagreement). One column per field follows.
+    #[arg(long, help_heading = "Records")]
+    pub per_field: bool,
+
+    /// With --per-field: one weight per field, in field order, comma-separated
+    /// [default: equal].
+    #[arg(long, value_name = "W,W,…", value_delimiter = ',', value_parser = weight,
+          help_heading = "Records")]
+    pub weights: Vec<f64>,
+
+    /// With --per-field: only these fields' bands make candidates (comma-separated
+    /// names; every field is still scored) [default: every field]. Leave out fields
+    /// with few distinct values (city, state): each of their buckets pairs every
+    /// record sharing a value.
+    #[arg(
+        long,
+        value_name = "A,B",
+        value_delimiter = ',',
+        help_heading = "Records"
+    )]
+    pub candidate_fields: Vec<String>,
+
+    /// Record linkage of two inputs: only pairs with one record from each (`a` from the
+    /// first, `b` from the second); ids need only be unique within each.
+    #[arg(long, help_heading = "Records")]
+    pub link: bool,
+
+    /// sets: each line is one `id<TAB>token` pair; the tokens of an id make its set.
+    #[arg(long, help_heading = "Records")]
+    pub pairs: bool,
+
+    /// A bad row (ragged, missing id or field, duplicate id, bad UTF-8, too long) is
+    /// a warning naming file and line and is skipped (exit 1); by default it is an
+    /// error (exit 2).
+    #[arg(long, help_heading = "Records")]
+    pub skip_bad_rows: bool,
+
+    /// The longest line (or CSV row) kept; a longer one is a bad row, read past
+    /// without being held.
+    #[arg(long, value_name = "SIZE", default_value = "16M", value_parser = parse_size,
+          help_heading = "Records")]
+    pub max_line_length: u64,
+}
+
+/// An `--input` kind, by its name.
+pub fn input_kind(text: &str) -> Result<simfind::input::kind::InputKind, String> {
+    text.parse()
+        .map_err(|e: simfind::input::kind::UnknownInputKind| e.to_string())
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ShingleArg {
     Char,

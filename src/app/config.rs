@@ -20,11 +20,13 @@ use anyhow::{Context, Result, bail};
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use simfind::index::{Index, IndexError, OpenOptions, Params};
 use simfind::input::filter::Excludes;
+use simfind::input::kind::InputKind;
 use simfind::input::read::ReadOptions;
+use simfind::input::records::RecordOptions;
 use simfind::input::walk::WalkOptions;
 use simfind::lsh::{Banding, scurve, tune};
 use simfind::pipeline::plan::{Method, MethodChoice};
-use simfind::pipeline::{ScanConfig, Verification};
+use simfind::pipeline::{RecordConfig, ScanConfig, Verification};
 use simfind::recipe::Recipe;
 use simfind::sketch::SketchKind;
 use simfind::text::normalize::Normalization;
@@ -483,4 +485,90 @@ fn globs(patterns: &[String], flag: &str) -> Result<Option<GlobSet>> {
         set.add(glob);
     }
     Ok(Some(set.build()?))
+}
+
+/// `scan --input KIND`: how records are read from `inputs` and matched.
+/// Every record flag is checked against the kind it belongs to, before any
+/// input is opened.
+pub fn records(
+    input: &args::InputArgs,
+    inputs: &[PathBuf],
+) -> Result<(RecordOptions, RecordConfig)> {
+    let kind = input.input;
+    let table = matches!(kind, InputKind::Csv | InputKind::Tsv);
+    for (given, flag, applies) in [
+        (
+            input.id_field.is_some(),
+            "--id-field",
+            kind == InputKind::Jsonl,
+        ),
+        (
+            !input.text_field.is_empty(),
+            "--text-field",
+            kind == InputKind::Jsonl,
+        ),
+        (input.id_column.is_some(), "--id-column", table),
+        (!input.columns.is_empty(), "--columns", table),
+        (input.pairs, "--pairs", kind == InputKind::Sets),
+        (
+            input.per_field,
+            "--per-field",
+            table || kind == InputKind::Jsonl,
+        ),
+    ] {
+        if given && !applies {
+            bail!("{flag} does not apply to --input {kind}");
+        }
+    }
+    if !input.candidate_fields.is_empty() && !input.per_field {
+        bail!("--candidate-fields applies to --per-field: add --per-field");
+    }
+    if !input.weights.is_empty() && !input.per_field {
+        bail!("--weights applies to --per-field scores: add --per-field");
+    }
+    if !input.weights.is_empty() && input.weights.iter().all(|&w| w == 0.0) {
+        bail!("--weights are all 0: at least one field must count");
+    }
+    if input.link && inputs.len() != 2 {
+        bail!(
+            "--link pairs the records of two inputs: give exactly two, got {}",
+            inputs.len()
+        );
+    }
+    if inputs.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
+        bail!("'-' (stdin) can be given once");
+    }
+    for path in inputs.iter().filter(|p| p.as_os_str() != "-") {
+        let meta = std::fs::metadata(path)
+            .with_context(|| format!("cannot read {} as {kind} records", path.display()))?;
+        if meta.is_dir() {
+            bail!(
+                "cannot read {} as {kind} records: it is a directory (drop --input to scan it)",
+                path.display()
+            );
+        }
+    }
+    let mut options = RecordOptions::new(kind);
+    if let Some(id) = &input.id_field {
+        options.id_field = id.clone();
+    }
+    if !input.text_field.is_empty() {
+        options.text_fields = input.text_field.clone();
+    }
+    if let Some(id) = &input.id_column {
+        options.id_column = id.clone();
+    }
+    options.columns = input.columns.clone();
+    options.pairs = input.pairs;
+    options.link = input.link;
+    options.skip_bad_rows = input.skip_bad_rows;
+    options.max_line = usize::try_from(input.max_line_length.max(1)).unwrap_or(usize::MAX);
+    let record = RecordConfig {
+        kind,
+        per_field: input.per_field,
+        weights: input.weights.clone(),
+        link: input.link,
+        candidate_fields: input.candidate_fields.clone(),
+    };
+    Ok((options, record))
 }

@@ -19,7 +19,7 @@ use simfind::cluster::{
     self, ClusterMethod, ClusterParams, FileFacts, KeepPolicy, SimilarityHistogram,
 };
 use simfind::model::Document;
-use simfind::pipeline::{DocStatus, ScanOutcome};
+use simfind::pipeline::{DocStatus, FieldScores, ScanOutcome};
 
 use crate::app::exit;
 use crate::app::output::{groups, html, pairs};
@@ -273,6 +273,18 @@ impl Report {
         threshold: f64,
         sink: &mut impl Write,
     ) -> Result<Reported> {
+        self.write_with_fields(outcome, threshold, None, sink)
+    }
+
+    /// [`Report::write`], with each pair's per-field similarities as extra
+    /// columns of the pairs (`scan --per-field`).
+    pub fn write_with_fields(
+        &self,
+        outcome: &mut ScanOutcome,
+        threshold: f64,
+        fields: Option<&FieldScores>,
+        sink: &mut impl Write,
+    ) -> Result<Reported> {
         let verified = outcome.pairs.len();
         let (min, max) = (
             self.min_similarity.unwrap_or(f64::NEG_INFINITY),
@@ -301,9 +313,9 @@ impl Report {
             None => Box::new(outcome.pairs.iter().take(self.limit)),
         };
         match self.output {
-            Output::PairsCsv => pairs::write_csv(docs, written, sink)?,
-            Output::PairsTsv => pairs::write_tsv(docs, written, sink)?,
-            Output::PairsJsonl => pairs::write_jsonl(docs, written, sink)?,
+            Output::PairsCsv => pairs::write_csv_fields(docs, written, fields, sink)?,
+            Output::PairsTsv => pairs::write_tsv_fields(docs, written, fields, sink)?,
+            Output::PairsJsonl => pairs::write_jsonl_fields(docs, written, fields, sink)?,
             Output::GroupsCsv
             | Output::GroupsJsonl
             | Output::GroupsHtml

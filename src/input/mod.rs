@@ -6,7 +6,9 @@
 //! turns one path into its bytes, read or memory-mapped, never blocking on a
 //! FIFO and never crashing on a file truncated under a mapping. [`filter`]
 //! holds what ignore files and `--exclude` leave out; [`list`] parses
-//! `--files-from` lists.
+//! `--files-from` lists. [`kind`] names what the inputs are (`--input`);
+//! [`records`] is the other source: files of records (JSON Lines, CSV/TSV,
+//! sets), one document per line or row, read by a [`records::Source`].
 //!
 //! Invariants: files come out in byte order of their paths (document ids
 //! follow it), each file once; a file that cannot be read, or that changed
@@ -19,6 +21,8 @@
 #[doc(hidden)]
 pub mod faults;
 pub mod filter;
+pub mod kind;
 pub mod list;
 pub mod read;
+pub mod records;
 pub mod walk;

@@ -28,6 +28,10 @@
 //! [`crate::index::incremental`] can sign only new and changed files and hand stored
 //! signatures for the rest to the same pair finding.
 //!
+//! Records (`scan --input jsonl|csv|tsv|sets`) take [`scan_records`]: the
+//! same stages over documents that are lines or rows, their sets held in
+//! memory (`records.rs`).
+//!
 //! Memory: a scan holds, per file, a [`Document`] (48 bytes and its path) and
 //! a signature row (`4n` bytes); per distinct content, one group (80 bytes,
 //! the member list inline for a single file); the rest is per candidate.
@@ -37,6 +41,7 @@ mod contents;
 mod pairs;
 pub mod plan;
 mod prefetch;
+mod records;
 mod reload;
 mod sign;
 mod stream;
@@ -51,6 +56,7 @@ pub use contents::ContentTable;
 use contents::Signed;
 use pairs::pairs_of;
 use plan::{Decision, Method};
+pub use records::{FieldScores, RecordConfig, RecordOutcome, scan_records};
 pub use reload::{FileReload, Reload, ReloadError, reload_indexed, reload_set};
 use sign::sign_all;
 pub use sign::{SignOutcome, SignedContent};

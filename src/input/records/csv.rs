@@ -1,0 +1,265 @@
+//! CSV and TSV records (RFC 4180, through the `csv` crate): a header names
+//! the columns; `--id-column` is the id, `--columns` the fields that make the
+//! document (every other column by default). A quoted field may span lines.
+//!
+//! Rows are checked here, not by the crate: a row with another number of
+//! fields than the header is a row error naming its line, as is a row with
+//! an empty id or bytes that are not UTF-8. A physical line longer than the
+//! cap is not passed to the parser past the cap (see [`Capped`]); the row
+//! holding it is a row error.
+
+use std::cell::Cell;
+use std::io::{self, BufRead, Read};
+use std::rc::Rc;
+
+use csv::{ByteRecord, ReaderBuilder};
+
+use super::{Origin, Record, RecordOptions, RowError, Source, not_utf8, too_long};
+use crate::input::kind::InputKind;
+
+/// What [`Capped`] saw of over-long lines: how many, and the longest.
+#[derive(Default)]
+struct Overflow {
+    lines: Cell<u64>,
+    longest: Cell<u64>,
+}
+
+/// A reader that passes at most `cap` bytes of each line; the rest of a
+/// longer line is read and dropped (counted in `overflow`).
+struct Capped {
+    inner: Box<dyn BufRead>,
+    cap: u64,
+    /// Bytes of the current line passed on (or dropped) so far.
+    in_line: u64,
+    /// The current line is past the cap: its bytes are dropped.
+    dropping: bool,
+    overflow: Rc<Overflow>,
+}
+
+impl Read for Capped {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        loop {
+            let available = self.inner.fill_buf()?;
+            if available.is_empty() || out.is_empty() {
+                return Ok(0);
+            }
+            let newline = available.iter().position(|&b| b == b'\n');
+            let content = newline.unwrap_or(available.len());
+            if self.dropping {
+                // The rest of an over-long line, up to (not including) its
+                // newline, which is then passed on so that the parser ends
+                // the row.
+                self.in_line += content as u64;
+                self.inner.consume(content);
+                if newline.is_some() {
+                    let length = self.in_line;
+                    self.overflow.lines.set(self.overflow.lines.get() + 1);
+                    self.overflow
+                        .longest
+                        .set(self.overflow.longest.get().max(length));
+                    self.dropping = false;
+                    self.in_line = 0;
+                }
+                continue;
+            }
+            let room = usize::try_from(self.cap - self.in_line).unwrap_or(usize::MAX);
+            if room == 0 && content > 0 {
+                self.dropping = true;
+                continue;
+            }
+            let whole = newline.map_or(available.len(), |at| at + 1);
+            let n = if content <= room { whole } else { room }.min(out.len());
+            out[..n].copy_from_slice(&available[..n]);
+            self.inner.consume(n);
+            if newline.is_some_and(|at| at < n) {
+                self.in_line = 0;
+            } else {
+                self.in_line += n as u64;
+            }
+            return Ok(n);
+        }
+    }
+}
+
+pub(super) struct Table {
+    reader: csv::Reader<Capped>,
+    overflow: Rc<Overflow>,
+    seen_overflow: u64,
+    name: String,
+    input: u32,
+    width: usize,
+    id: usize,
+    chosen: Vec<usize>,
+    fields: Vec<String>,
+    cap: usize,
+    row: ByteRecord,
+    failed: bool,
+}
+
+impl Table {
+    pub(super) fn open(
+        reader: Box<dyn BufRead>,
+        name: &str,
+        input: u32,
+        options: &RecordOptions,
+    ) -> Result<Table, RowError> {
+        let error = |line, reason: String| RowError {
+            input: name.into(),
+            line,
+            reason,
+        };
+        let overflow = Rc::new(Overflow::default());
+        let capped = Capped {
+            inner: reader,
+            cap: options.max_line as u64,
+            in_line: 0,
+            dropping: false,
+            overflow: Rc::clone(&overflow),
+        };
+        let mut reader = ReaderBuilder::new()
+            .delimiter(if options.kind == InputKind::Tsv {
+                b'\t'
+            } else {
+                b','
+            })
+            .has_headers(false)
+            .flexible(true)
+            .from_reader(capped);
+        let mut header = ByteRecord::new();
+        match reader.read_byte_record(&mut header) {
+            Ok(true) => {}
+            Ok(false) => return Err(error(0, "empty: no header row".into())),
+            Err(err) => return Err(error(1, format!("cannot read the header: {err}"))),
+        }
+        if overflow.lines.get() > 0 {
+            return Err(error(1, too_long(overflow.longest.get(), options.max_line)));
+        }
+        let mut names = Vec::with_capacity(header.len());
+        for field in &header {
+            match std::str::from_utf8(field) {
+                Ok(name) => names.push(name.trim().to_owned()),
+                Err(err) => return Err(error(1, format!("header {}", not_utf8(err)))),
+            }
+        }
+        let listed = names.join(",");
+        let column = |wanted: &str, flag: &str| {
+            names.iter().position(|n| n == wanted).ok_or_else(|| {
+                error(
+                    1,
+                    format!("no column '{wanted}' in the header ({listed}); name one with {flag}"),
+                )
+            })
+        };
+        let id = column(&options.id_column, "--id-column")?;
+        let chosen: Vec<usize> = if options.columns.is_empty() {
+            (0..names.len()).filter(|&i| i != id).collect()
+        } else {
+            options
+                .columns
+                .iter()
+                .map(|c| column(c, "--columns"))
+                .collect::<Result<_, _>>()?
+        };
+        if chosen.is_empty() {
+            return Err(error(
+                1,
+                "no column besides the id to make the document from".into(),
+            ));
+        }
+        let fields = chosen.iter().map(|&i| names[i].clone()).collect();
+        Ok(Table {
+            reader,
+            overflow,
+            seen_overflow: 0,
+            name: name.into(),
+            input,
+            width: names.len(),
+            id,
+            chosen,
+            fields,
+            cap: options.max_line,
+            row: ByteRecord::new(),
+            failed: false,
+        })
+    }
+
+    fn error(&self, line: u64, reason: String) -> RowError {
+        RowError {
+            input: self.name.clone(),
+            line,
+            reason,
+        }
+    }
+}
+
+impl Source for Table {
+    fn fields(&self) -> &[String] {
+        &self.fields
+    }
+
+    fn next_record(&mut self) -> Option<Result<Record, RowError>> {
+        if self.failed {
+            return None;
+        }
+        let more = self.reader.read_byte_record(&mut self.row);
+        let position = self.row.position().cloned();
+        let line = position.as_ref().map_or(0, csv::Position::line);
+        let offset = position.as_ref().map_or(0, csv::Position::byte);
+        match more {
+            Ok(false) => return None,
+            Ok(true) => {}
+            Err(err) => {
+                // The crate's errors on this path are I/O (UTF-8 is checked
+                // below): the input cannot go on.
+                self.failed = true;
+                let line = err.position().map_or(line, csv::Position::line);
+                return Some(Err(self.error(line, format!("cannot read: {err}"))));
+            }
+        }
+        if self.overflow.lines.get() > self.seen_overflow {
+            self.seen_overflow = self.overflow.lines.get();
+            let longest = self.overflow.longest.get();
+            return Some(Err(self.error(line, too_long(longest, self.cap))));
+        }
+        if self.row.len() != self.width {
+            if self.row.len() == 1 && self.row[0].is_empty() {
+                // A blank line.
+                return self.next_record();
+            }
+            let reason = format!(
+                "{} fields where the header has {} (a ragged row)",
+                self.row.len(),
+                self.width
+            );
+            return Some(Err(self.error(line, reason)));
+        }
+        let text = |i: usize| {
+            std::str::from_utf8(&self.row[i])
+                .map(str::to_owned)
+                .map_err(|err| self.error(line, format!("field {}: {}", i + 1, not_utf8(err))))
+        };
+        let id = match text(self.id) {
+            Ok(id) => id.trim().to_owned(),
+            Err(err) => return Some(Err(err)),
+        };
+        if id.is_empty() {
+            return Some(Err(self.error(line, "missing id (empty id column)".into())));
+        }
+        let mut fields = Vec::with_capacity(self.chosen.len());
+        for &i in &self.chosen {
+            match text(i) {
+                Ok(field) => fields.push(field),
+                Err(err) => return Some(Err(err)),
+            }
+        }
+        Some(Ok(Record {
+            id,
+            fields,
+            origin: Origin {
+                input: self.input,
+                line,
+                offset,
+            },
+        }))
+    }
+}

@@ -1,0 +1,141 @@
+//! JSON Lines: one JSON object per line; the id and the text fields are found
+//! at dotted paths (`meta.id`), the object parsed by serde_json one line at a
+//! time (lines are capped by [`super::Lines`]).
+
+use serde_json::Value;
+
+use super::{Line, Lines, Origin, Record, RecordOptions, RowError, Source, not_utf8, too_long};
+
+pub(super) struct Jsonl {
+    lines: Lines,
+    name: String,
+    input: u32,
+    id: Vec<String>,
+    texts: Vec<Vec<String>>,
+    fields: Vec<String>,
+    cap: usize,
+}
+
+impl Jsonl {
+    pub(super) fn new(lines: Lines, name: &str, input: u32, options: &RecordOptions) -> Self {
+        let path = |p: &str| p.split('.').map(str::to_owned).collect();
+        Jsonl {
+            lines,
+            name: name.into(),
+            input,
+            id: path(&options.id_field),
+            texts: options.text_fields.iter().map(|p| path(p)).collect(),
+            fields: options.text_fields.clone(),
+            cap: options.max_line,
+        }
+    }
+
+    fn error(&self, line: u64, reason: String) -> RowError {
+        RowError {
+            input: self.name.clone(),
+            line,
+            reason,
+        }
+    }
+}
+
+/// The value at `path` in `value`, object key by object key.
+fn at<'v>(value: &'v Value, path: &[String]) -> Option<&'v Value> {
+    path.iter()
+        .try_fold(value, |v, key| v.as_object()?.get(key))
+}
+
+impl Source for Jsonl {
+    fn fields(&self) -> &[String] {
+        &self.fields
+    }
+
+    fn next_record(&mut self) -> Option<Result<Record, RowError>> {
+        loop {
+            let (number, offset, parsed) = match self.lines.next_line()? {
+                Err(err) => {
+                    let line = self.lines.number + 1;
+                    return Some(Err(self.error(line, format!("cannot read: {err}"))));
+                }
+                Ok(Line {
+                    number,
+                    offset,
+                    bytes,
+                }) => {
+                    let parsed = match bytes {
+                        Err(length) => Err(too_long(length, self.cap)),
+                        Ok(bytes) if bytes.iter().all(u8::is_ascii_whitespace) => continue,
+                        Ok(bytes) => match std::str::from_utf8(bytes) {
+                            Err(err) => Err(not_utf8(err)),
+                            Ok(text) => serde_json::from_str::<Value>(text)
+                                .map_err(|err| format!("not JSON: {err}")),
+                        },
+                    };
+                    (number, offset, parsed)
+                }
+            };
+            let value = match parsed {
+                Ok(value) => value,
+                Err(reason) => return Some(Err(self.error(number, reason))),
+            };
+            return Some(self.record(&value, number, offset));
+        }
+    }
+}
+
+impl Jsonl {
+    fn record(&self, value: &Value, number: u64, offset: u64) -> Result<Record, RowError> {
+        if !value.is_object() {
+            return Err(self.error(number, "not a JSON object".into()));
+        }
+        let id_path = self.id.join(".");
+        let id = match at(value, &self.id) {
+            None | Some(Value::Null) => {
+                return Err(self.error(
+                    number,
+                    format!("missing id field '{id_path}' (name it with --id-field)"),
+                ));
+            }
+            Some(Value::String(s)) => s.clone(),
+            Some(v @ (Value::Number(_) | Value::Bool(_))) => v.to_string(),
+            Some(_) => {
+                return Err(self.error(
+                    number,
+                    format!("id field '{id_path}' is not a string or a number"),
+                ));
+            }
+        };
+        if id.is_empty() {
+            return Err(self.error(number, format!("empty id in field '{id_path}'")));
+        }
+        let mut fields = Vec::with_capacity(self.texts.len());
+        for (path, name) in self.texts.iter().zip(&self.fields) {
+            match at(value, path) {
+                None => {
+                    return Err(self.error(
+                        number,
+                        format!("missing text field '{name}' (name it with --text-field)"),
+                    ));
+                }
+                Some(Value::Null) => fields.push(String::new()),
+                Some(Value::String(s)) => fields.push(s.clone()),
+                Some(v @ (Value::Number(_) | Value::Bool(_))) => fields.push(v.to_string()),
+                Some(_) => {
+                    return Err(self.error(
+                        number,
+                        format!("text field '{name}' is not a string (an array or an object)"),
+                    ));
+                }
+            }
+        }
+        Ok(Record {
+            id,
+            fields,
+            origin: Origin {
+                input: self.input,
+                line: number,
+                offset,
+            },
+        })
+    }
+}

@@ -1,0 +1,448 @@
+//! Records: files (or stdin) of one document per line or row, the sources of
+//! `scan --input jsonl|csv|tsv|sets`.
+//!
+//! Role: the record half of the Source seam. A [`Source`] yields [`Record`]s
+//! in file order, each with its id (the key the output names), its fields
+//! (the text of each chosen field, or a set's whole tokens) and its
+//! [`Origin`] (input, line, byte offset). A row that cannot be a record is a
+//! [`RowError`] naming the input and line; [`read_inputs`] stops at the first
+//! one, or, with `skip_bad_rows`, reports each and goes on.
+//!
+//! Invariants: records come out in input order, then line order (document
+//! ids follow it); a line is never held beyond `max_line` bytes (a longer one
+//! is read past, not stored, and is a row error); ids are unique within a
+//! run (within each input with `link`); nothing here panics on any bytes.
+
+use std::fmt;
+use std::io::{self, BufRead};
+use std::path::{Path, PathBuf};
+
+use super::kind::InputKind;
+
+mod csv;
+mod jsonl;
+mod sets;
+#[cfg(test)]
+mod tests;
+
+/// The longest line (or CSV row) read by default: 16 MiB, far beyond any
+/// record, small enough that a file without newlines cannot exhaust memory.
+pub const DEFAULT_MAX_LINE: usize = 16 << 20;
+
+/// How records are read: which fields make the document and what to do
+/// with a bad row.
+#[derive(Clone, Debug)]
+pub struct RecordOptions {
+    pub kind: InputKind,
+    /// JSON Lines: dotted path of the id (`meta.id`); default `id`.
+    pub id_field: String,
+    /// JSON Lines: dotted paths of the text fields; default `text`.
+    pub text_fields: Vec<String>,
+    /// CSV/TSV: the id column's header name; default `id`.
+    pub id_column: String,
+    /// CSV/TSV: the columns that make the document; empty = every column
+    /// but the id's, in header order.
+    pub columns: Vec<String>,
+    /// Sets: lines are `id<TAB>token` pairs, grouped by id.
+    pub pairs: bool,
+    /// Ids are unique per input rather than over all inputs (`--link`).
+    pub link: bool,
+    /// The longest line or row kept, in bytes.
+    pub max_line: usize,
+    /// Report a bad row and go on, instead of stopping.
+    pub skip_bad_rows: bool,
+}
+
+impl RecordOptions {
+    /// Defaults for `kind`.
+    pub fn new(kind: InputKind) -> Self {
+        RecordOptions {
+            kind,
+            id_field: "id".into(),
+            text_fields: vec!["text".into()],
+            id_column: "id".into(),
+            columns: Vec::new(),
+            pairs: false,
+            link: false,
+            max_line: DEFAULT_MAX_LINE,
+            skip_bad_rows: false,
+        }
+    }
+}
+
+/// Where a record came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Origin {
+    /// Index of its input in the list given.
+    pub input: u32,
+    /// 1-based line of its first byte.
+    pub line: u64,
+    /// Byte offset of that line in its input.
+    pub offset: u64,
+}
+
+/// One document of a record input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Record {
+    pub id: String,
+    /// One string per field ([`Records::fields`] names them); for `sets`,
+    /// one per token.
+    pub fields: Vec<String>,
+    pub origin: Origin,
+}
+
+impl Record {
+    /// Bytes of its text (fields summed), for the summary's size.
+    pub fn len(&self) -> u64 {
+        self.fields.iter().map(|f| f.len() as u64).sum()
+    }
+
+    /// Whether every field is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A row that is not a record (or an input that cannot be read).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RowError {
+    /// The input as given (`-` shown as `stdin`).
+    pub input: String,
+    /// 1-based line, 0 when the problem is the whole input.
+    pub line: u64,
+    pub reason: String,
+}
+
+impl RowError {
+    /// Where, as `file:line` (or the file alone), for a warning's first part.
+    pub fn place(&self) -> String {
+        if self.line == 0 {
+            self.input.clone()
+        } else {
+            format!("{}:{}", self.input, self.line)
+        }
+    }
+}
+
+impl fmt::Display for RowError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.place(), self.reason)
+    }
+}
+
+impl std::error::Error for RowError {}
+
+/// A source of records: rows in file order, each a record or the reason it
+/// is not one. After an `Err` the source can go on to the next row.
+pub trait Source {
+    /// The names of the fields every record holds, known once the source is
+    /// open (a CSV's chosen columns, JSON Lines' text paths, `tokens`).
+    fn fields(&self) -> &[String];
+    /// The next row, `None` at the end.
+    fn next_record(&mut self) -> Option<Result<Record, RowError>>;
+}
+
+/// Everything read from the inputs, in document-id order.
+#[derive(Debug, Default)]
+pub struct Records {
+    /// The field names (the same for every input).
+    pub fields: Vec<String>,
+    pub records: Vec<Record>,
+    /// Rows reported and skipped (`skip_bad_rows`).
+    pub skipped: u64,
+}
+
+/// Reads every record of `inputs` (`-` is stdin). A bad row is `Err`, or
+/// with `options.skip_bad_rows`, passed to `warn` and skipped.
+pub fn read_inputs(
+    inputs: &[PathBuf],
+    options: &RecordOptions,
+    warn: &mut dyn FnMut(&RowError),
+) -> Result<Records, RowError> {
+    let mut out = Records::default();
+    let mut first_at: std::collections::HashMap<String, (u32, u64)> =
+        std::collections::HashMap::new();
+    for (index, path) in inputs.iter().enumerate() {
+        let input = u32::try_from(index).unwrap_or(u32::MAX);
+        let name = display_name(path);
+        let mut bad = |err: RowError, out: &mut Records| -> Result<(), RowError> {
+            if options.skip_bad_rows {
+                warn(&err);
+                out.skipped += 1;
+                Ok(())
+            } else {
+                Err(err)
+            }
+        };
+        let reader = match open(path) {
+            Ok(reader) => reader,
+            Err(err) => {
+                let err = RowError {
+                    input: name.clone(),
+                    line: 0,
+                    reason: format!("cannot open: {err}"),
+                };
+                bad(err, &mut out)?;
+                continue;
+            }
+        };
+        let mut source = match open_source(reader, &name, input, options) {
+            Ok(source) => source,
+            Err(err) => {
+                bad(err, &mut out)?;
+                continue;
+            }
+        };
+        if index == 0 || out.fields.is_empty() {
+            out.fields = source.fields().to_vec();
+        } else if source.fields() != out.fields {
+            let err = RowError {
+                input: name.clone(),
+                line: 1,
+                reason: format!(
+                    "its fields ({}) differ from the first input's ({})",
+                    source.fields().join(","),
+                    out.fields.join(",")
+                ),
+            };
+            return Err(err);
+        }
+        if options.link {
+            first_at.clear();
+        }
+        let before = out.records.len();
+        while let Some(row) = source.next_record() {
+            match row {
+                Ok(record) => {
+                    if let Some(&(at_input, at_line)) = first_at.get(&record.id) {
+                        let first = if at_input == input {
+                            format!("line {at_line}")
+                        } else {
+                            format!("{}:{at_line}", display_name(&inputs[at_input as usize]))
+                        };
+                        let err = RowError {
+                            input: name.clone(),
+                            line: record.origin.line,
+                            reason: format!(
+                                "duplicate id '{}' (first at {first}); ids must be unique",
+                                record.id
+                            ),
+                        };
+                        bad(err, &mut out)?;
+                        continue;
+                    }
+                    first_at.insert(record.id.clone(), (input, record.origin.line));
+                    out.records.push(record);
+                }
+                Err(err) => bad(err, &mut out)?,
+            }
+        }
+        if out.records.len() == before {
+            let err = RowError {
+                input: name,
+                line: 0,
+                reason: "no records (empty input)".into(),
+            };
+            bad(err, &mut out)?;
+        }
+    }
+    if out.records.len() >= u32::MAX as usize {
+        return Err(RowError {
+            input: display_name(inputs.last().map_or(Path::new("-"), |p| p)),
+            line: 0,
+            reason: format!("more than {} records", u32::MAX - 1),
+        });
+    }
+    Ok(out)
+}
+
+/// `-` is stdin; anything else a file.
+fn open(path: &Path) -> io::Result<Box<dyn BufRead>> {
+    if path.as_os_str() == "-" {
+        Ok(Box::new(io::BufReader::with_capacity(
+            1 << 16,
+            io::stdin().lock(),
+        )))
+    } else {
+        let file = std::fs::File::open(path)?;
+        if file.metadata()?.is_dir() {
+            return Err(io::Error::other(
+                "is a directory (--input reads files of records; drop --input to scan a directory)",
+            ));
+        }
+        Ok(Box::new(io::BufReader::with_capacity(1 << 16, file)))
+    }
+}
+
+/// The name of an input in messages.
+pub fn display_name(path: &Path) -> String {
+    if path.as_os_str() == "-" {
+        "stdin".into()
+    } else {
+        path.display().to_string()
+    }
+}
+
+fn open_source(
+    reader: Box<dyn BufRead>,
+    name: &str,
+    input: u32,
+    options: &RecordOptions,
+) -> Result<Box<dyn Source>, RowError> {
+    let cap = options.max_line;
+    Ok(match options.kind {
+        InputKind::Jsonl => Box::new(jsonl::Jsonl::new(
+            Lines::new(reader, cap),
+            name,
+            input,
+            options,
+        )),
+        InputKind::Csv | InputKind::Tsv => {
+            Box::new(csv::Table::open(reader, name, input, options)?)
+        }
+        InputKind::Sets => Box::new(sets::Sets::new(
+            Lines::new(reader, cap),
+            name,
+            input,
+            options,
+        )),
+        InputKind::Files => {
+            return Err(RowError {
+                input: name.into(),
+                line: 0,
+                reason: "files are walked, not read as records".into(),
+            });
+        }
+    })
+}
+
+/// One line as [`Lines`] read it.
+pub(crate) struct Line<'a> {
+    /// 1-based.
+    pub number: u64,
+    /// Byte offset of its first byte.
+    pub offset: u64,
+    /// Its bytes without the line ending (`\n` or `\r\n`), or its length when
+    /// it was longer than the cap (and not kept).
+    pub bytes: Result<&'a [u8], u64>,
+}
+
+/// Lines of a reader, each held only up to a cap: a longer line is read to
+/// its end without being stored. An I/O error ends the lines (reported as
+/// the next line's error).
+pub(crate) struct Lines {
+    reader: Box<dyn BufRead>,
+    cap: usize,
+    buf: Vec<u8>,
+    number: u64,
+    offset: u64,
+    /// Lines that were longer than the cap, so far.
+    pub(crate) too_long: u64,
+    /// A read failed: the lines end (an I/O error is not retried forever).
+    failed: bool,
+}
+
+impl Lines {
+    pub(crate) fn new(reader: Box<dyn BufRead>, cap: usize) -> Self {
+        Lines {
+            reader,
+            cap,
+            buf: Vec::new(),
+            number: 0,
+            offset: 0,
+            too_long: 0,
+            failed: false,
+        }
+    }
+
+    /// The next line; `None` at the end of the input.
+    pub(crate) fn next_line(&mut self) -> Option<io::Result<Line<'_>>> {
+        if self.failed {
+            return None;
+        }
+        self.buf.clear();
+        let start = self.offset;
+        let mut length = 0u64;
+        let mut over = false;
+        let mut ended = false;
+        loop {
+            let available = match self.reader.fill_buf() {
+                Ok(available) => available,
+                Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+                Err(err) => {
+                    self.failed = true;
+                    return Some(Err(err));
+                }
+            };
+            if available.is_empty() {
+                break;
+            }
+            let (take, newline) = match available.iter().position(|&b| b == b'\n') {
+                Some(at) => (at + 1, true),
+                None => (available.len(), false),
+            };
+            length += take as u64;
+            if !over {
+                if self.buf.len() + take > self.cap.saturating_add(2) {
+                    over = true;
+                    self.buf = Vec::new();
+                } else {
+                    self.buf.extend_from_slice(&available[..take]);
+                }
+            }
+            self.reader.consume(take);
+            if newline {
+                ended = true;
+                break;
+            }
+        }
+        if length == 0 && !ended {
+            return None;
+        }
+        self.number += 1;
+        self.offset += length;
+        let mut content = length;
+        if ended {
+            content -= 1;
+        }
+        let bytes = if over {
+            self.too_long += 1;
+            Err(content)
+        } else {
+            let mut line = &self.buf[..];
+            if let Some(rest) = line.strip_suffix(b"\n") {
+                line = rest;
+            }
+            if let Some(rest) = line.strip_suffix(b"\r") {
+                line = rest;
+            }
+            if line.len() > self.cap {
+                self.too_long += 1;
+                Err(line.len() as u64)
+            } else {
+                Ok(line)
+            }
+        };
+        Some(Ok(Line {
+            number: self.number,
+            offset: start,
+            bytes,
+        }))
+    }
+}
+
+/// The reason given for a line longer than the cap.
+pub(crate) fn too_long(length: u64, cap: usize) -> String {
+    format!(
+        "line of {length} bytes is longer than the cap of {cap} bytes (raise it with \
+         --max-line-length SIZE)"
+    )
+}
+
+/// The reason given for bytes that are not UTF-8.
+pub(crate) fn not_utf8(err: std::str::Utf8Error) -> String {
+    format!(
+        "not valid UTF-8 (invalid byte at column {})",
+        err.valid_up_to() + 1
+    )
+}

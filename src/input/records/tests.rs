@@ -1,0 +1,135 @@
+use std::io::Cursor;
+
+use super::*;
+
+fn lines_of(bytes: &[u8], cap: usize) -> Vec<(u64, u64, Result<Vec<u8>, u64>)> {
+    let mut lines = Lines::new(Box::new(Cursor::new(bytes.to_vec())), cap);
+    let mut out = Vec::new();
+    while let Some(line) = lines.next_line() {
+        let line = line.unwrap();
+        out.push((line.number, line.offset, line.bytes.map(<[u8]>::to_vec)));
+    }
+    out
+}
+
+#[test]
+fn lines_are_numbered_with_offsets_and_endings_dropped() {
+    let got = lines_of(b"ab\r\ncde\n\nf", 10);
+    assert_eq!(
+        got,
+        vec![
+            (1, 0, Ok(b"ab".to_vec())),
+            (2, 4, Ok(b"cde".to_vec())),
+            (3, 8, Ok(Vec::new())),
+            (4, 9, Ok(b"f".to_vec())),
+        ]
+    );
+    assert!(lines_of(b"", 10).is_empty());
+}
+
+#[test]
+fn a_line_over_the_cap_gives_its_length_not_its_bytes() {
+    // Exactly the cap is kept (with either ending); one more byte is not.
+    let got = lines_of(b"abcd\nabcd\r\nabcde\nxy", 4);
+    assert_eq!(got[0].2, Ok(b"abcd".to_vec()));
+    assert_eq!(got[1].2, Ok(b"abcd".to_vec()));
+    assert_eq!(got[2].2, Err(5));
+    assert_eq!(
+        (got[3].0, got[3].1, got[3].2.clone()),
+        (4, 17, Ok(b"xy".to_vec()))
+    );
+}
+
+#[test]
+fn a_line_longer_than_the_reader_buffer_is_read_past_in_pieces() {
+    let mut bytes = vec![b'x'; 200_000];
+    bytes.extend_from_slice(b"\nok\n");
+    let reader = std::io::BufReader::with_capacity(1024, Cursor::new(bytes));
+    let mut lines = Lines::new(Box::new(reader), 1000);
+    assert_eq!(lines.next_line().unwrap().unwrap().bytes, Err(200_000));
+    assert!(lines.buf.capacity() <= 4096, "the long line was not held");
+    let second = lines.next_line().unwrap().unwrap();
+    assert_eq!((second.number, second.bytes), (2, Ok(&b"ok"[..])));
+}
+
+fn read(
+    kind: InputKind,
+    inputs: &[(&str, &str)],
+    tune: impl Fn(&mut RecordOptions),
+) -> Result<Records, RowError> {
+    let dir = tempfile::tempdir().unwrap();
+    let paths: Vec<PathBuf> = inputs
+        .iter()
+        .map(|(name, text)| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).unwrap();
+            path
+        })
+        .collect();
+    let mut options = RecordOptions::new(kind);
+    tune(&mut options);
+    read_inputs(&paths, &options, &mut |_| {})
+}
+
+#[test]
+fn csv_quoted_fields_may_hold_commas_and_newlines() {
+    let text = "name,id,city\n\"Smith, John\",7,\"New\nYork\"\nMary,8,Boston\n";
+    let records = read(InputKind::Csv, &[("r.csv", text)], |_| {}).unwrap();
+    assert_eq!(records.fields, ["name", "city"]);
+    assert_eq!(records.records[0].id, "7");
+    assert_eq!(records.records[0].fields, ["Smith, John", "New\nYork"]);
+    // The row after the two-line one starts on line 4.
+    assert_eq!(records.records[1].origin.line, 4);
+}
+
+#[test]
+fn csv_columns_choose_and_order_the_fields() {
+    let text = "id,a,b,c\n1,x,y,z\n";
+    let records = read(InputKind::Csv, &[("r.csv", text)], |o| {
+        o.columns = vec!["c".into(), "a".into()]
+    })
+    .unwrap();
+    assert_eq!(records.records[0].fields, ["z", "x"]);
+}
+
+#[test]
+fn link_inputs_may_share_ids_one_input_may_not() {
+    let a = "id,name\n1,x\n";
+    let both = [("a.csv", a), ("b.csv", a)];
+    assert!(read(InputKind::Csv, &both, |o| o.link = true).is_ok());
+    let err = read(InputKind::Csv, &both, |_| {}).unwrap_err();
+    assert!(err.reason.contains("duplicate id '1'"), "{err}");
+    assert!(err.reason.contains("a.csv:2"), "{err}");
+}
+
+#[test]
+fn sets_pairs_group_tokens_by_id_in_first_seen_order() {
+    let text = "u2\tm1\nu1\tm1\nu2\tm 2\n";
+    let records = read(InputKind::Sets, &[("p.tsv", text)], |o| o.pairs = true).unwrap();
+    let got: Vec<(&str, Vec<String>)> = records
+        .records
+        .iter()
+        .map(|r| (r.id.as_str(), r.fields.clone()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("u2", vec!["m1".into(), "m 2".into()]),
+            ("u1", vec!["m1".into()])
+        ]
+    );
+}
+
+#[test]
+fn jsonl_skips_blank_lines_and_reads_nested_paths() {
+    let text = "{\"a\":{\"b\":\"x\"},\"t\":{\"u\":\"hello\"}}\n\n  \n{\"a\":{\"b\":\"y\"},\"t\":{\"u\":null}}\n";
+    let records = read(InputKind::Jsonl, &[("d.jsonl", text)], |o| {
+        o.id_field = "a.b".into();
+        o.text_fields = vec!["t.u".into()];
+    })
+    .unwrap();
+    assert_eq!(records.records[0].fields, ["hello"]);
+    // null is an empty field; the line number counts the blank lines.
+    assert_eq!(records.records[1].fields, [""]);
+    assert_eq!(records.records[1].origin.line, 4);
+}

@@ -1,0 +1,361 @@
+//! The pipeline over records ([`crate::input::records`]): what [`super::scan`]
+//! does for files, for documents that are lines or rows.
+//!
+//! ```text
+//! sets      records           → per record (per field with `per_field`): the
+//!                               shingle set of its text, or the hashes of its
+//!                               whole tokens (`sets`); held in memory
+//! method    exact             → the join (similarity::join) per field
+//!           lsh               → per field: sign, band; candidates of any field
+//! verify    candidates        → score ≥ t: Jaccard of the sets (or, per field,
+//!                               the weighted mean of the fields' Jaccard)
+//! ```
+//!
+//! Records are short: a record's set costs about what its signature costs
+//! (`docs/PERFORMANCE.md`, "Records"), so the sets are kept in memory for
+//! verification instead of re-parsing the input (which stdin could not do).
+//!
+//! The per-field score (MMDS 3.8): the weighted mean of the fields' Jaccard
+//! similarities over the fields non-empty in both records (a field missing
+//! on either side is unknown, not a disagreement); 0 when no field is
+//! non-empty in both. A mean is at most its largest term, so a pair scoring
+//! ≥ t has a field with Jaccard ≥ t: the candidates of the fields' joins (or
+//! bands) at t are all the pairs that can reach it. A field with few distinct
+//! values (a city) makes every pair sharing one a candidate; `candidate_fields`
+//! leaves such fields out of candidate generation (they are still scored).
+//!
+//! Output is deterministic: the same records, configuration and seed give
+//! the same outcome whatever the number of threads (parallel stages only
+//! map, and results are sorted by record id).
+
+use rayon::prelude::*;
+
+use super::plan::{Decision, Method, MethodChoice};
+use super::{ScanConfig, ScanOutcome, ScanStats, Verification};
+use crate::input::kind::InputKind;
+use crate::input::records::Records;
+use crate::lsh;
+use crate::model::{DocPairs, DocStatus, Document, SimilarPair};
+use crate::progress::{Reporter, Stage};
+use crate::similarity::{join, sets};
+use crate::sketch::Sketcher;
+use crate::text::shingle::hash_shingle;
+
+/// What a records scan is asked to do besides a files scan's matching.
+#[derive(Clone, Debug)]
+pub struct RecordConfig {
+    pub kind: InputKind,
+    /// Each field its own set, signature and bands; pairs scored field-wise.
+    pub per_field: bool,
+    /// One weight per field (per-field scores); empty = equal weights.
+    pub weights: Vec<f64>,
+    /// Only pairs of records from different inputs (the first input's
+    /// records have the lower ids, so `a` is always from it).
+    pub link: bool,
+    /// With `per_field`: the fields whose bands (or joins) make candidates,
+    /// by name; empty = every field.
+    pub candidate_fields: Vec<String>,
+}
+
+/// A reported pair `(a, b)` and its fields' similarities.
+pub type FieldRow = ((u32, u32), Vec<Option<f64>>);
+
+/// Per reported pair, the similarity of each field (`None`: empty in one of
+/// the two records, not part of the score).
+#[derive(Clone, Debug, Default)]
+pub struct FieldScores {
+    pub names: Vec<String>,
+    /// Sorted by `(a, b)`.
+    pub pairs: Vec<FieldRow>,
+}
+
+impl FieldScores {
+    /// The field similarities of the pair `(a, b)`, if it was reported.
+    pub fn of(&self, a: u32, b: u32) -> Option<&[Option<f64>]> {
+        let key = (a.min(b), a.max(b));
+        self.pairs
+            .binary_search_by_key(&key, |(k, _)| *k)
+            .ok()
+            .map(|i| self.pairs[i].1.as_slice())
+    }
+}
+
+/// A verified pair and its fields' similarities.
+type Scored = (SimilarPair, Vec<Option<f64>>);
+
+/// The result of [`scan_records`]: the same outcome a files scan gives
+/// (documents are the records, their path the record id), and with
+/// `per_field`, each pair's field similarities.
+#[derive(Debug)]
+pub struct RecordOutcome {
+    pub outcome: ScanOutcome,
+    pub fields: Option<FieldScores>,
+}
+
+/// Finds the similar pairs of `records`. `skipped` rows were already
+/// reported by the reader; they are counted as errors.
+pub fn scan_records(
+    records: Records,
+    config: &ScanConfig,
+    record: &RecordConfig,
+    reporter: &dyn Reporter,
+) -> RecordOutcome {
+    let mut stats = ScanStats {
+        files: records.records.len() as u64,
+        errors: records.skipped,
+        ..ScanStats::default()
+    };
+    let names = if record.per_field {
+        records.fields.clone()
+    } else {
+        vec![records.fields.join("+")]
+    };
+    let fields = names.len();
+    let candidate_field = |f: usize| {
+        !record.per_field
+            || record.candidate_fields.is_empty()
+            || record.candidate_fields.contains(&names[f])
+    };
+    let weights: Vec<f64> = if record.weights.len() == fields {
+        record.weights.clone()
+    } else {
+        vec![1.0; fields]
+    };
+
+    reporter.begin(Stage::Sign, Some(records.records.len() as u64));
+    // field_sets[f][i]: record i's set for field f.
+    let per_record: Vec<Vec<Vec<u64>>> = records
+        .records
+        .par_iter()
+        .map(|r| {
+            let sets = sets_of(&r.fields, config, record);
+            reporter.advance(1);
+            sets
+        })
+        .collect();
+    reporter.end(Stage::Sign);
+    let mut field_sets: Vec<Vec<Vec<u64>>> = (0..fields)
+        .map(|_| Vec::with_capacity(per_record.len()))
+        .collect();
+    for sets in per_record {
+        for (f, set) in sets.into_iter().enumerate() {
+            field_sets[f].push(set);
+        }
+    }
+    let input_of: Vec<u32> = records.records.iter().map(|r| r.origin.input).collect();
+
+    let mut documents: Vec<Document> = records
+        .records
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| Document {
+            size: r.len(),
+            path: std::path::PathBuf::from(r.id).into_boxed_path(),
+            modified: None,
+            shingles: u32::try_from(field_sets.iter().map(|f| f[i].len()).sum::<usize>())
+                .unwrap_or(u32::MAX),
+            status: DocStatus::Read,
+        })
+        .collect();
+    for doc in &mut documents {
+        stats.bytes += doc.size;
+        if doc.shingles == 0 {
+            stats.no_shingles += 1;
+            reporter.note(
+                &doc.path,
+                &"record with no shingle (empty or shorter than one shingle): never paired",
+            );
+        }
+    }
+    stats.unique_contents = documents.iter().filter(|d| d.shingles > 0).count() as u64;
+
+    let method = match config.method {
+        MethodChoice::Fixed(method) => method,
+        MethodChoice::Banded | MethodChoice::Auto => Method::Lsh,
+    };
+    let reason = match config.method {
+        MethodChoice::Fixed(Method::Exact) => "exact (--method exact)".to_string(),
+        MethodChoice::Fixed(Method::Lsh) => "lsh (--method lsh)".to_string(),
+        MethodChoice::Banded => "lsh (--bands/--rows given)".to_string(),
+        MethodChoice::Auto => "auto: lsh (records: the join's prefix filter gains little on \
+             short records' shingles, see docs/RECORDS.md; --method exact finds every pair)"
+            .to_string(),
+    };
+    let cross = |a: u32, b: u32| !record.link || input_of[a as usize] != input_of[b as usize];
+
+    let signatures;
+    let candidates: Vec<(u32, u32)> = match method {
+        Method::Exact => {
+            reporter.begin(Stage::Join, None);
+            let mut all = Vec::new();
+            for (_, sets) in field_sets
+                .iter()
+                .enumerate()
+                .filter(|(f, _)| candidate_field(*f))
+            {
+                // The threshold is in (0, 1] and ids fit u32 (checked by the
+                // reader), the join's only refusals.
+                let joined = join::all_pairs(sets, config.threshold)
+                    .expect("threshold in (0, 1] and fewer than 2^32 records");
+                all.extend(joined.pairs.iter().map(|p| (p.a, p.b)));
+            }
+            all.sort_unstable();
+            all.dedup();
+            reporter.end(Stage::Join);
+            signatures = None;
+            all
+        }
+        Method::Lsh => {
+            reporter.begin(Stage::Band, None);
+            let sketcher = config.recipe.sketcher();
+            let n = config.recipe.banding.signature_len();
+            let mut all = Vec::new();
+            let mut matrices = Vec::with_capacity(fields);
+            for (f, sets) in field_sets.iter().enumerate() {
+                // Rows of every record (an empty set's row is unused), the
+                // band keys of the non-empty ones only.
+                let mut matrix = vec![0u32; sets.len() * n];
+                matrix
+                    .par_chunks_mut(n)
+                    .zip(sets.par_iter())
+                    .for_each(|(row, set)| {
+                        if !set.is_empty() {
+                            sketcher.sign_into(set, row);
+                        }
+                    });
+                let items: Vec<u32> = (0..sets.len() as u32)
+                    .filter(|&i| !sets[i as usize].is_empty())
+                    .collect();
+                let mut banded = Vec::with_capacity(items.len() * n);
+                for &i in &items {
+                    banded.extend_from_slice(&matrix[i as usize * n..(i as usize + 1) * n]);
+                }
+                if !items.is_empty() && candidate_field(f) {
+                    let pairs = lsh::candidate_pairs(&banded, config.recipe.banding);
+                    all.extend(
+                        pairs
+                            .into_iter()
+                            .map(|(a, b)| (items[a as usize], items[b as usize])),
+                    );
+                }
+                matrices.push(matrix);
+            }
+            all.sort_unstable();
+            all.dedup();
+            reporter.end(Stage::Band);
+            signatures = Some(matrices);
+            all
+        }
+    };
+    let candidates: Vec<(u32, u32)> = candidates
+        .into_iter()
+        .filter(|&(a, b)| cross(a, b))
+        .collect();
+    stats.candidates = candidates.len() as u64;
+    stats.signatures = if signatures.is_some() {
+        stats.unique_contents
+    } else {
+        0
+    };
+
+    reporter.begin(Stage::Verify, Some(candidates.len() as u64));
+    let n = config.recipe.banding.signature_len();
+    let by_signature = method == Method::Lsh && config.verification == Verification::Signature;
+    let scored: Vec<Option<Scored>> = candidates
+        .par_iter()
+        .map(|&(a, b)| {
+            let mut total = 0.0;
+            let mut weight = 0.0;
+            let mut estimated = 0.0;
+            let mut shared = 0usize;
+            let mut per_field = Vec::with_capacity(fields);
+            for f in 0..fields {
+                let (sa, sb) = (&field_sets[f][a as usize], &field_sets[f][b as usize]);
+                if sa.is_empty() || sb.is_empty() {
+                    per_field.push(None);
+                    continue;
+                }
+                let estimate = signatures.as_ref().map(|m| {
+                    let (ra, rb) = (
+                        &m[f][a as usize * n..(a as usize + 1) * n],
+                        &m[f][b as usize * n..(b as usize + 1) * n],
+                    );
+                    ra.iter().zip(rb).filter(|(x, y)| x == y).count() as f64 / n as f64
+                });
+                let similarity = if by_signature {
+                    estimate.unwrap_or(0.0)
+                } else {
+                    let common = sets::intersection_size(sa, sb);
+                    shared += common;
+                    sets::ratio(common, sa.len() + sb.len() - common)
+                };
+                total += weights[f] * similarity;
+                estimated += weights[f] * estimate.unwrap_or(0.0);
+                weight += weights[f];
+                per_field.push(Some(similarity));
+            }
+            reporter.advance(1);
+            let score = if weight > 0.0 { total / weight } else { 0.0 };
+            (score >= config.threshold).then(|| {
+                let pair = SimilarPair {
+                    a,
+                    b,
+                    similarity: score,
+                    estimate: signatures.as_ref().map(|_| {
+                        if weight > 0.0 {
+                            estimated / weight
+                        } else {
+                            0.0
+                        }
+                    }),
+                    shared: (!by_signature && !record.per_field).then_some(shared),
+                };
+                (pair, per_field)
+            })
+        })
+        .collect();
+    reporter.end(Stage::Verify);
+    let scored: Vec<Scored> = scored.into_iter().flatten().collect();
+    stats.pairs = scored.len() as u64;
+
+    let ids: Vec<u32> = (0..documents.len() as u32).collect();
+    let contents = ids.iter().map(|i| (std::slice::from_ref(i), None));
+    let between: Vec<SimilarPair> = scored.iter().map(|(p, _)| *p).collect();
+    let pairs = DocPairs::new(contents, between);
+    let fields = record.per_field.then(|| FieldScores {
+        names,
+        pairs: scored.into_iter().map(|(p, f)| ((p.a, p.b), f)).collect(),
+    });
+    RecordOutcome {
+        outcome: ScanOutcome {
+            documents,
+            pairs,
+            stats,
+            decision: Decision {
+                method,
+                reason: reason.to_string(),
+            },
+        },
+        fields,
+    }
+}
+
+/// A record's sets: one per field with `per_field`, else one of its fields
+/// joined by a space. Text goes through the recipe's normalisation and
+/// shingling; a `sets` record's tokens are hashed whole.
+fn sets_of(fields: &[String], config: &ScanConfig, record: &RecordConfig) -> Vec<Vec<u64>> {
+    if record.kind == InputKind::Sets {
+        let mut set: Vec<u64> = fields.iter().map(|t| hash_shingle(t.as_bytes())).collect();
+        set.sort_unstable();
+        set.dedup();
+        return vec![set];
+    }
+    if record.per_field {
+        fields
+            .iter()
+            .map(|f| config.recipe.set_of(f.as_bytes()))
+            .collect()
+    } else {
+        vec![config.recipe.set_of(fields.join(" ").as_bytes())]
+    }
+}
