@@ -92,11 +92,11 @@ pub struct Explanation {
 pub const MAX_CANDIDATES: usize = 32;
 
 /// Peak memory of [`explain`] per input byte (both inputs together), for
-/// callers that bound it: the normalised text and its offset map (5), the
-/// character table (4), the shingle hashes (8), B's sorted index (4) and the
-/// sets (8), with headroom for lowercasing that grows text. Measured in
-/// docs/PERFORMANCE.md.
-pub const BYTES_PER_INPUT_BYTE: usize = 40;
+/// callers that bound it: the input, the normalised text and its offset map,
+/// the character table, the shingle hashes, B's sorted index and the sets, as
+/// measured on char shingles, the costliest kind (docs/PERFORMANCE.md,
+/// "explain: memory and time").
+pub const BYTES_PER_INPUT_BYTE: usize = 26;
 
 /// One document, normalised and shingled, with its maps.
 struct Side {

@@ -27,8 +27,8 @@ use crate::app::exit;
 use crate::app::ui::{ColorArg, Verbosity};
 
 /// The default of `--max-size`. explain holds about `BYTES_PER_INPUT_BYTE`
-/// bytes per byte of its two files (docs/PERFORMANCE.md, "explain"), so two
-/// files at the default stay near a gigabyte.
+/// bytes per byte of its two files (docs/PERFORMANCE.md, "explain: memory
+/// and time"), so two files at the default stay under a gigabyte.
 const DEFAULT_MAX_SIZE: &str = "16M";
 
 const AFTER_HELP: &str = "EXAMPLES:
@@ -38,7 +38,7 @@ const AFTER_HELP: &str = "EXAMPLES:
 
 OUTPUT (text): the two files, the exact Jaccard (as compare and scan report it) and
 the MinHash estimate, then the shared passages in A's order, each as
-  = A-START..A-END  B-START..B-END  share S  (N shingles)
+  = a START..END  b START..END  share S  (N shingles)
 with its text from A below (control characters escaped, at most --max-chars
 characters), then the parts only in A (-) and only in B (+). Offsets are bytes of
 the files as they are (0-based, end exclusive), whatever the normalisation did. A
@@ -97,7 +97,7 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = 3, help_heading = "Output")]
     pub min_shingles: usize,
 
-    /// Refuse a file larger than SIZE (explain holds about 40 bytes of memory per
+    /// Refuse a file larger than SIZE (explain holds about 26 bytes of memory per
     /// byte of its files).
     #[arg(long, value_name = "SIZE", default_value = DEFAULT_MAX_SIZE, value_parser = parse_size)]
     pub max_size: u64,
