@@ -130,8 +130,12 @@ pub fn run(args: Args, color: ColorArg) -> Result<i32> {
     match args.format {
         Format::Json => {
             let doc = json_document(&args, &recipe, &explanation, a.len(), b.len());
-            serde_json::to_writer(&mut out, &doc)?;
-            out.write_all(b"\n")?;
+            // Serialised first: a closed stdout is then an io::Error that
+            // dispatch recognises as a broken pipe (serde_json's own error
+            // does not expose it).
+            let mut line = serde_json::to_vec(&doc)?;
+            line.push(b'\n');
+            out.write_all(&line)?;
         }
         Format::Text => {
             let paint = Painter {
@@ -164,7 +168,7 @@ pub fn run(args: Args, color: ColorArg) -> Result<i32> {
 
 /// The file's bytes, refused before reading when it is larger than `limit`
 /// (and after, if it grew meanwhile).
-fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>> {
+fn read_bounded(path: &Path, limit: u64) -> Result<read::Contents> {
     let too_large = |size: u64| {
         anyhow::anyhow!(
             "{} is {size} bytes, over --max-size {limit}: explain holds about \
@@ -186,7 +190,7 @@ fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>> {
     if contents.len() as u64 > limit {
         return Err(too_large(contents.len() as u64));
     }
-    Ok(contents.to_vec())
+    Ok(contents)
 }
 
 fn json_document(
