@@ -7,6 +7,7 @@
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 use crate::app::args;
+use crate::app::cmd::explain;
 use crate::app::cmd::{compare, completions, curve, dedupe, index, man, query, scan, tune, undo};
 use crate::app::exit;
 use crate::app::ui::{self, ColorArg};
@@ -45,6 +46,7 @@ pub struct Cli {
 pub enum Command {
     Scan(scan::Args),
     Compare(compare::Args),
+    Explain(explain::Args),
     Index(index::Args),
     Query(query::Args),
     Dedupe(dedupe::Args),
@@ -204,6 +206,7 @@ pub fn run(cli: Cli) -> i32 {
     let result = match cli.command {
         Command::Scan(args) => scan::run(args),
         Command::Compare(args) => compare::run(args),
+        Command::Explain(args) => explain::run(args, cli.color),
         Command::Index(args) => index::run(args),
         Command::Query(args) => query::run(args),
         Command::Dedupe(args) => dedupe::run(args),

@@ -92,11 +92,11 @@ pub struct Explanation {
 pub const MAX_CANDIDATES: usize = 32;
 
 /// Peak memory of [`explain`] per input byte (both inputs together), for
-/// callers that bound it: the normalised text and its offset map (5), the
-/// character table (4), the shingle hashes (8), B's sorted index (4) and the
-/// sets (8), with headroom for lowercasing that grows text. Measured in
-/// docs/PERFORMANCE.md.
-pub const BYTES_PER_INPUT_BYTE: usize = 40;
+/// callers that bound it: the input, the normalised text and its offset map,
+/// the character table, the shingle hashes, B's sorted index and the sets, as
+/// measured on char shingles, the costliest kind (docs/PERFORMANCE.md,
+/// "explain: memory and time").
+pub const BYTES_PER_INPUT_BYTE: usize = 26;
 
 /// One document, normalised and shingled, with its maps.
 struct Side {
@@ -157,40 +157,77 @@ pub fn explain(a: &[u8], b: &[u8], recipe: &Recipe) -> Explanation {
     let runs = runs(&sa.occ, &sb.occ);
     // Distinct shared shingles already counted, as positions in `set_a`.
     let mut counted = vec![false; set_a.len()];
-    let mut shared: Vec<Span> = Vec::with_capacity(runs.len());
-    let mut a_end_unit = 0usize;
-    for run in runs {
-        let k = sa.occ.k;
-        let (fa, fb) = (sa.occ.first_unit(run.a), sb.occ.first_unit(run.b));
-        let end_a = sa.occ.first_unit(run.a + run.len - 1) + k;
-        // Trim the units the previous passage already holds, in both.
-        let skip = a_end_unit.saturating_sub(fa);
-        a_end_unit = end_a;
-        let new_shingles = sa.occ.hashes[run.a..run.a + run.len]
-            .iter()
-            .filter(|h| {
-                let at = set_a.binary_search(h).expect("a hash of A is in A's set");
-                !std::mem::replace(&mut counted[at], true)
-            })
-            .count();
-        let mut span_a = sa.source(fa + skip..end_a);
-        let span_b = sb.source(fb + skip..fb + (end_a - fa));
-        if let Some(prev) = shared.last_mut() {
-            // Two output characters of one source character (`İ` → `i` +
-            // U+0307) can fall on both sides of the trim: the source
-            // character goes to the earlier passage.
-            span_a.start = span_a.start.max(prev.a.end);
-            if span_a.is_empty() {
-                prev.shingles += run.len;
-                prev.new_shingles += new_shingles;
-                continue;
+    let k = sa.occ.k;
+    let mut tiles: Vec<Tile> = runs
+        .iter()
+        .map(|run| {
+            let start = sa.occ.first_unit(run.a);
+            Tile {
+                start,
+                end: sa.occ.first_unit(run.a + run.len - 1) + k,
+                to_b: sb.occ.first_unit(run.b) as isize - start as isize,
+                shingles: run.len,
+                new_shingles: sa.occ.hashes[run.a..run.a + run.len]
+                    .iter()
+                    .filter(|h| {
+                        let at = set_a.binary_search(h).expect("a hash of A is in A's set");
+                        !std::mem::replace(&mut counted[at], true)
+                    })
+                    .count(),
+            }
+        })
+        .collect();
+    // Windows of k units overlap, so consecutive runs can share units: the
+    // run of fewer shingles gives them up (the later one on a tie), in A and
+    // B alike. A run of one or two coincidental shingles just before a long
+    // passage then keeps only what precedes it, not the passage's start.
+    for t in 1..tiles.len() {
+        let (before, after) = tiles.split_at_mut(t);
+        let (prev, next) = (&mut before[t - 1], &mut after[0]);
+        if prev.end > next.start {
+            if next.shingles > prev.shingles {
+                prev.end = next.start;
+            } else {
+                next.start = prev.end;
             }
         }
+    }
+    let mut shared: Vec<Span> = Vec::with_capacity(tiles.len());
+    // Counts of tiles left with nothing, for the next passage.
+    let mut carried = (0, 0);
+    for tile in tiles {
+        let mut span_a = if tile.start < tile.end {
+            sa.source(tile.start..tile.end)
+        } else {
+            0..0
+        };
+        if let Some(prev) = shared.last() {
+            // Two output characters of one source character (`İ` → `i` +
+            // U+0307) can fall on both sides of a cut: the source character
+            // goes to the earlier passage.
+            span_a.start = span_a.start.max(prev.a.end);
+        }
+        if span_a.is_empty() {
+            // Its units all lie in its neighbours: its counts go with them.
+            match shared.last_mut() {
+                Some(prev) => {
+                    prev.shingles += tile.shingles;
+                    prev.new_shingles += tile.new_shingles;
+                }
+                None => {
+                    carried.0 += tile.shingles;
+                    carried.1 += tile.new_shingles;
+                }
+            }
+            continue;
+        }
+        let b_units =
+            tile.start.strict_add_signed(tile.to_b)..tile.end.strict_add_signed(tile.to_b);
         shared.push(Span {
             a: span_a,
-            b: span_b,
-            shingles: run.len,
-            new_shingles,
+            b: sb.source(b_units),
+            shingles: tile.shingles + std::mem::take(&mut carried.0),
+            new_shingles: tile.new_shingles + std::mem::take(&mut carried.1),
             share: 0.0,
         });
     }
@@ -209,6 +246,15 @@ pub fn explain(a: &[u8], b: &[u8], recipe: &Recipe) -> Explanation {
         shingles_b,
         shared_shingles,
     }
+}
+
+/// A run as units of A (`start..end`; B's are `to_b` further).
+struct Tile {
+    start: usize,
+    end: usize,
+    to_b: isize,
+    shingles: usize,
+    new_shingles: usize,
 }
 
 /// A run of `len` consecutive occurrences, from `a` in A and `b` in B.

@@ -7,6 +7,7 @@ pub mod compare;
 pub mod completions;
 pub mod curve;
 pub mod dedupe;
+pub mod explain;
 pub mod index;
 pub mod man;
 pub mod query;

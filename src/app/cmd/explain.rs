@@ -1,0 +1,439 @@
+//! `simfind explain`: why two files are similar — their shared passages as
+//! byte ranges of each file, the parts only in one, the exact Jaccard and the
+//! MinHash estimate, over the same shingles `scan` and `compare` use.
+//!
+//! The work is `simfind::explain::explain` on two byte strings; this file
+//! reads the files (refusing any over `--max-size` before reading it, which
+//! bounds memory) and prints. Another input kind (a record's field) needs
+//! only to hand other bytes to the same call.
+
+use std::io::{IsTerminal, Write};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use clap::builder::styling::{AnsiColor, Style};
+use serde_json::{Value, json};
+use simfind::explain::{Explanation, explain, spans::BYTES_PER_INPUT_BYTE};
+use simfind::input::read::{self, ReadOptions};
+use simfind::recipe::Recipe;
+use simfind::text::normalize::normalize;
+
+use crate::app::args::{
+    self, DEFAULT_BANDS, DEFAULT_ROWS, DEFAULT_SEED, ShingleArgs, SketchArgs, parse_size,
+};
+use crate::app::config;
+use crate::app::exit;
+use crate::app::ui::{ColorArg, Verbosity};
+
+/// The default of `--max-size`. explain holds about `BYTES_PER_INPUT_BYTE`
+/// bytes per byte of its two files (docs/PERFORMANCE.md, "explain: memory
+/// and time"), so two files at the default stay under a gigabyte.
+const DEFAULT_MAX_SIZE: &str = "16M";
+
+const AFTER_HELP: &str = "EXAMPLES:
+  simfind explain a.txt b.txt
+  simfind explain a.txt b.txt --shingle word -k 3 --color always | less -R
+  simfind explain a.txt b.txt --format json | jq '.shared[].a'
+
+OUTPUT (text): the two files, the exact Jaccard (as compare and scan report it) and
+the MinHash estimate, then the shared passages in A's order, each as
+  = a START..END  b START..END  share S  (N shingles)
+with its text from A below (control characters escaped, at most --max-chars
+characters), then the parts only in A (-) and only in B (+). Offsets are bytes of
+the files as they are (0-based, end exclusive), whatever the normalisation did. A
+passage's share is the part of the Jaccard it accounts for: the shares add up to
+the Jaccard. Passages of fewer than --min-shingles shingles are counted, not
+listed. --color colours the markers and texts (auto: stdout is a terminal and
+NO_COLOR is unset or empty). --format json writes the same as one JSON document
+(docs/OUTPUT.md).
+
+";
+
+/// Show why two files are similar: their shared passages, aligned, as byte ranges
+/// of each file, the parts only in one of them, the exact Jaccard and the MinHash
+/// estimate.
+#[derive(clap::Args, Debug)]
+#[command(after_help = args::after_help(AFTER_HELP, args::EXIT_STATUS_COMPARE))]
+pub struct Args {
+    /// The first file.
+    #[arg(value_name = "FILE_A")]
+    pub a: PathBuf,
+
+    /// The second file.
+    #[arg(value_name = "FILE_B")]
+    pub b: PathBuf,
+
+    #[command(flatten)]
+    pub shingles: ShingleArgs,
+
+    /// Bands b of the MinHash signature (its length is b × r).
+    #[arg(long, short = 'b', value_name = "B", default_value_t = DEFAULT_BANDS, help_heading = "LSH")]
+    pub bands: usize,
+
+    /// Rows per band r.
+    #[arg(long, short = 'r', value_name = "R", default_value_t = DEFAULT_ROWS, help_heading = "LSH")]
+    pub rows: usize,
+
+    /// Seed of the MinHash functions (the same as scan's for the same estimate).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_SEED, help_heading = "LSH")]
+    pub seed: u64,
+
+    #[command(flatten)]
+    pub sketch: SketchArgs,
+
+    /// Output format: text for people, json for other tools.
+    #[arg(long, value_enum, default_value_t = Format::Text, help_heading = "Output")]
+    pub format: Format,
+
+    /// The longest passage text shown, in characters; a longer one shows its start
+    /// and end around `…`.
+    #[arg(long, value_name = "N", default_value_t = 160, value_parser = clap::value_parser!(u32).range(8..), help_heading = "Output")]
+    pub max_chars: u32,
+
+    /// In the text view, list only passages of at least N shingles; shorter ones
+    /// (a few characters or words that also occur elsewhere in B) are counted in
+    /// one line. The JSON has them all.
+    #[arg(long, value_name = "N", default_value_t = 3, help_heading = "Output")]
+    pub min_shingles: usize,
+
+    /// Refuse a file larger than SIZE (explain holds about 26 bytes of memory per
+    /// byte of its files).
+    #[arg(long, value_name = "SIZE", default_value = DEFAULT_MAX_SIZE, value_parser = parse_size)]
+    pub max_size: u64,
+
+    #[command(flatten)]
+    pub verbosity: Verbosity,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+pub fn run(args: Args, color: ColorArg) -> Result<i32> {
+    let recipe = config::compare(
+        &args.shingles,
+        &args.sketch,
+        args.bands,
+        args.rows,
+        args.seed,
+    )?;
+    let limit = args
+        .max_size
+        .min(simfind::explain::spans::MAX_MAPPED_LEN as u64);
+    let a = read_bounded(&args.a, limit)?;
+    let b = read_bounded(&args.b, limit)?;
+    let explanation = explain(&a, &b, &recipe);
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    match args.format {
+        Format::Json => {
+            let doc = json_document(&args, &recipe, &explanation, a.len(), b.len());
+            // Serialised first: a closed stdout is then an io::Error that
+            // dispatch recognises as a broken pipe (serde_json's own error
+            // does not expose it).
+            let mut line = serde_json::to_vec(&doc)?;
+            line.push(b'\n');
+            out.write_all(&line)?;
+        }
+        Format::Text => {
+            let paint = Painter {
+                on: match color {
+                    ColorArg::Always => true,
+                    ColorArg::Never => false,
+                    ColorArg::Auto => {
+                        std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                            && std::io::stdout().is_terminal()
+                    }
+                },
+            };
+            let view = View {
+                args: &args,
+                recipe: &recipe,
+                e: &explanation,
+                a: &a,
+                b: &b,
+                paint,
+            };
+            view.write(&mut out)?;
+        }
+    }
+    out.flush()?;
+    if !args.verbosity.quiet && explanation.jaccard.is_none() {
+        eprintln!("simfind: note: both files are shorter than one shingle: Jaccard is undefined");
+    }
+    Ok(exit::OK)
+}
+
+/// The file's bytes, refused before reading when it is larger than `limit`
+/// (and after, if it grew meanwhile).
+fn read_bounded(path: &Path, limit: u64) -> Result<read::Contents> {
+    let too_large = |size: u64| {
+        anyhow::anyhow!(
+            "{} is {size} bytes, over --max-size {limit}: explain holds about \
+             {BYTES_PER_INPUT_BYTE} bytes of memory per byte of its files; raise --max-size \
+             if the memory is there",
+            path.display()
+        )
+    };
+    let meta =
+        std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
+    if meta.is_dir() {
+        bail!("cannot read {}: it is a directory", path.display());
+    }
+    if meta.len() > limit {
+        return Err(too_large(meta.len()));
+    }
+    let contents = read::read_file(path, &ReadOptions::default())
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    if contents.len() as u64 > limit {
+        return Err(too_large(contents.len() as u64));
+    }
+    Ok(contents)
+}
+
+fn json_document(
+    args: &Args,
+    recipe: &Recipe,
+    e: &Explanation,
+    len_a: usize,
+    len_b: usize,
+) -> Value {
+    let range = |r: &Range<usize>| json!([r.start, r.end]);
+    let file = |path: &Path, bytes: usize, shingles: usize| {
+        let mut file = serde_json::Map::new();
+        let raw = path.as_os_str().as_encoded_bytes();
+        file.insert("path".into(), String::from_utf8_lossy(raw).into());
+        if std::str::from_utf8(raw).is_err() {
+            // As everywhere in simfind's JSON: the exact bytes of a name that
+            // is not UTF-8.
+            file.insert("path_bytes".into(), raw.to_vec().into());
+        }
+        file.insert("bytes".into(), bytes.into());
+        file.insert("shingles".into(), shingles.into());
+        Value::Object(file)
+    };
+    json!({
+        "a": file(&args.a, len_a, e.shingles_a),
+        "b": file(&args.b, len_b, e.shingles_b),
+        "shingle": recipe.shingler.kind().name(),
+        "k": recipe.shingler.k(),
+        "jaccard": e.jaccard,
+        "minhash_estimate": e.estimate,
+        "shared_shingles": e.shared_shingles,
+        "shared": e.shared.iter().map(|s| json!({
+            "a": range(&s.a),
+            "b": range(&s.b),
+            "shingles": s.shingles,
+            "new_shingles": s.new_shingles,
+            "share": s.share,
+        })).collect::<Vec<_>>(),
+        "only_a": e.only_a.iter().map(range).collect::<Vec<_>>(),
+        "only_b": e.only_b.iter().map(range).collect::<Vec<_>>(),
+    })
+}
+
+/// ANSI colours when on; the text unchanged otherwise.
+#[derive(Clone, Copy)]
+struct Painter {
+    on: bool,
+}
+
+impl Painter {
+    fn paint(self, text: &str, style: Style) -> String {
+        if self.on {
+            format!("{style}{text}{style:#}")
+        } else {
+            text.to_string()
+        }
+    }
+}
+
+const SHARED: Style = AnsiColor::Green.on_default();
+const ONLY_A: Style = AnsiColor::Red.on_default();
+const ONLY_B: Style = AnsiColor::Cyan.on_default();
+
+struct View<'a> {
+    args: &'a Args,
+    recipe: &'a Recipe,
+    e: &'a Explanation,
+    a: &'a [u8],
+    b: &'a [u8],
+    paint: Painter,
+}
+
+impl View<'_> {
+    fn write(&self, out: &mut impl Write) -> std::io::Result<()> {
+        let (e, paint) = (self.e, self.paint);
+        let float =
+            |v: Option<f64>| v.map_or_else(|| "undefined".to_string(), |x| format!("{x:.6}"));
+        writeln!(
+            out,
+            "a: {} ({} bytes, {} shingles)",
+            self.args.a.display(),
+            self.a.len(),
+            e.shingles_a
+        )?;
+        writeln!(
+            out,
+            "b: {} ({} bytes, {} shingles)",
+            self.args.b.display(),
+            self.b.len(),
+            e.shingles_b
+        )?;
+        writeln!(
+            out,
+            "{} shingles, k = {}: jaccard {} ({} shared), minhash estimate {}",
+            self.recipe.shingler.kind().name(),
+            self.recipe.shingler.k(),
+            float(e.jaccard),
+            e.shared_shingles,
+            float(e.estimate),
+        )?;
+        writeln!(out)?;
+        let min = self.args.min_shingles;
+        let (listed, short): (Vec<_>, Vec<_>) = e.shared.iter().partition(|s| s.shingles >= min);
+        write!(
+            out,
+            "{}",
+            count(e.shared.len(), "shared passage", "shared passages")
+        )?;
+        if !short.is_empty() {
+            write!(
+                out,
+                " ({} of fewer than {min} shingles not listed, share {:.6})",
+                short.len(),
+                short.iter().map(|s| s.share).sum::<f64>()
+            )?;
+        }
+        writeln!(out)?;
+        for s in listed {
+            writeln!(
+                out,
+                "{} a {}..{}  b {}..{}  share {:.6}  ({})",
+                paint.paint("=", SHARED.bold()),
+                s.a.start,
+                s.a.end,
+                s.b.start,
+                s.b.end,
+                s.share,
+                count(s.shingles, "shingle", "shingles"),
+            )?;
+            self.excerpt(out, &self.a[s.a.clone()], SHARED)?;
+        }
+        self.only(out, "a", "-", &e.only_a, self.a, ONLY_A)?;
+        self.only(out, "b", "+", &e.only_b, self.b, ONLY_B)
+    }
+
+    /// The parts of one file in no passage. Those that normalise to nothing
+    /// (whitespace between passages, trimmed ends) are counted, not listed.
+    fn only(
+        &self,
+        out: &mut impl Write,
+        side: &str,
+        marker: &str,
+        ranges: &[Range<usize>],
+        bytes: &[u8],
+        style: Style,
+    ) -> std::io::Result<()> {
+        let (shown, blank): (Vec<_>, Vec<_>) = ranges.iter().partition(|r| {
+            !normalize(&bytes[(*r).clone()], self.recipe.normalization)
+                .trim()
+                .is_empty()
+        });
+        writeln!(out)?;
+        write!(
+            out,
+            "{} only in {side}",
+            count(shown.len(), "part", "parts")
+        )?;
+        if !blank.is_empty() {
+            write!(out, " (and {} of whitespace only)", blank.len())?;
+        }
+        writeln!(out)?;
+        for r in shown {
+            writeln!(
+                out,
+                "{} {side} {}..{}",
+                self.paint.paint(marker, style.bold()),
+                r.start,
+                r.end
+            )?;
+            self.excerpt(out, &bytes[r.clone()], style)?;
+        }
+        Ok(())
+    }
+
+    fn excerpt(&self, out: &mut impl Write, bytes: &[u8], style: Style) -> std::io::Result<()> {
+        let text = excerpt(bytes, self.args.max_chars as usize);
+        writeln!(out, "  │ {}", self.paint.paint(&text, style))
+    }
+}
+
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// `bytes` as one line of at most `max` characters (not counting the `…`
+/// between a long text's start and end): control characters escaped (`\n`,
+/// `\u{1b}`: a file cannot move the terminal's cursor or change its colours),
+/// invalid UTF-8 as `\xNN`.
+fn excerpt(bytes: &[u8], max: usize) -> String {
+    // The first `max + 1` pieces and the last `max - max / 2`: a passage of
+    // megabytes costs no more than a short one.
+    let tail_len = max - max / 2;
+    let mut head: Vec<String> = Vec::new();
+    let mut tail: std::collections::VecDeque<String> = std::collections::VecDeque::new();
+    let mut total = 0usize;
+    let mut push = |piece: String| {
+        total += 1;
+        if head.len() <= max {
+            head.push(piece.clone());
+        }
+        if tail.len() == tail_len {
+            tail.pop_front();
+        }
+        tail.push_back(piece);
+    };
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            let escape = c.is_control()
+                || matches!(c, '\u{200E}' | '\u{200F}' | '\u{2028}'..='\u{202E}' | '\u{2066}'..='\u{2069}');
+            push(match c {
+                '\n' => "\\n".to_string(),
+                '\r' => "\\r".to_string(),
+                '\t' => "\\t".to_string(),
+                _ if escape => c.escape_unicode().to_string(),
+                _ => c.to_string(),
+            });
+        }
+        for b in chunk.invalid() {
+            push(format!("\\x{b:02X}"));
+        }
+    }
+    if total <= max {
+        return head.concat();
+    }
+    format!(
+        "{} … {}",
+        head[..max / 2].concat(),
+        tail.into_iter().collect::<String>()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::excerpt;
+
+    #[test]
+    fn excerpts_escape_and_bound() {
+        assert_eq!(
+            excerpt(b"a\r\n\tb\x1b[31m\xFFc", 100),
+            "a\\r\\n\\tb\\u{1b}[31m\\xFFc"
+        );
+        assert_eq!(excerpt("x\u{202E}y".as_bytes(), 100), "x\\u{202e}y");
+        assert_eq!(excerpt(b"abcdefghij", 4), "ab … ij");
+        assert_eq!(excerpt("ääää".as_bytes(), 4), "ääää");
+    }
+}
