@@ -53,3 +53,204 @@ fn curve_prints_the_exact_half_point_and_the_steepest_point() {
         "{text}"
     );
 }
+
+/// The signature matrix's lines (after the `signature` header) as cells.
+fn signature_rows(text: &str) -> Vec<Vec<String>> {
+    text.lines()
+        .skip_while(|l| !l.starts_with("signature"))
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .map(|l| l.split_whitespace().map(str::to_string).collect())
+        .collect()
+}
+
+/// `(jaccard, estimate)` of one pair line, as the fractions printed.
+fn pair(text: &str, a: &str, b: &str) -> (String, String) {
+    let line = text
+        .lines()
+        .find(|l| l.starts_with(&format!("{a} {b} ")))
+        .unwrap_or_else(|| panic!("no pair {a} {b} in {text}"));
+    let cells: Vec<&str> = line.split_whitespace().collect();
+    (cells[2].to_string(), cells[5].to_string())
+}
+
+/// MMDS Example 3.8: h1(x) = x+1 mod 5, h2(x) = 3x+1 mod 5 on Fig. 3.2's
+/// sets give [[1,3,0,1],[0,2,0,0]], estimates SIM(S1,S4) = 1 and
+/// SIM(S1,S3) = 1/2 against truths 2/3 and 1/4.
+#[test]
+fn example_3_8_signature_matrix_from_the_command_line() {
+    for input in [
+        vec!["--matrix", "testdata/mmds/fig3-2.txt"],
+        vec![
+            "--set", "S1=0,3", "--set", "S2=2", "--set", "S3=1,3,4", "--set", "S4=0,2,3",
+        ],
+    ] {
+        let mut args = vec!["minhash"];
+        args.extend(input);
+        args.extend(["--hash", "x+1 mod 5", "--hash", "3x+1 mod 5"]);
+        let text = ok(&args);
+        let rows = signature_rows(&text);
+        assert_eq!(rows[0], ["h1", "1", "3", "0", "1"], "{text}");
+        assert_eq!(rows[1], ["h2", "0", "2", "0", "0"], "{text}");
+        assert_eq!(pair(&text, "S1", "S4"), ("2/3".into(), "1".into()));
+        assert_eq!(pair(&text, "S1", "S3"), ("1/4".into(), "1/2".into()));
+    }
+}
+
+/// MMDS Example 3.7: the permutation b, e, a, d, c gives h(S1) = a,
+/// h(S2) = c, h(S3) = b, h(S4) = a.
+#[test]
+fn example_3_7_permutation_by_order() {
+    let text = ok(&[
+        "minhash",
+        "--matrix",
+        "testdata/mmds/fig3-2.txt",
+        "--order",
+        "b,e,a,d,c",
+    ]);
+    assert_eq!(
+        signature_rows(&text)[0],
+        ["h1", "a", "c", "b", "a"],
+        "{text}"
+    );
+}
+
+/// CS5344 slides: h(x) = x mod 5 + 1 and g(x) = (2x+1) mod 5 + 1 over rows
+/// numbered from 1 give Sig1 = [2, 3], Sig2 = [1, 1]; their three explicit
+/// permutations give Sig/Sig 0.67, 1.00 and 0 for columns 1-3, 2-4 and 1-2.
+#[test]
+fn slides_hash_and_permutation_examples() {
+    let text = ok(&[
+        "minhash",
+        "--matrix",
+        "testdata/mmds/hg.txt",
+        "--first-row",
+        "1",
+        "--hash",
+        "x mod 5 + 1",
+        "--hash",
+        "(2x+1) mod 5 + 1",
+    ]);
+    let rows = signature_rows(&text);
+    assert_eq!(rows[0], ["h1", "2", "1"], "{text}");
+    assert_eq!(rows[1], ["h2", "3", "1"], "{text}");
+    let text = ok(&[
+        "minhash",
+        "--matrix",
+        "testdata/mmds/slides-perm.txt",
+        "--first-row",
+        "1",
+        "--permutation",
+        "3,4,7,6,1,2,5",
+        "--permutation",
+        "4,2,1,3,6,7,5",
+        "--permutation",
+        "1,3,7,6,2,5,4",
+    ]);
+    assert_eq!(
+        signature_rows(&text)[0],
+        ["h1", "2", "1", "2", "1"],
+        "{text}"
+    );
+    assert_eq!(pair(&text, "C1", "C3"), ("3/4".into(), "2/3".into()));
+    assert_eq!(pair(&text, "C2", "C4"), ("3/4".into(), "1".into()));
+    assert_eq!(pair(&text, "C1", "C2"), ("0".into(), "0".into()));
+}
+
+/// The lecture notes' row-block example: m = 8, m̄ = 4, expected estimates
+/// 1/3 and 1/6 against truths 1/2 and 1/5; S1's first block is ∞.
+#[test]
+fn lecture_block_example_expected_estimates() {
+    let text = ok(&[
+        "minhash",
+        "--matrix",
+        "testdata/mmds/block.txt",
+        "--block-rows",
+        "4",
+        "--expected",
+    ]);
+    assert_eq!(
+        pair(&text, "S1", "S2"),
+        ("1/2".into(), "1/3".into()),
+        "{text}"
+    );
+    assert_eq!(
+        pair(&text, "S1", "S3"),
+        ("1/5".into(), "1/6".into()),
+        "{text}"
+    );
+    let text = ok(&[
+        "minhash",
+        "--matrix",
+        "testdata/mmds/block.txt",
+        "--block-rows",
+        "4",
+        "--permutation",
+        "0,1,2,3",
+    ]);
+    let rows = signature_rows(&text);
+    assert_eq!(rows[0], ["h1", "block", "1", "∞", "3", "2"], "{text}");
+    assert_eq!(rows[1], ["h1", "block", "2", "0", "0", "0"], "{text}");
+}
+
+/// Bad expressions, matrices and permutations stop before any output with
+/// the reason (and the file and line), exit 2.
+#[test]
+fn teaching_input_errors_are_clear() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = util::write(dir.path(), "bad.txt", b"A B\nr1 1 0\nr2 1 2\n");
+    let bad = bad.to_str().unwrap();
+    for (args, message) in [
+        (
+            vec!["--matrix", "testdata/mmds/fig3-2.txt", "--hash", "3x+1"],
+            "no `mod p`",
+        ),
+        (
+            vec!["--matrix", "testdata/mmds/fig3-2.txt", "--hash", "3y mod 5"],
+            "not a non-negative integer",
+        ),
+        (
+            vec![
+                "--matrix",
+                "testdata/mmds/fig3-2.txt",
+                "--permutation",
+                "1,2,2,3,4",
+            ],
+            "not a permutation",
+        ),
+        (
+            vec![
+                "--matrix",
+                "testdata/mmds/fig3-2.txt",
+                "--permutation",
+                "1,2",
+            ],
+            "has 2 values",
+        ),
+        (
+            vec![
+                "--matrix",
+                "testdata/mmds/fig3-2.txt",
+                "--order",
+                "a,b,z,d,e",
+            ],
+            "no row labelled \"z\"",
+        ),
+        (vec!["--matrix", "testdata/mmds/fig3-2.txt"], "no functions"),
+        (
+            vec!["--matrix", bad, "--hash", "x mod 2"],
+            "bad.txt:3: \"2\" is not 0 or 1",
+        ),
+        (
+            vec!["--set", "A=1,x", "--set", "B=2", "--hash", "x mod 2"],
+            "row \"x\" is not a number",
+        ),
+    ] {
+        let mut all = vec!["minhash"];
+        all.extend(args.iter().copied());
+        let out = run(&all);
+        assert_eq!(out.status.code(), Some(2), "{all:?}");
+        assert!(out.stdout.is_empty(), "{all:?}");
+        assert!(stderr(&out).contains(message), "{all:?}: {}", stderr(&out));
+    }
+}

@@ -28,6 +28,7 @@ pub mod classic;
 pub mod minhash;
 pub mod one_permutation;
 pub mod oph;
+pub mod textbook;
 
 use std::fmt;
 use std::str::FromStr;

@@ -9,6 +9,7 @@ pub mod curve;
 pub mod dedupe;
 pub mod index;
 pub mod man;
+pub mod minhash;
 pub mod query;
 pub mod scan;
 pub mod tune;
