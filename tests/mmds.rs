@@ -311,3 +311,36 @@ fn block_minhash_scans_and_compares() {
         "{text}"
     );
 }
+
+/// MMDS Exercise 3.5.8: a transposition counts 1 (Levenshtein counts 2), and
+/// the bag similarity of {a,a,a,b} and {a,a,b,b,c} is 3/9 (weighted: 3/6).
+#[test]
+fn compare_prints_damerau_and_bag_measures() {
+    let dir = tempfile::tempdir().unwrap();
+    let x = util::write(dir.path(), "x.txt", b"abcde");
+    let y = util::write(dir.path(), "y.txt", b"abdce");
+    let text = ok(&[
+        "compare",
+        x.to_str().unwrap(),
+        y.to_str().unwrap(),
+        "-k",
+        "1",
+    ]);
+    assert!(
+        text.contains("\nlevenshtein,2\n") && text.contains("\ndamerau,1\n"),
+        "{text}"
+    );
+    let a = util::write(dir.path(), "a.txt", b"a a a b");
+    let b = util::write(dir.path(), "b.txt", b"a a b b c");
+    let text = ok(&[
+        "compare",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--shingle",
+        "word",
+        "-k",
+        "1",
+    ]);
+    assert!(text.contains("\nbag_jaccard,0.333333\n"), "{text}");
+    assert!(text.contains("\nweighted_jaccard,0.500000\n"), "{text}");
+}
