@@ -1,7 +1,8 @@
 //! The worked examples of MMDS ch. 3 through the real binary (issue #20).
 //! Expected values are the book's (or the closed forms beside them), never
-//! numbers the code under test produced. Citations follow the 3rd edition
-//! (Leskovec, Rajaraman, Ullman, 2020), as docs/MMDS.md states.
+//! numbers the code under test produced. Citations follow the numbering of
+//! the chapter text in ../shared/seeds/003_332d40479ab44711.txt, as
+//! docs/MMDS.md states.
 
 mod util;
 
@@ -80,7 +81,7 @@ fn pair(text: &str, a: &str, b: &str) -> (String, String) {
 #[test]
 fn example_3_8_signature_matrix_from_the_command_line() {
     for input in [
-        vec!["--matrix", "testdata/mmds/fig3-2.txt"],
+        vec!["--matrix", "tests/data/mmds/fig3-2.txt"],
         vec![
             "--set", "S1=0,3", "--set", "S2=2", "--set", "S3=1,3,4", "--set", "S4=0,2,3",
         ],
@@ -104,7 +105,7 @@ fn example_3_7_permutation_by_order() {
     let text = ok(&[
         "minhash",
         "--matrix",
-        "testdata/mmds/fig3-2.txt",
+        "tests/data/mmds/fig3-2.txt",
         "--order",
         "b,e,a,d,c",
     ]);
@@ -123,7 +124,7 @@ fn slides_hash_and_permutation_examples() {
     let text = ok(&[
         "minhash",
         "--matrix",
-        "testdata/mmds/hg.txt",
+        "tests/data/mmds/hg.txt",
         "--first-row",
         "1",
         "--hash",
@@ -137,7 +138,7 @@ fn slides_hash_and_permutation_examples() {
     let text = ok(&[
         "minhash",
         "--matrix",
-        "testdata/mmds/slides-perm.txt",
+        "tests/data/mmds/slides-perm.txt",
         "--first-row",
         "1",
         "--permutation",
@@ -164,7 +165,7 @@ fn lecture_block_example_expected_estimates() {
     let text = ok(&[
         "minhash",
         "--matrix",
-        "testdata/mmds/block.txt",
+        "tests/data/mmds/block.txt",
         "--block-rows",
         "4",
         "--expected",
@@ -182,7 +183,7 @@ fn lecture_block_example_expected_estimates() {
     let text = ok(&[
         "minhash",
         "--matrix",
-        "testdata/mmds/block.txt",
+        "tests/data/mmds/block.txt",
         "--block-rows",
         "4",
         "--permutation",
@@ -202,17 +203,22 @@ fn teaching_input_errors_are_clear() {
     let bad = bad.to_str().unwrap();
     for (args, message) in [
         (
-            vec!["--matrix", "testdata/mmds/fig3-2.txt", "--hash", "3x+1"],
+            vec!["--matrix", "tests/data/mmds/fig3-2.txt", "--hash", "3x+1"],
             "no `mod p`",
         ),
         (
-            vec!["--matrix", "testdata/mmds/fig3-2.txt", "--hash", "3y mod 5"],
+            vec![
+                "--matrix",
+                "tests/data/mmds/fig3-2.txt",
+                "--hash",
+                "3y mod 5",
+            ],
             "not a non-negative integer",
         ),
         (
             vec![
                 "--matrix",
-                "testdata/mmds/fig3-2.txt",
+                "tests/data/mmds/fig3-2.txt",
                 "--permutation",
                 "1,2,2,3,4",
             ],
@@ -221,7 +227,7 @@ fn teaching_input_errors_are_clear() {
         (
             vec![
                 "--matrix",
-                "testdata/mmds/fig3-2.txt",
+                "tests/data/mmds/fig3-2.txt",
                 "--permutation",
                 "1,2",
             ],
@@ -230,13 +236,16 @@ fn teaching_input_errors_are_clear() {
         (
             vec![
                 "--matrix",
-                "testdata/mmds/fig3-2.txt",
+                "tests/data/mmds/fig3-2.txt",
                 "--order",
                 "a,b,z,d,e",
             ],
             "no row labelled \"z\"",
         ),
-        (vec!["--matrix", "testdata/mmds/fig3-2.txt"], "no functions"),
+        (
+            vec!["--matrix", "tests/data/mmds/fig3-2.txt"],
+            "no functions",
+        ),
         (
             vec!["--matrix", bad, "--hash", "x mod 2"],
             "bad.txt:3: \"2\" is not 0 or 1",

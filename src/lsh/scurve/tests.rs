@@ -4,7 +4,7 @@ use super::*;
 
 #[test]
 fn mmds_table_for_20_bands_of_5_rows() {
-    // MMDS Fig. 3.11 (rounded as printed there).
+    // MMDS Fig. 3.8 (rounded as printed there).
     for (s, p) in [
         (0.2, 0.006),
         (0.3, 0.047),
@@ -311,7 +311,7 @@ fn banded_cascade_is_the_s_curve() {
 
 #[test]
 fn mmds_amplification_examples() {
-    // MMDS Ex. 3.22: 4-way AND then 4-way OR turns the (0.2, 0.6, 0.8, 0.4)
+    // MMDS Ex. 3.18: 4-way AND then 4-way OR turns the (0.2, 0.6, 0.8, 0.4)
     // family into (0.2, 0.6, 0.8785, 0.0985).
     let and_or = [Stage::And(4), Stage::Or(4)];
     let s = sensitivity(0.2, 0.6, &and_or);
@@ -319,14 +319,14 @@ fn mmds_amplification_examples() {
         (s.p1 - 0.8785).abs() < 5e-5 && (s.p2 - 0.0985).abs() < 5e-5,
         "{s:?}"
     );
-    // Ex. 3.23: 4-way OR then 4-way AND gives (0.2, 0.6, 0.9936, 0.5740).
+    // Ex. 3.19: 4-way OR then 4-way AND gives (0.2, 0.6, 0.9936, 0.5740).
     let or_and = [Stage::Or(4), Stage::And(4)];
     let s = sensitivity(0.2, 0.6, &or_and);
     assert!(
         (s.p1 - 0.9936).abs() < 5e-5 && (s.p2 - 0.5740).abs() < 5e-5,
         "{s:?}"
     );
-    // Ex. 3.24: the AND-OR construction applied on top of the OR-AND one, 256
+    // Ex. 3.20: the AND-OR construction applied on top of the OR-AND one, 256
     // functions, gives (0.2, 0.8, 0.9999996, 0.0008715).
     let cascade = [Stage::Or(4), Stage::And(4), Stage::And(4), Stage::Or(4)];
     assert_eq!(functions_used(&cascade), 256);
