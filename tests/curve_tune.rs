@@ -31,7 +31,7 @@ fn table_value(table: &str, s: &str) -> f64 {
 #[test]
 fn curve_table_shows_the_mmds_values_for_20_bands_of_5_rows() {
     let table = stdout_of(&["curve", "--bands", "20", "--rows", "5"]);
-    // MMDS Fig. 3.11, printed to three decimals (the last to four): the table's
+    // MMDS Fig. 3.8, printed to three decimals (the last to four): the table's
     // four decimals must round to them.
     for (s, mmds, decimals) in [
         ("0.20", 0.006, 3),
@@ -131,7 +131,7 @@ fn curve_csv_overlays_curves_in_the_given_order() {
 
 #[test]
 fn curve_cascade_prints_mmds_sensitivities_in_stage_order() {
-    // MMDS Ex. 3.22 (AND then OR) and 3.23 (OR then AND) from (0.2, 0.6, 0.8, 0.4).
+    // MMDS Ex. 3.18 (AND then OR) and 3.19 (OR then AND) from (0.2, 0.6, 0.8, 0.4).
     let and_or = stdout_of(&[
         "curve", "--and", "4", "--or", "4", "--d1", "0.2", "--d2", "0.6",
     ]);
@@ -146,7 +146,7 @@ fn curve_cascade_prints_mmds_sensitivities_in_stage_order() {
         or_and.contains("or4-and4: (0.2, 0.6, 0.9936153, 0.5739519)-sensitive"),
         "{or_and}"
     );
-    // Ex. 3.24: 256 functions, (0.2, 0.8, 0.9999996, 0.0008715).
+    // Ex. 3.20: 256 functions, (0.2, 0.8, 0.9999996, 0.0008715).
     let deep = stdout_of(&[
         "curve", "--or", "4", "--and", "4", "--and", "4", "--or", "4", "--d1", "0.2", "--d2", "0.8",
     ]);

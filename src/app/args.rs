@@ -80,8 +80,9 @@ pub struct ShingleArgs {
 pub struct SketchArgs {
     /// MinHash kernel: `classic` (n hash functions per shingle) or `oph` (one-permutation
     /// hashing with optimal densification: one hash per shingle, several times faster,
-    /// equally unbiased estimates; different signatures, so candidates differ slightly).
-    /// [default: classic]
+    /// equally unbiased estimates; different signatures, so candidates differ slightly) or
+    /// `block` (the row-block speed-up of the MMDS lecture notes: OPH's blocks kept ∞ when
+    /// empty, estimate a/(a+d) over the blocks not empty in both). [default: classic]
     #[arg(long, value_enum, help_heading = "LSH")]
     pub minhash: Option<MinHashArg>,
 }
@@ -361,6 +362,7 @@ impl ShingleArg {
 pub enum MinHashArg {
     Classic,
     Oph,
+    Block,
 }
 
 impl MinHashArg {
@@ -368,6 +370,7 @@ impl MinHashArg {
         match self {
             MinHashArg::Classic => SketchKind::Classic,
             MinHashArg::Oph => SketchKind::Oph,
+            MinHashArg::Block => SketchKind::Block,
         }
     }
 }

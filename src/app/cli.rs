@@ -7,8 +7,9 @@
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 use crate::app::args;
-use crate::app::cmd::explain;
-use crate::app::cmd::{compare, completions, curve, dedupe, index, man, query, scan, tune, undo};
+use crate::app::cmd::{
+    compare, completions, curve, dedupe, explain, index, man, minhash, query, scan, tune, undo,
+};
 use crate::app::exit;
 use crate::app::ui::{self, ColorArg};
 
@@ -53,6 +54,7 @@ pub enum Command {
     Undo(undo::Args),
     Curve(curve::Args),
     Tune(tune::Args),
+    Minhash(minhash::Args),
     Completions(completions::Args),
     Man(man::Args),
 }
@@ -213,6 +215,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::Undo(args) => undo::run(args),
         Command::Curve(args) => curve::run(args),
         Command::Tune(args) => tune::run(args),
+        Command::Minhash(args) => minhash::run(args),
         Command::Completions(args) => completions::run(args, command()),
         Command::Man(args) => man::run(args, command()),
     };

@@ -2,7 +2,8 @@
 //! no false negatives and no false positives.
 //!
 //! Implements the high-similarity methods of MMDS 3.9 (length-based filtering
-//! 3.9.3–3.9.4, prefix indexing 3.9.5, position indexing 3.9.6) in the form of
+//! 3.9.3, prefix indexing 3.9.4, position indexing 3.9.5 with the suffix-length
+//! bound of 3.9.6) in the form of
 //! the AllPairs / PPJoin join (Bayardo, Ma & Srikant, WWW 2007; Xiao, Wang, Lin
 //! & Yu, WWW 2008).
 //!

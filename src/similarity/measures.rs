@@ -251,6 +251,96 @@ pub fn levenshtein_distance(a: &[char], b: &[char], max_cells: u64) -> Option<us
     Some(row[short.len()])
 }
 
+/// Damerau–Levenshtein distance (MMDS Exercise 3.5.8): the fewest
+/// insertions, deletions, substitutions and transpositions of two adjacent
+/// characters turning `a` into `b`, in the unrestricted form of Lowrance and
+/// Wagner (1975), which is a distance measure (the triangle inequality of
+/// Exercise 3.5.9 holds; the simpler "optimal string alignment" variant
+/// breaks it: OSA(ca, abc) = 3, yet ca → ac → abc costs 2). `None` past
+/// `max_cells` as for [`indel_distance`]; the DP keeps its whole table.
+pub fn damerau_distance(a: &[char], b: &[char], max_cells: u64) -> Option<usize> {
+    let (a, b) = strip_common(a, b);
+    if !within_budget(a, b, max_cells) {
+        return None;
+    }
+    let (n, m) = (a.len(), b.len());
+    let infinity = n + m;
+    let width = m + 2;
+    let mut d = vec![0usize; (n + 2) * width];
+    let at = |i: usize, j: usize| i * width + j;
+    d[at(0, 0)] = infinity;
+    for i in 0..=n {
+        d[at(i + 1, 0)] = infinity;
+        d[at(i + 1, 1)] = i;
+    }
+    for j in 0..=m {
+        d[at(0, j + 1)] = infinity;
+        d[at(1, j + 1)] = j;
+    }
+    // The last row in which each character of `a` was seen.
+    let mut last_row: HashMap<char, usize> = HashMap::new();
+    for i in 1..=n {
+        let mut last_match_col = 0;
+        for j in 1..=m {
+            let i1 = last_row.get(&b[j - 1]).copied().unwrap_or(0);
+            let j1 = last_match_col;
+            let cost = if a[i - 1] == b[j - 1] {
+                last_match_col = j;
+                0
+            } else {
+                1
+            };
+            d[at(i + 1, j + 1)] = (d[at(i, j)] + cost)
+                .min(d[at(i + 1, j)] + 1)
+                .min(d[at(i, j + 1)] + 1)
+                .min(d[at(i1, j1)] + (i - i1 - 1) + 1 + (j - j1 - 1));
+        }
+        last_row.insert(a[i - 1], i);
+    }
+    Some(d[at(n + 1, m + 1)])
+}
+
+/// The Jaccard similarity of two bags (multisets) as MMDS defines it in the
+/// exercises of 3.1: an element counts in the intersection as often as in
+/// the bag where it is rarer, and in the "union" as often as in both bags
+/// together, so the value is at most 1/2 ({a,a,a,b} and {a,a,b,b,c}: 3/9).
+/// Inputs are count vectors ([`count_vector`]); `None` for two empty bags.
+pub fn bag_jaccard(a: &[(u64, u32)], b: &[(u64, u32)]) -> Option<f64> {
+    let (min, _) = min_max_sums(a, b);
+    let total: u64 = a.iter().chain(b).map(|&(_, c)| c as u64).sum();
+    (total > 0).then(|| min as f64 / total as f64)
+}
+
+/// The weighted (generalised) Jaccard similarity `Σ min / Σ max` of two count
+/// vectors: 1 for equal bags, and what datasketch's `WeightedMinHash`
+/// estimates. `None` for two empty bags.
+pub fn weighted_jaccard(a: &[(u64, u32)], b: &[(u64, u32)]) -> Option<f64> {
+    let (min, max) = min_max_sums(a, b);
+    (max > 0).then(|| min as f64 / max as f64)
+}
+
+/// `(Σ min(a_i, b_i), Σ max(a_i, b_i))` over two sorted count vectors.
+fn min_max_sums(a: &[(u64, u32)], b: &[(u64, u32)]) -> (u64, u64) {
+    let (mut i, mut j, mut min, mut max) = (0, 0, 0u64, 0u64);
+    while i < a.len() || j < b.len() {
+        let ka = a.get(i).map_or(u64::MAX, |x| x.0);
+        let kb = b.get(j).map_or(u64::MAX, |x| x.0);
+        if i < a.len() && (j == b.len() || ka < kb) {
+            max += a[i].1 as u64;
+            i += 1;
+        } else if j < b.len() && (i == a.len() || kb < ka) {
+            max += b[j].1 as u64;
+            j += 1;
+        } else {
+            min += a[i].1.min(b[j].1) as u64;
+            max += a[i].1.max(b[j].1) as u64;
+            i += 1;
+            j += 1;
+        }
+    }
+    (min, max)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -453,5 +543,97 @@ mod tests {
                 ma.linf as f64 <= ma.euclidean + 1e-9 && ma.euclidean <= ma.manhattan as f64 + 1e-9
             );
         }
+    }
+
+    fn dl(a: &str, b: &str) -> usize {
+        damerau_distance(&chars(a), &chars(b), u64::MAX).unwrap()
+    }
+
+    /// Oracle: breadth-first search over every string reachable by the four
+    /// operations over the two strings' alphabet (small strings only).
+    fn dl_by_search(a: &str, b: &str) -> usize {
+        let alphabet: Vec<char> = {
+            let mut v: Vec<char> = a.chars().chain(b.chars()).collect();
+            v.sort_unstable();
+            v.dedup();
+            v
+        };
+        let limit = a.chars().count().max(b.chars().count()) + 1;
+        let mut seen = std::collections::HashSet::from([chars(a)]);
+        let mut frontier = vec![chars(a)];
+        for steps in 0.. {
+            if frontier.iter().any(|s| s == &chars(b)) {
+                return steps;
+            }
+            let mut next = Vec::new();
+            for s in &frontier {
+                let mut moves: Vec<Vec<char>> = Vec::new();
+                for k in 0..=s.len() {
+                    for &c in &alphabet {
+                        let mut t = s.clone();
+                        t.insert(k, c);
+                        moves.push(t);
+                        if k < s.len() {
+                            let mut t = s.clone();
+                            t[k] = c;
+                            moves.push(t);
+                        }
+                    }
+                    if k < s.len() {
+                        let mut t = s.clone();
+                        t.remove(k);
+                        moves.push(t);
+                    }
+                    if k + 1 < s.len() {
+                        let mut t = s.clone();
+                        t.swap(k, k + 1);
+                        moves.push(t);
+                    }
+                }
+                for t in moves {
+                    if t.len() <= limit && seen.insert(t.clone()) {
+                        next.push(t);
+                    }
+                }
+            }
+            frontier = next;
+        }
+        unreachable!()
+    }
+
+    #[test]
+    fn damerau_counts_an_adjacent_swap_once_and_matches_search() {
+        assert_eq!(dl("abcde", "abdce"), 1);
+        assert_eq!(lev("abcde", "abdce"), 2);
+        // Unrestricted: an insertion between the swapped pair (OSA says 3).
+        assert_eq!(dl("ca", "abc"), 2);
+        assert_eq!(dl("abcde", "acfdeg"), 3);
+        for (a, b) in [
+            ("ab", "ba"),
+            ("abc", "ca"),
+            ("abcd", "badc"),
+            ("aab", "bba"),
+            ("", "ab"),
+            ("abc", "cab"),
+        ] {
+            assert_eq!(dl(a, b), dl_by_search(a, b), "{a} {b}");
+        }
+        assert_eq!(damerau_distance(&chars("abcd"), &chars("dcba"), 3), None);
+    }
+
+    #[test]
+    fn bag_jaccard_follows_the_chapter_and_weighted_jaccard_is_min_over_max() {
+        // {a,a,a,b} and {a,a,b,b,c}: intersection {a,a,b}, "union" all 9.
+        let a = [(1, 3), (2, 1)];
+        let b = [(1, 2), (2, 2), (3, 1)];
+        assert_eq!(bag_jaccard(&a, &b), Some(3.0 / 9.0));
+        assert_eq!(weighted_jaccard(&a, &b), Some(3.0 / 6.0));
+        assert_eq!(bag_jaccard(&a, &a), Some(0.5));
+        assert_eq!(weighted_jaccard(&a, &a), Some(1.0));
+        assert_eq!(weighted_jaccard(&[], &[]), None);
+        // With every count 1 the weighted form is the set Jaccard.
+        let x = [(1, 1), (2, 1), (5, 1)];
+        let y = [(2, 1), (5, 1), (7, 1)];
+        assert_eq!(weighted_jaccard(&x, &y), jaccard(&[1, 2, 5], &[2, 5, 7]));
     }
 }

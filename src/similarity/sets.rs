@@ -27,7 +27,7 @@ const CHECK_EVERY: usize = 128;
 
 /// The size of the intersection of two sorted, deduplicated sets if it is at
 /// least `need`, else `None` — as soon as the elements left cannot make up
-/// the difference (the positional bound of MMDS 3.9.7, applied while merging).
+/// the difference (the positional bound of MMDS 3.9.5, applied while merging).
 /// A candidate far below the threshold is rejected after a fraction of its
 /// merge.
 ///

@@ -24,14 +24,17 @@
 //! variant in [`SketchKind`] and [`AnySketcher`] (with its name), and its
 //! measure in `similarity/` (`docs/ARCHITECTURE.md`, "How to add a sketch family").
 
+pub mod block;
 pub mod classic;
 pub mod minhash;
 pub mod one_permutation;
 pub mod oph;
+pub mod textbook;
 
 use std::fmt;
 use std::str::FromStr;
 
+pub use block::Block;
 pub use classic::Classic;
 pub use one_permutation::OnePermutation;
 
@@ -42,6 +45,9 @@ pub enum SketchKind {
     Classic,
     /// One-permutation hashing with optimal densification ([`crate::sketch::oph`]).
     Oph,
+    /// Row-block MinHash: OPH's blocks left ∞ when empty, estimate a/(a+d)
+    /// ([`crate::sketch::block`]).
+    Block,
 }
 
 impl SketchKind {
@@ -50,6 +56,7 @@ impl SketchKind {
         match self {
             SketchKind::Classic => "classic",
             SketchKind::Oph => "oph",
+            SketchKind::Block => "block",
         }
     }
 }
@@ -70,7 +77,7 @@ impl FromStr for SketchKind {
     type Err = UnknownSketch;
 
     fn from_str(s: &str) -> Result<Self, UnknownSketch> {
-        [SketchKind::Classic, SketchKind::Oph]
+        [SketchKind::Classic, SketchKind::Oph, SketchKind::Block]
             .into_iter()
             .find(|k| k.name() == s)
             .ok_or_else(|| UnknownSketch(s.to_string()))
@@ -136,6 +143,7 @@ pub trait Sketcher {
 pub enum AnySketcher {
     Classic(Classic),
     Oph(OnePermutation),
+    Block(Block),
 }
 
 impl AnySketcher {
@@ -144,6 +152,7 @@ impl AnySketcher {
         match kind {
             SketchKind::Classic => AnySketcher::Classic(Classic::new(n, seed)),
             SketchKind::Oph => AnySketcher::Oph(OnePermutation::new(n, seed)),
+            SketchKind::Block => AnySketcher::Block(Block::new(n, seed)),
         }
     }
 
@@ -151,6 +160,7 @@ impl AnySketcher {
         match self {
             AnySketcher::Classic(_) => SketchKind::Classic,
             AnySketcher::Oph(_) => SketchKind::Oph,
+            AnySketcher::Block(_) => SketchKind::Block,
         }
     }
 }
@@ -159,6 +169,7 @@ impl AnySketcher {
 pub enum AnyBuilder<'a> {
     Classic(classic::ClassicBuilder<'a>),
     Oph(oph::Sketch<'a>),
+    Block(block::BlockBuilder<'a>),
 }
 
 impl SketchBuilder for AnyBuilder<'_> {
@@ -167,6 +178,7 @@ impl SketchBuilder for AnyBuilder<'_> {
         match self {
             AnyBuilder::Classic(b) => b.add_batch(values),
             AnyBuilder::Oph(b) => SketchBuilder::add_batch(b, values),
+            AnyBuilder::Block(b) => b.add_batch(values),
         }
     }
 
@@ -174,6 +186,7 @@ impl SketchBuilder for AnyBuilder<'_> {
         match self {
             AnyBuilder::Classic(b) => b.finish(),
             AnyBuilder::Oph(b) => SketchBuilder::finish(b),
+            AnyBuilder::Block(b) => b.finish(),
         }
     }
 }
@@ -185,6 +198,7 @@ impl Sketcher for AnySketcher {
         match self {
             AnySketcher::Classic(s) => s.signature_len(),
             AnySketcher::Oph(s) => s.signature_len(),
+            AnySketcher::Block(s) => s.signature_len(),
         }
     }
 
@@ -192,6 +206,7 @@ impl Sketcher for AnySketcher {
         match self {
             AnySketcher::Classic(s) => s.sign_into(set, out),
             AnySketcher::Oph(s) => s.sign_into(set, out),
+            AnySketcher::Block(s) => s.sign_into(set, out),
         }
     }
 
@@ -199,6 +214,7 @@ impl Sketcher for AnySketcher {
         match self {
             AnySketcher::Classic(s) => s.takes_repeats(),
             AnySketcher::Oph(s) => s.takes_repeats(),
+            AnySketcher::Block(s) => s.takes_repeats(),
         }
     }
 
@@ -206,6 +222,7 @@ impl Sketcher for AnySketcher {
         match self {
             AnySketcher::Classic(s) => AnyBuilder::Classic(s.builder(out, scratch)),
             AnySketcher::Oph(s) => AnyBuilder::Oph(s.builder(out, scratch)),
+            AnySketcher::Block(s) => AnyBuilder::Block(s.builder(out, scratch)),
         }
     }
 
@@ -213,6 +230,7 @@ impl Sketcher for AnySketcher {
         match self {
             AnySketcher::Classic(s) => s.estimate(a, b),
             AnySketcher::Oph(s) => s.estimate(a, b),
+            AnySketcher::Block(s) => s.estimate(a, b),
         }
     }
 
@@ -220,6 +238,7 @@ impl Sketcher for AnySketcher {
         match self {
             AnySketcher::Classic(s) => s.collision_probability(similarity),
             AnySketcher::Oph(s) => s.collision_probability(similarity),
+            AnySketcher::Block(s) => s.collision_probability(similarity),
         }
     }
 
@@ -227,6 +246,7 @@ impl Sketcher for AnySketcher {
         match self {
             AnySketcher::Classic(s) => s.positions_independent(signature, scratch),
             AnySketcher::Oph(s) => s.positions_independent(signature, scratch),
+            AnySketcher::Block(s) => s.positions_independent(signature, scratch),
         }
     }
 }
@@ -237,7 +257,7 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        for kind in [SketchKind::Classic, SketchKind::Oph] {
+        for kind in [SketchKind::Classic, SketchKind::Oph, SketchKind::Block] {
             assert_eq!(kind.name().parse::<SketchKind>(), Ok(kind));
             assert_eq!(AnySketcher::new(kind, 8, 1).kind(), kind);
         }

@@ -21,6 +21,10 @@ use crate::app::ui::Verbosity;
 /// Levenshtein's DP takes about a second there.
 const DEFAULT_EDIT_CELLS: u64 = 400_000_000;
 
+/// The Damerau distance's table holds every cell (8 bytes each): 16 million
+/// cells (about 4,000 × 4,000 characters) is 128 MB.
+const DAMERAU_MAX_CELLS: u64 = 16_000_000;
+
 const AFTER_HELP: &str = "EXAMPLES:
   simfind compare a.txt b.txt
   simfind compare a.txt b.txt --shingle word -k 3
@@ -42,6 +46,12 @@ OUTPUT (CSV with header `measure,value`, one row per measure, in this order):
   edit_distance            MMDS 3.5.5 edit distance of the normalised texts: fewest
                            character insertions and deletions
   levenshtein              the same with substitutions allowed (cost 1)
+  damerau                  the same with transpositions of two adjacent characters allowed
+                           (cost 1; MMDS Exercise 3.5.8; at most 16 million DP cells)
+  bag_jaccard              Jaccard of the shingle bags as MMDS defines it: counts' minima
+                           over the sum of both bags (at most 0.5)
+  weighted_jaccard         Σ min / Σ max of the shingle counts (what weighted MinHash
+                           estimates)
 Floats have 6 decimals. A value that is undefined (Jaccard of two empty sets, cosine
 with an empty file) or over --max-edit-cells is left empty, with a note on stderr.
 
@@ -117,6 +127,12 @@ pub fn run(args: Args) -> Result<i32> {
     let chars_b: Vec<char> = text_b.chars().collect();
     let indel = measures::indel_distance(&chars_a, &chars_b, args.max_edit_cells);
     let levenshtein = measures::levenshtein_distance(&chars_a, &chars_b, args.max_edit_cells);
+    // Damerau keeps its whole DP table: a smaller budget bounds its memory.
+    let damerau = measures::damerau_distance(
+        &chars_a,
+        &chars_b,
+        args.max_edit_cells.min(DAMERAU_MAX_CELLS),
+    );
 
     if args.verbosity.quiet {
         // -q: the table only.
@@ -127,7 +143,7 @@ pub fn run(args: Args) -> Result<i32> {
             "simfind: note: a file shorter than one shingle has no MinHash estimate and no angle"
         );
     }
-    if !args.verbosity.quiet && (indel.is_none() || levenshtein.is_none()) {
+    if !args.verbosity.quiet && (indel.is_none() || levenshtein.is_none() || damerau.is_none()) {
         eprintln!(
             "simfind: note: edit distances skipped: the texts differ over more than \
              --max-edit-cells {} DP cells",
@@ -138,7 +154,7 @@ pub fn run(args: Args) -> Result<i32> {
     let float = |v: Option<f64>| v.map(|x| format!("{x:.6}")).unwrap_or_default();
     let int = |v: Option<usize>| v.map(|x| x.to_string()).unwrap_or_default();
     let shared = measures::intersection_size(&set_a, &set_b);
-    let rows: [(&str, String); 16] = [
+    let rows: [(&str, String); 19] = [
         ("shingles_a", set_a.len().to_string()),
         ("shingles_b", set_b.len().to_string()),
         ("shared", shared.to_string()),
@@ -158,6 +174,15 @@ pub fn run(args: Args) -> Result<i32> {
         ("chars_b", chars_b.len().to_string()),
         ("edit_distance", int(indel)),
         ("levenshtein", int(levenshtein)),
+        ("damerau", int(damerau)),
+        (
+            "bag_jaccard",
+            float(measures::bag_jaccard(&counts_a, &counts_b)),
+        ),
+        (
+            "weighted_jaccard",
+            float(measures::weighted_jaccard(&counts_a, &counts_b)),
+        ),
     ];
     let mut out = csv::Writer::from_writer(std::io::stdout().lock());
     out.write_record(["measure", "value"])?;

@@ -26,7 +26,8 @@ const AFTER_HELP: &str = "EXAMPLES:
 /// With b bands of r rows, two documents of Jaccard similarity s become a
 /// candidate pair with probability P(s) = 1 - (1 - s^r)^b. The table and the
 /// text plot go to stdout. Each --bands/--rows pair (given in the same order) is one curve; its threshold
-/// (1/b)^(1/r), where the curve is steepest, is marked. A sequence of --and/--or
+/// (1/b)^(1/r) is marked, and the exact similarity where P = 1/2 and where the curve is steepest
+/// (with its slope) are printed beside it: (1/b)^(1/r) only approximates both. A sequence of --and/--or
 /// options adds one amplification cascade (MMDS 3.6.3), applied in the order
 /// given: `--and 5 --or 20` is the same curve as `--bands 20 --rows 5`. With
 /// --d1/--d2, the (d1, d2, p1, p2)-sensitivity of each curve is printed for
@@ -140,21 +141,38 @@ impl Curve {
         self.banding.map(|(b, r)| scurve::threshold(b, r))
     }
 
-    fn describe(&self) -> String {
+    fn describe(&self) -> Vec<String> {
         let hashes = scurve::functions_used(&self.stages);
         match self.banding {
-            Some((b, r)) => format!(
-                "{}: {b} bands of {r} rows = {hashes} hashes; threshold (1/b)^(1/r) = {:.4}",
-                self.label,
-                scurve::threshold(b, r)
-            ),
+            Some((b, r)) => {
+                let (steep, slope) = scurve::steepest(b, r);
+                vec![
+                    format!(
+                        "{}: {b} bands of {r} rows = {hashes} hashes; threshold (1/b)^(1/r) = {:.4}",
+                        self.label,
+                        scurve::threshold(b, r)
+                    ),
+                    format!(
+                        "{}: P = 1/2 at s = {:.4}; steepest at s = {steep:.4} (slope {slope:.3})",
+                        self.label,
+                        scurve::half_point(b, r)
+                    ),
+                ]
+            }
             None => {
                 let steps: Vec<String> = self.stages.iter().map(|s| s.to_string()).collect();
-                format!(
-                    "{}: {} = {hashes} hashes",
-                    self.label,
-                    steps.join(", then ")
-                )
+                vec![
+                    format!(
+                        "{}: {} = {hashes} hashes",
+                        self.label,
+                        steps.join(", then ")
+                    ),
+                    format!(
+                        "{}: P = 1/2 at s = {:.4}",
+                        self.label,
+                        scurve::cascade_half_point(&self.stages)
+                    ),
+                ]
             }
         }
     }
@@ -316,7 +334,7 @@ fn svg_document(config: &Config) -> String {
 
 /// Description lines: one per curve, and the sensitivities if asked for.
 fn notes(config: &Config) -> Vec<String> {
-    let mut lines: Vec<String> = config.curves.iter().map(Curve::describe).collect();
+    let mut lines: Vec<String> = config.curves.iter().flat_map(Curve::describe).collect();
     if let Some((d1, d2)) = config.distances {
         for curve in &config.curves {
             let s = scurve::sensitivity(d1, d2, &curve.stages);

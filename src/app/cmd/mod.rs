@@ -10,6 +10,7 @@ pub mod dedupe;
 pub mod explain;
 pub mod index;
 pub mod man;
+pub mod minhash;
 pub mod query;
 pub mod scan;
 pub mod tune;
