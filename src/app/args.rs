@@ -464,6 +464,71 @@ pub fn after_help(text: &str, rows: &[ExitRow]) -> String {
     text.to_owned() + &exit_status(rows)
 }
 
+/// The vector families (`docs/FAMILIES.md`): what the input is, the distance,
+/// its threshold. Flattened into `scan`.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct FamilyArgs {
+    /// What the operands are: `dirs` (directories and files of documents, the default),
+    /// `vectors` (one CSV/TSV file, `id,x1,…,xd` per line) or `bits` (`id,0101…` or
+    /// `id,0x…` per line); `-` reads the file from stdin.
+    #[arg(long, value_name = "KIND", value_parser = input_kind, help_heading = "Families")]
+    pub input: Option<simfind::input::kind::InputKind>,
+
+    /// The distance: `jaccard` (shingle sets; the default for documents), `cosine`
+    /// (vectors: random hyperplanes; the default for --input vectors), `euclidean`
+    /// (vectors: projections into buckets) or `hamming` (bit strings: bit sampling; SimHash
+    /// fingerprints).
+    #[arg(long, value_enum, value_name = "METRIC", help_heading = "Families")]
+    pub metric: Option<MetricArg>,
+
+    /// Sign documents with `simhash` (Charikar's 64-bit fingerprint of the shingle counts)
+    /// instead of MinHash: pairs within --radius bits (default 3) of each other, none
+    /// missed (pigeonhole bands).
+    #[arg(long, value_enum, value_name = "SKETCH", help_heading = "Families")]
+    pub sketch: Option<SketchFamilyArg>,
+
+    /// With --metric cosine: pairs at an angle ≤ DEG degrees, instead of -t (a cosine).
+    #[arg(
+        long,
+        value_name = "DEG",
+        conflicts_with = "threshold",
+        help_heading = "Families"
+    )]
+    pub angle: Option<f64>,
+
+    /// With --metric euclidean: pairs at L2 distance ≤ R; with hamming: within R bits.
+    #[arg(long, value_name = "R", help_heading = "Families")]
+    pub radius: Option<f64>,
+
+    /// With --metric euclidean: the bucket width a of the projections [default: 2 × R,
+    /// where one projection keeps a pair at R with probability 0.61].
+    #[arg(long, value_name = "A", help_heading = "Families")]
+    pub bucket_width: Option<f64>,
+
+    /// With --input vectors|bits: leave out a bad row with a warning naming its line (exit
+    /// status 1) instead of stopping at it (exit status 2).
+    #[arg(long, help_heading = "Families")]
+    pub skip_bad_rows: bool,
+}
+
+fn input_kind(text: &str) -> Result<simfind::input::kind::InputKind, String> {
+    text.parse()
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum MetricArg {
+    Jaccard,
+    Cosine,
+    Euclidean,
+    Hamming,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SketchFamilyArg {
+    Minhash,
+    Simhash,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -19,6 +19,8 @@
 #[doc(hidden)]
 pub mod faults;
 pub mod filter;
+pub mod kind;
 pub mod list;
 pub mod read;
+pub mod vectors;
 pub mod walk;

@@ -24,15 +24,21 @@
 //! variant in [`SketchKind`] and [`AnySketcher`] (with its name), and its
 //! measure in `similarity/` (`docs/ARCHITECTURE.md`, "How to add a sketch family").
 
+pub mod bit_sampling;
 pub mod classic;
+pub mod family;
+pub mod hyperplane;
 pub mod minhash;
 pub mod one_permutation;
 pub mod oph;
+pub mod pstable;
+pub mod simhash;
 
 use std::fmt;
 use std::str::FromStr;
 
 pub use classic::Classic;
+pub use family::VectorSketcher;
 pub use one_permutation::OnePermutation;
 
 /// Which sketch signs the documents.

@@ -14,6 +14,7 @@ use simfind::pipeline::{self, ScanConfig, ScanOutcome, Verification};
 use crate::app::args::{self, FileArgs, MatchArgs, SigningArgs};
 use crate::app::config::{self, ThresholdSource};
 use crate::app::exit;
+use crate::app::families;
 use crate::app::output::summary::{self, SummaryArgs};
 use crate::app::output::{self, Sink};
 use crate::app::report::{FormatArg, Report, ReportArgs};
@@ -85,6 +86,9 @@ pub struct Args {
     pub matching: MatchArgs,
 
     #[command(flatten)]
+    pub families: args::FamilyArgs,
+
+    #[command(flatten)]
     pub files: FileArgs,
 
     /// Write the CSV to FILE (atomically: complete or not at all) instead of stdout.
@@ -121,6 +125,19 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<i32> {
+    if families::applies(&args.families) {
+        return families::scan(families::ScanArgs {
+            roots: &args.roots,
+            families: &args.families,
+            signing: &args.signing,
+            matching: &args.matching,
+            files: &args.files,
+            report: &args.report,
+            output: args.output.as_deref(),
+            verbosity: args.verbosity,
+            db: args.db.is_some(),
+        });
+    }
     if let Some(db) = &args.db {
         output::refuse_overwriting_index(args.output.as_deref(), db)?;
     }
