@@ -272,7 +272,8 @@ enum Row {
 }
 
 /// The shared row loop: delimiter, header, ids (non-empty, unique, UTF-8),
-/// bad rows.
+/// bad rows. Lines are counted here (a CSV reader's record numbers skip blank
+/// lines), so a quoted field cannot hold a line break.
 fn read_rows(
     input: impl Read,
     skip_bad: bool,
@@ -287,50 +288,30 @@ fn read_rows(
     } else {
         b','
     };
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .flexible(true)
-        .delimiter(delimiter)
-        .from_reader(input);
     let mut seen: HashMap<String, u64> = HashMap::new();
-    let mut record = csv::ByteRecord::new();
+    let mut bytes: Vec<u8> = Vec::new();
     let mut fields: Vec<String> = Vec::new();
     let mut first = true;
+    let mut line = 0u64;
     loop {
-        let more = match reader.read_byte_record(&mut record) {
-            Ok(more) => more,
-            Err(err) => {
-                let line = err.position().map_or(0, |p| p.line());
-                match err.into_kind() {
-                    csv::ErrorKind::Io(io) => return Err(ReadError::Io(io)),
-                    other => {
-                        let bad = RowError {
-                            line,
-                            reason: format!("{other:?}"),
-                        };
-                        if !skip_bad {
-                            return Err(ReadError::Row(bad));
-                        }
-                        on_skip(bad);
-                        continue;
-                    }
-                }
-            }
-        };
-        if !more {
+        bytes.clear();
+        if input.read_until(b'\n', &mut bytes).map_err(ReadError::Io)? == 0 {
             return Ok(());
         }
-        let line = record.position().map_or(0, |p| p.line());
-        if record.len() == 1 && record[0].iter().all(u8::is_ascii_whitespace) {
+        line += 1;
+        while bytes.last().is_some_and(|&b| b == b'\n' || b == b'\r') {
+            bytes.pop();
+        }
+        if bytes.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let verdict =
-            fields_of(&record, &mut fields).and_then(|()| match sink.parse(&fields, first) {
+        let verdict = split_fields(&bytes, delimiter, &mut fields).and_then(|()| {
+            match sink.parse(&fields, first) {
                 Row::Good => Ok(true),
                 Row::Header => Ok(false),
                 Row::Bad(why) => Err(why),
-            });
-        let was_first = first;
+            }
+        });
         first = false;
         let verdict = verdict.and_then(|good| {
             if !good {
@@ -350,7 +331,7 @@ fn read_rows(
                 seen.insert(id.clone(), line);
                 sink.keep(id);
             }
-            Ok(None) => debug_assert!(was_first),
+            Ok(None) => {}
             Err(reason) => {
                 let bad = RowError { line, reason };
                 if !skip_bad {
@@ -362,15 +343,53 @@ fn read_rows(
     }
 }
 
-/// The record's fields as UTF-8 strings.
-fn fields_of(record: &csv::ByteRecord, fields: &mut Vec<String>) -> Result<(), String> {
+/// Splits one line into UTF-8 fields at `delimiter`; a field may be quoted
+/// (RFC 4180: `"a,b"`, `""` for a quote inside).
+fn split_fields(line: &[u8], delimiter: u8, fields: &mut Vec<String>) -> Result<(), String> {
     fields.clear();
-    for (k, field) in record.iter().enumerate() {
-        let text = std::str::from_utf8(field)
-            .map_err(|_| format!("field {} is not valid UTF-8", k + 1))?;
-        fields.push(text.to_string());
+    let mut field: Vec<u8> = Vec::new();
+    let mut i = 0;
+    loop {
+        field.clear();
+        if line.get(i) == Some(&b'"') {
+            i += 1;
+            loop {
+                match line.get(i) {
+                    None => return Err(format!("field {} has no closing quote", fields.len() + 1)),
+                    Some(b'"') if line.get(i + 1) == Some(&b'"') => {
+                        field.push(b'"');
+                        i += 2;
+                    }
+                    Some(b'"') => {
+                        i += 1;
+                        break;
+                    }
+                    Some(&b) => {
+                        field.push(b);
+                        i += 1;
+                    }
+                }
+            }
+            if i < line.len() && line[i] != delimiter {
+                return Err(format!(
+                    "field {}: text after the closing quote",
+                    fields.len() + 1
+                ));
+            }
+        } else {
+            while i < line.len() && line[i] != delimiter {
+                field.push(line[i]);
+                i += 1;
+            }
+        }
+        let text = String::from_utf8(std::mem::take(&mut field))
+            .map_err(|_| format!("field {} is not valid UTF-8", fields.len() + 1))?;
+        fields.push(text);
+        if i >= line.len() {
+            return Ok(());
+        }
+        i += 1; // the delimiter
     }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -233,3 +233,42 @@ pub fn scan_fingerprints(
         reporter,
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::progress::Silent;
+    use crate::sketch::minhash::SplitMix64;
+
+    /// Fingerprints near 40 random centres (0–4 bits flipped): the pigeonhole
+    /// run reports exactly the brute-force pairs within 3 bits, in order.
+    #[test]
+    fn fingerprints_equal_brute_force() {
+        let mut rng = SplitMix64(8);
+        let centres: Vec<u64> = (0..40).map(|_| rng.next_u64()).collect();
+        let prints: Vec<u64> = (0..400)
+            .map(|i| {
+                let mut fp = centres[i % 40];
+                for _ in 0..rng.next_u64() % 5 {
+                    fp ^= 1 << (rng.next_u64() % 64);
+                }
+                fp
+            })
+            .collect();
+        let mut want = Vec::new();
+        for a in 0..prints.len() {
+            for b in a + 1..prints.len() {
+                let h = (prints[a] ^ prints[b]).count_ones();
+                if h <= 3 {
+                    want.push(Found {
+                        a: a as u32,
+                        b: b as u32,
+                        value: f64::from(h),
+                    });
+                }
+            }
+        }
+        assert!(want.len() > 100);
+        assert_eq!(scan_fingerprints(&prints, 3, &Silent).pairs, want);
+    }
+}

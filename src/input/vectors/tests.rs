@@ -53,6 +53,8 @@ fn bad_rows_name_their_line() {
     assert_eq!(e.to_string(), "line 2: empty id");
     let e = row_error(read_vectors(&b"a,1\n\xff,2\n"[..], false, &mut |_| {}));
     assert_eq!(e.to_string(), "line 2: field 1 is not valid UTF-8");
+    let e = row_error(vectors("a,1\n\"b,2\n"));
+    assert_eq!(e.to_string(), "line 2: field 1 has no closing quote");
     assert!(matches!(vectors(""), Err(ReadError::Empty)));
     assert!(matches!(vectors("id,x\n"), Err(ReadError::Empty)));
 }
