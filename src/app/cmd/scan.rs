@@ -32,6 +32,8 @@ const EXAMPLES: &str = "EXAMPLES:
                                                         what the archive already holds
   simfind scan ./corpus --exit-code -q -o pairs.csv      in cron: 0 found, 3 none
   simfind scan ./share -o pairs.csv --summary-json run.json   counts for scripts
+  simfind scan --input vectors emb.csv -t 0.9           cosine ≥ 0.9 (docs/FAMILIES.md)
+  simfind scan ./corpus --sketch simhash --radius 3     SimHash within 3 bits
 
 OUTPUT (CSV with header, one row per similar pair, sorted by a then b in walk order):
   a, b         the two paths as walked (root as given + relative path); a before b
@@ -42,6 +44,9 @@ OUTPUT (CSV with header, one row per similar pair, sorted by a then b in walk or
   shingles_a   distinct shingles in a
   shingles_b   distinct shingles in b
   shared       shingles in both (empty with --verify signature)
+
+--input vectors|bits and --sketch simhash write a,b,metric and similarity (cosine) or
+distance (euclidean, hamming): docs/OUTPUT.md.
 
 --format clusters (CSV with header, one row per file in a group; groups ordered by
 their representative's path, the representative first, then the others in path order):
