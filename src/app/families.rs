@@ -120,7 +120,7 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
             }
             let radius = match f.radius {
                 None => SIMHASH_RADIUS,
-                Some(r) if r >= 0.0 && r < 64.0 && r.fract() == 0.0 => r as u32,
+                Some(r) if (0.0..64.0).contains(&r) && r.fract() == 0.0 => r as u32,
                 Some(r) => bail!(
                     "--radius {r}: SimHash fingerprints have 64 bits; give a whole number of bits from 0 to 63"
                 ),
@@ -371,14 +371,12 @@ fn choose_banding(
     })
 }
 
+/// A reader of [`vectors`]: input, skip bad rows, the callback for those.
+type Parser<T> = fn(Box<dyn Read>, bool, &mut dyn FnMut(RowError)) -> Result<T, ReadError>;
+
 /// Reads FILE (or stdin for `-`) with `parse`; bad rows are errors naming the
 /// file and line, or with `skip` warnings counted in `problems`.
-fn read_points<T>(
-    path: &Path,
-    skip: bool,
-    problems: &mut u64,
-    parse: fn(Box<dyn Read>, bool, &mut dyn FnMut(RowError)) -> Result<T, ReadError>,
-) -> Result<T> {
+fn read_points<T>(path: &Path, skip: bool, problems: &mut u64, parse: Parser<T>) -> Result<T> {
     let shown = if path.as_os_str() == OsStr::new("-") {
         "<stdin>".to_string()
     } else {
