@@ -254,8 +254,10 @@ pub struct InputArgs {
     /// What the inputs are: `files` (directories walked for files: the default), or
     /// files of records, one document per line or row ('-' is stdin): `jsonl` (JSON
     /// Lines), `csv`, `tsv` (a header row; RFC 4180), `sets` (`id<TAB>token token …`:
-    /// whole tokens, not shingled). The id columns of the output are the record ids. csv
-    /// and tsv fields are short: their char shingles are 2 characters unless -k is given.
+    /// whole tokens, not shingled); or one file of points for the other families
+    /// (docs/FAMILIES.md): `vectors` (CSV/TSV `id,x1,…,xd`), `bits` (`id,0101…` or
+    /// `id,0x…`). The id columns of the output are the record ids. csv and tsv fields are
+    /// short: their char shingles are 2 characters unless -k is given.
     #[arg(long, value_name = "KIND", default_value = "files",
           value_parser = input_kind, help_heading = "Records")]
     pub input: simfind::input::kind::InputKind,
@@ -322,9 +324,9 @@ pub struct InputArgs {
     #[arg(long, help_heading = "Records")]
     pub pairs: bool,
 
-    /// A bad row (ragged, missing id or field, duplicate id, bad UTF-8, too long) is
-    /// a warning naming file and line and is skipped (exit 1); by default it is an
-    /// error (exit 2).
+    /// A bad row (ragged, missing id or field, duplicate id, bad UTF-8, too long; for
+    /// vectors and bits also a bad number, NaN/inf or another length) is a warning naming
+    /// file and line and is skipped (exit 1); by default it is an error (exit 2).
     #[arg(long, help_heading = "Records")]
     pub skip_bad_rows: bool,
 
@@ -559,6 +561,58 @@ pub fn exit_status(rows: &[ExitRow]) -> String {
 /// EXIT STATUS table.
 pub fn after_help(text: &str, rows: &[ExitRow]) -> String {
     text.to_owned() + &exit_status(rows)
+}
+
+/// The vector families (`docs/FAMILIES.md`): what the input is, the distance,
+/// its threshold. Flattened into `scan`.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct FamilyArgs {
+    /// The distance: `jaccard` (shingle sets; the default for documents), `cosine`
+    /// (vectors: random hyperplanes; the default for --input vectors), `euclidean`
+    /// (vectors: projections into buckets) or `hamming` (bit strings: bit sampling; SimHash
+    /// fingerprints).
+    #[arg(long, value_enum, value_name = "METRIC", help_heading = "Families")]
+    pub metric: Option<MetricArg>,
+
+    /// Sign documents with `simhash` (Charikar's 64-bit fingerprint of the shingle counts)
+    /// instead of MinHash: pairs within --radius bits (default 3) of each other, none
+    /// missed (pigeonhole bands).
+    #[arg(long, value_enum, value_name = "SKETCH", help_heading = "Families")]
+    pub sketch: Option<SketchFamilyArg>,
+
+    /// With --metric cosine: pairs at an angle ≤ DEG degrees, instead of -t (a cosine).
+    #[arg(
+        long,
+        value_name = "DEG",
+        conflicts_with = "threshold",
+        help_heading = "Families"
+    )]
+    pub angle: Option<f64>,
+
+    /// With --metric euclidean: pairs at L2 distance ≤ R; with hamming: within R bits.
+    #[arg(long, value_name = "R", help_heading = "Families")]
+    pub radius: Option<f64>,
+
+    /// With --metric euclidean: the bucket width a of the projections [default: 2 × R,
+    /// where one projection keeps a pair at R with probability 0.61].
+    #[arg(long, value_name = "A", help_heading = "Families")]
+    pub bucket_width: Option<f64>,
+
+}
+
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum MetricArg {
+    Jaccard,
+    Cosine,
+    Euclidean,
+    Hamming,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SketchFamilyArg {
+    Minhash,
+    Simhash,
 }
 
 #[cfg(test)]

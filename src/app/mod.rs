@@ -11,6 +11,7 @@ pub mod cli;
 pub mod cmd;
 pub mod config;
 pub mod exit;
+pub mod families;
 pub mod limits;
 pub mod output;
 pub mod report;

@@ -20,6 +20,10 @@ pub enum InputKind {
     /// `id<TAB>token token …` per line (or `id<TAB>token` pairs): sets of
     /// whole tokens, not shingled.
     Sets,
+    /// CSV/TSV `id,x1,…,xd`: real vectors ([`crate::input::vectors`]).
+    Vectors,
+    /// CSV/TSV `id,0101…` or `id,0x…`: bit strings ([`crate::input::vectors`]).
+    Bits,
 }
 
 impl InputKind {
@@ -30,6 +34,8 @@ impl InputKind {
         InputKind::Csv,
         InputKind::Tsv,
         InputKind::Sets,
+        InputKind::Vectors,
+        InputKind::Bits,
     ];
 
     /// The name `--input` takes.
@@ -40,13 +46,22 @@ impl InputKind {
             InputKind::Csv => "csv",
             InputKind::Tsv => "tsv",
             InputKind::Sets => "sets",
+            InputKind::Vectors => "vectors",
+            InputKind::Bits => "bits",
         }
     }
 
-    /// Whether the inputs are files of records (one document per line or row)
-    /// rather than directories walked for files.
+    /// Whether the inputs are files of records whose text goes through the
+    /// shingling path (one document per line or row), rather than directories
+    /// walked for files or the vectors and bit strings of the other families.
     pub fn is_records(self) -> bool {
-        self != InputKind::Files
+        !matches!(self, InputKind::Files | InputKind::Vectors | InputKind::Bits)
+    }
+
+    /// Whether the inputs are vectors or bit strings, found by the families
+    /// of `pipeline::vectors` rather than by shingles and MinHash.
+    pub fn is_vectors(self) -> bool {
+        matches!(self, InputKind::Vectors | InputKind::Bits)
     }
 }
 

@@ -25,4 +25,5 @@ pub mod kind;
 pub mod list;
 pub mod read;
 pub mod records;
+pub mod vectors;
 pub mod walk;

@@ -9,6 +9,7 @@
 //! similarity `s` that happens with probability `1 - (1 - s^r)^b`
 //! ([`crate::lsh::scurve`]).
 
+pub mod family;
 pub mod scurve;
 pub mod tune;
 

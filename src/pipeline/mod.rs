@@ -47,6 +47,7 @@ mod sign;
 mod stream;
 #[cfg(test)]
 mod tests;
+pub mod vectors;
 
 use crate::input::walk::{self, FileEntry, WalkEvent, WalkSkips};
 pub use crate::model::{DocPairs, DocStatus, Document, SimilarPair};

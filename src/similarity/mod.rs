@@ -18,4 +18,5 @@ pub mod graph;
 pub mod join;
 pub mod measures;
 pub mod sets;
+pub mod vectors;
 pub mod verify;

@@ -25,10 +25,15 @@
 //! measure in `similarity/` (`docs/ARCHITECTURE.md`, "How to add a sketch family").
 
 pub mod block;
+pub mod bit_sampling;
 pub mod classic;
+pub mod family;
+pub mod hyperplane;
 pub mod minhash;
 pub mod one_permutation;
 pub mod oph;
+pub mod pstable;
+pub mod simhash;
 pub mod textbook;
 
 use std::fmt;
@@ -36,6 +41,7 @@ use std::str::FromStr;
 
 pub use block::Block;
 pub use classic::Classic;
+pub use family::VectorSketcher;
 pub use one_permutation::OnePermutation;
 
 /// Which sketch signs the documents.

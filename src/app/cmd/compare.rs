@@ -3,10 +3,12 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use simfind::input::read::{self, ReadOptions};
+use simfind::input::vectors::{self as points, BitStrings, Vectors};
 use simfind::recipe::Recipe;
 use simfind::similarity::measures;
+use simfind::similarity::vectors;
 use simfind::sketch::Sketcher;
 use simfind::text::normalize::normalize;
 use simfind::text::shingle::{Scratch, Shingler};
@@ -29,6 +31,9 @@ const AFTER_HELP: &str = "EXAMPLES:
   simfind compare a.txt b.txt
   simfind compare a.txt b.txt --shingle word -k 3
   simfind compare a.txt b.txt | grep -E '^(jaccard|cosine),'
+  simfind compare --vector 1,-2,3 --vector 2,0,-1 --p 3
+  simfind compare --bits 10101 --bits 11110
+  simfind compare --input vectors points.csv id7 id42
 
 OUTPUT (CSV with header `measure,value`, one row per measure, in this order):
   shingles_a, shingles_b   distinct shingles in each file
@@ -52,6 +57,15 @@ OUTPUT (CSV with header `measure,value`, one row per measure, in this order):
                            over the sum of both bags (at most 0.5)
   weighted_jaccard         Σ min / Σ max of the shingle counts (what weighted MinHash
                            estimates)
+Two vectors (--vector twice, or --input vectors FILE ID_A ID_B), in this order:
+  dimensions               components of each vector
+  cosine                   cosine similarity, in [-1, 1] (negative components allowed)
+  angle_degrees            the angle between them, 0–180
+  euclidean, manhattan     L2 and L1 distances
+  linf                     L∞ distance
+  l<P>                     with --p P: the Lp distance
+Two bit strings (--bits twice, or --input bits FILE ID_A ID_B): bits (the length), hamming
+(positions that differ).
 Floats have 6 decimals. A value that is undefined (Jaccard of two empty sets, cosine
 with an empty file) or over --max-edit-cells is left empty, with a note on stderr.
 
@@ -59,16 +73,42 @@ with an empty file) or over --max-edit-cells is left empty, with a note on stder
 
 /// Compare two files: exact Jaccard of their shingle sets, the MinHash estimate,
 /// and the other MMDS 3.5 distances (cosine, L2, L1, L∞, Hamming, edit distance).
+///
+/// Or two vectors or bit strings, given with --vector / --bits or as two ids of an
+/// --input file: cosine (of any signs), angle, Lp distances, Hamming distance.
 #[derive(clap::Args, Debug)]
 #[command(after_help = args::after_help(AFTER_HELP, args::EXIT_STATUS_COMPARE))]
 pub struct Args {
-    /// The first file.
-    #[arg(value_name = "FILE_A")]
-    pub a: PathBuf,
+    /// The first file (with --input vectors|bits: the file of points).
+    #[arg(value_name = "FILE_A", required_unless_present_any = ["vector", "bits"])]
+    pub a: Option<PathBuf>,
 
-    /// The second file.
-    #[arg(value_name = "FILE_B")]
-    pub b: PathBuf,
+    /// The second file (with --input vectors|bits: the first point's id).
+    #[arg(value_name = "FILE_B", required_unless_present_any = ["vector", "bits"])]
+    pub b: Option<PathBuf>,
+
+    /// With --input vectors|bits: the second point's id.
+    #[arg(value_name = "ID_B", requires = "input")]
+    pub id_b: Option<String>,
+
+    /// Compare two rows of one file: `vectors` (CSV/TSV `id,x1,…,xd`) or `bits` (`id,0101…`
+    /// or `id,0x…`), as `compare --input vectors FILE ID_A ID_B`.
+    #[arg(long, value_name = "KIND", value_parser = ["vectors", "bits"], conflicts_with_all = ["vector", "bits"], help_heading = "Vectors and bit strings")]
+    pub input: Option<String>,
+
+    /// A vector given on the command line, comma-separated (twice: `--vector 1,-2,3 --vector
+    /// 2,0,-1`): prints the vector measures (cosine with negative components, Lp, L∞).
+    #[arg(long, value_name = "X1,X2,…", num_args = 1, action = clap::ArgAction::Append, allow_hyphen_values = true, conflicts_with = "bits", help_heading = "Vectors and bit strings")]
+    pub vector: Vec<String>,
+
+    /// A bit string given on the command line, `0101…` or `0x…` (twice): prints the
+    /// Hamming distance.
+    #[arg(long, value_name = "BITS", num_args = 1, action = clap::ArgAction::Append, help_heading = "Vectors and bit strings")]
+    pub bits: Vec<String>,
+
+    /// Also print the Lp distance of two vectors for this p ≥ 1 (`inf` for L∞).
+    #[arg(long, value_name = "P", help_heading = "Vectors and bit strings")]
+    pub p: Option<f64>,
 
     #[command(flatten)]
     pub shingles: ShingleArgs,
@@ -98,6 +138,17 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<i32> {
+    if args.input.is_some() || !args.vector.is_empty() || !args.bits.is_empty() {
+        return run_points(&args);
+    }
+    if args.p.is_some() || args.id_b.is_some() {
+        bail!(
+            "--p and a third operand are for vectors: give --input vectors FILE ID_A ID_B or --vector twice"
+        );
+    }
+    let (Some(path_a), Some(path_b)) = (&args.a, &args.b) else {
+        bail!("give two files");
+    };
     let recipe = config::compare(
         &args.shingles,
         &args.sketch,
@@ -106,8 +157,8 @@ pub fn run(args: Args) -> Result<i32> {
         args.seed,
     )?;
 
-    let text_a = read_text(&args.a, &recipe)?;
-    let text_b = read_text(&args.b, &recipe)?;
+    let text_a = read_text(path_a, &recipe)?;
+    let text_b = read_text(path_b, &recipe)?;
     let counts_a = count_vector(&recipe.shingler, &text_a);
     let counts_b = count_vector(&recipe.shingler, &text_b);
     let set_a: Vec<u64> = counts_a.iter().map(|&(h, _)| h).collect();
@@ -203,4 +254,137 @@ fn count_vector(shingler: &Shingler, text: &str) -> Vec<(u64, u32)> {
     let mut hashes = Vec::new();
     shingler.for_each_hash(text, &mut Scratch::default(), |h| hashes.push(h));
     measures::count_vector(hashes)
+}
+
+/// Two points, from --vector, --bits or two ids of an --input file.
+enum Points {
+    Vectors(Vec<f32>, Vec<f32>),
+    Bits(usize, Vec<u64>, Vec<u64>),
+}
+
+/// `compare` of two vectors or bit strings: every measure that applies.
+fn run_points(args: &Args) -> Result<i32> {
+    let points = load_points(args)?;
+    let mut rows: Vec<(String, String)> = Vec::new();
+    let float = |v: f64| format!("{v:.6}");
+    match &points {
+        Points::Vectors(a, b) => {
+            if a.len() != b.len() {
+                bail!(
+                    "the vectors have {} and {} components: they must have the same number",
+                    a.len(),
+                    b.len()
+                );
+            }
+            let cosine = vectors::cosine(a, b);
+            rows.push(("dimensions".into(), a.len().to_string()));
+            rows.push(("cosine".into(), cosine.map(float).unwrap_or_default()));
+            rows.push((
+                "angle_degrees".into(),
+                cosine
+                    .map(|c| float(vectors::angle_degrees(c)))
+                    .unwrap_or_default(),
+            ));
+            rows.push(("euclidean".into(), float(vectors::euclidean(a, b))));
+            rows.push(("manhattan".into(), float(vectors::lp_distance(a, b, 1.0))));
+            rows.push((
+                "linf".into(),
+                float(vectors::lp_distance(a, b, f64::INFINITY)),
+            ));
+            if let Some(p) = args.p {
+                rows.push((
+                    format!(
+                        "l{}",
+                        if p.is_infinite() {
+                            "inf".into()
+                        } else {
+                            p.to_string()
+                        }
+                    ),
+                    float(vectors::lp_distance(a, b, p)),
+                ));
+            }
+            if cosine.is_none() && !args.verbosity.quiet {
+                eprintln!(
+                    "simfind: note: a zero vector has no angle: cosine and angle are left empty"
+                );
+            }
+        }
+        Points::Bits(len, a, b) => {
+            rows.push(("bits".into(), len.to_string()));
+            rows.push(("hamming".into(), vectors::hamming_bits(a, b).to_string()));
+        }
+    }
+    let mut out = csv::Writer::from_writer(std::io::stdout().lock());
+    out.write_record(["measure", "value"])?;
+    for (measure, value) in rows {
+        out.write_record([measure, value])?;
+    }
+    out.flush()?;
+    Ok(exit::OK)
+}
+
+fn load_points(args: &Args) -> Result<Points> {
+    if let Some(p) = args.p
+        && (p.is_nan() || p < 1.0)
+    {
+        bail!("--p {p}: Lp is a distance for p ≥ 1 (or inf)");
+    }
+    if !args.vector.is_empty() {
+        let [a, b] = &args.vector[..] else {
+            bail!("give --vector exactly twice (got {})", args.vector.len());
+        };
+        if args.a.is_some() {
+            bail!("--vector takes no files");
+        }
+        let parse = |text: &str| -> Result<Vec<f32>> {
+            text.split(',')
+                .enumerate()
+                .map(|(k, x)| {
+                    points::parse_number(x).map_err(|why| {
+                        anyhow::anyhow!("--vector {text}: component {}: {why}", k + 1)
+                    })
+                })
+                .collect()
+        };
+        return Ok(Points::Vectors(parse(a)?, parse(b)?));
+    }
+    if !args.bits.is_empty() {
+        let [a, b] = &args.bits[..] else {
+            bail!("give --bits exactly twice (got {})", args.bits.len());
+        };
+        if args.a.is_some() {
+            bail!("--bits takes no files");
+        }
+        let (mut wa, mut wb) = (Vec::new(), Vec::new());
+        let la =
+            points::parse_bits(a, &mut wa).map_err(|why| anyhow::anyhow!("--bits {a}: {why}"))?;
+        let lb =
+            points::parse_bits(b, &mut wb).map_err(|why| anyhow::anyhow!("--bits {b}: {why}"))?;
+        if la != lb {
+            bail!("the bit strings have {la} and {lb} bits: Hamming distance needs equal lengths");
+        }
+        return Ok(Points::Bits(la, wa, wb));
+    }
+    let (Some(file), Some(id_a), Some(id_b)) = (&args.a, &args.b, &args.id_b) else {
+        bail!("--input needs a file and two ids: compare --input vectors FILE ID_A ID_B");
+    };
+    let id_a = id_a.to_string_lossy();
+    let shown = file.display();
+    let input = std::fs::File::open(file).with_context(|| format!("cannot read {shown}"))?;
+    let fail = |e: points::ReadError| anyhow::anyhow!("{shown}: {e}");
+    let find = |ids: &[String], id: &str| -> Result<usize> {
+        ids.iter()
+            .position(|x| x == id)
+            .ok_or_else(|| anyhow::anyhow!("{shown}: no row with id {id:?}"))
+    };
+    if args.input.as_deref() == Some("vectors") {
+        let v: Vectors = points::read_vectors(input, false, &mut |_| {}).map_err(fail)?;
+        let (i, j) = (find(&v.ids, &id_a)?, find(&v.ids, id_b)?);
+        Ok(Points::Vectors(v.row(i).to_vec(), v.row(j).to_vec()))
+    } else {
+        let s: BitStrings = points::read_bits(input, false, &mut |_| {}).map_err(fail)?;
+        let (i, j) = (find(&s.ids, &id_a)?, find(&s.ids, id_b)?);
+        Ok(Points::Bits(s.bits, s.row(i).to_vec(), s.row(j).to_vec()))
+    }
 }

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use anyhow::{Context, bail};
 use clap::{Arg, ArgAction, ArgMatches};
 use simfind::explain::plot::{self, Labels, Series};
+use simfind::lsh::family::Metric;
 use simfind::lsh::scurve::{self, Stage};
 
 use crate::app::args::{self, TextOrCsv};
@@ -18,6 +19,9 @@ const AFTER_HELP: &str = "EXAMPLES:
   simfind curve --bands 20 --rows 5 --bands 10 --rows 10 --svg compare.svg
   simfind curve --or 4 --and 4 --and 4 --or 4 --d1 0.2 --d2 0.8
   simfind curve --bands 16 --rows 8 --format csv --step 0.01 > curve.csv
+  simfind curve --metric cosine -b 1 -r 1 --d1 45 --d2 135       one hyperplane
+  simfind curve --metric euclidean -b 1 -r 1 --d1 0.5 --d2 2      one bucket width a
+  simfind curve --metric hamming --bits 64 -b 4 -r 16             SimHash's 4 bands
 
 ";
 
@@ -33,6 +37,12 @@ const AFTER_HELP: &str = "EXAMPLES:
 /// --d1/--d2, the (d1, d2, p1, p2)-sensitivity of each curve is printed for
 /// MinHash under Jaccard distance (one MinHash function is (d1, d2, 1-d1,
 /// 1-d2)-sensitive).
+///
+/// With --metric cosine, euclidean or hamming the curve is the family's against its
+/// own distance (docs/FAMILIES.md): the angle in degrees (one random hyperplane
+/// agrees with probability 1 - θ/180), the L2 distance in bucket widths a (one
+/// projection: Datar et al.'s formula), or the Hamming distance in bits of --bits-long
+/// strings (one sampled bit: 1 - h/bits); --d1/--d2 are in that unit.
 #[derive(clap::Args, Debug)]
 #[command(after_help = args::after_help(AFTER_HELP, args::EXIT_STATUS_USAGE_ONLY))]
 pub struct Args {
@@ -46,12 +56,21 @@ pub struct Args {
     pub rows: Vec<usize>,
     #[command(flatten)]
     pub stages: Stages,
-    /// Jaccard distance d1 < d2 at which to report p1 (needs --d2).
-    #[arg(long, value_name = "D", value_parser = args::unit_closed, requires = "d2")]
-    pub d1: Option<f64>,
-    /// Jaccard distance d2 > d1 at which to report p2 (needs --d1).
-    #[arg(long, value_name = "D", value_parser = args::unit_closed, requires = "d1")]
-    pub d2: Option<f64>,
+    /// Jaccard distance d1 < d2 at which to report p1 (needs --d2); with --metric, in the
+    /// family's unit.
+    #[arg(long, value_name = "D", value_parser = distance, requires = "d2")]
+    pub d1: Option<(f64, String)>,
+    /// Jaccard distance d2 > d1 at which to report p2 (needs --d1); with --metric, in the
+    /// family's unit.
+    #[arg(long, value_name = "D", value_parser = distance, requires = "d1")]
+    pub d2: Option<(f64, String)>,
+    /// The family: `jaccard` (MinHash, the default), `cosine` (random hyperplanes),
+    /// `euclidean` (projections into buckets of width a) or `hamming` (bit sampling).
+    #[arg(long, value_enum, value_name = "METRIC", help_heading = "Families")]
+    pub metric: Option<args::MetricArg>,
+    /// With --metric hamming: the bit strings' length.
+    #[arg(long, value_name = "N", default_value_t = 64, value_parser = args::count, help_heading = "Families")]
+    pub bits: usize,
     /// Similarity step of the table, in (0, 1].
     #[arg(long, value_name = "STEP", default_value = "0.05", value_parser = args::unit_open_closed)]
     pub step: f64,
@@ -120,9 +139,23 @@ impl clap::Args for Stages {
     }
 }
 
+/// A distance for --d1/--d2: a number ≥ 0 (Jaccard's ≤ 1 is checked with the metric).
+fn distance(text: &str) -> Result<(f64, String), String> {
+    let x: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number"))?;
+    if !x.is_finite() || x < 0.0 {
+        return Err(format!("{x} is not a distance ≥ 0"));
+    }
+    Ok((x, text.to_string()))
+}
+
 /// One curve to show, validated.
 #[derive(Debug, Clone, PartialEq)]
 struct Curve {
+    /// Whose S-curve: Jaccard's is against similarity, the others' against distance.
+    metric: Metric,
     label: String,
     stages: Vec<Stage>,
     /// `(bands, rows)` when the curve is a plain banding.
@@ -130,20 +163,52 @@ struct Curve {
 }
 
 impl Curve {
-    fn probability(&self, s: f64) -> f64 {
+    /// P(candidate) at `x`: a similarity for Jaccard, a distance otherwise.
+    fn probability(&self, x: f64) -> f64 {
+        if self.metric != Metric::Jaccard {
+            return self.metric.probability(x, &self.stages);
+        }
+        let s = x;
         match self.banding {
             Some((b, r)) => scurve::candidate_probability(s, b, r),
             None => scurve::amplify(s, &self.stages),
         }
     }
 
+    /// Where a banded curve is steepest: `(1/b)^(1/r)` as a similarity, or as
+    /// the family's distance whose one-function probability it is.
     fn threshold(&self) -> Option<f64> {
-        self.banding.map(|(b, r)| scurve::threshold(b, r))
+        let p = self.banding.map(|(b, r)| scurve::threshold(b, r))?;
+        if self.metric == Metric::Jaccard {
+            return Some(p);
+        }
+        // Every family's probability falls with the distance: bisect.
+        let (mut lo, mut hi) = (0.0, self.metric.max_distance());
+        if self.metric.collision_probability(hi) > p {
+            return None;
+        }
+        for _ in 0..100 {
+            let mid = (lo + hi) / 2.0;
+            if self.metric.collision_probability(mid) > p {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        Some((lo + hi) / 2.0)
     }
 
     fn describe(&self) -> Vec<String> {
         let hashes = scurve::functions_used(&self.stages);
         match self.banding {
+            Some((b, r)) if self.metric != Metric::Jaccard => vec![format!(
+                "{}: {b} bands of {r} rows = {hashes} functions; threshold (1/b)^(1/r) = {:.4}{}",
+                self.label,
+                scurve::threshold(b, r),
+                self.threshold()
+                    .map(|d| format!(", at {} {d:.4}", self.metric.unit()))
+                    .unwrap_or_default()
+            )],
             Some((b, r)) => {
                 let (steep, slope) = scurve::steepest(b, r);
                 vec![
@@ -183,6 +248,8 @@ const MIN_STEP: f64 = 1e-6;
 
 /// Everything `run` needs, checked before any output.
 struct Config {
+    /// Jaccard: the table's axis is the similarity; otherwise the family's distance.
+    metric: Metric,
     curves: Vec<Curve>,
     distances: Option<(f64, f64)>,
     grid: Vec<f64>,
@@ -212,6 +279,7 @@ fn configure(mut args: Args) -> anyhow::Result<Config> {
         .iter()
         .zip(&args.rows)
         .map(|(&b, &r)| Curve {
+            metric: Metric::Jaccard,
             label: format!("b{b}r{r}"),
             stages: scurve::banded(b, r).to_vec(),
             banding: Some((b, r)),
@@ -229,6 +297,7 @@ fn configure(mut args: Args) -> anyhow::Result<Config> {
             .collect::<Vec<_>>()
             .join("-");
         curves.push(Curve {
+            metric: Metric::Jaccard,
             label,
             stages: args.stages.0.clone(),
             banding: None,
@@ -237,7 +306,33 @@ fn configure(mut args: Args) -> anyhow::Result<Config> {
     if curves.is_empty() {
         bail!("nothing to draw: give --bands B --rows R, or a cascade such as --and 4 --or 4");
     }
-    let distances = match (args.d1, args.d2) {
+    let metric = match args.metric {
+        None | Some(args::MetricArg::Jaccard) => Metric::Jaccard,
+        Some(args::MetricArg::Cosine) => Metric::Cosine,
+        Some(args::MetricArg::Euclidean) => Metric::Euclidean,
+        Some(args::MetricArg::Hamming) => Metric::Hamming { bits: args.bits },
+    };
+    for (name, given) in [("--d1", &args.d1), ("--d2", &args.d2)] {
+        let Some((x, text)) = given else { continue };
+        if metric == Metric::Jaccard {
+            if let Err(why) = args::unit_closed(text) {
+                // As clap words it for the other [0, 1] values.
+                bail!(
+                    "invalid value '{text}' for '{name} <D>': {why}\n\nFor more information, try '--help'."
+                );
+            }
+        } else if metric != Metric::Euclidean && *x > metric.max_distance() {
+            bail!(
+                "{name} {x}: {} goes up to {}",
+                metric.unit(),
+                metric.max_distance()
+            );
+        }
+    }
+    for curve in &mut curves {
+        curve.metric = metric;
+    }
+    let distances = match (args.d1.map(|d| d.0), args.d2.map(|d| d.0)) {
         (Some(d1), Some(d2)) if d1 >= d2 => bail!("--d1 ({d1}) must be smaller than --d2 ({d2})"),
         (Some(d1), Some(d2)) => Some((d1, d2)),
         _ => None,
@@ -253,8 +348,12 @@ fn configure(mut args: Args) -> anyhow::Result<Config> {
     {
         bail!("--svg {}: not a file name", path.display());
     }
-    let (grid, similarity_decimals) = similarity_grid(args.step);
+    let (grid, similarity_decimals) = match metric {
+        Metric::Jaccard => similarity_grid(args.step),
+        family => distance_grid(family, args.step),
+    };
     Ok(Config {
+        metric,
         curves,
         distances,
         grid,
@@ -263,6 +362,24 @@ fn configure(mut args: Args) -> anyhow::Result<Config> {
         format: args.format,
         svg: args.svg,
     })
+}
+
+/// A family's distances: `step` of the axis apart (whole bits for Hamming),
+/// and the decimals to print them with.
+fn distance_grid(metric: Metric, step: f64) -> (Vec<f64>, usize) {
+    let max = metric.max_distance();
+    let (unit_grid, _) = similarity_grid(step);
+    let mut grid: Vec<f64> = unit_grid.iter().map(|u| u * max).collect();
+    if let Metric::Hamming { .. } = metric {
+        grid = grid.iter().map(|x| x.round()).collect();
+        grid.dedup();
+    }
+    let decimals = match metric {
+        Metric::Hamming { .. } => 0,
+        Metric::Cosine => 1,
+        _ => 2,
+    };
+    (grid, decimals)
 }
 
 /// `0, step, 2·step, …` up to 1 (1 included even when the step does not divide
@@ -326,7 +443,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
 fn svg_document(config: &Config) -> String {
     let labels = Labels {
         title: "LSH S-curve: probability of becoming a candidate pair".into(),
-        x: "Jaccard similarity s".into(),
+        x: axis_label(config.metric),
         y: "P(candidate)".into(),
     };
     plot::svg(&series(config, 400), &labels)
@@ -337,6 +454,19 @@ fn notes(config: &Config) -> Vec<String> {
     let mut lines: Vec<String> = config.curves.iter().flat_map(Curve::describe).collect();
     if let Some((d1, d2)) = config.distances {
         for curve in &config.curves {
+            if config.metric != Metric::Jaccard {
+                let s = config.metric.sensitivity(d1, d2, &curve.stages);
+                lines.push(format!(
+                    "{}: ({}, {}, {:.7}, {:.7})-sensitive for {} (d1, d2, p1, p2)",
+                    curve.label,
+                    s.d1,
+                    s.d2,
+                    s.p1,
+                    s.p2,
+                    config.metric.unit()
+                ));
+                continue;
+            }
             let s = scurve::sensitivity(d1, d2, &curve.stages);
             lines.push(format!(
                 "{}: ({}, {}, {:.7}, {:.7})-sensitive for Jaccard distance (d1, d2, p1, p2)",
@@ -347,8 +477,13 @@ fn notes(config: &Config) -> Vec<String> {
     lines
 }
 
-/// Samples of every curve for plotting, `n` intervals across `[0, 1]`.
+/// Samples of every curve for plotting, `n` intervals across `[0, 1]` (a
+/// family's distance axis scaled to it).
 fn series(config: &Config, n: usize) -> Vec<Series> {
+    let scale = match config.metric {
+        Metric::Jaccard => 1.0,
+        family => family.max_distance(),
+    };
     config
         .curves
         .iter()
@@ -357,12 +492,31 @@ fn series(config: &Config, n: usize) -> Vec<Series> {
             points: (0..=n)
                 .map(|k| {
                     let s = k as f64 / n as f64;
-                    (s, curve.probability(s))
+                    (s, curve.probability(s * scale))
                 })
                 .collect(),
-            marker: curve.threshold(),
+            marker: curve.threshold().map(|t| t / scale),
         })
         .collect()
+}
+
+/// The x axis of the pictures.
+fn axis_label(metric: Metric) -> String {
+    match metric {
+        Metric::Jaccard => "Jaccard similarity s".into(),
+        Metric::Hamming { bits } => format!("Hamming distance / {bits} bits"),
+        family => format!("{} / {}", family.unit(), family.max_distance()),
+    }
+}
+
+/// The table's first column.
+fn axis_column(metric: Metric) -> &'static str {
+    match metric {
+        Metric::Jaccard => "similarity",
+        Metric::Cosine => "angle",
+        Metric::Euclidean => "distance_a",
+        Metric::Hamming { .. } => "bits",
+    }
 }
 
 fn write_text(out: &mut impl Write, config: &Config) -> anyhow::Result<()> {
@@ -377,8 +531,9 @@ fn write_text(out: &mut impl Write, config: &Config) -> anyhow::Result<()> {
         .iter()
         .map(|c| c.label.len().max(prec + 2))
         .collect();
+    let axis = axis_column(config.metric);
     let sim_width = "similarity".len();
-    let mut header = format!("{:>sim_width$}", "similarity");
+    let mut header = format!("{axis:>sim_width$}");
     for (c, w) in config.curves.iter().zip(&widths) {
         header.push_str(&format!("  {:>w$}", c.label));
     }
@@ -408,10 +563,17 @@ fn write_text(out: &mut impl Write, config: &Config) -> anyhow::Result<()> {
         writeln!(out, "{line}")?;
     }
     writeln!(out)?;
-    let labels = Labels {
-        title: "P(candidate) against Jaccard similarity s".into(),
-        x: "similarity s".into(),
-        y: "P(candidate)".into(),
+    let labels = match config.metric {
+        Metric::Jaccard => Labels {
+            title: "P(candidate) against Jaccard similarity s".into(),
+            x: "similarity s".into(),
+            y: "P(candidate)".into(),
+        },
+        family => Labels {
+            title: format!("P(candidate) against {}", family.unit()),
+            x: axis_label(family),
+            y: "P(candidate)".into(),
+        },
     };
     write!(out, "{}", plot::text(&series(config, 600), &labels, 61, 21))?;
     Ok(())
@@ -419,7 +581,7 @@ fn write_text(out: &mut impl Write, config: &Config) -> anyhow::Result<()> {
 
 fn write_csv(out: &mut impl Write, config: &Config) -> anyhow::Result<()> {
     let mut w = csv::Writer::from_writer(out);
-    w.write_record(["curve", "similarity", "probability"])?;
+    w.write_record(["curve", axis_column(config.metric), "probability"])?;
     let (sd, prec) = (config.similarity_decimals, config.precision);
     for curve in &config.curves {
         for &s in &config.grid {

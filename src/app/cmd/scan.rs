@@ -16,6 +16,7 @@ use simfind::pipeline::{self, RecordOutcome, ScanConfig, ScanOutcome, Verificati
 use crate::app::args::{self, FileArgs, MatchArgs, SigningArgs};
 use crate::app::config::{self, ThresholdSource};
 use crate::app::exit;
+use crate::app::families;
 use crate::app::output::summary::{self, SummaryArgs};
 use crate::app::output::{self, Sink, html};
 use crate::app::report::{FormatArg, Report, ReportArgs};
@@ -34,6 +35,8 @@ const EXAMPLES: &str = "EXAMPLES:
                                                         what the archive already holds
   simfind scan ./corpus --exit-code -q -o pairs.csv      in cron: 0 found, 3 none
   simfind scan ./share -o pairs.csv --summary-json run.json   counts for scripts
+  simfind scan --input vectors emb.csv -t 0.9           cosine ≥ 0.9 (docs/FAMILIES.md)
+  simfind scan ./corpus --sketch simhash --radius 3     SimHash within 3 bits
 
 OUTPUT (CSV with header, one row per similar pair, sorted by a then b in walk order):
   a, b         the two paths as walked (root as given + relative path); a before b
@@ -44,6 +47,9 @@ OUTPUT (CSV with header, one row per similar pair, sorted by a then b in walk or
   shingles_a   distinct shingles in a
   shingles_b   distinct shingles in b
   shared       shingles in both (empty with --verify signature)
+
+--input vectors|bits and --sketch simhash write a,b,metric and similarity (cosine) or
+distance (euclidean, hamming): docs/OUTPUT.md.
 
 --format clusters (CSV with header, one row per file in a group; groups ordered by
 their representative's path, the representative first, then the others in path order):
@@ -96,6 +102,9 @@ pub struct Args {
     pub matching: MatchArgs,
 
     #[command(flatten)]
+    pub families: args::FamilyArgs,
+
+    #[command(flatten)]
     pub files: FileArgs,
 
     /// Write the CSV to FILE (atomically: complete or not at all) instead of stdout.
@@ -132,6 +141,21 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<i32> {
+    if families::applies(&args.families, args.input.input) {
+        return families::scan(families::ScanArgs {
+            roots: &args.roots,
+            input: args.input.input,
+            skip_bad_rows: args.input.skip_bad_rows,
+            families: &args.families,
+            signing: &args.signing,
+            matching: &args.matching,
+            files: &args.files,
+            report: &args.report,
+            output: args.output.as_deref(),
+            verbosity: args.verbosity,
+            db: args.db.is_some(),
+        });
+    }
     if args.input.input.is_records() {
         return run_records(args);
     }

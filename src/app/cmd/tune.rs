@@ -3,11 +3,13 @@
 use std::io::Write;
 
 use anyhow::bail;
+use simfind::lsh::family::{self, Metric};
 use simfind::lsh::scurve::{self, Tuning};
 use simfind::lsh::tune::{self, DEFAULT_MIN_RECALL, MAX_HASHES, SCAN_FN_WEIGHT, SCAN_FP_WEIGHT};
 
 use crate::app::args::{self, DEFAULT_BANDS, DEFAULT_ROWS, TextOrCsv};
 use crate::app::exit;
+use crate::app::families::FAMILY_HASHES;
 use crate::app::ui::Verbosity;
 
 /// MinHash values per document that `tune` may spend when --hashes is not given:
@@ -19,6 +21,9 @@ const AFTER_HELP: &str = "EXAMPLES:
   simfind tune --threshold 0.8
   simfind tune --threshold 0.5 --hashes 200 --fn-weight 4
   simfind tune --threshold 0.7 --min-recall 0.95 --format csv
+  simfind tune --metric cosine --angle 30
+  simfind tune --metric euclidean --radius 0.5 --bucket-width 2
+  simfind tune --metric hamming --radius 6 --bits 128
 
 ";
 
@@ -44,12 +49,17 @@ const AFTER_HELP: &str = "EXAMPLES:
 ///
 /// Prints the choice, the expected recall at T, T+0.05 and T+0.1, and the
 /// probability that pairs at T-0.1 and T-0.2 become candidates.
+///
+/// With --metric cosine (-t a cosine, or --angle), euclidean (--radius, --bucket-width)
+/// or hamming (--radius, --bits), the choice is for that family (docs/FAMILIES.md):
+/// the cheapest b·r ≤ --hashes [default: 200, scan's for families] finding a pair
+/// at the threshold with probability ≥ --min-recall [default: 0.999, scan's].
 #[derive(clap::Args, Debug)]
 #[command(after_help = args::after_help(AFTER_HELP, args::EXIT_STATUS_USAGE_ONLY))]
 pub struct Args {
     /// Target Jaccard similarity T, in (0, 1].
-    #[arg(long, short = 't', value_name = "T", value_parser = args::unit_open_closed)]
-    pub threshold: f64,
+    #[arg(long, short = 't', value_name = "T", value_parser = args::unit_open_closed, required_unless_present = "metric")]
+    pub threshold: Option<f64>,
     /// At most this many MinHash values per document (b·r ≤ N) [default: 100, scan's; scan's
     /// choice may take more when 100 would force two-row bands].
     #[arg(long, short = 'n', value_name = "N", value_parser = args::count)]
@@ -64,6 +74,26 @@ pub struct Args {
     /// Instead of weighing the areas, require P(T) ≥ R, R in (0, 1].
     #[arg(long, value_name = "R", value_parser = args::unit_open_closed)]
     pub min_recall: Option<f64>,
+    /// The family: `jaccard` (MinHash, the default), `cosine`, `euclidean` or `hamming`.
+    #[arg(long, value_enum, value_name = "METRIC", help_heading = "Families")]
+    pub metric: Option<args::MetricArg>,
+    /// With --metric cosine: the largest angle in degrees, instead of -t.
+    #[arg(
+        long,
+        value_name = "DEG",
+        conflicts_with = "threshold",
+        help_heading = "Families"
+    )]
+    pub angle: Option<f64>,
+    /// With --metric euclidean: the L2 distance; with hamming: the bits.
+    #[arg(long, value_name = "R", help_heading = "Families")]
+    pub radius: Option<f64>,
+    /// With --metric euclidean: the bucket width a [default: 2 × R].
+    #[arg(long, value_name = "A", help_heading = "Families")]
+    pub bucket_width: Option<f64>,
+    /// With --metric hamming: the bit strings' length.
+    #[arg(long, value_name = "N", default_value_t = 64, value_parser = args::count, help_heading = "Families")]
+    pub bits: usize,
     /// Output format: `text` or `csv` (one header line, one row).
     #[arg(long, value_enum, default_value_t = TextOrCsv::Text)]
     pub format: TextOrCsv,
@@ -75,6 +105,12 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
+    if args.metric.is_some_and(|m| m != args::MetricArg::Jaccard) {
+        return run_family(&args);
+    }
+    let Some(threshold) = args.threshold else {
+        bail!("give --threshold T (a Jaccard similarity)");
+    };
     let hashes = args.hashes.unwrap_or(DEFAULT_HASHES);
     if hashes > MAX_HASHES {
         bail!(
@@ -83,25 +119,25 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         );
     }
     let tuning = match args.min_recall {
-        Some(r) => scurve::tune_min_recall(args.threshold, hashes, r).map_err(|e| {
+        Some(r) => scurve::tune_min_recall(threshold, hashes, r).map_err(|e| {
             anyhow::anyhow!(
                 "no b·r ≤ {} reaches P({}) ≥ {r}: {e}; raise --hashes or lower --min-recall",
                 hashes,
-                args.threshold
+                threshold
             )
         })?,
         // Exactly scan's choice when --hashes is not given either.
         None if args.fn_weight.is_none() && args.fp_weight.is_none() && args.hashes.is_none() => {
-            tune::scan_tuning(args.threshold, hashes, DEFAULT_MIN_RECALL)
+            tune::scan_tuning(threshold, hashes, DEFAULT_MIN_RECALL)
                 .map_err(anyhow::Error::msg)?
         }
         None if args.fn_weight.is_none() && args.fp_weight.is_none() => {
-            tune::recall_floor_tuning(args.threshold, hashes, DEFAULT_MIN_RECALL).map_err(
+            tune::recall_floor_tuning(threshold, hashes, DEFAULT_MIN_RECALL).map_err(
                 |e| {
                     anyhow::anyhow!(
                         "no b·r ≤ {} finds a pair at {} with probability ≥ {DEFAULT_MIN_RECALL} (scan's floor): {e}; raise --hashes, or give --min-recall or a weight",
                         hashes,
-                        args.threshold
+                        threshold
                     )
                 },
             )?
@@ -111,7 +147,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             if fn_weight == 0.0 && fp_weight == 0.0 {
                 bail!("--fn-weight and --fp-weight are both 0: at least one must be positive");
             }
-            scurve::tune(args.threshold, hashes, fn_weight, fp_weight)
+            scurve::tune(threshold, hashes, fn_weight, fp_weight)
         }
     };
     let stdout = std::io::stdout();
@@ -248,4 +284,153 @@ fn write_csv(out: &mut impl Write, t: &Tuning) -> anyhow::Result<()> {
     ])?;
     w.flush()?;
     Ok(())
+}
+
+/// `tune --metric cosine|euclidean|hamming`: b and r for a family.
+fn run_family(args: &Args) -> anyhow::Result<i32> {
+    use args::MetricArg;
+    let (metric, distance, what) = match args.metric {
+        Some(MetricArg::Cosine) => {
+            if args.radius.is_some() || args.bucket_width.is_some() {
+                bail!(
+                    "--radius and --bucket-width are for euclidean and hamming; cosine takes -t or --angle"
+                );
+            }
+            let degrees = match (args.threshold, args.angle) {
+                (Some(t), None) => t.acos().to_degrees(),
+                (None, Some(d)) if (0.0..180.0).contains(&d) => d,
+                (None, Some(d)) => bail!("--angle {d}: an angle in [0, 180) degrees"),
+                _ => bail!("--metric cosine needs -t T (a cosine) or --angle DEG"),
+            };
+            (
+                Metric::Cosine,
+                degrees,
+                format!(
+                    "angle {degrees:.4} degrees (cosine {:.4})",
+                    degrees.to_radians().cos()
+                ),
+            )
+        }
+        Some(MetricArg::Euclidean) => {
+            let radius = match args.radius {
+                Some(r) if r > 0.0 && r.is_finite() => r,
+                Some(r) => bail!("--radius {r}: a distance > 0"),
+                None => bail!("--metric euclidean needs --radius R"),
+            };
+            let width = match args.bucket_width {
+                None => 2.0 * radius,
+                Some(a) if a > 0.0 && a.is_finite() => a,
+                Some(a) => bail!("--bucket-width {a}: a width > 0"),
+            };
+            (
+                Metric::Euclidean,
+                radius / width,
+                format!(
+                    "L2 distance {radius} with buckets of width {width} ({:.4} a)",
+                    radius / width
+                ),
+            )
+        }
+        Some(MetricArg::Hamming) => {
+            let radius = match args.radius {
+                Some(r) if r >= 0.0 && r.fract() == 0.0 && r < args.bits as f64 => r,
+                Some(r) => bail!(
+                    "--radius {r}: a whole number of bits below --bits {}",
+                    args.bits
+                ),
+                None => bail!("--metric hamming needs --radius K (bits)"),
+            };
+            (
+                Metric::Hamming { bits: args.bits },
+                radius,
+                format!("{radius} of {} bits", args.bits),
+            )
+        }
+        _ => unreachable!("run_family is for the vector families"),
+    };
+    let hashes = args.hashes.unwrap_or(FAMILY_HASHES);
+    if hashes > MAX_HASHES {
+        bail!(
+            "--hashes {hashes} is more than {MAX_HASHES}: trying every shape would take too long"
+        );
+    }
+    let min_recall = args.min_recall.unwrap_or(DEFAULT_MIN_RECALL);
+    let t = family::tune(metric, distance, hashes, min_recall).map_err(|e| {
+        anyhow::anyhow!("no b·r ≤ {hashes} finds a pair at the threshold with probability ≥ {min_recall}: {e}; raise --hashes or lower --min-recall")
+    })?;
+    let stages = scurve::banded(t.bands, t.rows);
+    let p = metric.collision_probability(distance);
+    let farther: Vec<(f64, f64)> = [1.5, 2.0]
+        .iter()
+        .map(|k| (distance * k).min(metric.max_distance()))
+        .map(|d| (d, metric.probability(d, &stages)))
+        .collect();
+    let at_threshold = metric.probability(distance, &stages);
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    match args.format {
+        TextOrCsv::Text => {
+            writeln!(
+                out,
+                "bands {}  rows {}  ({} of {hashes} functions)",
+                t.bands,
+                t.rows,
+                t.hashes()
+            )?;
+            writeln!(
+                out,
+                "metric                      {} ({})",
+                metric.name(),
+                metric.unit()
+            )?;
+            writeln!(out, "threshold                   {what}")?;
+            writeln!(
+                out,
+                "one function agrees         p = {p:.6} at the threshold"
+            )?;
+            writeln!(
+                out,
+                "chosen for                  P(threshold) >= {min_recall}, fewest false candidates"
+            )?;
+            writeln!(
+                out,
+                "expected recall at the threshold      {at_threshold:.4}"
+            )?;
+            writeln!(
+                out,
+                "false candidates (probability a pair farther away becomes a candidate):"
+            )?;
+            for ((d, prob), k) in farther.iter().zip(["1.5", "2"]) {
+                writeln!(out, "  at {k} x the threshold = {d:.4}  {prob:.4}")?;
+            }
+        }
+        TextOrCsv::Csv => {
+            let mut w = csv::Writer::from_writer(&mut out);
+            w.write_record([
+                "metric",
+                "distance",
+                "p",
+                "bands",
+                "rows",
+                "functions",
+                "p_threshold",
+                "p_1.5x",
+                "p_2x",
+            ])?;
+            w.write_record([
+                metric.name().to_string(),
+                format!("{distance:.6}"),
+                format!("{p:.6}"),
+                t.bands.to_string(),
+                t.rows.to_string(),
+                t.hashes().to_string(),
+                format!("{at_threshold:.6}"),
+                format!("{:.6}", farther[0].1),
+                format!("{:.6}", farther[1].1),
+            ])?;
+            w.flush()?;
+        }
+    }
+    out.flush()?;
+    Ok(exit::OK)
 }

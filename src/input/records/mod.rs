@@ -306,7 +306,7 @@ fn open_source(
             input,
             options,
         )),
-        InputKind::Files => {
+        InputKind::Files | InputKind::Vectors | InputKind::Bits => {
             return Err(RowError {
                 input: name.into(),
                 line: 0,

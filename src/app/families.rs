@@ -1,0 +1,410 @@
+//! `scan` over the vector families (`docs/FAMILIES.md`): `--input vectors`
+//! (cosine or euclidean), `--input bits` (hamming) and `--sketch simhash`
+//! (documents, hamming of fingerprints). Arguments are checked here before
+//! any work (exit 2), then the run is [`simfind::pipeline::vectors`]'s.
+
+use std::ffi::OsStr;
+use std::io::Read;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use simfind::input::kind::InputKind;
+use simfind::input::vectors::{self, ReadError, RowError};
+use simfind::lsh::Banding;
+use simfind::lsh::family::{self, Metric};
+use simfind::pipeline::vectors::{self as run, Fingerprint, VectorQuery};
+use simfind::pipeline::{self, ScanStats};
+use simfind::sketch::bit_sampling::BitSampling;
+
+use crate::app::args::{
+    DEFAULT_BANDS, DEFAULT_ROWS, DEFAULT_SEED, FamilyArgs, FileArgs, MatchArgs, MetricArg,
+    SigningArgs, SketchFamilyArg,
+};
+use crate::app::config;
+use crate::app::exit;
+use crate::app::output::Sink;
+use crate::app::output::families::{self as writer, Format, Measure};
+use crate::app::report::{FormatArg, ReportArgs};
+use crate::app::ui::{Ui, Verbosity, warning_prefix};
+
+/// Values per point a tuned family may use when -b/-r are not given: more than
+/// MinHash's 100, because a vector's value is one bit (hyperplanes) or one of
+/// few buckets, and signing costs `d` multiplications a value, not one hash.
+pub const FAMILY_HASHES: usize = 200;
+
+/// SimHash's default radius in bits (text-dedup's and gaoya's).
+pub const SIMHASH_RADIUS: u32 = 3;
+
+/// Whether `scan` runs a vector family rather than the MinHash pipeline.
+pub fn applies(f: &FamilyArgs, input: InputKind) -> bool {
+    input.is_vectors()
+        || f.sketch == Some(SketchFamilyArg::Simhash)
+        || matches!(
+            f.metric,
+            Some(MetricArg::Cosine | MetricArg::Euclidean | MetricArg::Hamming)
+        )
+}
+
+/// Everything `scan` passes along.
+pub struct ScanArgs<'a> {
+    pub roots: &'a [PathBuf],
+    /// `--input` (of the records' argument group, which families share).
+    pub input: InputKind,
+    /// `--skip-bad-rows`.
+    pub skip_bad_rows: bool,
+    pub families: &'a FamilyArgs,
+    pub signing: &'a SigningArgs,
+    pub matching: &'a MatchArgs,
+    pub files: &'a FileArgs,
+    pub report: &'a ReportArgs,
+    pub output: Option<&'a Path>,
+    pub verbosity: Verbosity,
+    pub db: bool,
+}
+
+/// What was decided from the arguments.
+enum Plan {
+    Vectors {
+        query: VectorQuery,
+        measure: Measure,
+        banding: Option<Banding>,
+    },
+    Bits {
+        radius: f64,
+        banding: Option<Banding>,
+    },
+    SimHash {
+        radius: u32,
+    },
+}
+
+pub fn scan(args: ScanArgs) -> Result<i32> {
+    let f = args.families;
+    let kind = args.input;
+    let format = match args.report.format {
+        FormatArg::Pairs => Format::Csv,
+        FormatArg::Tsv => Format::Tsv,
+        FormatArg::Jsonl => Format::Jsonl,
+        FormatArg::Clusters | FormatArg::Html => bail!(
+            "--format {} is not available with --metric {}: only pairs (csv, tsv, jsonl)",
+            if args.report.format == FormatArg::Html { "html" } else { "clusters" },
+            metric_name(f, kind)
+        ),
+    };
+    if args.db {
+        bail!(
+            "--db stores MinHash signatures: it cannot be combined with --input {kind} or --sketch simhash"
+        );
+    }
+    if args.report.list_removable
+        || args.report.cluster.is_some()
+        || args.report.keep.is_some()
+        || !args.report.reference.is_empty()
+    {
+        bail!(
+            "--list-removable, --cluster, --keep and --reference work on MinHash scans of documents, not with --metric {}",
+            metric_name(f, kind)
+        );
+    }
+    let banding = given_banding(args.signing);
+    let plan = match (kind, f.sketch) {
+        (InputKind::Vectors | InputKind::Bits, Some(SketchFamilyArg::Simhash)) => {
+            bail!("--sketch simhash signs documents: give directories, not --input {kind}")
+        }
+        (InputKind::Files, Some(SketchFamilyArg::Simhash)) => {
+            if !matches!(f.metric, None | Some(MetricArg::Hamming)) {
+                bail!(
+                    "--sketch simhash pairs fingerprints by Hamming distance: leave out --metric or give --metric hamming"
+                );
+            }
+            if banding.is_some() {
+                bail!(
+                    "--sketch simhash bands its 64 bits into --radius + 1 bands itself: leave out --bands and --rows"
+                );
+            }
+            let radius = match f.radius {
+                None => SIMHASH_RADIUS,
+                Some(r) if (0.0..64.0).contains(&r) && r.fract() == 0.0 => r as u32,
+                Some(r) => bail!(
+                    "--radius {r}: SimHash fingerprints have 64 bits; give a whole number of bits from 0 to 63"
+                ),
+            };
+            Plan::SimHash { radius }
+        }
+        (InputKind::Jsonl | InputKind::Csv | InputKind::Tsv | InputKind::Sets, _) => bail!(
+            "--metric {} and --sketch simhash do not apply to --input {kind}: records are compared by the Jaccard of their shingles",
+            metric_name(f, kind)
+        ),
+        (InputKind::Files, _) => bail!(
+            "--metric {} needs --input vectors or --input bits (or --sketch simhash for documents)",
+            metric_name(f, kind)
+        ),
+        (InputKind::Vectors, _) => vector_plan(f, args.matching, banding)?,
+        (InputKind::Bits, _) => {
+            if !matches!(f.metric, None | Some(MetricArg::Hamming)) {
+                bail!("--input bits is compared by Hamming distance: give --metric hamming");
+            }
+            let radius = match f.radius {
+                Some(r) if r >= 0.0 && r.fract() == 0.0 => r,
+                Some(r) => bail!("--radius {r}: a Hamming radius is a whole number of bits ≥ 0"),
+                None => bail!("--metric hamming needs --radius K: pairs within K bits"),
+            };
+            Plan::Bits { radius, banding }
+        }
+    };
+    if kind != InputKind::Files {
+        if args.roots.len() != 1 {
+            bail!(
+                "--input {kind} reads one file (or - for stdin); got {}",
+                args.roots.len()
+            );
+        }
+        if args.files.files_from.is_some() || args.files.files0_from.is_some() {
+            bail!("--input {kind} reads one file: --files-from does not apply");
+        }
+    }
+    let seed = args.signing.seed.unwrap_or(DEFAULT_SEED);
+    let mut sink = Sink::create(args.output)?;
+    let quiet = args.verbosity.quiet;
+    let ui = Ui::with(args.verbosity);
+    let mut problems = 0u64;
+
+    match plan {
+        Plan::Vectors {
+            query,
+            measure,
+            banding,
+        } => {
+            let path = &args.roots[0];
+            let points = read_points(path, args.skip_bad_rows, &mut problems, vectors::read_vectors)?;
+            let distance = match query {
+                VectorQuery::Cosine { min_cosine } => {
+                    min_cosine.clamp(-1.0, 1.0).acos().to_degrees()
+                }
+                VectorQuery::Euclidean { radius, width } => radius / width,
+            };
+            let metric = match query {
+                VectorQuery::Cosine { .. } => Metric::Cosine,
+                VectorQuery::Euclidean { .. } => Metric::Euclidean,
+            };
+            let banding = choose_banding(banding, metric, distance, args.matching.min_recall)?;
+            let outcome = run::scan_vectors(&points, query, banding, seed, &ui);
+            writer::write(&mut sink, format, measure, &outcome.pairs, &|i| {
+                points.ids[i as usize].as_bytes().to_vec()
+            })?;
+            sink.commit()?;
+            if !quiet {
+                eprintln!(
+                    "simfind: {} vectors of {} components, {} bands × {} rows, {} candidates, {} pairs",
+                    points.len(),
+                    points.dim,
+                    banding.bands,
+                    banding.rows,
+                    outcome.candidates,
+                    outcome.pairs.len()
+                );
+            }
+        }
+        Plan::Bits { radius, banding } => {
+            let path = &args.roots[0];
+            let strings = read_points(path, args.skip_bad_rows, &mut problems, vectors::read_bits)?;
+            if radius >= strings.bits as f64 {
+                bail!(
+                    "--radius {radius} is not below the strings' {} bits: every pair would be within it",
+                    strings.bits
+                );
+            }
+            let metric = Metric::Hamming { bits: strings.bits };
+            let banding = choose_banding(banding, metric, radius, args.matching.min_recall)?;
+            let sampling = BitSampling::random(strings.bits, banding.signature_len(), seed);
+            let outcome = run::scan_bits(&strings, radius as u32, &sampling, banding, &ui);
+            writer::write(&mut sink, format, Measure::Hamming, &outcome.pairs, &|i| {
+                strings.ids[i as usize].as_bytes().to_vec()
+            })?;
+            sink.commit()?;
+            if !quiet {
+                eprintln!(
+                    "simfind: {} bit strings of {} bits, {} bands × {} rows, {} candidates, {} pairs",
+                    strings.len(),
+                    strings.bits,
+                    banding.bands,
+                    banding.rows,
+                    outcome.candidates,
+                    outcome.pairs.len()
+                );
+            }
+        }
+        Plan::SimHash { radius } => {
+            let (mut config, _) = config::scan(
+                args.roots,
+                args.signing,
+                args.matching,
+                args.files,
+                false,
+                None,
+            )?;
+            config.recipe.seed = seed;
+            let mut stats = ScanStats::default();
+            let files = pipeline::walk_files(&config, &ui, &mut stats);
+            problems += stats.errors;
+            let prints = run::fingerprint_files(&files, &config, &ui);
+            let mut kept = Vec::new();
+            let mut values = Vec::new();
+            for (i, print) in prints.iter().enumerate() {
+                match print {
+                    Fingerprint::Of(v) => {
+                        kept.push(i);
+                        values.push(*v);
+                    }
+                    Fingerprint::Failed => problems += 1,
+                    Fingerprint::Skipped(_) => {}
+                }
+            }
+            let outcome = run::scan_fingerprints(&values, radius, &ui);
+            let path = |i: u32| files[kept[i as usize]].path.as_os_str().as_bytes().to_vec();
+            writer::write(&mut sink, format, Measure::Hamming, &outcome.pairs, &path)?;
+            sink.commit()?;
+            if !quiet {
+                eprintln!(
+                    "simfind: {} files, {} fingerprinted, {} bands of {} bits, {} candidates, {} pairs within {radius} bits",
+                    files.len(),
+                    values.len(),
+                    radius + 1,
+                    64 / (radius + 1),
+                    outcome.candidates,
+                    outcome.pairs.len()
+                );
+            }
+        }
+    }
+    Ok(if problems > 0 {
+        exit::PARTIAL
+    } else {
+        exit::OK
+    })
+}
+
+fn metric_name(f: &FamilyArgs, kind: InputKind) -> &'static str {
+    match (f.metric, kind) {
+        (Some(MetricArg::Jaccard), _) => "jaccard",
+        (Some(MetricArg::Cosine), _) | (None, InputKind::Vectors) => "cosine",
+        (Some(MetricArg::Euclidean), _) => "euclidean",
+        (Some(MetricArg::Hamming), _) | (None, InputKind::Bits) => "hamming",
+        (None, _) => "jaccard",
+    }
+}
+
+/// -b and -r as given: one alone takes the other's default, as in MinHash scans.
+fn given_banding(s: &SigningArgs) -> Option<Banding> {
+    match (s.bands, s.rows) {
+        (None, None) => None,
+        (b, r) => Some(Banding {
+            bands: b.unwrap_or(DEFAULT_BANDS),
+            rows: r.unwrap_or(DEFAULT_ROWS),
+        }),
+    }
+}
+
+fn vector_plan(f: &FamilyArgs, m: &MatchArgs, banding: Option<Banding>) -> Result<Plan> {
+    Ok(match f.metric.unwrap_or(MetricArg::Cosine) {
+        MetricArg::Cosine => {
+            if f.radius.is_some() || f.bucket_width.is_some() {
+                bail!(
+                    "--radius and --bucket-width are for --metric euclidean; cosine takes -t (a cosine) or --angle"
+                );
+            }
+            let min_cosine = match (m.threshold, f.angle) {
+                (Some(t), None) if (-1.0..=1.0).contains(&t) => t,
+                (Some(t), None) => bail!("-t {t}: a cosine similarity is in [-1, 1]"),
+                (None, Some(deg)) if (0.0..=180.0).contains(&deg) => deg.to_radians().cos(),
+                (None, Some(deg)) => bail!("--angle {deg}: an angle is in [0, 180] degrees"),
+                _ => bail!("--metric cosine needs -t T (pairs with cosine ≥ T) or --angle DEG"),
+            };
+            Plan::Vectors {
+                query: VectorQuery::Cosine { min_cosine },
+                measure: Measure::Cosine,
+                banding,
+            }
+        }
+        MetricArg::Euclidean => {
+            if m.threshold.is_some() || f.angle.is_some() {
+                bail!("--metric euclidean takes --radius R (a distance), not -t or --angle");
+            }
+            let radius = match f.radius {
+                Some(r) if r > 0.0 && r.is_finite() => r,
+                Some(r) => bail!("--radius {r}: a distance > 0"),
+                None => bail!("--metric euclidean needs --radius R: pairs at L2 distance ≤ R"),
+            };
+            let width = match f.bucket_width {
+                None => 2.0 * radius,
+                Some(a) if a > 0.0 && a.is_finite() => a,
+                Some(a) => bail!("--bucket-width {a}: a width > 0"),
+            };
+            Plan::Vectors {
+                query: VectorQuery::Euclidean { radius, width },
+                measure: Measure::Euclidean,
+                banding,
+            }
+        }
+        MetricArg::Hamming => bail!("--metric hamming compares bit strings: give --input bits"),
+        MetricArg::Jaccard => {
+            bail!("--input vectors has no Jaccard similarity: give --metric cosine or euclidean")
+        }
+    })
+}
+
+/// The given banding, or the cheapest one finding pairs at the threshold with
+/// probability ≥ `min_recall` within [`FAMILY_HASHES`] values.
+fn choose_banding(
+    given: Option<Banding>,
+    metric: Metric,
+    distance: f64,
+    min_recall: f64,
+) -> Result<Banding> {
+    if let Some(b) = given {
+        if b.bands == 0 || b.rows == 0 {
+            bail!("--bands and --rows must be at least 1");
+        }
+        return Ok(b);
+    }
+    let t = family::tune(metric, distance, FAMILY_HASHES, min_recall).map_err(|e| {
+        anyhow::anyhow!(
+            "no b·r ≤ {FAMILY_HASHES} finds pairs at the threshold with probability ≥ {min_recall} \
+             ({e}); give --bands and --rows, or a lower --min-recall"
+        )
+    })?;
+    Ok(Banding {
+        bands: t.bands,
+        rows: t.rows,
+    })
+}
+
+/// A reader of [`vectors`]: input, skip bad rows, the callback for those.
+type Parser<T> = fn(Box<dyn Read>, bool, &mut dyn FnMut(RowError)) -> Result<T, ReadError>;
+
+/// Reads FILE (or stdin for `-`) with `parse`; bad rows are errors naming the
+/// file and line, or with `skip` warnings counted in `problems`.
+fn read_points<T>(path: &Path, skip: bool, problems: &mut u64, parse: Parser<T>) -> Result<T> {
+    let shown = if path.as_os_str() == OsStr::new("-") {
+        "<stdin>".to_string()
+    } else {
+        path.display().to_string()
+    };
+    let input: Box<dyn Read> = if path.as_os_str() == OsStr::new("-") {
+        Box::new(std::io::stdin().lock())
+    } else {
+        Box::new(std::fs::File::open(path).with_context(|| format!("cannot read {shown}"))?)
+    };
+    let mut on_skip = |e: RowError| {
+        *problems += 1;
+        eprintln!("{} {shown}: {e}: row left out", warning_prefix());
+    };
+    parse(input, skip, &mut on_skip).map_err(|e| match e {
+        ReadError::Empty => anyhow::anyhow!("{shown}: no rows"),
+        ReadError::Row(row) => {
+            anyhow::anyhow!("{shown}: {row} (--skip-bad-rows leaves such rows out)")
+        }
+        ReadError::Io(io) => anyhow::anyhow!("cannot read {shown}: {io}"),
+    })
+}

@@ -1,0 +1,396 @@
+//! Files of vectors and bit strings (`scan --input vectors|bits`, `compare
+//! --input`): one point per line, `id,x1,…,xd` or `id,bits`.
+//!
+//! Format: CSV (RFC 4180 quoting) or, when the first line holds a tab, TSV;
+//! blank lines are skipped; a first line whose values are not numbers (bit
+//! strings) is a header. Vectors: every row has the same number of
+//! components, finite decimal numbers of any sign (as `f32`: NaN, infinity
+//! and values beyond ±3.4 × 10³⁸ are refused). Bit strings: `0`/`1`
+//! characters, or hexadecimal after `0x` (4 bits a digit), all of one length.
+//! Ids are unique, non-empty UTF-8.
+//!
+//! A bad row is an error naming its line; with `skip_bad` it is reported to
+//! the caller's callback and left out instead. Memory: `n × d × 4` bytes for
+//! vectors, `n × ⌈bits/64⌉ × 8` for bit strings, plus the ids.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::io::{BufRead, BufReader, Read};
+
+/// Vectors of one dimension, row-major.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Vectors {
+    pub ids: Vec<String>,
+    pub dim: usize,
+    pub values: Vec<f32>,
+}
+
+impl Vectors {
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    pub fn row(&self, i: usize) -> &[f32] {
+        &self.values[i * self.dim..(i + 1) * self.dim]
+    }
+}
+
+/// Bit strings of one length, packed (see [`crate::similarity::vectors`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BitStrings {
+    pub ids: Vec<String>,
+    /// Bits per string.
+    pub bits: usize,
+    pub words: Vec<u64>,
+}
+
+impl BitStrings {
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    pub fn words_per_string(&self) -> usize {
+        self.bits.div_ceil(64)
+    }
+
+    pub fn row(&self, i: usize) -> &[u64] {
+        let w = self.words_per_string();
+        &self.words[i * w..(i + 1) * w]
+    }
+}
+
+/// One bad row: its line (from 1) and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RowError {
+    pub line: u64,
+    pub reason: String,
+}
+
+impl fmt::Display for RowError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}: {}", self.line, self.reason)
+    }
+}
+
+/// Why a file could not be read.
+#[derive(Debug)]
+pub enum ReadError {
+    Io(std::io::Error),
+    Row(RowError),
+    /// No row (after a header and skipped rows).
+    Empty,
+}
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReadError::Io(e) => write!(f, "{e}"),
+            ReadError::Row(e) => write!(f, "{e}"),
+            ReadError::Empty => f.write_str("no rows"),
+        }
+    }
+}
+
+impl std::error::Error for ReadError {}
+
+/// Parses one vector per row.
+pub fn read_vectors(
+    input: impl Read,
+    skip_bad: bool,
+    on_skip: &mut dyn FnMut(RowError),
+) -> Result<Vectors, ReadError> {
+    let mut sink = VectorSink::default();
+    read_rows(input, skip_bad, on_skip, &mut sink)?;
+    if sink.out.is_empty() {
+        return Err(ReadError::Empty);
+    }
+    Ok(sink.out)
+}
+
+/// Parses one bit string per row.
+pub fn read_bits(
+    input: impl Read,
+    skip_bad: bool,
+    on_skip: &mut dyn FnMut(RowError),
+) -> Result<BitStrings, ReadError> {
+    let mut sink = BitSink::default();
+    read_rows(input, skip_bad, on_skip, &mut sink)?;
+    if sink.out.is_empty() {
+        return Err(ReadError::Empty);
+    }
+    Ok(sink.out)
+}
+
+/// What the row loop hands each row to.
+trait RowSink {
+    /// Checks a row's values (its fields; whether it is the first row) and
+    /// keeps them aside for [`RowSink::keep`].
+    fn parse(&mut self, fields: &[String], first: bool) -> Row;
+    /// Stores the values just parsed under `id`.
+    fn keep(&mut self, id: String);
+}
+
+#[derive(Default)]
+struct VectorSink {
+    out: Vectors,
+    scratch: Vec<f32>,
+}
+
+impl RowSink for VectorSink {
+    fn parse(&mut self, fields: &[String], first: bool) -> Row {
+        self.scratch.clear();
+        if fields.len() < 2 {
+            return Row::Bad("no components after the id".into());
+        }
+        for (k, field) in fields[1..].iter().enumerate() {
+            match parse_number(field) {
+                Ok(x) => self.scratch.push(x),
+                // A header names its columns: none of them is a number.
+                Err(_) if first && fields[1..].iter().all(|f| parse_number(f).is_err()) => {
+                    return Row::Header;
+                }
+                Err(why) => return Row::Bad(format!("component {}: {why}", k + 1)),
+            }
+        }
+        if !self.out.is_empty() && self.scratch.len() != self.out.dim {
+            return Row::Bad(format!(
+                "{} components where the rows before have {}",
+                self.scratch.len(),
+                self.out.dim
+            ));
+        }
+        Row::Good
+    }
+
+    fn keep(&mut self, id: String) {
+        self.out.dim = self.scratch.len();
+        self.out.ids.push(id);
+        self.out.values.extend_from_slice(&self.scratch);
+    }
+}
+
+#[derive(Default)]
+struct BitSink {
+    out: BitStrings,
+    scratch: Vec<u64>,
+    len: usize,
+}
+
+impl RowSink for BitSink {
+    fn parse(&mut self, fields: &[String], first: bool) -> Row {
+        if fields.len() != 2 {
+            return Row::Bad(format!("{} fields: a row is `id,bits`", fields.len()));
+        }
+        match parse_bits(&fields[1], &mut self.scratch) {
+            Ok(n) => self.len = n,
+            Err(_) if first => return Row::Header,
+            Err(why) => return Row::Bad(why),
+        }
+        if !self.out.is_empty() && self.len != self.out.bits {
+            return Row::Bad(format!(
+                "{} bits where the rows before have {}",
+                self.len, self.out.bits
+            ));
+        }
+        Row::Good
+    }
+
+    fn keep(&mut self, id: String) {
+        self.out.bits = self.len;
+        self.out.ids.push(id);
+        self.out.words.extend_from_slice(&self.scratch);
+    }
+}
+
+/// A finite `f32` from a decimal field (surrounding spaces allowed).
+pub fn parse_number(field: &str) -> Result<f32, String> {
+    let text = field.trim();
+    let x: f32 = text
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number"))?;
+    if !x.is_finite() {
+        return Err(format!(
+            "{text:?} is not a finite number (or is beyond ±3.4e38)"
+        ));
+    }
+    Ok(x)
+}
+
+/// Packs `0101…` or `0x…` into `words`; returns the number of bits.
+pub fn parse_bits(field: &str, words: &mut Vec<u64>) -> Result<usize, String> {
+    let text = field.trim();
+    words.clear();
+    let mut set = |i: usize, on: bool| {
+        if i / 64 == words.len() {
+            words.push(0);
+        }
+        if on {
+            words[i / 64] |= 1 << (i % 64);
+        }
+    };
+    if let Some(hex) = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+        if hex.is_empty() {
+            return Err("\"0x\" without hexadecimal digits".into());
+        }
+        for (k, c) in hex.chars().enumerate() {
+            let digit = c
+                .to_digit(16)
+                .ok_or_else(|| format!("{c:?} is not a hexadecimal digit"))?;
+            // Most significant bit of the digit first, as the digits are read.
+            for b in 0..4 {
+                set(4 * k + b, digit >> (3 - b) & 1 == 1);
+            }
+        }
+        Ok(4 * hex.chars().count())
+    } else {
+        if text.is_empty() {
+            return Err("an empty bit string".into());
+        }
+        for (i, c) in text.chars().enumerate() {
+            match c {
+                '0' => set(i, false),
+                '1' => set(i, true),
+                _ => return Err(format!("{c:?} is not a bit (0 or 1; hexadecimal needs 0x)")),
+            }
+        }
+        Ok(text.chars().count())
+    }
+}
+
+enum Row {
+    Good,
+    Header,
+    Bad(String),
+}
+
+/// The shared row loop: delimiter, header, ids (non-empty, unique, UTF-8),
+/// bad rows. Lines are counted here (a CSV reader's record numbers skip blank
+/// lines), so a quoted field cannot hold a line break.
+fn read_rows(
+    input: impl Read,
+    skip_bad: bool,
+    on_skip: &mut dyn FnMut(RowError),
+    sink: &mut dyn RowSink,
+) -> Result<(), ReadError> {
+    let mut input = BufReader::with_capacity(1 << 16, input);
+    let head = input.fill_buf().map_err(ReadError::Io)?;
+    let first_line = head.split(|&b| b == b'\n').next().unwrap_or_default();
+    let delimiter = if first_line.contains(&b'\t') {
+        b'\t'
+    } else {
+        b','
+    };
+    let mut seen: HashMap<String, u64> = HashMap::new();
+    let mut bytes: Vec<u8> = Vec::new();
+    let mut fields: Vec<String> = Vec::new();
+    let mut first = true;
+    let mut line = 0u64;
+    loop {
+        bytes.clear();
+        if input.read_until(b'\n', &mut bytes).map_err(ReadError::Io)? == 0 {
+            return Ok(());
+        }
+        line += 1;
+        while bytes.last().is_some_and(|&b| b == b'\n' || b == b'\r') {
+            bytes.pop();
+        }
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let verdict = split_fields(&bytes, delimiter, &mut fields).and_then(|()| {
+            match sink.parse(&fields, first) {
+                Row::Good => Ok(true),
+                Row::Header => Ok(false),
+                Row::Bad(why) => Err(why),
+            }
+        });
+        first = false;
+        let verdict = verdict.and_then(|good| {
+            if !good {
+                return Ok(None);
+            }
+            let id = fields[0].trim().to_string();
+            if id.is_empty() {
+                return Err("empty id".to_string());
+            }
+            if let Some(before) = seen.get(&id) {
+                return Err(format!("id {id:?} is also on line {before}"));
+            }
+            Ok(Some(id))
+        });
+        match verdict {
+            Ok(Some(id)) => {
+                seen.insert(id.clone(), line);
+                sink.keep(id);
+            }
+            Ok(None) => {}
+            Err(reason) => {
+                let bad = RowError { line, reason };
+                if !skip_bad {
+                    return Err(ReadError::Row(bad));
+                }
+                on_skip(bad);
+            }
+        }
+    }
+}
+
+/// Splits one line into UTF-8 fields at `delimiter`; a field may be quoted
+/// (RFC 4180: `"a,b"`, `""` for a quote inside).
+fn split_fields(line: &[u8], delimiter: u8, fields: &mut Vec<String>) -> Result<(), String> {
+    fields.clear();
+    let mut field: Vec<u8> = Vec::new();
+    let mut i = 0;
+    loop {
+        field.clear();
+        if line.get(i) == Some(&b'"') {
+            i += 1;
+            loop {
+                match line.get(i) {
+                    None => return Err(format!("field {} has no closing quote", fields.len() + 1)),
+                    Some(b'"') if line.get(i + 1) == Some(&b'"') => {
+                        field.push(b'"');
+                        i += 2;
+                    }
+                    Some(b'"') => {
+                        i += 1;
+                        break;
+                    }
+                    Some(&b) => {
+                        field.push(b);
+                        i += 1;
+                    }
+                }
+            }
+            if i < line.len() && line[i] != delimiter {
+                return Err(format!(
+                    "field {}: text after the closing quote",
+                    fields.len() + 1
+                ));
+            }
+        } else {
+            while i < line.len() && line[i] != delimiter {
+                field.push(line[i]);
+                i += 1;
+            }
+        }
+        let text = String::from_utf8(std::mem::take(&mut field))
+            .map_err(|_| format!("field {} is not valid UTF-8", fields.len() + 1))?;
+        fields.push(text);
+        if i >= line.len() {
+            return Ok(());
+        }
+        i += 1; // the delimiter
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,135 @@
+//! S-curves of every family against its own distance (MMDS 3.6–3.7): one
+//! function's collision probability `p(d)` — `1 − d` for MinHash at Jaccard
+//! distance `d`, `1 − θ/180` for hyperplanes at angle θ, the p-stable formula
+//! at `d` bucket widths, `1 − h/bits` for bit sampling — raised through the same
+//! AND/OR stages as [`super::scurve`]. Tuning works on `p(threshold)`: a band
+//! of `r` rows and `b` bands give `1 − (1 − p^r)^b` whatever the family.
+
+use super::scurve::{self, Stage, Tuning, Unreachable};
+use crate::sketch::{bit_sampling, hyperplane, pstable};
+
+/// A distance measure with its locality-sensitive family.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Metric {
+    /// Jaccard distance `1 − J` (MinHash).
+    Jaccard,
+    /// The angle in degrees, 0–180 (random hyperplanes).
+    Cosine,
+    /// L2 distance in units of the bucket width `a` (p-stable projections).
+    Euclidean,
+    /// Hamming distance in bits, of strings of `bits` bits (bit sampling).
+    Hamming { bits: usize },
+}
+
+impl Metric {
+    /// The name on the command line and in output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::Jaccard => "jaccard",
+            Metric::Cosine => "cosine",
+            Metric::Euclidean => "euclidean",
+            Metric::Hamming { .. } => "hamming",
+        }
+    }
+
+    /// What the distance axis counts.
+    pub fn unit(self) -> &'static str {
+        match self {
+            Metric::Jaccard => "Jaccard distance",
+            Metric::Cosine => "angle in degrees",
+            Metric::Euclidean => "distance in bucket widths a",
+            Metric::Hamming { .. } => "Hamming distance in bits",
+        }
+    }
+
+    /// The largest distance the axis shows (Euclidean has none; 4a is where
+    /// one projection's probability is below 0.1).
+    pub fn max_distance(self) -> f64 {
+        match self {
+            Metric::Jaccard => 1.0,
+            Metric::Cosine => 180.0,
+            Metric::Euclidean => 4.0,
+            Metric::Hamming { bits } => bits as f64,
+        }
+    }
+
+    /// P(one function agrees) for two items at `distance`.
+    pub fn collision_probability(self, distance: f64) -> f64 {
+        match self {
+            Metric::Jaccard => (1.0 - distance).clamp(0.0, 1.0),
+            Metric::Cosine => hyperplane::collision_probability(distance),
+            Metric::Euclidean => pstable::collision_probability(distance),
+            Metric::Hamming { bits } => bit_sampling::collision_probability(distance, bits),
+        }
+    }
+
+    /// P(candidate) at `distance` after `stages`.
+    pub fn probability(self, distance: f64, stages: &[Stage]) -> f64 {
+        scurve::amplify(self.collision_probability(distance), stages)
+    }
+
+    /// `(d1, d2, p1, p2)` after `stages`: every family's `p` falls with the
+    /// distance, so the values at `d1` and `d2` are the bounds.
+    pub fn sensitivity(self, d1: f64, d2: f64, stages: &[Stage]) -> scurve::Sensitivity {
+        scurve::Sensitivity {
+            d1,
+            d2,
+            p1: self.probability(d1, stages),
+            p2: self.probability(d2, stages),
+        }
+    }
+}
+
+/// The cheapest `(bands, rows)`, `b·r ≤ max_hashes`, finding items at
+/// `distance` with probability ≥ `min_recall` ([`scurve::tune_min_recall`] at
+/// `p(distance)`). The tuning's similarities are collision probabilities.
+pub fn tune(
+    metric: Metric,
+    distance: f64,
+    max_hashes: usize,
+    min_recall: f64,
+) -> Result<Tuning, Unreachable> {
+    let p = metric.collision_probability(distance);
+    if p <= 0.0 {
+        return Err(Unreachable { best_recall: 0.0 });
+    }
+    scurve::tune_min_recall(p, max_hashes, min_recall)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// MMDS 3.7.3: one hyperplane is (d1, d2, (180 − d1)/180, (180 − d2)/180)-
+    /// sensitive; 3.7.4: a bucket width a is (a/2, 2a, ≥ 1/2, ≤ 1/3)-sensitive.
+    #[test]
+    fn mmds_sensitivities() {
+        let one = scurve::banded(1, 1);
+        let s = Metric::Cosine.sensitivity(45.0, 135.0, &one);
+        assert!(
+            (s.p1 - 0.75).abs() < 1e-12 && (s.p2 - 0.25).abs() < 1e-12,
+            "{s:?}"
+        );
+        let s = Metric::Euclidean.sensitivity(0.5, 2.0, &one);
+        assert!(s.p1 >= 0.5 && s.p2 <= 1.0 / 3.0);
+        let s = Metric::Hamming { bits: 100 }.sensitivity(10.0, 40.0, &one);
+        assert!((s.p1 - 0.9).abs() < 1e-12 && (s.p2 - 0.6).abs() < 1e-12);
+        // AND/OR amplification acts on p as for MinHash: b=20, r=5 at p = 0.8.
+        let at = Metric::Cosine.probability(36.0, &scurve::banded(20, 5));
+        assert!((at - scurve::candidate_probability(0.8, 20, 5)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn tuning_meets_the_recall_at_the_threshold_distance() {
+        for (metric, d) in [
+            (Metric::Cosine, 25.0),
+            (Metric::Euclidean, 0.5),
+            (Metric::Hamming { bits: 64 }, 4.0),
+        ] {
+            let t = tune(metric, d, 200, 0.99).unwrap();
+            let p = metric.probability(d, &scurve::banded(t.bands, t.rows));
+            assert!(p >= 0.99 && t.bands * t.rows <= 200, "{metric:?} {t:?}");
+        }
+        assert!(tune(Metric::Hamming { bits: 8 }, 8.0, 100, 0.9).is_err());
+    }
+}

@@ -1,0 +1,106 @@
+//! Bit sampling (MMDS 3.7.1): the Hamming family. Each value of a row is one
+//! bit of the string, at a position drawn at random (with repeats); two strings
+//! of length `d` at Hamming distance `h` agree in it with probability `1 − h/d`.
+//!
+//! [`BitSampling::pigeonhole`] instead takes the first `(k + 1)·⌊d/(k + 1)⌋`
+//! positions in order: banded into `k + 1` bands, two strings within distance
+//! `k` differ in at most `k` bands, so they share one — recall 1, the rule
+//! SimHash deduplication uses over 64-bit fingerprints.
+
+use super::family::{Gaussian, VectorSketcher};
+use crate::similarity::vectors::bit;
+
+/// Positions sampled from bit strings of `len` bits.
+#[derive(Clone, Debug)]
+pub struct BitSampling {
+    len: usize,
+    positions: Vec<u32>,
+}
+
+impl BitSampling {
+    /// `n` positions drawn uniformly (with repeats) from `0..len`.
+    pub fn random(len: usize, n: usize, seed: u64) -> Self {
+        assert!(len > 0, "bit strings of length 0");
+        let mut g = Gaussian::new(seed);
+        let positions = (0..n).map(|_| (g.next_u64() % len as u64) as u32).collect();
+        BitSampling { len, positions }
+    }
+
+    /// Disjoint bands that find every pair within `radius` bits: `radius + 1`
+    /// bands of `⌊len/(radius + 1)⌋` consecutive positions. `radius < len`.
+    pub fn pigeonhole(len: usize, radius: usize) -> (Self, crate::lsh::Banding) {
+        assert!(radius < len, "radius {radius} of {len}-bit strings");
+        let bands = radius + 1;
+        let rows = len / bands;
+        let positions = (0..(bands * rows) as u32).collect();
+        (
+            BitSampling { len, positions },
+            crate::lsh::Banding { bands, rows },
+        )
+    }
+}
+
+/// P(one sampled bit agrees) for strings of `len` bits at Hamming distance `h`.
+pub fn collision_probability(h: f64, len: usize) -> f64 {
+    (1.0 - h / len as f64).clamp(0.0, 1.0)
+}
+
+impl VectorSketcher for BitSampling {
+    type Item = [u64];
+
+    fn signature_len(&self) -> usize {
+        self.positions.len()
+    }
+
+    fn sign_into(&self, item: &[u64], out: &mut [u32]) {
+        for (value, &p) in out.iter_mut().zip(&self.positions) {
+            *value = u32::from(bit(item, p as usize));
+        }
+    }
+
+    fn collision_probability(&self, h: f64) -> f64 {
+        collision_probability(h, self.len)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lsh::candidate_pairs;
+
+    #[test]
+    fn pigeonhole_finds_every_pair_within_the_radius() {
+        // Every 12-bit string against 0b0000_0000_0000 with up to 3 bits set
+        // shares a band with it; with 4 bits spread one per band, it does not.
+        let (sampling, banding) = BitSampling::pigeonhole(12, 3);
+        assert_eq!(banding, crate::lsh::Banding { bands: 4, rows: 3 });
+        let n = sampling.signature_len();
+        for word in 0u64..1 << 12 {
+            let mut sigs = vec![0; 2 * n];
+            sampling.sign_into(&[0], &mut sigs[..n]);
+            sampling.sign_into(&[word], &mut sigs[n..]);
+            let found = !candidate_pairs(&sigs, banding).is_empty();
+            if word.count_ones() <= 3 {
+                assert!(found, "{word:012b}");
+            }
+            if word == 0b1001_0010_0100 {
+                assert!(!found);
+            }
+        }
+    }
+
+    #[test]
+    fn random_positions_agree_at_one_minus_h_over_d() {
+        let n = 4000;
+        let sampling = BitSampling::random(100, n, 5);
+        let a = [u64::MAX, 0];
+        let b = [u64::MAX ^ 0xFFFF_FFFF, 0]; // 32 of 100 bits differ
+        let (mut sa, mut sb) = (vec![0; n], vec![0; n]);
+        sampling.sign_into(&a, &mut sa);
+        sampling.sign_into(&b, &mut sb);
+        let agree = sa.iter().zip(&sb).filter(|(x, y)| x == y).count() as f64;
+        let p = collision_probability(32.0, 100);
+        let sigma = (n as f64 * p * (1.0 - p)).sqrt();
+        assert!((agree - n as f64 * p).abs() <= 5.0 * sigma, "{agree}");
+    }
+}
