@@ -7,7 +7,9 @@
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 use crate::app::args;
-use crate::app::cmd::{compare, completions, curve, dedupe, index, man, query, scan, tune, undo};
+use crate::app::cmd::{
+    compare, completions, curve, dedupe, group, index, man, query, scan, sign, tune, undo, verify,
+};
 use crate::app::exit;
 use crate::app::ui::{self, ColorArg};
 
@@ -53,6 +55,9 @@ pub enum Command {
     Tune(tune::Args),
     Completions(completions::Args),
     Man(man::Args),
+    Sign(sign::Args),
+    Verify(verify::Args),
+    Group(group::Args),
 }
 
 /// The whole command line as clap sees it, with the long version (`--version`;
@@ -176,6 +181,9 @@ pub fn run(cli: Cli) -> i32 {
         Command::Scan(args) => Some(args.threads.threads),
         Command::Index(args) => Some(args.threads.threads),
         Command::Query(args) => Some(args.threads.threads),
+        Command::Sign(args) => Some(args.threads.threads),
+        Command::Verify(args) => Some(args.threads.threads),
+        Command::Group(args) => Some(args.threads.threads),
         _ => None,
     };
     let threads = match own {
@@ -212,6 +220,9 @@ pub fn run(cli: Cli) -> i32 {
         Command::Tune(args) => tune::run(args),
         Command::Completions(args) => completions::run(args, command()),
         Command::Man(args) => man::run(args, command()),
+        Command::Sign(args) => sign::run(args),
+        Command::Verify(args) => verify::run(args),
+        Command::Group(args) => group::run(args),
     };
     match result {
         Ok(code) => code,
