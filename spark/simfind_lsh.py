@@ -168,7 +168,10 @@ def main(argv):
 
     from pyspark.sql import SparkSession
 
-    builder = SparkSession.builder.appName("simfind-lsh")
+    builder = (
+        SparkSession.builder.appName("simfind-lsh")
+        .config("spark.ui.showConsoleProgress", "false")
+    )
     if args.master:
         builder = builder.master(args.master)
     if args.partitions:

@@ -173,8 +173,21 @@ fn verify_of_every_pair_gives_the_scan_pairs_and_group_its_groups() {
     let pairs = tmp.path().join("engine/pairs/part-0.parquet");
     write_pairs(&pairs, &all_pairs(&signed));
     let pairs_dir = pairs.parent().unwrap();
+    // The recipe sign used (its defaults), given in full: -t alone would
+    // let tune choose another banding.
     let scan = |extra: &[&str]| {
-        let mut args = vec!["scan", path_str(&files), "--method", "lsh", "-t", "0.5"];
+        let mut args = vec![
+            "scan",
+            path_str(&files),
+            "--method",
+            "lsh",
+            "-b",
+            "20",
+            "-r",
+            "5",
+            "-t",
+            "0.8",
+        ];
         args.extend_from_slice(extra);
         run(&args)
     };
@@ -186,7 +199,7 @@ fn verify_of_every_pair_gives_the_scan_pairs_and_group_its_groups() {
             "--docs",
             path_str(&signed),
             "-t",
-            "0.5",
+            "0.8",
         ];
         args.extend_from_slice(extra);
         run(&args)
@@ -195,8 +208,9 @@ fn verify_of_every_pair_gives_the_scan_pairs_and_group_its_groups() {
     ok(&expected);
     ok(&got);
     assert_eq!(util::stdout(&got), util::stdout(&expected));
-    // Near-copies and the identical copy were found (the test means something).
-    assert!(util::pair_paths(&got.stdout).len() >= 4);
+    // The three near-copies and the identical copy, nothing else: every
+    // other pair of the corpus is near 0.55, far below 0.8.
+    assert_eq!(util::pair_paths(&got.stdout).len(), 4);
     for format in [&["--format", "jsonl"][..], &["--format", "tsv"]] {
         assert_eq!(verify("verify", format).stdout, scan(format).stdout);
     }
@@ -437,10 +451,10 @@ print(json.dumps(out))
     );
     assert_eq!(v["bands"]["types"]["band"], "int16");
     assert_eq!(v["bands"]["types"]["key"], "int64");
-    // 16 documents (no binary file), 15 with a signature, 4 bands each.
-    assert_eq!(v["docs"]["rows"], 16);
-    assert_eq!(v["signatures"]["rows"], 15);
-    assert_eq!(v["bands"]["rows"], 60);
+    // 17 documents (no binary file), 16 with a signature, 4 bands each.
+    assert_eq!(v["docs"]["rows"], 17);
+    assert_eq!(v["signatures"]["rows"], 16);
+    assert_eq!(v["bands"]["rows"], 64);
     assert_eq!(v["short"], serde_json::json!([0]));
     for t in ["docs", "signatures", "bands"] {
         let meta = &v[t]["meta"];
@@ -457,7 +471,7 @@ print(json.dumps(out))
         .collect();
     expected.sort();
     assert_eq!(v["paths"], serde_json::json!(expected));
-    assert_eq!(v["duck_bands"], serde_json::json!([60, 15, 0, 3]));
+    assert_eq!(v["duck_bands"], serde_json::json!([64, 16, 0, 3]));
     assert_eq!(
         v["duck_types"],
         serde_json::json!([

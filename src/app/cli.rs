@@ -27,8 +27,8 @@ use crate::app::ui::{self, ColorArg};
     propagate_version = true
 )]
 pub struct Cli {
-    /// Worker threads of scan, index and query (also accepted after them); 0 (the
-    /// default) is one per core. Output does not depend on it.
+    /// Worker threads of scan, index, query, sign, verify and group (also accepted
+    /// after them); 0 (the default) is one per core. Output does not depend on it.
     #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16))]
     pub threads: Option<u16>,
 
@@ -190,8 +190,8 @@ pub fn run(cli: Cli) -> i32 {
         Some(own) => own.or(cli.threads),
         None if cli.threads.is_some() => {
             eprintln!(
-                "{} -j/--threads applies only to scan, index and query: the other \
-                 subcommands run on one thread",
+                "{} -j/--threads applies only to scan, index, query, sign, verify and \
+                 group: the other subcommands run on one thread",
                 ui::error_prefix()
             );
             return exit::FATAL;

@@ -78,18 +78,18 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<i32> {
     let config = config::index(&args.roots, &args.signing, &args.files, None)?;
-    if let Ok(out) = args.out.canonicalize() {
-        for root in &config.roots {
-            if let Ok(root) = root.canonicalize()
-                && out.starts_with(&root)
-            {
-                bail!(
-                    "--out {} lies inside the root {}: a later shard would sign this \
-                     output too; write it elsewhere",
-                    args.out.display(),
-                    root.display()
-                );
-            }
+    let out = resolved(&args.out);
+    for root in &config.roots {
+        if let Ok(root) = root.canonicalize()
+            && root.is_dir()
+            && out.starts_with(&root)
+        {
+            bail!(
+                "--out {} lies inside the root {}: a later shard would sign this \
+                 output too; write it elsewhere",
+                args.out.display(),
+                root.display()
+            );
         }
     }
     let shard = args.shard.unwrap_or(Shard::WHOLE);
@@ -172,4 +172,24 @@ pub fn run(args: Args) -> Result<i32> {
         );
     }
     Ok(if errors > 0 { exit::PARTIAL } else { exit::OK })
+}
+
+/// `path` with its longest existing ancestor resolved (links followed), the
+/// rest appended: where a directory not created yet will be.
+fn resolved(path: &std::path::Path) -> PathBuf {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+    let mut rest = Vec::new();
+    let mut at = absolute.as_path();
+    loop {
+        if let Ok(real) = at.canonicalize() {
+            return rest.iter().rev().fold(real, |p, part| p.join(part));
+        }
+        match (at.parent(), at.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_owned());
+                at = parent;
+            }
+            _ => return absolute,
+        }
+    }
 }
