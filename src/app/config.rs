@@ -200,14 +200,15 @@ pub fn index(
     })
 }
 
+/// What [`exchange`] gives: the configuration, the signed documents, and the
+/// engine's pairs as indices into them.
+pub type Exchanged = (ScanConfig, Exchange, Vec<(u32, u32)>);
+
 /// `verify --pairs` and `group --pairs`: the signed documents and the
 /// engine's pairs, read and checked before any work (every inconsistency is
 /// an error naming the file), and the configuration that verifies them with
 /// the shards' recipe. `threshold` is the one given (or the removal default).
-pub fn exchange(
-    args: &ExchangeArgs,
-    threshold: Option<f64>,
-) -> Result<(ScanConfig, Exchange, Vec<(u32, u32)>)> {
+pub fn exchange(args: &ExchangeArgs, threshold: Option<f64>) -> Result<Exchanged> {
     if let Some(t) = threshold
         && !(t > 0.0 && t <= 1.0)
     {
