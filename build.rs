@@ -32,11 +32,7 @@ fn mark_engines() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/engines");
     let required = std::env::var("SIMFIND_ENGINES").as_deref() == Ok("required");
     let engines = [
-        (
-            "no_python_engines",
-            "requirements.installed",
-            "the Python engines",
-        ),
+        ("no_python_engines", "requirements.installed", "the Python engines"),
         ("no_chromium", "chromium", "chromium"),
     ];
     for (cfg, marker, what) in engines {
