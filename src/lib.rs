@@ -20,6 +20,7 @@
 //! - [`pipeline`]: the orchestration of a scan: the only place that composes stages.
 //! - [`action`]: acting on a scan: dedupe (move, remove, link) with a journal, and undo.
 //! - [`index`]: the persistent SQLite index, incremental refresh and queries.
+//! - [`exchange`]: signed documents as Parquet for a band join run elsewhere (Spark, DuckDB), and back.
 //! - [`memory`]: large allocations made fallibly, ending the run with what
 //!   needed the memory and which option lowers it.
 //! - [`progress`]: the `Reporter` through which stages report to the binary.
@@ -28,6 +29,7 @@
 
 pub mod action;
 pub mod cluster;
+pub mod exchange;
 pub mod explain;
 pub mod index;
 pub mod input;

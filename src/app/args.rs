@@ -544,6 +544,65 @@ pub const EXIT_STATUS_COMPARE: &[ExitRow] = &[
     (exit::FATAL, "usage error, or a file could not be read"),
 ];
 
+/// `sign`.
+pub const EXIT_STATUS_SIGN: &[ExitRow] = &[
+    SUCCESS,
+    (
+        exit::PARTIAL,
+        "finished, but some files were skipped because of errors (warnings on stderr\n\
+         name each file); the shard holds every other file",
+    ),
+    (
+        exit::FATAL,
+        "usage error or fatal error; no shard file written (a run killed half-way\n\
+         leaves only .-prefixed .tmp files, which no reader takes)",
+    ),
+];
+
+/// `verify --pairs` and `group --pairs`.
+pub const EXIT_STATUS_EXCHANGE: &[ExitRow] = &[
+    SUCCESS,
+    (
+        exit::PARTIAL,
+        "finished, but some files could not be re-read or changed since they were\n\
+         signed (warnings on stderr name each one); the output is complete for the others",
+    ),
+    (
+        exit::FATAL,
+        "usage error, or a missing, truncated or inconsistent Parquet file (another\n\
+         recipe, a doc_id twice, a pair naming an unknown id); no output written",
+    ),
+    (
+        exit::NONE_FOUND,
+        "with --exit-code: every file was read and nothing was found (then 0 means found)",
+    ),
+];
+
+/// Where `verify --pairs` and `group --pairs` read an engine's pairs and the
+/// signed documents, and how they verify them.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ExchangeArgs {
+    /// The engine's candidate pairs: a directory of Parquet files (or one file)
+    /// with int64 columns a and b (doc_ids), as spark/simfind_lsh.py writes them.
+    #[arg(long, value_name = "DIR", required = true, help_heading = "Exchange")]
+    pub pairs: PathBuf,
+
+    /// The directory `simfind sign --out` wrote (docs/ and signatures/ of every
+    /// shard). Its recipe is the one the files are verified with.
+    #[arg(long, value_name = "DIR", required = true, help_heading = "Exchange")]
+    pub docs: PathBuf,
+
+    /// Report pairs with similarity ≥ T, 0 < T ≤ 1 [default: the S-curve threshold
+    /// (1/b)^(1/r) of the shards' bands and rows; 0.9 where files are judged
+    /// removable: --list-removable, groups with --keep or --reference].
+    #[arg(long, short = 't', value_name = "T", help_heading = "Exchange")]
+    pub threshold: Option<f64>,
+
+    /// Most memory for shingle sets during exact verification (as scan's).
+    #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = parse_size, help_heading = "Exchange")]
+    pub verify_memory: u64,
+}
+
 /// `curve` and `tune`, which read no files.
 pub const EXIT_STATUS_USAGE_ONLY: &[ExitRow] = &[SUCCESS, USAGE_ONLY];
 

@@ -8,7 +8,8 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 use crate::app::args;
 use crate::app::cmd::{
-    compare, completions, curve, dedupe, explain, index, man, minhash, query, scan, tune, undo,
+    compare, completions, curve, dedupe, explain, group, index, man, minhash, query, scan, sign,
+    tune, undo, verify,
 };
 use crate::app::exit;
 use crate::app::ui::{self, ColorArg};
@@ -27,8 +28,8 @@ use crate::app::ui::{self, ColorArg};
     propagate_version = true
 )]
 pub struct Cli {
-    /// Worker threads of scan, index and query (also accepted after them); 0 (the
-    /// default) is one per core. Output does not depend on it.
+    /// Worker threads of scan, index, query, sign, verify and group (also accepted
+    /// after them); 0 (the default) is one per core. Output does not depend on it.
     #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16))]
     pub threads: Option<u16>,
 
@@ -57,6 +58,9 @@ pub enum Command {
     Minhash(minhash::Args),
     Completions(completions::Args),
     Man(man::Args),
+    Sign(sign::Args),
+    Verify(verify::Args),
+    Group(group::Args),
 }
 
 /// The whole command line as clap sees it, with the long version (`--version`;
@@ -180,14 +184,17 @@ pub fn run(cli: Cli) -> i32 {
         Command::Scan(args) => Some(args.threads.threads),
         Command::Index(args) => Some(args.threads.threads),
         Command::Query(args) => Some(args.threads.threads),
+        Command::Sign(args) => Some(args.threads.threads),
+        Command::Verify(args) => Some(args.threads.threads),
+        Command::Group(args) => Some(args.threads.threads),
         _ => None,
     };
     let threads = match own {
         Some(own) => own.or(cli.threads),
         None if cli.threads.is_some() => {
             eprintln!(
-                "{} -j/--threads applies only to scan, index and query: the other \
-                 subcommands run on one thread",
+                "{} -j/--threads applies only to scan, index, query, sign, verify and \
+                 group: the other subcommands run on one thread",
                 ui::error_prefix()
             );
             return exit::FATAL;
@@ -218,6 +225,9 @@ pub fn run(cli: Cli) -> i32 {
         Command::Minhash(args) => minhash::run(args),
         Command::Completions(args) => completions::run(args, command()),
         Command::Man(args) => man::run(args, command()),
+        Command::Sign(args) => sign::run(args),
+        Command::Verify(args) => verify::run(args),
+        Command::Group(args) => group::run(args),
     };
     match result {
         Ok(code) => code,

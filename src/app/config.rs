@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use simfind::exchange::Exchange;
 use simfind::index::{Index, IndexError, OpenOptions, Params};
 use simfind::input::filter::Excludes;
 use simfind::input::kind::InputKind;
@@ -33,8 +34,8 @@ use simfind::text::normalize::Normalization;
 use simfind::text::shingle::{ShingleKind, Shingler, StopWords};
 
 use crate::app::args::{
-    self, DEFAULT_BANDS, DEFAULT_ROWS, FileArgs, MatchArgs, MethodArg, MinHashArg, ShingleArgs,
-    SigningArgs, SketchArgs, VerifyArg,
+    self, DEFAULT_BANDS, DEFAULT_ROWS, ExchangeArgs, FileArgs, MatchArgs, MethodArg, MinHashArg,
+    ShingleArgs, SigningArgs, SketchArgs, VerifyArg,
 };
 
 /// The limits of a recipe, in the library so that an index's stored
@@ -199,6 +200,50 @@ pub fn index(
         verify_memory: usize::MAX,
         method: MethodChoice::Fixed(Method::Lsh),
     })
+}
+
+/// What [`exchange`] gives: the configuration, the signed documents, and the
+/// engine's pairs as indices into them.
+pub type Exchanged = (ScanConfig, Exchange, Vec<(u32, u32)>);
+
+/// `verify --pairs` and `group --pairs`: the signed documents and the
+/// engine's pairs, read and checked before any work (every inconsistency is
+/// an error naming the file), and the configuration that verifies them with
+/// the shards' recipe. `threshold` is the one given (or the removal default).
+pub fn exchange(args: &ExchangeArgs, threshold: Option<f64>) -> Result<Exchanged> {
+    if let Some(t) = threshold
+        && !(t > 0.0 && t <= 1.0)
+    {
+        bail!("--threshold must be in (0, 1], got {t}");
+    }
+    let exchange = simfind::exchange::read_docs(&args.docs)?;
+    if exchange.key_kind != "path" {
+        bail!(
+            "{}: its documents are keyed by {:?}, not by path; only files signed by \
+             `simfind sign DIR...` can be re-read for exact verification",
+            args.docs.display(),
+            exchange.key_kind
+        );
+    }
+    let recipe = exchange.params.recipe().map_err(|reason| {
+        anyhow::anyhow!(
+            "{}: a recipe this simfind cannot use ({reason})",
+            args.docs.display()
+        )
+    })?;
+    let pairs = simfind::exchange::read_pairs(&args.pairs, &exchange)?;
+    let banding = recipe.banding;
+    let config = ScanConfig {
+        roots: Vec::new(),
+        walk: WalkOptions::default(),
+        read: ReadOptions::default(),
+        recipe,
+        threshold: threshold.unwrap_or_else(|| scurve::threshold(banding.bands, banding.rows)),
+        verification: Verification::Exact,
+        verify_memory: usize::try_from(args.verify_memory).unwrap_or(usize::MAX),
+        method: MethodChoice::Fixed(Method::Lsh),
+    };
+    Ok((config, exchange, pairs))
 }
 
 /// `compare`'s recipe: the same shingles, normalisation and sketch as `scan` with

@@ -133,7 +133,7 @@ impl Params {
     }
 
     /// `(name, value)` pairs as stored in the `params` table, in a fixed order.
-    pub(super) fn to_rows(&self) -> Vec<(&'static str, String)> {
+    pub fn to_rows(&self) -> Vec<(&'static str, String)> {
         vec![
             ("shingle_kind", self.shingle_kind.clone()),
             ("k", self.k.to_string()),
@@ -157,7 +157,7 @@ impl Params {
     }
 
     /// Names and (stored, requested) values of the fields that differ.
-    pub(super) fn differences(&self, other: &Params) -> Vec<(&'static str, String, String)> {
+    pub fn differences(&self, other: &Params) -> Vec<(&'static str, String, String)> {
         self.to_rows()
             .into_iter()
             .zip(other.to_rows())

@@ -55,7 +55,7 @@ use crate::progress::{Reporter, Stage};
 pub use config::{ScanConfig, Verification};
 pub use contents::ContentTable;
 use contents::Signed;
-use pairs::pairs_of;
+use pairs::{pairs_of, pairs_of_given};
 use plan::{Decision, Method};
 pub use records::{FieldScores, RecordConfig, RecordOutcome, scan_records};
 pub use reload::{FileReload, Reload, ReloadError, reload_indexed, reload_set};
@@ -183,4 +183,26 @@ pub fn find_pairs(
     assert_eq!(files.len(), signed.len(), "one outcome per file");
     let signed = Signed::from_outcomes(files, signed, matrix);
     pairs_of(config, signed, decision, stats, reporter)
+}
+
+/// [`find_pairs`] with the candidates of the band stage `given` as pairs of
+/// document ids (indices into `files`), in any order and with repeats: a band
+/// join run elsewhere (`simfind verify --pairs`). Everything after banding —
+/// ruling out by signature, exact verification through the files, expansion
+/// of identical copies — is the scan's, so candidates equal to the scan's
+/// give the scan's pairs.
+#[allow(clippy::too_many_arguments)]
+pub fn find_given_pairs(
+    config: &ScanConfig,
+    files: Vec<FileEntry>,
+    signed: Vec<SignOutcome>,
+    matrix: Vec<u32>,
+    candidates: Vec<(u32, u32)>,
+    decision: Decision,
+    stats: ScanStats,
+    reporter: &dyn Reporter,
+) -> ScanOutcome {
+    assert_eq!(files.len(), signed.len(), "one outcome per file");
+    let signed = Signed::from_outcomes(files, signed, matrix);
+    pairs_of_given(config, signed, decision, stats, Some(candidates), reporter)
 }

@@ -28,7 +28,20 @@ pub(super) fn pairs_of(
     config: &ScanConfig,
     signed: Signed,
     decision: Decision,
+    stats: ScanStats,
+    reporter: &dyn Reporter,
+) -> ScanOutcome {
+    pairs_of_given(config, signed, decision, stats, None, reporter)
+}
+
+/// [`pairs_of`], with the band stage's candidates `given` as pairs of
+/// documents (a band join run elsewhere) instead of banded here.
+pub(super) fn pairs_of_given(
+    config: &ScanConfig,
+    signed: Signed,
+    decision: Decision,
     mut stats: ScanStats,
+    given: Option<Vec<(u32, u32)>>,
     reporter: &dyn Reporter,
 ) -> ScanOutcome {
     let Signed {
@@ -109,7 +122,7 @@ pub(super) fn pairs_of(
     }
 
     let doc_roots = isolated_roots(config, &documents);
-    let mut candidates = band(config, &items, &mut matrix, &mut stats, reporter);
+    let mut candidates = band(config, &items, &mut matrix, given, &mut stats, reporter);
     if let Some(roots) = &doc_roots {
         // Cheap, before verification: two contents whose files all lie under
         // one and the same root can only make same-root pairs.
@@ -152,11 +165,12 @@ pub(super) type Candidates = Vec<(u32, u32)>;
 
 /// The band stage: keeps only the signature row of each of `items` in
 /// `matrix` (row `i` is then item `i`'s) and returns the candidate pairs that
-/// share a band.
+/// share a band, or the `given` pairs of documents as pairs of items.
 fn band(
     config: &ScanConfig,
     items: &[&ContentGroup],
     matrix: &mut Vec<u32>,
+    given: Option<Vec<(u32, u32)>>,
     stats: &mut ScanStats,
     reporter: &dyn Reporter,
 ) -> Candidates {
@@ -177,10 +191,42 @@ fn band(
     }
     matrix.truncate(items.len() * n);
     matrix.shrink_to_fit();
-    let candidates = lsh::candidate_pairs(matrix, config.recipe.banding);
+    let candidates = match given {
+        None => lsh::candidate_pairs(matrix, config.recipe.banding),
+        Some(pairs) => items_of_documents(items, pairs),
+    };
     stats.candidates = candidates.len() as u64;
     reporter.end(Stage::Band);
 
+    candidates
+}
+
+/// Pairs of documents as the sorted, distinct pairs of the items holding
+/// them: two copies of one content are one item (paired by the expansion),
+/// and a document in no item (an empty set) pairs with nothing, as in
+/// banding.
+fn items_of_documents(items: &[&ContentGroup], pairs: Vec<(u32, u32)>) -> Candidates {
+    let documents = items
+        .iter()
+        .flat_map(|g| g.members.iter())
+        .map(|&d| d as usize + 1)
+        .max()
+        .unwrap_or(0);
+    let mut item_of = vec![u32::MAX; documents];
+    for (i, g) in items.iter().enumerate() {
+        for &d in &g.members {
+            item_of[d as usize] = i as u32;
+        }
+    }
+    let item = |d: u32| item_of.get(d as usize).copied().unwrap_or(u32::MAX);
+    let mut candidates: Candidates = pairs
+        .into_iter()
+        .map(|(a, b)| (item(a), item(b)))
+        .filter(|&(a, b)| a != b && a != u32::MAX && b != u32::MAX)
+        .map(|(a, b)| (a.min(b), a.max(b)))
+        .collect();
+    candidates.par_sort_unstable();
+    candidates.dedup();
     candidates
 }
 

@@ -121,6 +121,7 @@ fn index_help_offers_only_options_index_takes() {
             "--add",
             "--name",
             "--remove",
+            "--export", // writes Parquet instead of updating: tests/exchange.rs
         ]
         .contains(&flag.as_str())
         {

@@ -59,7 +59,7 @@ index file and build it again. The schema is in docs/INDEX.md.
 )]
 pub struct Args {
     /// Directories to index.
-    #[arg(required_unless_present_any = ["add", "remove"], value_name = "DIR")]
+    #[arg(required_unless_present_any = ["add", "remove", "export"], value_name = "DIR")]
     pub roots: Vec<PathBuf>,
 
     /// Instead of walking directories: add these files (or replace them if indexed),
@@ -81,6 +81,12 @@ pub struct Args {
     /// Instead of walking directories: forget these indexed paths.
     #[arg(long, value_name = "PATH", num_args = 1.., conflicts_with = "roots", help_heading = "Single documents")]
     pub remove: Vec<PathBuf>,
+
+    /// Instead of updating: write the index's documents, signatures and band
+    /// keys as the Parquet files `simfind sign --out DIR` writes (one shard,
+    /// 0/1), for a band join in Spark or DuckDB (docs/SCALE-OUT.md).
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["roots", "add", "remove"], help_heading = "Export")]
+    pub export: Option<PathBuf>,
 
     /// The index file (created if missing).
     #[arg(long, value_name = "FILE", required = true)]
@@ -107,6 +113,9 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<i32> {
+    if let Some(out) = &args.export {
+        return export(&args, out);
+    }
     if !args.add.is_empty() || !args.remove.is_empty() {
         return add_and_remove(args);
     }
@@ -217,4 +226,50 @@ fn add_and_remove(args: Args) -> Result<i32> {
     } else {
         exit::OK
     })
+}
+
+/// `--export DIR`: the stored documents as one shard of exchange files, in
+/// path byte order (the order `sign` numbers a walk in), binary files left
+/// out as `sign` leaves them out.
+fn export(args: &Args, out: &std::path::Path) -> Result<i32> {
+    use std::os::unix::ffi::OsStrExt;
+    use std::time::{Duration, UNIX_EPOCH};
+
+    use simfind::exchange::{DocRecord, Shard, ShardWriter};
+    use simfind::index::{Index, OpenOptions};
+
+    let options = OpenOptions {
+        busy_timeout: args::wait_duration(args.wait)?,
+    };
+    let index = Index::open_existing(&args.db, options)?;
+    let started = Instant::now();
+    let docs = index.documents()?;
+    let mut writer = ShardWriter::create(out, Shard::WHOLE, index.params(), "path")?;
+    for doc in docs.iter().filter(|d| !d.binary) {
+        let ns = doc.stat.mtime_ns;
+        let modified = if ns >= 0 {
+            UNIX_EPOCH + Duration::from_nanos(ns as u64)
+        } else {
+            UNIX_EPOCH - Duration::from_nanos(ns.unsigned_abs())
+        };
+        writer.add(DocRecord {
+            key: doc.path.as_os_str().as_bytes(),
+            size: doc.stat.size,
+            modified: Some(modified),
+            hash: doc.content_hash,
+            shingles: doc.shingle_count,
+            signature: (doc.shingle_count > 0).then_some(&doc.signature[..]),
+        })?;
+    }
+    let written = writer.len();
+    writer.finish()?;
+    if !args.verbosity.quiet {
+        eprintln!(
+            "simfind: index {}: {written} documents exported to {} in {:.2} s",
+            args.db.display(),
+            out.display(),
+            started.elapsed().as_secs_f64()
+        );
+    }
+    Ok(exit::OK)
 }

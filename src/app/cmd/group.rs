@@ -1,0 +1,113 @@
+//! `simfind group --pairs DIR --docs DIR`: groups of near-duplicates, keep
+//! decisions and removable lists from a band join run elsewhere, made from
+//! the exactly verified pairs as scan makes them (app/report).
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::Result;
+use simfind::action::SAFE_THRESHOLD;
+
+use crate::app::args::{self, ExchangeArgs};
+use crate::app::config;
+use crate::app::exit;
+use crate::app::output::{self, Sink};
+use crate::app::report::{ClusterArg, FormatArg, Report, ReportArgs};
+use crate::app::ui::{Ui, Verbosity, plural};
+
+const EXAMPLES: &str = "EXAMPLES:
+  simfind group --pairs engine/pairs --docs sig/               groups as CSV (t = S-curve)
+  simfind group --pairs engine/pairs --docs sig/ --keep newest  newest kept (t = 0.9)
+  simfind group --pairs engine/pairs --docs sig/ --list-removable -0 | xargs -0 ls -l
+  simfind group --pairs engine/pairs --docs sig/ --format jsonl  one group per line
+
+OUTPUT: the groups of `simfind scan --format clusters` (or, with --format jsonl,
+of --cluster center): with the engine's candidates equal to the band stage's, the
+same groups, kept files and removable list as `simfind scan --method lsh` with the
+shards' recipe and the same grouping options. Documents are
+numbered in path byte order, as a scan of the same roots numbers them; copies of
+one content pair at 1.0 whether or not the engine listed them. Files are re-read
+at the paths sign wrote (a shared file system) and must still have the content
+they were signed with.
+
+";
+
+/// Group near-duplicates from an engine's candidate pairs (verified exactly).
+///
+/// Verifies the pairs as `simfind verify` does, then groups them, decides
+/// which file of each group is kept and lists the others, as `simfind scan
+/// --format clusters` does.
+#[derive(clap::Args, Debug)]
+#[command(after_help = args::after_help(EXAMPLES, args::EXIT_STATUS_EXCHANGE))]
+pub struct Args {
+    #[command(flatten)]
+    pub exchange: ExchangeArgs,
+
+    /// Write the output to FILE (atomically: complete or not at all) instead of stdout.
+    #[arg(long, short = 'o', value_name = "FILE", help_heading = "Output")]
+    pub output: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub report: ReportArgs,
+
+    #[command(flatten)]
+    pub verbosity: Verbosity,
+
+    #[command(flatten)]
+    pub threads: args::ThreadArgs,
+}
+
+pub fn run(mut args: Args) -> Result<i32> {
+    // Groups are what group writes: CSV groups, or JSON Lines groups.
+    if matches!(args.report.format, FormatArg::Pairs | FormatArg::Tsv) {
+        args.report.format = FormatArg::Clusters;
+    }
+    if args.report.format == FormatArg::Jsonl && args.report.cluster.is_none() {
+        args.report.cluster = Some(ClusterArg::Center);
+    }
+    let decides_removal = args.report.list_removable
+        || ((args.report.format == FormatArg::Clusters || args.report.cluster.is_some())
+            && (args.report.keep.is_some() || !args.report.reference.is_empty()));
+    let threshold = args
+        .exchange
+        .threshold
+        .or(decides_removal.then_some(SAFE_THRESHOLD));
+    let (mut config, exchange, candidates) = config::exchange(&args.exchange, threshold)?;
+    let report = Report::from_args(&args.report, &mut config.roots)?;
+    let mut sink = Sink::create(args.output.as_deref())?;
+    output::install_interrupt_handler();
+    let started = Instant::now();
+    let ui = Ui::with(args.verbosity);
+    let engine_pairs = candidates.len();
+    let mut outcome =
+        simfind::exchange::verify(exchange, candidates, &config, &args.exchange.pairs, &ui);
+    let reported = report.write(&mut outcome, config.threshold, &mut sink)?;
+    sink.commit()?;
+    let s = &outcome.stats;
+    if !args.verbosity.quiet {
+        eprintln!(
+            "simfind: {} from {}; {} from the engine → {} of distinct contents ({} ruled \
+             out by their signatures); {} with similarity ≥ {:.3} in {:.2} s{}",
+            plural(s.files, "document", "documents"),
+            args.exchange.docs.display(),
+            plural(engine_pairs as u64, "pair", "pairs"),
+            plural(s.candidates, "candidate", "candidates"),
+            s.ruled_out,
+            plural(s.pairs, "pair", "pairs"),
+            config.threshold,
+            started.elapsed().as_secs_f64(),
+            if s.errors > 0 {
+                format!("; {}", plural(s.errors, "error", "errors"))
+            } else {
+                String::new()
+            }
+        );
+        eprintln!("{}", reported.summary());
+    }
+    let status = if s.errors > 0 {
+        exit::PARTIAL
+    } else {
+        exit::OK
+    };
+    Ok(report.exit_status(status, &reported))
+}

@@ -1,0 +1,195 @@
+//! `simfind sign`: the per-document half of a scan, written as Parquet for a
+//! band join run elsewhere (Spark, DuckDB): `docs`, `signatures` and `bands`
+//! of one shard (`simfind::exchange`; the contract is in docs/SCALE-OUT.md).
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Result, bail};
+use simfind::exchange::{self, DocRecord, Shard, ShardWriter};
+use simfind::index::Params;
+use simfind::pipeline::plan::Method;
+use simfind::pipeline::{self, ScanStats, SignOutcome};
+use simfind::progress::Reporter;
+
+use crate::app::args::{self, FileArgs, SigningArgs};
+use crate::app::config;
+use crate::app::exit;
+use crate::app::ui::{Ui, Verbosity, plural};
+
+const EXAMPLES: &str = "EXAMPLES:
+  simfind sign ./share --out sig/                       one shard: sig/{docs,signatures,bands}/
+  seq 0 7 | xargs -P 8 -I{} simfind sign ./share --out sig/ --shard {}/8 -j 1
+  simfind sign /nfs/share --out /nfs/sig --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT
+  python spark/simfind_lsh.py sig/ engine/ && simfind verify --pairs engine/pairs --docs sig/
+
+OUTPUT (one Parquet file per table and shard, sig/TABLE/shard-IIIII-of-NNNNN.parquet):
+  docs         doc_id int64 (shard << 40 | local index), path binary (exact bytes),
+               size int64, mtime timestamp[us, UTC], content_hash binary (16 bytes),
+               shingles int64 (distinct shingles; 0: shorter than one shingle)
+  signatures   doc_id, signature list<int32> (bands × rows MinHash values)
+  bands        doc_id, band int16, key int64: the LSH bucket keys, one row per band
+The recipe (shingles, normalisation, k, bands, rows, seed, sketch) is in every file's
+key-value metadata; verify and group refuse shards of different recipes. Each file is
+written under a temporary name starting with '.' and renamed when complete.
+
+";
+
+/// Sign files into Parquet for a band join run by Spark or DuckDB.
+///
+/// Files are walked and signed exactly as `simfind scan --method lsh` does
+/// with the same options; the signatures and band keys are written as Parquet
+/// (docs, signatures, bands) instead of banded here. `--shard I/N` signs the
+/// files whose root-relative path hashes to I, so N machines sign one share.
+#[derive(clap::Args, Debug)]
+#[command(after_help = args::after_help(EXAMPLES, args::EXIT_STATUS_SIGN))]
+pub struct Args {
+    /// Directories to sign (a file is signed as itself); optional with --files-from.
+    #[arg(
+        required_unless_present_any = ["files_from", "files0_from"],
+        value_name = "DIR"
+    )]
+    pub roots: Vec<PathBuf>,
+
+    /// The output directory (created if missing): DIR/docs, DIR/signatures and
+    /// DIR/bands get this shard's file each.
+    #[arg(long, value_name = "DIR", required = true, help_heading = "Output")]
+    pub out: PathBuf,
+
+    /// Sign only shard I of N (0 ≤ I < N): the files whose path relative to
+    /// their root hashes to I. Every machine given the same roots and N signs
+    /// a disjoint part; together they sign every file once.
+    #[arg(long, value_name = "I/N", help_heading = "Output")]
+    pub shard: Option<Shard>,
+
+    #[command(flatten)]
+    pub signing: SigningArgs,
+
+    #[command(flatten)]
+    pub files: FileArgs,
+
+    #[command(flatten)]
+    pub verbosity: Verbosity,
+
+    #[command(flatten)]
+    pub threads: args::ThreadArgs,
+}
+
+pub fn run(args: Args) -> Result<i32> {
+    let config = config::index(&args.roots, &args.signing, &args.files, None)?;
+    let out = resolved(&args.out);
+    for root in &config.roots {
+        if let Ok(root) = root.canonicalize()
+            && root.is_dir()
+            && out.starts_with(&root)
+        {
+            bail!(
+                "--out {} lies inside the root {}: a later shard would sign this \
+                 output too; write it elsewhere",
+                args.out.display(),
+                root.display()
+            );
+        }
+    }
+    let shard = args.shard.unwrap_or(Shard::WHOLE);
+    let params = Params::of(&config.recipe);
+    let started = Instant::now();
+    let ui = Ui::with(args.verbosity);
+    let mut stats = ScanStats::default();
+    let files: Vec<_> = pipeline::walk_files(&config, &ui, &mut stats)
+        .into_iter()
+        .filter(|f| shard.holds(exchange::relative_key(&config.roots, &f.path)))
+        .collect();
+    let (outcomes, matrix) = pipeline::sign_files(&files, &config, Method::Lsh, &ui);
+    let n = config.recipe.banding.signature_len();
+    // The signed row (and count) of each content: its copies carry the same.
+    let signed: HashMap<u128, (usize, u32)> = outcomes
+        .iter()
+        .enumerate()
+        .filter_map(|(i, o)| match o {
+            SignOutcome::Unique(c) => Some((c.hash, (i, c.shingles))),
+            _ => None,
+        })
+        .collect();
+    let mut writer = ShardWriter::create(&args.out, shard, &params, "path")?;
+    let (mut binary, mut errors) = (0u64, stats.errors);
+    for (file, outcome) in files.iter().zip(&outcomes) {
+        let (hash, row, shingles) = match outcome {
+            SignOutcome::Unique(c) => (c.hash, signed[&c.hash].0, c.shingles),
+            SignOutcome::SameAs(hash) => match signed.get(hash) {
+                Some(&(row, shingles)) => (*hash, row, shingles),
+                None => {
+                    ui.warn(&file.path, &"its content could not be signed in any copy");
+                    errors += 1;
+                    continue;
+                }
+            },
+            SignOutcome::Binary => {
+                ui.note(
+                    &file.path,
+                    &"looks binary (a NUL byte in the first 8 KiB); --binary reads it",
+                );
+                binary += 1;
+                continue;
+            }
+            SignOutcome::Failed(err) => {
+                ui.warn(&file.path, err);
+                errors += 1;
+                continue;
+            }
+        };
+        use std::os::unix::ffi::OsStrExt;
+        writer.add(DocRecord {
+            key: file.path.as_os_str().as_bytes(),
+            size: file.size,
+            modified: file.modified,
+            hash,
+            shingles: u64::from(shingles),
+            signature: (shingles > 0).then(|| &matrix[row * n..(row + 1) * n]),
+        })?;
+    }
+    let written = writer.len();
+    writer.finish()?;
+    if !args.verbosity.quiet {
+        eprintln!(
+            "simfind: shard {shard}: {} of {} signed into {} in {:.2} s ({} documents{}{})",
+            plural(files.len() as u64, "file", "files"),
+            plural(stats.files, "file", "files"),
+            args.out.display(),
+            started.elapsed().as_secs_f64(),
+            written,
+            if binary > 0 {
+                format!(", {binary} binary skipped")
+            } else {
+                String::new()
+            },
+            if errors > 0 {
+                format!(", {}", plural(errors, "error", "errors"))
+            } else {
+                String::new()
+            },
+        );
+    }
+    Ok(if errors > 0 { exit::PARTIAL } else { exit::OK })
+}
+
+/// `path` with its longest existing ancestor resolved (links followed), the
+/// rest appended: where a directory not created yet will be.
+fn resolved(path: &std::path::Path) -> PathBuf {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+    let mut rest = Vec::new();
+    let mut at = absolute.as_path();
+    loop {
+        if let Ok(real) = at.canonicalize() {
+            return rest.iter().rev().fold(real, |p, part| p.join(part));
+        }
+        match (at.parent(), at.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_owned());
+                at = parent;
+            }
+            _ => return absolute,
+        }
+    }
+}

@@ -1,0 +1,446 @@
+//! Reading exchange files back: the `docs` and `signatures` of every shard
+//! under a directory ([`read_docs`], checked against one another), and an
+//! engine's candidate pairs ([`read_pairs`], checked against the docs).
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Int32Type, Int64Type, TimestampMicrosecondType};
+use arrow_array::{Array, RecordBatch};
+use arrow_schema::DataType;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+
+use super::write::KEY_RUN;
+use super::{ExchangeError, FORMAT_VERSION, KEY_FORMAT, KEY_KIND, KEY_TABLE, params_of};
+use crate::index::Params;
+
+/// One row of `docs`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExchangeDoc {
+    pub doc_id: i64,
+    /// The path's bytes (or a record id).
+    pub path: Vec<u8>,
+    pub size: u64,
+    pub modified: Option<SystemTime>,
+    pub hash: u128,
+    pub shingles: u64,
+}
+
+/// Every shard's documents and signatures, in walk order (by path bytes, as
+/// a scan of the same roots numbers them).
+#[derive(Debug)]
+pub struct Exchange {
+    pub params: Params,
+    /// `path` or `record` (see the module documentation).
+    pub key_kind: String,
+    pub docs: Vec<ExchangeDoc>,
+    /// Row `i` (`params.n` values) is `docs[i]`'s signature when
+    /// `docs[i].shingles > 0`.
+    pub signatures: Vec<u32>,
+    /// `(doc_id, index into docs)`, sorted by doc_id.
+    ids: Vec<(i64, u32)>,
+}
+
+impl Exchange {
+    /// The index into `docs` of `doc_id`.
+    pub fn index_of(&self, doc_id: i64) -> Option<u32> {
+        self.ids
+            .binary_search_by_key(&doc_id, |&(id, _)| id)
+            .ok()
+            .map(|i| self.ids[i].1)
+    }
+}
+
+/// The Parquet files of a table directory (or the one file given), sorted by
+/// name; names starting with `.` or `_` (temporary files, Spark's `_SUCCESS`)
+/// are not tables.
+pub(crate) fn parquet_files(
+    path: &Path,
+    what: &'static str,
+) -> Result<Vec<PathBuf>, ExchangeError> {
+    let io = |err| ExchangeError::Io {
+        path: path.to_owned(),
+        err,
+    };
+    let meta = std::fs::metadata(path).map_err(io)?;
+    if meta.is_file() {
+        return Ok(vec![path.to_owned()]);
+    }
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(path).map_err(io)? {
+        let entry = entry.map_err(io)?;
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.ends_with(".parquet") && !name.starts_with('.') && !name.starts_with('_') {
+            files.push(entry.path());
+        }
+    }
+    if files.is_empty() {
+        return Err(ExchangeError::Empty {
+            path: path.to_owned(),
+            what,
+        });
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// An open Parquet file with its key-value metadata.
+struct Opened {
+    path: PathBuf,
+    builder: ParquetRecordBatchReaderBuilder<File>,
+    metadata: HashMap<String, String>,
+}
+
+fn open(path: &Path) -> Result<Opened, ExchangeError> {
+    let file = File::open(path).map_err(|err| ExchangeError::Io {
+        path: path.to_owned(),
+        err,
+    })?;
+    let builder =
+        ParquetRecordBatchReaderBuilder::try_new(file).map_err(|err| ExchangeError::Parquet {
+            path: path.to_owned(),
+            err: err.to_string(),
+        })?;
+    let metadata = builder
+        .metadata()
+        .file_metadata()
+        .key_value_metadata()
+        .map(|kv| {
+            kv.iter()
+                .filter_map(|kv| Some((kv.key.clone(), kv.value.clone()?)))
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(Opened {
+        path: path.to_owned(),
+        builder,
+        metadata,
+    })
+}
+
+impl Opened {
+    fn format_error(&self, reason: impl Into<String>) -> ExchangeError {
+        ExchangeError::Format {
+            path: self.path.clone(),
+            reason: reason.into(),
+        }
+    }
+
+    /// Checks that this is simfind's file of `table` and returns its recipe.
+    fn simfind_table(&self, table: &str) -> Result<Params, ExchangeError> {
+        match self.metadata.get(KEY_FORMAT) {
+            None => {
+                return Err(self.format_error(
+                    "not an exchange file of simfind (no simfind.format in its metadata)",
+                ));
+            }
+            Some(v) if v != FORMAT_VERSION => {
+                return Err(self.format_error(format!(
+                    "exchange format {v}, this simfind reads {FORMAT_VERSION}"
+                )));
+            }
+            Some(_) => {}
+        }
+        match self.metadata.get(KEY_TABLE) {
+            Some(t) if t == table => {}
+            other => {
+                return Err(self.format_error(format!(
+                    "a {} table where {table} was expected",
+                    other.map_or("(unnamed)", String::as_str)
+                )));
+            }
+        }
+        params_of(|key| self.metadata.get(key).cloned()).map_err(|reason| self.format_error(reason))
+    }
+
+    /// The batches, each checked to have `columns` with these types.
+    fn batches(self, columns: &[(&str, DataType)]) -> Result<Vec<RecordBatch>, ExchangeError> {
+        let schema = self.builder.schema().clone();
+        for (name, ty) in columns {
+            match schema.field_with_name(name) {
+                Ok(field) if matches_type(field.data_type(), ty) => {}
+                Ok(field) => {
+                    return Err(self.format_error(format!(
+                        "column {name} is {}, expected {ty}",
+                        field.data_type()
+                    )));
+                }
+                Err(_) => return Err(self.format_error(format!("no column {name}"))),
+            }
+        }
+        let path = self.path.clone();
+        let parquet = |err: &dyn std::fmt::Display| ExchangeError::Parquet {
+            path: path.clone(),
+            err: err.to_string(),
+        };
+        let reader = self.builder.build().map_err(|e| parquet(&e))?;
+        reader.map(|batch| batch.map_err(|e| parquet(&e))).collect()
+    }
+}
+
+/// Types as this reader takes them: any list of int32 (whatever its item
+/// field is called), any timestamp in µs (whatever its zone).
+fn matches_type(actual: &DataType, expected: &DataType) -> bool {
+    match (actual, expected) {
+        (DataType::List(a), DataType::List(e)) => a.data_type() == e.data_type(),
+        (DataType::Timestamp(a, _), DataType::Timestamp(e, _)) => a == e,
+        _ => actual == expected,
+    }
+}
+
+fn i64_column<'a>(batch: &'a RecordBatch, name: &str) -> &'a arrow_array::Int64Array {
+    batch
+        .column_by_name(name)
+        .expect("checked column")
+        .as_primitive::<Int64Type>()
+}
+
+/// Reads `dir/docs` and `dir/signatures` of every shard: the same shards in
+/// both, each shard's files from one run, one recipe throughout, no doc_id
+/// twice.
+pub fn read_docs(dir: &Path) -> Result<Exchange, ExchangeError> {
+    let doc_files = parquet_files(&dir.join("docs"), "docs")?;
+    let sig_files = parquet_files(&dir.join("signatures"), "signatures")?;
+    let names = |files: &[PathBuf]| -> Vec<std::ffi::OsString> {
+        files
+            .iter()
+            .filter_map(|f| f.file_name().map(Into::into))
+            .collect()
+    };
+    if names(&doc_files) != names(&sig_files) {
+        let missing = doc_files
+            .iter()
+            .find(|f| !names(&sig_files).contains(&f.file_name().unwrap_or_default().into()))
+            .map(|f| {
+                dir.join("signatures")
+                    .join(f.file_name().unwrap_or_default())
+            })
+            .unwrap_or_else(|| dir.join("docs"));
+        return Err(ExchangeError::Format {
+            path: missing,
+            reason: "docs and signatures hold different shards (a shard's file is missing)".into(),
+        });
+    }
+    let mut checker = Checker::default();
+    let mut key_kind = String::new();
+    let mut docs: Vec<ExchangeDoc> = Vec::new();
+    for path in &doc_files {
+        let opened = open(path)?;
+        checker.check(&opened, "docs")?;
+        key_kind = opened.metadata.get(KEY_KIND).cloned().unwrap_or_default();
+        let columns = [
+            ("doc_id", DataType::Int64),
+            ("path", DataType::Binary),
+            ("size", DataType::Int64),
+            (
+                "mtime",
+                DataType::Timestamp(arrow_schema::TimeUnit::Microsecond, None),
+            ),
+            ("content_hash", DataType::Binary),
+            ("shingles", DataType::Int64),
+        ];
+        let opened_path = opened.path.clone();
+        for batch in opened.batches(&columns)? {
+            let ids = i64_column(&batch, "doc_id");
+            let paths = batch
+                .column_by_name("path")
+                .expect("checked")
+                .as_binary::<i32>();
+            let sizes = i64_column(&batch, "size");
+            let mtimes = batch
+                .column_by_name("mtime")
+                .expect("checked")
+                .as_primitive::<TimestampMicrosecondType>();
+            let hashes = batch
+                .column_by_name("content_hash")
+                .expect("checked")
+                .as_binary::<i32>();
+            let shingles = i64_column(&batch, "shingles");
+            for i in 0..batch.num_rows() {
+                let hash: [u8; 16] =
+                    hashes
+                        .value(i)
+                        .try_into()
+                        .map_err(|_| ExchangeError::Format {
+                            path: opened_path.clone(),
+                            reason: format!("row {i}: content_hash is not 16 bytes"),
+                        })?;
+                docs.push(ExchangeDoc {
+                    doc_id: ids.value(i),
+                    path: paths.value(i).to_vec(),
+                    size: sizes.value(i).max(0) as u64,
+                    modified: (!mtimes.is_null(i)).then(|| time_of(mtimes.value(i))),
+                    hash: u128::from_be_bytes(hash),
+                    shingles: shingles.value(i).max(0) as u64,
+                });
+            }
+        }
+    }
+    let params = checker
+        .first
+        .as_ref()
+        .map(|(_, p)| p.clone())
+        .expect("at least one docs file");
+    docs.sort_by(|a, b| a.path.cmp(&b.path).then(a.doc_id.cmp(&b.doc_id)));
+    let mut ids: Vec<(i64, u32)> = docs
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (d.doc_id, i as u32))
+        .collect();
+    ids.sort_unstable();
+    if let Some(w) = ids.windows(2).find(|w| w[0].0 == w[1].0) {
+        return Err(ExchangeError::Duplicate {
+            path: dir.join("docs"),
+            doc_id: w[0].0,
+        });
+    }
+
+    let n = params.n as usize;
+    let mut signatures = vec![u32::MAX; docs.len() * n];
+    let mut signed = vec![false; docs.len()];
+    let exchange_ids = ids;
+    let index_of = |id: i64| {
+        exchange_ids
+            .binary_search_by_key(&id, |&(d, _)| d)
+            .ok()
+            .map(|i| exchange_ids[i].1 as usize)
+    };
+    for path in &sig_files {
+        let opened = open(path)?;
+        checker.check(&opened, "signatures")?;
+        let columns = [
+            ("doc_id", DataType::Int64),
+            (
+                "signature",
+                DataType::List(std::sync::Arc::new(arrow_schema::Field::new(
+                    "item",
+                    DataType::Int32,
+                    true,
+                ))),
+            ),
+        ];
+        let opened_path = opened.path.clone();
+        for batch in opened.batches(&columns)? {
+            let ids = i64_column(&batch, "doc_id");
+            let lists = batch
+                .column_by_name("signature")
+                .expect("checked")
+                .as_list::<i32>();
+            for i in 0..batch.num_rows() {
+                let bad = |reason: String| ExchangeError::Format {
+                    path: opened_path.clone(),
+                    reason,
+                };
+                let id = ids.value(i);
+                let at = index_of(id).ok_or_else(|| {
+                    bad(format!("signature of doc_id {id}, which no docs file has"))
+                })?;
+                if std::mem::replace(&mut signed[at], true) {
+                    return Err(ExchangeError::Duplicate {
+                        path: opened_path.clone(),
+                        doc_id: id,
+                    });
+                }
+                let values = lists.value(i);
+                let values = values.as_primitive::<Int32Type>();
+                if values.len() != n || values.null_count() > 0 {
+                    return Err(bad(format!(
+                        "doc_id {id}: signature of {} values, the recipe's n is {n}",
+                        values.len()
+                    )));
+                }
+                for (slot, v) in signatures[at * n..][..n].iter_mut().zip(values.values()) {
+                    *slot = *v as u32;
+                }
+            }
+        }
+    }
+    if let Some(i) = (0..docs.len()).find(|&i| docs[i].shingles > 0 && !signed[i]) {
+        return Err(ExchangeError::Format {
+            path: dir.join("signatures"),
+            reason: format!("no signature for doc_id {}", docs[i].doc_id),
+        });
+    }
+    Ok(Exchange {
+        params,
+        key_kind,
+        docs,
+        signatures,
+        ids: exchange_ids,
+    })
+}
+
+/// One recipe for every file, and one run for each shard's files.
+#[derive(Default)]
+struct Checker {
+    first: Option<(PathBuf, Params)>,
+    runs: HashMap<std::ffi::OsString, String>,
+}
+
+impl Checker {
+    fn check(&mut self, opened: &Opened, table: &str) -> Result<(), ExchangeError> {
+        let params = opened.simfind_table(table)?;
+        match &self.first {
+            None => self.first = Some((opened.path.clone(), params)),
+            Some((first_path, first_params)) => {
+                let differences = first_params.differences(&params);
+                if !differences.is_empty() {
+                    return Err(ExchangeError::Recipe {
+                        path: opened.path.clone(),
+                        first: first_path.clone(),
+                        differences,
+                    });
+                }
+            }
+        }
+        let run = opened.metadata.get(KEY_RUN).cloned().unwrap_or_default();
+        let name = opened.path.file_name().unwrap_or_default().to_owned();
+        match self.runs.get(&name) {
+            Some(r) if *r != run => Err(opened.format_error(
+                "written by another run than the shard's other files (a run that \
+                 stopped half-way, or files copied from two runs): sign the shard again",
+            )),
+            Some(_) => Ok(()),
+            None => {
+                self.runs.insert(name, run);
+                Ok(())
+            }
+        }
+    }
+}
+
+fn time_of(micros: i64) -> SystemTime {
+    if micros >= 0 {
+        UNIX_EPOCH + Duration::from_micros(micros as u64)
+    } else {
+        UNIX_EPOCH - Duration::from_micros(micros.unsigned_abs())
+    }
+}
+
+/// An engine's pairs (`a`, `b`: int64 doc_ids; other columns ignored) under
+/// `path` (a directory of Parquet files, or one file), as indices into
+/// `exchange.docs`. A pair naming an id no docs file has is an error.
+pub fn read_pairs(path: &Path, exchange: &Exchange) -> Result<Vec<(u32, u32)>, ExchangeError> {
+    let mut pairs = Vec::new();
+    for file in parquet_files(path, "pairs")? {
+        let opened = open(&file)?;
+        for batch in opened.batches(&[("a", DataType::Int64), ("b", DataType::Int64)])? {
+            let a = i64_column(&batch, "a");
+            let b = i64_column(&batch, "b");
+            for i in 0..batch.num_rows() {
+                let index = |id: i64| {
+                    exchange.index_of(id).ok_or_else(|| ExchangeError::Unknown {
+                        path: file.clone(),
+                        doc_id: id,
+                    })
+                };
+                pairs.push((index(a.value(i))?, index(b.value(i))?));
+            }
+        }
+    }
+    Ok(pairs)
+}
