@@ -656,9 +656,7 @@ pub struct FamilyArgs {
     /// where one projection keeps a pair at R with probability 0.61].
     #[arg(long, value_name = "A", help_heading = "Families")]
     pub bucket_width: Option<f64>,
-
 }
-
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum MetricArg {

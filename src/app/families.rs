@@ -88,7 +88,11 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
         FormatArg::Jsonl => Format::Jsonl,
         FormatArg::Clusters | FormatArg::Html => bail!(
             "--format {} is not available with --metric {}: only pairs (csv, tsv, jsonl)",
-            if args.report.format == FormatArg::Html { "html" } else { "clusters" },
+            if args.report.format == FormatArg::Html {
+                "html"
+            } else {
+                "clusters"
+            },
             metric_name(f, kind)
         ),
     };
@@ -177,7 +181,12 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
             banding,
         } => {
             let path = &args.roots[0];
-            let points = read_points(path, args.skip_bad_rows, &mut problems, vectors::read_vectors)?;
+            let points = read_points(
+                path,
+                args.skip_bad_rows,
+                &mut problems,
+                vectors::read_vectors,
+            )?;
             let distance = match query {
                 VectorQuery::Cosine { min_cosine } => {
                     min_cosine.clamp(-1.0, 1.0).acos().to_degrees()

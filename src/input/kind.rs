@@ -55,7 +55,10 @@ impl InputKind {
     /// shingling path (one document per line or row), rather than directories
     /// walked for files or the vectors and bit strings of the other families.
     pub fn is_records(self) -> bool {
-        !matches!(self, InputKind::Files | InputKind::Vectors | InputKind::Bits)
+        !matches!(
+            self,
+            InputKind::Files | InputKind::Vectors | InputKind::Bits
+        )
     }
 
     /// Whether the inputs are vectors or bit strings, found by the families

@@ -24,8 +24,8 @@
 //! variant in [`SketchKind`] and [`AnySketcher`] (with its name), and its
 //! measure in `similarity/` (`docs/ARCHITECTURE.md`, "How to add a sketch family").
 
-pub mod block;
 pub mod bit_sampling;
+pub mod block;
 pub mod classic;
 pub mod family;
 pub mod hyperplane;
