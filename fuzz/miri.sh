@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
 # Miri over the unsafe code it can run: normalisation's spare-capacity
 # writes (the scalar ASCII kernel, the character writer, the unchecked
-# UTF-8 conversion) and chunked normalisation over them. (The fuzz corpus
-# replay, tests/fuzz_regressions.rs, does not build under Miri yet: its
-# non-test build of the library const-evaluates `hash_block_avx512::<K>` for
-# K < 4, whose `K - 4` overflows; see docs/RELIABILITY.md.)
+# UTF-8 conversion) and chunked normalisation over them; then, with
+# `--replay`, the fuzz corpus replay (tests/fuzz_regressions.rs, ~10 minutes:
+# it reads the corpus, so isolation is off for it).
 # Not run: the SIMD kernels (intrinsics behind CPU feature detection, which
 # Miri reports as absent), mmap and its SIGBUS guard, fcntl, SQLite (C) and
 # the file system; the property tests with thousands of cases and
@@ -31,6 +30,9 @@ cargo +nightly miri test --lib -- \
     --skip every_lowercase_fits_the_char_writer_memo \
     --skip joined_chunks_normalise_as_the_whole \
     --skip fed_windows_are_the_whole_texts \
-    --skip block_edges \
-    "$@"
+    --skip block_edges
+
+if [ "${1:-}" = "--replay" ]; then
+    MIRIFLAGS="${MIRIFLAGS:-} -Zmiri-disable-isolation" cargo +nightly miri test --test fuzz_regressions
+fi
 

@@ -309,3 +309,72 @@ fn binary_and_tiny_files() {
     assert!(stdout(&out).contains("jaccard undefined"));
     assert!(stderr(&out).contains("Jaccard is undefined"));
 }
+
+/// Records (#18: "every input kind that has text"): two records of a JSON
+/// Lines or CSV file explained by id, their offsets bytes of the record's text
+/// (the fields joined by one space, as scan shingles it), and the Jaccard the
+/// one scan reports for the pair.
+#[test]
+fn two_records_are_explained_by_id_with_the_scan_jaccard() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = "the lighthouse keeper climbed the stairs every evening to light the lamp";
+    let edited = "the lighthouse keeper climbed the old stairs every night to light the lamp";
+    let jsonl = write(
+        dir.path(),
+        "docs.jsonl",
+        format!(
+            "{{\"id\":\"a1\",\"text\":\"{base}\"}}\n{{\"id\":\"x\",\"text\":\"unrelated words here\"}}\n{{\"id\":\"b2\",\"text\":\"{edited}\"}}\n"
+        )
+        .as_bytes(),
+    );
+    let jsonl = jsonl.to_str().unwrap();
+    let doc = json(&[
+        "explain", "--input", "jsonl", jsonl, "a1", "b2", "--format", "json",
+    ]);
+    assert_eq!(doc["a"]["id"], "a1", "{doc}");
+    assert_eq!(doc["b"]["id"], "b2", "{doc}");
+    for span in doc["shared"].as_array().unwrap() {
+        let (a, b) = (range(&span["a"]), range(&span["b"]));
+        assert_eq!(&base.as_bytes()[a], &edited.as_bytes()[b], "{span}");
+    }
+    let scan = run(&[
+        "scan", "--input", "jsonl", jsonl, "--method", "exact", "-t", "0.1", "-q",
+    ]);
+    let rows = stdout(&scan);
+    let row = rows.lines().find(|l| l.starts_with("a1,b2,")).expect(&rows);
+    let scan_jaccard: f64 = row.split(',').nth(2).unwrap().parse().unwrap();
+    let jaccard = doc["jaccard"].as_f64().unwrap();
+    assert!((jaccard - scan_jaccard).abs() < 1e-6, "{jaccard} vs {row}");
+
+    let csv = write(
+        dir.path(),
+        "people.csv",
+        format!("id,name,note\n1,Ann Lee,\"{base}\"\n2,Ann Lee,\"{edited}\"\n").as_bytes(),
+    );
+    let out = run(&[
+        "explain",
+        "--input",
+        "csv",
+        csv.to_str().unwrap(),
+        "1",
+        "2",
+        "--color",
+        "never",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("people.csv#1") && text.contains("people.csv#2"),
+        "{text}"
+    );
+
+    let missing = run(&["explain", "--input", "jsonl", jsonl, "a1", "nope"]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(
+        stderr(&missing).contains("no record with id \"nope\""),
+        "{}",
+        stderr(&missing)
+    );
+    let no_id = run(&["explain", "--input", "jsonl", jsonl, "a1"]);
+    assert_eq!(no_id.status.code(), Some(2), "{}", stderr(&no_id));
+}

@@ -15,6 +15,7 @@ use anyhow::{Context, Result, bail};
 use clap::builder::styling::{AnsiColor, Style};
 use serde_json::{Value, json};
 use simfind::explain::{Explanation, explain, spans::BYTES_PER_INPUT_BYTE};
+use simfind::input::kind::InputKind;
 use simfind::input::read::{self, ReadOptions};
 use simfind::recipe::Recipe;
 use simfind::text::normalize::normalize;
@@ -56,13 +57,50 @@ NO_COLOR is unset or empty). --format json writes the same as one JSON document
 #[derive(clap::Args, Debug)]
 #[command(after_help = args::after_help(AFTER_HELP, args::EXIT_STATUS_COMPARE))]
 pub struct Args {
-    /// The first file.
+    /// The first file (with --input: the file of records, '-' for stdin).
     #[arg(value_name = "FILE_A")]
     pub a: PathBuf,
 
-    /// The second file.
+    /// The second file (with --input: the first record's id).
     #[arg(value_name = "FILE_B")]
     pub b: PathBuf,
+
+    /// With --input: the second record's id.
+    #[arg(value_name = "ID_B")]
+    pub id_b: Option<String>,
+
+    /// Explain two records of one file of records: `jsonl`, `csv` or `tsv` (`explain
+    /// --input jsonl FILE ID_A ID_B`). Their text is the record's fields joined by one
+    /// space, as scan shingles it; offsets are bytes of that text.
+    #[arg(long, value_name = "KIND", value_parser = args::input_kind, help_heading = "Records")]
+    pub input: Option<simfind::input::kind::InputKind>,
+
+    /// jsonl: the id's field, a dotted path [default: id].
+    #[arg(long, value_name = "PATH", help_heading = "Records")]
+    pub id_field: Option<String>,
+
+    /// jsonl: the text's fields, dotted paths, comma-separated [default: text].
+    #[arg(
+        long,
+        value_name = "PATHS",
+        value_delimiter = ',',
+        help_heading = "Records"
+    )]
+    pub text_field: Vec<String>,
+
+    /// csv/tsv: the id column's name [default: id].
+    #[arg(long, value_name = "NAME", help_heading = "Records")]
+    pub id_column: Option<String>,
+
+    /// csv/tsv: the columns that make the text, comma-separated [default: every
+    /// column but the id].
+    #[arg(
+        long,
+        value_name = "A,B,C",
+        value_delimiter = ',',
+        help_heading = "Records"
+    )]
+    pub columns: Vec<String>,
 
     #[command(flatten)]
     pub shingles: ShingleArgs,
@@ -123,13 +161,23 @@ pub fn run(args: Args, color: ColorArg) -> Result<i32> {
     let limit = args
         .max_size
         .min(simfind::explain::spans::MAX_MAPPED_LEN as u64);
-    let a = read_bounded(&args.a, limit)?;
-    let b = read_bounded(&args.b, limit)?;
+    let (a, b, labels): (Vec<u8>, Vec<u8>, [String; 2]) = match args.input {
+        None => {
+            if let Some(extra) = &args.id_b {
+                bail!("a third operand ({extra:?}) is a record id: give --input KIND with it");
+            }
+            let a = read_bounded(&args.a, limit)?;
+            let b = read_bounded(&args.b, limit)?;
+            let labels = [args.a.display().to_string(), args.b.display().to_string()];
+            (a.to_vec(), b.to_vec(), labels)
+        }
+        Some(kind) => records_of(&args, kind, limit)?,
+    };
     let explanation = explain(&a, &b, &recipe);
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     match args.format {
         Format::Json => {
-            let doc = json_document(&args, &recipe, &explanation, a.len(), b.len());
+            let doc = json_document(&args, &labels, &recipe, &explanation, a.len(), b.len());
             // Serialised first: a closed stdout is then an io::Error that
             // dispatch recognises as a broken pipe (serde_json's own error
             // does not expose it).
@@ -150,6 +198,7 @@ pub fn run(args: Args, color: ColorArg) -> Result<i32> {
             };
             let view = View {
                 args: &args,
+                labels: &labels,
                 recipe: &recipe,
                 e: &explanation,
                 a: &a,
@@ -164,6 +213,65 @@ pub fn run(args: Args, color: ColorArg) -> Result<i32> {
         eprintln!("simfind: note: both files are shorter than one shingle: Jaccard is undefined");
     }
     Ok(exit::OK)
+}
+
+/// The texts of two records of one file of records (`--input`), as scan
+/// shingles them: the record's fields joined by one space.
+fn records_of(args: &Args, kind: InputKind, limit: u64) -> Result<(Vec<u8>, Vec<u8>, [String; 2])> {
+    use simfind::input::records::{RecordOptions, read_inputs};
+    if !matches!(kind, InputKind::Jsonl | InputKind::Csv | InputKind::Tsv) {
+        bail!("--input {kind}: explain takes records with text (jsonl, csv, tsv)");
+    }
+    let Some(id_b) = &args.id_b else {
+        bail!("--input {kind} takes FILE ID_A ID_B: the file of records and two record ids");
+    };
+    let id_a = args.b.to_string_lossy().into_owned();
+    if args.a != Path::new("-") {
+        let size = std::fs::metadata(&args.a)
+            .with_context(|| format!("{}", args.a.display()))?
+            .len();
+        if size > limit {
+            bail!(
+                "{} is {size} bytes, over --max-size {limit}: explain reads the whole file of records; raise --max-size",
+                args.a.display()
+            );
+        }
+    }
+    let mut options = RecordOptions::new(kind);
+    if let Some(field) = &args.id_field {
+        options.id_field = field.clone();
+    }
+    if !args.text_field.is_empty() {
+        options.text_fields = args.text_field.clone();
+    }
+    if let Some(column) = &args.id_column {
+        options.id_column = column.clone();
+    }
+    options.columns = args.columns.clone();
+    options.skip_bad_rows = true;
+    let mut skipped = 0u64;
+    let records = read_inputs(std::slice::from_ref(&args.a), &options, &mut |_| {
+        skipped += 1
+    })
+    .map_err(|err| anyhow::anyhow!("{err}"))?;
+    let text = |id: &str| -> Result<Vec<u8>> {
+        let record = records
+            .records
+            .iter()
+            .find(|r| r.id == id)
+            .with_context(|| {
+                let note = if skipped > 0 {
+                    format!(" ({skipped} bad rows were skipped; scan names them)")
+                } else {
+                    String::new()
+                };
+                format!("{}: no record with id {id:?}{note}", args.a.display())
+            })?;
+        Ok(record.fields.join(" ").into_bytes())
+    };
+    let (a, b) = (text(&id_a)?, text(id_b)?);
+    let name = args.a.display();
+    Ok((a, b, [format!("{name}#{id_a}"), format!("{name}#{id_b}")]))
 }
 
 /// The file's bytes, refused before reading when it is larger than `limit`
@@ -195,6 +303,7 @@ fn read_bounded(path: &Path, limit: u64) -> Result<read::Contents> {
 
 fn json_document(
     args: &Args,
+    labels: &[String; 2],
     recipe: &Recipe,
     e: &Explanation,
     len_a: usize,
@@ -214,9 +323,28 @@ fn json_document(
         file.insert("shingles".into(), shingles.into());
         Value::Object(file)
     };
+    let record = |id: &str, bytes: usize, shingles: usize| {
+        json!({
+            "input": String::from_utf8_lossy(args.a.as_os_str().as_encoded_bytes()),
+            "id": id,
+            "bytes": bytes,
+            "shingles": shingles,
+        })
+    };
+    let (a, b) = match (args.input, &args.id_b) {
+        (Some(_), Some(id_b)) => (
+            record(&args.b.to_string_lossy(), len_a, e.shingles_a),
+            record(id_b, len_b, e.shingles_b),
+        ),
+        _ => (
+            file(&args.a, len_a, e.shingles_a),
+            file(&args.b, len_b, e.shingles_b),
+        ),
+    };
+    let _ = labels;
     json!({
-        "a": file(&args.a, len_a, e.shingles_a),
-        "b": file(&args.b, len_b, e.shingles_b),
+        "a": a,
+        "b": b,
         "shingle": recipe.shingler.kind().name(),
         "k": recipe.shingler.k(),
         "jaccard": e.jaccard,
@@ -256,6 +384,8 @@ const ONLY_B: Style = AnsiColor::Cyan.on_default();
 
 struct View<'a> {
     args: &'a Args,
+    /// How A and B are named: their paths, or `FILE#ID` for records.
+    labels: &'a [String; 2],
     recipe: &'a Recipe,
     e: &'a Explanation,
     a: &'a [u8],
@@ -271,14 +401,14 @@ impl View<'_> {
         writeln!(
             out,
             "a: {} ({} bytes, {} shingles)",
-            self.args.a.display(),
+            self.labels[0],
             self.a.len(),
             e.shingles_a
         )?;
         writeln!(
             out,
             "b: {} ({} bytes, {} shingles)",
-            self.args.b.display(),
+            self.labels[1],
             self.b.len(),
             e.shingles_b
         )?;
