@@ -10,6 +10,7 @@ pub mod args;
 pub mod cli;
 pub mod cmd;
 pub mod config;
+pub mod exchange_run;
 pub mod exit;
 pub mod families;
 pub mod limits;

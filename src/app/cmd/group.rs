@@ -3,17 +3,13 @@
 //! the exactly verified pairs as scan makes them (app/report).
 
 use std::path::PathBuf;
-use std::time::Instant;
 
 use anyhow::Result;
-use simfind::action::SAFE_THRESHOLD;
 
 use crate::app::args::{self, ExchangeArgs};
-use crate::app::config;
-use crate::app::exit;
-use crate::app::output::{self, Sink};
-use crate::app::report::{ClusterArg, FormatArg, Report, ReportArgs};
-use crate::app::ui::{Ui, Verbosity, plural};
+use crate::app::exchange_run;
+use crate::app::report::{ClusterArg, FormatArg, ReportArgs};
+use crate::app::ui::Verbosity;
 
 const EXAMPLES: &str = "EXAMPLES:
   simfind group --pairs engine/pairs --docs sig/               groups as CSV (t = S-curve)
@@ -65,49 +61,10 @@ pub fn run(mut args: Args) -> Result<i32> {
     if args.report.format == FormatArg::Jsonl && args.report.cluster.is_none() {
         args.report.cluster = Some(ClusterArg::Center);
     }
-    let decides_removal = args.report.list_removable
-        || ((args.report.format == FormatArg::Clusters || args.report.cluster.is_some())
-            && (args.report.keep.is_some() || !args.report.reference.is_empty()));
-    let threshold = args
-        .exchange
-        .threshold
-        .or(decides_removal.then_some(SAFE_THRESHOLD));
-    let (mut config, exchange, candidates) = config::exchange(&args.exchange, threshold)?;
-    let report = Report::from_args(&args.report, &mut config.roots)?;
-    let mut sink = Sink::create(args.output.as_deref())?;
-    output::install_interrupt_handler();
-    let started = Instant::now();
-    let ui = Ui::with(args.verbosity);
-    let engine_pairs = candidates.len();
-    let mut outcome =
-        simfind::exchange::verify(exchange, candidates, &config, &args.exchange.pairs, &ui);
-    let reported = report.write(&mut outcome, config.threshold, &mut sink)?;
-    sink.commit()?;
-    let s = &outcome.stats;
-    if !args.verbosity.quiet {
-        eprintln!(
-            "simfind: {} from {}; {} from the engine → {} of distinct contents ({} ruled \
-             out by their signatures); {} with similarity ≥ {:.3} in {:.2} s{}",
-            plural(s.files, "document", "documents"),
-            args.exchange.docs.display(),
-            plural(engine_pairs as u64, "pair", "pairs"),
-            plural(s.candidates, "candidate", "candidates"),
-            s.ruled_out,
-            plural(s.pairs, "pair", "pairs"),
-            config.threshold,
-            started.elapsed().as_secs_f64(),
-            if s.errors > 0 {
-                format!("; {}", plural(s.errors, "error", "errors"))
-            } else {
-                String::new()
-            }
-        );
-        eprintln!("{}", reported.summary());
-    }
-    let status = if s.errors > 0 {
-        exit::PARTIAL
-    } else {
-        exit::OK
-    };
-    Ok(report.exit_status(status, &reported))
+    exchange_run::verify_and_report(
+        &args.exchange,
+        &args.report,
+        args.output.as_deref(),
+        args.verbosity,
+    )
 }
