@@ -181,15 +181,32 @@ pub fn explain(a: &[u8], b: &[u8], recipe: &Recipe) -> Explanation {
     // run of fewer shingles gives them up (the later one on a tie), in A and
     // B alike. A run of one or two coincidental shingles just before a long
     // passage then keeps only what precedes it, not the passage's start.
-    for t in 1..tiles.len() {
-        let (before, after) = tiles.split_at_mut(t);
-        let (prev, next) = (&mut before[t - 1], &mut after[0]);
-        if prev.end > next.start {
+    // A run that gives up all its units drops out of the comparison, so the
+    // next run is cut against the last one still holding units: comparing
+    // only neighbours left two runs overlapping across an emptied one, and
+    // the later one's A start was then cut in bytes while its B start was
+    // not (a passage starting one byte early in B).
+    let mut holding: Vec<usize> = Vec::with_capacity(tiles.len());
+    for t in 0..tiles.len() {
+        while let Some(&p) = holding.last() {
+            let (before, after) = tiles.split_at_mut(t);
+            let (prev, next) = (&mut before[p], &mut after[0]);
+            if prev.end <= next.start {
+                break;
+            }
             if next.shingles > prev.shingles {
                 prev.end = next.start;
+                if prev.end <= prev.start {
+                    holding.pop();
+                    continue;
+                }
             } else {
                 next.start = prev.end;
             }
+            break;
+        }
+        if tiles[t].start < tiles[t].end {
+            holding.push(t);
         }
     }
     let mut shared: Vec<Span> = Vec::with_capacity(tiles.len());
