@@ -146,6 +146,7 @@ pub fn run(args: Args) -> Result<i32> {
             roots: &args.roots,
             input: args.input.input,
             skip_bad_rows: args.input.skip_bad_rows,
+            link: args.input.link,
             families: &args.families,
             signing: &args.signing,
             matching: &args.matching,
