@@ -174,8 +174,8 @@ fn check(args: &[&str], metric: &str, column: &str, order: &dyn Fn(&str) -> usiz
     }
     let jsonl = with(&["--format", "jsonl", "--cluster", "connected"]);
     assert_eq!(
-        groups_jsonl(&scan_output(&jsonl, "2"), metric, column),
-        groups
+        numeric(&groups_jsonl(&scan_output(&jsonl, "2"), metric, column)),
+        numeric(&groups)
     );
 
     // Center (the default): every member paired with its representative, no
@@ -196,8 +196,8 @@ fn check(args: &[&str], metric: &str, column: &str, order: &dyn Fn(&str) -> usiz
     }
     let jsonl = with(&["--format", "jsonl", "--cluster", "center"]);
     assert_eq!(
-        groups_jsonl(&scan_output(&jsonl, "2"), metric, column),
-        groups
+        numeric(&groups_jsonl(&scan_output(&jsonl, "2"), metric, column)),
+        numeric(&groups)
     );
 }
 
