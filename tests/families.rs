@@ -807,3 +807,15 @@ fn simhash_equals_brute_force_on_debian_docs() {
     );
     assert!(truth.len() > 700, "{}", truth.len());
 }
+
+/// Groups of the families: `--format clusters`, JSON Lines groups.
+#[path = "families/clusters.rs"]
+mod clusters;
+
+/// Several input files, `--link`, and what is refused before any work.
+#[path = "families/inputs.rs"]
+mod inputs;
+
+/// `--verify signature`: each family's estimate within its binomial margin.
+#[path = "families/signature.rs"]
+mod signature;

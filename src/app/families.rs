@@ -9,23 +9,24 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
+use simfind::cluster::ClusterMethod;
 use simfind::input::kind::InputKind;
-use simfind::input::vectors::{self, ReadError, RowError};
+use simfind::input::vectors::{self, ConcatError, Points, ReadError, RowError};
 use simfind::lsh::Banding;
 use simfind::lsh::family::{self, Metric};
-use simfind::pipeline::vectors::{self as run, Fingerprint, VectorQuery};
-use simfind::pipeline::{self, ScanStats};
+use simfind::pipeline::vectors::{self as run, Fingerprint, RunOptions, VectorQuery};
+use simfind::pipeline::{self, ScanStats, Verification};
 use simfind::sketch::bit_sampling::BitSampling;
 
 use crate::app::args::{
     DEFAULT_BANDS, DEFAULT_ROWS, DEFAULT_SEED, FamilyArgs, FileArgs, MatchArgs, MetricArg,
-    SigningArgs, SketchFamilyArg,
+    SigningArgs, SketchFamilyArg, VerifyArg,
 };
 use crate::app::config;
 use crate::app::exit;
 use crate::app::output::Sink;
 use crate::app::output::families::{self as writer, Format, Measure};
-use crate::app::report::{FormatArg, ReportArgs};
+use crate::app::report::{ClusterArg, FormatArg, ReportArgs};
 use crate::app::ui::{Ui, Verbosity, warning_prefix};
 
 /// Values per point a tuned family may use when -b/-r are not given: more than
@@ -53,6 +54,8 @@ pub struct ScanArgs<'a> {
     pub input: InputKind,
     /// `--skip-bad-rows`.
     pub skip_bad_rows: bool,
+    /// `--link`: two inputs, only pairs across them.
+    pub link: bool,
     pub families: &'a FamilyArgs,
     pub signing: &'a SigningArgs,
     pub matching: &'a MatchArgs,
@@ -82,32 +85,33 @@ enum Plan {
 pub fn scan(args: ScanArgs) -> Result<i32> {
     let f = args.families;
     let kind = args.input;
-    let format = match args.report.format {
-        FormatArg::Pairs => Format::Csv,
-        FormatArg::Tsv => Format::Tsv,
-        FormatArg::Jsonl => Format::Jsonl,
-        FormatArg::Clusters | FormatArg::Html => bail!(
-            "--format {} is not available with --metric {}: only pairs (csv, tsv, jsonl)",
-            if args.report.format == FormatArg::Html {
-                "html"
-            } else {
-                "clusters"
-            },
+    let format = match (args.report.format, args.report.cluster) {
+        (FormatArg::Pairs, None) => Format::Csv,
+        (FormatArg::Tsv, None) => Format::Tsv,
+        (FormatArg::Jsonl, None) => Format::Jsonl,
+        (FormatArg::Clusters, _) => Format::GroupsCsv,
+        (FormatArg::Jsonl, Some(_)) => Format::GroupsJsonl,
+        (FormatArg::Pairs | FormatArg::Tsv, Some(_)) => bail!(
+            "--cluster applies only to groups: add --format clusters (or --format jsonl for JSON Lines groups)"
+        ),
+        (FormatArg::Html, _) => bail!(
+            "--format html is not available with --metric {}: pairs (csv, tsv, jsonl) or groups (clusters; jsonl with --cluster)",
             metric_name(f, kind)
         ),
+    };
+    let method = match args.report.cluster.unwrap_or(ClusterArg::Center) {
+        ClusterArg::Center => ClusterMethod::Center,
+        ClusterArg::Connected => ClusterMethod::Connected,
     };
     if args.db {
         bail!(
             "--db stores MinHash signatures: it cannot be combined with --input {kind} or --sketch simhash"
         );
     }
-    if args.report.list_removable
-        || args.report.cluster.is_some()
-        || args.report.keep.is_some()
-        || !args.report.reference.is_empty()
+    if args.report.list_removable || args.report.keep.is_some() || !args.report.reference.is_empty()
     {
         bail!(
-            "--list-removable, --cluster, --keep and --reference work on MinHash scans of documents, not with --metric {}",
+            "--list-removable, --keep and --reference work on MinHash scans of documents, not with --metric {}",
             metric_name(f, kind)
         );
     }
@@ -158,16 +162,40 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
         }
     };
     if kind != InputKind::Files {
-        if args.roots.len() != 1 {
-            bail!(
-                "--input {kind} reads one file (or - for stdin); got {}",
-                args.roots.len()
-            );
-        }
         if args.files.files_from.is_some() || args.files.files0_from.is_some() {
-            bail!("--input {kind} reads one file: --files-from does not apply");
+            bail!("--input {kind} reads files of points: --files-from does not apply");
+        }
+        if args.roots.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
+            bail!("- (stdin) can be given once");
         }
     }
+    if args.link && (kind == InputKind::Files || args.roots.len() != 2) {
+        bail!(
+            "--link pairs the points of two inputs: give --input vectors or bits and exactly two files, got {}",
+            args.roots.len()
+        );
+    }
+    let verification = match args.matching.verify {
+        VerifyArg::Exact => Verification::Exact,
+        VerifyArg::Signature => {
+            if matches!(
+                plan,
+                Plan::Vectors {
+                    query: VectorQuery::Euclidean { .. },
+                    ..
+                }
+            ) {
+                bail!(
+                    "--verify signature: p-stable buckets give no distance estimate; --metric euclidean verifies exactly (leave out --verify)"
+                );
+            }
+            Verification::Signature
+        }
+    };
+    let options = |starts: &[u32]| RunOptions {
+        link: args.link.then(|| starts[1]),
+        verification,
+    };
     let seed = args.signing.seed.unwrap_or(DEFAULT_SEED);
     let mut sink = Sink::create(args.output)?;
     let quiet = args.verbosity.quiet;
@@ -180,13 +208,7 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
             measure,
             banding,
         } => {
-            let path = &args.roots[0];
-            let points = read_points(
-                path,
-                args.skip_bad_rows,
-                &mut problems,
-                vectors::read_vectors,
-            )?;
+            let (points, starts) = read_all(&args, &mut problems, vectors::read_vectors)?;
             let distance = match query {
                 VectorQuery::Cosine { min_cosine } => {
                     min_cosine.clamp(-1.0, 1.0).acos().to_degrees()
@@ -198,8 +220,8 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
                 VectorQuery::Euclidean { .. } => Metric::Euclidean,
             };
             let banding = choose_banding(banding, metric, distance, args.matching.min_recall)?;
-            let outcome = run::scan_vectors(&points, query, banding, seed, &ui);
-            writer::write(&mut sink, format, measure, &outcome.pairs, &|i| {
+            let outcome = run::scan_vectors(&points, query, banding, seed, options(&starts), &ui);
+            writer::write(&mut sink, format, measure, method, &outcome.pairs, &|i| {
                 points.ids[i as usize].as_bytes().to_vec()
             })?;
             sink.commit()?;
@@ -216,8 +238,7 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
             }
         }
         Plan::Bits { radius, banding } => {
-            let path = &args.roots[0];
-            let strings = read_points(path, args.skip_bad_rows, &mut problems, vectors::read_bits)?;
+            let (strings, starts) = read_all(&args, &mut problems, vectors::read_bits)?;
             if radius >= strings.bits as f64 {
                 bail!(
                     "--radius {radius} is not below the strings' {} bits: every pair would be within it",
@@ -227,8 +248,16 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
             let metric = Metric::Hamming { bits: strings.bits };
             let banding = choose_banding(banding, metric, radius, args.matching.min_recall)?;
             let sampling = BitSampling::random(strings.bits, banding.signature_len(), seed);
-            let outcome = run::scan_bits(&strings, radius as u32, &sampling, banding, &ui);
-            writer::write(&mut sink, format, Measure::Hamming, &outcome.pairs, &|i| {
+            let outcome = run::scan_bits(
+                &strings,
+                radius as u32,
+                &sampling,
+                banding,
+                options(&starts),
+                &ui,
+            );
+            let hamming = Measure::Hamming;
+            writer::write(&mut sink, format, hamming, method, &outcome.pairs, &|i| {
                 strings.ids[i as usize].as_bytes().to_vec()
             })?;
             sink.commit()?;
@@ -272,7 +301,8 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
             }
             let outcome = run::scan_fingerprints(&values, radius, &ui);
             let path = |i: u32| files[kept[i as usize]].path.as_os_str().as_bytes().to_vec();
-            writer::write(&mut sink, format, Measure::Hamming, &outcome.pairs, &path)?;
+            let hamming = Measure::Hamming;
+            writer::write(&mut sink, format, hamming, method, &outcome.pairs, &path)?;
             sink.commit()?;
             if !quiet {
                 eprintln!(
@@ -389,17 +419,74 @@ fn choose_banding(
     })
 }
 
+/// Reads every input with `parse` and joins them ([`vectors::concat`]): ids
+/// unique across inputs (but for --link), one width; returns the points and
+/// the index of each input's first point.
+fn read_all<T: Points + Default>(
+    args: &ScanArgs,
+    problems: &mut u64,
+    parse: Parser<T>,
+) -> Result<(T, Vec<u32>)> {
+    let mut inputs = Vec::with_capacity(args.roots.len());
+    for path in args.roots {
+        inputs.push(read_points(path, args.skip_bad_rows, problems, parse)?);
+    }
+    let shown: Vec<String> = args.roots.iter().map(|p| shown_name(p)).collect();
+    let what = if args.input == InputKind::Bits {
+        "bits"
+    } else {
+        "components"
+    };
+    let mut on_skip = |e: ConcatError| {
+        *problems += 1;
+        eprintln!(
+            "{} {}: row left out",
+            warning_prefix(),
+            concat_message(&e, &shown, what)
+        );
+    };
+    vectors::concat(inputs, !args.link, args.skip_bad_rows, &mut on_skip)
+        .map_err(|e| anyhow::anyhow!("{}", concat_message(&e, &shown, what)))
+}
+
+fn concat_message(e: &ConcatError, shown: &[String], what: &str) -> String {
+    match e {
+        ConcatError::Width {
+            input,
+            width,
+            expected,
+        } => format!(
+            "{}: rows of {width} {what} where {} has {expected} (all inputs need one length)",
+            shown[*input], shown[0]
+        ),
+        ConcatError::Duplicate {
+            id,
+            first_input,
+            first_line,
+            input,
+            line,
+        } => format!(
+            "{}: line {line}: id {id:?} is also in {} line {first_line} (ids are unique across inputs; --link pairs two inputs whose ids may repeat)",
+            shown[*input], shown[*first_input]
+        ),
+    }
+}
+
+fn shown_name(path: &Path) -> String {
+    if path.as_os_str() == OsStr::new("-") {
+        "<stdin>".to_string()
+    } else {
+        path.display().to_string()
+    }
+}
+
 /// A reader of [`vectors`]: input, skip bad rows, the callback for those.
 type Parser<T> = fn(Box<dyn Read>, bool, &mut dyn FnMut(RowError)) -> Result<T, ReadError>;
 
 /// Reads FILE (or stdin for `-`) with `parse`; bad rows are errors naming the
 /// file and line, or with `skip` warnings counted in `problems`.
 fn read_points<T>(path: &Path, skip: bool, problems: &mut u64, parse: Parser<T>) -> Result<T> {
-    let shown = if path.as_os_str() == OsStr::new("-") {
-        "<stdin>".to_string()
-    } else {
-        path.display().to_string()
-    };
+    let shown = shown_name(path);
     let input: Box<dyn Read> = if path.as_os_str() == OsStr::new("-") {
         Box::new(std::io::stdin().lock())
     } else {

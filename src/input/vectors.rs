@@ -21,6 +21,8 @@ use std::io::{BufRead, BufReader, Read};
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Vectors {
     pub ids: Vec<String>,
+    /// The line (from 1) of each point in its input.
+    pub lines: Vec<u64>,
     pub dim: usize,
     pub values: Vec<f32>,
 }
@@ -43,6 +45,8 @@ impl Vectors {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct BitStrings {
     pub ids: Vec<String>,
+    /// The line (from 1) of each string in its input.
+    pub lines: Vec<u64>,
     /// Bits per string.
     pub bits: usize,
     pub words: Vec<u64>,
@@ -134,8 +138,8 @@ trait RowSink {
     /// Checks a row's values (its fields; whether it is the first row) and
     /// keeps them aside for [`RowSink::keep`].
     fn parse(&mut self, fields: &[String], first: bool) -> Row;
-    /// Stores the values just parsed under `id`.
-    fn keep(&mut self, id: String);
+    /// Stores the values just parsed under `id`, read on `line`.
+    fn keep(&mut self, id: String, line: u64);
 }
 
 #[derive(Default)]
@@ -170,9 +174,10 @@ impl RowSink for VectorSink {
         Row::Good
     }
 
-    fn keep(&mut self, id: String) {
+    fn keep(&mut self, id: String, line: u64) {
         self.out.dim = self.scratch.len();
         self.out.ids.push(id);
+        self.out.lines.push(line);
         self.out.values.extend_from_slice(&self.scratch);
     }
 }
@@ -203,11 +208,136 @@ impl RowSink for BitSink {
         Row::Good
     }
 
-    fn keep(&mut self, id: String) {
+    fn keep(&mut self, id: String, line: u64) {
         self.out.bits = self.len;
         self.out.ids.push(id);
+        self.out.lines.push(line);
         self.out.words.extend_from_slice(&self.scratch);
     }
+}
+
+/// Points of one kind read from several inputs and joined in input order
+/// ([`concat`]).
+pub trait Points: Sized {
+    fn ids(&self) -> &[String];
+    fn lines(&self) -> &[u64];
+    /// Components of a vector, or bits of a string.
+    fn width(&self) -> usize;
+    /// Appends the rows of `other` whose index `keep` accepts (same width).
+    fn append(&mut self, other: &Self, keep: &dyn Fn(usize) -> bool);
+}
+
+impl Points for Vectors {
+    fn ids(&self) -> &[String] {
+        &self.ids
+    }
+    fn lines(&self) -> &[u64] {
+        &self.lines
+    }
+    fn width(&self) -> usize {
+        self.dim
+    }
+    fn append(&mut self, other: &Self, keep: &dyn Fn(usize) -> bool) {
+        self.dim = other.dim;
+        for i in (0..other.len()).filter(|&i| keep(i)) {
+            self.ids.push(other.ids[i].clone());
+            self.lines.push(other.lines[i]);
+            self.values.extend_from_slice(other.row(i));
+        }
+    }
+}
+
+impl Points for BitStrings {
+    fn ids(&self) -> &[String] {
+        &self.ids
+    }
+    fn lines(&self) -> &[u64] {
+        &self.lines
+    }
+    fn width(&self) -> usize {
+        self.bits
+    }
+    fn append(&mut self, other: &Self, keep: &dyn Fn(usize) -> bool) {
+        self.bits = other.bits;
+        for i in (0..other.len()).filter(|&i| keep(i)) {
+            self.ids.push(other.ids[i].clone());
+            self.lines.push(other.lines[i]);
+            self.words.extend_from_slice(other.row(i));
+        }
+    }
+}
+
+/// Why several inputs cannot be joined; inputs are named by their index.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ConcatError {
+    /// Input `input` has points of `width` where input 0's have `expected`.
+    Width {
+        input: usize,
+        width: usize,
+        expected: usize,
+    },
+    /// The id at `(input, line)` is also at `(first_input, first_line)`.
+    Duplicate {
+        id: String,
+        first_input: usize,
+        first_line: u64,
+        input: usize,
+        line: u64,
+    },
+}
+
+/// Joins points read from several inputs, in input order, and the index of
+/// each input's first point (`starts[k]`; a last entry is the total). Ids
+/// must be unique across inputs unless `unique` is false; with `skip_bad`, a
+/// repeated id is handed to `on_skip` (a [`ConcatError::Duplicate`]) and left
+/// out instead of being an error.
+pub fn concat<P: Points + Default>(
+    inputs: Vec<P>,
+    unique: bool,
+    skip_bad: bool,
+    on_skip: &mut dyn FnMut(ConcatError),
+) -> Result<(P, Vec<u32>), ConcatError> {
+    let mut out = P::default();
+    let mut starts = Vec::with_capacity(inputs.len() + 1);
+    let mut seen: HashMap<String, (usize, u64)> = HashMap::new();
+    for (k, points) in inputs.into_iter().enumerate() {
+        if k > 0 && points.width() != out.width() {
+            return Err(ConcatError::Width {
+                input: k,
+                width: points.width(),
+                expected: out.width(),
+            });
+        }
+        starts.push(out.ids().len() as u32);
+        let mut keep = vec![true; points.ids().len()];
+        if unique {
+            for (i, id) in points.ids().iter().enumerate() {
+                let line = points.lines()[i];
+                match seen.get(id) {
+                    Some(&(first_input, first_line)) => {
+                        let repeated = ConcatError::Duplicate {
+                            id: id.clone(),
+                            first_input,
+                            first_line,
+                            input: k,
+                            line,
+                        };
+                        if !skip_bad {
+                            return Err(repeated);
+                        }
+                        on_skip(repeated);
+                        keep[i] = false;
+                    }
+                    None => {
+                        seen.insert(id.clone(), (k, line));
+                    }
+                }
+            }
+        }
+        out.append(&points, &|i| keep[i]);
+    }
+    starts.push(out.ids().len() as u32);
+    Ok((out, starts))
 }
 
 /// A finite `f32` from a decimal field (surrounding spaces allowed).
@@ -329,7 +459,7 @@ fn read_rows(
         match verdict {
             Ok(Some(id)) => {
                 seen.insert(id.clone(), line);
-                sink.keep(id);
+                sink.keep(id, line);
             }
             Ok(None) => {}
             Err(reason) => {

@@ -11,15 +11,15 @@
 
 use rayon::prelude::*;
 
-use super::ScanConfig;
+use super::{ScanConfig, Verification};
 use crate::input::read;
 use crate::input::vectors::{BitStrings, Vectors};
 use crate::input::walk::FileEntry;
 use crate::lsh::{self, Banding};
 use crate::progress::{Reporter, Stage};
 use crate::similarity::{measures, vectors};
-use crate::sketch::bit_sampling::BitSampling;
-use crate::sketch::hyperplane::Hyperplanes;
+use crate::sketch::bit_sampling::{self, BitSampling};
+use crate::sketch::hyperplane::{self, Hyperplanes};
 use crate::sketch::pstable::PStable;
 use crate::sketch::{VectorSketcher, simhash};
 use crate::text::normalize::normalize;
@@ -51,6 +51,35 @@ pub enum VectorQuery {
     Euclidean { radius: f64, width: f64 },
 }
 
+/// What a run does with its candidates besides the query.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunOptions {
+    /// `--link`: only pairs with `a < split ≤ b` (the first input's points are
+    /// those below `split`).
+    pub link: Option<u32>,
+    /// [`Verification::Signature`]: a candidate's value is the family's
+    /// estimate from the agreement of its two rows (cosine:
+    /// [`hyperplane::estimate_cosine`]; Hamming:
+    /// [`bit_sampling::estimate_distance`]), nothing is measured. Euclidean
+    /// has none and is always measured exactly.
+    pub verification: Verification,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            link: None,
+            verification: Verification::Exact,
+        }
+    }
+}
+
+/// The number of values in which rows `x` and `y` of `rows` agree.
+fn agreement(rows: &[u32], len: usize, x: u32, y: u32) -> usize {
+    let row = |i: u32| &rows[i as usize * len..(i as usize + 1) * len];
+    row(x).iter().zip(row(y)).filter(|(u, v)| u == v).count()
+}
+
 /// Signs `n` points in parallel into a row-major `n × signature_len` matrix.
 pub fn sign_rows<'a, S, F>(sketcher: &S, n: usize, point: F) -> Vec<u32>
 where
@@ -69,14 +98,19 @@ where
 }
 
 /// Bands `rows` and keeps the candidates `verify` accepts, in order.
+/// Candidates across `link`'s split only, when given.
 pub fn band_and_verify(
     rows: &[u32],
     banding: Banding,
+    link: Option<u32>,
     verify: impl Fn(u32, u32) -> Option<f64> + Sync,
     reporter: &dyn Reporter,
 ) -> FamilyOutcome {
     reporter.begin(Stage::Band, None);
-    let candidates = lsh::candidate_pairs(rows, banding);
+    let mut candidates = lsh::candidate_pairs(rows, banding);
+    if let Some(split) = link {
+        candidates.retain(|&(a, b)| a < split && split <= b);
+    }
     reporter.end(Stage::Band);
     reporter.begin(Stage::Verify, Some(candidates.len() as u64));
     let pairs: Vec<Found> = candidates
@@ -98,6 +132,7 @@ pub fn scan_vectors(
     query: VectorQuery,
     banding: Banding,
     seed: u64,
+    options: RunOptions,
     reporter: &dyn Reporter,
 ) -> FamilyOutcome {
     let n = banding.signature_len();
@@ -117,10 +152,16 @@ pub fn scan_vectors(
     reporter.advance(points.len() as u64);
     reporter.end(Stage::Sign);
     let row = |i: u32| points.row(i as usize);
+    let by_signature = options.verification == Verification::Signature;
     band_and_verify(
         &rows,
         banding,
+        options.link,
         |x, y| match query {
+            VectorQuery::Cosine { min_cosine } if by_signature => {
+                Some(hyperplane::estimate_cosine(agreement(&rows, n, x, y), n))
+                    .filter(|&c| c >= min_cosine)
+            }
             VectorQuery::Cosine { min_cosine } => {
                 vectors::cosine(row(x), row(y)).filter(|&c| c >= min_cosine)
             }
@@ -139,16 +180,24 @@ pub fn scan_bits(
     radius: u32,
     sampling: &BitSampling,
     banding: Banding,
+    options: RunOptions,
     reporter: &dyn Reporter,
 ) -> FamilyOutcome {
     reporter.begin(Stage::Sign, Some(strings.len() as u64));
     let rows = sign_rows(sampling, strings.len(), |i| strings.row(i));
     reporter.advance(strings.len() as u64);
     reporter.end(Stage::Sign);
+    let n = sampling.signature_len();
     band_and_verify(
         &rows,
         banding,
+        options.link,
         |x, y| {
+            if options.verification == Verification::Signature {
+                let h = bit_sampling::estimate_distance(agreement(&rows, n, x, y), n, strings.bits)
+                    .round();
+                return (h <= f64::from(radius)).then_some(h);
+            }
             let h = vectors::hamming_bits(strings.row(x as usize), strings.row(y as usize));
             (h <= radius).then_some(f64::from(h))
         },
@@ -217,15 +266,16 @@ pub fn scan_fingerprints(
     reporter: &dyn Reporter,
 ) -> FamilyOutcome {
     let strings = BitStrings {
-        ids: Vec::new(),
         bits: 64,
         words: fingerprints.to_vec(),
+        ..BitStrings::default()
     };
     let (sampling, banding) = BitSampling::pigeonhole(64, radius as usize);
     let rows = sign_rows(&sampling, fingerprints.len(), |i| strings.row(i));
     band_and_verify(
         &rows,
         banding,
+        None,
         |x, y| {
             let h = (fingerprints[x as usize] ^ fingerprints[y as usize]).count_ones();
             (h <= radius).then_some(f64::from(h))

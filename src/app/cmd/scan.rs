@@ -49,7 +49,8 @@ OUTPUT (CSV with header, one row per similar pair, sorted by a then b in walk or
   shared       shingles in both (empty with --verify signature)
 
 --input vectors|bits and --sketch simhash write a,b,metric and similarity (cosine) or
-distance (euclidean, hamming): docs/OUTPUT.md.
+distance (euclidean, hamming): docs/OUTPUT.md. Their --format clusters writes
+group,id,representative,metric and the value; several files are one input (ids unique).
 
 --format clusters (CSV with header, one row per file in a group; groups ordered by
 their representative's path, the representative first, then the others in path order):
@@ -85,7 +86,7 @@ alphanumeric characters. A file shorter than one shingle is never paired.
 #[command(after_help = args::after_help(EXAMPLES, args::EXIT_STATUS_SCAN))]
 pub struct Args {
     /// Directories to scan (a file is scanned as itself); optional with --files-from.
-    /// With --input jsonl|csv|tsv|sets: files of records ('-' is stdin).
+    /// With --input jsonl|csv|tsv|sets|vectors|bits: files of records ('-' is stdin).
     #[arg(
         required_unless_present_any = ["files_from", "files0_from"],
         value_name = "DIR"
@@ -146,6 +147,7 @@ pub fn run(args: Args) -> Result<i32> {
             roots: &args.roots,
             input: args.input.input,
             skip_bad_rows: args.input.skip_bad_rows,
+            link: args.input.link,
             families: &args.families,
             signing: &args.signing,
             matching: &args.matching,

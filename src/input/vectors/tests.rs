@@ -91,3 +91,66 @@ fn bit_strings_binary_and_hex() {
     let e = row_error(bits("x,101\ny,101,1\n"));
     assert_eq!(e.to_string(), "line 2: 3 fields: a row is `id,bits`");
 }
+
+/// Several inputs join in order; the lines are each input's; a width that
+/// differs or an id seen in an earlier input is an error naming both places,
+/// or with `skip_bad` the later row is left out and reported.
+#[test]
+fn concat_keeps_order_and_refuses_repeated_ids_and_widths() {
+    let a = vectors("id,x,y\na,1,2\nb,3,4\n").unwrap();
+    let b = vectors("c,5,6\n\nd,7,8\n").unwrap();
+    assert_eq!((a.lines.clone(), b.lines.clone()), (vec![2, 3], vec![1, 3]));
+    let (all, starts) = concat(vec![a.clone(), b], true, false, &mut |_| panic!()).unwrap();
+    assert_eq!(all.ids, ["a", "b", "c", "d"]);
+    assert_eq!(all.lines, [2, 3, 1, 3]);
+    assert_eq!(starts, [0, 2, 4]);
+    assert_eq!(all.row(3), &[7.0, 8.0][..]);
+
+    let again = vectors("x,0,0\nb,9,9\n").unwrap();
+    assert_eq!(
+        concat(
+            vec![a.clone(), again.clone()],
+            true,
+            false,
+            &mut |_| panic!()
+        ),
+        Err(ConcatError::Duplicate {
+            id: "b".into(),
+            first_input: 0,
+            first_line: 3,
+            input: 1,
+            line: 2
+        })
+    );
+    let mut skipped = Vec::new();
+    let (all, starts) = concat(vec![a.clone(), again.clone()], true, true, &mut |e| {
+        skipped.push(e)
+    })
+    .unwrap();
+    assert_eq!(all.ids, ["a", "b", "x"]);
+    assert_eq!(starts, [0, 2, 3]);
+    assert!(matches!(
+        skipped.as_slice(),
+        [ConcatError::Duplicate {
+            input: 1,
+            line: 2,
+            ..
+        }]
+    ));
+    // Without uniqueness (--link) both are kept.
+    let (all, _) = concat(vec![a.clone(), again], false, false, &mut |_| panic!()).unwrap();
+    assert_eq!(all.len(), 4);
+
+    let wide = vectors("z,1,2,3\n").unwrap();
+    assert_eq!(
+        concat(vec![a, wide], true, false, &mut |_| panic!()),
+        Err(ConcatError::Width {
+            input: 1,
+            width: 3,
+            expected: 2
+        })
+    );
+    let bits2 = (bits("p,0101\n").unwrap(), bits("q,0x5\n").unwrap());
+    let (all, _) = concat(vec![bits2.0, bits2.1], true, false, &mut |_| panic!()).unwrap();
+    assert_eq!((all.bits, all.row(1)), (4, &[0b1010u64][..]));
+}
