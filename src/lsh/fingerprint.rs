@@ -244,7 +244,9 @@ mod tests {
                 brute_force(&prints, &functions),
                 "{per_group}×{groups}"
             );
-            if groups == 1 {
+            // One group of 30 functions finds pairs (each shares a triple
+            // with probability about 1 − (1 − 0.35⁶)^30 ≈ 5%, over 1,770 pairs).
+            if (per_group, groups) == (30, 1) {
                 assert!(!fast.is_empty(), "{per_group}×{groups}");
             }
         }
