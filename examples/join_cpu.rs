@@ -26,6 +26,7 @@ fn main() {
     let norm = Normalization {
         lowercase: true,
         collapse_whitespace: true,
+        drop_whitespace: false,
     };
     let mut sets: Vec<Vec<u64>> = paths
         .par_iter()

@@ -50,6 +50,7 @@ fn main() {
             normalization: Normalization {
                 lowercase: true,
                 collapse_whitespace: true,
+                drop_whitespace: false,
             },
             shingler: if word {
                 Shingler::new(ShingleKind::Word, 3, StopWords::default())

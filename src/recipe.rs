@@ -95,10 +95,15 @@ impl FromStr for ShingleKind {
     type Err = UnknownShingleKind;
 
     fn from_str(s: &str) -> Result<Self, UnknownShingleKind> {
-        [ShingleKind::Char, ShingleKind::Word, ShingleKind::StopWord]
-            .into_iter()
-            .find(|k| k.name() == s)
-            .ok_or_else(|| UnknownShingleKind(s.to_string()))
+        [
+            ShingleKind::Char,
+            ShingleKind::Word,
+            ShingleKind::StopWord,
+            ShingleKind::Important,
+        ]
+        .into_iter()
+        .find(|k| k.name() == s)
+        .ok_or_else(|| UnknownShingleKind(s.to_string()))
     }
 }
 
@@ -112,12 +117,16 @@ pub fn normalization_name(n: Normalization) -> String {
     if n.collapse_whitespace {
         steps.push(COLLAPSE_WHITESPACE);
     }
+    if n.drop_whitespace {
+        steps.push(DROP_WHITESPACE);
+    }
     steps.join(",")
 }
 
 const UTF8_LOSSY: &str = "utf8-lossy";
 const LOWERCASE: &str = "lowercase";
 const COLLAPSE_WHITESPACE: &str = "collapse-whitespace";
+const DROP_WHITESPACE: &str = "drop-whitespace";
 
 /// A normalisation name this simfind does not know.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -144,6 +153,7 @@ pub fn parse_normalization(name: &str) -> Result<Normalization, UnknownNormaliza
     let mut normalization = Normalization {
         lowercase: false,
         collapse_whitespace: false,
+        drop_whitespace: false,
     };
     let mut steps = name.split(',');
     if steps.next() != Some(UTF8_LOSSY) {
@@ -153,6 +163,7 @@ pub fn parse_normalization(name: &str) -> Result<Normalization, UnknownNormaliza
         match step {
             LOWERCASE => normalization.lowercase = true,
             COLLAPSE_WHITESPACE => normalization.collapse_whitespace = true,
+            DROP_WHITESPACE => normalization.drop_whitespace = true,
             other => return Err(UnknownNormalization::Step(other.to_string())),
         }
     }
@@ -165,12 +176,30 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        for kind in [ShingleKind::Char, ShingleKind::Word, ShingleKind::StopWord] {
+        for kind in [
+            ShingleKind::Char,
+            ShingleKind::Word,
+            ShingleKind::StopWord,
+            ShingleKind::Important,
+        ] {
             assert_eq!(kind.name().parse::<ShingleKind>(), Ok(kind));
         }
         for n in Normalization::ALL {
             assert_eq!(parse_normalization(&normalization_name(n)), Ok(n));
         }
+        let dropped = Normalization {
+            lowercase: true,
+            collapse_whitespace: false,
+            drop_whitespace: true,
+        };
+        assert_eq!(
+            normalization_name(dropped),
+            "utf8-lossy,lowercase,drop-whitespace"
+        );
+        assert_eq!(
+            parse_normalization(&normalization_name(dropped)),
+            Ok(dropped)
+        );
         assert_eq!(
             parse_normalization("ascii").unwrap_err().to_string(),
             "unknown normalisation \"ascii\""

@@ -40,6 +40,7 @@ fn every_debian_docs_file_normalises_as_defined() {
             let norm = Normalization {
                 lowercase,
                 collapse_whitespace,
+                drop_whitespace: false,
             };
             let expected = by_definition(&bytes, norm);
             for &kernel in &kernels {

@@ -29,6 +29,7 @@ fn norm_of(bits: u8) -> Normalization {
     Normalization {
         lowercase: bits & 1 == 0,
         collapse_whitespace: bits & 2 == 0,
+        drop_whitespace: false,
     }
 }
 
@@ -103,6 +104,16 @@ fn shingles_by_definition(kind: ShingleKind, k: usize, stops: &StopWords, text: 
                             .binary_search(&words[i].to_lowercase().as_str())
                             .is_ok()
                 })
+                .map(|i| xxh3_64(words[i..i + k].join(" ").as_bytes()))
+                .collect()
+        }
+        ShingleKind::Important => {
+            let listed: Vec<&str> = stops.sorted();
+            let words: Vec<&str> = words_of(text)
+                .into_iter()
+                .filter(|w| listed.binary_search(&w.to_lowercase().as_str()).is_err())
+                .collect();
+            (0..(words.len() + 1).saturating_sub(k))
                 .map(|i| xxh3_64(words[i..i + k].join(" ").as_bytes()))
                 .collect()
         }

@@ -46,12 +46,13 @@ pub struct ThreadArgs {
 /// `compare`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct ShingleArgs {
-    /// What a shingle is: k characters, k words, or a stop word and the next k−1 words
-    /// [default: char].
+    /// What a shingle is: k characters, k words, a stop word and the next k−1 words, or k
+    /// words that are not stop words (`important`) [default: char].
     #[arg(long, value_enum, help_heading = "Shingles")]
     pub shingle: Option<ShingleArg>,
 
-    /// Shingle length, at most 256 [default: 5 for char, 3 for word and stopword]; `--k` is an alias.
+    /// Shingle length, at most 256 [default: 5 for char, 3 for word and stopword, 1 for
+    /// important]; `--k` is an alias.
     #[arg(
         long = "shingle-size",
         short = 'k',
@@ -61,7 +62,8 @@ pub struct ShingleArgs {
     )]
     pub k: Option<usize>,
 
-    /// Stop words, one per line, instead of the built-in English list (with --shingle stopword).
+    /// Stop words, one per line, instead of the built-in English list (with --shingle stopword
+    /// or important).
     #[arg(long, value_name = "FILE", help_heading = "Shingles")]
     pub stopwords: Option<PathBuf>,
 
@@ -72,6 +74,11 @@ pub struct ShingleArgs {
     /// Do not collapse whitespace runs to one space (nor trim).
     #[arg(long, help_heading = "Shingles")]
     pub keep_whitespace: bool,
+
+    /// Remove every whitespace character before shingling character shingles (MMDS
+    /// 3.2.2's alternative: "touch down" and "touchdown" give the same shingles).
+    #[arg(long, help_heading = "Shingles", conflicts_with = "keep_whitespace")]
+    pub drop_whitespace: bool,
 }
 
 /// Which sketch signs the shingle sets. Shared by `scan`, `index` (through
@@ -348,6 +355,7 @@ pub enum ShingleArg {
     Char,
     Word,
     Stopword,
+    Important,
 }
 
 impl ShingleArg {
@@ -356,6 +364,7 @@ impl ShingleArg {
             ShingleArg::Char => ShingleKind::Char,
             ShingleArg::Word => ShingleKind::Word,
             ShingleArg::Stopword => ShingleKind::StopWord,
+            ShingleArg::Important => ShingleKind::Important,
         }
     }
 }

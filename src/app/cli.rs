@@ -11,6 +11,7 @@ use crate::app::cmd::{
     compare, completions, curve, dedupe, explain, group, index, man, minhash, query, scan, sign,
     tune, undo, verify,
 };
+use crate::app::cmd::{fingerprint, score, validate};
 use crate::app::exit;
 use crate::app::ui::{self, ColorArg};
 
@@ -61,6 +62,9 @@ pub enum Command {
     Sign(sign::Args),
     Verify(verify::Args),
     Group(group::Args),
+    Fingerprint(fingerprint::Args),
+    Score(score::Args),
+    Validate(validate::Args),
 }
 
 /// The whole command line as clap sees it, with the long version (`--version`;
@@ -228,6 +232,9 @@ pub fn run(cli: Cli) -> i32 {
         Command::Sign(args) => sign::run(args),
         Command::Verify(args) => verify::run(args),
         Command::Group(args) => group::run(args),
+        Command::Fingerprint(args) => fingerprint::run(args),
+        Command::Score(args) => score::run(args),
+        Command::Validate(args) => validate::run(args),
     };
     match result {
         Ok(code) => code,

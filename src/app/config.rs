@@ -377,10 +377,17 @@ fn shingling(
 ) -> Result<(Shingler, Normalization)> {
     let (kind, k) = shingle_kind(shingles, adopted)?;
     let stop_words = stop_words(shingles, kind, adopted)?;
+    if shingles.drop_whitespace && kind != ShingleKind::Char {
+        // Words are what whitespace separates: without it there are none.
+        bail!("--drop-whitespace applies only to character shingles (--shingle char)");
+    }
     let normalization = Normalization {
         lowercase: !shingles.keep_case && adopted.is_none_or(|r| r.normalization.lowercase),
         collapse_whitespace: !shingles.keep_whitespace
+            && !shingles.drop_whitespace
             && adopted.is_none_or(|r| r.normalization.collapse_whitespace),
+        drop_whitespace: shingles.drop_whitespace
+            || adopted.is_some_and(|r| r.normalization.drop_whitespace),
     };
     Ok((Shingler::new(kind, k, stop_words), normalization))
 }
@@ -417,7 +424,7 @@ fn stop_words(
     adopted: Option<&Recipe>,
 ) -> Result<StopWords> {
     Ok(match (&shingles.stopwords, kind) {
-        (Some(path), ShingleKind::StopWord) => {
+        (Some(path), ShingleKind::StopWord | ShingleKind::Important) => {
             let text = std::fs::read_to_string(path)
                 .with_context(|| format!("cannot read stop words from {}", path.display()))?;
             let words = StopWords::from_words(text.lines());
@@ -426,11 +433,9 @@ fn stop_words(
             }
             words
         }
-        (Some(_), _) => bail!("--stopwords applies only with --shingle stopword"),
-        (None, ShingleKind::StopWord) => match adopted {
-            Some(r) if r.shingler.kind() == ShingleKind::StopWord => {
-                r.shingler.stop_words().clone()
-            }
+        (Some(_), _) => bail!("--stopwords applies only with --shingle stopword or important"),
+        (None, ShingleKind::StopWord | ShingleKind::Important) => match adopted {
+            Some(r) if r.shingler.kind() == kind => r.shingler.stop_words().clone(),
             _ => StopWords::english(),
         },
         (None, _) => StopWords::default(),

@@ -14,6 +14,7 @@ fn recipe(seed: u64) -> Recipe {
         normalization: Normalization {
             lowercase: true,
             collapse_whitespace: true,
+            drop_whitespace: false,
         },
         shingler: Shingler::new(ShingleKind::Char, 3, StopWords::default()),
         sketch: SketchKind::Classic,

@@ -99,6 +99,20 @@ pub(crate) fn occurrences(text: &str, shingler: &Shingler) -> Occurrences {
             if let Some(s) = start {
                 bounds.extend([s as u32, text.len() as u32]);
             }
+            if kind == ShingleKind::Important {
+                // The units are the important words only: a shingle covers
+                // the stop words between its words, not its own units.
+                let stop: HashSet<&str> = shingler.stop_words().sorted().into_iter().collect();
+                let kept: Vec<u32> = bounds
+                    .chunks(2)
+                    .filter(|w| {
+                        !stop.contains(text[w[0] as usize..w[1] as usize].to_lowercase().as_str())
+                    })
+                    .flatten()
+                    .copied()
+                    .collect();
+                bounds = kept;
+            }
             let word = |u: usize| &text[bounds[2 * u] as usize..bounds[2 * u + 1] as usize];
             let words = bounds.len() / 2;
             let stop_words: Option<HashSet<&str>> = (kind == ShingleKind::StopWord)

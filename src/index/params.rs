@@ -88,7 +88,9 @@ impl Params {
             seed: recipe.seed,
             minhash: recipe.sketch.name().to_string(),
             stop_words: match kind {
-                ShingleKind::StopWord => recipe.shingler.stop_words().sorted().join("\n"),
+                ShingleKind::StopWord | ShingleKind::Important => {
+                    recipe.shingler.stop_words().sorted().join("\n")
+                }
                 _ => String::new(),
             },
             include_binary: recipe.include_binary,
@@ -217,6 +219,7 @@ mod tests {
                 Normalization {
                     lowercase: false,
                     collapse_whitespace: false,
+                    drop_whitespace: false,
                 },
             ] {
                 let original = recipe(kind, words.clone(), norm);

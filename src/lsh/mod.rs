@@ -10,6 +10,7 @@
 //! ([`crate::lsh::scurve`]).
 
 pub mod family;
+pub mod fingerprint;
 pub mod scurve;
 pub mod tune;
 

@@ -14,6 +14,7 @@
 //! union-find ([`graph`]); every exact similarity is `ratio(shared, union)`,
 //! so two paths that compare the same sets print the same number; results do
 //! not depend on the thread count or on which SIMD kernel runs.
+pub mod entity;
 pub mod graph;
 pub mod join;
 pub mod measures;

@@ -29,6 +29,7 @@ pub mod block;
 pub mod classic;
 pub mod family;
 pub mod hyperplane;
+pub mod icws;
 pub mod minhash;
 pub mod one_permutation;
 pub mod oph;

@@ -39,7 +39,7 @@
 //! characters or words.
 
 use crate::text::normalize::Normalization;
-use crate::text::shingle::{Scratch, ShingleKind, Shingler};
+use crate::text::shingle::{Scratch, ShingleKind, Shingler, StopWords};
 
 /// Whether a chunk may end just before `b`: the six ASCII bytes of
 /// [`char::is_whitespace`] (`u8::is_ascii_whitespace` misses `\x0B`).
@@ -100,6 +100,8 @@ pub struct Windows {
     started: bool,
     /// Word ranges of the piece's last words, scratch for the tail.
     words: Vec<(usize, usize)>,
+    /// Scratch for lowercasing a word to compare with the stop words.
+    lowered: String,
 }
 
 impl Windows {
@@ -154,8 +156,12 @@ impl Windows {
                 };
                 self.tail.push_str(&self.piece[start..]);
             }
-            ShingleKind::Word | ShingleKind::StopWord => {
-                last_words(&self.piece, keep, &mut self.words);
+            ShingleKind::Word | ShingleKind::StopWord | ShingleKind::Important => {
+                // Important words: the tail holds the last k − 1 words that
+                // are not stop words (the windows skip the others).
+                let skip =
+                    (shingler.kind() == ShingleKind::Important).then(|| shingler.stop_words());
+                last_words(&self.piece, keep, skip, &mut self.words, &mut self.lowered);
                 for (j, &(s, e)) in self.words.iter().rev().enumerate() {
                     if j > 0 {
                         self.tail.push(' ');
@@ -170,19 +176,30 @@ impl Windows {
 /// The byte ranges of the last `count` words of `text` (maximal runs of
 /// [`char::is_alphanumeric`], as [`crate::text::shingle`] defines words), last
 /// first; fewer if `text` has fewer.
-fn last_words(text: &str, count: usize, out: &mut Vec<(usize, usize)>) {
+fn last_words(
+    text: &str,
+    count: usize,
+    skip: Option<&StopWords>,
+    out: &mut Vec<(usize, usize)>,
+    lowered: &mut String,
+) {
     out.clear();
     if count == 0 {
         return;
     }
+    let mut keep = |s: usize, e: usize, out: &mut Vec<(usize, usize)>| {
+        if skip.is_none_or(|stop| !stop.contains_word(&text[s..e], lowered)) {
+            out.push((s, e));
+        }
+        out.len() == count
+    };
     let mut end: Option<usize> = None;
     for (i, c) in text.char_indices().rev() {
         match (c.is_alphanumeric(), end) {
             (true, None) => end = Some(i + c.len_utf8()),
             (false, Some(e)) => {
-                out.push((i + c.len_utf8(), e));
                 end = None;
-                if out.len() == count {
+                if keep(i + c.len_utf8(), e, out) {
                     return;
                 }
             }
@@ -190,7 +207,7 @@ fn last_words(text: &str, count: usize, out: &mut Vec<(usize, usize)>) {
         }
     }
     if let Some(e) = end {
-        out.push((0, e));
+        keep(0, e, out);
     }
 }
 
@@ -198,14 +215,18 @@ fn last_words(text: &str, count: usize, out: &mut Vec<(usize, usize)>) {
 pub(crate) mod tests {
     use super::*;
     use crate::text::normalize::normalize;
-    use crate::text::shingle::StopWords;
     use proptest::prelude::*;
     use proptest::test_runner::{Config, RngSeed};
 
     const NORMS: [Normalization; 4] = Normalization::ALL;
 
     fn shingler(kind: usize, k: usize) -> Shingler {
-        let kind = [ShingleKind::Char, ShingleKind::Word, ShingleKind::StopWord][kind];
+        let kind = [
+            ShingleKind::Char,
+            ShingleKind::Word,
+            ShingleKind::StopWord,
+            ShingleKind::Important,
+        ][kind];
         Shingler::new(
             kind,
             k,
@@ -304,7 +325,7 @@ pub(crate) mod tests {
         #[test]
         fn fed_windows_are_the_whole_texts(
             bytes in texts(), size in 1usize..64, norm in 0usize..4,
-            kind in 0usize..3, k in 1usize..=9,
+            kind in 0usize..4, k in 1usize..=9,
         ) {
             let norm = NORMS[norm];
             let shingler = shingler(kind, k);
@@ -319,6 +340,33 @@ pub(crate) mod tests {
             for chunk in chunks(&bytes, size) {
                 windows.feed(&normalize(chunk, norm), norm, &shingler, &mut scratch, |b| fed.extend_from_slice(b));
             }
+            prop_assert_eq!(fed, whole);
+        }
+    }
+
+    proptest! {
+        #![proptest_config(config())]
+
+        /// Claims 1–3 with `--drop-whitespace` (character shingles only, as
+        /// the command line allows): chunks join by concatenation.
+        #[test]
+        fn dropped_whitespace_chunks_are_the_whole_text(
+            bytes in texts(), size in 1usize..64, lowercase: bool, k in 1usize..=9,
+        ) {
+            let norm = Normalization { lowercase, collapse_whitespace: false, drop_whitespace: true };
+            let shingler = shingler(0, k);
+            let mut scratch = Scratch::default();
+            let whole_text = normalize(&bytes, norm);
+            let mut whole = Vec::new();
+            shingler.for_each_hash(&whole_text, &mut scratch, |h| whole.push(h));
+            let (mut joined, mut fed) = (String::new(), Vec::new());
+            let mut windows = Windows::default();
+            for chunk in chunks(&bytes, size) {
+                let text = normalize(chunk, norm);
+                join_normalized(&mut joined, &text, norm);
+                windows.feed(&text, norm, &shingler, &mut scratch, |b| fed.extend_from_slice(b));
+            }
+            prop_assert_eq!(joined, whole_text);
             prop_assert_eq!(fed, whole);
         }
     }

@@ -11,6 +11,8 @@
 //!    space and trim both ends.
 //!
 //! Steps 2 and 3 can be switched off (`--keep-case`, `--keep-whitespace`).
+//! `--drop-whitespace` instead removes every whitespace character after
+//! step 2 (a pass over the output, only when asked for).
 //!
 //! Every file is normalised when it is signed and again when exact
 //! verification re-reads it, so this runs at memory speed: ASCII runs go
@@ -26,6 +28,11 @@
 pub struct Normalization {
     pub lowercase: bool,
     pub collapse_whitespace: bool,
+    /// Remove every whitespace character (MMDS 3.2.2's alternative to
+    /// collapsing: "touch down" and "touchdown" shingle alike). Applied after
+    /// the other steps; `--drop-whitespace` sets it with `collapse_whitespace`
+    /// off, so that chunks of a large file join by concatenation.
+    pub drop_whitespace: bool,
 }
 
 impl Normalization {
@@ -36,18 +43,22 @@ impl Normalization {
         Normalization {
             lowercase: true,
             collapse_whitespace: true,
+            drop_whitespace: false,
         },
         Normalization {
             lowercase: false,
             collapse_whitespace: true,
+            drop_whitespace: false,
         },
         Normalization {
             lowercase: true,
             collapse_whitespace: false,
+            drop_whitespace: false,
         },
         Normalization {
             lowercase: false,
             collapse_whitespace: false,
+            drop_whitespace: false,
         },
     ];
 }
@@ -57,6 +68,7 @@ impl Default for Normalization {
         Normalization {
             lowercase: true,
             collapse_whitespace: true,
+            drop_whitespace: false,
         }
     }
 }
@@ -113,6 +125,9 @@ fn normalize_with_kernel(bytes: &[u8], norm: Normalization, out: &mut String, ke
     // UTF-8 encoding of a `char`, and `pop` removes an ASCII byte: `buf` is
     // valid UTF-8 by construction, so a validation pass would only cost time.
     *out = unsafe { String::from_utf8_unchecked(buf) };
+    if norm.drop_whitespace {
+        out.retain(|c| !c.is_whitespace());
+    }
 }
 
 /// The definition itself, for text with a capital sigma: decode, lowercase
@@ -266,6 +281,9 @@ pub mod reference {
         } else {
             text.to_string()
         };
+        if norm.drop_whitespace {
+            return cased.chars().filter(|c| !c.is_whitespace()).collect();
+        }
         if !norm.collapse_whitespace {
             return cased;
         }
@@ -448,6 +466,7 @@ mod tests {
     const DEFAULT: Normalization = Normalization {
         lowercase: true,
         collapse_whitespace: true,
+        drop_whitespace: false,
     };
 
     #[test]
@@ -480,11 +499,13 @@ mod tests {
         let keep = Normalization {
             lowercase: false,
             collapse_whitespace: false,
+            drop_whitespace: false,
         };
         assert_eq!(normalize(b" A  b ", keep), " A  b ");
         let keep_case = Normalization {
             lowercase: false,
             collapse_whitespace: true,
+            drop_whitespace: false,
         };
         assert_eq!(normalize(" Ä  b ".as_bytes(), keep_case), "Ä b");
     }
@@ -492,9 +513,50 @@ mod tests {
     const KEEP_CASE: Normalization = Normalization {
         lowercase: false,
         collapse_whitespace: true,
+        drop_whitespace: false,
     };
 
     const ALL: [Normalization; 4] = Normalization::ALL;
+
+    /// `--drop-whitespace` (MMDS 3.2.2): every whitespace character goes,
+    /// after lowercasing; every kernel and the definition agree.
+    #[test]
+    fn drop_whitespace_removes_every_space() {
+        let texts: [&[u8]; 5] = [
+            b"The plane was ready for touch down",
+            b"  a\tb\n\nc  ",
+            "ΟΔΟΣ ΟΔΟΣ\u{3000}x\u{a0}y".as_bytes(),
+            b"no-spaces",
+            b" \t\n ",
+        ];
+        let expected = [
+            "theplanewasreadyfortouchdown",
+            "abc",
+            "οδοςοδοςxy",
+            "no-spaces",
+            "",
+        ];
+        for keep_case in [false, true] {
+            let norm = Normalization {
+                lowercase: !keep_case,
+                collapse_whitespace: false,
+                drop_whitespace: true,
+            };
+            for (bytes, want) in texts.iter().zip(expected) {
+                let definition = reference::by_definition(bytes, norm);
+                assert!(!definition.chars().any(char::is_whitespace));
+                if !keep_case {
+                    assert_eq!(definition, want);
+                }
+                crate::simd::for_each_supported::<Kernel>(|kernel| {
+                    let mut out = String::new();
+                    normalize_into_kernel(bytes, norm, &mut out, kernel);
+                    assert_eq!(out, definition, "{kernel:?}");
+                });
+                assert_eq!(normalize_mapped(bytes, norm).text, definition);
+            }
+        }
+    }
 
     #[test]
     fn streaming_path_agrees_with_definition_on_tricky_text() {

@@ -8,6 +8,10 @@
 //! - **stopword** (MMDS 3.2.4): a stop word followed by the next `k − 1` words
 //!   (k = 3 gives "a stop word and the next two words"), whether or not those are
 //!   stop words. Picks out the prose of an article and ignores the ads around it.
+//! - **important**: every `k` consecutive words that are not stop words
+//!   (k = 1 gives the lecture's "document = set of important words"; MMDS
+//!   1.3.1: a document's topic is in its rarer words, and the first step to
+//!   them is to drop the stop words).
 //!
 //! A shingle is hashed as the XXH3-64 of its UTF-8 bytes with seed
 //! [`SHINGLE_HASH_SEED`] (0, the ground truth's definition). No string is
@@ -173,6 +177,8 @@ pub enum ShingleKind {
     Char,
     Word,
     StopWord,
+    /// Words that are not stop words, `k` at a time.
+    Important,
 }
 
 impl ShingleKind {
@@ -182,6 +188,7 @@ impl ShingleKind {
         match self {
             ShingleKind::Char => 5,
             ShingleKind::Word | ShingleKind::StopWord => 3,
+            ShingleKind::Important => 1,
         }
     }
 
@@ -190,6 +197,7 @@ impl ShingleKind {
             ShingleKind::Char => "char",
             ShingleKind::Word => "word",
             ShingleKind::StopWord => "stopword",
+            ShingleKind::Important => "important",
         }
     }
 }
@@ -232,6 +240,18 @@ impl StopWords {
     fn contains(&self, word: &str) -> bool {
         self.0.contains(word)
     }
+
+    /// Whether `word` is one of these, compared lowercased (as the list is);
+    /// `lowered` is scratch for a word that is not lowercase already.
+    pub(crate) fn contains_word(&self, word: &str, lowered: &mut String) -> bool {
+        if is_lowercase(word) {
+            self.contains(word)
+        } else {
+            lowered.clear();
+            lowered.push_str(&word.to_lowercase());
+            self.contains(lowered)
+        }
+    }
 }
 
 /// Turns normalised text into shingle hashes. Cheap to clone and share across
@@ -272,7 +292,7 @@ impl Shingler {
         self.k
     }
 
-    /// The stop words of [`ShingleKind::StopWord`] shingles.
+    /// The stop words of [`ShingleKind::StopWord`] and [`ShingleKind::Important`] shingles.
     pub fn stop_words(&self) -> &StopWords {
         &self.stop_words
     }
@@ -285,6 +305,16 @@ impl Shingler {
             ShingleKind::Word => word_shingles(text, self.k, None, scratch, &mut emit),
             ShingleKind::StopWord => {
                 word_shingles(text, self.k, Some(&self.stop_words), scratch, &mut emit)
+            }
+            ShingleKind::Important => {
+                find_words(text, &mut scratch.words);
+                let Scratch { words, lowered, .. } = scratch;
+                words.retain(|&(s, e)| {
+                    !self
+                        .stop_words
+                        .contains_word(&text[s as usize..e as usize], lowered)
+                });
+                word_windows(text, self.k, None, scratch, &mut emit);
             }
         }
     }

@@ -10,6 +10,7 @@ use simfind::recipe::Recipe;
 use simfind::similarity::measures;
 use simfind::similarity::vectors;
 use simfind::sketch::Sketcher;
+use simfind::sketch::icws::Icws;
 use simfind::text::normalize::normalize;
 use simfind::text::shingle::{Scratch, Shingler};
 
@@ -57,6 +58,9 @@ OUTPUT (CSV with header `measure,value`, one row per measure, in this order):
                            over the sum of both bags (at most 0.5)
   weighted_jaccard         Σ min / Σ max of the shingle counts (what weighted MinHash
                            estimates)
+  icws_estimate            with --icws: the weighted MinHash estimate of weighted_jaccard
+                           (ICWS, Ioffe 2010: bands × rows samples of the shingle counts,
+                           --seed), the fraction of equal (k, t) samples
 Two vectors (--vector twice, or --input vectors FILE ID_A ID_B), in this order:
   dimensions               components of each vector
   cosine                   cosine similarity, in [-1, 1] (negative components allowed)
@@ -128,6 +132,12 @@ pub struct Args {
     #[command(flatten)]
     pub sketch: SketchArgs,
 
+    /// Also print `icws_estimate`: weighted MinHash (Ioffe's ICWS, as datasketch's
+    /// WeightedMinHash) of the shingle counts, bands × rows samples from --seed; it
+    /// estimates `weighted_jaccard`.
+    #[arg(long, help_heading = "LSH")]
+    pub icws: bool,
+
     /// Skip the edit distances when the texts, less their common prefix and suffix,
     /// would need more than N DP cells (length × length).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_EDIT_CELLS)]
@@ -139,6 +149,9 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<i32> {
     if args.input.is_some() || !args.vector.is_empty() || !args.bits.is_empty() {
+        if args.icws {
+            bail!("--icws weighs shingle counts: it is for two files, not vectors or bit strings");
+        }
         return run_points(&args);
     }
     if args.p.is_some() || args.id_b.is_some() {
@@ -205,6 +218,19 @@ pub fn run(args: Args) -> Result<i32> {
     let float = |v: Option<f64>| v.map(|x| format!("{x:.6}")).unwrap_or_default();
     let int = |v: Option<usize>| v.map(|x| x.to_string()).unwrap_or_default();
     let shared = measures::intersection_size(&set_a, &set_b);
+    let icws = args.icws.then(|| {
+        let icws = Icws::new(recipe.banding.signature_len(), args.seed);
+        let weighted = |counts: &[(u64, u32)]| -> Vec<(u64, f64)> {
+            counts.iter().map(|&(h, c)| (h, f64::from(c))).collect()
+        };
+        match (
+            icws.sign(&weighted(&counts_a)),
+            icws.sign(&weighted(&counts_b)),
+        ) {
+            (Some(a), Some(b)) => float(Some(Icws::estimate(&a, &b))),
+            _ => String::new(),
+        }
+    });
     let rows: [(&str, String); 19] = [
         ("shingles_a", set_a.len().to_string()),
         ("shingles_b", set_b.len().to_string()),
@@ -239,6 +265,9 @@ pub fn run(args: Args) -> Result<i32> {
     out.write_record(["measure", "value"])?;
     for (measure, value) in rows {
         out.write_record([measure, value.as_str()])?;
+    }
+    if let Some(value) = icws {
+        out.write_record(["icws_estimate", value.as_str()])?;
     }
     out.flush()?;
     Ok(exit::OK)

@@ -222,6 +222,7 @@ fn a_passage_starting_in_kept_spaces_starts_at_the_same_text_in_both() {
     r.normalization = Normalization {
         lowercase: true,
         collapse_whitespace: false,
+        drop_whitespace: false,
     };
     let e = explain(a, b, &r);
     let norm = |bytes: &[u8]| crate::text::normalize::normalize(bytes, r.normalization);

@@ -141,6 +141,23 @@ pub fn normalize_mapped(bytes: &[u8], norm: Normalization) -> Mapped {
             text = String::from_utf8(context).expect("the definition's text is UTF-8");
         }
     }
+    if norm.drop_whitespace {
+        // Each kept character keeps its bytes' sources; the last entry (the
+        // end of the last source character) stays.
+        let mut kept = String::with_capacity(text.len());
+        let mut kept_starts = Vec::with_capacity(starts.len());
+        for (i, c) in text.char_indices() {
+            if !c.is_whitespace() {
+                kept.push(c);
+                kept_starts.extend_from_slice(&starts[i..i + c.len_utf8()]);
+            }
+        }
+        kept_starts.push(*starts.last().expect("one entry past the text"));
+        return Mapped {
+            text: kept,
+            starts: kept_starts,
+        };
+    }
     Mapped { text, starts }
 }
 

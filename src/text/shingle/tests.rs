@@ -502,3 +502,68 @@ fn unicode_words() {
     let w = Shingler::new(ShingleKind::Word, 1, StopWords::default());
     assert_eq!(w.shingle_set("naïve café"), hashes_of(&["naïve", "café"]));
 }
+
+/// The lecture's "document = set of important words": with the English stop
+/// words, MMDS 3.2.4's sentence keeps its content words (k = 1), and k = 2
+/// pairs them across the stop words between.
+#[test]
+fn important_words_drop_the_stop_words() {
+    let text = "a spokesperson for the sudzo corporation revealed today that studies \
+                have shown it is good for people to buy sudzo products.";
+    let one = Shingler::new(ShingleKind::Important, 1, StopWords::english());
+    assert_eq!(
+        one.shingle_set(text),
+        hashes_of(&[
+            "spokesperson",
+            "sudzo",
+            "corporation",
+            "revealed",
+            "today",
+            "studies",
+            "shown",
+            "good",
+            "people",
+            "buy",
+            "products",
+        ])
+    );
+    let two = Shingler::new(ShingleKind::Important, 2, StopWords::english());
+    assert_eq!(
+        two.shingle_set("The cat and THE hat, of course."),
+        hashes_of(&["cat hat", "hat course"])
+    );
+    assert_eq!(ShingleKind::Important.default_k(), 1);
+}
+
+/// Important-word shingles by strings: the words that are not stop words
+/// (compared lowercased), `k` at a time, joined by one space.
+fn important_by_strings(text: &str, k: usize, stop_words: &StopWords) -> Vec<u64> {
+    let listed = stop_words.sorted();
+    let words: Vec<&str> = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty() && listed.binary_search(&w.to_lowercase().as_str()).is_err())
+        .collect();
+    (0..(words.len() + 1).saturating_sub(k))
+        .map(|i| xxhash_rust::xxh3::xxh3_64(words[i..i + k].join(" ").as_bytes()))
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        rng_seed: proptest::test_runner::RngSeed::Fixed(0x1A9_0A47),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn important_shingles_equal_strings(text in word_text(), k in 1usize..=6) {
+        let stop_words = StopWords::from_words(
+            ENGLISH_STOP_WORDS.iter().copied().chain(["über", "été", "я", "ǅ", "ος"]),
+        );
+        let shingler = Shingler::new(ShingleKind::Important, k, stop_words.clone());
+        let mut each = Vec::new();
+        shingler.for_each_hash(&text, &mut Scratch::default(), |h| each.push(h));
+        prop_assert_eq!(&each, &important_by_strings(&text, k, &stop_words));
+        prop_assert_eq!(blocks_vec(&shingler, &text), each);
+    }
+}
