@@ -25,6 +25,7 @@ const EXAMPLES: &str = "EXAMPLES:
   seq 0 7 | xargs -P 8 -I{} simfind sign ./share --out sig/ --shard {}/8 -j 1
   simfind sign /nfs/share --out /nfs/sig --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT
   python spark/simfind_lsh.py sig/ engine/ && simfind verify --pairs engine/pairs --docs sig/
+  simfind sign --input jsonl a.jsonl b.jsonl --out sig/ --shard 0/2    records, by id
 
 OUTPUT (one Parquet file per table and shard, sig/TABLE/shard-IIIII-of-NNNNN.parquet):
   docs         doc_id int64 (shard << 40 | local index), path binary (exact bytes),
@@ -35,6 +36,10 @@ OUTPUT (one Parquet file per table and shard, sig/TABLE/shard-IIIII-of-NNNNN.par
 The recipe (shingles, normalisation, k, bands, rows, seed, sketch) is in every file's
 key-value metadata; verify and group refuse shards of different recipes. Each file is
 written under a temporary name starting with '.' and renamed when complete.
+Records (--input jsonl|csv|tsv|sets) are signed whole, as scan --input signs them
+without --per-field; docs.path is the record id, and docs adds source, input, line
+and offset, where verify reads each record again. --per-field, --link and '-'
+(stdin) are refused.
 
 ";
 

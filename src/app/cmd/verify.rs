@@ -17,9 +17,9 @@ const EXAMPLES: &str = "EXAMPLES:
   python spark/simfind_lsh.py sig/ engine/ --exact-pairs
   simfind verify --pairs engine/pairs --docs sig/ -o pairs.csv
   simfind verify --pairs engine/pairs --docs sig/ --format clusters --keep newest
-  seq 0 3 | xargs -P 4 -I{} simfind verify --pairs engine/pairs --docs sig/ \
-      --components engine/components --component-shard {}/4 -o part-{}.csv
-  simfind sign --input jsonl a.jsonl b.jsonl --out sig/ --shard 0/2   (and 1/2): records
+  simfind verify --pairs engine/pairs --docs sig/ --components engine/components \\
+      --component-shard 0/4 -o part-0.csv      (and 1/4 … 3/4 elsewhere: concatenate)
+  simfind verify --pairs engine/pairs --docs sig/     (sig/ from sign --input jsonl: records)
 
 OUTPUT: the same as `simfind scan` (CSV pairs; --format tsv, jsonl, clusters;
 --list-removable): with the engine's candidates equal to the band stage's, the
