@@ -83,36 +83,34 @@ fn verify_of_every_record_pair_gives_the_exact_scan_pairs() {
     assert_eq!(lines, (1..=16).collect::<Vec<u64>>());
     let pairs = tmp.path().join("pairs/all.parquet");
     write_pairs(&pairs, &all_pairs(&signed));
-    for (kind, file) in [("jsonl", &input)] {
-        let verify = run(&[
-            "verify",
-            "--pairs",
-            path_str(&pairs),
-            "--docs",
-            path_str(&signed),
-            "-t",
-            "0.3",
-        ]);
-        ok(&verify);
-        let scan = run(&[
-            "scan",
-            "--input",
-            kind,
-            path_str(file),
-            "--method",
-            "exact",
-            "-t",
-            "0.3",
-        ]);
-        ok(&scan);
-        let got = scored(&verify.stdout);
-        assert!(got.len() >= 4, "near-copies and the copy pair: {got:?}");
-        assert!(
-            got.iter()
-                .any(|(a, b, s)| a == "r1" && b == "copy" && s == "1.000000")
-        );
-        assert_eq!(got, scored(&scan.stdout));
-    }
+    let verify = run(&[
+        "verify",
+        "--pairs",
+        path_str(&pairs),
+        "--docs",
+        path_str(&signed),
+        "-t",
+        "0.3",
+    ]);
+    ok(&verify);
+    let scan = run(&[
+        "scan",
+        "--input",
+        "jsonl",
+        path_str(&input),
+        "--method",
+        "exact",
+        "-t",
+        "0.3",
+    ]);
+    ok(&scan);
+    let got = scored(&verify.stdout);
+    assert!(got.len() >= 4, "near-copies and the copy pair: {got:?}");
+    assert!(
+        got.iter()
+            .any(|(a, b, s)| a == "r1" && b == "copy" && s == "1.000000")
+    );
+    assert_eq!(got, scored(&scan.stdout));
 }
 
 #[test]
