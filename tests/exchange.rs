@@ -7,6 +7,11 @@
 
 mod util;
 
+#[path = "exchange/records.rs"]
+mod records;
+#[path = "exchange/split.rs"]
+mod split;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::Arc;
@@ -546,6 +551,8 @@ fn whole_path_on_debian_docs(engine: &[&str]) {
     let rows = util::pair_paths(&verify.stdout).len();
     assert!(rows > 1000, "{rows} pairs: the corpus has thousands");
     assert_eq!(util::stdout(&verify), util::stdout(&expected));
+    let parts = split::check_split(&pairs, &joined.join("components"), &signed, 3);
+    assert_eq!(parts, 3, "thousands of components over 3 parts");
     let mut clusters = scan.clone();
     clusters.extend_from_slice(&["--format", "clusters", "--cluster", "connected"]);
     let group = run(&[

@@ -210,17 +210,34 @@ pub type Exchanged = (ScanConfig, Exchange, Vec<(u32, u32)>);
 /// engine's pairs, read and checked before any work (every inconsistency is
 /// an error naming the file), and the configuration that verifies them with
 /// the shards' recipe. `threshold` is the one given (or the removal default).
-pub fn exchange(args: &ExchangeArgs, threshold: Option<f64>) -> Result<Exchanged> {
+pub fn exchange(
+    args: &ExchangeArgs,
+    threshold: Option<f64>,
+    split: Option<(&Path, simfind::exchange::Shard)>,
+) -> Result<Exchanged> {
     if let Some(t) = threshold
         && !(t > 0.0 && t <= 1.0)
     {
         bail!("--threshold must be in (0, 1], got {t}");
     }
-    let exchange = simfind::exchange::read_docs(&args.docs)?;
-    if exchange.key_kind != "path" {
+    // One part of a verification split by component: only the documents (and
+    // pairs) of the components that hash to this part are read.
+    let components = match split {
+        Some((path, _)) => Some(simfind::exchange::read_components(path)?),
+        None => None,
+    };
+    let part_of = |id: i64, hash: u128| {
+        let (components, (_, shard)) = (components.as_ref()?, split?);
+        let part =
+            simfind::exchange::component_part(components.get(&id).copied(), hash, shard.count);
+        Some(part == shard.index)
+    };
+    let keep_doc =
+        |doc: &simfind::exchange::ExchangeDoc| part_of(doc.doc_id, doc.hash) != Some(false);
+    let exchange = simfind::exchange::read_docs_where(&args.docs, split.map(|_| &keep_doc as _))?;
+    if exchange.key_kind != "path" && exchange.key_kind != "record" {
         bail!(
-            "{}: its documents are keyed by {:?}, not by path; only files signed by \
-             `simfind sign DIR...` can be re-read for exact verification",
+            "{}: its documents are keyed by {:?}, neither files (path) nor records",
             args.docs.display(),
             exchange.key_kind
         );
@@ -231,7 +248,34 @@ pub fn exchange(args: &ExchangeArgs, threshold: Option<f64>) -> Result<Exchanged
             args.docs.display()
         )
     })?;
-    let pairs = simfind::exchange::read_pairs(&args.pairs, &exchange)?;
+    // A pair whose documents are in no component, or in two: not the
+    // components the engine wrote with these pairs.
+    let stray: std::cell::Cell<Option<(i64, i64)>> = std::cell::Cell::new(None);
+    let keep_pair = |a: i64, b: i64| match (&components, split) {
+        (Some(components), Some((_, shard))) => match (components.get(&a), components.get(&b)) {
+            (Some(&ca), Some(&cb)) if ca == cb => {
+                simfind::exchange::component_part(Some(ca), 0, shard.count) == shard.index
+            }
+            _ => {
+                stray.set(Some((a, b)));
+                false
+            }
+        },
+        _ => true,
+    };
+    let pairs = simfind::exchange::read_pairs_where(
+        &args.pairs,
+        &exchange,
+        split.map(|_| &keep_pair as _),
+    )?;
+    if let (Some((a, b)), Some((path, _))) = (stray.get(), split) {
+        bail!(
+            "{}: the pair ({a}, {b}) of {} is not within one component there: give the \
+             components the engine wrote with these pairs",
+            path.display(),
+            args.pairs.display()
+        );
+    }
     let banding = recipe.banding;
     let config = ScanConfig {
         roots: Vec::new(),

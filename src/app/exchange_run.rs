@@ -6,8 +6,9 @@
 use std::path::Path;
 use std::time::Instant;
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 use simfind::action::SAFE_THRESHOLD;
+use simfind::exchange::Shard;
 
 use crate::app::args::ExchangeArgs;
 use crate::app::config;
@@ -18,11 +19,14 @@ use crate::app::ui::{Ui, Verbosity, plural};
 
 /// Verifies the engine's pairs of `exchange_args` and writes what
 /// `report_args` asks for; the exit status.
+/// `split`: verify only one part of the pairs, split by the engine's
+/// components (`verify --component-shard I/N --components DIR`).
 pub fn verify_and_report(
     exchange_args: &ExchangeArgs,
     report_args: &ReportArgs,
     output: Option<&Path>,
     verbosity: Verbosity,
+    split: Option<(&Path, Shard)>,
 ) -> Result<i32> {
     let decides_removal = report_args.list_removable
         || ((report_args.format == FormatArg::Clusters || report_args.cluster.is_some())
@@ -30,15 +34,40 @@ pub fn verify_and_report(
     let threshold = exchange_args
         .threshold
         .or(decides_removal.then_some(SAFE_THRESHOLD));
-    let (mut config, exchange, candidates) = config::exchange(exchange_args, threshold)?;
+    let (mut config, exchange, candidates) = config::exchange(exchange_args, threshold, split)?;
+    let records = exchange.key_kind == "record";
+    if records {
+        for (given, flag) in [
+            (report_args.list_removable, "--list-removable"),
+            (!report_args.reference.is_empty(), "--reference"),
+        ] {
+            if given {
+                bail!(
+                    "{flag} does not apply to {}: its documents are records, not files",
+                    exchange_args.docs.display()
+                );
+            }
+        }
+    }
     let report = Report::from_args(report_args, &mut config.roots)?;
     let mut sink = Sink::create(output)?;
     output::install_interrupt_handler();
     let started = Instant::now();
     let ui = Ui::with(verbosity);
     let engine_pairs = candidates.len();
-    let mut outcome =
-        simfind::exchange::verify(exchange, candidates, &config, &exchange_args.pairs, &ui);
+    let mut outcome = if records {
+        simfind::exchange::verify_records(
+            exchange,
+            candidates,
+            &config.recipe,
+            config.threshold,
+            &exchange_args.pairs,
+            &exchange_args.docs,
+            &ui,
+        )?
+    } else {
+        simfind::exchange::verify(exchange, candidates, &config, &exchange_args.pairs, &ui)
+    };
     let reported = report.write(&mut outcome, config.threshold, &mut sink)?;
     sink.commit()?;
     let s = &outcome.stats;

@@ -36,6 +36,7 @@
 //! record source then needs its own reload for verification).
 
 mod read;
+mod records;
 #[cfg(test)]
 mod tests;
 mod write;
@@ -47,8 +48,12 @@ use xxhash_rust::xxh3::xxh3_64;
 
 use crate::index::Params;
 
-pub use read::{Exchange, ExchangeDoc, read_docs, read_pairs};
-pub use write::{DocRecord, ShardWriter};
+pub use read::{
+    DocOrigin, Exchange, ExchangeDoc, read_components, read_docs, read_docs_where, read_pairs,
+    read_pairs_where,
+};
+pub use records::{record_metadata, record_options, sign_records, verify_records};
+pub use write::{DocRecord, RecordOrigin, ShardWriter};
 
 /// The format version written in `simfind.format`; a reader refuses others.
 pub const FORMAT_VERSION: &str = "1";
@@ -66,6 +71,8 @@ pub(crate) const KEY_TABLE: &str = "simfind.table";
 pub(crate) const KEY_SHARD: &str = "simfind.shard";
 pub(crate) const KEY_KIND: &str = "simfind.key";
 pub(crate) const RECIPE_PREFIX: &str = "simfind.recipe.";
+/// A record source's reading options (`simfind.records.kind`, …).
+pub(crate) const RECORDS_PREFIX: &str = "simfind.records.";
 
 /// One shard `index` of `count` (`--shard I/N`, 0 ≤ I < N).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -141,6 +148,19 @@ pub fn relative_key<'a>(roots: &[PathBuf], file: &'a Path) -> &'a [u8] {
         }
     }
     file.as_os_str().as_bytes()
+}
+
+/// Which part of a verification split by component (`verify
+/// --component-shard I/N`) a document belongs to: its component's (pairs of
+/// different components share no document), or, for a document in no
+/// component, its content's (identical copies with no shingle, which no
+/// engine pairs, stay in one part).
+pub fn component_part(component: Option<i64>, content_hash: u128, parts: u32) -> u32 {
+    let h = match component {
+        Some(c) => xxh3_64(&c.to_le_bytes()),
+        None => xxh3_64(&content_hash.to_le_bytes()),
+    };
+    (h % u64::from(parts.max(1))) as u32
 }
 
 /// The recipe as key-value metadata.

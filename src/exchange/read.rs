@@ -27,6 +27,21 @@ pub struct ExchangeDoc {
     pub modified: Option<SystemTime>,
     pub hash: u128,
     pub shingles: u64,
+    /// A record source's record: where it was read.
+    pub origin: Option<DocOrigin>,
+}
+
+/// Where a record of a record source was read (`docs`' last four columns).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DocOrigin {
+    /// The input file as given to `sign`.
+    pub source: Vec<u8>,
+    /// Its place among the inputs given.
+    pub input: u32,
+    /// 1-based line.
+    pub line: u64,
+    /// Byte offset of the line.
+    pub offset: u64,
 }
 
 /// Every shard's documents and signatures, in walk order (by path bytes, as
@@ -36,6 +51,9 @@ pub struct Exchange {
     pub params: Params,
     /// `path` or `record` (see the module documentation).
     pub key_kind: String,
+    /// A record source's reading options (`simfind.records.*`), the same in
+    /// every docs file; empty for files.
+    pub record_metadata: Vec<(String, String)>,
     pub docs: Vec<ExchangeDoc>,
     /// Row `i` (`params.n` values) is `docs[i]`'s signature when
     /// `docs[i].shingles > 0`.
@@ -203,6 +221,16 @@ fn i64_column<'a>(batch: &'a RecordBatch, name: &str) -> &'a arrow_array::Int64A
 /// both, each shard's files from one run, one recipe throughout, no doc_id
 /// twice.
 pub fn read_docs(dir: &Path) -> Result<Exchange, ExchangeError> {
+    read_docs_where(dir, None)
+}
+
+/// [`read_docs`] keeping only the documents `keep` accepts (and their
+/// signatures): one part of a verification split by component. Signatures of
+/// documents left out are skipped unread.
+pub fn read_docs_where(
+    dir: &Path,
+    keep: Option<&dyn Fn(&ExchangeDoc) -> bool>,
+) -> Result<Exchange, ExchangeError> {
     let doc_files = parquet_files(&dir.join("docs"), "docs")?;
     let sig_files = parquet_files(&dir.join("signatures"), "signatures")?;
     let names = |files: &[PathBuf]| -> Vec<std::ffi::OsString> {
@@ -227,12 +255,33 @@ pub fn read_docs(dir: &Path) -> Result<Exchange, ExchangeError> {
     }
     let mut checker = Checker::default();
     let mut key_kind = String::new();
+    let mut record_metadata: Option<Vec<(String, String)>> = None;
     let mut docs: Vec<ExchangeDoc> = Vec::new();
     for path in &doc_files {
         let opened = open(path)?;
         checker.check(&opened, "docs")?;
         key_kind = opened.metadata.get(KEY_KIND).cloned().unwrap_or_default();
-        let columns = [
+        let records = key_kind == "record";
+        let mut these: Vec<(String, String)> = opened
+            .metadata
+            .iter()
+            .filter(|(k, _)| k.starts_with(super::RECORDS_PREFIX))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        these.sort();
+        match &record_metadata {
+            None => record_metadata = Some(these),
+            Some(first) if *first != these => {
+                return Err(opened.format_error(format!(
+                    "read its records with other options than {} ({}): sign every \
+                     shard with the same --input options",
+                    doc_files[0].display(),
+                    super::RECORDS_PREFIX
+                )));
+            }
+            Some(_) => {}
+        }
+        let mut columns: Vec<(String, DataType)> = [
             ("doc_id", DataType::Int64),
             ("path", DataType::Binary),
             ("size", DataType::Int64),
@@ -242,7 +291,21 @@ pub fn read_docs(dir: &Path) -> Result<Exchange, ExchangeError> {
             ),
             ("content_hash", DataType::Binary),
             ("shingles", DataType::Int64),
-        ];
+        ]
+        .into_iter()
+        .map(|(n, t)| (n.to_string(), t))
+        .collect();
+        if records {
+            columns.extend(
+                super::write::record_fields()
+                    .into_iter()
+                    .map(|f| (f.name().clone(), f.data_type().clone())),
+            );
+        }
+        let columns: Vec<(&str, DataType)> = columns
+            .iter()
+            .map(|(n, t)| (n.as_ref(), t.clone()))
+            .collect();
         let opened_path = opened.path.clone();
         for batch in opened.batches(&columns)? {
             let ids = i64_column(&batch, "doc_id");
@@ -260,6 +323,20 @@ pub fn read_docs(dir: &Path) -> Result<Exchange, ExchangeError> {
                 .expect("checked")
                 .as_binary::<i32>();
             let shingles = i64_column(&batch, "shingles");
+            let origins = records.then(|| {
+                (
+                    batch
+                        .column_by_name("source")
+                        .expect("checked")
+                        .as_binary::<i32>(),
+                    batch
+                        .column_by_name("input")
+                        .expect("checked")
+                        .as_primitive::<Int32Type>(),
+                    i64_column(&batch, "line"),
+                    i64_column(&batch, "offset"),
+                )
+            });
             for i in 0..batch.num_rows() {
                 let hash: [u8; 16] =
                     hashes
@@ -269,14 +346,23 @@ pub fn read_docs(dir: &Path) -> Result<Exchange, ExchangeError> {
                             path: opened_path.clone(),
                             reason: format!("row {i}: content_hash is not 16 bytes"),
                         })?;
-                docs.push(ExchangeDoc {
+                let doc = ExchangeDoc {
                     doc_id: ids.value(i),
                     path: paths.value(i).to_vec(),
                     size: sizes.value(i).max(0) as u64,
                     modified: (!mtimes.is_null(i)).then(|| time_of(mtimes.value(i))),
                     hash: u128::from_be_bytes(hash),
                     shingles: shingles.value(i).max(0) as u64,
-                });
+                    origin: origins.map(|(source, input, line, offset)| DocOrigin {
+                        source: source.value(i).to_vec(),
+                        input: input.value(i).max(0) as u32,
+                        line: line.value(i).max(0) as u64,
+                        offset: offset.value(i).max(0) as u64,
+                    }),
+                };
+                if keep.is_none_or(|keep| keep(&doc)) {
+                    docs.push(doc);
+                }
             }
         }
     }
@@ -285,7 +371,16 @@ pub fn read_docs(dir: &Path) -> Result<Exchange, ExchangeError> {
         .as_ref()
         .map(|(_, p)| p.clone())
         .expect("at least one docs file");
-    docs.sort_by(|a, b| a.path.cmp(&b.path).then(a.doc_id.cmp(&b.doc_id)));
+    if key_kind == "record" {
+        // A scan numbers records by input, then line.
+        docs.sort_by_key(|d| {
+            let o = d.origin.as_ref().expect("record docs have origins");
+            (o.input, o.offset, d.doc_id)
+        });
+        check_inputs(dir, &docs)?;
+    } else {
+        docs.sort_by(|a, b| a.path.cmp(&b.path).then(a.doc_id.cmp(&b.doc_id)));
+    }
     let mut ids: Vec<(i64, u32)> = docs
         .iter()
         .enumerate()
@@ -336,9 +431,15 @@ pub fn read_docs(dir: &Path) -> Result<Exchange, ExchangeError> {
                     reason,
                 };
                 let id = ids.value(i);
-                let at = index_of(id).ok_or_else(|| {
-                    bad(format!("signature of doc_id {id}, which no docs file has"))
-                })?;
+                let at = match index_of(id) {
+                    Some(at) => at,
+                    None if keep.is_some() => continue,
+                    None => {
+                        return Err(bad(format!(
+                            "signature of doc_id {id}, which no docs file has"
+                        )));
+                    }
+                };
                 if std::mem::replace(&mut signed[at], true) {
                     return Err(ExchangeError::Duplicate {
                         path: opened_path.clone(),
@@ -368,10 +469,36 @@ pub fn read_docs(dir: &Path) -> Result<Exchange, ExchangeError> {
     Ok(Exchange {
         params,
         key_kind,
+        record_metadata: record_metadata.unwrap_or_default(),
         docs,
         signatures,
         ids: exchange_ids,
     })
+}
+
+/// Every shard read the same inputs in the same order: one source per input
+/// index and one index per source.
+fn check_inputs(dir: &Path, docs: &[ExchangeDoc]) -> Result<(), ExchangeError> {
+    let mut by_input: HashMap<u32, &[u8]> = HashMap::new();
+    let mut by_source: HashMap<&[u8], u32> = HashMap::new();
+    for doc in docs {
+        let o = doc.origin.as_ref().expect("record docs have origins");
+        let a = *by_input.entry(o.input).or_insert(&o.source);
+        let b = *by_source.entry(&o.source).or_insert(o.input);
+        if a != o.source.as_slice() || b != o.input {
+            return Err(ExchangeError::Format {
+                path: dir.join("docs"),
+                reason: format!(
+                    "input {} is {} in one shard and {} in another: sign every shard \
+                     with the same inputs in the same order",
+                    o.input + 1,
+                    String::from_utf8_lossy(a),
+                    String::from_utf8_lossy(&o.source)
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// One recipe for every file, and one run for each shard's files.
@@ -425,6 +552,16 @@ fn time_of(micros: i64) -> SystemTime {
 /// `path` (a directory of Parquet files, or one file), as indices into
 /// `exchange.docs`. A pair naming an id no docs file has is an error.
 pub fn read_pairs(path: &Path, exchange: &Exchange) -> Result<Vec<(u32, u32)>, ExchangeError> {
+    read_pairs_where(path, exchange, None)
+}
+
+/// [`read_pairs`] keeping only the pairs `keep` accepts (by doc_ids); the
+/// others are not looked up.
+pub fn read_pairs_where(
+    path: &Path,
+    exchange: &Exchange,
+    keep: Option<&dyn Fn(i64, i64) -> bool>,
+) -> Result<Vec<(u32, u32)>, ExchangeError> {
     let mut pairs = Vec::new();
     for file in parquet_files(path, "pairs")? {
         let opened = open(&file)?;
@@ -438,9 +575,35 @@ pub fn read_pairs(path: &Path, exchange: &Exchange) -> Result<Vec<(u32, u32)>, E
                         doc_id: id,
                     })
                 };
-                pairs.push((index(a.value(i))?, index(b.value(i))?));
+                if keep.is_none_or(|keep| keep(a.value(i), b.value(i))) {
+                    pairs.push((index(a.value(i))?, index(b.value(i))?));
+                }
             }
         }
     }
     Ok(pairs)
+}
+
+/// An engine's components (`doc_id`, `component`: int64; other columns
+/// ignored) under `path` (a directory of Parquet files, or one file), as a
+/// map from doc_id to component. A doc_id listed twice is an error.
+pub fn read_components(path: &Path) -> Result<HashMap<i64, i64>, ExchangeError> {
+    let mut components = HashMap::new();
+    for file in parquet_files(path, "components")? {
+        let opened = open(&file)?;
+        let columns = [("doc_id", DataType::Int64), ("component", DataType::Int64)];
+        for batch in opened.batches(&columns)? {
+            let ids = i64_column(&batch, "doc_id");
+            let of = i64_column(&batch, "component");
+            for i in 0..batch.num_rows() {
+                if components.insert(ids.value(i), of.value(i)).is_some() {
+                    return Err(ExchangeError::Duplicate {
+                        path: file.clone(),
+                        doc_id: ids.value(i),
+                    });
+                }
+            }
+        }
+    }
+    Ok(components)
 }

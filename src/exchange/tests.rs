@@ -172,3 +172,75 @@ fn a_shard_given_twice_is_a_duplicate() {
     let err = read_docs(dir.path()).unwrap_err().to_string();
     assert!(err.contains("appears twice"), "{err}");
 }
+
+#[test]
+fn record_options_round_trip_through_the_metadata() {
+    use crate::input::kind::InputKind;
+    use crate::input::records::RecordOptions;
+    let mut options = RecordOptions::new(InputKind::Csv);
+    options.id_column = "key".into();
+    options.columns = vec!["name, with comma".into(), "city".into()];
+    options.max_line = 4096;
+    let back = record_options(&record_metadata(&options)).unwrap();
+    assert_eq!(back.kind, InputKind::Csv);
+    assert_eq!(back.id_column, "key");
+    assert_eq!(back.columns, options.columns);
+    assert_eq!(back.text_fields, options.text_fields);
+    assert_eq!(back.max_line, 4096);
+    assert!(!back.pairs);
+    let mut missing = record_metadata(&options);
+    missing.retain(|(k, _)| !k.ends_with(".columns"));
+    assert!(
+        record_options(&missing)
+            .unwrap_err()
+            .contains("simfind.records.columns")
+    );
+}
+
+#[test]
+fn record_docs_carry_their_origin_and_are_numbered_by_input_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let recipe = recipe(1);
+    let params = Params::of(&recipe);
+    let mut writer =
+        ShardWriter::create_with(dir.path(), Shard::WHOLE, &params, "record", &[]).unwrap();
+    // Added out of order: the reader numbers by (input, offset).
+    for (id, input, line, offset) in [("b", 1u32, 1u64, 0u64), ("a2", 0, 3, 40), ("a1", 0, 1, 0)] {
+        let set = recipe.set_of(format!("text of record {id}").as_bytes());
+        let (signature, _) = recipe.sign(&set);
+        writer
+            .add_record(
+                DocRecord {
+                    key: id.as_bytes(),
+                    size: 17,
+                    modified: None,
+                    hash: u128::from(line),
+                    shingles: set.len() as u64,
+                    signature: Some(&signature),
+                },
+                RecordOrigin {
+                    source: format!("in{input}.jsonl").as_bytes(),
+                    input,
+                    line,
+                    offset,
+                },
+            )
+            .unwrap();
+    }
+    writer.finish().unwrap();
+    let ex = read_docs(dir.path()).unwrap();
+    assert_eq!(ex.key_kind, "record");
+    let ids: Vec<&[u8]> = ex.docs.iter().map(|d| d.path.as_slice()).collect();
+    assert_eq!(ids, [b"a1".as_slice(), b"a2", b"b"]);
+    let origin = ex.docs[1].origin.as_ref().unwrap();
+    assert_eq!(
+        (
+            origin.source.as_slice(),
+            origin.input,
+            origin.line,
+            origin.offset
+        ),
+        (b"in0.jsonl".as_slice(), 0, 3, 40)
+    );
+    assert!(ex.docs[0].modified.is_none());
+}

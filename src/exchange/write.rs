@@ -44,6 +44,31 @@ pub struct DocRecord<'a> {
     pub signature: Option<&'a [u32]>,
 }
 
+/// Where a record came from (record sources only): what `verify` reads it
+/// again by.
+#[derive(Clone, Copy, Debug)]
+pub struct RecordOrigin<'a> {
+    /// The input file as given to `sign`.
+    pub source: &'a [u8],
+    /// Its place in the list of inputs given (the records' order is the
+    /// inputs' order, then the lines').
+    pub input: u32,
+    /// 1-based line of the record's first byte.
+    pub line: u64,
+    /// Byte offset of that line.
+    pub offset: u64,
+}
+
+/// The columns a record source's `docs` adds after the six of files.
+pub(crate) fn record_fields() -> Vec<Field> {
+    vec![
+        Field::new("source", DataType::Binary, false),
+        Field::new("input", DataType::Int32, false),
+        Field::new("line", DataType::Int64, false),
+        Field::new("offset", DataType::Int64, false),
+    ]
+}
+
 /// The arrow schemas of the three tables.
 pub(crate) fn docs_schema() -> Schema {
     Schema::new(vec![
@@ -167,6 +192,10 @@ struct Columns {
     band_id: Vec<i64>,
     band: Vec<i16>,
     key: Vec<i64>,
+    source: Vec<Vec<u8>>,
+    input: Vec<i32>,
+    line: Vec<i64>,
+    offset: Vec<i64>,
 }
 
 /// Writes one shard. Documents are numbered in the order they are added.
@@ -178,6 +207,8 @@ pub struct ShardWriter {
     signatures: Table,
     bands: Table,
     columns: Columns,
+    /// A record source: `docs` carries each record's origin.
+    records: bool,
 }
 
 impl ShardWriter {
@@ -188,6 +219,19 @@ impl ShardWriter {
         shard: Shard,
         params: &Params,
         key_kind: &str,
+    ) -> Result<ShardWriter, ExchangeError> {
+        ShardWriter::create_with(dir, shard, params, key_kind, &[])
+    }
+
+    /// [`ShardWriter::create`] with more key-value metadata (a record
+    /// source's reading options). With `key_kind` `record`, documents are
+    /// added by [`ShardWriter::add_record`].
+    pub fn create_with(
+        dir: &Path,
+        shard: Shard,
+        params: &Params,
+        key_kind: &str,
+        extra: &[(String, String)],
     ) -> Result<ShardWriter, ExchangeError> {
         let run = format!(
             "{}-{}",
@@ -203,6 +247,18 @@ impl ShardWriter {
             (KEY_RUN.to_string(), run),
         ];
         metadata.extend(recipe_metadata(params));
+        metadata.extend(extra.iter().cloned());
+        let records = key_kind == "record";
+        let mut docs_schema = docs_schema();
+        if records {
+            let mut fields: Vec<Field> = docs_schema
+                .fields()
+                .iter()
+                .map(|f| f.as_ref().clone())
+                .collect();
+            fields.extend(record_fields());
+            docs_schema = Schema::new(fields);
+        }
         let banding = Banding {
             bands: params.bands as usize,
             rows: params.rows as usize,
@@ -217,11 +273,30 @@ impl ShardWriter {
             shard,
             banding,
             next: 0,
-            docs: Table::create(dir, "docs", shard, docs_schema(), &metadata)?,
+            docs: Table::create(dir, "docs", shard, docs_schema, &metadata)?,
             signatures: Table::create(dir, "signatures", shard, signatures_schema(), &metadata)?,
             bands: Table::create(dir, "bands", shard, bands_schema(), &metadata)?,
             columns: Columns::default(),
+            records,
         })
+    }
+
+    /// Adds the next record of a record source (a writer made with key kind
+    /// `record`); returns its doc_id.
+    pub fn add_record(
+        &mut self,
+        doc: DocRecord<'_>,
+        origin: RecordOrigin<'_>,
+    ) -> Result<i64, ExchangeError> {
+        debug_assert!(self.records);
+        let c = &mut self.columns;
+        c.source.push(origin.source.to_vec());
+        c.input
+            .push(i32::try_from(origin.input).unwrap_or(i32::MAX));
+        c.line.push(i64::try_from(origin.line).unwrap_or(i64::MAX));
+        c.offset
+            .push(i64::try_from(origin.offset).unwrap_or(i64::MAX));
+        self.add(doc)
     }
 
     /// Adds the next document; returns its doc_id.
@@ -265,14 +340,25 @@ impl ShardWriter {
             }
             let mut mtime = TimestampMicrosecondBuilder::with_capacity(c.mtime.len());
             mtime.extend(c.mtime.iter().copied());
-            self.docs.write(vec![
+            let mut columns: Vec<ArrayRef> = vec![
                 Arc::new(Int64Builder::new().tap(&c.doc_id).finish()),
                 Arc::new(path.finish()),
                 Arc::new(Int64Builder::new().tap(&c.size).finish()),
                 Arc::new(mtime.finish().with_timezone("UTC")),
                 Arc::new(hash.finish()),
                 Arc::new(Int64Builder::new().tap(&c.shingles).finish()),
-            ])?;
+            ];
+            if self.records {
+                let mut source = BinaryBuilder::new();
+                for s in &c.source {
+                    source.append_value(s);
+                }
+                columns.push(Arc::new(source.finish()));
+                columns.push(Arc::new(Int32Builder::new().tap(&c.input).finish()));
+                columns.push(Arc::new(Int64Builder::new().tap(&c.line).finish()));
+                columns.push(Arc::new(Int64Builder::new().tap(&c.offset).finish()));
+            }
+            self.docs.write(columns)?;
         }
         if !c.sig_id.is_empty() {
             let n = self.banding.signature_len();

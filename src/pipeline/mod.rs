@@ -57,6 +57,7 @@ pub use contents::ContentTable;
 use contents::Signed;
 use pairs::{pairs_of, pairs_of_given};
 use plan::{Decision, Method};
+pub(crate) use records::record_set;
 pub use records::{FieldScores, RecordConfig, RecordOutcome, scan_records};
 pub use reload::{FileReload, Reload, ReloadError, reload_indexed, reload_set};
 use sign::sign_all;

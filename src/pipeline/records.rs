@@ -344,18 +344,29 @@ pub fn scan_records(
 /// joined by a space. Text goes through the recipe's normalisation and
 /// shingling; a `sets` record's tokens are hashed whole.
 fn sets_of(fields: &[String], config: &ScanConfig, record: &RecordConfig) -> Vec<Vec<u64>> {
-    if record.kind == InputKind::Sets {
-        let mut set: Vec<u64> = fields.iter().map(|t| hash_shingle(t.as_bytes())).collect();
-        set.sort_unstable();
-        set.dedup();
-        return vec![set];
-    }
-    if record.per_field {
+    if record.per_field && record.kind != InputKind::Sets {
         fields
             .iter()
             .map(|f| config.recipe.set_of(f.as_bytes()))
             .collect()
     } else {
-        vec![config.recipe.set_of(fields.join(" ").as_bytes())]
+        vec![record_set(fields, &config.recipe, record.kind)]
     }
+}
+
+/// A whole record's set (not per field): its fields joined by a space,
+/// normalised and shingled, or a `sets` record's tokens hashed whole. What
+/// `simfind sign` signs a record by, and `verify --pairs` re-builds.
+pub(crate) fn record_set(
+    fields: &[String],
+    recipe: &crate::recipe::Recipe,
+    kind: InputKind,
+) -> Vec<u64> {
+    if kind == InputKind::Sets {
+        let mut set: Vec<u64> = fields.iter().map(|t| hash_shingle(t.as_bytes())).collect();
+        set.sort_unstable();
+        set.dedup();
+        return set;
+    }
+    recipe.set_of(fields.join(" ").as_bytes())
 }

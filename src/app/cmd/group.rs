@@ -66,5 +66,6 @@ pub fn run(mut args: Args) -> Result<i32> {
         &args.report,
         args.output.as_deref(),
         args.verbosity,
+        None,
     )
 }

@@ -6,9 +6,11 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::{Result, bail};
-use simfind::exchange::{self, DocRecord, Shard, ShardWriter};
+use anyhow::{Result, anyhow, bail};
+use simfind::exchange::{self, DocRecord, RecordOrigin, Shard, ShardWriter};
 use simfind::index::Params;
+use simfind::input::kind::InputKind;
+use simfind::input::records;
 use simfind::pipeline::plan::Method;
 use simfind::pipeline::{self, ScanStats, SignOutcome};
 use simfind::progress::Reporter;
@@ -23,6 +25,7 @@ const EXAMPLES: &str = "EXAMPLES:
   seq 0 7 | xargs -P 8 -I{} simfind sign ./share --out sig/ --shard {}/8 -j 1
   simfind sign /nfs/share --out /nfs/sig --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT
   python spark/simfind_lsh.py sig/ engine/ && simfind verify --pairs engine/pairs --docs sig/
+  simfind sign --input jsonl a.jsonl b.jsonl --out sig/ --shard 0/2    records, by id
 
 OUTPUT (one Parquet file per table and shard, sig/TABLE/shard-IIIII-of-NNNNN.parquet):
   docs         doc_id int64 (shard << 40 | local index), path binary (exact bytes),
@@ -33,6 +36,10 @@ OUTPUT (one Parquet file per table and shard, sig/TABLE/shard-IIIII-of-NNNNN.par
 The recipe (shingles, normalisation, k, bands, rows, seed, sketch) is in every file's
 key-value metadata; verify and group refuse shards of different recipes. Each file is
 written under a temporary name starting with '.' and renamed when complete.
+Records (--input jsonl|csv|tsv|sets) are signed whole, as scan --input signs them
+without --per-field; docs.path is the record id, and docs adds source, input, line
+and offset, where verify reads each record again. --per-field, --link and '-'
+(stdin) are refused.
 
 ";
 
@@ -46,6 +53,7 @@ written under a temporary name starting with '.' and renamed when complete.
 #[command(after_help = args::after_help(EXAMPLES, args::EXIT_STATUS_SIGN))]
 pub struct Args {
     /// Directories to sign (a file is signed as itself); optional with --files-from.
+    /// With --input jsonl|csv|tsv|sets: files of records, each record signed whole.
     #[arg(
         required_unless_present_any = ["files_from", "files0_from"],
         value_name = "DIR"
@@ -70,6 +78,9 @@ pub struct Args {
     pub files: FileArgs,
 
     #[command(flatten)]
+    pub input: args::InputArgs,
+
+    #[command(flatten)]
     pub verbosity: Verbosity,
 
     #[command(flatten)]
@@ -77,6 +88,9 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<i32> {
+    if args.input.input != InputKind::Files {
+        return run_records(args);
+    }
     let config = config::index(&args.roots, &args.signing, &args.files, None)?;
     let out = resolved(&args.out);
     for root in &config.roots {
@@ -172,6 +186,133 @@ pub fn run(args: Args) -> Result<i32> {
         );
     }
     Ok(if errors > 0 { exit::PARTIAL } else { exit::OK })
+}
+
+/// The default shingle size of `--input csv|tsv`: scan's (its RECORD_CHAR_K),
+/// so that signed records are the sets a scan of them makes.
+const RECORD_CHAR_K: usize = 2;
+
+/// `sign --input jsonl|csv|tsv|sets`: every record signed whole (its fields
+/// joined, as `scan --input KIND` without --per-field), keyed by its id, with
+/// its file, line and byte offset in `docs` so that `verify --pairs` can read
+/// it again. `--shard I/N` keeps the records whose id hashes to I.
+fn run_records(args: Args) -> Result<i32> {
+    let kind = args.input.input;
+    if !kind.is_records() {
+        bail!(
+            "sign does not take --input {kind}: its documents are files or records \
+             (jsonl, csv, tsv, sets); scan --input {kind} finds their pairs on one box"
+        );
+    }
+    let files_from = args.files.files_from.is_some() || args.files.files0_from.is_some();
+    for (given, why) in [
+        (
+            args.input.per_field,
+            "--per-field: sign writes one signature per record (whole records); fields \
+             banded on their own would need a signature table per field. Sign whole \
+             records, or run scan --input KIND --per-field on one box",
+        ),
+        (
+            args.input.link,
+            "--link: sign writes the records of every input as one collection; run \
+             scan --input KIND --link on one box",
+        ),
+        (
+            files_from,
+            "--files-from: the inputs are the files of records given",
+        ),
+    ] {
+        if given {
+            bail!("sign --input {kind} does not take {why}");
+        }
+    }
+    if args.roots.iter().any(|p| p.as_os_str() == "-") {
+        bail!(
+            "sign --input {kind} does not read stdin ('-'): verify --pairs reads each \
+             record again from its file; give files"
+        );
+    }
+    let shingles = &args.signing.shingles;
+    if kind == InputKind::Sets && (shingles.shingle.is_some() || shingles.k.is_some()) {
+        bail!("--input sets compares whole tokens: --shingle and -k do not apply");
+    }
+    let (options, _) = config::records(&args.input, &args.roots)?;
+    let mut signing = args.signing.clone();
+    if matches!(kind, InputKind::Csv | InputKind::Tsv)
+        && signing.shingles.k.is_none()
+        && matches!(
+            signing.shingles.shingle,
+            None | Some(args::ShingleArg::Char)
+        )
+    {
+        signing.shingles.k = Some(RECORD_CHAR_K);
+    }
+    let config = config::index(&[], &signing, &args.files, None)?;
+    let shard = args.shard.unwrap_or(Shard::WHOLE);
+    let params = Params::of(&config.recipe);
+    let started = Instant::now();
+    let ui = Ui::with(args.verbosity);
+    let all = records::read_inputs(&args.roots, &options, &mut |err| {
+        ui.warn(std::path::Path::new(&err.place()), &err.reason)
+    })
+    .map_err(|err| match err.line {
+        0 => anyhow!("{err}"),
+        _ => anyhow!("{err} (--skip-bad-rows skips such rows with a warning)"),
+    })?;
+    let read = all.records.len();
+    let skipped = all.skipped;
+    let mine: Vec<records::Record> = all
+        .records
+        .into_iter()
+        .filter(|r| shard.holds(r.id.as_bytes()))
+        .collect();
+    let signed = exchange::sign_records(&mine, &config.recipe, kind);
+    let mut writer = ShardWriter::create_with(
+        &args.out,
+        shard,
+        &params,
+        "record",
+        &exchange::record_metadata(&options),
+    )?;
+    use std::os::unix::ffi::OsStrExt;
+    for (record, signed) in mine.iter().zip(&signed) {
+        let source = args.roots[record.origin.input as usize]
+            .as_os_str()
+            .as_bytes();
+        writer.add_record(
+            DocRecord {
+                key: record.id.as_bytes(),
+                size: record.len(),
+                modified: None,
+                hash: signed.hash,
+                shingles: signed.shingles,
+                signature: (signed.shingles > 0).then_some(&signed.signature[..]),
+            },
+            RecordOrigin {
+                source,
+                input: record.origin.input,
+                line: record.origin.line,
+                offset: record.origin.offset,
+            },
+        )?;
+    }
+    let written = writer.len();
+    writer.finish()?;
+    if !args.verbosity.quiet {
+        eprintln!(
+            "simfind: shard {shard}: {} of {} ({kind}) signed into {} in {:.2} s{}",
+            plural(written, "record", "records"),
+            read,
+            args.out.display(),
+            started.elapsed().as_secs_f64(),
+            if skipped > 0 {
+                format!(", {} skipped", plural(skipped, "bad row", "bad rows"))
+            } else {
+                String::new()
+            },
+        );
+    }
+    Ok(if skipped > 0 { exit::PARTIAL } else { exit::OK })
 }
 
 /// `path` with its longest existing ancestor resolved (links followed), the

@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
+use simfind::exchange::Shard;
 
 use crate::app::args::{self, ExchangeArgs};
 use crate::app::exchange_run;
@@ -16,6 +17,9 @@ const EXAMPLES: &str = "EXAMPLES:
   python spark/simfind_lsh.py sig/ engine/ --exact-pairs
   simfind verify --pairs engine/pairs --docs sig/ -o pairs.csv
   simfind verify --pairs engine/pairs --docs sig/ --format clusters --keep newest
+  simfind verify --pairs engine/pairs --docs sig/ --components engine/components \\
+      --component-shard 0/4 -o part-0.csv      (and 1/4 … 3/4 elsewhere: concatenate)
+  simfind verify --pairs engine/pairs --docs sig/     (sig/ from sign --input jsonl: records)
 
 OUTPUT: the same as `simfind scan` (CSV pairs; --format tsv, jsonl, clusters;
 --list-removable): with the engine's candidates equal to the band stage's, the
@@ -23,7 +27,9 @@ same rows as `simfind scan --method lsh` with the shards' recipe. Documents are
 numbered in path byte order, as a scan of the same roots numbers them; copies of
 one content pair at 1.0 whether or not the engine listed them. Files are re-read
 at the paths sign wrote (a shared file system) and must still have the content
-they were signed with.
+they were signed with. Records (sign --input jsonl|csv|tsv|sets) are read again at
+the file and line sign wrote: an id or text other than the signed one is an error
+naming file and line (the record's pairs are left out, exit 1).
 
 ";
 
@@ -37,6 +43,28 @@ they were signed with.
 pub struct Args {
     #[command(flatten)]
     pub exchange: ExchangeArgs,
+
+    /// Verify only part I of N (0 ≤ I < N): the pairs of the engine's components
+    /// that hash to I, reading only their documents, so that no one process holds
+    /// every document and pair. The N parts' rows together are the whole run's
+    /// (concatenate them). Needs --components.
+    #[arg(
+        long,
+        value_name = "I/N",
+        requires = "components",
+        help_heading = "Exchange"
+    )]
+    pub component_shard: Option<Shard>,
+
+    /// The engine's components (doc_id, component), written beside its pairs
+    /// (spark/simfind_lsh.py OUT/components).
+    #[arg(
+        long,
+        value_name = "DIR",
+        requires = "component_shard",
+        help_heading = "Exchange"
+    )]
+    pub components: Option<PathBuf>,
 
     /// Write the output to FILE (atomically: complete or not at all) instead of stdout.
     #[arg(long, short = 'o', value_name = "FILE", help_heading = "Output")]
@@ -58,5 +86,6 @@ pub fn run(args: Args) -> Result<i32> {
         &args.report,
         args.output.as_deref(),
         args.verbosity,
+        args.components.as_deref().zip(args.component_shard),
     )
 }

@@ -256,6 +256,31 @@ pub fn read_inputs(
     Ok(out)
 }
 
+/// Reads one input again, as [`read_inputs`] read it as input number
+/// `input`, and hands every record to `found` (bad rows are passed over:
+/// they were reported when it was first read). What `verify --pairs` finds
+/// signed records by (their origin) to re-build their sets.
+pub fn reread(
+    path: &Path,
+    input: u32,
+    options: &RecordOptions,
+    found: &mut dyn FnMut(Record),
+) -> Result<(), RowError> {
+    let name = display_name(path);
+    let reader = open(path).map_err(|err| RowError {
+        input: name.clone(),
+        line: 0,
+        reason: format!("cannot open: {err}"),
+    })?;
+    let mut source = open_source(reader, &name, input, options)?;
+    while let Some(row) = source.next_record() {
+        if let Ok(record) = row {
+            found(record);
+        }
+    }
+    Ok(())
+}
+
 /// `-` is stdin; anything else a file.
 fn open(path: &Path) -> io::Result<Box<dyn BufRead>> {
     if path.as_os_str() == "-" {

@@ -1,0 +1,297 @@
+//! Record sources in the exchange files: `sign --input jsonl|csv|tsv|sets`
+//! writes each record (whole-record mode: its fields joined, as `scan
+//! --input` without `--per-field` makes one set of them) keyed by its id,
+//! with its origin (input file, input number, line, byte offset) in `docs`
+//! and the reading options in every file's metadata (`simfind.records.*`);
+//! `verify --pairs` reads each candidate's record again at its origin,
+//! checks that the id and text are the ones signed, re-builds its set and
+//! scores the pair exactly as `scan --input` does.
+
+use std::collections::HashMap;
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use xxhash_rust::xxh3::xxh3_128;
+
+use super::{Exchange, ExchangeError, RECORDS_PREFIX};
+use crate::input::kind::InputKind;
+use crate::input::records::{self, Record, RecordOptions};
+use crate::model::{DocPairs, DocStatus, Document, SimilarPair};
+use crate::pipeline::plan::{Decision, Method};
+use crate::pipeline::{ScanOutcome, ScanStats, record_set};
+use crate::progress::{Reporter, Stage};
+use crate::recipe::Recipe;
+use crate::similarity::sets;
+
+/// The reading options of a record source as key-value metadata: what
+/// `verify` needs to read the records again as `sign` read them.
+pub fn record_metadata(options: &RecordOptions) -> Vec<(String, String)> {
+    let list = |v: &[String]| serde_json::to_string(v).unwrap_or_default();
+    [
+        ("kind", options.kind.name().to_string()),
+        ("id_field", options.id_field.clone()),
+        ("text_fields", list(&options.text_fields)),
+        ("id_column", options.id_column.clone()),
+        ("columns", list(&options.columns)),
+        ("pairs", options.pairs.to_string()),
+        ("max_line", options.max_line.to_string()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (format!("{RECORDS_PREFIX}{k}"), v))
+    .collect()
+}
+
+/// The reading options back from [`record_metadata`]'s pairs; `Err` names
+/// what is missing or bad.
+pub fn record_options(metadata: &[(String, String)]) -> Result<RecordOptions, String> {
+    let get = |name: &str| {
+        let key = format!("{RECORDS_PREFIX}{name}");
+        metadata
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| v.clone())
+            .ok_or_else(|| format!("no {key} in its metadata"))
+    };
+    let list = |name: &str| -> Result<Vec<String>, String> {
+        serde_json::from_str(&get(name)?)
+            .map_err(|e| format!("{RECORDS_PREFIX}{name} is not a list of names: {e}"))
+    };
+    let kind: InputKind = get("kind")?
+        .parse()
+        .map_err(|e| format!("{RECORDS_PREFIX}kind: {e}"))?;
+    if !kind.is_records() {
+        return Err(format!("{RECORDS_PREFIX}kind is {kind}, not a record kind"));
+    }
+    let mut options = RecordOptions::new(kind);
+    options.id_field = get("id_field")?;
+    options.text_fields = list("text_fields")?;
+    options.id_column = get("id_column")?;
+    options.columns = list("columns")?;
+    options.pairs = get("pairs")? == "true";
+    options.max_line = get("max_line")?
+        .parse()
+        .map_err(|_| format!("{RECORDS_PREFIX}max_line is not a number"))?;
+    Ok(options)
+}
+
+/// A record's content hash: XXH3-128 of its fields, each ended by a unit
+/// separator (so that fields split differently hash differently).
+fn record_hash(fields: &[String]) -> u128 {
+    let mut bytes = Vec::with_capacity(fields.iter().map(|f| f.len() + 1).sum());
+    for f in fields {
+        bytes.extend_from_slice(f.as_bytes());
+        bytes.push(0x1f);
+    }
+    xxh3_128(&bytes)
+}
+
+/// One record signed: its content hash, distinct shingles, and signature
+/// (empty for an empty set).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SignedRecord {
+    pub hash: u128,
+    pub shingles: u64,
+    pub signature: Vec<u32>,
+}
+
+/// Signs `records` as `scan --input KIND --method lsh` signs them (whole
+/// records), in parallel; the result is in `records`' order whatever the
+/// number of threads.
+pub fn sign_records(records: &[Record], recipe: &Recipe, kind: InputKind) -> Vec<SignedRecord> {
+    let sketcher = recipe.sketcher();
+    let n = recipe.banding.signature_len();
+    records
+        .par_iter()
+        .map(|r| {
+            let set = record_set(&r.fields, recipe, kind);
+            let mut signature = Vec::new();
+            if !set.is_empty() {
+                signature = vec![0u32; n];
+                crate::sketch::Sketcher::sign_into(&sketcher, &set, &mut signature);
+            }
+            SignedRecord {
+                hash: record_hash(&r.fields),
+                shingles: set.len() as u64,
+                signature,
+            }
+        })
+        .collect()
+}
+
+/// Verifies an engine's candidate pairs of a record source as `scan --input
+/// KIND --method lsh` verifies its own: the records numbered by input and
+/// line, each candidate's record read again at its origin (an id or text
+/// other than the one signed is a warning naming file and line: the file
+/// changed since `sign`; its pairs are dropped and counted as errors), exact
+/// Jaccard of the re-built sets, pairs ≥ `threshold` reported with the
+/// signatures' estimate.
+pub fn verify_records(
+    exchange: Exchange,
+    candidates: Vec<(u32, u32)>,
+    recipe: &Recipe,
+    threshold: f64,
+    pairs_from: &Path,
+    docs_from: &Path,
+    reporter: &dyn Reporter,
+) -> Result<ScanOutcome, ExchangeError> {
+    let options =
+        record_options(&exchange.record_metadata).map_err(|reason| ExchangeError::Format {
+            path: docs_from.join("docs"),
+            reason,
+        })?;
+    let kind = options.kind;
+    let Exchange {
+        docs, signatures, ..
+    } = exchange;
+    let n = recipe.banding.signature_len();
+    let mut stats = ScanStats {
+        files: docs.len() as u64,
+        ..ScanStats::default()
+    };
+
+    let mut candidates: Vec<(u32, u32)> = candidates
+        .into_iter()
+        .filter(|&(a, b)| a != b)
+        .map(|(a, b)| (a.min(b), a.max(b)))
+        .filter(|&(a, b)| docs[a as usize].shingles > 0 && docs[b as usize].shingles > 0)
+        .collect();
+    candidates.sort_unstable();
+    candidates.dedup();
+
+    // The records to read again, by input: offset → index into docs.
+    let mut wanted: Vec<bool> = vec![false; docs.len()];
+    for &(a, b) in &candidates {
+        wanted[a as usize] = true;
+        wanted[b as usize] = true;
+    }
+    let mut by_input: HashMap<u32, (PathBuf, HashMap<u64, u32>)> = HashMap::new();
+    for (i, doc) in docs.iter().enumerate().filter(|(i, _)| wanted[*i]) {
+        let origin = doc.origin.as_ref().expect("record docs have origins");
+        by_input
+            .entry(origin.input)
+            .or_insert_with(|| {
+                (
+                    PathBuf::from(OsStr::from_bytes(&origin.source)),
+                    HashMap::new(),
+                )
+            })
+            .1
+            .insert(origin.offset, i as u32);
+    }
+    let mut inputs: Vec<_> = by_input.into_iter().collect();
+    inputs.sort_by_key(|(input, _)| *input);
+
+    reporter.begin(Stage::Verify, Some(candidates.len() as u64));
+    let mut found: Vec<Option<Record>> = vec![None; docs.len()];
+    for (input, (path, at)) in &inputs {
+        let result = records::reread(path, *input, &options, &mut |record| {
+            if let Some(&i) = at.get(&record.origin.offset) {
+                found[i as usize] = Some(record);
+            }
+        });
+        if let Err(err) = result {
+            reporter.warn(
+                Path::new(&err.place()),
+                &format!(
+                    "{}; {} of its records in candidate pairs not verified",
+                    err.reason,
+                    at.len()
+                ),
+            );
+            stats.errors += at.len() as u64;
+            continue;
+        }
+        for &i in at.values() {
+            let doc = &docs[i as usize];
+            let origin = doc.origin.as_ref().expect("record docs have origins");
+            let place = PathBuf::from(format!("{}:{}", path.display(), origin.line));
+            let id = String::from_utf8_lossy(&doc.path);
+            let problem = match &found[i as usize] {
+                None => Some(format!(
+                    "no record starts there now, where `simfind sign` read '{id}': the file \
+                     changed since it was signed; sign it again"
+                )),
+                Some(r) if r.id.as_bytes() != doc.path.as_slice() => Some(format!(
+                    "record '{}' there now, where `simfind sign` read '{id}': the file changed \
+                     since it was signed; sign it again",
+                    r.id
+                )),
+                Some(r) if record_hash(&r.fields) != doc.hash => Some(format!(
+                    "record '{id}' has another text than when it was signed: the file changed \
+                     since; sign it again"
+                )),
+                Some(_) => None,
+            };
+            if let Some(problem) = problem {
+                reporter.warn(&place, &problem);
+                found[i as usize] = None;
+                stats.errors += 1;
+            }
+        }
+    }
+    let sets: Vec<Option<Vec<u64>>> = found
+        .into_par_iter()
+        .map(|r| r.map(|r| record_set(&r.fields, recipe, kind)))
+        .collect();
+
+    let pairs: Vec<Option<SimilarPair>> = candidates
+        .par_iter()
+        .map(|&(a, b)| {
+            reporter.advance(1);
+            let (sa, sb) = (sets[a as usize].as_ref()?, sets[b as usize].as_ref()?);
+            if sa.is_empty() || sb.is_empty() {
+                return None;
+            }
+            let common = sets::intersection_size(sa, sb);
+            let similarity = sets::ratio(common, sa.len() + sb.len() - common);
+            let (ra, rb) = (
+                &signatures[a as usize * n..][..n],
+                &signatures[b as usize * n..][..n],
+            );
+            let estimate = ra.iter().zip(rb).filter(|(x, y)| x == y).count() as f64 / n as f64;
+            (similarity >= threshold).then_some(SimilarPair {
+                a,
+                b,
+                similarity,
+                estimate: Some(estimate),
+                shared: Some(common),
+            })
+        })
+        .collect();
+    reporter.end(Stage::Verify);
+    let between: Vec<SimilarPair> = pairs.into_iter().flatten().collect();
+
+    let documents: Vec<Document> = docs
+        .iter()
+        .map(|doc| Document {
+            size: doc.size,
+            path: PathBuf::from(OsStr::from_bytes(&doc.path)).into_boxed_path(),
+            modified: None,
+            shingles: u32::try_from(doc.shingles).unwrap_or(u32::MAX),
+            status: DocStatus::Read,
+        })
+        .collect();
+    stats.bytes = documents.iter().map(|d| d.size).sum();
+    stats.no_shingles = documents.iter().filter(|d| d.shingles == 0).count() as u64;
+    stats.unique_contents = stats.files - stats.no_shingles;
+    stats.signatures = stats.unique_contents;
+    stats.candidates = candidates.len() as u64;
+    stats.pairs = between.len() as u64;
+    let ids: Vec<u32> = (0..documents.len() as u32).collect();
+    let contents = ids.iter().map(|i| (std::slice::from_ref(i), None));
+    let pairs = DocPairs::new(contents, between);
+    Ok(ScanOutcome {
+        documents,
+        pairs,
+        stats,
+        decision: Decision {
+            method: Method::Lsh,
+            reason: format!(
+                "lsh: candidates of the band join in {}",
+                pairs_from.display()
+            ),
+        },
+    })
+}

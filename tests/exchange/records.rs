@@ -1,0 +1,411 @@
+//! `sign --input jsonl|csv|tsv|sets`: records through the exchange path,
+//! checked against `scan --input KIND` with the same recipe; records
+//! changed between sign and verify, pairs naming unknown ids, and the
+//! refusals of what sign cannot do with records.
+
+use std::path::Path;
+
+use super::{ok, path_str, python, script, write_pairs};
+use crate::util::{self, run, stderr, stdout, write};
+
+/// JSON Lines records: texts with near-copies (a few words changed), an
+/// exact copy under another id, a record too short to shingle, unrelated
+/// records.
+fn jsonl(dir: &Path) -> std::path::PathBuf {
+    let mut lines = String::new();
+    for i in 0..10u64 {
+        let text = util::prose(i, 60);
+        lines.push_str(&format!("{{\"id\": \"r{i}\", \"text\": \"{text}\"}}\n"));
+        if i % 3 == 0 {
+            let near = format!("{} lantern bridge", &text[..text.len() - 12]);
+            lines.push_str(&format!(
+                "{{\"id\": \"r{i}-near\", \"text\": \"{near}\"}}\n"
+            ));
+        }
+    }
+    lines.push_str(&format!(
+        "{{\"id\": \"copy\", \"text\": \"{}\"}}\n",
+        util::prose(1, 60)
+    ));
+    lines.push_str("{\"id\": \"tiny\", \"text\": \"hi\"}\n");
+    write(dir, "recs.jsonl", lines.as_bytes())
+}
+
+fn sign_shards(kind: &str, inputs: &[&Path], out: &Path, shards: u32, extra: &[&str]) {
+    for i in 0..shards {
+        let shard = format!("{i}/{shards}");
+        let mut args = vec![
+            "sign",
+            "--input",
+            kind,
+            "--out",
+            path_str(out),
+            "--shard",
+            &shard,
+        ];
+        args.extend(inputs.iter().map(|p| path_str(p)));
+        args.extend_from_slice(extra);
+        ok(&run(&args));
+    }
+}
+
+/// Every pair of signed records (with a signature), as doc_ids.
+fn all_pairs(signed: &Path) -> Vec<(i64, i64)> {
+    super::all_pairs(signed)
+}
+
+/// (a, b, similarity) of a pairs CSV.
+fn scored(bytes: &[u8]) -> Vec<(String, String, String)> {
+    util::csv_rows(bytes)
+        .iter()
+        .map(|r| {
+            let f = |i: usize| String::from_utf8_lossy(&r[i]).into_owned();
+            (f(0), f(1), f(2))
+        })
+        .collect()
+}
+
+#[test]
+fn verify_of_every_record_pair_gives_the_exact_scan_pairs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = jsonl(tmp.path());
+    let signed = tmp.path().join("signed");
+    sign_shards("jsonl", &[&input], &signed, 3, &[]);
+    let ex = simfind::exchange::read_docs(&signed).unwrap();
+    assert_eq!(ex.key_kind, "record");
+    assert_eq!(ex.docs.len(), 16, "every record once over the shards");
+    // Numbered as a scan numbers records: by line.
+    let lines: Vec<u64> = ex
+        .docs
+        .iter()
+        .map(|d| d.origin.as_ref().unwrap().line)
+        .collect();
+    assert_eq!(lines, (1..=16).collect::<Vec<u64>>());
+    let pairs = tmp.path().join("pairs/all.parquet");
+    write_pairs(&pairs, &all_pairs(&signed));
+    let verify = run(&[
+        "verify",
+        "--pairs",
+        path_str(&pairs),
+        "--docs",
+        path_str(&signed),
+        "-t",
+        "0.3",
+    ]);
+    ok(&verify);
+    let scan = run(&[
+        "scan",
+        "--input",
+        "jsonl",
+        path_str(&input),
+        "--method",
+        "exact",
+        "-t",
+        "0.3",
+    ]);
+    ok(&scan);
+    let got = scored(&verify.stdout);
+    assert!(got.len() >= 4, "near-copies and the copy pair: {got:?}");
+    assert!(
+        got.iter()
+            .any(|(a, b, s)| a == "r1" && b == "copy" && s == "1.000000")
+    );
+    assert_eq!(got, scored(&scan.stdout));
+}
+
+#[test]
+fn sets_records_verify_as_scan_scores_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut lines = String::new();
+    for i in 0..30u32 {
+        let tokens: Vec<String> = (0..20).map(|t| format!("t{}", (i / 2) * 100 + t)).collect();
+        let mut tokens = tokens.join(" ");
+        if i % 2 == 1 {
+            tokens.push_str(" extra-token");
+        }
+        lines.push_str(&format!("s{i}\t{tokens}\n"));
+    }
+    let input = write(tmp.path(), "sets.tsv", lines.as_bytes());
+    let signed = tmp.path().join("signed");
+    sign_shards("sets", &[&input], &signed, 2, &[]);
+    let pairs = tmp.path().join("pairs/all.parquet");
+    write_pairs(&pairs, &all_pairs(&signed));
+    let verify = run(&[
+        "verify",
+        "--pairs",
+        path_str(&pairs),
+        "--docs",
+        path_str(&signed),
+        "-t",
+        "0.5",
+    ]);
+    ok(&verify);
+    let scan = run(&[
+        "scan",
+        "--input",
+        "sets",
+        path_str(&input),
+        "--method",
+        "exact",
+        "-t",
+        "0.5",
+    ]);
+    ok(&scan);
+    let got = scored(&verify.stdout);
+    assert_eq!(
+        got.len(),
+        15,
+        "each record and its copy with one more token"
+    );
+    assert_eq!(got, scored(&scan.stdout));
+}
+
+#[test]
+fn a_record_changed_after_signing_is_named_and_the_run_goes_on() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = jsonl(tmp.path());
+    let signed = tmp.path().join("signed");
+    sign_shards("jsonl", &[&input], &signed, 2, &[]);
+    let pairs = tmp.path().join("pairs/all.parquet");
+    write_pairs(&pairs, &all_pairs(&signed));
+    let verify = |threads: &str| {
+        run(&[
+            "verify",
+            "--pairs",
+            path_str(&pairs),
+            "--docs",
+            path_str(&signed),
+            "-t",
+            "0.3",
+            "-j",
+            threads,
+        ])
+    };
+    let before = verify("2");
+    ok(&before);
+    // Line 1 (r0) gets another text of the same length (offsets unchanged);
+    // line 2 (r0-near) another id.
+    let text = std::fs::read_to_string(&input).unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let at = lines[0].find("\"text\": \"").unwrap() + 9;
+    let other = if &lines[0][at..at + 1] == "Z" {
+        "Y"
+    } else {
+        "Z"
+    };
+    lines[0].replace_range(at..at + 1, other);
+    lines[1] = lines[1].replacen("r0-near", "r0-xxxx", 1);
+    std::fs::write(&input, lines.join("\n") + "\n").unwrap();
+    let after = verify("1");
+    assert_eq!(after.status.code(), Some(1), "{}", stderr(&after));
+    let err = stderr(&after);
+    let name = path_str(&input);
+    assert!(
+        err.contains(&format!("{name}:1:")) && err.contains("another text"),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("{name}:2:")) && err.contains("record 'r0-xxxx' there now"),
+        "{err}"
+    );
+    // The other records' pairs are still verified.
+    let kept: Vec<_> = scored(&before.stdout)
+        .into_iter()
+        .filter(|(a, b, _)| {
+            !["r0", "r0-near"].contains(&a.as_str()) && !["r0", "r0-near"].contains(&b.as_str())
+        })
+        .collect();
+    assert!(!kept.is_empty());
+    assert_eq!(scored(&after.stdout), kept);
+    assert_eq!(
+        verify("2").stdout,
+        after.stdout,
+        "-j 1 and -j 2 write the same"
+    );
+
+    // A file gone: every record of it named by the file, nothing verified.
+    std::fs::remove_file(&input).unwrap();
+    let gone = verify("2");
+    assert_eq!(gone.status.code(), Some(1), "{}", stderr(&gone));
+    assert!(stderr(&gone).contains(name), "{}", stderr(&gone));
+    assert_eq!(util::pair_paths(&gone.stdout).len(), 0);
+}
+
+#[test]
+fn pairs_naming_unknown_record_ids_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = jsonl(tmp.path());
+    let signed = tmp.path().join("signed");
+    sign_shards("jsonl", &[&input], &signed, 1, &[]);
+    let pairs = tmp.path().join("pairs/bad.parquet");
+    write_pairs(&pairs, &[(0, 1), (0, 999)]);
+    let out = tmp.path().join("out.csv");
+    let verify = run(&[
+        "verify",
+        "--pairs",
+        path_str(&pairs),
+        "--docs",
+        path_str(&signed),
+        "-o",
+        path_str(&out),
+    ]);
+    assert_eq!(verify.status.code(), Some(2));
+    assert!(
+        stderr(&verify).contains("doc_id 999"),
+        "{}",
+        stderr(&verify)
+    );
+    assert!(!out.exists(), "no output file");
+    // Files and records are both refused where they do not apply.
+    let good = tmp.path().join("pairs/good.parquet");
+    write_pairs(&good, &[(0, 1)]);
+    let removable = run(&[
+        "group",
+        "--pairs",
+        path_str(&good),
+        "--docs",
+        path_str(&signed),
+        "--list-removable",
+    ]);
+    assert_eq!(removable.status.code(), Some(2));
+    assert!(
+        stderr(&removable).contains("records, not files"),
+        "{}",
+        stderr(&removable)
+    );
+}
+
+#[test]
+fn sign_refuses_what_it_cannot_do_with_records_before_writing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = jsonl(tmp.path());
+    let csv = write(tmp.path(), "t.csv", b"id,name\n1,anna\n2,anne\n");
+    let out = tmp.path().join("signed");
+    for (args, needle) in [
+        (
+            vec!["--input", "csv", path_str(&csv), "--per-field"],
+            "--per-field",
+        ),
+        (vec!["--input", "jsonl", path_str(&input), "-"], "stdin"),
+        (
+            vec!["--input", "vectors", path_str(&csv)],
+            "--input vectors",
+        ),
+        (
+            vec![
+                "--input",
+                "jsonl",
+                path_str(&input),
+                path_str(&input),
+                "--link",
+            ],
+            "--link",
+        ),
+        (
+            vec!["--input", "sets", path_str(&input), "-k", "3"],
+            "whole tokens",
+        ),
+    ] {
+        let mut full = vec!["sign", "--out", path_str(&out)];
+        full.extend(args);
+        let got = run(&full);
+        assert_eq!(got.status.code(), Some(2), "{full:?}");
+        assert!(stderr(&got).contains(needle), "{full:?}: {}", stderr(&got));
+        assert!(!out.exists(), "{full:?} wrote {}", out.display());
+    }
+    // A bad row is named by file and line, before anything is written.
+    let bad = write(
+        tmp.path(),
+        "bad.jsonl",
+        b"{\"id\": \"a\", \"text\": \"x\"}\nnot json\n",
+    );
+    let got = run(&[
+        "sign",
+        "--out",
+        path_str(&out),
+        "--input",
+        "jsonl",
+        path_str(&bad),
+    ]);
+    assert_eq!(got.status.code(), Some(2));
+    assert!(
+        stderr(&got).contains(&format!("{}:2", path_str(&bad))),
+        "{}",
+        stderr(&got)
+    );
+    assert!(!out.exists());
+}
+
+/// bench/gen_records.py's people (fixed seed) signed in 2 and 3 shards,
+/// joined by DuckDB: exactly the pairs and groups of `scan --input csv
+/// --method lsh` with the same recipe, byte for byte.
+#[test]
+#[cfg_attr(
+    no_python_engines,
+    ignore = "needs the Python engines: bash scripts/setup-engines.sh"
+)]
+fn duckdb_band_join_of_signed_records_gives_exactly_the_scan_pairs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let generated = tmp.path().join("gen");
+    ok(&python()
+        .arg(util::root().join("bench/gen_records.py"))
+        .arg(&generated)
+        .args(["--people", "2000", "--seed", "11"])
+        .output()
+        .unwrap());
+    let people = generated.join("people.csv");
+    let recipe = ["-b", "20", "-r", "5", "--seed", "42"];
+    let mut scan = vec![
+        "scan",
+        "--input",
+        "csv",
+        path_str(&people),
+        "--method",
+        "lsh",
+    ];
+    scan.extend_from_slice(&recipe);
+    let expected = run(&scan);
+    ok(&expected);
+    assert!(
+        util::pair_paths(&expected.stdout).len() > 500,
+        "{}",
+        stderr(&expected)
+    );
+    let mut clusters = scan.clone();
+    clusters.extend_from_slice(&["--format", "clusters", "--cluster", "connected"]);
+    let expected_groups = run(&clusters);
+    ok(&expected_groups);
+    for shards in [2, 3] {
+        let signed = tmp.path().join(format!("signed{shards}"));
+        sign_shards("csv", &[&people], &signed, shards, &recipe);
+        let joined = tmp.path().join(format!("joined{shards}"));
+        ok(&python()
+            .arg(script("simfind_lsh_duckdb.py"))
+            .arg(&signed)
+            .arg(&joined)
+            .args(["--exact-pairs", "--threads", "2", "--memory-limit", "1GB"])
+            .output()
+            .unwrap());
+        let pairs = joined.join("pairs");
+        let verify = run(&[
+            "verify",
+            "--pairs",
+            path_str(&pairs),
+            "--docs",
+            path_str(&signed),
+        ]);
+        ok(&verify);
+        assert_eq!(stdout(&verify), stdout(&expected), "{shards} shards");
+        let group = run(&[
+            "group",
+            "--pairs",
+            path_str(&pairs),
+            "--docs",
+            path_str(&signed),
+            "--cluster",
+            "connected",
+        ]);
+        ok(&group);
+        assert_eq!(group.stdout, expected_groups.stdout, "{shards} shards");
+    }
+}
