@@ -144,7 +144,8 @@ pub struct Args {
     /// bytes, or `positions:N`, N bytes at fixed random fractions of their length —
     /// and only those sharing a bucket are hashed in full, which decides (no false
     /// pair). `full` hashes every file whose size another file has. Empty files pair
-    /// nothing; shingle and LSH options do not apply.
+    /// nothing; nothing is shingled (the shingle columns read 0) and LSH options do
+    /// not apply.
     #[arg(long, value_name = "BY", help_heading = "Method")]
     pub identical_by: Option<pipeline::identical::IdenticalBy>,
 }

@@ -37,6 +37,7 @@ use rayon::prelude::*;
 use super::{
     Join, JoinError, JoinPair, JoinStats, PROGRESS_EVERY, RankedSets, join_ranked,
     min_partner_size, overlap_at_least, probe_prefix_len, required_overlap, size_order,
+    smallest_satisfying,
 };
 
 /// Which exact join `scan --method exact` runs (`--exact-index`).
@@ -369,40 +370,36 @@ fn probe(
         }
         ExactIndex::Position | ExactIndex::Suffix => {
             let p = prefix_length(sx, t);
+            let suffix = buckets.index == ExactIndex::Suffix;
             for (i0, &r) in xs[..p as usize].iter().enumerate() {
                 let i = i0 as u32 + 1;
-                let list = buckets.list(r);
                 // An earlier string is no longer than `x`, so its prefix
                 // positions are within `x`'s prefix length.
-                for j in 1..=position_limit(sx, i, t).min(p) {
-                    let pos = j - 1;
-                    // The strings (by index) a bucket of position `j` may
-                    // hold: earlier ones the length filter lets through, and
-                    // with suffix lengths, only those of lengths `j + q`.
-                    let (first, last) = if buckets.index == ExactIndex::Suffix {
-                        let Some((qlo, qhi)) = suffix_range(sx, i, j, t) else {
-                            break;
-                        };
-                        let need = (j as u64 + qlo as u64).max(min_size as u64);
-                        let most = j as u64 + qhi as u64;
-                        let first = lo.max(sizes.partition_point(|&s| (s as u64) < need) as u32);
-                        let last =
-                            (x as u32).min(sizes.partition_point(|&s| s as u64 <= most) as u32);
-                        (first, last)
-                    } else {
-                        (lo, x as u32)
-                    };
-                    counts[2] += 1;
-                    if first >= last {
+                let jmax = position_limit(sx, i, t).min(p);
+                // Buckets (r, 1..=jmax) are the entries at positions below
+                // `jmax`; with suffix lengths, only those whose (j, q) is in
+                // the pyramid. Each entry is tested rather than each bucket
+                // looked up: most buckets are empty.
+                let list = buckets.list(r);
+                let end = list.partition_point(|e| e.0 < jmax);
+                let reach = Pyramid::new(sx, i, t);
+                for &(pos, y) in &list[..end] {
+                    if y < lo || y as usize >= x {
                         continue;
                     }
-                    let from = list.partition_point(|e| (e.0, e.1) < (pos, first));
-                    let to = list.partition_point(|e| (e.0, e.1) < (pos, last));
-                    for e in &list[from..to] {
-                        counts[0] += 1;
-                        add(e.1, seen);
+                    if suffix && !reach.holds(pos + 1, sizes[y as usize] - pos - 1) {
+                        continue;
                     }
+                    counts[0] += 1;
+                    add(y, seen);
                 }
+                counts[2] += if suffix {
+                    (1..=jmax)
+                        .map(|j| reach.buckets(j, min_size, sx))
+                        .sum::<u64>()
+                } else {
+                    jmax as u64
+                };
             }
         }
     }
@@ -426,6 +423,52 @@ fn probe(
         }
     }
     out
+}
+
+/// The bucket test of 3.9.6 for prefix position `i` of a probe of length
+/// `len`: bucket (x, j, q) is looked into when
+/// `(1 + min(p, q)) / (i + j − 1 + max(p, q)) ≥ J`, `p = len − i`.
+struct Pyramid {
+    i: u64,
+    p: u64,
+    t: f64,
+}
+
+impl Pyramid {
+    fn new(len: u32, i: u32, t: f64) -> Self {
+        Pyramid {
+            i: i as u64,
+            p: (len - i) as u64,
+            t,
+        }
+    }
+
+    fn holds(&self, j: u32, q: u32) -> bool {
+        let (j, q) = (j as u64, q as u64);
+        reaches(1 + self.p.min(q), self.i + j - 1 + self.p.max(q), self.t)
+    }
+
+    /// Buckets (x, j, q) of the pyramid at position `j` that can hold a
+    /// string of length `j + q` in `shortest..=longest`: the chapter's
+    /// q-range cut to the lengths the join compares with.
+    fn buckets(&self, j: u32, shortest: u32, longest: u32) -> u64 {
+        let p = self.p as u32;
+        // `holds` rises with q up to p and falls after it: the range's ends
+        // from a float guess corrected by exact steps.
+        let guess_lo = (self.t * (self.i + j as u64 - 1 + self.p) as f64).ceil() - 1.0;
+        let lo = smallest_satisfying(guess_lo, p, |q| self.holds(j, q));
+        if lo > p {
+            return 0;
+        }
+        let span = longest.saturating_sub(j).saturating_sub(p);
+        let guess_out =
+            ((self.p + 1) as f64 / self.t).floor() - (self.i + j as u64 - 1 + self.p) as f64 + 1.0;
+        let out = smallest_satisfying(guess_out, span, |d| !self.holds(j, p + d));
+        let hi = p + out - 1;
+        let lo = lo.max(shortest.saturating_sub(j));
+        let hi = hi.min(longest.saturating_sub(j));
+        if hi < lo { 0 } else { (hi - lo + 1) as u64 }
+    }
 }
 
 #[cfg(test)]

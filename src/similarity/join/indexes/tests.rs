@@ -200,3 +200,39 @@ fn every_index_matches_brute_force() {
         })
         .unwrap();
 }
+
+/// The join's bucket count per (i, j) is the chapter's q-range, cut to the
+/// lengths compared: uncut, Fig. 3.15's 14 buckets; cut to strings no longer
+/// than s (the many-many join's earlier strings), the buckets with
+/// j + q > 10 go.
+#[test]
+fn pyramid_counts_match_the_ranges() {
+    let count = |longest: u32| -> u64 {
+        (1..=3u32)
+            .map(|i| {
+                let reach = Pyramid::new(10, i, 0.8);
+                (1..=position_limit(10, i, 0.8))
+                    .map(|j| reach.buckets(j, 0, longest))
+                    .sum::<u64>()
+            })
+            .sum()
+    };
+    assert_eq!(count(u32::MAX), 14);
+    // (q, j) with j + q ≤ 10: i = 1 keeps (7,1) (8,1) (8,2) (9,1); i = 2
+    // the same four; i = 3 keeps (7,1).
+    assert_eq!(count(10), 9);
+    for i in 1..=3u32 {
+        let reach = Pyramid::new(10, i, 0.8);
+        for j in 1..=position_limit(10, i, 0.8) {
+            let (lo, hi) = suffix_range(10, i, j, 0.8).unwrap();
+            assert_eq!(reach.buckets(j, 0, u32::MAX), (hi - lo + 1) as u64);
+            for q in 0..20 {
+                assert_eq!(
+                    reach.holds(j, q),
+                    (lo..=hi).contains(&q),
+                    "i {i} j {j} q {q}"
+                );
+            }
+        }
+    }
+}
