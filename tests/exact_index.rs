@@ -302,7 +302,7 @@ fn identical_by_is_the_same_whatever_the_threads_and_refuses_what_it_cannot_do()
     ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(!db.exists());
-    // The groups writer works on its pairs as on any scan's.
+    // The clusters writer works on its pairs as on any scan's.
     let out = run(&[
         "scan",
         root,
