@@ -309,7 +309,7 @@ fn identical_by_is_the_same_whatever_the_threads_and_refuses_what_it_cannot_do()
         "--identical-by",
         "prefix:16",
         "--format",
-        "groups",
+        "clusters",
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
