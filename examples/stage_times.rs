@@ -64,6 +64,7 @@ fn main() {
         threshold: a[2].parse().unwrap(),
         verification: Verification::Exact,
         verify_memory: 1 << 30,
+        exact_index: None,
         method: MethodChoice::Fixed(method),
     };
     let timer = Timer(Mutex::new((0.0, Vec::new())));

@@ -110,6 +110,7 @@ fn config(root: &Path, how: Path_) -> ScanConfig {
         threshold: 0.5,
         verification: Verification::Exact,
         verify_memory: 1 << 30,
+        exact_index: None,
         method: MethodChoice::Fixed(if how == Path_::Exact {
             Method::Exact
         } else {

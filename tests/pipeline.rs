@@ -31,6 +31,7 @@ fn config(root: &std::path::Path, threshold: f64) -> ScanConfig {
         threshold,
         verification: Verification::Exact,
         verify_memory: 1 << 30,
+        exact_index: None,
         method: MethodChoice::Fixed(Method::Lsh),
     }
 }

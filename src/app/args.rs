@@ -19,6 +19,7 @@ use std::time::Duration;
 use anyhow::{Result, bail};
 use clap::ValueEnum;
 use simfind::pipeline::Verification;
+use simfind::similarity::join::ExactIndex;
 use simfind::sketch::SketchKind;
 use simfind::text::shingle::ShingleKind;
 
@@ -169,6 +170,14 @@ pub struct MatchArgs {
     /// the summary says which and why.
     #[arg(long, value_enum, default_value_t = MethodArg::Auto, help_heading = "Method")]
     pub method: MethodArg,
+    /// With --method exact: the join's index, to compare the refinements of
+    /// MMDS 3.9 (docs/MMDS.md): `length` compares every pair the length filter
+    /// allows; `prefix` indexes each set's first ⌊(1−T)·L⌋+1 elements; `position`
+    /// and `suffix` index them by position, and by position and suffix length. All
+    /// find the same pairs; the summary then counts index entries, entries found
+    /// and pairs compared [default: ppjoin, AllPairs/PPJoin, the fastest].
+    #[arg(long, value_enum, value_name = "INDEX", help_heading = "Method")]
+    pub exact_index: Option<ExactIndexArg>,
 }
 
 /// Which files are read. Shared by `scan` and `index` (flattened into both).
@@ -391,6 +400,28 @@ pub enum MethodArg {
     Auto,
     Exact,
     Lsh,
+}
+
+/// `--exact-index`: the names of [`ExactIndex`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ExactIndexArg {
+    Ppjoin,
+    Length,
+    Prefix,
+    Position,
+    Suffix,
+}
+
+impl ExactIndexArg {
+    pub fn index(self) -> ExactIndex {
+        match self {
+            ExactIndexArg::Ppjoin => ExactIndex::PpJoin,
+            ExactIndexArg::Length => ExactIndex::Length,
+            ExactIndexArg::Prefix => ExactIndex::Prefix,
+            ExactIndexArg::Position => ExactIndex::Position,
+            ExactIndexArg::Suffix => ExactIndex::Suffix,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

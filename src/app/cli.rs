@@ -8,8 +8,8 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 use crate::app::args;
 use crate::app::cmd::{
-    compare, completions, curve, dedupe, explain, group, index, man, minhash, query, scan, sign,
-    tune, undo, verify,
+    compare, completions, curve, dedupe, explain, group, index, man, minhash, probe, query, scan,
+    sign, tune, undo, verify,
 };
 use crate::app::cmd::{fingerprint, score, validate};
 use crate::app::exit;
@@ -57,6 +57,7 @@ pub enum Command {
     Curve(curve::Args),
     Tune(tune::Args),
     Minhash(minhash::Args),
+    Probe(probe::Args),
     Completions(completions::Args),
     Man(man::Args),
     Sign(sign::Args),
@@ -227,6 +228,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::Curve(args) => curve::run(args),
         Command::Tune(args) => tune::run(args),
         Command::Minhash(args) => minhash::run(args),
+        Command::Probe(args) => probe::run(args),
         Command::Completions(args) => completions::run(args, command()),
         Command::Man(args) => man::run(args, command()),
         Command::Sign(args) => sign::run(args),

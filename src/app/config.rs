@@ -100,6 +100,9 @@ pub fn scan(
              --method exact, or use --method lsh (or auto) with --db"
         );
     }
+    if matching.exact_index.is_some() && matching.method != MethodArg::Exact {
+        bail!("--exact-index chooses the exact join's index: add --method exact");
+    }
     if matching.method == MethodArg::Exact && matching.verify == VerifyArg::Signature {
         bail!(
             "--verify signature applies to LSH only; the exact method always computes exact Jaccard (use --method lsh)"
@@ -135,6 +138,7 @@ pub fn scan(
         threshold,
         verification: matching.verify.verification(),
         verify_memory: usize::try_from(matching.verify_memory).unwrap_or(usize::MAX),
+        exact_index: matching.exact_index.map(|i| i.index()),
         method: match matching.method {
             MethodArg::Auto if signing.bands.is_some() || signing.rows.is_some() => {
                 banded_choice(banding, threshold, matching.min_recall)
@@ -198,6 +202,7 @@ pub fn index(
         threshold: scurve::threshold(banding.bands, banding.rows),
         verification: Verification::Exact,
         verify_memory: usize::MAX,
+        exact_index: None,
         method: MethodChoice::Fixed(Method::Lsh),
     })
 }
@@ -285,6 +290,7 @@ pub fn exchange(
         threshold: threshold.unwrap_or_else(|| scurve::threshold(banding.bands, banding.rows)),
         verification: Verification::Exact,
         verify_memory: usize::try_from(args.verify_memory).unwrap_or(usize::MAX),
+        exact_index: None,
         method: MethodChoice::Fixed(Method::Lsh),
     };
     Ok((config, exchange, pairs))

@@ -8,6 +8,7 @@ use super::plan::MethodChoice;
 use crate::input::read::ReadOptions;
 use crate::input::walk::WalkOptions;
 use crate::recipe::Recipe;
+use crate::similarity::join::ExactIndex;
 
 /// How candidates are confirmed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,4 +35,7 @@ pub struct ScanConfig {
     /// Upper bound on the bytes of shingle sets held at once during exact
     /// verification.
     pub verify_memory: usize,
+    /// The exact join's index (`--exact-index`); `None`: the default
+    /// (PPJoin), and the summary says nothing of it.
+    pub exact_index: Option<ExactIndex>,
 }

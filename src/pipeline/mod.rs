@@ -38,6 +38,7 @@
 
 mod config;
 mod contents;
+pub mod identical;
 mod pairs;
 pub mod plan;
 mod prefetch;
@@ -101,6 +102,11 @@ pub struct ScanStats {
     pub ruled_out: u64,
     /// Similar pairs of documents reported.
     pub pairs: u64,
+    /// The exact join's work ([`crate::similarity::join::JoinStats`]):
+    /// entries in its index, entries found by the probes, buckets looked into.
+    pub join_index_entries: u64,
+    pub join_probe_hits: u64,
+    pub join_lookups: u64,
 }
 
 /// The result of a scan.

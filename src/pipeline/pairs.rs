@@ -102,7 +102,7 @@ pub(super) fn pairs_of_given(
             .iter()
             .filter(|g| g.content.shingles > 0)
             .collect();
-        let verified = exact_join(sets, config.threshold, &mut stats, reporter);
+        let verified = exact_join(sets, config, &mut stats, reporter);
         let roots = isolated_roots(config, &documents);
         let pairs = expand_to_documents(
             &items,
@@ -539,20 +539,24 @@ impl<'a> Readers<'a> {
 /// `i`'s; each is freed as soon as the join has re-coded it.
 fn exact_join(
     sets: Vec<Vec<u64>>,
-    threshold: f64,
+    config: &ScanConfig,
     stats: &mut ScanStats,
     reporter: &dyn Reporter,
 ) -> Vec<SimilarPair> {
     reporter.begin(Stage::Join, None);
     // Sets probed / sets, so the bar moves instead of a spinner stuck at 0.
     let total_known = std::sync::Once::new();
-    let join = join::all_pairs_owned_with_progress(sets, threshold, &|done, total| {
+    let index = config.exact_index.unwrap_or_default();
+    let join = join::all_pairs_owned_by(sets, config.threshold, index, &|done, total| {
         total_known.call_once(|| reporter.set_total(total));
         reporter.advance(done);
     })
     .expect("threshold validated and corpus within the join's limits");
     reporter.end(Stage::Join);
     stats.candidates = join.stats.verified;
+    stats.join_index_entries = join.stats.index_entries;
+    stats.join_probe_hits = join.stats.probe_hits;
+    stats.join_lookups = join.stats.lookups;
     join.pairs
         .into_iter()
         .map(|p| SimilarPair {

@@ -195,9 +195,13 @@ pub fn scan_records(
             {
                 // The threshold is in (0, 1] and ids fit u32 (checked by the
                 // reader), the join's only refusals.
-                let joined = join::all_pairs(sets, config.threshold)
+                let index = config.exact_index.unwrap_or_default();
+                let joined = join::all_pairs_by(sets, config.threshold, index)
                     .expect("threshold in (0, 1] and fewer than 2^32 records");
                 all.extend(joined.pairs.iter().map(|p| (p.a, p.b)));
+                stats.join_index_entries += joined.stats.index_entries;
+                stats.join_probe_hits += joined.stats.probe_hits;
+                stats.join_lookups += joined.stats.lookups;
             }
             all.sort_unstable();
             all.dedup();

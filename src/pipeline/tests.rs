@@ -37,6 +37,7 @@ fn config(root: &Path) -> ScanConfig {
         threshold: 0.5,
         verification: Verification::Exact,
         verify_memory: 1 << 30,
+        exact_index: None,
         method: MethodChoice::Auto,
     }
 }

@@ -74,6 +74,12 @@ use std::cmp::Ordering;
 
 use rayon::prelude::*;
 
+mod indexes;
+pub use indexes::{
+    ExactIndex, all_pairs_by, all_pairs_owned_by, length_bounds, position_limit, prefix_length,
+    suffix_range,
+};
+
 /// A pair of documents whose sets have Jaccard ≥ the join's threshold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct JoinPair {
@@ -113,6 +119,9 @@ pub struct JoinStats {
     pub probe_hits: u64,
     /// Candidate pairs that survived the position filter and were verified.
     pub verified: u64,
+    /// Index buckets looked into ([`ExactIndex`] variants other than PPJoin;
+    /// 0 for PPJoin, which does not count them).
+    pub lookups: u64,
 }
 
 /// The result of [`all_pairs`].

@@ -13,6 +13,7 @@ pub mod group;
 pub mod index;
 pub mod man;
 pub mod minhash;
+pub mod probe;
 pub mod query;
 pub mod scan;
 pub mod score;

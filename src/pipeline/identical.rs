@@ -1,0 +1,253 @@
+//! Identical files (MMDS 3.9.1): `scan --identical-by`. Only files of the same
+//! size can be identical; among those, a cheap hash — of the first `N` bytes,
+//! or of the bytes at `N` fixed random positions — puts files into buckets,
+//! and only files sharing a bucket are hashed in full (XXH3-128, the content
+//! hash of the scan). A file alone in its size or its bucket is never read in
+//! full: the chapter's point. The full hash decides, so the cheap hash can
+//! only cost reads, never report a false pair; the result is the same as
+//! hashing every file in full (`full`), which the tests check.
+//!
+//! Empty files pair nothing (as in the scan: an empty set is not "identical").
+
+use std::collections::HashMap;
+use std::str::FromStr;
+
+use rayon::prelude::*;
+use xxhash_rust::xxh3::{xxh3_64, xxh3_128};
+
+use super::plan::{Decision, Method};
+use super::{ScanConfig, ScanOutcome, ScanStats, document_of, walk_files};
+use crate::input::read;
+use crate::model::{DocPairs, DocStatus, SimilarPair};
+use crate::progress::{Reporter, Stage};
+
+/// Which bytes bucket the files before the full hash (`--identical-by`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IdenticalBy {
+    /// Every file of a size shared with another is hashed in full.
+    Full,
+    /// The first `N` bytes.
+    Prefix(u64),
+    /// The bytes at `N` positions, the same fractions of every file's length
+    /// (fixed by a seed), so that files of one size are sampled alike.
+    Positions(u64),
+}
+
+impl FromStr for IdenticalBy {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let count = |n: &str| -> Result<u64, String> {
+            match n.parse::<u64>() {
+                Ok(n) if n > 0 => Ok(n),
+                _ => Err(format!("{n:?} is not a positive whole number")),
+            }
+        };
+        match s.split_once(':') {
+            None if s == "full" => Ok(IdenticalBy::Full),
+            Some(("prefix", n)) => Ok(IdenticalBy::Prefix(count(n)?)),
+            Some(("positions", n)) => Ok(IdenticalBy::Positions(count(n)?)),
+            _ => Err(format!(
+                "{s:?}: expected full, prefix:N (bytes) or positions:N (random positions)"
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for IdenticalBy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            IdenticalBy::Full => f.write_str("full"),
+            IdenticalBy::Prefix(n) => write!(f, "prefix:{n}"),
+            IdenticalBy::Positions(n) => write!(f, "positions:{n}"),
+        }
+    }
+}
+
+/// The positions sampled in a file of `size` bytes: `n` fractions of the
+/// length drawn from a fixed seed (splitmix64), sorted, duplicates kept.
+fn positions(n: u64, size: u64) -> Vec<u64> {
+    let mut state = 0x9E37_79B9_7F4A_7C15u64 ^ 3_091;
+    let mut out: Vec<u64> = (0..n)
+        .map(|_| {
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^= z >> 31;
+            // A fraction of the length: ((z / 2^64) · size), exactly.
+            ((z as u128 * size as u128) >> 64) as u64
+        })
+        .collect();
+    out.sort_unstable();
+    out
+}
+
+/// The cheap key of `bytes` (the whole file; only the bytes `by` names are
+/// looked at, so a mapped file's other pages are never read).
+fn cheap_key(bytes: &[u8], by: IdenticalBy) -> u64 {
+    match by {
+        IdenticalBy::Full => 0,
+        IdenticalBy::Prefix(n) => xxh3_64(&bytes[..bytes.len().min(n as usize)]),
+        IdenticalBy::Positions(n) => {
+            let len = bytes.len() as u64;
+            let sampled: Vec<u8> = positions(n.min(len), len)
+                .into_iter()
+                .map(|p| bytes[p as usize])
+                .collect();
+            xxh3_64(&sampled)
+        }
+    }
+}
+
+/// What `--identical-by` did, beside the scan's counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IdenticalStats {
+    /// Files whose size no other file has: not read at all.
+    pub unique_size: u64,
+    /// Files read for the cheap key only (alone in their bucket).
+    pub cheap_only: u64,
+    /// Files hashed in full.
+    pub full: u64,
+    /// Bytes the cheap keys and full hashes looked at.
+    pub bytes_examined: u64,
+}
+
+/// Groups of `members` (file ids) by `key`, each group of two or more, in
+/// the order of their first member.
+fn groups<K: std::hash::Hash + Eq>(keyed: Vec<(u32, K)>) -> Vec<Vec<u32>> {
+    let mut by: HashMap<K, Vec<u32>> = HashMap::new();
+    for (id, key) in keyed {
+        by.entry(key).or_default().push(id);
+    }
+    let mut out: Vec<Vec<u32>> = by.into_values().filter(|g| g.len() > 1).collect();
+    for g in &mut out {
+        g.sort_unstable();
+    }
+    out.sort_unstable_by_key(|g| g[0]);
+    out
+}
+
+/// Finds every set of byte-identical files under the roots; see the module
+/// documentation. Unreadable files are warned about and counted as errors.
+pub fn find_identical(
+    config: &ScanConfig,
+    by: IdenticalBy,
+    reporter: &dyn Reporter,
+) -> (ScanOutcome, IdenticalStats) {
+    let mut stats = ScanStats::default();
+    let files = walk_files(config, reporter, &mut stats);
+    let mut documents: Vec<_> = files.iter().cloned().map(document_of).collect();
+    let mut extra = IdenticalStats::default();
+
+    let by_size = groups(
+        files
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.size > 0)
+            .map(|(i, f)| (i as u32, f.size))
+            .collect(),
+    );
+    let sized: u64 = by_size.iter().map(|g| g.len() as u64).sum();
+    extra.unique_size = files.iter().filter(|f| f.size > 0).count() as u64 - sized;
+
+    reporter.begin(Stage::Sign, Some(sized));
+    let follow = config.walk.follow_links;
+    // One pass of reads: `key(bytes)` of each file of `ids`, or the error.
+    let pass = |ids: &[u32], key: &(dyn Fn(&[u8]) -> (u64, u128) + Sync)| {
+        ids.par_iter()
+            .map(|&id| {
+                let file = &files[id as usize];
+                (
+                    id,
+                    read::read_walked(file, follow, &config.read).map(|c| key(&c)),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let mut failed = Vec::new();
+    let keep = |results: Vec<(u32, Result<(u64, u128), read::ReadError>)>,
+                failed: &mut Vec<u32>| {
+        let mut ok = Vec::new();
+        for (id, result) in results {
+            match result {
+                Ok(key) => ok.push((id, key)),
+                Err(err) => {
+                    reporter.warn(&files[id as usize].path, &err);
+                    failed.push(id);
+                }
+            }
+        }
+        ok
+    };
+
+    let candidates: Vec<u32> = by_size.iter().flatten().copied().collect();
+    let buckets: Vec<Vec<u32>> = if by == IdenticalBy::Full {
+        by_size
+    } else {
+        let cheap = pass(&candidates, &|bytes| (cheap_key(bytes, by), 0));
+        reporter.advance(candidates.len() as u64);
+        let keyed = keep(cheap, &mut failed);
+        extra.bytes_examined += keyed
+            .iter()
+            .map(|(id, _)| {
+                let size = files[*id as usize].size;
+                match by {
+                    IdenticalBy::Prefix(n) => size.min(n),
+                    IdenticalBy::Positions(n) => n.min(size),
+                    IdenticalBy::Full => size,
+                }
+            })
+            .sum::<u64>();
+        groups(
+            keyed
+                .into_iter()
+                .map(|(id, (key, _))| (id, (files[id as usize].size, key)))
+                .collect(),
+        )
+    };
+    let in_buckets: Vec<u32> = buckets.iter().flatten().copied().collect();
+    let full = pass(&in_buckets, &|bytes| (0, xxh3_128(bytes)));
+    let keyed = keep(full, &mut failed);
+    extra.full = keyed.len() as u64;
+    extra.cheap_only = (candidates.len() - in_buckets.len()) as u64;
+    extra.bytes_examined += keyed
+        .iter()
+        .map(|(id, _)| files[*id as usize].size)
+        .sum::<u64>();
+    let same = groups(
+        keyed
+            .into_iter()
+            .map(|(id, (_, hash))| (id, (files[id as usize].size, hash)))
+            .collect(),
+    );
+    reporter.end(Stage::Sign);
+
+    for &id in &failed {
+        documents[id as usize].status = DocStatus::Failed;
+    }
+    stats.errors += failed.len() as u64;
+    stats.bytes = extra.bytes_examined;
+    stats.identical_files = same.iter().map(|g| g.len() as u64 - 1).sum();
+    stats.unique_contents = same.len() as u64;
+    stats.candidates = extra.full;
+    let identical = SimilarPair {
+        a: 0,
+        b: 0,
+        similarity: 1.0,
+        estimate: None,
+        shared: None,
+    };
+    let pairs = DocPairs::new(same.iter().map(|g| (&g[..], Some(identical))), Vec::new());
+    stats.pairs = pairs.len();
+    let outcome = ScanOutcome {
+        documents,
+        pairs,
+        stats,
+        decision: Decision {
+            method: Method::Exact,
+            reason: format!("identical contents by {by}"),
+        },
+    };
+    (outcome, extra)
+}
