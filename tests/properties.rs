@@ -163,6 +163,12 @@ fn every_proptest_block_has_a_fixed_seed_and_no_regression_file() {
             }
         }
     }
-    assert!(blocks >= 15, "found only {blocks} proptest blocks: the scan is broken");
-    assert!(unpinned.is_empty(), "proptest blocks without a fixed seed: {unpinned:#?}");
+    assert!(
+        blocks >= 15,
+        "found only {blocks} proptest blocks: the scan is broken"
+    );
+    assert!(
+        unpinned.is_empty(),
+        "proptest blocks without a fixed seed: {unpinned:#?}"
+    );
 }

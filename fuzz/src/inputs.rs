@@ -258,8 +258,7 @@ fn exchange_base() -> &'static Base {
         };
         let params = simfind::index::Params::of(&recipe);
         let shard = "0/1".parse().expect("a shard");
-        let mut writer =
-            ShardWriter::create(dir.path(), shard, &params, "path").expect("a writer");
+        let mut writer = ShardWriter::create(dir.path(), shard, &params, "path").expect("a writer");
         let mut ids = Vec::new();
         for (path, text) in [("a.txt", "the cat sat on the mat"), ("b.txt", "")] {
             let set = recipe.set_of(text.as_bytes());
