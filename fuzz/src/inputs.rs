@@ -160,7 +160,7 @@ pub fn vectors(data: &[u8]) {
             assert!(b.bits >= 1);
             let w = b.words_per_string();
             assert_eq!(b.words.len(), b.len() * w);
-            if b.bits % 64 != 0 {
+            if !b.bits.is_multiple_of(64) {
                 let high = !0u64 << (b.bits % 64);
                 for i in 0..b.len() {
                     assert_eq!(b.row(i)[w - 1] & high, 0, "a bit beyond {} set", b.bits);
@@ -218,7 +218,7 @@ pub fn vectors(data: &[u8]) {
             assert_eq!(words[i / 64] >> (i % 64) & 1 == 1, on, "bit {i} of {t:?}");
         }
         assert!(
-            n % 64 == 0 || words[n / 64] >> (n % 64) == 0,
+            n.is_multiple_of(64) || words[n / 64] >> (n % 64) == 0,
             "bits beyond {n}"
         );
     }

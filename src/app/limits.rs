@@ -138,7 +138,7 @@ fn budget() -> Option<Budget> {
             .and_then(|s| s.split_whitespace().next()?.parse::<u64>().ok())
             .map_or(0, |pages| pages * page_size());
         offer(
-            (rlimit.rlim_cur as u64).saturating_sub(mapped),
+            rlimit.rlim_cur.saturating_sub(mapped),
             "the address-space limit (ulimit -v)",
         );
     }
