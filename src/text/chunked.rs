@@ -191,10 +191,14 @@ impl Windows {
         }
         self.piece.clear();
         self.piece.push_str(&self.tail);
-        if self.started && norm.collapse_whitespace && !glued {
+        let words = shingler.kind() != ShingleKind::Char;
+        if self.started && ((norm.collapse_whitespace && !glued) || (glued && words)) {
             // The space the whole text has at the cut: a character of its
             // own in char windows (k = 1 too), a word break in the others.
-            // A glued cut has no whitespace: the texts are concatenated.
+            // A glued cut has no whitespace: char texts are concatenated;
+            // word windows need the break that the punctuation at the cut
+            // made (the tail keeps words only, so without it the tail's last
+            // word and the chunk's first would run together).
             self.piece.push(' ');
         }
         self.piece.push_str(next);
@@ -461,9 +465,11 @@ pub(crate) mod tests {
             assert_eq!(chunk_end(bytes, 0, 9, kind), 7);
             assert_eq!(chunk_end(bytes, 7, 4, kind), 11);
             assert_eq!(chunk_end(bytes, 11, 4, kind), 15, "the rest fits");
-            // A cut at the chunk's first byte would make it empty: the next one.
-            assert_eq!(chunk_end(b" abcdef ghi", 0, 3, kind), 7);
         }
+        // A cut at the chunk's first byte would make it empty: the next one,
+        // or, for characters, a glued cut within the size.
+        assert_eq!(chunk_end(b" abcdef ghi", 0, 3, ShingleKind::Word), 7);
+        assert_eq!(chunk_end(b" abcdef ghi", 0, 3, ShingleKind::Char), 3);
     }
 
     #[test]
