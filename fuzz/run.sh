@@ -8,6 +8,10 @@
 # Installs what is missing (the nightly toolchain, cargo-fuzz). Exit status 1
 # if any target found something. Not part of `cargo test`.
 #
+# Targets: every [[bin]] of fuzz/Cargo.toml (`cargo fuzz list`): normalize,
+# shingle, chunked, stopwords, size, index, writers, records, vectors,
+# exchange, explain.
+#
 #   fuzz/run.sh                 # 30 s per target (a few minutes in all)
 #   fuzz/run.sh 600 normalize   # ten minutes of one target
 #   fuzz/run.sh --merge         # refresh corpus/: seeds + 24 small inputs from .work/

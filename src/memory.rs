@@ -9,6 +9,15 @@
 //! a hook (a library caller, a test) it panics with the same message.
 //! Allocations nobody can predict (a path, a warning) still go through the
 //! allocator, and the binary's SIGABRT backstop turns those into exit 2.
+//!
+//! Budget: before a large allocation (from [`CHECKED_FROM`]) is tried, its
+//! size is compared with what the binary's probe ([`set_budget`]) says is
+//! left: the address-space limit (`ulimit -v`) less what the process maps,
+//! the cgroup's `memory.max` less its use, the system's available memory and
+//! free swap, whichever is least. A stage that would not fit fails before it
+//! starts, with the same message and which limit binds, instead of being
+//! killed by the kernel's OOM killer half-way (where overcommit lets the
+//! allocation succeed) or failing after minutes of work.
 
 use std::fmt;
 use std::sync::OnceLock;
@@ -22,6 +31,17 @@ pub struct OutOfMemory {
     pub bytes: usize,
     /// Which options need less of it.
     pub lower: &'static str,
+    /// The budget it exceeded, when the check before it failed (rather
+    /// than the allocation).
+    pub budget: Option<Budget>,
+}
+
+/// How many bytes a new allocation can still have, and the limit that
+/// says so (`"the address-space limit (ulimit -v)"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budget {
+    pub bytes: u64,
+    pub limit: &'static str,
 }
 
 impl fmt::Display for OutOfMemory {
@@ -34,11 +54,48 @@ impl fmt::Display for OutOfMemory {
             b if b >= 1 << 10 => write!(f, "{:.1} KiB", b as f64 / 1024.0)?,
             b => write!(f, "{b} bytes")?,
         }
+        if let Some(budget) = self.budget {
+            write!(
+                f,
+                ", more than the {:.1} MiB {} leaves",
+                budget.bytes as f64 / (1u64 << 20) as f64,
+                budget.limit
+            )?;
+        }
         write!(f, "; to need less: {}", self.lower)
     }
 }
 
 static HOOK: OnceLock<fn(&OutOfMemory) -> !> = OnceLock::new();
+static BUDGET: OnceLock<fn() -> Option<Budget>> = OnceLock::new();
+
+/// Allocations from this size on are checked against the budget first;
+/// smaller ones are not worth reading `/proc` for.
+pub const CHECKED_FROM: usize = 16 << 20;
+
+/// Sets how the budget is found (once; later calls are ignored). Without
+/// it, nothing is checked before an allocation.
+pub fn set_budget(probe: fn() -> Option<Budget>) {
+    let _ = BUDGET.set(probe);
+}
+
+/// Ends the run (through the hook) when `bytes`, about to be allocated for
+/// `what`, exceed the budget: before a stage whose memory is known.
+pub fn check(bytes: usize, what: &'static str, lower: &'static str) {
+    if bytes < CHECKED_FROM {
+        return;
+    }
+    if let Some(budget) = BUDGET.get().and_then(|probe| probe())
+        && bytes as u64 > budget.bytes
+    {
+        fail(OutOfMemory {
+            what,
+            bytes,
+            lower,
+            budget: Some(budget),
+        });
+    }
+}
 
 /// Sets what a failed allocation does (once; later calls are ignored).
 pub fn set_hook(hook: fn(&OutOfMemory) -> !) {
@@ -53,15 +110,28 @@ fn fail(oom: OutOfMemory) -> ! {
     }
 }
 
-/// `vec.try_reserve(additional)`, or the out-of-memory path.
+/// `vec.try_reserve(additional)` after the budget [check], or the
+/// out-of-memory path.
 pub fn reserve<T>(vec: &mut Vec<T>, additional: usize, what: &'static str, lower: &'static str) {
+    if vec.capacity() - vec.len() >= additional {
+        return;
+    }
+    let bytes = vec
+        .len()
+        .checked_add(additional)
+        .and_then(|n| n.checked_mul(std::mem::size_of::<T>()))
+        .unwrap_or(usize::MAX);
+    // try_reserve grows to at least twice the capacity: that block is what
+    // must fit.
+    let block = bytes.max(vec.capacity().saturating_mul(2 * std::mem::size_of::<T>()));
+    check(block, what, lower);
     if vec.try_reserve(additional).is_err() {
-        let bytes = vec
-            .len()
-            .checked_add(additional)
-            .and_then(|n| n.checked_mul(std::mem::size_of::<T>()))
-            .unwrap_or(usize::MAX);
-        fail(OutOfMemory { what, bytes, lower });
+        fail(OutOfMemory {
+            what,
+            bytes,
+            lower,
+            budget: None,
+        });
     }
 }
 
@@ -90,6 +160,7 @@ pub fn filled<T: Clone>(
             what,
             bytes: usize::MAX,
             lower,
+            budget: None,
         });
     };
     let mut vec = Vec::new();
@@ -103,6 +174,9 @@ pub const LOWER_SIGNATURES: &str = "fewer --bands or --rows (a shorter signature
 /// The options that lower the shingle sets held for the exact method.
 pub const LOWER_SETS: &str = "--method lsh (the exact join holds every shingle set), \
 --max-size SIZE (skip the largest files)";
+/// The options that lower the exact join's index.
+pub const LOWER_JOIN: &str = "--method lsh (the exact join indexes every shingle set), \
+a higher --threshold (shorter prefixes), --max-size SIZE (skip the largest files)";
 /// The options that lower the candidate pairs.
 pub const LOWER_CANDIDATES: &str = "more --rows or a higher --threshold (fewer candidate pairs)";
 
@@ -121,6 +195,36 @@ mod tests {
     fn a_too_large_reservation_fails_with_the_message() {
         let mut v: Vec<u64> = Vec::new();
         reserve(&mut v, usize::MAX / 4, "the test table", LOWER_SETS);
+    }
+
+    #[test]
+    fn the_message_names_the_budget_that_binds() {
+        let oom = OutOfMemory {
+            what: "the signature matrix",
+            bytes: 200 << 20,
+            lower: LOWER_SIGNATURES,
+            budget: Some(Budget {
+                bytes: 100 << 20,
+                limit: "the address-space limit (ulimit -v)",
+            }),
+        };
+        assert_eq!(
+            oom.to_string(),
+            format!(
+                "out of memory: the signature matrix needs 200.0 MiB, more than the 100.0 MiB \
+                 the address-space limit (ulimit -v) leaves; to need less: {LOWER_SIGNATURES}"
+            )
+        );
+    }
+
+    #[test]
+    fn small_requests_and_spare_capacity_are_not_checked() {
+        // No budget probe is set in the library's tests: a check of any size
+        // passes, and below CHECKED_FROM none would be made.
+        check(usize::MAX, "x", LOWER_SETS);
+        let mut v: Vec<u8> = Vec::with_capacity(10);
+        reserve(&mut v, 10, "x", LOWER_SETS);
+        assert_eq!(v.capacity(), 10);
     }
 
     #[test]

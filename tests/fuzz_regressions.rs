@@ -7,6 +7,9 @@
 #[path = "../fuzz/src/props.rs"]
 mod props;
 
+#[path = "../fuzz/src/inputs.rs"]
+mod inputs;
+
 use std::path::Path;
 
 type Property = fn(&[u8]);
@@ -83,4 +86,25 @@ fn writers() {
 )]
 fn index() {
     replay("index", props::index);
+}
+
+#[test]
+fn records() {
+    replay("records", inputs::records);
+}
+
+#[test]
+fn vectors() {
+    replay("vectors", inputs::vectors);
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "Parquet files on disk: Miri runs no file system")]
+fn exchange() {
+    replay("exchange", inputs::exchange);
+}
+
+#[test]
+fn explain() {
+    replay("explain", inputs::explain);
 }

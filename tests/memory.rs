@@ -174,6 +174,47 @@ fn verify_memory_bounds_one_pair_of_huge_sets() {
     assert_eq!(util::pair_paths(&free.stdout).len(), 1);
 }
 
+/// The reliability review's case 5.10 as it was left: two near-duplicate
+/// files with no whitespace at all (base64 without line breaks) were each
+/// one chunk, so every reload held the file's text and its shingled piece
+/// (3 × F beside the mapping) whatever `--verify-memory` said. Cut between
+/// any two tight characters, the pair verifies within the mappings, the cap
+/// and a few chunks; the row is the one the whole-file path gives.
+#[test]
+fn a_whitespace_free_pair_verifies_in_bounded_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = 32 * MB;
+    let cap = 4 * MB;
+    let text: Vec<u8> = random_text(f + f / 76, 13)
+        .into_iter()
+        .filter(|&b| b != b'\n')
+        .take(f)
+        .collect();
+    assert!(!text.iter().any(|b| b.is_ascii_whitespace()));
+    let mut other = text.clone();
+    other[f / 2] = if other[f / 2] == b'A' { b'B' } else { b'A' };
+    std::fs::write(dir.path().join("a.txt"), &text).unwrap();
+    std::fs::write(dir.path().join("b.txt"), &other).unwrap();
+    let limit_kb = BASE_KB + ((2 * f + 4 * cap) / 1024) as u64;
+    assert!(
+        limit_kb * 1024 < 4 * f as u64 + (BASE_KB * 1024 / 2),
+        "a file held whole (mapping, text, piece) and the other's mapping exceed it"
+    );
+    let root = dir.path().to_str().unwrap();
+    let args = ["--threads", "1", "scan", "-v", root, "--method", "lsh"];
+    let limited = run_limited(limit_kb, &[&args[..], &["--verify-memory", "4M"]].concat());
+    assert!(
+        limited.status.success(),
+        "{:?} {}",
+        limited.status,
+        util::stderr(&limited)
+    );
+    let whole = util::run(&[&args[..], &["--chunked-min-size", "1G"]].concat());
+    assert!(whole.status.success(), "{}", util::stderr(&whole));
+    assert_eq!(util::stdout(&limited), util::stdout(&whole));
+    assert_eq!(util::pair_paths(&whole.stdout).len(), 1);
+}
+
 /// A predictable large allocation that does not fit ends the run with our
 /// message (what needed how much, which options lower it) and exit 2: no
 /// SIGABRT, no std `memory allocation of N bytes failed` line, no output

@@ -122,3 +122,53 @@ proptest! {
         );
     }
 }
+
+/// Every property test of the crate runs from a fixed seed and keeps no
+/// regression file: with proptest's random seed a CI run once found a real
+/// defect it could not reproduce, and a `proptest-regressions/` file is
+/// untracked (a fresh clone would not replay it). Each `proptest!` block
+/// opens with `#![proptest_config(…)]`, and its file names a fixed
+/// `RngSeed` and `failure_persistence: None`.
+#[test]
+fn every_proptest_block_has_a_fixed_seed_and_no_regression_file() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let opening = ["proptest", "! {"].concat();
+    let mut blocks = 0;
+    let mut unpinned = Vec::new();
+    for dir in ["src", "tests"] {
+        for entry in walkdir::WalkDir::new(root.join(dir)).sort_by_file_name() {
+            let entry = entry.unwrap();
+            if entry.path().extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(entry.path()).unwrap();
+            let lines: Vec<&str> = text.lines().collect();
+            for (i, line) in lines.iter().enumerate() {
+                let t = line.trim();
+                if t != opening && t != format!("proptest::{opening}") {
+                    continue;
+                }
+                blocks += 1;
+                let config = lines[i + 1..]
+                    .iter()
+                    .map(|l| l.trim())
+                    .find(|l| !l.starts_with("//"))
+                    .unwrap_or("");
+                let pinned = config.starts_with("#![proptest_config(")
+                    && text.contains("RngSeed::Fixed(")
+                    && text.contains("failure_persistence: None");
+                if !pinned {
+                    unpinned.push(format!("{}:{}", entry.path().display(), i + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        blocks >= 15,
+        "found only {blocks} proptest blocks: the scan is broken"
+    );
+    assert!(
+        unpinned.is_empty(),
+        "proptest blocks without a fixed seed: {unpinned:#?}"
+    );
+}

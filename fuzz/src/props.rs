@@ -11,7 +11,7 @@
 
 use std::path::Path;
 
-use simfind::text::chunked::{Windows, chunk_end, join_normalized};
+use simfind::text::chunked::{Windows, chunk_end, is_glued, join_normalized};
 use simfind::text::normalize::{self, Kernel, Normalization};
 use simfind::text::shingle::{Scratch, ShingleKind, Shingler, StopWords, char_shingles_reference};
 
@@ -173,17 +173,25 @@ pub fn chunked(data: &[u8]) {
     shingler.for_each_hash(&whole_text, &mut scratch, |h| whole.push(h));
 
     let mut windows = Windows::default();
-    windows.feed("leftover words here", norm, &shingler, &mut scratch, |_| {});
+    windows.feed(
+        "leftover words here",
+        false,
+        norm,
+        &shingler,
+        &mut scratch,
+        |_| {},
+    );
     windows.clear();
     let mut joined = String::new();
     let mut fed = Vec::new();
     let mut start = 0;
     while start < rest.len() {
-        let end = chunk_end(rest, start, size);
+        let end = chunk_end(rest, start, size, kind);
         assert!(end > start && end <= rest.len(), "chunk {start}..{end}");
+        let glued = is_glued(rest, start);
         let chunk = normalize::normalize(&rest[start..end], norm);
-        join_normalized(&mut joined, &chunk, norm);
-        windows.feed(&chunk, norm, &shingler, &mut scratch, |b| {
+        join_normalized(&mut joined, &chunk, glued, norm);
+        windows.feed(&chunk, glued, norm, &shingler, &mut scratch, |b| {
             fed.extend_from_slice(b)
         });
         start = end;

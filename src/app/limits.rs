@@ -18,12 +18,19 @@
 //!   prints which options lower memory and exits with status 2; any other
 //!   abort proceeds as before. The handler allocates nothing: `unlink`,
 //!   `write` and `_exit` are async-signal-safe.
+//! - **Memory budget.** Before a large predicted allocation, the library asks
+//!   [`budget`] what is left: the least of the address-space limit less
+//!   what the process maps, the cgroup's `memory.max` less its
+//!   `memory.current`, and the system's `MemAvailable` plus `SwapFree`. A
+//!   stage that does not fit ends the run as above, naming the limit.
 //! - **File size limit** (`ulimit -f`). SIGXFSZ is ignored, so a write past
 //!   the limit fails with EFBIG and the run reports it like any other write
 //!   error, instead of being killed with a partial file.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, Ordering};
+
+use simfind::memory::Budget;
 
 use crate::app::exit;
 use crate::app::output::pending;
@@ -96,6 +103,7 @@ unsafe impl GlobalAlloc for Allocator {
 /// Installs the SIGABRT handler and ignores SIGXFSZ. Call first in `main`.
 pub fn install() {
     simfind::memory::set_hook(on_out_of_memory);
+    simfind::memory::set_budget(budget);
     // SAFETY: a zeroed sigaction is a valid "no flags, empty mask" value;
     // the handler has the signature SA_SIGINFO-less handlers need, and is
     // async-signal-safe (see `on_abort`). `signal(SIGXFSZ, SIG_IGN)` only
@@ -107,6 +115,84 @@ pub fn install() {
         libc::sigaction(libc::SIGABRT, &action, std::ptr::null_mut());
         libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }
+}
+
+/// What a new allocation can still have ([`simfind::memory::Budget`]): the
+/// least of the limits that apply, each named; `None` if none can be read.
+fn budget() -> Option<Budget> {
+    let mut least: Option<Budget> = None;
+    let mut offer = |bytes: u64, limit: &'static str| {
+        if least.is_none_or(|b| bytes < b.bytes) {
+            least = Some(Budget { bytes, limit });
+        }
+    };
+    let mut rlimit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes one rlimit into the struct it is given.
+    let have_rlimit = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut rlimit) } == 0;
+    if have_rlimit && rlimit.rlim_cur != libc::RLIM_INFINITY {
+        let mapped = std::fs::read_to_string("/proc/self/statm")
+            .ok()
+            .and_then(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+            .map_or(0, |pages| pages * page_size());
+        offer(
+            rlimit.rlim_cur.saturating_sub(mapped),
+            "the address-space limit (ulimit -v)",
+        );
+    }
+    if let Some(left) = std::fs::read_to_string("/proc/self/cgroup")
+        .ok()
+        .and_then(|c| cgroup_left(&c, |file| std::fs::read_to_string(file).ok()))
+    {
+        offer(left, "the cgroup's memory.max");
+    }
+    if let Some(available) = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| meminfo_available(&m))
+    {
+        offer(
+            available,
+            "the system's available memory (MemAvailable + SwapFree)",
+        );
+    }
+    least
+}
+
+fn page_size() -> u64 {
+    // SAFETY: sysconf reads a constant of the system.
+    let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    u64::try_from(size).unwrap_or(4096)
+}
+
+/// `memory.max − memory.current` of the cgroup (v2) that `/proc/self/cgroup`
+/// names (`0::/path`), read through `read` (a path → its text); `None`
+/// without a limit (`max`) or a v2 hierarchy.
+fn cgroup_left(cgroup: &str, read: impl Fn(&str) -> Option<String>) -> Option<u64> {
+    let path = cgroup.lines().find_map(|l| l.strip_prefix("0::"))?;
+    let dir = format!("/sys/fs/cgroup{}", path.trim_end_matches('/'));
+    let max: u64 = read(&format!("{dir}/memory.max"))?.trim().parse().ok()?;
+    let current: u64 = read(&format!("{dir}/memory.current"))?
+        .trim()
+        .parse()
+        .ok()?;
+    Some(max.saturating_sub(current))
+}
+
+/// `MemAvailable + SwapFree` of `/proc/meminfo`'s text, in bytes.
+fn meminfo_available(meminfo: &str) -> Option<u64> {
+    let field = |name: &str| -> Option<u64> {
+        let line = meminfo.lines().find(|l| l.starts_with(name))?;
+        let kb: u64 = line[name.len()..]
+            .trim()
+            .trim_end_matches("kB")
+            .trim()
+            .parse()
+            .ok()?;
+        Some(kb * 1024)
+    };
+    Some(field("MemAvailable:")? + field("SwapFree:").unwrap_or(0))
 }
 
 /// std has printed `memory allocation of N bytes failed` just before (and, as
@@ -149,4 +235,55 @@ extern "C" fn on_abort(_signal: libc::c_int) {
         return;
     }
     fail_out_of_memory();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn meminfo_gives_available_memory_and_free_swap() {
+        let text = "MemTotal:       16000000 kB\nMemFree:  100 kB\n\
+                    MemAvailable:    8000000 kB\nSwapTotal: 0 kB\nSwapFree:  1000 kB\n";
+        assert_eq!(meminfo_available(text), Some((8_000_000 + 1000) * 1024));
+        assert_eq!(meminfo_available("MemAvailable: 4 kB\n"), Some(4096));
+        assert_eq!(meminfo_available("MemTotal: 4 kB\n"), None);
+    }
+
+    #[test]
+    fn a_cgroup_limit_is_what_its_max_leaves_beyond_its_use() {
+        let files = |max: &'static str| {
+            move |path: &str| match path {
+                "/sys/fs/cgroup/user.slice/a/memory.max" => Some(max.to_string()),
+                "/sys/fs/cgroup/user.slice/a/memory.current" => Some("1000\n".to_string()),
+                _ => None,
+            }
+        };
+        assert_eq!(
+            cgroup_left("0::/user.slice/a\n", files("5000\n")),
+            Some(4000)
+        );
+        assert_eq!(
+            cgroup_left("0::/user.slice/a\n", files("max\n")),
+            None,
+            "no limit"
+        );
+        assert_eq!(cgroup_left("0::/user.slice/a\n", files("500\n")), Some(0));
+        assert_eq!(
+            cgroup_left("1:memory:/x\n", files("5000\n")),
+            None,
+            "cgroup v1"
+        );
+    }
+
+    #[test]
+    fn the_budget_is_the_least_limit_and_names_it() {
+        // This process runs without an address-space limit in the tests,
+        // so the address space is never the binding limit here; what binds
+        // is at most the system's available memory.
+        let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap();
+        let system = meminfo_available(&meminfo).unwrap();
+        let b = budget().expect("Linux has /proc/meminfo");
+        assert!(b.bytes <= system + (64 << 20), "{b:?} vs {system}");
+    }
 }

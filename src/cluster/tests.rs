@@ -586,6 +586,12 @@ fn times_before_the_epoch_and_within_a_second_order_correctly() {
 }
 
 proptest! {
+    // A fixed seed and no regression file: a failure reproduces on any clone.
+    #![proptest_config(proptest::test_runner::Config {
+        rng_seed: proptest::test_runner::RngSeed::Fixed(0xC1A5_7E01),
+        failure_persistence: None,
+        ..proptest::test_runner::Config::default()
+    })]
     #[test]
     fn keep_key_orders_like_the_plain_definition(
         raw in prop::collection::vec((any::<bool>(), 0u64..3, prop::option::of((-3i64..3, 0u32..3)), 0usize..3), 2..12),
@@ -738,6 +744,12 @@ fn random_contents(seed: u64, n: u32, contents: u32, edges: usize) -> crate::mod
 }
 
 proptest! {
+    // A fixed seed and no regression file: a failure reproduces on any clone.
+    #![proptest_config(proptest::test_runner::Config {
+        rng_seed: proptest::test_runner::RngSeed::Fixed(0xC1A5_7E02),
+        failure_persistence: None,
+        ..proptest::test_runner::Config::default()
+    })]
     #[test]
     fn clustering_per_content_matches_clustering_every_pair(
         seed in any::<u64>(), n in 2u32..40, contents in 1u32..12, e in 0usize..20,

@@ -204,6 +204,12 @@ mod tests {
     }
 
     proptest! {
+        // A fixed seed and no regression file: a failure reproduces on any clone.
+        #![proptest_config(proptest::test_runner::Config {
+            rng_seed: proptest::test_runner::RngSeed::Fixed(0x0CC0_5EED),
+            failure_persistence: None,
+            ..proptest::test_runner::Config::default()
+        })]
         #[test]
         fn the_same_hashes_as_the_shingler(
             words in prop::collection::vec(prop::sample::select(vec![

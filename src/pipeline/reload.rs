@@ -263,7 +263,7 @@ pub(super) fn sorted_set_chunked(
 ) -> u128 {
     let norm = recipe.normalization;
     let shingler = &recipe.shingler;
-    let mut chunks = Chunks::new(bytes, chunk_size, release);
+    let mut chunks = Chunks::new(bytes, chunk_size, shingler.kind(), release);
     let Buffers {
         text,
         scratch,
@@ -299,7 +299,7 @@ pub(super) fn sorted_set_chunked(
             }
         };
         while chunks.next_into(norm, text) {
-            windows.feed(text, norm, shingler, scratch, |block| {
+            windows.feed(text, chunks.glued, norm, shingler, scratch, |block| {
                 if part == Part::WHOLE {
                     passing.offer_block(block);
                 } else {

@@ -29,7 +29,7 @@ use crate::text::chunked;
 use crate::text::distinct::{HashSorter, RepeatFilter};
 use crate::text::normalize::{Normalization, normalize_into};
 
-use crate::text::shingle::Scratch;
+use crate::text::shingle::{Scratch, ShingleKind};
 
 /// The part of a file the later stages need, once its bytes are gone.
 #[derive(Debug)]
@@ -342,16 +342,27 @@ pub(super) struct Chunks<'a> {
     bytes: &'a [u8],
     start: usize,
     size: usize,
+    kind: ShingleKind,
+    /// The chunk last normalised is glued to the one before
+    /// ([`chunked::is_glued`]): what [`chunked::Windows::feed`] needs.
+    pub(super) glued: bool,
     pub(super) digest: Xxh3,
     release: &'a dyn Fn(usize),
 }
 
 impl<'a> Chunks<'a> {
-    pub(super) fn new(bytes: &'a [u8], size: usize, release: &'a dyn Fn(usize)) -> Self {
+    pub(super) fn new(
+        bytes: &'a [u8],
+        size: usize,
+        kind: ShingleKind,
+        release: &'a dyn Fn(usize),
+    ) -> Self {
         Chunks {
             bytes,
             start: 0,
             size,
+            kind,
+            glued: false,
             digest: Xxh3::new(),
             release,
         }
@@ -362,7 +373,8 @@ impl<'a> Chunks<'a> {
         if self.start >= self.bytes.len() {
             return false;
         }
-        let end = chunked::chunk_end(self.bytes, self.start, self.size);
+        let end = chunked::chunk_end(self.bytes, self.start, self.size, self.kind);
+        self.glued = chunked::is_glued(self.bytes, self.start);
         let part = &self.bytes[self.start..end];
         self.digest.update(part);
         normalize_into(part, norm, text);
@@ -396,7 +408,7 @@ pub(super) fn sign_windows_chunked<S: Sketcher>(
 ) -> (usize, u128) {
     let norm = config.recipe.normalization;
     let shingler = &config.recipe.shingler;
-    let mut chunks = Chunks::new(bytes, config.read.chunk_size, release);
+    let mut chunks = Chunks::new(bytes, config.read.chunk_size, shingler.kind(), release);
     let Buffers {
         text,
         scratch,
@@ -412,7 +424,7 @@ pub(super) fn sign_windows_chunked<S: Sketcher>(
         let mut count = 0usize;
         let mut sketch = sketcher.builder(row, batch_row);
         while chunks.next_into(norm, text) {
-            windows.feed(text, norm, shingler, scratch, |block| {
+            windows.feed(text, chunks.glued, norm, shingler, scratch, |block| {
                 count += block.len();
                 sketch.add_batch(block);
             });
@@ -428,7 +440,7 @@ pub(super) fn sign_windows_chunked<S: Sketcher>(
                 ended = true;
                 break;
             }
-            chunked::join_normalized(pending, text, norm);
+            chunked::join_normalized(pending, text, chunks.glued, norm);
         }
         if ended {
             // Short once normalised (mostly whitespace): the whole text
@@ -456,9 +468,9 @@ pub(super) fn sign_windows_chunked<S: Sketcher>(
                         passing.drain(&mut sign_batch);
                     }
                 };
-                windows.feed(pending, norm, shingler, scratch, &mut offer);
+                windows.feed(pending, false, norm, shingler, scratch, &mut offer);
                 while chunks.next_into(norm, text) {
-                    windows.feed(text, norm, shingler, scratch, &mut offer);
+                    windows.feed(text, chunks.glued, norm, shingler, scratch, &mut offer);
                 }
                 passing.drain(&mut sign_batch);
             });

@@ -79,6 +79,10 @@ pub use indexes::{
     ExactIndex, all_pairs_by, all_pairs_owned_by, length_bounds, position_limit, prefix_length,
     suffix_range,
 };
+use crate::memory;
+
+/// What the exact join's large tables are called in an out-of-memory message.
+const JOIN: &str = "the exact join's index";
 
 /// A pair of documents whose sets have Jaccard ≥ the join's threshold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -395,7 +399,7 @@ impl RankedSets {
         for k in 0..order.len() {
             offsets.push(offsets[k] + set(k).len());
         }
-        let mut tokens = vec![0u32; offsets[order.len()]];
+        let mut tokens = memory::filled(0u32, offsets[order.len()], 1, JOIN, memory::LOWER_JOIN);
         let mut slots: Vec<&mut [u32]> = Vec::with_capacity(order.len());
         let mut rest: &mut [u32] = &mut tokens;
         for k in 0..order.len() {
@@ -445,7 +449,7 @@ impl RankedSets {
         for (k, set) in in_order.iter().enumerate() {
             offsets.push(offsets[k] + set.len());
         }
-        let mut tokens = vec![0u32; offsets[order.len()]];
+        let mut tokens = memory::filled(0u32, offsets[order.len()], 1, JOIN, memory::LOWER_JOIN);
         let mut slots: Vec<&mut [u32]> = Vec::with_capacity(order.len());
         let mut rest: &mut [u32] = &mut tokens;
         for set in &in_order {
@@ -605,13 +609,12 @@ impl PrefixIndex {
             starts[r + 1] += starts[r];
         }
         let mut fill = starts.clone();
-        let mut entries = vec![
-            Posting {
-                set: 0,
-                position: 0
-            };
-            starts[ranked.distinct]
-        ];
+        let none = Posting {
+            set: 0,
+            position: 0,
+        };
+        let mut entries =
+            memory::filled(none, starts[ranked.distinct], 1, JOIN, memory::LOWER_JOIN);
         for k in 0..n {
             for (j, &r) in prefix(k).iter().enumerate() {
                 if shared(r) {

@@ -704,6 +704,12 @@ mod tests {
     }
 
     proptest::proptest! {
+        // A fixed seed and no regression file: a failure reproduces on any clone.
+        #![proptest_config(proptest::test_runner::Config {
+            rng_seed: proptest::test_runner::RngSeed::Fixed(0x0F11_5EED),
+            failure_persistence: None,
+            ..proptest::test_runner::Config::default()
+        })]
         #[test]
         fn add_batch_equals_add_for_random_batches_and_seeds(
             hashes in proptest::collection::vec(proptest::prelude::any::<u64>(), 0..200),

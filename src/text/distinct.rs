@@ -707,6 +707,12 @@ mod tests {
     }
 
     proptest! {
+        // A fixed seed and no regression file: a failure reproduces on any clone.
+        #![proptest_config(proptest::test_runner::Config {
+            rng_seed: proptest::test_runner::RngSeed::Fixed(0xD157_5EED),
+            failure_persistence: None,
+            ..proptest::test_runner::Config::default()
+        })]
         #[test]
         fn hash_sorter_equals_sort_unstable(values in prop::collection::vec(any::<u64>(), 0..=2000)) {
             let mut sorter = HashSorter::default();

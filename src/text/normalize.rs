@@ -636,6 +636,12 @@ mod tests {
     }
 
     proptest! {
+        // A fixed seed and no regression file: a failure reproduces on any clone.
+        #![proptest_config(proptest::test_runner::Config {
+            rng_seed: proptest::test_runner::RngSeed::Fixed(0x0A11_5EED),
+            failure_persistence: None,
+            ..proptest::test_runner::Config::default()
+        })]
         #[test]
         fn every_path_agrees_with_definition(
             // Bytes drawn from ASCII, whitespace, Greek (sigma), multi-byte

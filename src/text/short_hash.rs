@@ -633,6 +633,12 @@ mod tests {
     }
 
     proptest! {
+        // A fixed seed and no regression file: a failure reproduces on any clone.
+        #![proptest_config(proptest::test_runner::Config {
+            rng_seed: proptest::test_runner::RngSeed::Fixed(0x5405_5EED),
+            failure_persistence: None,
+            ..proptest::test_runner::Config::default()
+        })]
         #[test]
         fn random_bytes_hash_like_the_crate(bytes in prop::collection::vec(any::<u8>(), 0..=24)) {
             prop_assert_eq!(xxh3_64(&bytes), xxh3_64_with_seed(&bytes, 0));

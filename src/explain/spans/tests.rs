@@ -244,6 +244,7 @@ proptest! {
     #![proptest_config(ProptestConfig {
         cases: 400,
         rng_seed: proptest::test_runner::RngSeed::Fixed(0x5EA5_0E18),
+        failure_persistence: None,
         ..ProptestConfig::default()
     })]
 

@@ -350,6 +350,12 @@ mod properties {
     use proptest::prelude::*;
 
     proptest! {
+        // A fixed seed and no regression file: a failure reproduces on any clone.
+        #![proptest_config(proptest::test_runner::Config {
+            rng_seed: proptest::test_runner::RngSeed::Fixed(0x5C0E_5EED),
+            failure_persistence: None,
+            ..proptest::test_runner::Config::default()
+        })]
         #[test]
         fn curves_are_monotone_probabilities(
             a in 0.0f64..=1.0, b in 0.0f64..=1.0,

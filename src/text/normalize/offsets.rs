@@ -257,6 +257,12 @@ mod tests {
     }
 
     proptest! {
+        // A fixed seed and no regression file: a failure reproduces on any clone.
+        #![proptest_config(proptest::test_runner::Config {
+            rng_seed: proptest::test_runner::RngSeed::Fixed(0x0FF5_5EED),
+            failure_persistence: None,
+            ..proptest::test_runner::Config::default()
+        })]
         #[test]
         fn agrees_with_the_normaliser(
             parts in prop::collection::vec(prop_oneof![

@@ -143,6 +143,12 @@ fn mixed_chars() -> impl Strategy<Value = String> {
 }
 
 proptest! {
+    // A fixed seed and no regression file: a failure reproduces on any clone.
+    #![proptest_config(proptest::test_runner::Config {
+        rng_seed: proptest::test_runner::RngSeed::Fixed(0x5A1E_0001),
+        failure_persistence: None,
+        ..proptest::test_runner::Config::default()
+    })]
     #[test]
     fn ascii_run_split_equals_oracle_on_runs(text in runs_and_wide(), k in 1usize..=20) {
         prop_assert_eq!(char_shingles_vec(&text, k), char_shingles_oracle(&text, k));
@@ -180,6 +186,12 @@ proptest! {
 }
 
 proptest! {
+    // A fixed seed and no regression file: a failure reproduces on any clone.
+    #![proptest_config(proptest::test_runner::Config {
+        rng_seed: proptest::test_runner::RngSeed::Fixed(0x5A1E_0002),
+        failure_persistence: None,
+        ..proptest::test_runner::Config::default()
+    })]
     #[test]
     fn class_masks_classify_every_byte(bytes in prop::collection::vec(any::<u8>(), 0..=64)) {
         let (alnum, high) = class_masks_partial(&bytes);
@@ -308,6 +320,12 @@ fn mostly_spaced_words() -> impl Strategy<Value = String> {
 }
 
 proptest! {
+    // A fixed seed and no regression file: a failure reproduces on any clone.
+    #![proptest_config(proptest::test_runner::Config {
+        rng_seed: proptest::test_runner::RngSeed::Fixed(0x5A1E_0003),
+        failure_persistence: None,
+        ..proptest::test_runner::Config::default()
+    })]
     #[test]
     fn word_shingles_equal_oracle(text in word_text(), k in 1usize..=8) {
         prop_assert_eq!(

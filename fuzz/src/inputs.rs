@@ -1,0 +1,468 @@
+//! The properties of the fuzz targets over the inputs that landed after the
+//! first targets (`props.rs`): record files, vectors and bit strings, the
+//! exchange's Parquet files, and `explain`'s span mapping. As in `props.rs`,
+//! one `pub fn(&[u8])` per target, shared by `fuzz_targets/<name>.rs`
+//! (nightly) and `tests/fuzz_regressions.rs` (stable, every `cargo test`);
+//! the first bytes of an input choose the options, the rest is the data.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use simfind::input::kind::InputKind;
+use simfind::input::records::{self, RecordOptions, RowError};
+use simfind::input::vectors::{self, ReadError};
+use simfind::text::normalize::Normalization;
+use simfind::text::shingle::{ShingleKind, Shingler, StopWords};
+
+/// The data as a file (the record reader takes paths), in `TMPDIR`
+/// (`fuzz/run.sh` puts it on tmpfs).
+fn as_file(data: &[u8]) -> tempfile::NamedTempFile {
+    let mut file = tempfile::NamedTempFile::new().expect("a temporary file");
+    file.write_all(data).expect("written");
+    file
+}
+
+/// `records`: a file of records (JSON Lines, CSV, TSV, sets as lines or
+/// `--pairs`) with any bytes, chosen columns or text paths and any line cap,
+/// is read without a panic, and:
+/// - skipping bad rows, the read succeeds; without, it fails exactly when a
+///   row was skipped, with that first row's error, and otherwise gives the
+///   same records;
+/// - records come in line order, ids non-empty and unique, each with one
+///   field per field name (sets: any number of tokens), its origin's line
+///   the line its offset starts (1 + newlines before it);
+/// - a JSON Lines record's id and texts are what serde_json finds at their
+///   paths in the line at its offset;
+/// - every reported row names a line of the file (0: the whole file) and a
+///   reason.
+pub fn records(data: &[u8]) {
+    let [mode, cap, choice, rest @ ..] = data else {
+        return;
+    };
+    let kind = [
+        InputKind::Jsonl,
+        InputKind::Csv,
+        InputKind::Tsv,
+        InputKind::Sets,
+        InputKind::Sets,
+    ][usize::from(mode % 5)];
+    let mut options = RecordOptions::new(kind);
+    options.pairs = mode % 5 == 4;
+    // Small caps reach the long-line path; 0 keeps the default.
+    if *cap > 0 {
+        options.max_line = usize::from(*cap);
+    }
+    match kind {
+        InputKind::Jsonl => match choice % 4 {
+            0 => {}
+            1 => options.text_fields = vec!["a.b".into(), "text".into()],
+            2 => options.id_field = "m.id".into(),
+            _ => options.text_fields = vec!["text".into(), "text".into()],
+        },
+        InputKind::Csv | InputKind::Tsv => match choice % 4 {
+            0 => {}
+            1 => options.columns = vec!["a".into(), "b".into()],
+            2 => options.id_column = "b".into(),
+            _ => options.columns = vec!["id".into()],
+        },
+        _ => {}
+    }
+    let file = as_file(rest);
+    let inputs = [file.path().to_path_buf()];
+    let mut warnings: Vec<RowError> = Vec::new();
+    options.skip_bad_rows = true;
+    let skipping = records::read_inputs(&inputs, &options, &mut |e| warnings.push(e.clone()))
+        .unwrap_or_else(|e| panic!("skipping bad rows, one input cannot fail: {e}"));
+    options.skip_bad_rows = false;
+    let strict = records::read_inputs(&inputs, &options, &mut |e| {
+        panic!("a warning without --skip-bad-rows: {e}")
+    });
+    match (&strict, warnings.first()) {
+        (Ok(strict), None) => {
+            assert_eq!(
+                strict.records, skipping.records,
+                "strict and skipping differ"
+            );
+            assert_eq!(strict.fields, skipping.fields);
+        }
+        (Err(e), Some(first)) => assert_eq!(e, first, "strict fails at another row"),
+        (Ok(_), Some(first)) => panic!("skipped {first}, but a strict read succeeds"),
+        (Err(e), None) => panic!("strict read fails ({e}) where nothing was skipped"),
+    }
+    assert_eq!(skipping.skipped, warnings.len() as u64);
+    let lines = 1 + rest.iter().filter(|&&b| b == b'\n').count() as u64;
+    for w in &warnings {
+        assert!(w.line <= lines, "{w}: beyond the {lines} lines");
+        assert!(!w.reason.is_empty(), "{w}: no reason");
+    }
+    let mut ids = std::collections::HashSet::new();
+    let mut last_line = 0;
+    for r in &skipping.records {
+        assert!(!r.id.is_empty(), "an empty id: {r:?}");
+        assert!(ids.insert(r.id.clone()), "id {:?} twice", r.id);
+        assert!(r.origin.line > last_line, "out of line order: {r:?}");
+        last_line = r.origin.line;
+        let offset = usize::try_from(r.origin.offset).expect("an offset");
+        assert!(offset < rest.len(), "offset beyond the file: {r:?}");
+        let before = rest[..offset].iter().filter(|&&b| b == b'\n').count() as u64;
+        assert_eq!(r.origin.line, before + 1, "line and offset disagree: {r:?}");
+        if kind != InputKind::Sets {
+            assert_eq!(r.fields.len(), skipping.fields.len(), "{r:?}");
+        }
+        if kind == InputKind::Jsonl {
+            jsonl_record_is_its_line(&rest[offset..], &options, r);
+        }
+    }
+}
+
+/// The record read from the JSON line that starts `from`: the id and the
+/// text fields as serde_json finds them at their dotted paths.
+fn jsonl_record_is_its_line(from: &[u8], options: &RecordOptions, r: &records::Record) {
+    use serde_json::Value;
+    let line = from.split(|&b| b == b'\n').next().unwrap_or_default();
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let value: Value = serde_json::from_slice(line).expect("a record's line is JSON");
+    let at = |path: &str| {
+        path.split('.')
+            .try_fold(&value, |v, key| v.as_object()?.get(key))
+    };
+    let text = |v: Option<&Value>| match v {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Null) => String::new(),
+        Some(v) => v.to_string(),
+        None => panic!("a record from a line without the field: {r:?}"),
+    };
+    assert_eq!(text(at(&options.id_field)), r.id);
+    for (path, field) in options.text_fields.iter().zip(&r.fields) {
+        assert_eq!(&text(at(path)), field, "field {path}");
+    }
+}
+
+/// `vectors`: a file of vectors or bit strings with any bytes is read
+/// without a panic, and:
+/// - strict and skipping reads agree as for records (the strict one fails
+///   at the first row the skipping one reports);
+/// - vectors: one dimension of at least 1, `n × d` values, all finite;
+///   bit strings: `n × ⌈bits/64⌉` words, no bit set beyond `bits`;
+///   ids non-empty, trimmed and unique;
+/// - `parse_bits` of the whole text gives the bits by their definition
+///   (`0`/`1` in order, or four per hexadecimal digit after `0x`, most
+///   significant first), and `parse_number` a finite `f32` equal to Rust's
+///   own parse of the trimmed text, or an error.
+pub fn vectors(data: &[u8]) {
+    let [mode, rest @ ..] = data else { return };
+    let mut skipped = Vec::new();
+    // Whether the skipping read found no row at all, and the strict read.
+    let (skipping_empty, strict) = if mode & 1 == 1 {
+        let skipping = vectors::read_bits(rest, true, &mut |e| skipped.push(e));
+        if let Ok(b) = &skipping {
+            assert!(b.bits >= 1);
+            let w = b.words_per_string();
+            assert_eq!(b.words.len(), b.len() * w);
+            if !b.bits.is_multiple_of(64) {
+                let high = !0u64 << (b.bits % 64);
+                for i in 0..b.len() {
+                    assert_eq!(b.row(i)[w - 1] & high, 0, "a bit beyond {} set", b.bits);
+                }
+            }
+            ids_are_unique(&b.ids);
+        }
+        let strict = vectors::read_bits(rest, false, &mut |e| panic!("strict skipped {e}"));
+        (
+            matches!(skipping, Err(ReadError::Empty)),
+            strict.map(|_| ()),
+        )
+    } else {
+        let skipping = vectors::read_vectors(rest, true, &mut |e| skipped.push(e));
+        if let Ok(v) = &skipping {
+            assert!(v.dim >= 1);
+            assert_eq!(v.values.len(), v.len() * v.dim);
+            assert!(v.values.iter().all(|x| x.is_finite()));
+            ids_are_unique(&v.ids);
+        }
+        let strict = vectors::read_vectors(rest, false, &mut |e| panic!("strict skipped {e}"));
+        (
+            matches!(skipping, Err(ReadError::Empty)),
+            strict.map(|_| ()),
+        )
+    };
+    match (strict, skipped.first()) {
+        (Ok(()), None) => assert!(
+            !skipping_empty,
+            "strict reads rows the skipping read has not"
+        ),
+        (Err(ReadError::Empty), None) => assert!(skipping_empty, "strict finds no row"),
+        (Err(ReadError::Row(e)), Some(first)) => assert_eq!(&e, first, "strict fails elsewhere"),
+        (strict, first) => panic!("strict {strict:?}, first skipped {first:?}"),
+    }
+    let Ok(text) = std::str::from_utf8(rest) else {
+        return;
+    };
+    let mut words = vec![0xFFFF_FFFF_FFFF_FFFF];
+    if let Ok(n) = vectors::parse_bits(text, &mut words) {
+        let t = text.trim();
+        let expected: Vec<bool> = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+            Some(hex) => hex
+                .chars()
+                .flat_map(|c| {
+                    let d = c.to_digit(16).expect("a hexadecimal digit");
+                    (0..4).map(move |b| d >> (3 - b) & 1 == 1)
+                })
+                .collect(),
+            None => t.chars().map(|c| c == '1').collect(),
+        };
+        assert_eq!(n, expected.len());
+        assert_eq!(words.len(), n.div_ceil(64), "words of {n} bits");
+        for (i, &on) in expected.iter().enumerate() {
+            assert_eq!(words[i / 64] >> (i % 64) & 1 == 1, on, "bit {i} of {t:?}");
+        }
+        assert!(
+            n.is_multiple_of(64) || words[n / 64] >> (n % 64) == 0,
+            "bits beyond {n}"
+        );
+    }
+    if let Ok(x) = vectors::parse_number(text) {
+        assert!(x.is_finite());
+        assert_eq!(Ok(x), text.trim().parse::<f32>(), "{text:?}");
+    }
+}
+
+fn ids_are_unique(ids: &[String]) {
+    let mut seen = std::collections::HashSet::new();
+    for id in ids {
+        assert!(!id.is_empty() && id.trim() == id, "id {id:?}");
+        assert!(seen.insert(id), "id {id:?} twice");
+    }
+}
+
+/// The undamaged exchange every `exchange` input starts from: two
+/// documents' `docs` and `signatures` (shard 0/1, written by simfind's own
+/// writer) and an engine's `pairs` file naming both, as (relative path,
+/// bytes) sorted by path, and the (doc_id, path) of each document. Kept in
+/// memory: the directory it was written in is gone.
+type Base = (Vec<(PathBuf, Vec<u8>)>, Vec<(i64, Vec<u8>)>);
+
+fn exchange_base() -> &'static Base {
+    static BASE: OnceLock<Base> = OnceLock::new();
+    BASE.get_or_init(|| {
+        use simfind::exchange::{DocRecord, ShardWriter};
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let recipe = simfind::recipe::Recipe {
+            normalization: Normalization::default(),
+            shingler: Shingler::new(ShingleKind::Char, 3, StopWords::default()),
+            sketch: simfind::sketch::SketchKind::Classic,
+            seed: 1,
+            banding: simfind::lsh::Banding { bands: 2, rows: 2 },
+            include_binary: false,
+        };
+        let params = simfind::index::Params::of(&recipe);
+        let shard = "0/1".parse().expect("a shard");
+        let mut writer = ShardWriter::create(dir.path(), shard, &params, "path").expect("a writer");
+        let mut ids = Vec::new();
+        for (path, text) in [("a.txt", "the cat sat on the mat"), ("b.txt", "")] {
+            let set = recipe.set_of(text.as_bytes());
+            let (signature, _) = recipe.sign(&set);
+            let id = writer
+                .add(DocRecord {
+                    key: path.as_bytes(),
+                    size: text.len() as u64,
+                    modified: Some(std::time::UNIX_EPOCH),
+                    hash: xxhash_rust::xxh3::xxh3_128(text.as_bytes()),
+                    shingles: set.len() as u64,
+                    signature: (!set.is_empty()).then_some(&signature[..]),
+                })
+                .expect("a row");
+            ids.push((id, path.as_bytes().to_vec()));
+        }
+        writer.finish().expect("written");
+        write_pairs(&dir.path().join("pairs.parquet"), ids[0].0, ids[1].0);
+        let files = files_under(dir.path())
+            .into_iter()
+            .map(|f| {
+                let bytes = std::fs::read(dir.path().join(&f)).expect("read");
+                (f, bytes)
+            })
+            .collect();
+        (files, ids)
+    })
+}
+
+/// An engine's pairs file: one row `(a, b)`.
+fn write_pairs(path: &Path, a: i64, b: i64) {
+    use arrow_array::{ArrayRef, Int64Array, RecordBatch};
+    let batch = RecordBatch::try_from_iter([
+        (
+            "a",
+            std::sync::Arc::new(Int64Array::from(vec![a])) as ArrayRef,
+        ),
+        (
+            "b",
+            std::sync::Arc::new(Int64Array::from(vec![b])) as ArrayRef,
+        ),
+    ])
+    .expect("a batch");
+    let file = std::fs::File::create(path).expect("a pairs file");
+    let mut writer =
+        parquet::arrow::ArrowWriter::try_new(file, batch.schema(), None).expect("a writer");
+    writer.write(&batch).expect("a row group");
+    writer.close().expect("closed");
+}
+
+/// The files of a directory tree, relative, sorted.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| e.path().strip_prefix(dir).expect("below").to_path_buf())
+        .collect();
+    out.sort();
+    out
+}
+
+/// `exchange`: one of the exchange's Parquet files (docs, signatures, an
+/// engine's pairs) truncated and overwritten anywhere is read by
+/// `read_docs` and `read_pairs` with a result or an error, never a panic,
+/// an abort or an allocation beyond the fuzzer's limit; undamaged, they
+/// read back what was written.
+pub fn exchange(data: &[u8]) {
+    let [which, cut @ ..] = data else { return };
+    let (files, ids) = exchange_base();
+    let which = usize::from(*which) % files.len();
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    for (f, bytes) in files {
+        let to = dir.path().join(f);
+        std::fs::create_dir_all(to.parent().expect("a parent")).expect("made");
+        std::fs::write(&to, bytes).expect("written");
+    }
+    let (target, original) = &files[which];
+    let mut bytes = original.clone();
+    // Two bytes: where to truncate (top bit set: nowhere); then (offset,
+    // value) edits of three bytes each, counted from the end of the file
+    // when the offset's top bit is set (Parquet keeps its footer there).
+    let mut rest = cut;
+    if let [hi, lo, tail @ ..] = rest {
+        if hi & 0x80 == 0 {
+            let at = usize::from(u16::from_be_bytes([*hi, *lo]));
+            bytes.truncate(at % (bytes.len() + 1));
+        }
+        rest = tail;
+    }
+    while let [hi, lo, value, tail @ ..] = rest {
+        rest = tail;
+        let at = usize::from(u16::from_be_bytes([*hi & 0x7F, *lo]));
+        if bytes.is_empty() {
+            break;
+        }
+        let i = if hi & 0x80 != 0 {
+            bytes.len() - 1 - at % bytes.len()
+        } else {
+            at % bytes.len()
+        };
+        bytes[i] = *value;
+    }
+    let damaged = bytes != *original;
+    std::fs::write(dir.path().join(target), &bytes).expect("written");
+    let docs = simfind::exchange::read_docs(dir.path());
+    if !damaged {
+        let docs = docs.as_ref().expect("an undamaged exchange reads");
+        let read: Vec<(i64, Vec<u8>)> = docs
+            .docs
+            .iter()
+            .map(|d| (d.doc_id, d.path.clone()))
+            .collect();
+        assert_eq!(&read, ids);
+    }
+    if let Ok(docs) = &docs {
+        let pairs = simfind::exchange::read_pairs(&dir.path().join("pairs.parquet"), docs);
+        if !damaged {
+            assert_eq!(pairs.expect("undamaged pairs read"), vec![(0, 1)]);
+        }
+    }
+}
+
+/// `explain`: two texts (any bytes, split where the first byte says) under
+/// any normalisation, shingle kind and k: the explanation tiles A with its
+/// passages and only-A ranges, marks in B exactly what no passage covers,
+/// counts the shingles and the Jaccard similarity of the two sets, and the
+/// passages' new shingles sum to the shared ones. Each passage's ranges
+/// hold the same words (word shingles) or normalise to the same text
+/// (character shingles with whitespace collapsed; with whitespace kept a
+/// range may start one space apart, the known defect of #18, left out here).
+pub fn explain(data: &[u8]) {
+    let [flags, split, k, rest @ ..] = data else {
+        return;
+    };
+    let normalization = Normalization {
+        lowercase: flags & 1 == 0,
+        collapse_whitespace: flags & 2 == 0,
+    };
+    let kind = [ShingleKind::Char, ShingleKind::Word, ShingleKind::StopWord]
+        [usize::from((flags >> 2) % 3)];
+    let k = 1 + usize::from(k % 8);
+    let recipe = simfind::recipe::Recipe {
+        normalization,
+        shingler: Shingler::new(kind, k, StopWords::from_words(["a", "the", "of", "σ"])),
+        sketch: simfind::sketch::SketchKind::Classic,
+        seed: 3,
+        banding: simfind::lsh::Banding { bands: 4, rows: 2 },
+        include_binary: false,
+    };
+    let split = usize::from(*split).min(rest.len());
+    let (a, b) = rest.split_at(split);
+    let e = simfind::explain::spans::explain(a, b, &recipe);
+
+    let mut tiles: Vec<std::ops::Range<usize>> = e.shared.iter().map(|s| s.a.clone()).collect();
+    assert!(
+        tiles.windows(2).all(|w| w[0].end <= w[1].start),
+        "passages overlap or are out of order: {e:?}"
+    );
+    tiles.extend(e.only_a.iter().cloned());
+    tiles.sort_by_key(|t| t.start);
+    let mut at = 0;
+    for t in &tiles {
+        assert!(!t.is_empty() && t.start == at, "A is not tiled: {e:?}");
+        at = t.end;
+    }
+    assert_eq!(at, a.len(), "A is not tiled to its end: {e:?}");
+    let mut in_b = vec![false; b.len()];
+    for s in &e.shared {
+        assert!(!s.b.is_empty() && s.b.end <= b.len(), "{s:?}");
+        in_b[s.b.clone()].iter_mut().for_each(|x| *x = true);
+    }
+    let only_b: Vec<usize> = e.only_b.iter().flat_map(|r| r.clone()).collect();
+    let uncovered: Vec<usize> = (0..b.len()).filter(|&i| !in_b[i]).collect();
+    assert_eq!(only_b, uncovered, "only-B is not what no passage covers");
+    assert!(e.only_b.windows(2).all(|w| w[0].end < w[1].start), "{e:?}");
+
+    let (set_a, set_b) = (recipe.set_of(a), recipe.set_of(b));
+    let shared = simfind::similarity::measures::intersection_size(&set_a, &set_b);
+    assert_eq!(e.shingles_a, set_a.len());
+    assert_eq!(e.shingles_b, set_b.len());
+    assert_eq!(e.shared_shingles, shared);
+    assert_eq!(
+        e.jaccard,
+        simfind::similarity::measures::jaccard(&set_a, &set_b)
+    );
+    let counted: usize = e.shared.iter().map(|s| s.new_shingles).sum();
+    assert_eq!(counted, shared, "new shingles do not add up");
+
+    let norm = |bytes: &[u8]| simfind::text::normalize::normalize(bytes, normalization);
+    let words = |text: &str| -> Vec<String> {
+        text.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_owned)
+            .collect()
+    };
+    for s in &e.shared {
+        let (ta, tb) = (norm(&a[s.a.clone()]), norm(&b[s.b.clone()]));
+        match kind {
+            ShingleKind::Char if normalization.collapse_whitespace => {
+                assert_eq!(ta, tb, "passage {s:?}")
+            }
+            ShingleKind::Char => {}
+            _ => assert_eq!(words(&ta), words(&tb), "passage {s:?}"),
+        }
+    }
+}
