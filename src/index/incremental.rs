@@ -501,4 +501,33 @@ mod tests {
         assert_eq!(file_stat(&entry(None)).mtime_ns, UNTRUSTED_MTIME);
         assert_eq!(file_stat(&entry(Some(t))).inode, Some(2));
     }
+
+    #[test]
+    fn stored_paths_are_found_in_any_lookup_order() {
+        let stat = |size| FileStat {
+            size,
+            mtime_ns: 1,
+            dev: None,
+            inode: None,
+        };
+        // Not in byte order as given ("a.txt" < "a/b": '.' sorts before '/').
+        let names = ["r/a/b", "r/a.txt", "r/z", "r/\u{e9}", "r/a/c"];
+        let mut stored = Stored::new(
+            names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (PathBuf::from(n), stat(i as u64), None))
+                .collect(),
+        );
+        // The walk's order, then a lookup behind the cursor, then misses.
+        for name in ["r/a.txt", "r/a/b", "r/a/c", "r/\u{e9}", "r/a/b"] {
+            let at = stored.find(std::path::Path::new(name)).expect(name);
+            assert_eq!(stored.paths[at], PathBuf::from(name));
+            let given = names.iter().position(|n| *n == name).unwrap();
+            assert_eq!(stored.stats[at], stat(given as u64));
+        }
+        assert_eq!(stored.find(std::path::Path::new("r/a")), None);
+        assert_eq!(stored.find(std::path::Path::new("r/zz")), None);
+        assert_eq!(stored.not_walked(), [PathBuf::from("r/z")]);
+    }
 }

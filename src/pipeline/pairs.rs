@@ -51,6 +51,7 @@ pub(super) fn pairs_of_given(
         failures,
         mut matrix,
     } = signed;
+    release_free_pages();
     // Warnings and notes in document order, whatever order files were signed in.
     let mut failures = failures.into_iter();
     for id in 0..documents.len() {
@@ -157,6 +158,21 @@ pub(super) fn pairs_of_given(
         pairs,
         stats,
         decision,
+    }
+}
+
+/// Gives the pages that signing freed back to the system before banding (the
+/// scan's peak). While `--method auto` is pending, the walker runs ahead of
+/// the signing workers and its queued files fill its thread's heap; once
+/// signed they are freed, but glibc keeps a thread heap's free pages
+/// resident (it returns only a heap's top): 64 MB at a million files,
+/// docs/PERFORMANCE.md. `malloc_trim` returns every free page of every heap.
+fn release_free_pages() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim takes each glibc heap's own lock and only advises
+    // the kernel about pages no allocation holds; it has no preconditions.
+    unsafe {
+        libc::malloc_trim(0);
     }
 }
 
