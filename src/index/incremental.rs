@@ -104,19 +104,13 @@ pub fn refresh(
     let mut update = index.begin_update()?;
     // Under the write lock: what is read here is what the changes apply to.
     let mut stored = if want_signatures {
-        Stored::new(
-            update
-                .documents()?
-                .into_iter()
-                .map(|doc| (doc.path.clone(), doc.stat, Some(doc)))
-                .collect(),
-        )
+        Stored::of_documents(update.documents()?)
     } else {
-        Stored::new(
+        Stored::of_files(
             update
                 .files()?
                 .into_iter()
-                .map(|file| (file.path, file.stat, None))
+                .map(|file| (file.path, file.stat))
                 .collect(),
         )
     };
@@ -308,7 +302,7 @@ struct Stored {
     paths: Vec<PathBuf>,
     stats: Vec<FileStat>,
     /// Each document with its signature, when signatures are wanted (else
-    /// every entry is `None`); taken when used.
+    /// empty); taken when used.
     docs: Vec<Option<index::StoredDoc>>,
     /// Whether the walk found each.
     walked: Vec<bool>,
@@ -320,23 +314,33 @@ impl Stored {
     /// A file's slot when its path is not stored.
     const NONE: u32 = u32::MAX;
 
-    fn new(mut entries: Vec<(PathBuf, FileStat, Option<index::StoredDoc>)>) -> Stored {
-        if !entries.is_sorted_by(|a, b| bytes(&a.0) <= bytes(&b.0)) {
-            entries.sort_unstable_by(|a, b| bytes(&a.0).cmp(bytes(&b.0)));
+    /// Paths and metadata only.
+    fn of_files(mut files: Vec<(PathBuf, FileStat)>) -> Stored {
+        if !files.is_sorted_by(|a, b| bytes(&a.0) <= bytes(&b.0)) {
+            files.sort_unstable_by(|a, b| bytes(&a.0).cmp(bytes(&b.0)));
         }
-        let mut stored = Stored {
-            paths: Vec::with_capacity(entries.len()),
-            stats: Vec::with_capacity(entries.len()),
-            docs: Vec::with_capacity(entries.len()),
-            walked: vec![false; entries.len()],
+        let (paths, stats): (Vec<PathBuf>, Vec<FileStat>) = files.into_iter().unzip();
+        Stored {
+            walked: vec![false; paths.len()],
+            paths,
+            stats,
+            docs: Vec::new(),
             next: 0,
-        };
-        for (path, stat, doc) in entries {
-            stored.paths.push(path);
-            stored.stats.push(stat);
-            stored.docs.push(doc);
         }
-        stored
+    }
+
+    /// Documents with their signatures.
+    fn of_documents(mut docs: Vec<index::StoredDoc>) -> Stored {
+        if !docs.is_sorted_by(|a, b| bytes(&a.path) <= bytes(&b.path)) {
+            docs.sort_unstable_by(|a, b| bytes(&a.path).cmp(bytes(&b.path)));
+        }
+        Stored {
+            walked: vec![false; docs.len()],
+            paths: docs.iter().map(|d| d.path.clone()).collect(),
+            stats: docs.iter().map(|d| d.stat).collect(),
+            docs: docs.into_iter().map(Some).collect(),
+            next: 0,
+        }
     }
 
     /// The entry of `path`, if stored; marks it walked.
@@ -512,11 +516,11 @@ mod tests {
         };
         // Not in byte order as given ("a.txt" < "a/b": '.' sorts before '/').
         let names = ["r/a/b", "r/a.txt", "r/z", "r/\u{e9}", "r/a/c"];
-        let mut stored = Stored::new(
+        let mut stored = Stored::of_files(
             names
                 .iter()
                 .enumerate()
-                .map(|(i, n)| (PathBuf::from(n), stat(i as u64), None))
+                .map(|(i, n)| (PathBuf::from(n), stat(i as u64)))
                 .collect(),
         );
         // The walk's order, then a lookup behind the cursor, then misses.
