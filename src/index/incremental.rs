@@ -168,8 +168,10 @@ pub fn refresh(
     );
     drop(fresh_matrix);
 
-    let mut changes = Changes::default();
-    changes.removed = stored.not_walked();
+    let mut changes = Changes {
+        removed: stored.not_walked(),
+        ..Changes::default()
+    };
     changes.removed.sort();
     for ((file, signature), &known) in to_sign.iter().zip(&fresh).zip(&known) {
         let doc = match signature {
