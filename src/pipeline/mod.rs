@@ -34,7 +34,7 @@
 //!
 //! Memory: a scan holds, per file, its path's bytes and 37 bytes of columns
 //! (`docs.rs`; the [`Document`]s are made once the signature matrix is freed)
-//! and a signature row (`4n` bytes); per distinct content, one group (80
+//! and a signature row (`4n` bytes); per distinct content, one group (48
 //! bytes, the member list inline for a single file); the rest is per
 //! candidate.
 
