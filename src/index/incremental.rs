@@ -103,18 +103,17 @@ pub fn refresh(
     let index_path = index.path().to_owned();
     let mut update = index.begin_update()?;
     // Under the write lock: what is read here is what the changes apply to.
-    let mut stored: HashMap<PathBuf, index::StoredDoc> = HashMap::new();
-    let mut stored_stat: HashMap<PathBuf, FileStat> = HashMap::new();
-    if want_signatures {
-        for doc in update.documents()? {
-            stored_stat.insert(doc.path.clone(), doc.stat);
-            stored.insert(doc.path.clone(), doc);
-        }
+    let mut stored = if want_signatures {
+        Stored::of_documents(update.documents()?)
     } else {
-        for file in update.files()? {
-            stored_stat.insert(file.path, file.stat);
-        }
-    }
+        Stored::of_files(
+            update
+                .files()?
+                .into_iter()
+                .map(|file| (file.path, file.stat))
+                .collect(),
+        )
+    };
 
     let racy_after = SystemTime::now()
         .checked_sub(RACY_WINDOW)
@@ -137,16 +136,24 @@ pub fn refresh(
         stats.files -= (before - files.len()) as u64;
     }
     let mut to_sign = Vec::new();
+    // Per signed file, whether its path is stored.
+    let mut known = Vec::new();
     let mut unchanged = vec![false; files.len()];
+    // Per file, its stored entry ([`Stored::NONE`] for a new path).
+    let mut slot = vec![Stored::NONE; files.len()];
     for (i, file) in files.iter().enumerate() {
-        let same = stored_stat
-            .get(&file.path)
-            .is_some_and(|s| s.mtime_ns != UNTRUSTED_MTIME && *s == file_stat(file));
+        let found = stored.find(&file.path);
+        let same = found.is_some_and(|at| {
+            let s = &stored.stats[at];
+            s.mtime_ns != UNTRUSTED_MTIME && *s == file_stat(file)
+        });
         if same {
             unchanged[i] = true;
         } else {
             to_sign.push(file.clone());
+            known.push(found.is_some());
         }
+        slot[i] = found.map_or(Stored::NONE, |at| at as u32);
     }
     let (fresh_outcomes, fresh_matrix) =
         pipeline::sign_files(&to_sign, config, Method::Lsh, reporter);
@@ -161,16 +168,12 @@ pub fn refresh(
     );
     drop(fresh_matrix);
 
-    let mut changes = Changes::default();
-    let walked: std::collections::HashSet<&PathBuf> = files.iter().map(|f| &f.path).collect();
-    for path in stored_stat.keys() {
-        if !walked.contains(path) {
-            changes.removed.push(path.clone());
-        }
-    }
+    let mut changes = Changes {
+        removed: stored.not_walked(),
+        ..Changes::default()
+    };
     changes.removed.sort();
-    for (file, signature) in to_sign.iter().zip(&fresh) {
-        let known = stored_stat.contains_key(&file.path);
+    for ((file, signature), &known) in to_sign.iter().zip(&fresh).zip(&known) {
         let doc = match signature {
             FileSignature::Content {
                 hash,
@@ -236,10 +239,10 @@ pub fn refresh(
         outcomes.reserve(files.len());
         matrix = vec![u32::MAX; files.len() * n];
         let mut contents = pipeline::ContentTable::default();
-        for (i, (file, &same)) in files.iter().zip(&unchanged).enumerate() {
+        for (i, &same) in unchanged.iter().enumerate() {
             let signature = if same {
-                let doc = stored
-                    .remove(&file.path)
+                let doc = stored.docs[slot[i] as usize]
+                    .take()
                     .expect("unchanged files are stored");
                 if doc.binary {
                     FileSignature::Binary
@@ -290,6 +293,85 @@ pub fn refresh(
         unchanged: unchanged_count,
         signed,
     })
+}
+
+/// The stored files, in path-byte order (the index's `ORDER BY path`), found
+/// for walked paths without hashing them: the walk visits paths in the same
+/// byte order, so the entry a lookup finds is usually the one after the
+/// previous find (a million paths hashed into two maps were a sixth of an
+/// unchanged re-index, docs/PERFORMANCE.md).
+struct Stored {
+    paths: Vec<PathBuf>,
+    stats: Vec<FileStat>,
+    /// Each document with its signature, when signatures are wanted (else
+    /// empty); taken when used.
+    docs: Vec<Option<index::StoredDoc>>,
+    /// Whether the walk found each.
+    walked: Vec<bool>,
+    /// Where the next lookup looks first.
+    next: usize,
+}
+
+impl Stored {
+    /// A file's slot when its path is not stored.
+    const NONE: u32 = u32::MAX;
+
+    /// Paths and metadata only.
+    fn of_files(mut files: Vec<(PathBuf, FileStat)>) -> Stored {
+        if !files.is_sorted_by(|a, b| bytes(&a.0) <= bytes(&b.0)) {
+            files.sort_unstable_by(|a, b| bytes(&a.0).cmp(bytes(&b.0)));
+        }
+        let (paths, stats): (Vec<PathBuf>, Vec<FileStat>) = files.into_iter().unzip();
+        Stored {
+            walked: vec![false; paths.len()],
+            paths,
+            stats,
+            docs: Vec::new(),
+            next: 0,
+        }
+    }
+
+    /// Documents with their signatures.
+    fn of_documents(mut docs: Vec<index::StoredDoc>) -> Stored {
+        if !docs.is_sorted_by(|a, b| bytes(&a.path) <= bytes(&b.path)) {
+            docs.sort_unstable_by(|a, b| bytes(&a.path).cmp(bytes(&b.path)));
+        }
+        Stored {
+            walked: vec![false; docs.len()],
+            paths: docs.iter().map(|d| d.path.clone()).collect(),
+            stats: docs.iter().map(|d| d.stat).collect(),
+            docs: docs.into_iter().map(Some).collect(),
+            next: 0,
+        }
+    }
+
+    /// The entry of `path`, if stored; marks it walked.
+    fn find(&mut self, path: &std::path::Path) -> Option<usize> {
+        let key = bytes(path);
+        let at = match self.paths.get(self.next) {
+            Some(p) if bytes(p) == key => Some(self.next),
+            _ => self.paths.binary_search_by(|p| bytes(p).cmp(key)).ok(),
+        };
+        if let Some(at) = at {
+            self.next = at + 1;
+            self.walked[at] = true;
+        }
+        at
+    }
+
+    /// The stored paths the walk did not find.
+    fn not_walked(&self) -> Vec<PathBuf> {
+        (self.paths.iter().zip(&self.walked))
+            .filter(|(_, walked)| !**walked)
+            .map(|(path, _)| path.clone())
+            .collect()
+    }
+}
+
+/// A path's bytes, the order of the index and of the walk.
+fn bytes(path: &std::path::Path) -> &[u8] {
+    use std::os::unix::ffi::OsStrExt;
+    path.as_os_str().as_bytes()
 }
 
 /// What signing made of one file, with identical files each carrying the
@@ -424,5 +506,34 @@ mod tests {
         assert_eq!(file_stat(&entry(Some(before))).mtime_ns, -1500);
         assert_eq!(file_stat(&entry(None)).mtime_ns, UNTRUSTED_MTIME);
         assert_eq!(file_stat(&entry(Some(t))).inode, Some(2));
+    }
+
+    #[test]
+    fn stored_paths_are_found_in_any_lookup_order() {
+        let stat = |size| FileStat {
+            size,
+            mtime_ns: 1,
+            dev: None,
+            inode: None,
+        };
+        // Not in byte order as given ("a.txt" < "a/b": '.' sorts before '/').
+        let names = ["r/a/b", "r/a.txt", "r/z", "r/\u{e9}", "r/a/c"];
+        let mut stored = Stored::of_files(
+            names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (PathBuf::from(n), stat(i as u64)))
+                .collect(),
+        );
+        // The walk's order, then a lookup behind the cursor, then misses.
+        for name in ["r/a.txt", "r/a/b", "r/a/c", "r/\u{e9}", "r/a/b"] {
+            let at = stored.find(std::path::Path::new(name)).expect(name);
+            assert_eq!(stored.paths[at], PathBuf::from(name));
+            let given = names.iter().position(|n| *n == name).unwrap();
+            assert_eq!(stored.stats[at], stat(given as u64));
+        }
+        assert_eq!(stored.find(std::path::Path::new("r/a")), None);
+        assert_eq!(stored.find(std::path::Path::new("r/zz")), None);
+        assert_eq!(stored.not_walked(), [PathBuf::from("r/z")]);
     }
 }

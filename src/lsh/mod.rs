@@ -77,8 +77,10 @@ pub fn candidate_pairs(signatures: &[u32], banding: Banding) -> Vec<(u32, u32)> 
         "signature matrix shape"
     );
     let docs = signatures.len() / n;
+    // One band at a time, each built in parallel: a band's table of keys is
+    // 16 bytes a document (16 MB at a million), and two at once sat on top
+    // of the signature matrix at the scan's peak.
     let bands: Vec<BandBuckets> = (0..banding.bands)
-        .into_par_iter()
         .map(|band| BandBuckets::build(signatures, banding, band, docs))
         .collect();
     // Chunks of documents in parallel; each chunk's pairs come out sorted, and
@@ -136,11 +138,13 @@ impl BandBuckets {
         let mut keyed: Vec<(u64, u32)> = Vec::new();
         let what = "a band's table of keys";
         memory::reserve(&mut keyed, docs, what, memory::LOWER_SIGNATURES);
-        keyed.extend((0..docs).map(|d| {
+        keyed.par_extend((0..docs).into_par_iter().map(|d| {
             let rows = &signatures[d * n + band * banding.rows..][..banding.rows];
             (band_key(band, rows), d as u32)
         }));
-        keyed.sort_unstable();
+        // Every entry differs (one per document): the order is the same
+        // whatever the thread count.
+        keyed.par_sort_unstable();
         let mut members = Vec::new();
         let mut bucket_end = Vec::new();
         for bucket in keyed.chunk_by(|x, y| x.0 == y.0) {

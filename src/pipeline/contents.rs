@@ -13,11 +13,11 @@
 use hashbrown::hash_table::Entry;
 use rayon::prelude::*;
 
-use super::document_of;
+use super::docs::Docs;
 use super::sign::{SignOutcome, SignedContent};
 use crate::input::read::ReadError;
 use crate::input::walk::FileEntry;
-use crate::model::{DocStatus, Document};
+use crate::model::DocStatus;
 use std::collections::HashMap;
 
 /// `content_of` value of a document without content (binary, failed).
@@ -32,6 +32,9 @@ pub struct ContentTable {
     table: hashbrown::HashTable<u32>,
     /// In claim order (thread timing); [`ContentGroups::build`] orders them.
     contents: Vec<ContentGroup>,
+    /// The sets kept (the exact method, or while the method is pending), by
+    /// content index; grown only when one is kept, so LSH holds none.
+    sets: Vec<Vec<u64>>,
     /// Contents whose claimer failed (its file changed while read).
     orphans: Vec<u32>,
 }
@@ -55,20 +58,15 @@ impl ContentTable {
         } = self;
         let entry = table.entry(
             hash as u64,
-            |&c| contents[c as usize].content.hash == hash,
-            |&c| contents[c as usize].content.hash as u64,
+            |&c| contents[c as usize].content.hash() == hash,
+            |&c| contents[c as usize].content.hash() as u64,
         );
         match entry {
             Entry::Occupied(found) => (*found.get(), false),
             Entry::Vacant(free) => {
                 let c = contents.len() as u32;
                 free.insert(c);
-                let content = SignedContent {
-                    hash,
-                    shingles: 0,
-                    counted: false,
-                    set: Vec::new(),
-                };
+                let content = Content::new(hash, 0, false);
                 contents.push(ContentGroup::new(id, content));
                 (c, true)
             }
@@ -79,21 +77,22 @@ impl ContentTable {
     pub(super) fn find(&self, hash: u128) -> Option<u32> {
         let contents = &self.contents;
         self.table
-            .find(hash as u64, |&c| contents[c as usize].content.hash == hash)
+            .find(hash as u64, |&c| {
+                contents[c as usize].content.hash() == hash
+            })
             .copied()
     }
 
     /// Adds `content`, signed by document `loader`, and finds it by its hash
     /// from now on (in place of an earlier content with the same hash).
     pub(super) fn add(&mut self, loader: u32, content: SignedContent) -> u32 {
-        let c = self.contents.len() as u32;
         let hash = content.hash;
-        self.contents.push(ContentGroup::new(loader, content));
+        let c = self.add_unlisted(loader, content);
         let contents = &self.contents;
         match self.table.entry(
             hash as u64,
-            |&c| contents[c as usize].content.hash == hash,
-            |&c| contents[c as usize].content.hash as u64,
+            |&c| contents[c as usize].content.hash() == hash,
+            |&c| contents[c as usize].content.hash() as u64,
         ) {
             Entry::Occupied(mut found) => *found.get_mut() = c,
             Entry::Vacant(free) => {
@@ -106,13 +105,40 @@ impl ContentTable {
     /// Adds `content`, signed by document `loader`, without finding it by its
     /// hash (a rescued copy whose bytes turned out different).
     pub(super) fn add_unlisted(&mut self, loader: u32, content: SignedContent) -> u32 {
-        self.contents.push(ContentGroup::new(loader, content));
-        self.contents.len() as u32 - 1
+        let c = self.contents.len() as u32;
+        self.contents
+            .push(ContentGroup::new(loader, Content::of(&content)));
+        self.keep_set(c, content.set);
+        c
     }
 
     /// Content `c`.
     pub(super) fn group_mut(&mut self, c: u32) -> &mut ContentGroup {
         &mut self.contents[c as usize]
+    }
+
+    /// What signing content `c` gave: its counts, and its set when kept.
+    pub(super) fn set_content(&mut self, c: u32, content: SignedContent) {
+        self.contents[c as usize].content = Content::of(&content);
+        self.keep_set(c, content.set);
+    }
+
+    fn keep_set(&mut self, c: u32, set: Vec<u64>) {
+        let c = c as usize;
+        if c < self.sets.len() {
+            self.sets[c] = set;
+        } else if !set.is_empty() {
+            self.sets.resize_with(c + 1, Vec::new);
+            self.sets[c] = set;
+        }
+    }
+
+    /// Content `c`'s kept set (empty if none), which it no longer holds.
+    pub(super) fn take_set(&mut self, c: u32) -> Vec<u64> {
+        self.sets
+            .get_mut(c as usize)
+            .map(std::mem::take)
+            .unwrap_or_default()
     }
 
     /// Content `c`'s claimer failed: its copies need [`ContentTable::rescue`].
@@ -168,7 +194,7 @@ impl ContentTable {
             for &id in &copies[&c] {
                 let outcome = resign(id);
                 let adopted = matches!(&outcome,
-                    SignOutcome::Unique(signed) if signed.hash == self.contents[c as usize].content.hash);
+                    SignOutcome::Unique(signed) if signed.hash == self.contents[c as usize].content.hash());
                 attempts.push(Attempt {
                     content: c,
                     id,
@@ -185,16 +211,45 @@ impl ContentTable {
 
     /// Groups documents by content, `content_of[id]` being the index of
     /// document `id`'s content (or [`NO_CONTENT`]): see [`ContentGroups::build`].
-    pub(super) fn into_groups(
-        self,
-        content_of: Vec<u32>,
-        documents: &mut [Document],
-    ) -> ContentGroups {
+    pub(super) fn into_groups(self, content_of: Vec<u32>, documents: &mut Docs) -> ContentGroups {
         let ContentTable {
-            table, contents, ..
+            table,
+            contents,
+            sets,
+            ..
         } = self;
         drop(table);
-        ContentGroups::build(contents, content_of, documents)
+        ContentGroups::build(contents, sets, content_of, documents)
+    }
+}
+
+/// What pair finding needs of a signed content, without its set: a
+/// [`SignedContent`] is 48 bytes (its `u128` aligns it to 16), this is 24.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Content {
+    /// XXH3-128 of the bytes, low half first.
+    hash: [u64; 2],
+    /// As [`SignedContent::shingles`].
+    pub(super) shingles: u32,
+    /// As [`SignedContent::counted`].
+    pub(super) counted: bool,
+}
+
+impl Content {
+    pub(super) fn new(hash: u128, shingles: u32, counted: bool) -> Content {
+        Content {
+            hash: [hash as u64, (hash >> 64) as u64],
+            shingles,
+            counted,
+        }
+    }
+
+    fn of(signed: &SignedContent) -> Content {
+        Content::new(signed.hash, signed.shingles, signed.counted)
+    }
+
+    pub(super) fn hash(&self) -> u128 {
+        u128::from(self.hash[1]) << 64 | u128::from(self.hash[0])
     }
 }
 
@@ -204,12 +259,12 @@ pub(super) struct ContentGroup {
     pub(super) members: Members,
     /// The member whose file was signed, and is re-read for verification.
     pub(super) loader: u32,
-    pub(super) content: SignedContent,
+    pub(super) content: Content,
 }
 
 impl ContentGroup {
     /// A content first shown by document `loader`, before its members are known.
-    pub(super) fn new(loader: u32, content: SignedContent) -> ContentGroup {
+    pub(super) fn new(loader: u32, content: Content) -> ContentGroup {
         ContentGroup {
             members: Members::default(),
             loader,
@@ -220,27 +275,17 @@ impl ContentGroup {
 
 /// The document ids of one content, ascending. Most contents belong to one
 /// file, whose id is kept inline: no allocation for them (a million in a scan
-/// of a million distinct files).
+/// of a million distinct files). 16 bytes: the lists are made at their final
+/// length ([`ContentGroups::build`] counts first), so they need no capacity.
 #[derive(Debug)]
 pub(super) enum Members {
     One(u32),
-    Many(Vec<u32>),
+    Many(Box<[u32]>),
 }
 
 impl Default for Members {
     fn default() -> Self {
-        Members::Many(Vec::new())
-    }
-}
-
-impl Members {
-    /// Adds `id`, greater than every id already in.
-    pub(super) fn push(&mut self, id: u32) {
-        match self {
-            Members::Many(ids) if ids.is_empty() => *self = Members::One(id),
-            Members::One(first) => *self = Members::Many(vec![*first, id]),
-            Members::Many(ids) => ids.push(id),
-        }
+        Members::Many(Box::default())
     }
 }
 
@@ -268,34 +313,95 @@ impl<'a> IntoIterator for &'a Members {
 /// with the group index).
 pub(super) struct ContentGroups {
     pub(super) groups: Vec<ContentGroup>,
+    /// The kept sets, one per group, or empty when none was kept (LSH).
+    sets: Vec<Vec<u64>>,
 }
 
 impl ContentGroups {
     /// Groups documents by content: `contents` in any order, each with its
-    /// loader and no members yet, and `content_of[id]` the index in `contents`
-    /// of document `id`'s content (or [`NO_CONTENT`]). Gives each document its
+    /// loader and no members yet, `sets` their kept sets (by the same index,
+    /// possibly shorter), and `content_of[id]` the index in `contents` of
+    /// document `id`'s content (or [`NO_CONTENT`]). Gives each document its
     /// content's shingle count; contents left without documents are dropped.
     fn build(
         mut contents: Vec<ContentGroup>,
+        sets: Vec<Vec<u64>>,
         content_of: Vec<u32>,
-        documents: &mut [Document],
+        documents: &mut Docs,
     ) -> ContentGroups {
-        // Sorted in place and found again by loader (unique: a document signs
-        // at most one content), instead of a permuted copy of every content.
-        let loader_of: Vec<u32> = contents.iter().map(|g| g.loader).collect();
-        contents.par_sort_unstable_by_key(|g| g.loader);
-        for (id, &c) in content_of.iter().enumerate() {
+        // Members counted first, so that each list is made at its length;
+        // filled from the last document down, so each ends ascending.
+        let mut left = vec![0u32; contents.len()];
+        for &c in &content_of {
+            if c != NO_CONTENT {
+                left[c as usize] += 1;
+            }
+        }
+        for (group, &count) in contents.iter_mut().zip(&left) {
+            if count > 1 {
+                group.members = Members::Many(vec![0; count as usize].into_boxed_slice());
+            }
+        }
+        for (id, &c) in content_of.iter().enumerate().rev() {
             if c == NO_CONTENT {
                 continue;
             }
-            let g = contents
-                .binary_search_by_key(&loader_of[c as usize], |g| g.loader)
-                .expect("every content is in the list");
-            contents[g].members.push(id as u32);
-            documents[id].shingles = contents[g].content.shingles;
+            let group = &mut contents[c as usize];
+            match &mut group.members {
+                Members::Many(ids) if !ids.is_empty() => {
+                    left[c as usize] -= 1;
+                    ids[left[c as usize] as usize] = id as u32;
+                }
+                members => *members = Members::One(id as u32),
+            }
+            documents.set_shingles(id, group.content.shingles);
         }
+        drop(left);
+        // The sets follow their contents by loader (unique: a document signs
+        // at most one content), rather than a permuted copy of every content.
+        let mut kept: Vec<(u32, Vec<u64>)> = sets
+            .into_iter()
+            .enumerate()
+            .filter(|(_, set)| !set.is_empty())
+            .map(|(c, set)| (contents[c].loader, set))
+            .collect();
+        contents.par_sort_unstable_by_key(|g| g.loader);
         contents.retain(|g| !g.members.is_empty());
-        ContentGroups { groups: contents }
+        kept.sort_unstable_by_key(|&(loader, _)| loader);
+        let mut sets = Vec::new();
+        if !kept.is_empty() {
+            let mut kept = kept.into_iter().peekable();
+            sets = contents
+                .iter()
+                .map(|g| {
+                    while kept.next_if(|(loader, _)| *loader < g.loader).is_some() {}
+                    kept.next_if(|(loader, _)| *loader == g.loader)
+                        .map(|(_, set)| set)
+                        .unwrap_or_default()
+                })
+                .collect();
+        }
+        ContentGroups {
+            groups: contents,
+            sets,
+        }
+    }
+
+    /// Group `g`'s kept set (empty if none was kept).
+    #[cfg(test)]
+    pub(super) fn set(&self, g: usize) -> &[u64] {
+        self.sets.get(g).map_or(&[], Vec::as_slice)
+    }
+
+    /// The kept sets of the groups with a non-empty set, in group order;
+    /// the groups no longer hold them.
+    pub(super) fn take_sets(&mut self) -> Vec<Vec<u64>> {
+        let mut sets = std::mem::take(&mut self.sets);
+        sets.resize_with(self.groups.len(), Vec::new);
+        (self.groups.iter().zip(sets))
+            .filter(|(g, _)| g.content.shingles > 0)
+            .map(|(_, set)| set)
+            .collect()
     }
 
     pub(super) fn identical_files(&self) -> u64 {
@@ -306,7 +412,7 @@ impl ContentGroups {
 /// What signing leaves for pair finding.
 pub(super) struct Signed {
     /// Every walked file, by id.
-    pub(super) documents: Vec<Document>,
+    pub(super) documents: Docs,
     pub(super) groups: ContentGroups,
     /// Why each [`DocStatus::Failed`] document failed, by ascending id.
     pub(super) failures: Vec<(u32, ReadError)>,
@@ -326,26 +432,21 @@ impl Signed {
         let mut content_of = vec![NO_CONTENT; files.len()];
         let mut copies = Vec::new();
         let mut failures = Vec::new();
-        let mut documents: Vec<Document> = files
-            .into_iter()
-            .zip(outcomes)
-            .enumerate()
-            .map(|(id, (file, outcome))| {
-                let mut doc = document_of(file);
-                match outcome {
-                    SignOutcome::Unique(content) => {
-                        content_of[id] = contents.add(id as u32, content);
-                    }
-                    SignOutcome::SameAs(hash) => copies.push((id, hash)),
-                    SignOutcome::Binary => doc.status = DocStatus::Binary,
-                    SignOutcome::Failed(err) => {
-                        doc.status = DocStatus::Failed;
-                        failures.push((id as u32, err));
-                    }
+        let mut documents = Docs::default();
+        for (id, (file, outcome)) in files.into_iter().zip(outcomes).enumerate() {
+            documents.push(&file);
+            match outcome {
+                SignOutcome::Unique(content) => {
+                    content_of[id] = contents.add(id as u32, content);
                 }
-                doc
-            })
-            .collect();
+                SignOutcome::SameAs(hash) => copies.push((id, hash)),
+                SignOutcome::Binary => documents.set_status(id, DocStatus::Binary),
+                SignOutcome::Failed(err) => {
+                    documents.set_status(id, DocStatus::Failed);
+                    failures.push((id as u32, err));
+                }
+            }
+        }
         // A copy whose content has no signed file (its rescue read different
         // bytes) stays read with no shingles: never paired.
         for (id, hash) in copies {

@@ -32,13 +32,16 @@
 //! same stages over documents that are lines or rows, their sets held in
 //! memory (`records.rs`).
 //!
-//! Memory: a scan holds, per file, a [`Document`] (48 bytes and its path) and
-//! a signature row (`4n` bytes); per distinct content, one group (80 bytes,
-//! the member list inline for a single file); the rest is per candidate.
+//! Memory: a scan holds, per file, its path's bytes and 37 bytes of columns
+//! (`docs.rs`; the [`Document`]s are made once the signature matrix is freed)
+//! and a signature row (`4n` bytes); per distinct content, one group (48
+//! bytes, the member list inline for a single file); the rest is per
+//! candidate.
 
 mod config;
 mod contents;
 pub mod identical;
+mod docs;
 mod pairs;
 pub mod plan;
 mod prefetch;
@@ -64,17 +67,6 @@ pub use reload::{FileReload, Reload, ReloadError, reload_indexed, reload_set};
 use sign::sign_all;
 pub use sign::{SignOutcome, SignedContent};
 use stream::walk_and_sign;
-
-/// The document of a walked file, before it is read.
-pub(crate) fn document_of(file: FileEntry) -> Document {
-    Document {
-        path: file.path.into_boxed_path(),
-        size: file.size,
-        modified: file.modified,
-        shingles: 0,
-        status: DocStatus::Read,
-    }
-}
 
 /// Counts for the summary line.
 #[derive(Clone, Debug, Default)]

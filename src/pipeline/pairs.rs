@@ -13,12 +13,13 @@ use std::sync::atomic::Ordering::SeqCst;
 use rayon::prelude::*;
 
 use super::contents::{ContentGroup, Signed};
+use super::docs::Docs;
 use super::plan::{Decision, Method};
 use super::reload::{FileReload, Reload, ReloadError};
 use super::{ScanConfig, ScanOutcome, ScanStats, Verification};
 use crate::input::walk;
 use crate::lsh::{self, Banding, scurve};
-use crate::model::{DocPairs, DocStatus, Document, SimilarPair};
+use crate::model::{DocPairs, DocStatus, SimilarPair};
 use crate::progress::{Reporter, Stage};
 use crate::similarity::{join, sets, verify};
 use crate::sketch::Sketcher;
@@ -50,32 +51,33 @@ pub(super) fn pairs_of_given(
         failures,
         mut matrix,
     } = signed;
+    release_free_pages();
     // Warnings and notes in document order, whatever order files were signed in.
     let mut failures = failures.into_iter();
-    for doc in &documents {
-        match doc.status {
+    for id in 0..documents.len() {
+        match documents.status(id) {
             DocStatus::Failed => {
                 let (_, err) = failures.next().expect("one reason per failed document");
-                reporter.warn(&doc.path, &err);
+                reporter.warn(documents.path(id), &err);
                 stats.errors += 1;
             }
             DocStatus::Binary => {
                 reporter.note(
-                    &doc.path,
+                    documents.path(id),
                     &"looks binary (a NUL byte in the first 8 KiB); --binary reads it",
                 );
                 stats.binary += 1;
             }
-            DocStatus::Read => stats.bytes += doc.size,
+            DocStatus::Read => stats.bytes += documents.size(id),
         }
     }
     stats.signatures = groups.groups.len() as u64;
     stats.identical_files = groups.identical_files();
-    for doc in &documents {
-        if doc.status == DocStatus::Read && doc.shingles == 0 {
+    for id in 0..documents.len() {
+        if documents.status(id) == DocStatus::Read && documents.shingles(id) == 0 {
             stats.no_shingles += 1;
             reporter.note(
-                &doc.path,
+                documents.path(id),
                 &"shorter than one shingle: empty set, never paired",
             );
         }
@@ -91,12 +93,7 @@ pub(super) fn pairs_of_given(
 
     if decision.method == Method::Exact {
         // The join takes the sets over and frees each once it is re-coded.
-        let sets: Vec<Vec<u64>> = groups
-            .groups
-            .iter_mut()
-            .filter(|g| g.content.shingles > 0)
-            .map(|g| std::mem::take(&mut g.content.set))
-            .collect();
+        let sets: Vec<Vec<u64>> = groups.take_sets();
         let items: Vec<&ContentGroup> = groups
             .groups
             .iter()
@@ -113,8 +110,10 @@ pub(super) fn pairs_of_given(
             roots.as_deref(),
         );
         stats.pairs = pairs.len();
+        drop(items);
+        drop(groups);
         return ScanOutcome {
-            documents,
+            documents: documents.into_documents(),
             pairs,
             stats,
             decision,
@@ -136,7 +135,7 @@ pub(super) fn pairs_of_given(
         candidates,
         &items,
         &mut documents,
-        &matrix,
+        matrix,
         &FileReload { config },
         &mut stats,
         reporter,
@@ -151,11 +150,29 @@ pub(super) fn pairs_of_given(
         doc_roots.as_deref(),
     );
     stats.pairs = pairs.len();
+    // The groups go before the documents are made.
+    drop(items);
+    drop(groups);
     ScanOutcome {
-        documents,
+        documents: documents.into_documents(),
         pairs,
         stats,
         decision,
+    }
+}
+
+/// Gives the pages that signing freed back to the system before banding (the
+/// scan's peak). While `--method auto` is pending, the walker runs ahead of
+/// the signing workers and its queued files fill its thread's heap; once
+/// signed they are freed, but glibc keeps a thread heap's free pages
+/// resident (it returns only a heap's top): 64 MB at a million files,
+/// docs/PERFORMANCE.md. `malloc_trim` returns every free page of every heap.
+fn release_free_pages() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim takes each glibc heap's own lock and only advises
+    // the kernel about pages no allocation holds; it has no preconditions.
+    unsafe {
+        libc::malloc_trim(0);
     }
 }
 
@@ -235,19 +252,22 @@ fn items_of_documents(items: &[&ContentGroup], pairs: Vec<(u32, u32)>) -> Candid
 /// signatures or exact from the sets `reload` re-creates; gives every
 /// document the output names its exact count. Also returns, per item, whether
 /// its identical pairs are lost (no copy reads as the content any more).
+///
+/// Exact verification frees the matrix once the signatures have ruled
+/// candidates out: it is the largest block of a scan of many files, and the
+/// re-created sets and the output's documents need not sit on top of it.
 #[allow(clippy::too_many_arguments)]
 fn verify(
     config: &ScanConfig,
     candidates: Candidates,
     items: &[&ContentGroup],
-    documents: &mut [Document],
-    matrix: &[u32],
+    documents: &mut Docs,
+    matrix: Vec<u32>,
     reload: &(dyn Reload + Sync),
     stats: &mut ScanStats,
     reporter: &dyn Reporter,
 ) -> (Vec<SimilarPair>, Vec<bool>) {
     let n = config.recipe.banding.signature_len();
-    let signature = |i: u32| &matrix[i as usize * n..][..n];
     // The family's own estimator: a sketch that estimates something other than
     // the fraction of agreeing positions brings its own.
     let sketcher = config.recipe.sketcher();
@@ -266,21 +286,25 @@ fn verify(
     // content any more, so its count cannot be established.
     let mut lost_copies: Vec<bool> = Vec::new();
     let verified: Vec<SimilarPair> = match config.verification {
-        Verification::Signature => candidates
-            .into_par_iter()
-            .filter_map(|(a, b)| {
-                let estimate = sketcher.estimate(signature(a), signature(b));
-                (estimate >= config.threshold).then_some(SimilarPair {
-                    a,
-                    b,
-                    similarity: estimate,
-                    estimate: Some(estimate),
-                    shared: None,
+        Verification::Signature => {
+            let signature = |i: u32| &matrix[i as usize * n..][..n];
+            candidates
+                .into_par_iter()
+                .filter_map(|(a, b)| {
+                    let estimate = sketcher.estimate(signature(a), signature(b));
+                    (estimate >= config.threshold).then_some(SimilarPair {
+                        a,
+                        b,
+                        similarity: estimate,
+                        estimate: Some(estimate),
+                        shared: None,
+                    })
                 })
-            })
-            .collect(),
+                .collect()
+        }
         Verification::Exact => {
-            let candidates = rule_out_by_signature(candidates, matrix, config, stats);
+            let candidates = rule_out_by_signature(candidates, &matrix, config, stats);
+            let estimates = Estimates::new(matrix, &candidates, n, &sketcher);
             let involved = verify::involved_documents(&candidates);
             // Copies of a content signed without its exact count need the
             // count for their identical pairs: the verifier reads the ones it
@@ -303,7 +327,7 @@ fn verify(
                 verify::Budget::capped(config.verify_memory),
                 |i| items[i as usize].content.shingles as usize * std::mem::size_of::<u64>(),
                 |i| {
-                    let hash = items[i as usize].content.hash;
+                    let hash = items[i as usize].content.hash();
                     let result = readers.read(i, |path| reload.set_of(path, hash));
                     if let Ok(set) = &result {
                         counts[i as usize].store(count_of(set.len()), SeqCst);
@@ -312,7 +336,7 @@ fn verify(
                     result
                 },
                 |i, part| {
-                    let hash = items[i as usize].content.hash;
+                    let hash = items[i as usize].content.hash();
                     readers.read(i, |path| reload.part_of(path, hash, part))
                 },
             );
@@ -320,7 +344,7 @@ fn verify(
                 counts[i as usize].store(count_of(len), SeqCst);
             }
             for p in &outcome.parted {
-                let path = |i: u32| &documents[items[i as usize].loader as usize].path;
+                let path = |i: u32| documents.path(items[i as usize].loader as usize);
                 let note = format!(
                     "verified against {} in {} passes over parts of the hash space: \
                      their shingle sets need ~{} MiB, more than --verify-memory",
@@ -335,9 +359,8 @@ fn verify(
             drop(outcome.failures);
             count_copied_contents(items, &counts, &readers, reload, reporter);
             for (id, reason) in readers.into_failures() {
-                let doc = &mut documents[id as usize];
-                reporter.warn(&doc.path, &reason);
-                doc.status = DocStatus::Failed;
+                reporter.warn(documents.path(id as usize), &reason);
+                documents.set_status(id as usize, DocStatus::Failed);
                 stats.errors += 1;
             }
             reporter.end(Stage::Verify);
@@ -346,7 +369,7 @@ fn verify(
                 let count = count.load(SeqCst);
                 if count != UNCOUNTED {
                     for &id in &item.members {
-                        documents[id as usize].shingles = count;
+                        documents.set_shingles(id as usize, count);
                     }
                 }
             }
@@ -364,13 +387,71 @@ fn verify(
                     a: p.a,
                     b: p.b,
                     similarity: p.similarity,
-                    estimate: Some(sketcher.estimate(signature(p.a), signature(p.b))),
+                    estimate: Some(estimates.of(&candidates, p.a, p.b)),
                     shared: Some(p.shared),
                 })
                 .collect()
         }
     };
     (verified, lost_copies)
+}
+
+/// The signature estimates of the candidates that verification may report:
+/// from the matrix, or, when that takes more memory, computed beforehand so
+/// that the matrix is freed before the sets are re-created.
+enum Estimates {
+    Matrix {
+        matrix: Vec<u32>,
+        n: usize,
+        sketcher: crate::sketch::AnySketcher,
+    },
+    /// One per candidate, in the candidates' order.
+    Listed(Vec<f64>),
+}
+
+impl Estimates {
+    fn new(
+        matrix: Vec<u32>,
+        candidates: &Candidates,
+        n: usize,
+        sketcher: &crate::sketch::AnySketcher,
+    ) -> Estimates {
+        let signature = |i: u32| &matrix[i as usize * n..][..n];
+        if candidates.len() * std::mem::size_of::<f64>()
+            >= matrix.len() * std::mem::size_of::<u32>()
+        {
+            return Estimates::Matrix {
+                matrix,
+                n,
+                sketcher: sketcher.clone(),
+            };
+        }
+        let listed = candidates
+            .par_iter()
+            .map(|&(a, b)| sketcher.estimate(signature(a), signature(b)))
+            .collect();
+        Estimates::Listed(listed)
+    }
+
+    /// The estimate of candidate `(a, b)`, one of `candidates` (sorted).
+    fn of(&self, candidates: &Candidates, a: u32, b: u32) -> f64 {
+        match self {
+            Estimates::Matrix {
+                matrix,
+                n,
+                sketcher,
+            } => {
+                let signature = |i: u32| &matrix[i as usize * n..][..*n];
+                sketcher.estimate(signature(a), signature(b))
+            }
+            Estimates::Listed(listed) => {
+                let at = candidates
+                    .binary_search(&(a, b))
+                    .expect("a verified pair is a candidate");
+                listed[at]
+            }
+        }
+    }
 }
 
 /// The share of LSH's own misses at the threshold that [`rule_out_by_signature`]
@@ -450,7 +531,7 @@ fn count_copied_contents(
         .filter(|&i| items[i].members.len() > 1 && counts[i].load(SeqCst) == UNCOUNTED)
         .collect();
     uncounted.into_par_iter().for_each(|i| {
-        let hash = items[i].content.hash;
+        let hash = items[i].content.hash();
         if let Ok(set) = readers.read(i as u32, |path| reload.set_of(path, hash)) {
             counts[i].store(count_of(set.len()), SeqCst);
         }
@@ -466,7 +547,7 @@ fn count_copied_contents(
 /// the pairs.
 struct Readers<'a> {
     items: &'a [&'a ContentGroup],
-    documents: &'a [Document],
+    documents: &'a Docs,
     /// Per item, the document id it is read from now.
     current: Vec<AtomicU32>,
     /// Per document, whether a reload of it failed (it is never tried again).
@@ -480,13 +561,12 @@ struct Readers<'a> {
 struct NoCopyReads;
 
 impl<'a> Readers<'a> {
-    fn new(items: &'a [&'a ContentGroup], documents: &'a [Document]) -> Self {
+    fn new(items: &'a [&'a ContentGroup], documents: &'a Docs) -> Self {
         Readers {
             items,
             documents,
             current: items.iter().map(|g| AtomicU32::new(g.loader)).collect(),
-            failed: documents
-                .iter()
+            failed: (0..documents.len())
                 .map(|_| std::sync::atomic::AtomicBool::new(false))
                 .collect(),
             failures: std::sync::Mutex::new(Vec::new()),
@@ -507,7 +587,7 @@ impl<'a> Readers<'a> {
             if self.failed[d as usize].load(SeqCst) {
                 continue;
             }
-            match read(&self.documents[d as usize].path) {
+            match read(self.documents.path(d as usize)) {
                 Ok(value) => {
                     self.current[i as usize].store(d, SeqCst);
                     return Ok(value);
@@ -581,7 +661,7 @@ fn exact_join(
 /// the parts of different roots.
 fn expand_to_documents(
     items: &[&ContentGroup],
-    documents: &[Document],
+    documents: &Docs,
     lost: &[bool],
     verified: Vec<SimilarPair>,
     (verification, signed): (Verification, bool),
@@ -589,20 +669,17 @@ fn expand_to_documents(
 ) -> DocPairs {
     // A file that failed its reload is reported as failed and pairs nothing;
     // its identical copies keep their pairs.
-    let members: Vec<std::borrow::Cow<'_, [u32]>> = items
-        .iter()
-        .map(|item| {
-            let ok = |&d: &u32| documents[d as usize].status != DocStatus::Failed;
-            if item.members.iter().all(ok) {
-                std::borrow::Cow::Borrowed(&item.members[..])
-            } else {
-                std::borrow::Cow::Owned(item.members.iter().copied().filter(ok).collect())
-            }
-        })
-        .collect();
-    let same = |g: usize| {
-        (!lost.get(g).copied().unwrap_or(false) && !members[g].is_empty()).then(|| {
-            let count = documents[members[g][0] as usize].shingles as usize;
+    fn members_of<'a>(item: &'a ContentGroup, documents: &Docs) -> std::borrow::Cow<'a, [u32]> {
+        let ok = |&d: &u32| documents.status(d as usize) != DocStatus::Failed;
+        if item.members.iter().all(ok) {
+            std::borrow::Cow::Borrowed(&item.members[..])
+        } else {
+            std::borrow::Cow::Owned(item.members.iter().copied().filter(ok).collect())
+        }
+    }
+    let same_of = |g: usize, members: &[u32]| {
+        (!lost.get(g).copied().unwrap_or(false) && !members.is_empty()).then(|| {
+            let count = documents.shingles(members[0] as usize) as usize;
             SimilarPair {
                 a: g as u32,
                 b: g as u32,
@@ -613,9 +690,42 @@ fn expand_to_documents(
         })
     };
     let Some(roots) = roots else {
-        let contents = members.iter().enumerate().map(|(g, m)| (&m[..], same(g)));
+        // Only the contents that can pair (copies, or in a verified pair):
+        // `DocPairs` drops the others, and a list of every content (a million
+        // distinct files) was the scan's peak of memory at its very end.
+        let mut taking_part: Vec<u32> = verified.iter().flat_map(|p| [p.a, p.b]).collect();
+        taking_part
+            .extend((0..items.len() as u32).filter(|&g| items[g as usize].members.len() > 1));
+        taking_part.par_sort_unstable();
+        taking_part.dedup();
+        let new_id = |g: u32| {
+            taking_part
+                .binary_search(&g)
+                .expect("a verified content takes part") as u32
+        };
+        let verified: Vec<SimilarPair> = verified
+            .into_iter()
+            .map(|p| SimilarPair {
+                a: new_id(p.a),
+                b: new_id(p.b),
+                ..p
+            })
+            .collect();
+        let members: Vec<_> = taking_part
+            .iter()
+            .map(|&g| members_of(items[g as usize], documents))
+            .collect();
+        let contents = taking_part
+            .iter()
+            .zip(&members)
+            .map(|(&g, m)| (&m[..], same_of(g as usize, m)));
         return DocPairs::new(contents, verified);
     };
+    let members: Vec<_> = items
+        .iter()
+        .map(|&item| members_of(item, documents))
+        .collect();
+    let same = |g: usize| same_of(g, &members[g]);
     // parts[first[g]..first[g + 1]]: content g's documents, one part per root.
     let mut parts: Vec<(u32, Vec<u32>)> = Vec::new();
     let mut first = vec![0];
@@ -658,11 +768,11 @@ fn expand_to_documents(
 }
 
 /// With `--isolate`, the root of every document (see [`walk::root_index`]).
-fn isolated_roots(config: &ScanConfig, documents: &[Document]) -> Option<Vec<u32>> {
+fn isolated_roots(config: &ScanConfig, documents: &Docs) -> Option<Vec<u32>> {
     config.walk.isolate.then(|| {
         documents
-            .iter()
-            .map(|d| walk::root_index(&config.roots, &d.path))
+            .paths()
+            .map(|path| walk::root_index(&config.roots, path))
             .collect()
     })
 }

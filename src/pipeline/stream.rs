@@ -19,14 +19,15 @@ use std::sync::{Condvar, Mutex, MutexGuard};
 use rayon::prelude::*;
 
 use super::contents::{Attempt, ContentTable, NO_CONTENT, Signed};
+use super::docs::Docs;
 use super::plan::{Decision, Method, choose_method, method_known};
 use super::prefetch::{Prefetcher, ReadAhead};
 use super::sign::{Buffers, Keep, SignOutcome, SignedContent, sign_one};
-use super::{ScanConfig, ScanStats, document_of};
+use super::{ScanConfig, ScanStats};
 use crate::input::read::ReadError;
 use crate::input::walk::{self, FileEntry, StreamEvent, WalkEnd};
 use crate::memory::{self, LOWER_SIGNATURES as LOWER};
-use crate::model::{DocStatus, Document};
+use crate::model::DocStatus;
 use crate::progress::{Reporter, Stage};
 use crate::sketch::{AnySketcher, Sketcher};
 
@@ -145,6 +146,8 @@ pub(super) fn into_inner<T>(mutex: Mutex<T>) -> T {
 struct WalkedFiles {
     end: WalkEnd,
     files: u64,
+    /// Every walked file's document, in id order.
+    docs: Docs,
     decision: Decision,
 }
 
@@ -221,7 +224,7 @@ pub(super) fn walk_and_sign(
     stats.errors += walked.end.problems.len() as u64;
     stats.walk_skips = walked.end.skips;
     stats.files = walked.files;
-    let signed = signing.finish(walked.decision.method);
+    let signed = signing.finish(walked.decision.method, walked.docs);
     (signed, walked.decision)
 }
 
@@ -238,6 +241,7 @@ fn walk_in_batches(
     let mut files: u64 = 0;
     let mut bytes: u64 = 0;
     let mut first: u32 = 0;
+    let mut docs = Docs::default();
     let mut batch = Vec::with_capacity(BATCH);
     // False once no worker listens (one panicked; the scan is over).
     let mut open = true;
@@ -248,6 +252,7 @@ fn walk_in_batches(
             if mode.load() == Mode::Pending && method_known(config, files, bytes).is_some() {
                 signing.set_mode(Mode::Sign);
             }
+            docs.push(&file);
             batch.push(file);
             if batch.len() == BATCH {
                 let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
@@ -279,6 +284,7 @@ fn walk_in_batches(
     WalkedFiles {
         end,
         files,
+        docs,
         decision,
     }
 }
@@ -361,7 +367,8 @@ pub(super) struct Claims {
 /// What the workers have signed, by document id (batches finish in any order).
 #[derive(Default)]
 pub(super) struct Sheet {
-    documents: Vec<Option<Document>>,
+    /// What became of each document (the walker keeps the rest of it).
+    status: Vec<Option<DocStatus>>,
     /// Index into [`Claims::contents`], or [`NO_CONTENT`].
     content_of: Vec<u32>,
     failures: Vec<(u32, ReadError)>,
@@ -457,7 +464,7 @@ impl<'a> Signing<'a> {
         worker.rows.clear();
         worker.rows.resize(len * n, u32::MAX);
         worker.signed.clear();
-        let mut documents = Vec::with_capacity(len);
+        let mut status = Vec::with_capacity(len);
         let mut content_of = Vec::with_capacity(len);
         let mut failures = Vec::new();
         let mut copies = Vec::new();
@@ -490,7 +497,8 @@ impl<'a> Signing<'a> {
             let claimed = claimed.into_inner();
             let (c, mine) = ((claimed >> 1) as u32, claimed & 1 == 1);
             let identity = (id, file.dev, file.ino);
-            let mut doc = document_of(file);
+            drop(file);
+            let mut doc = DocStatus::Read;
             let mut content = NO_CONTENT;
             match outcome {
                 SignOutcome::Unique(signed) => {
@@ -503,27 +511,27 @@ impl<'a> Signing<'a> {
                     content = c;
                     copies.push(identity);
                 }
-                SignOutcome::Binary => doc.status = DocStatus::Binary,
+                SignOutcome::Binary => doc = DocStatus::Binary,
                 SignOutcome::Failed(err) => {
-                    doc.status = DocStatus::Failed;
+                    doc = DocStatus::Failed;
                     failures.push((id, err));
                     if mine {
                         lock(&self.claims).contents.orphan(c);
                     }
                 }
             }
-            documents.push(doc);
+            status.push(doc);
             content_of.push(content);
         }
 
         let mut sheet = lock(&self.sheet);
         let (first, end) = (first as usize, first as usize + len);
-        if sheet.documents.len() < end {
-            sheet.documents.resize_with(end, || None);
+        if sheet.status.len() < end {
+            sheet.status.resize(end, None);
             sheet.content_of.resize(end, NO_CONTENT);
         }
-        for (k, (doc, c)) in documents.into_iter().zip(content_of).enumerate() {
-            sheet.documents[first + k] = Some(doc);
+        for (k, (doc, c)) in status.into_iter().zip(content_of).enumerate() {
+            sheet.status[first + k] = Some(doc);
             sheet.content_of[first + k] = c;
         }
         if !worker.signed.is_empty() && sheet.matrix.len() < end * n {
@@ -562,7 +570,7 @@ impl<'a> Signing<'a> {
         } else {
             Vec::new()
         };
-        claims.contents.group_mut(c).content = signed;
+        claims.contents.set_content(c, signed);
         drop(claims);
         if sign_now {
             // LSH was chosen while this file was read.
@@ -583,10 +591,7 @@ impl<'a> Signing<'a> {
             claims.held_bytes = 0;
             let Claims { held, contents, .. } = &mut *claims;
             held.drain(..)
-                .map(|c| {
-                    let group = contents.group_mut(c);
-                    (group.loader, std::mem::take(&mut group.content.set))
-                })
+                .map(|c| (contents.group_mut(c).loader, contents.take_set(c)))
                 .collect()
         };
         let n = self.n;
@@ -605,8 +610,9 @@ impl<'a> Signing<'a> {
     }
 
     /// After the last batch: signs what is still held (LSH), rescues the
-    /// copies of contents whose claimer failed, and groups the documents.
-    pub(super) fn finish(self, method: Method) -> Signed {
+    /// copies of contents whose claimer failed, and groups the documents
+    /// (`documents`: the walked files, in id order).
+    pub(super) fn finish(self, method: Method, mut documents: Docs) -> Signed {
         if method == Method::Lsh {
             self.sign_held();
         }
@@ -614,18 +620,21 @@ impl<'a> Signing<'a> {
         let Claims { mut contents, .. } = into_inner(self.claims);
         contents.forget_hashes();
         let Sheet {
-            documents,
+            status,
             mut content_of,
             mut failures,
             mut matrix,
             mut copies,
         } = into_inner(self.sheet);
         copies.sort_unstable();
-        // Same size and alignment: collected in place, no second list.
-        let mut documents: Vec<Document> = documents
-            .into_iter()
-            .map(|doc| doc.expect("every walked file was signed"))
-            .collect();
+        assert_eq!(
+            status.len(),
+            documents.len(),
+            "every walked file was signed"
+        );
+        for (id, status) in status.into_iter().enumerate() {
+            documents.set_status(id, status.expect("every walked file was signed"));
+        }
         if method == Method::Lsh {
             memory::resize(&mut matrix, documents.len() * n, u32::MAX, MATRIX, LOWER);
         } else {
@@ -636,16 +645,15 @@ impl<'a> Signing<'a> {
         let mut buffers = Buffers::default();
         let mut row = vec![u32::MAX; n];
         let attempts = contents.rescue(&content_of, |id| {
-            let doc = &documents[id];
             // Only copies are re-read: the walk's identity of each is known
             // (were it not, no file matches (0, 0) and the read fails).
             let (dev, ino) = copies
                 .binary_search_by_key(&(id as u32), |&(id, ..)| id)
                 .map_or((0, 0), |at| (copies[at].1, copies[at].2));
             let file = FileEntry {
-                path: doc.path.to_path_buf(),
-                size: doc.size,
-                modified: doc.modified,
+                path: documents.path(id).to_path_buf(),
+                size: documents.size(id),
+                modified: documents.modified(id),
                 dev,
                 ino,
             };
@@ -676,9 +684,8 @@ impl<'a> Signing<'a> {
         {
             match outcome {
                 SignOutcome::Unique(signed) if adopted => {
-                    let group = contents.group_mut(c);
-                    group.loader = id as u32;
-                    group.content = signed;
+                    contents.group_mut(c).loader = id as u32;
+                    contents.set_content(c, signed);
                 }
                 // Its bytes changed too: a content of its own.
                 SignOutcome::Unique(signed) => {
@@ -686,11 +693,11 @@ impl<'a> Signing<'a> {
                 }
                 SignOutcome::SameAs(_) => unreachable!("every content is claimed here"),
                 SignOutcome::Binary => {
-                    documents[id].status = DocStatus::Binary;
+                    documents.set_status(id, DocStatus::Binary);
                     content_of[id] = NO_CONTENT;
                 }
                 SignOutcome::Failed(err) => {
-                    documents[id].status = DocStatus::Failed;
+                    documents.set_status(id, DocStatus::Failed);
                     failures.push((id as u32, err));
                     content_of[id] = NO_CONTENT;
                 }
