@@ -16,7 +16,7 @@ use rayon::prelude::*;
 use xxhash_rust::xxh3::{xxh3_64, xxh3_128};
 
 use super::plan::{Decision, Method};
-use super::{ScanConfig, ScanOutcome, ScanStats, document_of, walk_files};
+use super::{ScanConfig, ScanOutcome, ScanStats, walk_files};
 use crate::input::read;
 use crate::model::{DocPairs, DocStatus, SimilarPair};
 use crate::progress::{Reporter, Stage};
@@ -250,4 +250,15 @@ pub fn find_identical(
         },
     };
     (outcome, extra)
+}
+
+/// The document of a walked file, before it is read.
+fn document_of(file: crate::input::walk::FileEntry) -> crate::model::Document {
+    crate::model::Document {
+        path: file.path.into_boxed_path(),
+        size: file.size,
+        modified: file.modified,
+        shingles: 0,
+        status: crate::model::DocStatus::Read,
+    }
 }

@@ -40,8 +40,8 @@
 
 mod config;
 mod contents;
-pub mod identical;
 mod docs;
+pub mod identical;
 mod pairs;
 pub mod plan;
 mod prefetch;

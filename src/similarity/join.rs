@@ -75,11 +75,11 @@ use std::cmp::Ordering;
 use rayon::prelude::*;
 
 mod indexes;
+use crate::memory;
 pub use indexes::{
     ExactIndex, all_pairs_by, all_pairs_owned_by, length_bounds, position_limit, prefix_length,
     suffix_range,
 };
-use crate::memory;
 
 /// What the exact join's large tables are called in an out-of-memory message.
 const JOIN: &str = "the exact join's index";
