@@ -397,6 +397,7 @@ pub fn explain(data: &[u8]) {
     let normalization = Normalization {
         lowercase: flags & 1 == 0,
         collapse_whitespace: flags & 2 == 0,
+        drop_whitespace: false,
     };
     let kind = [ShingleKind::Char, ShingleKind::Word, ShingleKind::StopWord]
         [usize::from((flags >> 2) % 3)];

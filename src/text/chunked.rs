@@ -496,10 +496,10 @@ pub(crate) mod tests {
             shingler.for_each_hash(&whole_text, &mut scratch, |h| whole.push(h));
             let (mut joined, mut fed) = (String::new(), Vec::new());
             let mut windows = Windows::default();
-            for chunk in chunks(&bytes, size) {
+            for (chunk, glued) in chunks(&bytes, size, ShingleKind::Char) {
                 let text = normalize(chunk, norm);
-                join_normalized(&mut joined, &text, norm);
-                windows.feed(&text, norm, &shingler, &mut scratch, |b| fed.extend_from_slice(b));
+                join_normalized(&mut joined, &text, glued, norm);
+                windows.feed(&text, glued, norm, &shingler, &mut scratch, |b| fed.extend_from_slice(b));
             }
             prop_assert_eq!(joined, whole_text);
             prop_assert_eq!(fed, whole);
