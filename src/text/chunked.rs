@@ -313,7 +313,12 @@ pub(crate) mod tests {
         out
     }
 
-    const KINDS: [ShingleKind; 3] = [ShingleKind::Char, ShingleKind::Word, ShingleKind::StopWord];
+    const KINDS: [ShingleKind; 4] = [
+        ShingleKind::Char,
+        ShingleKind::Word,
+        ShingleKind::StopWord,
+        ShingleKind::Important,
+    ];
 
     /// Text without ASCII whitespace, so that every cut is glued (or none
     /// can be made): the [`FRAGMENTS`] that hold no cut byte.
