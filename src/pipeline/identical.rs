@@ -166,8 +166,8 @@ pub fn find_identical(
             .collect::<Vec<_>>()
     };
     let mut failed = Vec::new();
-    let keep = |results: Vec<(u32, Result<(u64, u128), read::ReadError>)>,
-                failed: &mut Vec<u32>| {
+    type Keyed = Vec<(u32, Result<(u64, u128), read::ReadError>)>;
+    let keep = |results: Keyed, failed: &mut Vec<u32>| {
         let mut ok = Vec::new();
         for (id, result) in results {
             match result {

@@ -129,7 +129,8 @@ mod tests {
     /// (√(J(1−J)/N)) of J_w, for integer counts and fractional weights.
     #[test]
     fn unbiased_within_binomial_margins() {
-        let cases: [(&[(u64, f64)], &[(u64, f64)]); 4] = [
+        type Bag<'a> = &'a [(u64, f64)];
+        let cases: [(Bag, Bag); 4] = [
             (&[(1, 3.0), (2, 1.0)], &[(1, 2.0), (2, 2.0), (3, 1.0)]),
             (&[(10, 0.5), (11, 7.25), (12, 1.0)], &[(11, 3.5), (12, 4.0)]),
             (&[(5, 1.0)], &[(5, 100.0)]),
