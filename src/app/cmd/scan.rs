@@ -19,7 +19,7 @@ use crate::app::exit;
 use crate::app::families;
 use crate::app::output::summary::{self, SummaryArgs};
 use crate::app::output::{self, Sink, html};
-use crate::app::report::{FormatArg, Report, ReportArgs};
+use crate::app::report::{FormatArg, Report, ReportArgs, Reported};
 use crate::app::ui::{Ui, Verbosity, plural, warning_prefix};
 
 const EXAMPLES: &str = "EXAMPLES:
@@ -344,26 +344,14 @@ pub fn run(args: Args) -> Result<i32> {
     if !quiet {
         eprintln!("{}", reported.summary());
     }
-    let status = if outcome.stats.errors > 0 {
-        exit::PARTIAL
-    } else {
-        exit::OK
-    };
-    let status = report.exit_status(status, &reported);
-    if let Some(out) = summary_json {
-        let mut fields = summary_fields(
-            &outcome,
-            &config,
-            (threshold_source, args.matching.min_recall, missed),
-        );
-        fields.extend(reported.json());
-        fields.insert(
-            "seconds".into(),
-            summary::seconds(seconds, &ui.stage_seconds()),
-        );
-        out.write(&summary::document("scan", status, fields))?;
-    }
-    Ok(status)
+    finish(
+        &outcome,
+        &config,
+        (&report, &reported),
+        summary_json,
+        (threshold_source, args.matching.min_recall, missed),
+        (seconds, &ui),
+    )
 }
 
 /// What `--format html` shows about the run: the summary line and fields,
@@ -746,18 +734,34 @@ fn run_records(args: Args) -> Result<i32> {
         );
         eprintln!("{}", reported.summary());
     }
+    finish(
+        &outcome,
+        &config,
+        (&report, &reported),
+        summary_json,
+        (threshold_source, args.matching.min_recall, None),
+        (seconds, &ui),
+    )
+}
+
+/// The exit status of a scan (files or records), and its `--summary-json`
+/// document written with it.
+fn finish(
+    outcome: &ScanOutcome,
+    config: &ScanConfig,
+    (report, reported): (&Report, &Reported),
+    summary_json: Option<summary::SummaryJson>,
+    threshold: (ThresholdSource, f64, Option<f64>),
+    (seconds, ui): (f64, &Ui),
+) -> Result<i32> {
     let status = if outcome.stats.errors > 0 {
         exit::PARTIAL
     } else {
         exit::OK
     };
-    let status = report.exit_status(status, &reported);
+    let status = report.exit_status(status, reported);
     if let Some(out) = summary_json {
-        let mut fields = summary_fields(
-            &outcome,
-            &config,
-            (threshold_source, args.matching.min_recall, None),
-        );
+        let mut fields = summary_fields(outcome, config, threshold);
         fields.extend(reported.json());
         fields.insert(
             "seconds".into(),
