@@ -303,32 +303,7 @@ fn matches_brute_force_on_random_corpora() {
         (1u32..=20).prop_map(|k| k as f64 / 20.0),
         (1e-3f64..=1.0),
     ];
-    let base = prop::collection::vec(prop::collection::btree_set(0u64..40, 0..25), 0..14);
-    let corpus = (
-        base,
-        prop::collection::vec(
-            (any::<prop::sample::Index>(), 0u64..40, any::<bool>()),
-            0..10,
-        ),
-    )
-        .prop_map(|(sets, edits)| {
-            let mut sets: Vec<Vec<u64>> =
-                sets.into_iter().map(|s| s.into_iter().collect()).collect();
-            // Near-copies: copy a set and add or remove one token.
-            for (which, token, add) in edits {
-                if sets.is_empty() {
-                    break;
-                }
-                let mut copy = sets[which.index(sets.len())].clone();
-                if add {
-                    copy.push(token);
-                } else {
-                    copy.retain(|&v| v != token);
-                }
-                sets.push(set(&copy));
-            }
-            sets
-        });
+    let corpus = near_copy_corpus();
     let config = Config {
         cases: 2000,
         failure_persistence: None,
@@ -378,4 +353,36 @@ fn progress_counts_every_nonempty_set_once() {
         assert!(totals.len() <= 1 && totals.iter().all(|&t| t == nonempty));
         assert_eq!(join.pairs, all_pairs(&sets, 0.5).unwrap().pairs);
     }
+}
+
+/// Up to 14 random sets of tokens below 40, then up to 10 near-copies (a
+/// set copied with one token added or removed), so that thresholds near 1
+/// have pairs to find.
+pub(super) fn near_copy_corpus() -> impl Strategy<Value = Vec<Vec<u64>>> {
+    let base = prop::collection::vec(prop::collection::btree_set(0u64..40, 0..25), 0..14);
+    (
+        base,
+        prop::collection::vec(
+            (any::<prop::sample::Index>(), 0u64..40, any::<bool>()),
+            0..10,
+        ),
+    )
+        .prop_map(|(sets, edits)| {
+            let mut sets: Vec<Vec<u64>> =
+                sets.into_iter().map(|s| s.into_iter().collect()).collect();
+            // Near-copies: copy a set and add or remove one token.
+            for (which, token, add) in edits {
+                if sets.is_empty() {
+                    break;
+                }
+                let mut copy = sets[which.index(sets.len())].clone();
+                if add {
+                    copy.push(token);
+                } else {
+                    copy.retain(|&v| v != token);
+                }
+                sets.push(set(&copy));
+            }
+            sets
+        })
 }

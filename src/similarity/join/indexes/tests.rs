@@ -145,34 +145,7 @@ fn every_index_matches_brute_force() {
         (1u32..=20).prop_map(|k| k as f64 / 20.0),
         (1e-3f64..=1.0),
     ];
-    let base = prop::collection::vec(prop::collection::btree_set(0u64..40, 0..25), 0..14);
-    let corpus = (
-        base,
-        prop::collection::vec(
-            (any::<prop::sample::Index>(), 0u64..40, any::<bool>()),
-            0..10,
-        ),
-    )
-        .prop_map(|(sets, edits)| {
-            let mut sets: Vec<Vec<u64>> =
-                sets.into_iter().map(|s| s.into_iter().collect()).collect();
-            // Near-copies: copy a set and add or remove one token.
-            for (which, token, add) in edits {
-                if sets.is_empty() {
-                    break;
-                }
-                let mut copy = sets[which.index(sets.len())].clone();
-                if add {
-                    copy.push(token);
-                } else {
-                    copy.retain(|&v| v != token);
-                }
-                copy.sort_unstable();
-                copy.dedup();
-                sets.push(copy);
-            }
-            sets
-        });
+    let corpus = super::super::tests::near_copy_corpus();
     let config = Config {
         cases: 1000,
         failure_persistence: None,
