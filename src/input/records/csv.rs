@@ -8,7 +8,8 @@
 //! cap is not passed to the parser past the cap (see [`Capped`]); the row
 //! holding it is a row error.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
 use std::io::{self, BufRead, Read};
 use std::rc::Rc;
 
@@ -17,11 +18,27 @@ use csv::{ByteRecord, ReaderBuilder};
 use super::{Origin, Record, RecordOptions, RowError, Source, not_utf8, too_long};
 use crate::input::kind::InputKind;
 
-/// What [`Capped`] saw of over-long lines: how many, and the longest.
+/// What [`Capped`] saw of over-long lines: how many, the longest, and
+/// where it dropped bytes, so that the parser's offsets (which count only
+/// the bytes passed on) can be mapped back to the input's.
 #[derive(Default)]
 struct Overflow {
     lines: Cell<u64>,
     longest: Cell<u64>,
+    /// Per over-long line not yet behind the rows read: (bytes passed on
+    /// before its drop, bytes dropped), in input order.
+    drops: RefCell<VecDeque<(u64, u64)>>,
+}
+
+impl Overflow {
+    /// Counts a drop of `n` bytes after `passed` bytes were passed on.
+    fn dropped(&self, passed: u64, n: u64) {
+        let mut drops = self.drops.borrow_mut();
+        match drops.back_mut() {
+            Some((at, total)) if *at == passed => *total += n,
+            _ => drops.push_back((passed, n)),
+        }
+    }
 }
 
 /// A reader that passes at most `cap` bytes of each line; the rest of a
@@ -33,6 +50,8 @@ struct Capped {
     in_line: u64,
     /// The current line is past the cap: its bytes are dropped.
     dropping: bool,
+    /// Bytes passed on so far (the parser's byte positions count these).
+    passed: u64,
     overflow: Rc<Overflow>,
 }
 
@@ -50,6 +69,7 @@ impl Read for Capped {
                 // newline, which is then passed on so that the parser ends
                 // the row.
                 self.in_line += content as u64;
+                self.overflow.dropped(self.passed, content as u64);
                 self.inner.consume(content);
                 if newline.is_some() {
                     let length = self.in_line;
@@ -71,6 +91,7 @@ impl Read for Capped {
             let n = if content <= room { whole } else { room }.min(out.len());
             out[..n].copy_from_slice(&available[..n]);
             self.inner.consume(n);
+            self.passed += n as u64;
             if newline.is_some_and(|at| at < n) {
                 self.in_line = 0;
             } else {
@@ -85,6 +106,9 @@ pub(super) struct Table {
     reader: csv::Reader<Capped>,
     overflow: Rc<Overflow>,
     seen_overflow: u64,
+    /// Bytes dropped before the rows read so far: a parser offset plus
+    /// this is the input's.
+    shift: u64,
     name: String,
     input: u32,
     width: usize,
@@ -114,6 +138,7 @@ impl Table {
             cap: options.max_line as u64,
             in_line: 0,
             dropping: false,
+            passed: 0,
             overflow: Rc::clone(&overflow),
         };
         let mut reader = ReaderBuilder::new()
@@ -171,6 +196,7 @@ impl Table {
             reader,
             overflow,
             seen_overflow: 0,
+            shift: 0,
             name: name.into(),
             input,
             width: names.len(),
@@ -181,6 +207,21 @@ impl Table {
             row: ByteRecord::new(),
             failed: false,
         })
+    }
+
+    /// Bytes [`Capped`] dropped before the parser's offset `passed` (a row's
+    /// start, never inside a dropped line). Rows come in order, so drops
+    /// behind one are folded into `shift` and forgotten.
+    fn dropped_before(&mut self, passed: u64) -> u64 {
+        let mut drops = self.overflow.drops.borrow_mut();
+        while let Some(&(at, n)) = drops.front() {
+            if at >= passed {
+                break;
+            }
+            self.shift += n;
+            drops.pop_front();
+        }
+        self.shift
     }
 
     fn error(&self, line: u64, reason: String) -> RowError {
@@ -205,6 +246,7 @@ impl Source for Table {
         let position = self.row.position().cloned();
         let line = position.as_ref().map_or(0, csv::Position::line);
         let offset = position.as_ref().map_or(0, csv::Position::byte);
+        let offset = offset + self.dropped_before(offset);
         match more {
             Ok(false) => return None,
             Ok(true) => {}
