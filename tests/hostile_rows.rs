@@ -141,3 +141,87 @@ fn sign_gives_csv_records_after_an_over_long_line_their_byte_offsets() {
     let expected: Vec<u64> = [2, 3, 5, 6, 9].iter().map(|&l| starts[l - 1]).collect();
     assert_eq!(offsets, expected);
 }
+
+/// A bits file whose third line is 20 MB of bits with no newline after it:
+/// beyond the default cap of 16 MiB.
+fn bits_without_a_last_newline() -> (Vec<u8>, usize) {
+    let mut file = b"x,10101\nz,10100\n".to_vec();
+    let start = file.len();
+    file.extend_from_slice(b"big,");
+    file.resize(start + 20_000_000, b'1');
+    let long = file.len() - start;
+    (file, long)
+}
+
+#[test]
+fn a_bits_line_beyond_the_cap_is_named_and_read_past_not_held() {
+    let dir = tempfile::tempdir().unwrap();
+    let (file, long) = bits_without_a_last_newline();
+    write(dir.path(), "b.csv", &file);
+    let args = ["scan", "--input", "bits", "b.csv", "--radius", "1", "-q"];
+    let out = run_in(dir.path(), &args);
+    let err = stderr(&out);
+    assert_eq!(code(&out), 2, "{err}");
+    assert!(
+        err.contains(&format!(
+            "b.csv: line 3: line of {long} bytes is longer than the cap of 16777216 bytes"
+        )),
+        "{err}"
+    );
+    assert!(err.contains("--max-line-length"), "{err}");
+    assert_eq!(stdout(&out), "", "no partial output");
+
+    let out = run_in(dir.path(), &[&args[..], &["--skip-bad-rows"]].concat());
+    let err = stderr(&out);
+    assert_eq!(code(&out), 1, "{err}");
+    assert!(err.contains("b.csv: line 3: line of"), "{err}");
+    assert_eq!(stdout(&out), "a,b,metric,distance\nx,z,hamming,1\n");
+}
+
+#[test]
+fn a_vectors_line_beyond_a_given_cap_is_a_bad_row_and_the_rows_after_it_are_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let long_row = format!("c,{}\n", vec!["1"; 100].join(","));
+    let file = format!("id,x,y\na,1,2\nb,1,2.1\n{long_row}d,-1,0\ne,2,4.1\n");
+    write(dir.path(), "v.csv", file.as_bytes());
+    let scan = |cap: &str| {
+        run_in(
+            dir.path(),
+            &[
+                "scan",
+                "--input",
+                "vectors",
+                "v.csv",
+                "-t",
+                "0.99",
+                "--max-line-length",
+                cap,
+                "--skip-bad-rows",
+                "-q",
+            ],
+        )
+    };
+    let out = scan("64");
+    let err = stderr(&out);
+    assert_eq!(code(&out), 1, "{err}");
+    let length = long_row.len() - 1;
+    assert!(
+        err.contains(&format!(
+            "v.csv: line 4: line of {length} bytes is longer than the cap of 64 bytes"
+        )),
+        "{err}"
+    );
+    let ids: Vec<String> = stdout(&out)
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').take(2).collect::<Vec<_>>().join(","))
+        .collect();
+    assert!(ids.contains(&"a,e".to_string()), "{}", stdout(&out));
+    // Under a cap it fits, the same row is read: and refused for its width.
+    let out = scan("1K");
+    assert!(
+        stderr(&out).contains("line 4: 100 components"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -54,6 +54,8 @@ pub struct ScanArgs<'a> {
     pub input: InputKind,
     /// `--skip-bad-rows`.
     pub skip_bad_rows: bool,
+    /// `--max-line-length`: the longest line of a vectors or bits file.
+    pub max_line_length: u64,
     /// `--link`: two inputs, only pairs across them.
     pub link: bool,
     pub families: &'a FamilyArgs,
@@ -208,7 +210,7 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
             measure,
             banding,
         } => {
-            let (points, starts) = read_all(&args, &mut problems, vectors::read_vectors)?;
+            let (points, starts) = read_all(&args, &mut problems, vectors::read_vectors_capped)?;
             let distance = match query {
                 VectorQuery::Cosine { min_cosine } => {
                     min_cosine.clamp(-1.0, 1.0).acos().to_degrees()
@@ -238,7 +240,7 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
             }
         }
         Plan::Bits { radius, banding } => {
-            let (strings, starts) = read_all(&args, &mut problems, vectors::read_bits)?;
+            let (strings, starts) = read_all(&args, &mut problems, vectors::read_bits_capped)?;
             if radius >= strings.bits as f64 {
                 bail!(
                     "--radius {radius} is not below the strings' {} bits: every pair would be within it",
@@ -429,7 +431,8 @@ fn read_all<T: Points + Default>(
 ) -> Result<(T, Vec<u32>)> {
     let mut inputs = Vec::with_capacity(args.roots.len());
     for path in args.roots {
-        inputs.push(read_points(path, args.skip_bad_rows, problems, parse)?);
+        let cap = usize::try_from(args.max_line_length.max(1)).unwrap_or(usize::MAX);
+        inputs.push(read_points(path, cap, args.skip_bad_rows, problems, parse)?);
     }
     let shown: Vec<String> = args.roots.iter().map(|p| shown_name(p)).collect();
     let what = if args.input == InputKind::Bits {
@@ -480,12 +483,19 @@ fn shown_name(path: &Path) -> String {
     }
 }
 
-/// A reader of [`vectors`]: input, skip bad rows, the callback for those.
-type Parser<T> = fn(Box<dyn Read>, bool, &mut dyn FnMut(RowError)) -> Result<T, ReadError>;
+/// A reader of [`vectors`]: input, longest line, skip bad rows, the callback
+/// for those.
+type Parser<T> = fn(Box<dyn Read>, usize, bool, &mut dyn FnMut(RowError)) -> Result<T, ReadError>;
 
 /// Reads FILE (or stdin for `-`) with `parse`; bad rows are errors naming the
 /// file and line, or with `skip` warnings counted in `problems`.
-fn read_points<T>(path: &Path, skip: bool, problems: &mut u64, parse: Parser<T>) -> Result<T> {
+fn read_points<T>(
+    path: &Path,
+    cap: usize,
+    skip: bool,
+    problems: &mut u64,
+    parse: Parser<T>,
+) -> Result<T> {
     let shown = shown_name(path);
     let input: Box<dyn Read> = if path.as_os_str() == OsStr::new("-") {
         Box::new(std::io::stdin().lock())
@@ -496,7 +506,7 @@ fn read_points<T>(path: &Path, skip: bool, problems: &mut u64, parse: Parser<T>)
         *problems += 1;
         eprintln!("{} {shown}: {e}: row left out", warning_prefix());
     };
-    parse(input, skip, &mut on_skip).map_err(|e| match e {
+    parse(input, cap, skip, &mut on_skip).map_err(|e| match e {
         ReadError::Empty => anyhow::anyhow!("{shown}: no rows"),
         ReadError::Row(row) => {
             anyhow::anyhow!("{shown}: {row} (--skip-bad-rows leaves such rows out)")

@@ -10,12 +10,15 @@
 //! Ids are unique, non-empty UTF-8.
 //!
 //! A bad row is an error naming its line; with `skip_bad` it is reported to
-//! the caller's callback and left out instead. Memory: `n × d × 4` bytes for
+//! the caller's callback and left out instead. A line longer than the cap
+//! (the records' `--max-line-length`) is a bad row, read past, not held. Memory: `n × d × 4` bytes for
 //! vectors, `n × ⌈bits/64⌉ × 8` for bit strings, plus the ids.
 
 use std::collections::HashMap;
 use std::fmt;
 use std::io::{BufRead, BufReader, Read};
+
+use super::records::{DEFAULT_MAX_LINE, Lines, too_long};
 
 /// Vectors of one dimension, row-major.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -105,28 +108,52 @@ impl fmt::Display for ReadError {
 
 impl std::error::Error for ReadError {}
 
-/// Parses one vector per row.
+/// Parses one vector per row; lines are capped at the records' default
+/// ([`DEFAULT_MAX_LINE`]).
 pub fn read_vectors(
     input: impl Read,
     skip_bad: bool,
     on_skip: &mut dyn FnMut(RowError),
 ) -> Result<Vectors, ReadError> {
+    read_vectors_capped(input, DEFAULT_MAX_LINE, skip_bad, on_skip)
+}
+
+/// Parses one vector per row; a line longer than `max_line` bytes is a bad
+/// row, read past without being held.
+pub fn read_vectors_capped(
+    input: impl Read,
+    max_line: usize,
+    skip_bad: bool,
+    on_skip: &mut dyn FnMut(RowError),
+) -> Result<Vectors, ReadError> {
     let mut sink = VectorSink::default();
-    read_rows(input, skip_bad, on_skip, &mut sink)?;
+    read_rows(input, max_line, skip_bad, on_skip, &mut sink)?;
     if sink.out.is_empty() {
         return Err(ReadError::Empty);
     }
     Ok(sink.out)
 }
 
-/// Parses one bit string per row.
+/// Parses one bit string per row; lines are capped at the records' default
+/// ([`DEFAULT_MAX_LINE`]).
 pub fn read_bits(
     input: impl Read,
     skip_bad: bool,
     on_skip: &mut dyn FnMut(RowError),
 ) -> Result<BitStrings, ReadError> {
+    read_bits_capped(input, DEFAULT_MAX_LINE, skip_bad, on_skip)
+}
+
+/// Parses one bit string per row; a line longer than `max_line` bytes is a
+/// bad row, read past without being held.
+pub fn read_bits_capped(
+    input: impl Read,
+    max_line: usize,
+    skip_bad: bool,
+    on_skip: &mut dyn FnMut(RowError),
+) -> Result<BitStrings, ReadError> {
     let mut sink = BitSink::default();
-    read_rows(input, skip_bad, on_skip, &mut sink)?;
+    read_rows(input, max_line, skip_bad, on_skip, &mut sink)?;
     if sink.out.is_empty() {
         return Err(ReadError::Empty);
     }
@@ -403,9 +430,12 @@ enum Row {
 
 /// The shared row loop: delimiter, header, ids (non-empty, unique, UTF-8),
 /// bad rows. Lines are counted here (a CSV reader's record numbers skip blank
-/// lines), so a quoted field cannot hold a line break.
+/// lines), so a quoted field cannot hold a line break. A line is held only
+/// up to `max_line` bytes (the records' [`Lines`]): a longer one is a bad
+/// row, so a file without newlines cannot fill memory.
 fn read_rows(
     input: impl Read,
+    max_line: usize,
     skip_bad: bool,
     on_skip: &mut dyn FnMut(RowError),
     sink: &mut dyn RowSink,
@@ -419,23 +449,37 @@ fn read_rows(
         b','
     };
     let mut seen: HashMap<String, u64> = HashMap::new();
-    let mut bytes: Vec<u8> = Vec::new();
+    let mut lines = Lines::new(input, max_line);
     let mut fields: Vec<String> = Vec::new();
     let mut first = true;
-    let mut line = 0u64;
     loop {
-        bytes.clear();
-        if input.read_until(b'\n', &mut bytes).map_err(ReadError::Io)? == 0 {
+        let Some(next) = lines.next_line() else {
             return Ok(());
-        }
-        line += 1;
-        while bytes.last().is_some_and(|&b| b == b'\n' || b == b'\r') {
-            bytes.pop();
+        };
+        let next = next.map_err(ReadError::Io)?;
+        let line = next.number;
+        let mut bytes = match next.bytes {
+            Ok(bytes) => bytes,
+            Err(length) => {
+                first = false;
+                let bad = RowError {
+                    line,
+                    reason: too_long(length, max_line),
+                };
+                if !skip_bad {
+                    return Err(ReadError::Row(bad));
+                }
+                on_skip(bad);
+                continue;
+            }
+        };
+        while let Some(rest) = bytes.strip_suffix(b"\r") {
+            bytes = rest;
         }
         if bytes.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let verdict = split_fields(&bytes, delimiter, &mut fields).and_then(|()| {
+        let verdict = split_fields(bytes, delimiter, &mut fields).and_then(|()| {
             match sink.parse(&fields, first) {
                 Row::Good => Ok(true),
                 Row::Header => Ok(false),

@@ -168,6 +168,7 @@ pub fn run(args: Args) -> Result<i32> {
             roots: &args.roots,
             input: args.input.input,
             skip_bad_rows: args.input.skip_bad_rows,
+            max_line_length: args.input.max_line_length,
             link: args.input.link,
             families: &args.families,
             signing: &args.signing,

@@ -354,9 +354,10 @@ pub(crate) struct Line<'a> {
 
 /// Lines of a reader, each held only up to a cap: a longer line is read to
 /// its end without being stored. An I/O error ends the lines (reported as
-/// the next line's error).
-pub(crate) struct Lines {
-    reader: Box<dyn BufRead>,
+/// the next line's error). Also what [`crate::input::vectors`] reads its
+/// rows with, so that a file of points has the records' cap.
+pub(crate) struct Lines<R: BufRead = Box<dyn BufRead>> {
+    reader: R,
     cap: usize,
     buf: Vec<u8>,
     number: u64,
@@ -367,8 +368,8 @@ pub(crate) struct Lines {
     failed: bool,
 }
 
-impl Lines {
-    pub(crate) fn new(reader: Box<dyn BufRead>, cap: usize) -> Self {
+impl<R: BufRead> Lines<R> {
+    pub(crate) fn new(reader: R, cap: usize) -> Self {
         Lines {
             reader,
             cap,
