@@ -386,10 +386,11 @@ pub fn exchange(data: &[u8]) {
 /// any normalisation, shingle kind and k: the explanation tiles A with its
 /// passages and only-A ranges, marks in B exactly what no passage covers,
 /// counts the shingles and the Jaccard similarity of the two sets, and the
-/// passages' new shingles sum to the shared ones. Each passage's ranges
-/// hold the same words (word shingles) or normalise to the same text
-/// (character shingles with whitespace collapsed; with whitespace kept a
-/// range may start one space apart, the known defect of #18, left out here).
+/// passages' new shingles sum to the shared ones. Each passage occurs in
+/// both at its offsets: its two ranges normalise to the same text
+/// (character shingles, whitespace collapsed or kept: #18 is fixed), hold
+/// the same words (word and stop-word shingles) or the same words that are
+/// not stop words (important-word shingles), and have the same shingles.
 pub fn explain(data: &[u8]) {
     let [flags, split, k, rest @ ..] = data else {
         return;
@@ -399,8 +400,7 @@ pub fn explain(data: &[u8]) {
         collapse_whitespace: flags & 2 == 0,
         drop_whitespace: false,
     };
-    let kind = [ShingleKind::Char, ShingleKind::Word, ShingleKind::StopWord]
-        [usize::from((flags >> 2) % 3)];
+    let kind = crate::props::kind_of(flags >> 2);
     let k = 1 + usize::from(k % 8);
     let recipe = simfind::recipe::Recipe {
         normalization,
@@ -450,20 +450,25 @@ pub fn explain(data: &[u8]) {
     assert_eq!(counted, shared, "new shingles do not add up");
 
     let norm = |bytes: &[u8]| simfind::text::normalize::normalize(bytes, normalization);
+    let stops = recipe.shingler.stop_words().sorted();
+    let stop = |w: &str| stops.binary_search(&w.to_lowercase().as_str()).is_ok();
     let words = |text: &str| -> Vec<String> {
         text.split(|c: char| !c.is_alphanumeric())
             .filter(|w| !w.is_empty())
+            .filter(|w| kind != ShingleKind::Important || !stop(w))
             .map(str::to_owned)
             .collect()
     };
     for s in &e.shared {
         let (ta, tb) = (norm(&a[s.a.clone()]), norm(&b[s.b.clone()]));
         match kind {
-            ShingleKind::Char if normalization.collapse_whitespace => {
-                assert_eq!(ta, tb, "passage {s:?}")
-            }
-            ShingleKind::Char => {}
+            ShingleKind::Char => assert_eq!(ta, tb, "passage {s:?}"),
             _ => assert_eq!(words(&ta), words(&tb), "passage {s:?}"),
         }
+        assert_eq!(
+            recipe.set_of(&a[s.a.clone()]),
+            recipe.set_of(&b[s.b.clone()]),
+            "passage {s:?}: its ranges' shingles"
+        );
     }
 }

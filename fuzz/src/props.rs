@@ -33,8 +33,14 @@ fn norm_of(bits: u8) -> Normalization {
     }
 }
 
-fn kind_of(b: u8) -> ShingleKind {
-    [ShingleKind::Char, ShingleKind::Word, ShingleKind::StopWord][usize::from(b % 3)]
+/// Every shingle kind, chosen by a byte.
+pub fn kind_of(b: u8) -> ShingleKind {
+    [
+        ShingleKind::Char,
+        ShingleKind::Word,
+        ShingleKind::StopWord,
+        ShingleKind::Important,
+    ][usize::from(b % 4)]
 }
 
 /// Stop words of the shingle targets: ASCII, Greek with both sigmas, a
