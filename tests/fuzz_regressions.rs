@@ -108,3 +108,47 @@ fn exchange() {
 fn explain() {
     replay("explain", inputs::explain);
 }
+
+/// Each exchange reproducer, damaged as its bytes say, given to the binary's
+/// `verify` and `group`: a result or exit 2 naming a file, never a panic
+/// (the parquet crate panicked on a footer giving a column chunk a negative
+/// offset, found by `fuzz/run.sh 120 exchange`).
+#[test]
+#[cfg_attr(miri, ignore = "runs the binary")]
+fn damaged_exchange_files_are_refused_by_verify_and_group() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz");
+    let reproducers = inputs(&root.join("regressions").join("exchange"));
+    assert!(!reproducers.is_empty(), "no exchange reproducer kept");
+    for file in reproducers {
+        let data = std::fs::read(&file).expect("a readable input");
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        if inputs::damaged_exchange(&data, dir.path()).is_none() {
+            continue;
+        }
+        for command in ["verify", "group"] {
+            let out = std::process::Command::new(env!("CARGO_BIN_EXE_simfind"))
+                .current_dir(dir.path())
+                .args([
+                    command,
+                    "--pairs",
+                    "pairs.parquet",
+                    "--docs",
+                    ".",
+                    "-t",
+                    "0.1",
+                ])
+                .output()
+                .expect("simfind runs");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(!err.contains("panicked"), "{command} {file:?}: {err}");
+            assert!(
+                matches!(out.status.code(), Some(0..=2)),
+                "{command} {file:?}: {:?} {err}",
+                out.status
+            );
+            if out.status.code() == Some(2) {
+                assert!(err.contains(".parquet"), "{command} {file:?}: {err}");
+            }
+        }
+    }
+}

@@ -97,12 +97,18 @@ pub fn records(data: &[u8]) {
         assert!(!w.reason.is_empty(), "{w}: no reason");
     }
     let mut ids = std::collections::HashSet::new();
-    let mut last_line = 0;
+    let (mut last_line, mut last_offset) = (0, None);
     for r in &skipping.records {
         assert!(!r.id.is_empty(), "an empty id: {r:?}");
         assert!(ids.insert(r.id.clone()), "id {:?} twice", r.id);
-        assert!(r.origin.line > last_line, "out of line order: {r:?}");
-        last_line = r.origin.line;
+        // A CSV row may also end at a lone CR (the csv crate's terminator),
+        // so rows can share a line: lines never go back, offsets always on.
+        assert!(r.origin.line >= last_line, "out of line order: {r:?}");
+        assert!(
+            last_offset < Some(r.origin.offset),
+            "out of offset order: {r:?}"
+        );
+        (last_line, last_offset) = (r.origin.line, Some(r.origin.offset));
         let offset = usize::try_from(r.origin.offset).expect("an offset");
         assert!(offset < rest.len(), "offset beyond the file: {r:?}");
         let before = rest[..offset].iter().filter(|&&b| b == b'\n').count() as u64;
@@ -327,12 +333,41 @@ fn files_under(dir: &Path) -> Vec<PathBuf> {
 /// an abort or an allocation beyond the fuzzer's limit; undamaged, they
 /// read back what was written.
 pub fn exchange(data: &[u8]) {
-    let [which, cut @ ..] = data else { return };
-    let (files, ids) = exchange_base();
-    let which = usize::from(*which) % files.len();
     let dir = tempfile::tempdir().expect("a temporary directory");
+    let Some(damaged) = damaged_exchange(data, dir.path()) else {
+        return;
+    };
+    let ids = &exchange_base().1;
+    let docs = simfind::exchange::read_docs(dir.path());
+    if !damaged {
+        let docs = docs.as_ref().expect("an undamaged exchange reads");
+        let read: Vec<(i64, Vec<u8>)> = docs
+            .docs
+            .iter()
+            .map(|d| (d.doc_id, d.path.clone()))
+            .collect();
+        assert_eq!(&read, ids);
+    }
+    if let Ok(docs) = &docs {
+        let pairs = simfind::exchange::read_pairs(&dir.path().join("pairs.parquet"), docs);
+        if !damaged {
+            assert_eq!(pairs.expect("undamaged pairs read"), vec![(0, 1)]);
+        }
+    }
+}
+
+/// Writes the exchange files (`docs/`, `signatures/`, `pairs.parquet`)
+/// into `dir` with one of them damaged as `data` says; whether it was
+/// (`None`: `data` is empty). What the `exchange` target reads, and what
+/// `tests/fuzz_regressions.rs` gives the binary's `verify`.
+pub fn damaged_exchange(data: &[u8], dir: &Path) -> Option<bool> {
+    let [which, cut @ ..] = data else {
+        return None;
+    };
+    let (files, _) = exchange_base();
+    let which = usize::from(*which) % files.len();
     for (f, bytes) in files {
-        let to = dir.path().join(f);
+        let to = dir.join(f);
         std::fs::create_dir_all(to.parent().expect("a parent")).expect("made");
         std::fs::write(&to, bytes).expect("written");
     }
@@ -362,24 +397,8 @@ pub fn exchange(data: &[u8]) {
         };
         bytes[i] = *value;
     }
-    let damaged = bytes != *original;
-    std::fs::write(dir.path().join(target), &bytes).expect("written");
-    let docs = simfind::exchange::read_docs(dir.path());
-    if !damaged {
-        let docs = docs.as_ref().expect("an undamaged exchange reads");
-        let read: Vec<(i64, Vec<u8>)> = docs
-            .docs
-            .iter()
-            .map(|d| (d.doc_id, d.path.clone()))
-            .collect();
-        assert_eq!(&read, ids);
-    }
-    if let Ok(docs) = &docs {
-        let pairs = simfind::exchange::read_pairs(&dir.path().join("pairs.parquet"), docs);
-        if !damaged {
-            assert_eq!(pairs.expect("undamaged pairs read"), vec![(0, 1)]);
-        }
-    }
+    std::fs::write(dir.join(target), &bytes).expect("written");
+    Some(bytes != *original)
 }
 
 /// `explain`: two texts (any bytes, split where the first byte says) under

@@ -13,6 +13,7 @@ use crate::app::cmd::{
 };
 use crate::app::cmd::{fingerprint, score, validate};
 use crate::app::exit;
+use crate::app::output;
 use crate::app::ui::{self, ColorArg};
 
 #[derive(Parser, Debug)]
@@ -215,6 +216,22 @@ pub fn run(cli: Cli) -> i32 {
             "{} cannot start {threads} threads: {err}",
             ui::error_prefix()
         );
+        return exit::FATAL;
+    }
+    // These write their data to stdout alone: closed, it would be lost.
+    let stdout_only = matches!(
+        cli.command,
+        Command::Compare(_)
+            | Command::Explain(_)
+            | Command::Tune(_)
+            | Command::Minhash(_)
+            | Command::Probe(_)
+            | Command::Fingerprint(_)
+            | Command::Score(_)
+            | Command::Validate(_)
+    );
+    if stdout_only && let Err(err) = output::refuse_closed_stdout() {
+        eprintln!("{} {err}", ui::error_prefix());
         return exit::FATAL;
     }
     let result = match cli.command {

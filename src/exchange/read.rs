@@ -118,11 +118,13 @@ fn open(path: &Path) -> Result<Opened, ExchangeError> {
         path: path.to_owned(),
         err,
     })?;
+    let length = file.metadata().map_or(u64::MAX, |m| m.len());
     let builder =
         ParquetRecordBatchReaderBuilder::try_new(file).map_err(|err| ExchangeError::Parquet {
             path: path.to_owned(),
             err: err.to_string(),
         })?;
+    check_chunks(path, &builder, length)?;
     let metadata = builder
         .metadata()
         .file_metadata()
@@ -138,6 +140,41 @@ fn open(path: &Path) -> Result<Opened, ExchangeError> {
         builder,
         metadata,
     })
+}
+
+/// Every column chunk the footer names lies within the file: the parquet
+/// crate asserts (panics on) a negative offset or size when it reads the
+/// chunk (`ColumnChunkMetaData::byte_range`), so a damaged footer is refused
+/// here, as an error naming the file.
+fn check_chunks(
+    path: &Path,
+    builder: &ParquetRecordBatchReaderBuilder<File>,
+    length: u64,
+) -> Result<(), ExchangeError> {
+    for (g, group) in builder.metadata().row_groups().iter().enumerate() {
+        for column in group.columns() {
+            let start = column
+                .dictionary_page_offset()
+                .unwrap_or(column.data_page_offset());
+            let size = column.compressed_size();
+            let inside = u64::try_from(start)
+                .ok()
+                .zip(u64::try_from(size).ok())
+                .and_then(|(start, size)| start.checked_add(size))
+                .is_some_and(|end| end <= length);
+            if !inside {
+                return Err(ExchangeError::Parquet {
+                    path: path.to_owned(),
+                    err: format!(
+                        "damaged footer: row group {g}, column {} at offset {start}, {size} bytes, \
+                         is not within the file's {length} bytes",
+                        column.column_path()
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 impl Opened {

@@ -76,13 +76,31 @@ pub struct Args {
 }
 
 /// A missing column is an argument error (exit 2, nothing printed), named by
-/// the flag that asked for it, before any record is read.
+/// the flag that asked for it, before any record is read. Only a regular
+/// file is looked at twice: a FIFO or a pipe (`/dev/stdin`) can be read once,
+/// so the record reader checks its header as it reads it (a missing column is
+/// then a warning naming the file). The header line is held only up to the
+/// records' line cap.
 fn check_header(path: &PathBuf, kind: InputKind, id: &str, fields: &[String]) -> Result<()> {
+    use std::io::{BufRead, Read};
     let shown = path.display();
+    // Asked before opening: opening a FIFO to look would take its writer's
+    // data (and close it) before the records are read.
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        return Ok(());
+    }
+    let file = std::fs::File::open(path).with_context(|| format!("cannot read {shown}"))?;
+    let cap = records::DEFAULT_MAX_LINE;
+    let mut line = Vec::new();
+    std::io::BufReader::new(file.take(cap as u64 + 2))
+        .read_until(b'\n', &mut line)
+        .with_context(|| format!("{shown}: cannot read the header"))?;
+    if line.len() > cap && !line.ends_with(b"\n") {
+        bail!("{shown}:1: the header is longer than the cap of {cap} bytes");
+    }
     let mut reader = csv::ReaderBuilder::new()
         .delimiter(if kind == InputKind::Tsv { b'\t' } else { b',' })
-        .from_path(path)
-        .with_context(|| format!("cannot read {shown}"))?;
+        .from_reader(&line[..]);
     let header = reader
         .headers()
         .with_context(|| format!("{shown}: cannot read the header"))?;

@@ -76,6 +76,16 @@ fn absolute(path: &Path) -> Option<std::path::PathBuf> {
     Some(fs::canonicalize(dir).ok()?.join(path.file_name()?))
 }
 
+/// For a subcommand whose data can only go to stdout (no `-o`): an error if
+/// stdout was closed at start, before any work, as [`Sink::create`] gives
+/// for the others (std reopened it on /dev/null, where the data would go).
+pub fn refuse_closed_stdout() -> Result<()> {
+    if streams::stdout_was_closed() {
+        return Err(streams::closed_error(1));
+    }
+    Ok(())
+}
+
 pub enum Sink {
     Stdout(BufWriter<io::Stdout>),
     /// Written in place: an existing device or FIFO, or one of this process's
