@@ -15,6 +15,7 @@
 #   fuzz/run.sh                 # 30 s per target (a few minutes in all)
 #   fuzz/run.sh 600 normalize   # ten minutes of one target
 #   fuzz/run.sh --merge         # refresh corpus/: seeds + 24 small inputs from .work/
+#   fuzz/run.sh --merge records # the same for the targets named
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -23,8 +24,11 @@ if [[ ${1:-} == --merge ]]; then
     merge=1
     shift
 fi
-seconds=${1:-30}
-shift || true
+seconds=30
+if [[ $merge == 0 ]]; then
+    seconds=${1:-30}
+    shift || true
+fi
 
 if ! rustup toolchain list | grep -q '^nightly'; then
     rustup toolchain install nightly --profile minimal
