@@ -26,6 +26,9 @@ const EXAMPLES: &str = "EXAMPLES:
   simfind sign /nfs/share --out /nfs/sig --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT
   python spark/simfind_lsh.py sig/ engine/ && simfind verify --pairs engine/pairs --docs sig/
   simfind sign --input jsonl a.jsonl b.jsonl --out sig/ --shard 0/2    records, by id
+  simfind sign --input csv people.csv --per-field --weights 3,3,1 --out sig/
+  simfind sign --input vectors emb.csv -t 0.9 --out sig/ --shard 1/4    cosine, hyperplanes
+  simfind sign --input bits hashes.csv --radius 3 --out sig/             hamming, bit sampling
 
 OUTPUT (one Parquet file per table and shard, sig/TABLE/shard-IIIII-of-NNNNN.parquet):
   docs         doc_id int64 (shard << 40 | local index), path binary (exact bytes),
@@ -36,10 +39,15 @@ OUTPUT (one Parquet file per table and shard, sig/TABLE/shard-IIIII-of-NNNNN.par
 The recipe (shingles, normalisation, k, bands, rows, seed, sketch) is in every file's
 key-value metadata; verify and group refuse shards of different recipes. Each file is
 written under a temporary name starting with '.' and renamed when complete.
-Records (--input jsonl|csv|tsv|sets) are signed whole, as scan --input signs them
-without --per-field; docs.path is the record id, and docs adds source, input, line
-and offset, where verify reads each record again. --per-field, --link and '-'
-(stdin) are refused.
+Records (--input jsonl|csv|tsv|sets) are signed as scan --input signs them: whole,
+or with --per-field each field on its own (signature: the fields' b×r values in
+field order; bands: field f's band j as band f×b+j, candidate fields only);
+docs.path is the record id, and docs adds source, input, line and offset, where
+verify reads each record again. Vectors and bit strings (--input vectors|bits)
+are signed by scan's family for the query given (-t/--angle: hyperplanes, values
+0/1; --metric euclidean --radius: p-stable bucket numbers; bits --radius: sampled
+bits), keyed by id like records; the family and query are in the metadata
+(simfind.family.*). --link, '-' (stdin) and --sketch simhash are refused.
 
 ";
 
@@ -53,7 +61,8 @@ and offset, where verify reads each record again. --per-field, --link and '-'
 #[command(after_help = args::after_help(EXAMPLES, args::EXIT_STATUS_SIGN))]
 pub struct Args {
     /// Directories to sign (a file is signed as itself); optional with --files-from.
-    /// With --input jsonl|csv|tsv|sets: files of records, each record signed whole.
+    /// With --input jsonl|csv|tsv|sets: files of records (each record signed whole, or
+    /// with --per-field field by field); with --input vectors|bits: files of points.
     #[arg(
         required_unless_present_any = ["files_from", "files0_from"],
         value_name = "DIR"
