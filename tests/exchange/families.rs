@@ -404,3 +404,38 @@ fn sign_refuses_what_it_cannot_do_with_points_before_writing() {
     );
     assert!(!out.exists());
 }
+
+/// The engine scripts refuse the same mixes, by the metadata they compare
+/// beside the recipe (`simfind.key`, `simfind.family.*`, …).
+#[test]
+#[cfg_attr(
+    no_python_engines,
+    ignore = "needs the Python engines: bash scripts/setup-engines.sh"
+)]
+fn the_engines_refuse_points_mixed_with_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let points = vectors(tmp.path());
+    let files = tmp.path().join("files");
+    write(&files, "a.txt", util::prose(1, 200).as_bytes());
+    let signed = tmp.path().join("signed");
+    let shard = ["--shard", "0/2", "-b", "20", "-r", "5"];
+    let mut first = vec!["--input", "vectors", "-t", "0.9"];
+    first.extend_from_slice(&shard);
+    ok(&sign(&[&points], &signed, &first));
+    ok(&sign(&[&files], &signed, &["--shard", "1/2"]));
+    let out = python()
+        .arg(script("simfind_lsh_duckdb.py"))
+        .arg(&signed)
+        .arg(tmp.path().join("joined"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(
+        err.contains("another recipe or input")
+            && err.contains("simfind.key")
+            && err.contains("simfind.family.metric"),
+        "{err}"
+    );
+    assert!(!tmp.path().join("joined").exists());
+}
