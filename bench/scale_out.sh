@@ -11,7 +11,9 @@
 #   python3 bench/gen_small_files.py /tmp/sf1m --files 1000000   # a corpus (~4 GB of blocks)
 #
 # Environment: PARTS (verify parts, default 4), DUCK_MEMORY (default 2GB),
-# DUCK_THREADS (default 2), SPARK=1, SCAN=0. Needs the engines' venv (bash
+# DUCK_THREADS (default 2), SPARK=1, SCAN=0, BEFORE=OTHER_BINARY (the split
+# verification run again with another simfind, e.g. main's, for a before/after
+# in one run). Needs the engines' venv (bash
 # scripts/setup-engines.sh) and GNU time (/usr/bin/time). Writes into a
 # temporary directory under TMPDIR (default /tmp), removed at the end; check
 # its free space first (about 700 B of Parquet a document, plus DuckDB's
@@ -79,6 +81,16 @@ t1=$(now)
 tail -qn +2 "$work"/part-*.csv | LC_ALL=C sort > "$work/parts.sorted"
 tail -n +2 "$work/verified.csv" | LC_ALL=C sort > "$work/verified.sorted"
 echo "| verify --component-shard I/$parts, $parts processes one after another → CSV | $(wc -l < "$work/parts.sorted") | $(bytes "$work"/part-*.csv) | $(secs "$t0" "$t1") | $(peak "$work"/part-*.mem) |"
+
+if [ -n "${BEFORE:-}" ]; then
+    t0=$(now)
+    for i in $(seq 0 $((parts - 1))); do
+        timed "$work/before-$i.mem" "$BEFORE" verify --pairs "$work/duck/pairs" --docs "$work/signed" \
+            --components "$work/duck/components" --component-shard "$i/$parts" -q -o "$work/before-$i.csv"
+    done
+    t1=$(now)
+    echo "| (the same $parts parts with $BEFORE) | $(tail -qn +2 "$work"/before-*.csv | wc -l) | $(bytes "$work"/before-*.csv) | $(secs "$t0" "$t1") | $(peak "$work"/before-*.mem) |"
+fi
 
 if [ "${SCAN:-1}" = 1 ]; then
     t0=$(now)

@@ -125,11 +125,20 @@ def options(argv):
     return p.parse_args(argv)
 
 
+# The metadata every file of one exchange must agree on: the recipe, what the
+# documents are (files, records, a vector family's points) and how they were
+# signed (whole or per field), and the signature's length.
+AGREED = (b"simfind.recipe.", b"simfind.family.", b"simfind.records.", b"simfind.key",
+          b"simfind.signature_len")
+
+
 def signature_length(signed):
-    """n = bands x rows from the recipe in the files' metadata, after checking
-    that every bands and signatures file has the same recipe (pyarrow reads
-    the footers; it ships with pyspark's pandas extras and is in the test
-    requirements). Without pyarrow: None, and the length is read from the data."""
+    """The values in a signature row (simfind.signature_len: bands x rows, or
+    fields x bands x rows for records signed per field), after checking that
+    every bands and signatures file agrees on the recipe and the kind of input
+    (pyarrow reads the footers; it ships with pyspark's pandas extras and is in
+    the test requirements). Without pyarrow: None, and the length is read from
+    the data."""
     try:
         import pyarrow.parquet as pq
     except ImportError:
@@ -147,19 +156,20 @@ def signature_length(signed):
             recipe = {
                 k.decode(): v.decode()
                 for k, v in meta.items()
-                if k.startswith(b"simfind.recipe.")
+                if k.startswith(AGREED)
             }
-            if not recipe:
+            if not any(k.startswith("simfind.recipe.") for k in recipe):
                 sys.exit(f"simfind_lsh: error: {f}: not an exchange file of simfind")
             if first is None:
                 first = (f, recipe)
             elif recipe != first[1]:
-                diff = [k for k in recipe if recipe.get(k) != first[1].get(k)]
+                diff = sorted(k for k in set(recipe) | set(first[1]) if recipe.get(k) != first[1].get(k))
                 sys.exit(
-                    f"simfind_lsh: error: {f}: made with another recipe than {first[0]} "
+                    f"simfind_lsh: error: {f}: made with another recipe or input than {first[0]} "
                     f"({', '.join(diff)} differ); sign every shard with the same options"
                 )
-    return int(first[1]["simfind.recipe.n"])
+    recipe = first[1]
+    return int(recipe.get("simfind.signature_len", recipe["simfind.recipe.n"]))
 
 
 def main(argv):

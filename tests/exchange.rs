@@ -7,6 +7,8 @@
 
 mod util;
 
+#[path = "exchange/families.rs"]
+mod families;
 #[path = "exchange/records.rs"]
 mod records;
 #[path = "exchange/split.rs"]
@@ -77,6 +79,24 @@ fn write_pairs(path: &Path, pairs: &[(i64, i64)]) {
     let mut writer = parquet::arrow::ArrowWriter::try_new(file, schema, None).unwrap();
     writer.write(&batch).unwrap();
     writer.close().unwrap();
+}
+
+/// The data rows of any CSV output (its header dropped unchecked: the
+/// families' and per-field outputs have columns of their own).
+fn data_rows(bytes: &[u8]) -> Vec<Vec<String>> {
+    csv::ReaderBuilder::new()
+        .from_reader(bytes)
+        .records()
+        .map(|r| r.unwrap().iter().map(String::from).collect())
+        .collect()
+}
+
+/// The (a, b) columns of every row.
+fn ab(bytes: &[u8]) -> Vec<(String, String)> {
+    data_rows(bytes)
+        .into_iter()
+        .map(|r| (r[0].clone(), r[1].clone()))
+        .collect()
 }
 
 /// Every pair of documents with a signature: candidates that leave the

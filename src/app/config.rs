@@ -237,17 +237,23 @@ pub fn exchange(
             simfind::exchange::component_part(components.get(&id).copied(), hash, shard.count);
         Some(part == shard.index)
     };
-    let keep_doc =
-        |doc: &simfind::exchange::ExchangeDoc| part_of(doc.doc_id, doc.hash) != Some(false);
+    let keep_doc = |doc_id: i64, hash: u128| part_of(doc_id, hash) != Some(false);
     let exchange = simfind::exchange::read_docs_where(&args.docs, split.map(|_| &keep_doc as _))?;
-    if exchange.key_kind != "path" && exchange.key_kind != "record" {
+    if !["path", "record", "vector"].contains(&exchange.key_kind.as_str()) {
         bail!(
-            "{}: its documents are keyed by {:?}, neither files (path) nor records",
+            "{}: its documents are keyed by {:?}, neither files (path), records nor \
+             points (vector)",
             args.docs.display(),
             exchange.key_kind
         );
     }
-    let recipe = exchange.params.recipe().map_err(|reason| {
+    // Points are measured, not shingled: their shards' recipe is the banding.
+    let recipe = if exchange.key_kind == "vector" {
+        Ok(simfind::exchange::vector_recipe(&exchange.params))
+    } else {
+        exchange.params.recipe()
+    };
+    let recipe = recipe.map_err(|reason| {
         anyhow::anyhow!(
             "{}: a recipe this simfind cannot use ({reason})",
             args.docs.display()

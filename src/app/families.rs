@@ -84,10 +84,10 @@ enum Plan {
     },
 }
 
-pub fn scan(args: ScanArgs) -> Result<i32> {
-    let f = args.families;
-    let kind = args.input;
-    let format = match (args.report.format, args.report.cluster) {
+/// The output of a family's pairs that `report`'s --format and --cluster ask
+/// for; `metric` names the family in the refusal of --format html.
+pub fn output_format(report: &ReportArgs, metric: &str) -> Result<(Format, ClusterMethod)> {
+    let format = match (report.format, report.cluster) {
         (FormatArg::Pairs, None) => Format::Csv,
         (FormatArg::Tsv, None) => Format::Tsv,
         (FormatArg::Jsonl, None) => Format::Jsonl,
@@ -97,14 +97,20 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
             "--cluster applies only to groups: add --format clusters (or --format jsonl for JSON Lines groups)"
         ),
         (FormatArg::Html, _) => bail!(
-            "--format html is not available with --metric {}: pairs (csv, tsv, jsonl) or groups (clusters; jsonl with --cluster)",
-            metric_name(f, kind)
+            "--format html is not available with --metric {metric}: pairs (csv, tsv, jsonl) or groups (clusters; jsonl with --cluster)"
         ),
     };
-    let method = match args.report.cluster.unwrap_or(ClusterArg::Center) {
+    let method = match report.cluster.unwrap_or(ClusterArg::Center) {
         ClusterArg::Center => ClusterMethod::Center,
         ClusterArg::Connected => ClusterMethod::Connected,
     };
+    Ok((format, method))
+}
+
+pub fn scan(args: ScanArgs) -> Result<i32> {
+    let f = args.families;
+    let kind = args.input;
+    let (format, method) = output_format(args.report, metric_name(f, kind))?;
     if args.db {
         bail!(
             "--db stores MinHash signatures: it cannot be combined with --input {kind} or --sketch simhash"
@@ -150,18 +156,11 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
             "--metric {} needs --input vectors or --input bits (or --sketch simhash for documents)",
             metric_name(f, kind)
         ),
-        (InputKind::Vectors, _) => vector_plan(f, args.matching, banding)?,
-        (InputKind::Bits, _) => {
-            if !matches!(f.metric, None | Some(MetricArg::Hamming)) {
-                bail!("--input bits is compared by Hamming distance: give --metric hamming");
-            }
-            let radius = match f.radius {
-                Some(r) if r >= 0.0 && r.fract() == 0.0 => r,
-                Some(r) => bail!("--radius {r}: a Hamming radius is a whole number of bits ≥ 0"),
-                None => bail!("--metric hamming needs --radius K: pairs within K bits"),
-            };
-            Plan::Bits { radius, banding }
-        }
+        (InputKind::Vectors, _) => vector_plan(f, args.matching.threshold, banding)?,
+        (InputKind::Bits, _) => Plan::Bits {
+            radius: bits_radius(f)?,
+            banding,
+        },
     };
     if kind != InputKind::Files {
         if args.files.files_from.is_some() || args.files.files0_from.is_some() {
@@ -347,7 +346,88 @@ fn given_banding(s: &SigningArgs) -> Option<Banding> {
     }
 }
 
-fn vector_plan(f: &FamilyArgs, m: &MatchArgs, banding: Option<Banding>) -> Result<Plan> {
+/// `--input bits`: the Hamming radius given (a whole number of bits).
+fn bits_radius(f: &FamilyArgs) -> Result<f64> {
+    if !matches!(f.metric, None | Some(MetricArg::Hamming)) {
+        bail!("--input bits is compared by Hamming distance: give --metric hamming");
+    }
+    Ok(match f.radius {
+        Some(r) if r >= 0.0 && r.fract() == 0.0 => r,
+        Some(r) => bail!("--radius {r}: a Hamming radius is a whole number of bits ≥ 0"),
+        None => bail!("--metric hamming needs --radius K: pairs within K bits"),
+    })
+}
+
+/// `sign --input vectors|bits`: the family and its query from the arguments
+/// `scan --input vectors|bits` takes, refused as scan refuses them, and the
+/// banding if -b/-r are given (else [`exchange_banding`] tunes it once the
+/// points' width is known).
+pub fn exchange_family(
+    kind: InputKind,
+    f: &FamilyArgs,
+    threshold: Option<f64>,
+    signing: &SigningArgs,
+) -> Result<(simfind::exchange::Family, Option<Banding>)> {
+    use simfind::exchange::Family;
+    if f.sketch == Some(SketchFamilyArg::Simhash) {
+        bail!(
+            "sign --sketch simhash is not available: SimHash fingerprints are not in the exchange \
+             files; run scan --sketch simhash on one box"
+        );
+    }
+    let banding = given_banding(signing);
+    let family = match kind {
+        InputKind::Bits => {
+            if threshold.is_some() {
+                bail!("--input bits takes --radius K (bits), not -t");
+            }
+            Family::Hamming {
+                radius: bits_radius(f)? as u32,
+            }
+        }
+        _ => match vector_plan(f, threshold, banding)? {
+            Plan::Vectors {
+                query: VectorQuery::Cosine { min_cosine },
+                ..
+            } => Family::Cosine { min_cosine },
+            Plan::Vectors {
+                query: VectorQuery::Euclidean { radius, width },
+                ..
+            } => Family::Euclidean { radius, width },
+            Plan::Bits { .. } | Plan::SimHash { .. } => unreachable!("vector_plan plans vectors"),
+        },
+    };
+    Ok((family, banding))
+}
+
+/// The banding of a signed family: the one given, or the one scan tunes for
+/// points of `width` components (bits) at the family's threshold.
+pub fn exchange_banding(
+    family: simfind::exchange::Family,
+    given: Option<Banding>,
+    width: usize,
+    min_recall: f64,
+) -> Result<Banding> {
+    use simfind::exchange::Family;
+    let (metric, distance) = match family {
+        Family::Cosine { min_cosine } => (
+            Metric::Cosine,
+            min_cosine.clamp(-1.0, 1.0).acos().to_degrees(),
+        ),
+        Family::Euclidean { radius, width } => (Metric::Euclidean, radius / width),
+        Family::Hamming { radius } => {
+            if radius as usize >= width {
+                bail!(
+                    "--radius {radius} is not below the strings' {width} bits: every pair would be within it"
+                );
+            }
+            (Metric::Hamming { bits: width }, f64::from(radius))
+        }
+    };
+    choose_banding(given, metric, distance, min_recall)
+}
+
+fn vector_plan(f: &FamilyArgs, threshold: Option<f64>, banding: Option<Banding>) -> Result<Plan> {
     Ok(match f.metric.unwrap_or(MetricArg::Cosine) {
         MetricArg::Cosine => {
             if f.radius.is_some() || f.bucket_width.is_some() {
@@ -355,7 +435,7 @@ fn vector_plan(f: &FamilyArgs, m: &MatchArgs, banding: Option<Banding>) -> Resul
                     "--radius and --bucket-width are for --metric euclidean; cosine takes -t (a cosine) or --angle"
                 );
             }
-            let min_cosine = match (m.threshold, f.angle) {
+            let min_cosine = match (threshold, f.angle) {
                 (Some(t), None) if (-1.0..=1.0).contains(&t) => t,
                 (Some(t), None) => bail!("-t {t}: a cosine similarity is in [-1, 1]"),
                 (None, Some(deg)) if (0.0..=180.0).contains(&deg) => deg.to_radians().cos(),
@@ -369,7 +449,7 @@ fn vector_plan(f: &FamilyArgs, m: &MatchArgs, banding: Option<Banding>) -> Resul
             }
         }
         MetricArg::Euclidean => {
-            if m.threshold.is_some() || f.angle.is_some() {
+            if threshold.is_some() || f.angle.is_some() {
                 bail!("--metric euclidean takes --radius R (a distance), not -t or --angle");
             }
             let radius = match f.radius {

@@ -33,12 +33,19 @@
 //!
 //! The key: files put their path in `path`; a record source puts its record id
 //! there and says so with `simfind.key = record` (the reader takes either; a
-//! record source then needs its own reload for verification).
+//! record source then needs its own reload for verification); the points of a
+//! vector family (`sign --input vectors|bits`) say `simfind.key = vector` and
+//! name the family and its parameters under `simfind.family.*` ([`vectors`]).
+//! Records signed per field write `fields × n` values a signature
+//! (`simfind.signature_len`) and their fields' bands as band `f·b + j`
+//! ([`records`]). A reader refuses files that were signed from different
+//! kinds of input or with different options, whatever their recipes.
 
 mod read;
 mod records;
 #[cfg(test)]
 mod tests;
+mod vectors;
 mod write;
 
 use std::fmt;
@@ -52,7 +59,14 @@ pub use read::{
     DocOrigin, Exchange, ExchangeDoc, read_components, read_docs, read_docs_where, read_pairs,
     read_pairs_where,
 };
-pub use records::{record_metadata, record_options, sign_records, verify_records};
+pub use records::{
+    PerField, per_field_metadata, record_metadata, record_options, sign_records,
+    sign_records_per_field, verify_records,
+};
+pub use vectors::{
+    Family, VectorOutcome, bits_hash, family_metadata, family_of, line_offsets, sign_bits,
+    sign_vectors, vector_hash, vector_params, vector_recipe, verify_vectors,
+};
 pub use write::{DocRecord, RecordOrigin, ShardWriter};
 
 /// The format version written in `simfind.format`; a reader refuses others.
@@ -73,6 +87,11 @@ pub(crate) const KEY_KIND: &str = "simfind.key";
 pub(crate) const RECIPE_PREFIX: &str = "simfind.recipe.";
 /// A record source's reading options (`simfind.records.kind`, …).
 pub(crate) const RECORDS_PREFIX: &str = "simfind.records.";
+/// A vector family's parameters (`simfind.family.metric`, …).
+pub(crate) const FAMILY_PREFIX: &str = "simfind.family.";
+/// Values in one signature row (`n`, or `fields × n` for records signed per
+/// field): what an engine divides agreeing positions by.
+pub(crate) const KEY_SIGNATURE_LEN: &str = "simfind.signature_len";
 
 /// One shard `index` of `count` (`--shard I/N`, 0 ≤ I < N).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

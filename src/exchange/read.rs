@@ -11,10 +11,16 @@ use arrow_array::cast::AsArray;
 use arrow_array::types::{Int32Type, Int64Type, TimestampMicrosecondType};
 use arrow_array::{Array, RecordBatch};
 use arrow_schema::DataType;
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::ProjectionMask;
+use parquet::arrow::arrow_reader::{
+    ParquetRecordBatchReaderBuilder, RowSelection, RowSelectionPolicy, RowSelector,
+};
 
 use super::write::KEY_RUN;
-use super::{ExchangeError, FORMAT_VERSION, KEY_FORMAT, KEY_KIND, KEY_TABLE, params_of};
+use super::{
+    ExchangeError, FAMILY_PREFIX, FORMAT_VERSION, KEY_FORMAT, KEY_KIND, KEY_SIGNATURE_LEN,
+    KEY_TABLE, params_of,
+};
 use crate::index::Params;
 
 /// One row of `docs`.
@@ -54,8 +60,14 @@ pub struct Exchange {
     /// A record source's reading options (`simfind.records.*`), the same in
     /// every docs file; empty for files.
     pub record_metadata: Vec<(String, String)>,
+    /// A vector family's parameters (`simfind.family.*`), the same in every
+    /// file; empty for MinHash shards.
+    pub family: Vec<(String, String)>,
+    /// Values in a signature row: `params.n`, or `fields × n` for records
+    /// signed per field (`simfind.signature_len`).
+    pub signature_len: usize,
     pub docs: Vec<ExchangeDoc>,
-    /// Row `i` (`params.n` values) is `docs[i]`'s signature when
+    /// Row `i` (`signature_len` values) is `docs[i]`'s signature when
     /// `docs[i].shingles > 0`.
     pub signatures: Vec<u32>,
     /// `(doc_id, index into docs)`, sorted by doc_id.
@@ -214,6 +226,15 @@ impl Opened {
 
     /// The batches, each checked to have `columns` with these types.
     fn batches(self, columns: &[(&str, DataType)]) -> Result<Vec<RecordBatch>, ExchangeError> {
+        self.batches_selected(columns, None)
+    }
+
+    /// [`Opened::batches`] of the rows `selection` keeps (all without one).
+    fn batches_selected(
+        self,
+        columns: &[(&str, DataType)],
+        selection: Option<RowSelection>,
+    ) -> Result<Vec<RecordBatch>, ExchangeError> {
         let schema = self.builder.schema().clone();
         for (name, ty) in columns {
             match schema.field_with_name(name) {
@@ -232,9 +253,62 @@ impl Opened {
             path: path.clone(),
             err: err.to_string(),
         };
-        let reader = self.builder.build().map_err(|e| parquet(&e))?;
+        let builder = match selection {
+            // Skipped runs are skipped, not decoded and filtered: a part keeps
+            // one row in N, scattered, which the default policy would decode
+            // whole as a mask.
+            Some(selection) => self
+                .builder
+                .with_row_selection(selection)
+                .with_row_selection_policy(RowSelectionPolicy::Selectors),
+            None => self.builder,
+        };
+        let reader = builder.build().map_err(|e| parquet(&e))?;
         reader.map(|batch| batch.map_err(|e| parquet(&e))).collect()
     }
+}
+
+/// The rows of `path` that `keep` accepts, from a first pass that decodes
+/// only the `projected` columns (ids, hashes: a few bytes a row, where paths
+/// and signatures are hundreds), as a selection for the full read, which
+/// then decodes nothing else of the rows left out. `None` where a projected
+/// column is missing or of another type: the full read names that.
+fn select_rows(
+    path: &Path,
+    projected: &[(&str, DataType)],
+    keep: &mut dyn FnMut(&RecordBatch) -> Vec<bool>,
+) -> Result<Option<RowSelection>, ExchangeError> {
+    let opened = open(path)?;
+    let schema = opened.builder.schema().clone();
+    let mut roots = Vec::with_capacity(projected.len());
+    for (name, ty) in projected {
+        match schema.index_of(name) {
+            Ok(i) if matches_type(schema.field(i).data_type(), ty) => roots.push(i),
+            _ => return Ok(None),
+        }
+    }
+    let mask = ProjectionMask::roots(opened.builder.parquet_schema(), roots);
+    let builder = opened.builder.with_projection(mask);
+    let parquet = |err: &dyn std::fmt::Display| ExchangeError::Parquet {
+        path: path.to_owned(),
+        err: err.to_string(),
+    };
+    let mut selectors: Vec<RowSelector> = Vec::new();
+    let mut push = |kept: bool| match selectors.last_mut() {
+        Some(last) if last.skip != kept => last.row_count += 1,
+        _ => selectors.push(if kept {
+            RowSelector::select(1)
+        } else {
+            RowSelector::skip(1)
+        }),
+    };
+    for batch in builder.build().map_err(|e| parquet(&e))? {
+        let batch = batch.map_err(|e| parquet(&e))?;
+        for kept in keep(&batch) {
+            push(kept);
+        }
+    }
+    Ok(Some(RowSelection::from(selectors)))
 }
 
 /// Types as this reader takes them: any list of int32 (whatever its item
@@ -261,12 +335,14 @@ pub fn read_docs(dir: &Path) -> Result<Exchange, ExchangeError> {
     read_docs_where(dir, None)
 }
 
-/// [`read_docs`] keeping only the documents `keep` accepts (and their
-/// signatures): one part of a verification split by component. Signatures of
-/// documents left out are skipped unread.
+/// [`read_docs`] keeping only the documents `keep` accepts (by doc_id and
+/// content hash) and their signatures: one part of a verification split by
+/// component. A document left out is never built (no path copied); its
+/// signature is never decoded (a first pass over the signatures' ids selects
+/// the rows, and the signature lists of the others are skipped).
 pub fn read_docs_where(
     dir: &Path,
-    keep: Option<&dyn Fn(&ExchangeDoc) -> bool>,
+    keep: Option<&dyn Fn(i64, u128) -> bool>,
 ) -> Result<Exchange, ExchangeError> {
     let doc_files = parquet_files(&dir.join("docs"), "docs")?;
     let sig_files = parquet_files(&dir.join("signatures"), "signatures")?;
@@ -293,12 +369,15 @@ pub fn read_docs_where(
     let mut checker = Checker::default();
     let mut key_kind = String::new();
     let mut record_metadata: Option<Vec<(String, String)>> = None;
+    let mut family: Vec<(String, String)> = Vec::new();
+    let mut signature_len: Option<usize> = None;
     let mut docs: Vec<ExchangeDoc> = Vec::new();
     for path in &doc_files {
         let opened = open(path)?;
         checker.check(&opened, "docs")?;
         key_kind = opened.metadata.get(KEY_KIND).cloned().unwrap_or_default();
-        let records = key_kind == "record";
+        // Records and vectors say where each document was read.
+        let records = key_kind == "record" || key_kind == "vector";
         let mut these: Vec<(String, String)> = opened
             .metadata
             .iter()
@@ -317,6 +396,22 @@ pub fn read_docs_where(
                 )));
             }
             Some(_) => {}
+        }
+        family = opened
+            .metadata
+            .iter()
+            .filter(|(k, _)| k.starts_with(FAMILY_PREFIX))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        family.sort();
+        if signature_len.is_none() {
+            let n = match opened.metadata.get(KEY_SIGNATURE_LEN) {
+                None => None,
+                Some(v) => Some(v.parse::<usize>().map_err(|_| {
+                    opened.format_error(format!("{KEY_SIGNATURE_LEN} is not a number: {v:?}"))
+                })?),
+            };
+            signature_len = n.or(checker.first.as_ref().map(|(_, p)| p.n as usize));
         }
         let mut columns: Vec<(String, DataType)> = [
             ("doc_id", DataType::Int64),
@@ -343,6 +438,9 @@ pub fn read_docs_where(
             .iter()
             .map(|(n, t)| (n.as_ref(), t.clone()))
             .collect();
+        // A part of a split verification builds its own documents only (the
+        // columns are decoded whole: a first pass over ids to select rows
+        // costs more than the paths it would spare, measured in SCALE-OUT.md).
         let opened_path = opened.path.clone();
         for batch in opened.batches(&columns)? {
             let ids = i64_column(&batch, "doc_id");
@@ -383,12 +481,16 @@ pub fn read_docs_where(
                             path: opened_path.clone(),
                             reason: format!("row {i}: content_hash is not 16 bytes"),
                         })?;
-                let doc = ExchangeDoc {
-                    doc_id: ids.value(i),
+                let (doc_id, hash) = (ids.value(i), u128::from_be_bytes(hash));
+                if !keep.is_none_or(|keep| keep(doc_id, hash)) {
+                    continue;
+                }
+                docs.push(ExchangeDoc {
+                    doc_id,
                     path: paths.value(i).to_vec(),
                     size: sizes.value(i).max(0) as u64,
                     modified: (!mtimes.is_null(i)).then(|| time_of(mtimes.value(i))),
-                    hash: u128::from_be_bytes(hash),
+                    hash,
                     shingles: shingles.value(i).max(0) as u64,
                     origin: origins.map(|(source, input, line, offset)| DocOrigin {
                         source: source.value(i).to_vec(),
@@ -396,10 +498,7 @@ pub fn read_docs_where(
                         line: line.value(i).max(0) as u64,
                         offset: offset.value(i).max(0) as u64,
                     }),
-                };
-                if keep.is_none_or(|keep| keep(&doc)) {
-                    docs.push(doc);
-                }
+                });
             }
         }
     }
@@ -408,8 +507,8 @@ pub fn read_docs_where(
         .as_ref()
         .map(|(_, p)| p.clone())
         .expect("at least one docs file");
-    if key_kind == "record" {
-        // A scan numbers records by input, then line.
+    if key_kind == "record" || key_kind == "vector" {
+        // A scan numbers records (and points) by input, then line.
         docs.sort_by_key(|d| {
             let o = d.origin.as_ref().expect("record docs have origins");
             (o.input, o.offset, d.doc_id)
@@ -431,7 +530,7 @@ pub fn read_docs_where(
         });
     }
 
-    let n = params.n as usize;
+    let n = signature_len.unwrap_or(params.n as usize);
     let mut signatures = vec![u32::MAX; docs.len() * n];
     let mut signed = vec![false; docs.len()];
     let exchange_ids = ids;
@@ -455,8 +554,18 @@ pub fn read_docs_where(
                 ))),
             ),
         ];
+        // A part of a split verification decodes only its own signatures.
+        let selection = match keep {
+            None => None,
+            Some(_) => select_rows(path, &[("doc_id", DataType::Int64)], &mut |batch| {
+                let ids = i64_column(batch, "doc_id");
+                (0..batch.num_rows())
+                    .map(|i| index_of(ids.value(i)).is_some())
+                    .collect()
+            })?,
+        };
         let opened_path = opened.path.clone();
-        for batch in opened.batches(&columns)? {
+        for batch in opened.batches_selected(&columns, selection)? {
             let ids = i64_column(&batch, "doc_id");
             let lists = batch
                 .column_by_name("signature")
@@ -487,7 +596,7 @@ pub fn read_docs_where(
                 let values = values.as_primitive::<Int32Type>();
                 if values.len() != n || values.null_count() > 0 {
                     return Err(bad(format!(
-                        "doc_id {id}: signature of {} values, the recipe's n is {n}",
+                        "doc_id {id}: signature of {} values where {n} were signed",
                         values.len()
                     )));
                 }
@@ -507,6 +616,8 @@ pub fn read_docs_where(
         params,
         key_kind,
         record_metadata: record_metadata.unwrap_or_default(),
+        family,
+        signature_len: n,
         docs,
         signatures,
         ids: exchange_ids,
@@ -538,16 +649,75 @@ fn check_inputs(dir: &Path, docs: &[ExchangeDoc]) -> Result<(), ExchangeError> {
     Ok(())
 }
 
-/// One recipe for every file, and one run for each shard's files.
+/// One kind of input and one recipe for every file, and one run for each
+/// shard's files.
 #[derive(Default)]
 struct Checker {
     first: Option<(PathBuf, Params)>,
+    /// What the first file signed ([`signed_from`]).
+    kind: String,
     runs: HashMap<std::ffi::OsString, String>,
+}
+
+/// What a file's documents are and how they were signed, in words: files,
+/// records (whole or per field), or a vector family with its parameters.
+/// Files of one exchange must all say the same.
+pub(crate) fn signed_from(metadata: &HashMap<String, String>) -> String {
+    let get = |key: &str| metadata.get(key).map_or("", String::as_str);
+    let records = |name: &str| get(&format!("{}{name}", super::RECORDS_PREFIX));
+    let family = |name: &str| get(&format!("{FAMILY_PREFIX}{name}"));
+    match get(KEY_KIND) {
+        "path" => "files signed by MinHash".to_string(),
+        "record" if records("per_field").is_empty() => {
+            format!("{} records signed whole", records("kind"))
+        }
+        "record" => format!(
+            "{} records signed per field (fields {}, weights {}, candidate fields {})",
+            records("kind"),
+            records("per_field"),
+            records("weights"),
+            records("candidate_fields")
+        ),
+        "vector" => {
+            let query = match family("metric") {
+                "cosine" => format!("cosine ≥ {}", family("min_cosine")),
+                "euclidean" => format!(
+                    "L2 distance ≤ {}, buckets of {}",
+                    family("radius"),
+                    family("bucket_width")
+                ),
+                _ => format!("within {} bits", family("radius")),
+            };
+            let (what, unit) = if family("metric") == "hamming" {
+                ("bit strings", "bits")
+            } else {
+                ("vectors", "components")
+            };
+            format!(
+                "{what} of {} {unit} signed by {} ({query})",
+                family("width"),
+                family("sketch"),
+            )
+        }
+        other => format!("documents keyed by {other:?}"),
+    }
 }
 
 impl Checker {
     fn check(&mut self, opened: &Opened, table: &str) -> Result<(), ExchangeError> {
         let params = opened.simfind_table(table)?;
+        let kind = signed_from(&opened.metadata);
+        if let Some((first_path, _)) = &self.first
+            && kind != self.kind
+        {
+            return Err(opened.format_error(format!(
+                "{kind} here, but {} in {}: every shard of one exchange is signed from \
+                 one kind of input with the same options; sign them again alike",
+                self.kind,
+                first_path.display()
+            )));
+        }
+        self.kind = kind;
         match &self.first {
             None => self.first = Some((opened.path.clone(), params)),
             Some((first_path, first_params)) => {

@@ -20,7 +20,7 @@ use crate::input::kind::InputKind;
 use crate::input::records::{self, Record, RecordOptions};
 use crate::model::{DocPairs, DocStatus, Document, SimilarPair};
 use crate::pipeline::plan::{Decision, Method};
-use crate::pipeline::{ScanOutcome, ScanStats, record_set};
+use crate::pipeline::{FieldScores, ScanOutcome, ScanStats, record_set};
 use crate::progress::{Reporter, Stage};
 use crate::recipe::Recipe;
 use crate::similarity::sets;
@@ -76,6 +76,77 @@ pub fn record_options(metadata: &[(String, String)]) -> Result<RecordOptions, St
     Ok(options)
 }
 
+/// Records signed per field (`sign --per-field`): the fields' names (in the
+/// order of their signatures), their weights (empty: equal) and the fields
+/// whose bands make candidates (empty: every field), as `scan --per-field`
+/// takes them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PerField {
+    pub names: Vec<String>,
+    pub weights: Vec<f64>,
+    pub candidate_fields: Vec<String>,
+}
+
+impl PerField {
+    /// Whether field `f`'s bands make candidates.
+    pub fn candidate(&self, f: usize) -> bool {
+        self.candidate_fields.is_empty() || self.candidate_fields.contains(&self.names[f])
+    }
+
+    /// The weight of each field.
+    pub fn weights(&self) -> Vec<f64> {
+        if self.weights.len() == self.names.len() {
+            self.weights.clone()
+        } else {
+            vec![1.0; self.names.len()]
+        }
+    }
+
+    /// From the metadata [`per_field_metadata`] wrote; `None` for records
+    /// signed whole.
+    pub fn of(metadata: &[(String, String)]) -> Result<Option<PerField>, String> {
+        let get = |name: &str| {
+            let key = format!("{RECORDS_PREFIX}{name}");
+            metadata
+                .iter()
+                .find(|(k, _)| *k == key)
+                .map(|(_, v)| v.as_str())
+        };
+        let Some(names) = get("per_field") else {
+            return Ok(None);
+        };
+        let list = |name: &str, v: Option<&str>| -> Result<Vec<String>, String> {
+            serde_json::from_str(v.unwrap_or("[]"))
+                .map_err(|e| format!("{RECORDS_PREFIX}{name} is not a list of names: {e}"))
+        };
+        let per_field = PerField {
+            names: list("per_field", Some(names))?,
+            weights: serde_json::from_str(get("weights").unwrap_or("[]"))
+                .map_err(|e| format!("{RECORDS_PREFIX}weights is not a list of numbers: {e}"))?,
+            candidate_fields: list("candidate_fields", get("candidate_fields"))?,
+        };
+        if per_field.names.is_empty() {
+            return Err(format!("{RECORDS_PREFIX}per_field names no field"));
+        }
+        Ok(Some(per_field))
+    }
+}
+
+/// [`PerField`] as key-value metadata (beside [`record_metadata`]'s).
+pub fn per_field_metadata(per_field: &PerField) -> Vec<(String, String)> {
+    [
+        ("per_field", serde_json::to_string(&per_field.names)),
+        ("weights", serde_json::to_string(&per_field.weights)),
+        (
+            "candidate_fields",
+            serde_json::to_string(&per_field.candidate_fields),
+        ),
+    ]
+    .into_iter()
+    .map(|(k, v)| (format!("{RECORDS_PREFIX}{k}"), v.unwrap_or_default()))
+    .collect()
+}
+
 /// A record's content hash: XXH3-128 of its fields, each ended by a unit
 /// separator (so that fields split differently hash differently).
 fn record_hash(fields: &[String]) -> u128 {
@@ -120,6 +191,56 @@ pub fn sign_records(records: &[Record], recipe: &Recipe, kind: InputKind) -> Vec
         .collect()
 }
 
+/// One record signed per field: its content hash, distinct shingles over
+/// its fields, the signatures of every field in field order (an empty
+/// field's values are 0 and never banded), and which fields have bands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SignedFields {
+    pub hash: u128,
+    pub shingles: u64,
+    pub signature: Vec<u32>,
+    pub banded: Vec<bool>,
+}
+
+/// Signs `records` field by field as `scan --input KIND --per-field
+/// --method lsh` does (one sketcher for every field), in parallel; in
+/// `records`' order whatever the number of threads.
+pub fn sign_records_per_field(
+    records: &[Record],
+    recipe: &Recipe,
+    per_field: &PerField,
+) -> Vec<SignedFields> {
+    let sketcher = recipe.sketcher();
+    let n = recipe.banding.signature_len();
+    let fields = per_field.names.len();
+    records
+        .par_iter()
+        .map(|r| {
+            let mut signature = vec![0u32; n * fields];
+            let mut banded = vec![false; fields];
+            let mut shingles = 0u64;
+            for (f, text) in r.fields.iter().enumerate().take(fields) {
+                let set = recipe.set_of(text.as_bytes());
+                if !set.is_empty() {
+                    crate::sketch::Sketcher::sign_into(
+                        &sketcher,
+                        &set,
+                        &mut signature[f * n..(f + 1) * n],
+                    );
+                    banded[f] = per_field.candidate(f);
+                }
+                shingles += set.len() as u64;
+            }
+            SignedFields {
+                hash: record_hash(&r.fields),
+                shingles,
+                signature,
+                banded,
+            }
+        })
+        .collect()
+}
+
 /// Verifies an engine's candidate pairs of a record source as `scan --input
 /// KIND --method lsh` verifies its own: the records numbered by input and
 /// line, each candidate's record read again at its origin (an id or text
@@ -135,17 +256,29 @@ pub fn verify_records(
     pairs_from: &Path,
     docs_from: &Path,
     reporter: &dyn Reporter,
-) -> Result<ScanOutcome, ExchangeError> {
-    let options =
-        record_options(&exchange.record_metadata).map_err(|reason| ExchangeError::Format {
-            path: docs_from.join("docs"),
-            reason,
-        })?;
+) -> Result<(ScanOutcome, Option<FieldScores>), ExchangeError> {
+    let bad_metadata = |reason| ExchangeError::Format {
+        path: docs_from.join("docs"),
+        reason,
+    };
+    let options = record_options(&exchange.record_metadata).map_err(bad_metadata)?;
+    let per_field = PerField::of(&exchange.record_metadata).map_err(bad_metadata)?;
     let kind = options.kind;
     let Exchange {
-        docs, signatures, ..
+        docs,
+        signatures,
+        signature_len,
+        ..
     } = exchange;
     let n = recipe.banding.signature_len();
+    let fields = per_field.as_ref().map_or(1, |p| p.names.len());
+    let weights = per_field.as_ref().map_or(vec![1.0], PerField::weights);
+    if signature_len != n * fields {
+        return Err(bad_metadata(format!(
+            "signatures of {signature_len} values, where {fields} field(s) of the recipe's \
+             {n} were signed"
+        )));
+    }
     let mut stats = ScanStats {
         files: docs.len() as u64,
         ..ScanStats::default()
@@ -231,37 +364,71 @@ pub fn verify_records(
             }
         }
     }
-    let sets: Vec<Option<Vec<u64>>> = found
+    // Each record's sets: one of the whole record, or one per field.
+    let sets: Vec<Option<Vec<Vec<u64>>>> = found
         .into_par_iter()
-        .map(|r| r.map(|r| record_set(&r.fields, recipe, kind)))
+        .map(|r| {
+            r.map(|r| match &per_field {
+                None => vec![record_set(&r.fields, recipe, kind)],
+                Some(_) => (0..fields)
+                    .map(|f| recipe.set_of(r.fields.get(f).map_or(&[][..], |t| t.as_bytes())))
+                    .collect(),
+            })
+        })
         .collect();
 
-    let pairs: Vec<Option<SimilarPair>> = candidates
+    // Scored as scan_records scores: the weighted mean over the fields
+    // non-empty in both records (one field of weight 1 for whole records).
+    let width = n * fields;
+    let scored: Vec<Option<(SimilarPair, Vec<Option<f64>>)>> = candidates
         .par_iter()
         .map(|&(a, b)| {
             reporter.advance(1);
             let (sa, sb) = (sets[a as usize].as_ref()?, sets[b as usize].as_ref()?);
-            if sa.is_empty() || sb.is_empty() {
+            let (mut total, mut weight, mut estimated, mut shared) = (0.0, 0.0, 0.0, 0usize);
+            let mut scores = Vec::with_capacity(fields);
+            for f in 0..fields {
+                let (fa, fb) = (&sa[f], &sb[f]);
+                if fa.is_empty() || fb.is_empty() {
+                    scores.push(None);
+                    continue;
+                }
+                let (ra, rb) = (
+                    &signatures[a as usize * width + f * n..][..n],
+                    &signatures[b as usize * width + f * n..][..n],
+                );
+                let estimate = ra.iter().zip(rb).filter(|(x, y)| x == y).count() as f64 / n as f64;
+                let common = sets::intersection_size(fa, fb);
+                shared += common;
+                let similarity = sets::ratio(common, fa.len() + fb.len() - common);
+                total += weights[f] * similarity;
+                estimated += weights[f] * estimate;
+                weight += weights[f];
+                scores.push(Some(similarity));
+            }
+            if weight <= 0.0 {
                 return None;
             }
-            let common = sets::intersection_size(sa, sb);
-            let similarity = sets::ratio(common, sa.len() + sb.len() - common);
-            let (ra, rb) = (
-                &signatures[a as usize * n..][..n],
-                &signatures[b as usize * n..][..n],
-            );
-            let estimate = ra.iter().zip(rb).filter(|(x, y)| x == y).count() as f64 / n as f64;
-            (similarity >= threshold).then_some(SimilarPair {
-                a,
-                b,
-                similarity,
-                estimate: Some(estimate),
-                shared: Some(common),
+            let score = total / weight;
+            (score >= threshold).then(|| {
+                let pair = SimilarPair {
+                    a,
+                    b,
+                    similarity: score,
+                    estimate: Some(estimated / weight),
+                    shared: per_field.is_none().then_some(shared),
+                };
+                (pair, scores)
             })
         })
         .collect();
     reporter.end(Stage::Verify);
-    let between: Vec<SimilarPair> = pairs.into_iter().flatten().collect();
+    let scored: Vec<(SimilarPair, Vec<Option<f64>>)> = scored.into_iter().flatten().collect();
+    let between: Vec<SimilarPair> = scored.iter().map(|(p, _)| *p).collect();
+    let field_scores = per_field.map(|p| FieldScores {
+        names: p.names,
+        pairs: scored.into_iter().map(|(p, f)| ((p.a, p.b), f)).collect(),
+    });
 
     let documents: Vec<Document> = docs
         .iter()
@@ -282,7 +449,7 @@ pub fn verify_records(
     let ids: Vec<u32> = (0..documents.len() as u32).collect();
     let contents = ids.iter().map(|i| (std::slice::from_ref(i), None));
     let pairs = DocPairs::new(contents, between);
-    Ok(ScanOutcome {
+    let outcome = ScanOutcome {
         documents,
         pairs,
         stats,
@@ -293,5 +460,6 @@ pub fn verify_records(
                 pairs_from.display()
             ),
         },
-    })
+    };
+    Ok((outcome, field_scores))
 }

@@ -19,8 +19,8 @@ use parquet::file::properties::WriterProperties;
 use tempfile::NamedTempFile;
 
 use super::{
-    ExchangeError, FORMAT_VERSION, KEY_FORMAT, KEY_KIND, KEY_SHARD, KEY_TABLE, ROW_GROUP_ROWS,
-    Shard, recipe_metadata,
+    ExchangeError, FORMAT_VERSION, KEY_FORMAT, KEY_KIND, KEY_SHARD, KEY_SIGNATURE_LEN, KEY_TABLE,
+    ROW_GROUP_ROWS, Shard, recipe_metadata,
 };
 use crate::index::Params;
 use crate::lsh::{self, Banding};
@@ -209,6 +209,9 @@ pub struct ShardWriter {
     columns: Columns,
     /// A record source: `docs` carries each record's origin.
     records: bool,
+    /// Signatures per document: one, or one per field (records signed per
+    /// field), each `banding.signature_len()` values.
+    fields: usize,
 }
 
 impl ShardWriter {
@@ -233,6 +236,23 @@ impl ShardWriter {
         key_kind: &str,
         extra: &[(String, String)],
     ) -> Result<ShardWriter, ExchangeError> {
+        ShardWriter::create_fields(dir, shard, params, key_kind, extra, 1)
+    }
+
+    /// [`ShardWriter::create_with`] for documents of `fields` signatures
+    /// each (records signed per field): rows of `fields × n` values, field
+    /// `f`'s band `j` written as band `f·b + j`. With key kind `record` or
+    /// `vector`, documents are added by [`ShardWriter::add_record`] (or
+    /// [`ShardWriter::add_record_fields`]).
+    pub fn create_fields(
+        dir: &Path,
+        shard: Shard,
+        params: &Params,
+        key_kind: &str,
+        extra: &[(String, String)],
+        fields: usize,
+    ) -> Result<ShardWriter, ExchangeError> {
+        let fields = fields.max(1);
         let run = format!(
             "{}-{}",
             SystemTime::now()
@@ -247,8 +267,12 @@ impl ShardWriter {
             (KEY_RUN.to_string(), run),
         ];
         metadata.extend(recipe_metadata(params));
+        metadata.push((
+            KEY_SIGNATURE_LEN.to_string(),
+            (fields * params.n as usize).to_string(),
+        ));
         metadata.extend(extra.iter().cloned());
-        let records = key_kind == "record";
+        let records = key_kind == "record" || key_kind == "vector";
         let mut docs_schema = docs_schema();
         if records {
             let mut fields: Vec<Field> = docs_schema
@@ -263,10 +287,13 @@ impl ShardWriter {
             bands: params.bands as usize,
             rows: params.rows as usize,
         };
-        if banding.bands > i16::MAX as usize + 1 {
+        if banding.bands * fields > i16::MAX as usize + 1 {
             return Err(ExchangeError::Format {
                 path: dir.to_owned(),
-                reason: format!("{} bands do not fit the int16 band column", banding.bands),
+                reason: format!(
+                    "{} bands do not fit the int16 band column",
+                    banding.bands * fields
+                ),
             });
         }
         Ok(ShardWriter {
@@ -278,6 +305,7 @@ impl ShardWriter {
             bands: Table::create(dir, "bands", shard, bands_schema(), &metadata)?,
             columns: Columns::default(),
             records,
+            fields,
         })
     }
 
@@ -288,6 +316,18 @@ impl ShardWriter {
         doc: DocRecord<'_>,
         origin: RecordOrigin<'_>,
     ) -> Result<i64, ExchangeError> {
+        self.add_record_fields(doc, origin, &[true])
+    }
+
+    /// [`ShardWriter::add_record`] of a record signed per field: its
+    /// signature holds every field's values in field order, and only the
+    /// fields `banded` names get band rows (non-empty candidate fields).
+    pub fn add_record_fields(
+        &mut self,
+        doc: DocRecord<'_>,
+        origin: RecordOrigin<'_>,
+        banded: &[bool],
+    ) -> Result<i64, ExchangeError> {
         debug_assert!(self.records);
         let c = &mut self.columns;
         c.source.push(origin.source.to_vec());
@@ -296,11 +336,15 @@ impl ShardWriter {
         c.line.push(i64::try_from(origin.line).unwrap_or(i64::MAX));
         c.offset
             .push(i64::try_from(origin.offset).unwrap_or(i64::MAX));
-        self.add(doc)
+        self.add_banded(doc, banded)
     }
 
     /// Adds the next document; returns its doc_id.
     pub fn add(&mut self, doc: DocRecord<'_>) -> Result<i64, ExchangeError> {
+        self.add_banded(doc, &[true])
+    }
+
+    fn add_banded(&mut self, doc: DocRecord<'_>, banded: &[bool]) -> Result<i64, ExchangeError> {
         let id = self.shard.doc_id(self.next);
         self.next += 1;
         let c = &mut self.columns;
@@ -312,13 +356,20 @@ impl ShardWriter {
         c.shingles
             .push(i64::try_from(doc.shingles).unwrap_or(i64::MAX));
         if let Some(signature) = doc.signature.filter(|_| doc.shingles > 0) {
-            debug_assert_eq!(signature.len(), self.banding.signature_len());
+            let n = self.banding.signature_len();
+            debug_assert_eq!(signature.len(), n * self.fields);
             c.sig_id.push(id);
             c.signature.extend(signature.iter().map(|&v| v as i32));
-            for (band, key) in lsh::band_keys(signature, self.banding).enumerate() {
-                c.band_id.push(id);
-                c.band.push(band as i16);
-                c.key.push(key as i64);
+            for (f, field) in signature.chunks_exact(n).enumerate() {
+                if !banded.get(f).copied().unwrap_or(false) {
+                    continue;
+                }
+                let first = f * self.banding.bands;
+                for (band, key) in lsh::band_keys(field, self.banding).enumerate() {
+                    c.band_id.push(id);
+                    c.band.push((first + band) as i16);
+                    c.key.push(key as i64);
+                }
             }
         }
         if c.doc_id.len() >= ROW_GROUP_ROWS {
@@ -361,7 +412,7 @@ impl ShardWriter {
             self.docs.write(columns)?;
         }
         if !c.sig_id.is_empty() {
-            let n = self.banding.signature_len();
+            let n = self.banding.signature_len() * self.fields;
             let values = Int32Builder::with_capacity(c.signature.len());
             let mut list = ListBuilder::new(values).with_field(Arc::new(Field::new(
                 "item",

@@ -56,12 +56,9 @@ fn all_pairs(signed: &Path) -> Vec<(i64, i64)> {
 
 /// (a, b, similarity) of a pairs CSV.
 fn scored(bytes: &[u8]) -> Vec<(String, String, String)> {
-    util::csv_rows(bytes)
-        .iter()
-        .map(|r| {
-            let f = |i: usize| String::from_utf8_lossy(&r[i]).into_owned();
-            (f(0), f(1), f(2))
-        })
+    super::data_rows(bytes)
+        .into_iter()
+        .map(|r| (r[0].clone(), r[1].clone(), r[2].clone()))
         .collect()
 }
 
@@ -158,6 +155,81 @@ fn sets_records_verify_as_scan_scores_them() {
         "each record and its copy with one more token"
     );
     assert_eq!(got, scored(&scan.stdout));
+}
+
+/// Per-field signing with 1 and 2 threads writes the same; every pair as
+/// the candidates is scored as `scan --per-field --method exact` scores it,
+/// finding the same pairs.
+#[test]
+fn records_signed_per_field_verify_as_scan_scores_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut table = String::from("id,name,street,city\n");
+    for i in 0..40u64 {
+        let name = util::prose(i, 2);
+        let street = util::prose(100 + i / 2, 3);
+        let city = ["Springfield", "Shelbyville", ""][(i % 3) as usize];
+        table.push_str(&format!("r{i},{name},{street},{city}\n"));
+    }
+    let input = write(tmp.path(), "t.csv", table.as_bytes());
+    // Every field a candidate: then scan's exact join finds every pair
+    // whose weighted mean reaches t (a mean ≥ t has a field ≥ t).
+    let options = ["--per-field", "--weights", "2,1,1"];
+    let (one, two) = (tmp.path().join("j1"), tmp.path().join("j2"));
+    let mut j1 = options.to_vec();
+    j1.extend(["-j", "1"]);
+    let mut j2 = options.to_vec();
+    j2.extend(["-j", "2"]);
+    sign_shards("csv", &[&input], &one, 2, &j1);
+    sign_shards("csv", &[&input], &two, 2, &j2);
+    let (a, b) = (
+        simfind::exchange::read_docs(&one).unwrap(),
+        simfind::exchange::read_docs(&two).unwrap(),
+    );
+    assert_eq!(a.docs, b.docs);
+    assert_eq!(a.signatures, b.signatures);
+    assert_eq!(a.signature_len, 3 * 100, "three fields of 20 × 5 values");
+    let pairs = tmp.path().join("pairs/all.parquet");
+    write_pairs(&pairs, &all_pairs(&one));
+    let verify = |j: &str| {
+        run(&[
+            "verify",
+            "--pairs",
+            path_str(&pairs),
+            "--docs",
+            path_str(&one),
+            "-t",
+            "0.3",
+            "-j",
+            j,
+        ])
+    };
+    let got = verify("1");
+    ok(&got);
+    assert_eq!(got.stdout, verify("2").stdout);
+    let mut scan = vec![
+        "scan",
+        "--input",
+        "csv",
+        path_str(&input),
+        "--method",
+        "exact",
+        "-t",
+        "0.3",
+    ];
+    scan.extend_from_slice(&options);
+    let expected = run(&scan);
+    ok(&expected);
+    let rows = scored(&got.stdout);
+    assert!(rows.len() >= 20, "the pairs on one street: {rows:?}");
+    assert_eq!(rows, scored(&expected.stdout));
+    // The per-field columns too (after the estimate and shingle columns).
+    let fields = |bytes: &[u8]| -> Vec<Vec<String>> {
+        super::data_rows(bytes)
+            .into_iter()
+            .map(|r| r[7..].to_vec())
+            .collect()
+    };
+    assert_eq!(fields(&got.stdout), fields(&expected.stdout));
 }
 
 #[test]
@@ -283,14 +355,32 @@ fn sign_refuses_what_it_cannot_do_with_records_before_writing() {
     let out = tmp.path().join("signed");
     for (args, needle) in [
         (
-            vec!["--input", "csv", path_str(&csv), "--per-field"],
-            "--per-field",
+            vec![
+                "--input",
+                "csv",
+                path_str(&csv),
+                "--per-field",
+                "--weights",
+                "1,2",
+            ],
+            "--weights gives 2 weights for 1 fields",
+        ),
+        (
+            vec![
+                "--input",
+                "csv",
+                path_str(&csv),
+                "--per-field",
+                "--candidate-fields",
+                "city",
+            ],
+            "--candidate-fields names 'city'",
+        ),
+        (
+            vec!["--input", "sets", path_str(&input), "--per-field"],
+            "--per-field does not apply",
         ),
         (vec!["--input", "jsonl", path_str(&input), "-"], "stdin"),
-        (
-            vec!["--input", "vectors", path_str(&csv)],
-            "--input vectors",
-        ),
         (
             vec![
                 "--input",
@@ -336,15 +426,11 @@ fn sign_refuses_what_it_cannot_do_with_records_before_writing() {
     assert!(!out.exists());
 }
 
-/// bench/gen_records.py's people (fixed seed) signed in 2 and 3 shards,
-/// joined by DuckDB: exactly the pairs and groups of `scan --input csv
-/// --method lsh` with the same recipe, byte for byte.
-#[test]
-#[cfg_attr(
-    no_python_engines,
-    ignore = "needs the Python engines: bash scripts/setup-engines.sh"
-)]
-fn duckdb_band_join_of_signed_records_gives_exactly_the_scan_pairs() {
+/// bench/gen_records.py's people (fixed seed) signed in each of `shards`
+/// shard counts with `options` (the record options given to both sign and
+/// scan), joined by `engine`: exactly the pairs and groups of `scan --input
+/// csv --method lsh` with the same recipe, byte for byte.
+fn people_through_an_engine(engine: &[&str], shards: &[u32], options: &[&str]) {
     let tmp = tempfile::tempdir().unwrap();
     let generated = tmp.path().join("gen");
     ok(&python()
@@ -354,7 +440,8 @@ fn duckdb_band_join_of_signed_records_gives_exactly_the_scan_pairs() {
         .output()
         .unwrap());
     let people = generated.join("people.csv");
-    let recipe = ["-b", "20", "-r", "5", "--seed", "42"];
+    let mut recipe = vec!["-b", "20", "-r", "5", "--seed", "42"];
+    recipe.extend_from_slice(options);
     let mut scan = vec![
         "scan",
         "--input",
@@ -367,7 +454,7 @@ fn duckdb_band_join_of_signed_records_gives_exactly_the_scan_pairs() {
     let expected = run(&scan);
     ok(&expected);
     assert!(
-        util::pair_paths(&expected.stdout).len() > 500,
+        super::ab(&expected.stdout).len() > 500,
         "{}",
         stderr(&expected)
     );
@@ -375,15 +462,15 @@ fn duckdb_band_join_of_signed_records_gives_exactly_the_scan_pairs() {
     clusters.extend_from_slice(&["--format", "clusters", "--cluster", "connected"]);
     let expected_groups = run(&clusters);
     ok(&expected_groups);
-    for shards in [2, 3] {
+    for &shards in shards {
         let signed = tmp.path().join(format!("signed{shards}"));
         sign_shards("csv", &[&people], &signed, shards, &recipe);
         let joined = tmp.path().join(format!("joined{shards}"));
         ok(&python()
-            .arg(script("simfind_lsh_duckdb.py"))
+            .args(engine)
             .arg(&signed)
             .arg(&joined)
-            .args(["--exact-pairs", "--threads", "2", "--memory-limit", "1GB"])
+            .arg("--exact-pairs")
             .output()
             .unwrap());
         let pairs = joined.join("pairs");
@@ -408,4 +495,64 @@ fn duckdb_band_join_of_signed_records_gives_exactly_the_scan_pairs() {
         ok(&group);
         assert_eq!(group.stdout, expected_groups.stdout, "{shards} shards");
     }
+}
+
+fn duckdb() -> [String; 5] {
+    [
+        path_str(&script("simfind_lsh_duckdb.py")).to_string(),
+        "--threads".into(),
+        "2".into(),
+        "--memory-limit".into(),
+        "1GB".into(),
+    ]
+}
+
+#[test]
+#[cfg_attr(
+    no_python_engines,
+    ignore = "needs the Python engines: bash scripts/setup-engines.sh"
+)]
+fn duckdb_band_join_of_signed_records_gives_exactly_the_scan_pairs() {
+    let engine = duckdb();
+    let engine: Vec<&str> = engine.iter().map(String::as_str).collect();
+    people_through_an_engine(&engine, &[2, 3], &[]);
+}
+
+/// Records signed per field, weighted, with two fields left out of the
+/// candidates: the bands of the others, verified by the same weighted score
+/// (its per-field columns included).
+#[test]
+#[cfg_attr(
+    no_python_engines,
+    ignore = "needs the Python engines: bash scripts/setup-engines.sh"
+)]
+fn duckdb_band_join_of_records_signed_per_field_gives_exactly_the_scan_pairs() {
+    let engine = duckdb();
+    let engine: Vec<&str> = engine.iter().map(String::as_str).collect();
+    let options = [
+        "--per-field",
+        "--weights",
+        "3,3,2,1,1",
+        "--candidate-fields",
+        "first,last,street",
+    ];
+    people_through_an_engine(&engine, &[3], &options);
+}
+
+/// The Spark job on records (one local session, 2 cores, 4 partitions).
+#[test]
+#[cfg_attr(
+    no_python_engines,
+    ignore = "needs the Python engines: bash scripts/setup-engines.sh"
+)]
+fn spark_band_join_of_signed_records_gives_exactly_the_scan_pairs() {
+    let script = script("simfind_lsh.py");
+    let engine = [
+        path_str(&script),
+        "--master",
+        "local[2]",
+        "--partitions",
+        "4",
+    ];
+    people_through_an_engine(&engine, &[2], &[]);
 }

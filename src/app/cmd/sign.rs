@@ -18,7 +18,7 @@ use simfind::progress::Reporter;
 use crate::app::args::{self, FileArgs, SigningArgs};
 use crate::app::config;
 use crate::app::exit;
-use crate::app::ui::{Ui, Verbosity, plural};
+use crate::app::ui::{Ui, Verbosity, plural, warning_prefix};
 
 const EXAMPLES: &str = "EXAMPLES:
   simfind sign ./share --out sig/                       one shard: sig/{docs,signatures,bands}/
@@ -26,6 +26,9 @@ const EXAMPLES: &str = "EXAMPLES:
   simfind sign /nfs/share --out /nfs/sig --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT
   python spark/simfind_lsh.py sig/ engine/ && simfind verify --pairs engine/pairs --docs sig/
   simfind sign --input jsonl a.jsonl b.jsonl --out sig/ --shard 0/2    records, by id
+  simfind sign --input csv people.csv --per-field --weights 3,3,1 --out sig/
+  simfind sign --input vectors emb.csv -t 0.9 --out sig/ --shard 1/4    cosine, hyperplanes
+  simfind sign --input bits hashes.csv --radius 3 --out sig/             hamming, bit sampling
 
 OUTPUT (one Parquet file per table and shard, sig/TABLE/shard-IIIII-of-NNNNN.parquet):
   docs         doc_id int64 (shard << 40 | local index), path binary (exact bytes),
@@ -36,10 +39,15 @@ OUTPUT (one Parquet file per table and shard, sig/TABLE/shard-IIIII-of-NNNNN.par
 The recipe (shingles, normalisation, k, bands, rows, seed, sketch) is in every file's
 key-value metadata; verify and group refuse shards of different recipes. Each file is
 written under a temporary name starting with '.' and renamed when complete.
-Records (--input jsonl|csv|tsv|sets) are signed whole, as scan --input signs them
-without --per-field; docs.path is the record id, and docs adds source, input, line
-and offset, where verify reads each record again. --per-field, --link and '-'
-(stdin) are refused.
+Records (--input jsonl|csv|tsv|sets) are signed as scan --input signs them: whole,
+or with --per-field each field on its own (signature: the fields' b×r values in
+field order; bands: field f's band j as band f×b+j, candidate fields only);
+docs.path is the record id, and docs adds source, input, line and offset, where
+verify reads each record again. Vectors and bit strings (--input vectors|bits)
+are signed by scan's family for the query given (-t/--angle: hyperplanes, values
+0/1; --metric euclidean --radius: p-stable bucket numbers; bits --radius: sampled
+bits), keyed by id like records; the family and query are in the metadata
+(simfind.family.*). --link, '-' (stdin) and --sketch simhash are refused.
 
 ";
 
@@ -53,7 +61,8 @@ and offset, where verify reads each record again. --per-field, --link and '-'
 #[command(after_help = args::after_help(EXAMPLES, args::EXIT_STATUS_SIGN))]
 pub struct Args {
     /// Directories to sign (a file is signed as itself); optional with --files-from.
-    /// With --input jsonl|csv|tsv|sets: files of records, each record signed whole.
+    /// With --input jsonl|csv|tsv|sets: files of records (each record signed whole, or
+    /// with --per-field field by field); with --input vectors|bits: files of points.
     #[arg(
         required_unless_present_any = ["files_from", "files0_from"],
         value_name = "DIR"
@@ -81,6 +90,14 @@ pub struct Args {
     pub input: args::InputArgs,
 
     #[command(flatten)]
+    pub families: args::FamilyArgs,
+
+    /// With --input vectors (cosine): pairs with cosine similarity ≥ T, as scan's -t
+    /// (or --angle); verify reports those.
+    #[arg(long, short = 't', value_name = "T", help_heading = "Families")]
+    pub threshold: Option<f64>,
+
+    #[command(flatten)]
     pub verbosity: Verbosity,
 
     #[command(flatten)]
@@ -88,6 +105,22 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<i32> {
+    if args.input.input.is_vectors() {
+        return run_points(args);
+    }
+    let f = &args.families;
+    if f.metric.is_some()
+        || f.sketch.is_some()
+        || f.angle.is_some()
+        || f.radius.is_some()
+        || f.bucket_width.is_some()
+        || args.threshold.is_some()
+    {
+        bail!(
+            "--metric, --sketch, --angle, --radius, --bucket-width and -t apply to sign \
+             --input vectors|bits (files and records are signed by MinHash)"
+        );
+    }
     if args.input.input != InputKind::Files {
         return run_records(args);
     }
@@ -207,12 +240,6 @@ fn run_records(args: Args) -> Result<i32> {
     let files_from = args.files.files_from.is_some() || args.files.files0_from.is_some();
     for (given, why) in [
         (
-            args.input.per_field,
-            "--per-field: sign writes one signature per record (whole records); fields \
-             banded on their own would need a signature table per field. Sign whole \
-             records, or run scan --input KIND --per-field on one box",
-        ),
-        (
             args.input.link,
             "--link: sign writes the records of every input as one collection; run \
              scan --input KIND --link on one box",
@@ -236,7 +263,7 @@ fn run_records(args: Args) -> Result<i32> {
     if kind == InputKind::Sets && (shingles.shingle.is_some() || shingles.k.is_some()) {
         bail!("--input sets compares whole tokens: --shingle and -k do not apply");
     }
-    let (options, _) = config::records(&args.input, &args.roots)?;
+    let (options, record) = config::records(&args.input, &args.roots)?;
     let mut signing = args.signing.clone();
     if matches!(kind, InputKind::Csv | InputKind::Tsv)
         && signing.shingles.k.is_none()
@@ -259,6 +286,30 @@ fn run_records(args: Args) -> Result<i32> {
         0 => anyhow!("{err}"),
         _ => anyhow!("{err} (--skip-bad-rows skips such rows with a warning)"),
     })?;
+    // Checked as scan --per-field checks them, before anything is written.
+    if record.per_field && !record.weights.is_empty() && record.weights.len() != all.fields.len() {
+        bail!(
+            "--weights gives {} weights for {} fields ({})",
+            record.weights.len(),
+            all.fields.len(),
+            all.fields.join(",")
+        );
+    }
+    if let Some(unknown) = record
+        .candidate_fields
+        .iter()
+        .find(|f| !all.fields.contains(f))
+    {
+        bail!(
+            "--candidate-fields names '{unknown}', which is not a field ({})",
+            all.fields.join(",")
+        );
+    }
+    let per_field = record.per_field.then(|| exchange::PerField {
+        names: all.fields.clone(),
+        weights: record.weights.clone(),
+        candidate_fields: record.candidate_fields.clone(),
+    });
     let read = all.records.len();
     let skipped = all.skipped;
     let mine: Vec<records::Record> = all
@@ -266,19 +317,43 @@ fn run_records(args: Args) -> Result<i32> {
         .into_iter()
         .filter(|r| shard.holds(r.id.as_bytes()))
         .collect();
-    let signed = exchange::sign_records(&mine, &config.recipe, kind);
-    let mut writer = ShardWriter::create_with(
-        &args.out,
-        shard,
-        &params,
-        "record",
-        &exchange::record_metadata(&options),
-    )?;
+    let mut metadata = exchange::record_metadata(&options);
+    let mut writer = match &per_field {
+        None => ShardWriter::create_with(&args.out, shard, &params, "record", &metadata)?,
+        Some(per_field) => {
+            metadata.extend(exchange::per_field_metadata(per_field));
+            let fields = per_field.names.len();
+            ShardWriter::create_fields(&args.out, shard, &params, "record", &metadata, fields)?
+        }
+    };
     use std::os::unix::ffi::OsStrExt;
-    for (record, signed) in mine.iter().zip(&signed) {
-        let source = args.roots[record.origin.input as usize]
+    let origin = |record: &records::Record| RecordOrigin {
+        source: args.roots[record.origin.input as usize]
             .as_os_str()
-            .as_bytes();
+            .as_bytes(),
+        input: record.origin.input,
+        line: record.origin.line,
+        offset: record.origin.offset,
+    };
+    if let Some(per_field) = &per_field {
+        let signed = exchange::sign_records_per_field(&mine, &config.recipe, per_field);
+        for (record, signed) in mine.iter().zip(&signed) {
+            let doc = DocRecord {
+                key: record.id.as_bytes(),
+                size: record.len(),
+                modified: None,
+                hash: signed.hash,
+                shingles: signed.shingles,
+                signature: (signed.shingles > 0).then_some(&signed.signature[..]),
+            };
+            writer.add_record_fields(doc, origin(record), &signed.banded)?;
+        }
+    }
+    let signed = match per_field {
+        Some(_) => Vec::new(),
+        None => exchange::sign_records(&mine, &config.recipe, kind),
+    };
+    for (record, signed) in mine.iter().zip(&signed) {
         writer.add_record(
             DocRecord {
                 key: record.id.as_bytes(),
@@ -288,12 +363,7 @@ fn run_records(args: Args) -> Result<i32> {
                 shingles: signed.shingles,
                 signature: (signed.shingles > 0).then_some(&signed.signature[..]),
             },
-            RecordOrigin {
-                source,
-                input: record.origin.input,
-                line: record.origin.line,
-                offset: record.origin.offset,
-            },
+            origin(record),
         )?;
     }
     let written = writer.len();
@@ -303,6 +373,210 @@ fn run_records(args: Args) -> Result<i32> {
             "simfind: shard {shard}: {} of {} ({kind}) signed into {} in {:.2} s{}",
             plural(written, "record", "records"),
             read,
+            args.out.display(),
+            started.elapsed().as_secs_f64(),
+            if skipped > 0 {
+                format!(", {} skipped", plural(skipped, "bad row", "bad rows"))
+            } else {
+                String::new()
+            },
+        );
+    }
+    Ok(if skipped > 0 { exit::PARTIAL } else { exit::OK })
+}
+
+/// `sign --input vectors|bits`: every point signed as `scan --input
+/// vectors|bits` signs it (the same family, query, banding and seed), keyed
+/// by its id, with its file, line and the line's offset in `docs`; the
+/// family and its query in every file's metadata. `--shard I/N` keeps the
+/// points whose id hashes to I; every shard reads every input whole.
+fn run_points(args: Args) -> Result<i32> {
+    use simfind::input::vectors::{self, Points, ReadError, RowError};
+
+    let kind = args.input.input;
+    let files_from = args.files.files_from.is_some() || args.files.files0_from.is_some();
+    for (given, flag) in [
+        (args.input.per_field, "--per-field"),
+        (
+            args.input.link,
+            "--link (run scan --input KIND --link on one box)",
+        ),
+        (files_from, "--files-from (give the files of points)"),
+    ] {
+        if given {
+            bail!("sign --input {kind} does not take {flag}");
+        }
+    }
+    if args.roots.iter().any(|p| p.as_os_str() == "-") {
+        bail!(
+            "sign --input {kind} does not read stdin ('-'): verify --pairs reads each point \
+             again from its file; give files"
+        );
+    }
+    let (family, given) =
+        crate::app::families::exchange_family(kind, &args.families, args.threshold, &args.signing)?;
+    let shard = args.shard.unwrap_or(Shard::WHOLE);
+    let seed = args.signing.seed.unwrap_or(args::DEFAULT_SEED);
+    let started = Instant::now();
+    let ui = Ui::with(args.verbosity);
+    let skip = args.input.skip_bad_rows;
+    let mut skipped = 0u64;
+    let mut offsets = Vec::with_capacity(args.roots.len());
+    // Each input read (bad rows named by file and line), then joined: ids
+    // unique over all of them, as scan requires.
+    let mut read_one = |path: &std::path::Path| -> Result<std::fs::File> {
+        let open = || {
+            std::fs::File::open(path).map_err(|e| anyhow!("cannot read {}: {e}", path.display()))
+        };
+        offsets.push(
+            exchange::line_offsets(open()?)
+                .map_err(|e| anyhow!("cannot read {}: {e}", path.display()))?,
+        );
+        open()
+    };
+    let bad = |path: &std::path::Path, e: ReadError| match e {
+        ReadError::Empty => anyhow!("{}: no rows", path.display()),
+        ReadError::Row(row) => anyhow!(
+            "{}: {row} (--skip-bad-rows leaves such rows out)",
+            path.display()
+        ),
+        ReadError::Io(io) => anyhow!("cannot read {}: {io}", path.display()),
+    };
+    let mut warn = |path: &std::path::Path, e: RowError| {
+        skipped += 1;
+        ui.warn(path, &format!("{e}: row left out"));
+    };
+    let concat_error = |e: vectors::ConcatError| match e {
+        vectors::ConcatError::Width {
+            input,
+            width,
+            expected,
+        } => anyhow!(
+            "{}: rows of width {width} where {} has {expected} (all inputs need one length)",
+            args.roots[input].display(),
+            args.roots[0].display()
+        ),
+        vectors::ConcatError::Duplicate {
+            id,
+            first_input,
+            first_line,
+            input,
+            line,
+        } => anyhow!(
+            "{}: line {line}: id {id:?} is also in {} line {first_line} (ids are unique \
+             across inputs)",
+            args.roots[input].display(),
+            args.roots[first_input].display()
+        ),
+    };
+    let mut dropped = 0u64;
+    let mut on_dup = |e: vectors::ConcatError| {
+        dropped += 1;
+        eprintln!("{} {}: row left out", warning_prefix(), concat_error(e));
+    };
+    // (ids, lines, width, content hashes, signature rows) of every point.
+    let (ids, lines, starts, width, hashes, rows, banding) = if kind == InputKind::Bits {
+        let mut inputs = Vec::new();
+        for path in &args.roots {
+            let input = read_one(path)?;
+            let strings = vectors::read_bits(input, skip, &mut |e| warn(path, e))
+                .map_err(|e| bad(path, e))?;
+            inputs.push(strings);
+        }
+        let (all, starts) =
+            vectors::concat(inputs, true, skip, &mut on_dup).map_err(concat_error)?;
+        let banding = crate::app::families::exchange_banding(
+            family,
+            given,
+            all.bits,
+            simfind::lsh::tune::DEFAULT_MIN_RECALL,
+        )?;
+        let rows = exchange::sign_bits(&all, banding, seed);
+        let w = all.words_per_string();
+        let hashes: Vec<u128> = (0..all.len())
+            .map(|i| exchange::bits_hash(all.bits, &all.words[i * w..][..w]))
+            .collect();
+        (
+            all.ids().to_vec(),
+            all.lines().to_vec(),
+            starts,
+            all.bits,
+            hashes,
+            rows,
+            banding,
+        )
+    } else {
+        let mut inputs = Vec::new();
+        for path in &args.roots {
+            let input = read_one(path)?;
+            let points = vectors::read_vectors(input, skip, &mut |e| warn(path, e))
+                .map_err(|e| bad(path, e))?;
+            inputs.push(points);
+        }
+        let (all, starts) =
+            vectors::concat(inputs, true, skip, &mut on_dup).map_err(concat_error)?;
+        let banding = crate::app::families::exchange_banding(
+            family,
+            given,
+            all.dim,
+            simfind::lsh::tune::DEFAULT_MIN_RECALL,
+        )?;
+        let rows = exchange::sign_vectors(&all, family, banding, seed);
+        let hashes: Vec<u128> = (0..all.len())
+            .map(|i| exchange::vector_hash(all.row(i)))
+            .collect();
+        (
+            all.ids().to_vec(),
+            all.lines().to_vec(),
+            starts,
+            all.dim,
+            hashes,
+            rows,
+            banding,
+        )
+    };
+    skipped += dropped;
+    let params = exchange::vector_params(family, banding, seed);
+    let metadata = exchange::family_metadata(family, width);
+    let mut writer = ShardWriter::create_with(&args.out, shard, &params, "vector", &metadata)?;
+    let n = banding.signature_len();
+    use std::os::unix::ffi::OsStrExt;
+    for (i, id) in ids.iter().enumerate() {
+        if !shard.holds(id.as_bytes()) {
+            continue;
+        }
+        let input = starts.partition_point(|&s| s as usize <= i) - 1;
+        let line = lines[i];
+        let at = &offsets[input];
+        let offset = at.get(line as usize - 1).copied().unwrap_or(0);
+        let end = at.get(line as usize).copied().unwrap_or(offset);
+        writer.add_record(
+            DocRecord {
+                key: id.as_bytes(),
+                size: end - offset,
+                modified: None,
+                hash: hashes[i],
+                shingles: width as u64,
+                signature: Some(&rows[i * n..(i + 1) * n]),
+            },
+            RecordOrigin {
+                source: args.roots[input].as_os_str().as_bytes(),
+                input: input as u32,
+                line,
+                offset,
+            },
+        )?;
+    }
+    let written = writer.len();
+    writer.finish()?;
+    if !args.verbosity.quiet {
+        eprintln!(
+            "simfind: shard {shard}: {} of {} ({}, {} bands × {} rows) signed into {} in {:.2} s{}",
+            plural(written, "point", "points"),
+            ids.len(),
+            family.metric(),
+            banding.bands,
+            banding.rows,
             args.out.display(),
             started.elapsed().as_secs_f64(),
             if skipped > 0 {

@@ -29,7 +29,12 @@ one content pair at 1.0 whether or not the engine listed them. Files are re-read
 at the paths sign wrote (a shared file system) and must still have the content
 they were signed with. Records (sign --input jsonl|csv|tsv|sets) are read again at
 the file and line sign wrote: an id or text other than the signed one is an error
-naming file and line (the record's pairs are left out, exit 1).
+naming file and line (the record's pairs are left out, exit 1); records signed
+--per-field are scored by the weighted mean of their fields, with one column per
+field, as scan --per-field writes them. Points (sign --input vectors|bits) are read
+again likewise and measured exactly (cosine, L2 or Hamming distance against the
+query they were signed for; -t overrides a cosine), written as scan --input
+vectors|bits writes them.
 
 ";
 
