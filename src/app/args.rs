@@ -166,8 +166,9 @@ pub struct MatchArgs {
     /// position filters (every pair ≥ T, none missed; holds all sets in memory);
     /// `lsh` uses MinHash and banding (may miss pairs near T); `auto` picks by a cost
     /// model of threshold, corpus size and memory (the join only where its sets fit in
-    /// the memory LSH would need anyway; LSH whenever --bands or --rows is given), and
-    /// the summary says which and why.
+    /// the memory LSH would need anyway; LSH whenever --bands or --rows is given; a join
+    /// whose first sampled probes predict far more CPU than LSH is given up for LSH over
+    /// its sets, already in memory), and the summary says which and why.
     #[arg(long, value_enum, default_value_t = MethodArg::Auto, help_heading = "Method")]
     pub method: MethodArg,
     /// With --method exact: the join's index, to compare the refinements of

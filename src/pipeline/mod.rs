@@ -42,6 +42,7 @@ mod config;
 mod contents;
 mod docs;
 pub mod identical;
+mod join_fallback;
 mod pairs;
 pub mod plan;
 mod prefetch;

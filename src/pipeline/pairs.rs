@@ -14,7 +14,7 @@ use rayon::prelude::*;
 
 use super::contents::{ContentGroup, Signed};
 use super::docs::Docs;
-use super::plan::{Decision, Method};
+use super::plan::{Decision, Method, MethodChoice};
 use super::reload::{FileReload, Reload, ReloadError};
 use super::{ScanConfig, ScanOutcome, ScanStats, Verification};
 use crate::input::walk;
@@ -40,7 +40,7 @@ pub(super) fn pairs_of(
 pub(super) fn pairs_of_given(
     config: &ScanConfig,
     signed: Signed,
-    decision: Decision,
+    mut decision: Decision,
     mut stats: ScanStats,
     given: Option<Vec<(u32, u32)>>,
     reporter: &dyn Reporter,
@@ -99,7 +99,13 @@ pub(super) fn pairs_of_given(
             .iter()
             .filter(|g| g.content.shingles > 0)
             .collect();
-        let verified = exact_join(sets, config, &mut stats, reporter);
+        let (verified, fell_back) = exact_join(sets, config, &mut stats, reporter);
+        if let Some(reason) = fell_back {
+            decision = Decision {
+                method: Method::Lsh,
+                reason,
+            };
+        }
         let roots = isolated_roots(config, &documents);
         let pairs = expand_to_documents(
             &items,
@@ -471,7 +477,7 @@ const RULE_OUT_SHARE: f64 = crate::lsh::tune::RULE_OUT_SHARE;
 /// The bound needs positions that are independent samples: a signature with a
 /// repeated value (OPH bins filled by densification, or a rare 32-bit
 /// collision) is not, and its pairs are always verified.
-fn rule_out_by_signature(
+pub(super) fn rule_out_by_signature(
     mut candidates: Vec<(u32, u32)>,
     matrix: &[u32],
     config: &ScanConfig,
@@ -617,27 +623,58 @@ impl<'a> Readers<'a> {
 /// The exact method: every pair of distinct contents with Jaccard ≥ t, by the
 /// prefix-filter join over the sets kept while reading. `sets[i]` is content
 /// `i`'s; each is freed as soon as the join has re-coded it.
+///
+/// With a `budget` (CPU seconds, under `--method auto`), a join whose
+/// sampled probes predict more is given up for LSH over its sets in memory
+/// ([`join_fallback`]); the second value is then the new method's reason.
 fn exact_join(
     sets: Vec<Vec<u64>>,
     config: &ScanConfig,
     stats: &mut ScanStats,
     reporter: &dyn Reporter,
-) -> Vec<SimilarPair> {
+) -> (Vec<SimilarPair>, Option<String>) {
     reporter.begin(Stage::Join, None);
     // Sets probed / sets, so the bar moves instead of a spinner stuck at 0.
     let total_known = std::sync::Once::new();
-    let index = config.exact_index.unwrap_or_default();
-    let join = join::all_pairs_owned_by(sets, config.threshold, index, &|done, total| {
+    let progress = |done, total| {
         total_known.call_once(|| reporter.set_total(total));
         reporter.advance(done);
-    })
+    };
+    // Only auto's join may be given up; `--method exact` is exact whatever
+    // it costs, and so is a textbook index asked for by name.
+    let banding = config.recipe.banding;
+    let give_up = |p: &join::Prediction| super::plan::give_up_join(p, banding);
+    let give_up: Option<join::GiveUp<'_>> =
+        (config.method == MethodChoice::Auto).then_some(&give_up);
+    let joined = match config.exact_index {
+        Some(index) if index != join::ExactIndex::PpJoin => {
+            join::all_pairs_owned_by(sets, config.threshold, index, &progress).map(Ok)
+        }
+        _ => join::all_pairs_owned_within(sets, config.threshold, give_up, &progress),
+    }
     .expect("threshold validated and corpus within the join's limits");
     reporter.end(Stage::Join);
-    stats.candidates = join.stats.verified;
-    stats.join_index_entries = join.stats.index_entries;
-    stats.join_probe_hits = join.stats.probe_hits;
-    stats.join_lookups = join.stats.lookups;
-    join.pairs
+    let (pairs, fell_back) = match joined {
+        Ok(join) => {
+            stats.candidates = join.stats.verified;
+            stats.join_index_entries = join.stats.index_entries;
+            stats.join_probe_hits = join.stats.probe_hits;
+            stats.join_lookups = join.stats.lookups;
+            (join.pairs, None)
+        }
+        Err(abandoned) => {
+            let p = &abandoned.prediction;
+            let reason = format!(
+                "auto: lsh (the exact join's sampled probes predicted ~{:.1} s of CPU, more than {} × the ~{:.1} s of LSH over its sets in memory)",
+                p.seconds(),
+                super::plan::JOIN_MARGIN,
+                super::plan::fallback_seconds(p, banding),
+            );
+            let pairs = super::join_fallback::lsh_in_memory(&abandoned, config, stats, reporter);
+            (pairs, Some(reason))
+        }
+    };
+    let pairs = pairs
         .into_iter()
         .map(|p| SimilarPair {
             a: p.a,
@@ -646,7 +683,8 @@ fn exact_join(
             estimate: None,
             shared: Some(p.intersection as usize),
         })
-        .collect()
+        .collect();
+    (pairs, fell_back)
 }
 
 /// Turns verified pairs of contents into pairs of documents: every member of

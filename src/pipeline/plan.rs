@@ -23,8 +23,14 @@
 //! signatures + 64 MB (the memory budget of `docs/PERFORMANCE.md`, "Memory"). In practice: the join for small corpora at
 //! low thresholds, LSH otherwise. It is a rough guide, not a promise:
 //! `--method exact` and `--method lsh` force either.
+//!
+//! Sizes cannot tell what the join's probes will meet, so once `auto`'s join
+//! has built its index, a sample of its probes predicts its cost, and
+//! [`give_up_join`] hands its sets to LSH in memory when that is far cheaper.
 
 use super::config::{ScanConfig, Verification};
+use crate::lsh::Banding;
+use crate::similarity::join::Prediction;
 use crate::text::shingle::ShingleKind;
 
 /// A way of finding similar pairs.
@@ -225,6 +231,47 @@ fn human_bytes(bytes: f64) -> String {
     } else {
         format!("{:.0} MB", (bytes / 1e6).ceil())
     }
+}
+
+/// How much dearer than LSH over its sets the exact join may turn out before
+/// `auto` gives it up: the join misses no pair, so it is kept while within
+/// this factor of the way out, whose estimate is the rougher of the two.
+pub const JOIN_MARGIN: f64 = 2.0;
+
+// CPU nanoseconds of LSH over the join's sets in memory (`join_fallback`),
+// measured beside the join's own (docs/PERFORMANCE.md, "When auto gives up
+// the exact join").
+/// Per MinHash value per token while signing the ranked sets.
+const NS_FALLBACK_HASH: f64 = 0.08;
+/// Per band key: hashing a band, and the bucket sort that meets candidates.
+const NS_FALLBACK_BAND_KEY: f64 = 50.0;
+/// Candidates LSH verifies per pair it reports, at most (after the
+/// signatures rule out the clear non-pairs; 1.1–29 measured).
+const FALLBACK_CANDIDATES_PER_PAIR: f64 = 30.0;
+/// Per signature value per verified candidate: the candidates the signatures
+/// rule out first (up to five per survivor measured), compared value by value.
+const NS_FALLBACK_RULE_OUT: f64 = 5.0;
+
+/// Estimated CPU seconds of LSH with `banding` over the sets of the join
+/// that `join` predicts: signing, banding, and ruling out and verifying
+/// [`FALLBACK_CANDIDATES_PER_PAIR`] candidates per pair, plus one per set.
+/// Pessimistic (2–3.5× the measured cost on documents, 1.4× on tiny files),
+/// so that the exact join is given up only when it is far dearer.
+pub fn fallback_seconds(join: &Prediction, banding: Banding) -> f64 {
+    let sign = join.tokens as f64 * banding.signature_len() as f64 * NS_FALLBACK_HASH * 1e-9;
+    let band = join.sets as f64 * banding.bands as f64 * NS_FALLBACK_BAND_KEY * 1e-9;
+    let candidates = FALLBACK_CANDIDATES_PER_PAIR * join.pairs() + join.sets as f64;
+    let rule_out = banding.signature_len() as f64 * NS_FALLBACK_RULE_OUT * 1e-9;
+    sign + band + candidates * (rule_out + join.seconds_per_dissimilar_merge())
+}
+
+/// Whether `auto` gives the exact join up for LSH over its sets: when the
+/// join's sampled probes predict more than [`JOIN_MARGIN`] × that way's cost.
+/// The size model behind [`choose`] cannot see how many index entries the
+/// probes meet or how long their merges run (many tiny files of one
+/// vocabulary at a low threshold); the join's sample can.
+pub fn give_up_join(join: &Prediction, banding: Banding) -> bool {
+    join.seconds() > JOIN_MARGIN * fallback_seconds(join, banding)
 }
 
 // The glue between a scan's configuration and the cost model.

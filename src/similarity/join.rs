@@ -84,6 +84,9 @@ pub use indexes::{
 /// What the exact join's large tables are called in an out-of-memory message.
 const JOIN: &str = "the exact join's index";
 
+mod sampled;
+pub use sampled::{Abandoned, Prediction};
+
 /// A pair of documents whose sets have Jaccard ≥ the join's threshold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct JoinPair {
@@ -191,13 +194,36 @@ pub fn all_pairs_owned_with_progress(
     threshold: f64,
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> Result<Join, JoinError> {
+    let joined = all_pairs_owned_within(sets, threshold, None, progress)?;
+    Ok(joined.unwrap_or_else(|_| unreachable!("never given up")))
+}
+
+/// What decides, from the join's [`Prediction`], whether to give it up.
+pub type GiveUp<'a> = &'a (dyn Fn(&Prediction) -> bool + Sync);
+
+/// [`all_pairs_owned_with_progress`] that asks `give_up` once its index is
+/// built, with the cost predicted from a sample of its probes
+/// ([`Prediction`]), whether to go on; if not, the caller gets the sets back,
+/// re-coded ([`Abandoned`]), to find the pairs another way. `None` never
+/// gives up, and a join of too few sets to sample is never given up.
+pub fn all_pairs_owned_within(
+    sets: Vec<Vec<u64>>,
+    threshold: f64,
+    give_up: Option<GiveUp<'_>>,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<Result<Join, Box<Abandoned>>, JoinError> {
     let order = size_order(&sets, threshold)?;
     let documents = sets.len();
     let ranked = RankedSets::build_owned(sets, &order)?;
     let total = order.len() as u64;
-    Ok(join_ranked(ranked, &order, documents, threshold, &|done| {
-        progress(done, total)
-    }))
+    Ok(join_ranked_within(
+        ranked,
+        &order,
+        documents,
+        threshold,
+        give_up,
+        &|done| progress(done, total),
+    ))
 }
 
 /// Checks the input and returns the non-empty sets' indices in size order
@@ -230,20 +256,50 @@ fn join_ranked(
     t: f64,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Join {
-    let index = PrefixIndex::build(&ranked, t);
+    join_ranked_within(ranked, order, documents, t, None, progress)
+        .unwrap_or_else(|_| unreachable!("never given up"))
+}
 
+/// [`join_ranked`], given up when `give_up` says so of the prediction from a
+/// sample of the probes.
+fn join_ranked_within(
+    ranked: RankedSets,
+    order: &[u32],
+    documents: usize,
+    t: f64,
+    give_up: Option<GiveUp<'_>>,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Join, Box<Abandoned>> {
+    let index = PrefixIndex::build(&ranked, t);
     let n = order.len();
-    let per_doc: Vec<(Vec<JoinPair>, u64, u64)> = (0..n)
+
+    // The sampled probes' results are kept: the join, if it goes on, skips them.
+    let mut sample = None;
+    if let Some(give_up) = give_up.filter(|_| sampled::worth_sampling(n)) {
+        let (found, prediction) = sampled::probe_sample(&ranked, &index, order, t);
+        if give_up(&prediction) {
+            drop(index);
+            return Err(Box::new(Abandoned::new(ranked, order.to_vec(), prediction)));
+        }
+        sample = Some((found, prediction));
+    }
+    let skip = |x: usize| sample.is_some() && sampled::is_sampled(x);
+
+    let per_doc: Vec<(Vec<JoinPair>, Work)> = (0..n)
         .into_par_iter()
         .map_init(
             || Scratch::new(n),
             |scratch, x| {
                 let mut found = Vec::new();
-                let (hits, verified) = probe(&ranked, &index, order, t, x, scratch, &mut found);
+                let work = if skip(x) {
+                    Work::default()
+                } else {
+                    probe(&ranked, &index, order, t, x, scratch, &mut found)
+                };
                 if x % PROGRESS_EVERY == PROGRESS_EVERY - 1 {
                     progress(PROGRESS_EVERY as u64);
                 }
-                (found, hits, verified)
+                (found, work)
             },
         )
         .collect();
@@ -259,14 +315,22 @@ fn join_ranked(
         index_entries: index.entries.len() as u64,
         ..JoinStats::default()
     };
-    let mut pairs = Vec::with_capacity(per_doc.iter().map(|p| p.0.len()).sum());
-    for (found, hits, verified) in per_doc {
+    let (sampled_pairs, sampled_work) = match sample {
+        Some((found, prediction)) => (found, prediction.work),
+        None => (Vec::new(), Work::default()),
+    };
+    let mut pairs =
+        Vec::with_capacity(sampled_pairs.len() + per_doc.iter().map(|p| p.0.len()).sum::<usize>());
+    pairs.extend(sampled_pairs);
+    for work in std::iter::once(sampled_work).chain(per_doc.iter().map(|p| p.1)) {
+        stats.probe_hits += work.hits;
+        stats.verified += work.verified;
+    }
+    for (found, _) in per_doc {
         pairs.extend(found);
-        stats.probe_hits += hits;
-        stats.verified += verified;
     }
     pairs.par_sort_unstable();
-    Join { pairs, stats }
+    Ok(Join { pairs, stats })
 }
 
 /// Smallest `o` in `0..=max` for which the monotone predicate `holds(o)` is
@@ -659,8 +723,39 @@ impl Scratch {
     }
 }
 
-/// Finds the partners of the `x`-th set (size order) among the sets before it;
-/// returns (index entries scanned, candidates verified).
+/// The work of probes: what [`probe`] counts, and what [`Prediction`]
+/// extrapolates from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Work {
+    /// Steps of the binary searches that find, for each prefix token, the
+    /// part of its index list a probe scans (two searches per token).
+    pub lookups: u64,
+    /// Index entries scanned.
+    pub hits: u64,
+    /// Distinct earlier sets met in the index (pruned or not).
+    pub touched: u64,
+    /// Candidates verified.
+    pub verified: u64,
+    /// Tokens stepped over by the verifying merges.
+    pub merged: u64,
+    /// Of those, the pairs of equal tokens, stepped over together: a merge
+    /// of near-copies is mostly such steps, which the branch predictor
+    /// follows; the rest alternate unpredictably and cost several times more.
+    pub matched: u64,
+}
+
+impl std::ops::AddAssign for Work {
+    fn add_assign(&mut self, other: Work) {
+        self.lookups += other.lookups;
+        self.hits += other.hits;
+        self.touched += other.touched;
+        self.verified += other.verified;
+        self.merged += other.merged;
+        self.matched += other.matched;
+    }
+}
+
+/// Finds the partners of the `x`-th set (size order) among the sets before it.
 fn probe(
     ranked: &RankedSets,
     index: &PrefixIndex,
@@ -669,13 +764,15 @@ fn probe(
     x: usize,
     s: &mut Scratch,
     found: &mut Vec<JoinPair>,
-) -> (u64, u64) {
+) -> Work {
     let xs = ranked.set(x);
     let sx = xs.len() as u32;
     let min_size = min_partner_size(sx, t);
     let mut hits = 0u64;
+    let mut lookups = 0u64;
     for (i, &r) in xs[..probe_prefix_len(sx, t) as usize].iter().enumerate() {
         let list = index.postings(r);
+        lookups += 2 * u64::from(usize::BITS - list.len().leading_zeros());
         // Lists are in size order: skip sets too small (length filter) and
         // stop at `x` itself (only earlier sets are compared).
         let from = list.partition_point(|p| ranked.len(p.set as usize) < min_size);
@@ -703,18 +800,23 @@ fn probe(
         }
     }
 
-    let mut verified = 0u64;
+    let mut work = Work {
+        lookups,
+        hits,
+        touched: s.touched.len() as u64,
+        ..Work::default()
+    };
     for &y in &s.touched {
         let y = y as usize;
         let common = std::mem::take(&mut s.common[y]);
         if common == PRUNED {
             continue;
         }
-        verified += 1;
+        work.verified += 1;
         let ys = ranked.set(y);
         let rest_x = &xs[s.last_x[y] as usize + 1..];
         let rest_y = &ys[s.last_y[y] as usize + 1..];
-        if let Some(overlap) = overlap_at_least(rest_x, rest_y, common, s.need[y]) {
+        if let Some(overlap) = overlap_at_least(rest_x, rest_y, common, s.need[y], &mut work) {
             let (a, b) = (order[x].min(order[y]), order[x].max(order[y]));
             found.push(JoinPair {
                 a,
@@ -725,12 +827,27 @@ fn probe(
         }
     }
     s.touched.clear();
-    (hits, verified)
+    work
 }
 
 /// `common + |xs ∩ ys|` if it reaches `need`, else `None`, giving up as soon as
-/// the tokens left cannot make up the difference. Both slices ascend.
-fn overlap_at_least(xs: &[u32], ys: &[u32], common: u32, need: u32) -> Option<u32> {
+/// the tokens left cannot make up the difference. Both slices ascend. Adds
+/// the tokens it stepped over, and the equal ones among them, to `work`.
+fn overlap_at_least(
+    xs: &[u32],
+    ys: &[u32],
+    common: u32,
+    need: u32,
+    work: &mut Work,
+) -> Option<u32> {
+    let (i, j, overlap) = merge_until_unreachable(xs, ys, common, need);
+    work.merged += (i + j) as u64;
+    work.matched += u64::from(overlap - common);
+    (overlap >= need).then_some(overlap)
+}
+
+/// The merge of [`overlap_at_least`]: `(i, j, overlap)` where it stopped.
+fn merge_until_unreachable(xs: &[u32], ys: &[u32], common: u32, need: u32) -> (usize, usize, u32) {
     let (mut i, mut j, mut overlap) = (0usize, 0usize, common);
     while i < xs.len() && j < ys.len() {
         match xs[i].cmp(&ys[j]) {
@@ -742,18 +859,18 @@ fn overlap_at_least(xs: &[u32], ys: &[u32], common: u32, need: u32) -> Option<u3
             Ordering::Less => {
                 i += 1;
                 if overlap as usize + (xs.len() - i).min(ys.len() - j) < need as usize {
-                    return None;
+                    return (i, j, overlap);
                 }
             }
             Ordering::Greater => {
                 j += 1;
                 if overlap as usize + (xs.len() - i).min(ys.len() - j) < need as usize {
-                    return None;
+                    return (i, j, overlap);
                 }
             }
         }
     }
-    (overlap >= need).then_some(overlap)
+    (i, j, overlap)
 }
 
 #[cfg(test)]

@@ -35,7 +35,7 @@ use std::str::FromStr;
 use rayon::prelude::*;
 
 use super::{
-    Join, JoinError, JoinPair, JoinStats, PROGRESS_EVERY, RankedSets, join_ranked,
+    Join, JoinError, JoinPair, JoinStats, PROGRESS_EVERY, RankedSets, Work, join_ranked,
     min_partner_size, overlap_at_least, probe_prefix_len, required_overlap, size_order,
     smallest_satisfying,
 };
@@ -409,7 +409,9 @@ fn probe(
         counts[1] += 1;
         let sy = sizes[y as usize];
         let need = required_overlap(sx, sy, t);
-        if let Some(overlap) = overlap_at_least(xs, ranked.set(y as usize), 0, need) {
+        if let Some(overlap) =
+            overlap_at_least(xs, ranked.set(y as usize), 0, need, &mut Work::default())
+        {
             let (a, b) = (
                 order[x].min(order[y as usize]),
                 order[x].max(order[y as usize]),
