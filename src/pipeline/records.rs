@@ -122,6 +122,19 @@ pub fn scan_records(
     {
         return compact::scan(records, config, record.link, reason, reporter);
     }
+    scan_held(records, config, record, method, reason, reporter)
+}
+
+/// [`scan_records`] with every record's sets held in memory: per field,
+/// `sets` records, the exact method (the join needs the sets), weights.
+fn scan_held(
+    records: Records,
+    config: &ScanConfig,
+    record: &RecordConfig,
+    method: Method,
+    reason: String,
+    reporter: &dyn Reporter,
+) -> RecordOutcome {
     let mut stats = ScanStats {
         files: records.records.len() as u64,
         errors: records.skipped,

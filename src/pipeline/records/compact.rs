@@ -70,13 +70,19 @@ pub(super) fn scan(
     let count = records.records.len();
     let mut texts = Arena::default();
     let mut ids = Arena::default();
-    let mut sizes: Vec<u64> = Vec::with_capacity(count);
+    // A record's size is its text's length less the spaces joining its
+    // fields, which is one fewer than the number of fields for every record
+    // of a uniform input: only the others are listed (8 bytes a record less).
+    let joints = records.fields.len().saturating_sub(1) as u64;
+    let mut other_sizes: Vec<(u32, u64)> = Vec::new();
     let mut input_of: Vec<u32> = Vec::with_capacity(if link { count } else { 0 });
     texts.ends.reserve_exact(count);
     ids.ends.reserve_exact(count);
-    for r in records.records {
-        sizes.push(r.len());
+    for (i, r) in records.records.into_iter().enumerate() {
         texts.push(&r.fields);
+        if r.len() + joints != texts.get(i).len() as u64 {
+            other_sizes.push((i as u32, r.len()));
+        }
         ids.push(std::slice::from_ref(&r.id));
         if link {
             input_of.push(r.origin.input);
@@ -84,7 +90,14 @@ pub(super) fn scan(
     }
     texts.bytes.shrink_to_fit();
     ids.bytes.shrink_to_fit();
+    // The records' strings are freed, but their pages stay resident between
+    // the columns' (glibc returns only a heap's top) under the matrix to come.
+    crate::pipeline::pairs::release_free_pages();
 
+    let size = |i: usize| match other_sizes.binary_search_by_key(&(i as u32), |&(i, _)| i) {
+        Ok(at) => other_sizes[at].1,
+        Err(_) => texts.get(i).len() as u64 - joints,
+    };
     let recipe = &config.recipe;
     let n = recipe.banding.signature_len();
     let sketcher = recipe.sketcher();
@@ -108,7 +121,7 @@ pub(super) fn scan(
         });
     reporter.end(Stage::Sign);
     for (i, &len) in shingles.iter().enumerate() {
-        stats.bytes += sizes[i];
+        stats.bytes += size(i);
         if len == 0 {
             stats.no_shingles += 1;
             reporter.note(
@@ -185,6 +198,7 @@ pub(super) fn scan(
         .collect();
     reporter.end(Stage::Verify);
     drop(matrix);
+    let sizes: Vec<u64> = (0..count).map(size).collect();
     drop(texts);
     let between: Vec<SimilarPair> = scored.into_iter().flatten().collect();
     stats.pairs = between.len() as u64;
@@ -221,7 +235,130 @@ pub(super) fn scan(
 
 #[cfg(test)]
 mod tests {
+    use super::super::{RecordConfig, scan_held};
     use super::*;
+    use crate::input::kind::InputKind;
+    use crate::input::read::ReadOptions;
+    use crate::input::records::{Origin, Record};
+    use crate::input::walk::WalkOptions;
+    use crate::lsh::Banding;
+    use crate::pipeline::plan::MethodChoice;
+    use crate::progress::Silent;
+    use crate::recipe::Recipe;
+    use crate::sketch::SketchKind;
+    use crate::text::normalize::Normalization;
+    use crate::text::shingle::{ShingleKind, Shingler, StopWords};
+
+    /// Two inputs of two-field records: near-copies (one word changed, some
+    /// across the inputs), exact copies, empty and one-shingle records, and
+    /// records with fewer fields than the others.
+    fn records() -> Records {
+        let words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta"];
+        let mut records = Vec::new();
+        for i in 0..120usize {
+            let mut fields: Vec<String> = (0..2)
+                .map(|f| {
+                    (0..4 + (i * 7 + f) % 5)
+                        .map(|w| words[(i * 31 + f * 11 + w * 5) % words.len()])
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                })
+                .collect();
+            match i % 10 {
+                1 => fields.clone_from(&records.last().map_or(fields.clone(), |r: &Record| {
+                    let mut near = r.fields.clone();
+                    near[1].push_str(" theta");
+                    near
+                })),
+                2 => fields = vec![String::new(), String::new()],
+                3 => fields = vec!["ab".into(), String::new()],
+                4 => fields.truncate(1),
+                _ => {}
+            }
+            records.push(Record {
+                id: format!("r{i}"),
+                fields,
+                origin: Origin {
+                    input: u32::from(i >= 60),
+                    line: i as u64 + 1,
+                    offset: 0,
+                },
+            });
+        }
+        Records {
+            fields: vec!["title".into(), "body".into()],
+            records,
+            skipped: 3,
+        }
+    }
+
+    fn config(verification: Verification, sketch: SketchKind) -> ScanConfig {
+        ScanConfig {
+            roots: Vec::new(),
+            walk: WalkOptions::default(),
+            read: ReadOptions::default(),
+            recipe: Recipe {
+                include_binary: false,
+                normalization: Normalization::default(),
+                shingler: Shingler::new(ShingleKind::Char, 3, StopWords::default()),
+                banding: Banding { bands: 8, rows: 2 },
+                seed: 11,
+                sketch,
+            },
+            threshold: 0.3,
+            verification,
+            verify_memory: 1 << 30,
+            exact_index: None,
+            method: MethodChoice::Auto,
+        }
+    }
+
+    #[test]
+    fn columns_give_what_held_sets_give() {
+        for link in [false, true] {
+            for verification in [Verification::Exact, Verification::Signature] {
+                for sketch in [SketchKind::Classic, SketchKind::Oph] {
+                    let config = config(verification, sketch);
+                    let record = RecordConfig {
+                        kind: InputKind::Jsonl,
+                        per_field: false,
+                        weights: Vec::new(),
+                        link,
+                        candidate_fields: Vec::new(),
+                    };
+                    let reason = "why".to_string();
+                    let held = scan_held(
+                        records(),
+                        &config,
+                        &record,
+                        Method::Lsh,
+                        reason.clone(),
+                        &Silent,
+                    );
+                    let compact = scan(records(), &config, link, reason, &Silent);
+                    let (held, compact) = (held.outcome, compact.outcome);
+                    let what = format!("link {link}, {verification:?}, {sketch:?}");
+                    assert!(held.pairs.len() > 3, "{what}: the corpus has pairs");
+                    assert_eq!(
+                        held.pairs.iter().collect::<Vec<_>>(),
+                        compact.pairs.iter().collect::<Vec<_>>(),
+                        "{what}"
+                    );
+                    assert_eq!(
+                        format!("{:?}", held.documents),
+                        format!("{:?}", compact.documents),
+                        "{what}"
+                    );
+                    assert_eq!(
+                        format!("{:?}", held.stats),
+                        format!("{:?}", compact.stats),
+                        "{what}"
+                    );
+                    assert!(held.stats.no_shingles > 0 && held.stats.candidates > 0);
+                }
+            }
+        }
+    }
 
     #[test]
     fn an_arena_gives_back_each_record_joined_by_spaces() {
