@@ -44,14 +44,46 @@ pub(super) struct Docs {
     blocks: Vec<u64>,
     /// The path pushed last, the next one's reference.
     last: Vec<u8>,
-    sizes: Vec<u64>,
+    /// Sizes, [`WIDE`] for one of 4 GiB or more (then in `wide_sizes`).
+    sizes: Vec<u32>,
+    /// (id, size) of each document whose size is [`WIDE`] in `sizes`, by id.
+    wide_sizes: Vec<(u32, u64)>,
     /// Modification times as seconds (floor) and nanoseconds from the Unix
-    /// epoch, [`NO_TIME`] nanoseconds when unknown: 12 bytes where an
-    /// `Option<SystemTime>` takes 16.
-    secs: Vec<i64>,
+    /// epoch, [`NO_TIME`] nanoseconds when unknown: 8 bytes where an
+    /// `Option<SystemTime>` takes 16. Seconds outside 1970–2106 are [`WIDE`]
+    /// here and listed in `wide_secs`.
+    secs: Vec<u32>,
+    wide_secs: Vec<(u32, i64)>,
     nanos: Vec<u32>,
+    /// Empty until the first count is set (after signing, when the content
+    /// groups are built: not beside the whole matrix), then one per document.
     shingles: Vec<u32>,
     status: Vec<DocStatus>,
+}
+
+/// A column value that does not fit 32 bits: the real one is in a list.
+const WIDE: u32 = u32::MAX;
+
+/// `value` as a column entry, listed in `wide` under `id` if it does not fit.
+fn narrow<T: Copy>(value: T, fits: Option<u32>, id: usize, wide: &mut Vec<(u32, T)>) -> u32 {
+    match fits {
+        Some(v) if v != WIDE => v,
+        _ => {
+            wide.push((id as u32, value));
+            WIDE
+        }
+    }
+}
+
+/// The value of column entry `v` of document `id` (see [`narrow`]).
+fn widen<T: Copy + From<u32>>(v: u32, id: usize, wide: &[(u32, T)]) -> T {
+    if v != WIDE {
+        return T::from(v);
+    }
+    let at = wide
+        .binary_search_by_key(&(id as u32), |&(id, _)| id)
+        .expect("every wide entry is listed");
+    wide[at].1
 }
 
 fn put_len(out: &mut Vec<u8>, mut value: usize) {
@@ -125,11 +157,18 @@ impl Docs {
         self.paths.extend_from_slice(&path[shared..]);
         self.last.clear();
         self.last.extend_from_slice(path);
-        self.sizes.push(file.size);
+        let id = self.len();
+        let size = narrow(
+            file.size,
+            u32::try_from(file.size).ok(),
+            id,
+            &mut self.wide_sizes,
+        );
+        self.sizes.push(size);
         let (secs, nanos) = split_time(file.modified);
+        let secs = narrow(secs, u32::try_from(secs).ok(), id, &mut self.wide_secs);
         self.secs.push(secs);
         self.nanos.push(nanos);
-        self.shingles.push(0);
         self.status.push(DocStatus::Read);
     }
 
@@ -177,18 +216,21 @@ impl Docs {
     }
 
     pub(super) fn size(&self, id: usize) -> u64 {
-        self.sizes[id]
+        widen(self.sizes[id], id, &self.wide_sizes)
     }
 
     pub(super) fn modified(&self, id: usize) -> Option<SystemTime> {
-        join_time(self.secs[id], self.nanos[id])
+        join_time(widen(self.secs[id], id, &self.wide_secs), self.nanos[id])
     }
 
     pub(super) fn shingles(&self, id: usize) -> u32 {
-        self.shingles[id]
+        self.shingles.get(id).copied().unwrap_or(0)
     }
 
     pub(super) fn set_shingles(&mut self, id: usize, shingles: u32) {
+        if self.shingles.is_empty() {
+            self.shingles = vec![0; self.len()];
+        }
         self.shingles[id] = shingles;
     }
 
@@ -219,9 +261,9 @@ impl Docs {
             for (id, path) in (first..first + block.len()).zip(block.drain(..)).rev() {
                 documents.push(Document {
                     path: path.into_boxed_path(),
-                    size: self.sizes[id],
-                    modified: join_time(self.secs[id], self.nanos[id]),
-                    shingles: self.shingles[id],
+                    size: self.size(id),
+                    modified: self.modified(id),
+                    shingles: self.shingles(id),
                     status: self.status[id],
                 });
             }
@@ -365,6 +407,31 @@ mod tests {
         for time in times {
             let (secs, nanos) = split_time(time);
             assert_eq!(join_time(secs, nanos), time, "{time:?}");
+        }
+        // Through the columns, with sizes on both sides of 4 GiB.
+        let sizes = [
+            0,
+            1,
+            u64::from(u32::MAX) - 1,
+            u64::from(u32::MAX),
+            1 << 40,
+            7,
+        ];
+        let files: Vec<FileEntry> = (times.iter().zip(sizes.iter().cycle()))
+            .map(|(&modified, &size)| FileEntry {
+                path: PathBuf::from("/r/f"),
+                size,
+                modified,
+                dev: 0,
+                ino: 0,
+            })
+            .collect();
+        let docs = Docs::of_files(files.clone());
+        for (id, f) in files.iter().enumerate() {
+            assert_eq!((docs.size(id), docs.modified(id)), (f.size, f.modified));
+        }
+        for (doc, f) in docs.into_documents().iter().zip(&files) {
+            assert_eq!((doc.size, doc.modified), (f.size, f.modified));
         }
     }
 }
