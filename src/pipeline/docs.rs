@@ -144,7 +144,7 @@ impl Docs {
     /// Adds the document of a walked file, before it is read, as the next id.
     pub(super) fn push(&mut self, file: &FileEntry) {
         let path = file.path.as_os_str().as_bytes();
-        let shared = if self.len() % BLOCK == 0 {
+        let shared = if self.len().is_multiple_of(BLOCK) {
             self.blocks.push(self.paths.len() as u64);
             0
         } else {
