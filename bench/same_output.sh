@@ -2,7 +2,8 @@
 # Runs two simfind binaries over the same jobs and compares every output byte
 # for byte: the proof that a refactor changed no behaviour. Jobs cover scan
 # (classic and oph, char and word shingles, exact and lsh methods, signature
-# verification, pairs CSV / JSONL / groups / clusters / removable list), the
+# verification, pairs CSV / JSONL / groups / clusters / removable list,
+# records of tests/records-data), the
 # index (`index`, `scan --db`, `query`), `compare`, `curve` and `tune`, and every
 # subcommand's --help.
 #   bench/same_output.sh OLD_BINARY NEW_BINARY [CORPUS_DIR ...]
@@ -65,6 +66,13 @@ run "curve" curve -b 20 -r 5
 run "curve csv" curve -b 20 -r 5 --format csv
 run "tune" tune -t 0.8
 run "compare" compare testdata/$(ls testdata | head -1) testdata/$(ls testdata | tail -1)
+r=tests/records-data
+run "records csv" scan --input csv $r/people.csv --k 3 -t 0.5 -o OUT
+run "records csv oph" scan --input csv $r/people.csv --k 3 -t 0.5 --minhash oph -o OUT
+run "records csv signature" scan --input csv $r/people.csv --k 3 -t 0.5 --verify signature -o OUT
+run "records csv link" scan --input csv --link $r/link_a.csv $r/link_b.csv --k 3 -t 0.5 -o OUT
+run "records csv per-field" scan --input csv $r/people.csv --per-field --k 3 -t 0.5 -o OUT
+run "records csv exact" scan --input csv $r/people.csv --method exact --k 3 -t 0.5 -o OUT
 
 for corpus in "${corpora[@]}"; do
   c=$(basename "$(dirname "$corpus")")/$(basename "$corpus")

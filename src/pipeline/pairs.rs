@@ -58,12 +58,12 @@ pub(super) fn pairs_of_given(
         match documents.status(id) {
             DocStatus::Failed => {
                 let (_, err) = failures.next().expect("one reason per failed document");
-                reporter.warn(documents.path(id), &err);
+                reporter.warn(&documents.path(id), &err);
                 stats.errors += 1;
             }
             DocStatus::Binary => {
                 reporter.note(
-                    documents.path(id),
+                    &documents.path(id),
                     &"looks binary (a NUL byte in the first 8 KiB); --binary reads it",
                 );
                 stats.binary += 1;
@@ -77,7 +77,7 @@ pub(super) fn pairs_of_given(
         if documents.status(id) == DocStatus::Read && documents.shingles(id) == 0 {
             stats.no_shingles += 1;
             reporter.note(
-                documents.path(id),
+                &documents.path(id),
                 &"shorter than one shingle: empty set, never paired",
             );
         }
@@ -173,7 +173,8 @@ pub(super) fn pairs_of_given(
 /// signed they are freed, but glibc keeps a thread heap's free pages
 /// resident (it returns only a heap's top): 64 MB at a million files,
 /// docs/PERFORMANCE.md. `malloc_trim` returns every free page of every heap.
-fn release_free_pages() {
+/// (`stream` calls it too, as soon as that backlog has been signed.)
+pub(super) fn release_free_pages() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim takes each glibc heap's own lock and only advises
     // the kernel about pages no allocation holds; it has no preconditions.
@@ -358,14 +359,14 @@ fn verify(
                     p.passes,
                     p.need.div_ceil(1 << 20),
                 );
-                reporter.note(path(p.a), &note);
+                reporter.note(&path(p.a), &note);
             }
             // A content none of whose files reads as it any more has lost
             // its pairs; every file that failed is named below.
             drop(outcome.failures);
             count_copied_contents(items, &counts, &readers, reload, reporter);
             for (id, reason) in readers.into_failures() {
-                reporter.warn(documents.path(id as usize), &reason);
+                reporter.warn(&documents.path(id as usize), &reason);
                 documents.set_status(id as usize, DocStatus::Failed);
                 stats.errors += 1;
             }
@@ -593,7 +594,7 @@ impl<'a> Readers<'a> {
             if self.failed[d as usize].load(SeqCst) {
                 continue;
             }
-            match read(self.documents.path(d as usize)) {
+            match read(&self.documents.path(d as usize)) {
                 Ok(value) => {
                     self.current[i as usize].store(d, SeqCst);
                     return Ok(value);
@@ -810,7 +811,7 @@ fn isolated_roots(config: &ScanConfig, documents: &Docs) -> Option<Vec<u32>> {
     config.walk.isolate.then(|| {
         documents
             .paths()
-            .map(|path| walk::root_index(&config.roots, path))
+            .map(|path| walk::root_index(&config.roots, &path))
             .collect()
     })
 }

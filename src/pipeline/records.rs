@@ -30,6 +30,8 @@
 
 use rayon::prelude::*;
 
+mod compact;
+
 use super::plan::{Decision, Method, MethodChoice};
 use super::{ScanConfig, ScanOutcome, ScanStats, Verification};
 use crate::input::kind::InputKind;
@@ -98,6 +100,39 @@ pub fn scan_records(
     records: Records,
     config: &ScanConfig,
     record: &RecordConfig,
+    reporter: &dyn Reporter,
+) -> RecordOutcome {
+    let method = match config.method {
+        MethodChoice::Fixed(method) => method,
+        MethodChoice::Banded | MethodChoice::Auto => Method::Lsh,
+    };
+    let reason = match config.method {
+        MethodChoice::Fixed(Method::Exact) => "exact (--method exact)".to_string(),
+        MethodChoice::Fixed(Method::Lsh) => "lsh (--method lsh)".to_string(),
+        MethodChoice::Banded => "lsh (--bands/--rows given)".to_string(),
+        MethodChoice::Auto => "auto: lsh (records: the join's prefix filter gains little on \
+             short records' shingles, see docs/RECORDS.md; --method exact finds every pair)"
+            .to_string(),
+    };
+    // Whole text records under LSH (the default): without holding the sets.
+    if method == Method::Lsh
+        && !record.per_field
+        && record.kind != InputKind::Sets
+        && record.weights.iter().all(|&w| w == 1.0)
+    {
+        return compact::scan(records, config, record.link, reason, reporter);
+    }
+    scan_held(records, config, record, method, reason, reporter)
+}
+
+/// [`scan_records`] with every record's sets held in memory: per field,
+/// `sets` records, the exact method (the join needs the sets), weights.
+fn scan_held(
+    records: Records,
+    config: &ScanConfig,
+    record: &RecordConfig,
+    method: Method,
+    reason: String,
     reporter: &dyn Reporter,
 ) -> RecordOutcome {
     let mut stats = ScanStats {
@@ -169,18 +204,6 @@ pub fn scan_records(
     }
     stats.unique_contents = documents.iter().filter(|d| d.shingles > 0).count() as u64;
 
-    let method = match config.method {
-        MethodChoice::Fixed(method) => method,
-        MethodChoice::Banded | MethodChoice::Auto => Method::Lsh,
-    };
-    let reason = match config.method {
-        MethodChoice::Fixed(Method::Exact) => "exact (--method exact)".to_string(),
-        MethodChoice::Fixed(Method::Lsh) => "lsh (--method lsh)".to_string(),
-        MethodChoice::Banded => "lsh (--bands/--rows given)".to_string(),
-        MethodChoice::Auto => "auto: lsh (records: the join's prefix filter gains little on \
-             short records' shingles, see docs/RECORDS.md; --method exact finds every pair)"
-            .to_string(),
-    };
     let cross = |a: u32, b: u32| !record.link || input_of[a as usize] != input_of[b as usize];
 
     let signatures;

@@ -309,6 +309,9 @@ pub(super) struct Signing<'a> {
     dequeued: Condvar,
     /// Batches that may wait in the queue once the method is known.
     capacity: usize,
+    /// The walker queued more than `capacity` batches while the method was
+    /// pending: their files' pages are freed but resident until trimmed.
+    ran_ahead: AtomicBool,
     pub(super) sheet: Mutex<Sheet>,
 }
 
@@ -411,6 +414,7 @@ impl<'a> Signing<'a> {
             queue: Mutex::new(Some(0)),
             dequeued: Condvar::new(),
             capacity,
+            ran_ahead: AtomicBool::new(false),
             sheet: Mutex::default(),
         }
     }
@@ -419,6 +423,10 @@ impl<'a> Signing<'a> {
     /// known. False when no worker takes batches any more.
     fn send(&self, tx: &std::sync::mpsc::Sender<Batch>, batch: Batch) -> bool {
         let mut queue = lock(&self.queue);
+        let pending = self.mode.load() == Mode::Pending;
+        if pending && queue.is_some_and(|queued| queued >= self.capacity) {
+            self.ran_ahead.store(true, SeqCst);
+        }
         while queue.is_some_and(|queued| queued >= self.capacity)
             && self.mode.load() != Mode::Pending
         {
@@ -429,6 +437,13 @@ impl<'a> Signing<'a> {
             None => return false,
         }
         drop(queue);
+        // The method is known and the backlog of the walk ahead has been
+        // taken by the workers: the pages its files held are free but stay
+        // resident in this thread's heap (glibc returns only a heap's top),
+        // beside the signature matrix that grows to the scan's peak.
+        if !pending && self.ran_ahead.swap(false, SeqCst) {
+            super::pairs::release_free_pages();
+        }
         tx.send(batch).is_ok()
     }
 
@@ -651,7 +666,7 @@ impl<'a> Signing<'a> {
                 .binary_search_by_key(&(id as u32), |&(id, ..)| id)
                 .map_or((0, 0), |at| (copies[at].1, copies[at].2));
             let file = FileEntry {
-                path: documents.path(id).to_path_buf(),
+                path: documents.path(id),
                 size: documents.size(id),
                 modified: documents.modified(id),
                 dev,
