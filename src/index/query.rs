@@ -130,6 +130,16 @@ impl<'a> Query<'a> {
         scurve::threshold(self.recipe.banding.bands, self.recipe.banding.rows)
     }
 
+    /// Whether an exact lookup at `threshold` goes through the index's
+    /// prefix index ([`crate::index::prefix`]: complete at a threshold ≤
+    /// this one) rather than the length filter alone.
+    pub fn uses_prefix_index(&self, threshold: f64) -> Result<bool, IndexError> {
+        Ok(self
+            .index
+            .prefix_threshold()?
+            .is_some_and(|stored| threshold >= stored))
+    }
+
     /// Looks up the document whose bytes are `bytes` (consumed: released once
     /// shingled, before any candidate is read).
     pub fn ask(
@@ -201,7 +211,8 @@ impl<'a> Query<'a> {
     }
 
     /// The exact lookup ([`QueryOptions::exact`]): every stored document whose
-    /// size passes the length filter, re-read and verified a batch at a time,
+    /// size passes the length filter (or, with a prefix index, every one the
+    /// prefix probe keeps), re-read and verified a batch at a time,
     /// most promising size first. Jaccard is at most `min(|A|,|B|)/max(|A|,|B|)`
     /// (and the `f64` ratios keep that order, division being monotone), so
     /// with `top` the lookup stops once the N-th match is above that bound
@@ -223,9 +234,24 @@ impl<'a> Query<'a> {
             let d = doc.shingle_count as usize;
             sets::ratio(d.min(set.len()), d.max(set.len()))
         };
-        let mut docs: Vec<(f64, StoredDoc)> = self
-            .index
-            .documents_with_shingles(min, max.min(i64::MAX as u64))?
+        let stored = if self.uses_prefix_index(t)? {
+            let mut docs = Vec::new();
+            for id in self.index.prefix_candidates(set, t)? {
+                docs.extend(self.index.document(id)?);
+            }
+            // The length filter's order, so that ties rank alike.
+            docs.sort_by(|x, y| {
+                x.path
+                    .as_os_str()
+                    .as_bytes()
+                    .cmp(y.path.as_os_str().as_bytes())
+            });
+            docs
+        } else {
+            self.index
+                .documents_with_shingles(min, max.min(i64::MAX as u64))?
+        };
+        let mut docs: Vec<(f64, StoredDoc)> = stored
             .into_iter()
             .map(|doc| (bound(&doc), doc))
             .filter(|(b, _)| *b >= t)
