@@ -74,7 +74,7 @@ pub fn add_and_remove(
         }
     }
     let mut update = index.begin_update()?;
-    let prefixes = super::prefix::Prefixes::of(&update)?;
+    let mut prefixes = super::prefix::Prefixes::of(&update)?;
     for path in remove {
         if update.is_indexed(path)? {
             update.remove(path)?;
@@ -83,15 +83,26 @@ pub fn add_and_remove(
             errors += 1;
         }
     }
-    for (doc, set) in &docs {
+    for (doc, set) in &mut docs {
+        if prefixes.as_ref().is_some_and(|p| p.pending()) {
+            // A prefix index being filled in: this document's prefix is
+            // written when the next update re-reads it with the others.
+            doc.stat.mtime_ns = UNTRUSTED_MTIME;
+        }
+        let doc = &*doc;
         let id = if update.is_indexed(&doc.path)? {
             update.change(doc)?
         } else {
             update.add(doc)?
         };
-        if let Some(prefixes) = &prefixes {
-            prefixes.store(&update, id, &prefixes.of_set(set))?;
+        if let Some(prefixes) = prefixes.as_mut().filter(|p| !p.pending()) {
+            let prefix = prefixes.of_set(set);
+            prefixes.store(&update, id, &prefix, doc.shingle_count)?;
         }
+    }
+    if let Some(prefixes) = &mut prefixes {
+        // Not `finish`: a pending prefix index needs every document re-read.
+        prefixes.write(&update)?;
     }
     Ok(Added {
         update: update.commit()?,

@@ -218,9 +218,13 @@ pub fn refresh(
             changes.added.push(doc);
         }
     }
-    let prefixes = index::prefix::Prefixes::of(&update)?;
-    let (changed_prefixes, added_prefixes) = match &prefixes {
-        Some(prefixes) => keep_prefixed(prefixes, &mut changes, config, reporter, &mut stats),
+    let mut prefixes = index::prefix::Prefixes::of(&update)?;
+    let (changed_prefixes, added_prefixes) = match &mut prefixes {
+        Some(prefixes) => {
+            let all: Vec<&IndexedDoc> = changes.changed.iter().chain(&changes.added).collect();
+            prefixes.prepare(&update, &all, &config.recipe, &config.read)?;
+            keep_prefixed(prefixes, &mut changes, config, reporter, &mut stats)
+        }
         None => (Vec::new(), Vec::new()),
     };
     for path in &changes.removed {
@@ -228,17 +232,17 @@ pub fn refresh(
     }
     for (i, doc) in changes.changed.iter().enumerate() {
         let id = update.change(doc)?;
-        if let Some(prefixes) = &prefixes {
-            prefixes.store(&update, id, &changed_prefixes[i])?;
+        if let Some(prefixes) = &mut prefixes {
+            prefixes.store(&update, id, &changed_prefixes[i], doc.shingle_count)?;
         }
     }
     for (i, doc) in changes.added.iter().enumerate() {
         let id = update.add(doc)?;
-        if let Some(prefixes) = &prefixes {
-            prefixes.store(&update, id, &added_prefixes[i])?;
+        if let Some(prefixes) = &mut prefixes {
+            prefixes.store(&update, id, &added_prefixes[i], doc.shingle_count)?;
         }
     }
-    if let Some(prefixes) = &prefixes {
+    if let Some(prefixes) = &mut prefixes {
         prefixes.finish(&update)?;
     }
     let summary = update.commit()?;

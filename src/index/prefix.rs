@@ -6,11 +6,16 @@
 //! Role: an index built with `index --exact-prefix T` stores, for every
 //! document with shingles, the first `p = prefix_length(|d|, T)` tokens of its
 //! shingle set under a global order, each with its position (the
-//! `prefix_tokens` table). The global order is ascending shingle hash: the
-//! sets are already sorted that way, and unlike the textbook's rarest-first
-//! order it does not change as documents come and go, so an update never
-//! re-orders (and re-writes) what it did not touch. Any fixed order keeps the
-//! filter exact; rarest-first only makes the buckets smaller.
+//! `prefix_tokens` table). The global order is the textbook's rarest first,
+//! fixed when the prefix index is built so that it never changes as
+//! documents come and go (an update then never re-writes what it did not
+//! touch): the tokens found in at least [`FREQUENT`] documents of a sample
+//! of up to [`SAMPLE_DOCS`] (the `prefix_order` table, with that count) go
+//! last, by count; every other token — rare, or new since — comes first,
+//! and ties go by hash. Any fixed order keeps the filter exact; rarest-first
+//! makes it prune: under the plain hash order common shingles sit in nearly
+//! every prefix and the probe kept almost every document
+//! (docs/PERFORMANCE.md, "Exact queries through the prefix index").
 //!
 //! A query at threshold `t ≥ T` probes with its own prefix
 //! (`prefix_length(|q|, t)` tokens): a document with Jaccard ≥ t shares at
@@ -39,7 +44,7 @@ use rayon::prelude::*;
 use rusqlite::{OptionalExtension, params};
 
 use super::incremental::UNTRUSTED_MTIME;
-use super::schema::{MIGRATE_2_TO_3, PREFIX_TABLE, u64_to_sql};
+use super::schema::{MIGRATE_2_TO_3, PREFIX_TABLE, sql_to_u64, u64_to_sql};
 use super::{FORMAT_VERSION, Index, IndexError, IndexedDoc, RowId, Update, classify};
 use crate::input::read::ReadOptions;
 use crate::pipeline::{self, ReloadError};
@@ -70,11 +75,45 @@ fn parse(index_path: &std::path::Path, name: &str, value: String) -> Result<f64,
         })
 }
 
-/// The first `prefix_length(|set|, t)` tokens of a sorted set: its prefix
-/// under the global (ascending hash) order.
+/// The first `prefix_length(|set|, t)` tokens of a set already in the
+/// global order: its prefix.
 pub fn prefix_of(set: &[u64], t: f64) -> &[u64] {
     let len = u32::try_from(set.len()).unwrap_or(u32::MAX);
     &set[..(prefix_length(len, t) as usize).min(set.len())]
+}
+
+/// Documents sampled to find the frequent tokens.
+pub const SAMPLE_DOCS: usize = 1000;
+/// Sampled documents a token must be in to be ordered as frequent.
+pub const FREQUENT: u32 = 2;
+
+/// The global token order of a prefix index: the frequent tokens with their
+/// sample counts; every other token counts 0. A token's key is (count, hash).
+#[derive(Clone, Debug, Default)]
+pub struct TokenOrder {
+    counts: HashMap<u64, u32>,
+}
+
+impl TokenOrder {
+    /// The order of the sets `sample` (sorted, distinct): each token in at
+    /// least [`FREQUENT`] of them is frequent.
+    pub fn of_sample<S: AsRef<[u64]>>(sample: &[S]) -> TokenOrder {
+        let mut counts: HashMap<u64, u32> = HashMap::new();
+        for set in sample {
+            for &token in set.as_ref() {
+                *counts.entry(token).or_default() += 1;
+            }
+        }
+        counts.retain(|_, c| *c >= FREQUENT);
+        TokenOrder { counts }
+    }
+
+    /// `set` sorted into the global order.
+    pub fn sort(&self, set: &mut [u64]) {
+        if !self.counts.is_empty() {
+            set.sort_unstable_by_key(|t| (self.counts.get(t).copied().unwrap_or(0), *t));
+        }
+    }
 }
 
 impl Index {
@@ -120,6 +159,30 @@ impl Index {
         value.map(|v| parse(&self.path, THRESHOLD, v)).transpose()
     }
 
+    /// The global token order of the prefix index (empty without one).
+    pub fn prefix_order(&self) -> Result<TokenOrder, IndexError> {
+        load_order(&self.conn).map_err(|e| self.err(e))
+    }
+
+    /// `set` sorted into the global token order of the prefix index,
+    /// looking up only its own tokens (a lookup does not load the order).
+    pub fn in_prefix_order(&self, set: &[u64]) -> Result<Vec<u64>, IndexError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT count FROM prefix_order WHERE token = ?1")
+            .map_err(|e| self.err(e))?;
+        let mut keyed = Vec::with_capacity(set.len());
+        for &token in set {
+            let count: Option<u32> = stmt
+                .query_row([u64_to_sql(token)], |r| r.get(0))
+                .optional()
+                .map_err(|e| self.err(e))?;
+            keyed.push((count.unwrap_or(0), token));
+        }
+        keyed.sort_unstable();
+        Ok(keyed.into_iter().map(|(_, token)| token).collect())
+    }
+
     /// Asks for a prefix index at threshold `t` (0 < t ≤ 1). If the index
     /// has none at `t` (complete or pending), in one transaction: its
     /// prefix rows are dropped, `t` is recorded as pending and every
@@ -144,7 +207,7 @@ impl Index {
             return Ok(false);
         }
         tx.execute_batch(
-            "DELETE FROM prefix_tokens; \
+            "DELETE FROM prefix_tokens; DELETE FROM prefix_order; \
              DELETE FROM params WHERE name IN ('prefix_threshold', 'prefix_pending');",
         )
         .map_err(err)?;
@@ -159,7 +222,8 @@ impl Index {
         Ok(true)
     }
 
-    /// The documents an exact lookup of the sorted set `query` at `t` must
+    /// The documents an exact lookup of `query` (in the global order,
+    /// [`Index::prefix_order`]) at `t` must
     /// verify, by the prefix index (which must be complete at a threshold
     /// ≤ `t`; see [`Index::prefix_threshold`]): those whose prefix at `t`
     /// holds the first token they share with the query's prefix at `t`, and
@@ -168,10 +232,7 @@ impl Index {
     pub fn prefix_candidates(&self, query: &[u64], t: f64) -> Result<Vec<RowId>, IndexError> {
         let mut stmt = self
             .conn
-            .prepare_cached(
-                "SELECT p.doc, p.pos, d.shingle_count FROM prefix_tokens p \
-                 JOIN documents d ON d.id = p.doc WHERE p.token = ?1",
-            )
+            .prepare_cached("SELECT doc, pos, len FROM prefix_tokens WHERE token = ?1")
             .map_err(|e| self.err(e))?;
         let q = query.len();
         // Per document met so far: whether its first shared token kept it.
@@ -205,6 +266,14 @@ impl Index {
     }
 }
 
+fn load_order(conn: &rusqlite::Connection) -> rusqlite::Result<TokenOrder> {
+    let mut stmt = conn.prepare_cached("SELECT token, count FROM prefix_order")?;
+    let counts = stmt
+        .query_map([], |r| Ok((sql_to_u64(r.get(0)?), r.get::<_, u32>(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(TokenOrder { counts })
+}
+
 /// Whether a document of `d` tokens whose first token shared with a query of
 /// `q` tokens is at position `j` (the query's at `i`, both 0-based) can
 /// reach Jaccard `t`: the token must lie in its prefix at `t` (3.9.4), the
@@ -230,7 +299,21 @@ pub(super) struct Prefixes {
     threshold: f64,
     /// Whether this update completes a pending prefix index.
     pending: bool,
+    /// Rows (token, doc, pos) not written yet: written sorted by token, a
+    /// batch at a time, because B-tree inserts in key order touch each page
+    /// once where the documents' own order touches pages at random
+    /// (docs/PERFORMANCE.md, "Exact queries through the prefix index").
+    rows: Vec<(i64, i64, i64, i64)>,
+    /// The global order (built by [`Prefixes::prepare`] when pending).
+    order: TokenOrder,
 }
+
+/// Rows buffered before a sorted write: 48 MB.
+const BATCH_ROWS: usize = 1 << 21;
+
+/// SQLite's page cache while prefix rows are written (KiB, as `cache_size`
+/// takes a negative number): the table's B-tree is touched across its width.
+const WRITE_CACHE_KIB: i64 = 64 * 1024;
 
 impl Prefixes {
     /// The prefix index this update keeps in step (pending or complete), or
@@ -241,15 +324,75 @@ impl Prefixes {
             return Ok(Some(Prefixes {
                 threshold: parse(update.path, PENDING, p)?,
                 pending: true,
+                rows: Vec::new(),
+                order: TokenOrder::default(),
             }));
         }
         Ok(match stored(&update.tx, THRESHOLD).map_err(err)? {
             Some(c) => Some(Prefixes {
                 threshold: parse(update.path, THRESHOLD, c)?,
                 pending: false,
+                rows: Vec::new(),
+                order: load_order(&update.tx).map_err(err)?,
             }),
             None => None,
         })
+    }
+
+    /// Whether this update fills in a prefix index asked for (every
+    /// document is re-read).
+    pub(super) fn pending(&self) -> bool {
+        self.pending
+    }
+
+    /// When pending: the global order from a sample of `docs` (the update's
+    /// documents: all of them), stored in `prefix_order`. Evenly spaced in
+    /// the given order, so the same documents give the same order whatever
+    /// the thread count.
+    pub(super) fn prepare(
+        &mut self,
+        update: &Update<'_>,
+        docs: &[&IndexedDoc],
+        recipe: &Recipe,
+        read: &ReadOptions,
+    ) -> Result<(), IndexError> {
+        if !self.pending {
+            return Ok(());
+        }
+        let with_shingles: Vec<&IndexedDoc> = docs
+            .iter()
+            .copied()
+            .filter(|d| d.shingle_count > 0)
+            .collect();
+        let n = with_shingles.len();
+        let take = n.min(SAMPLE_DOCS);
+        let sample: Vec<Vec<u64>> = (0..take)
+            .into_par_iter()
+            .filter_map(|k| {
+                let doc = with_shingles[k * n / take];
+                let identity = doc.stat.dev.zip(doc.stat.inode);
+                pipeline::reload_indexed(&doc.path, identity, doc.content_hash, recipe, read).ok()
+            })
+            .collect();
+        self.order = TokenOrder::of_sample(&sample);
+        drop(sample);
+        let err = |e| classify(update.path, e, update.options.busy_timeout);
+        update
+            .tx
+            .execute("DELETE FROM prefix_order", [])
+            .map_err(err)?;
+        let mut rows: Vec<(u64, u32)> = self.order.counts.iter().map(|(t, c)| (*t, *c)).collect();
+        rows.sort_unstable();
+        let mut insert = update
+            .tx
+            .prepare_cached("INSERT INTO prefix_order (token, count) VALUES (?1, ?2)")
+            .map_err(err)?;
+        for (token, count) in rows {
+            insert
+                .execute(params![u64_to_sql(token), count])
+                .map_err(err)?;
+        }
+        Ok(())
     }
 
     /// The prefix of each of `docs` at this threshold, each set re-read from
@@ -267,8 +410,9 @@ impl Prefixes {
                     return Ok(Vec::new());
                 }
                 let identity = doc.stat.dev.zip(doc.stat.inode);
-                let set =
+                let mut set =
                     pipeline::reload_indexed(&doc.path, identity, doc.content_hash, recipe, read)?;
+                self.order.sort(&mut set);
                 Ok(prefix_of(&set, self.threshold).to_vec())
             })
             .collect()
@@ -276,15 +420,20 @@ impl Prefixes {
 
     /// The prefix of one set held in memory.
     pub(super) fn of_set(&self, set: &[u64]) -> Vec<u64> {
-        prefix_of(set, self.threshold).to_vec()
+        let mut set = set.to_vec();
+        self.order.sort(&mut set);
+        prefix_of(&set, self.threshold).to_vec()
     }
 
-    /// Replaces document `id`'s prefix rows with `prefix`.
+    /// Replaces document `id`'s prefix rows with `prefix`, of a set of
+    /// `len` tokens (the new rows are written by a later batch, at the
+    /// latest by [`Prefixes::finish`]).
     pub(super) fn store(
-        &self,
+        &mut self,
         update: &Update<'_>,
         id: RowId,
         prefix: &[u64],
+        len: u64,
     ) -> Result<(), IndexError> {
         let err = |e| classify(update.path, e, update.options.busy_timeout);
         update
@@ -292,21 +441,48 @@ impl Prefixes {
             .prepare_cached("DELETE FROM prefix_tokens WHERE doc = ?1")
             .and_then(|mut s| s.execute([id.0]))
             .map_err(err)?;
-        let mut insert = update
-            .tx
-            .prepare_cached("INSERT INTO prefix_tokens (token, doc, pos) VALUES (?1, ?2, ?3)")
-            .map_err(err)?;
-        for (pos, &token) in prefix.iter().enumerate() {
-            insert
-                .execute(params![u64_to_sql(token), id.0, pos as i64])
-                .map_err(err)?;
+        self.rows.extend(
+            prefix
+                .iter()
+                .enumerate()
+                .map(|(pos, &token)| (u64_to_sql(token), id.0, pos as i64, u64_to_sql(len))),
+        );
+        if self.rows.len() >= BATCH_ROWS {
+            self.write(update)?;
         }
         Ok(())
     }
 
-    /// After a walk that re-read every document: a pending threshold
-    /// becomes the index's (in this update's transaction).
-    pub(super) fn finish(&self, update: &Update<'_>) -> Result<(), IndexError> {
+    /// Writes the buffered rows, sorted by key. Must be called before the
+    /// update commits (or [`Prefixes::finish`]).
+    pub(super) fn write(&mut self, update: &Update<'_>) -> Result<(), IndexError> {
+        if self.rows.is_empty() {
+            return Ok(());
+        }
+        let err = |e| classify(update.path, e, update.options.busy_timeout);
+        update
+            .tx
+            .pragma_update(None, "cache_size", -WRITE_CACHE_KIB)
+            .map_err(err)?;
+        self.rows.sort_unstable();
+        let mut insert = update
+            .tx
+            .prepare_cached(
+                "INSERT INTO prefix_tokens (token, doc, pos, len) VALUES (?1, ?2, ?3, ?4)",
+            )
+            .map_err(err)?;
+        for &(token, doc, pos, len) in &self.rows {
+            insert.execute(params![token, doc, pos, len]).map_err(err)?;
+        }
+        self.rows.clear();
+        Ok(())
+    }
+
+    /// Writes what is buffered and, after a walk that re-read every
+    /// document, makes a pending threshold the index's (all in this
+    /// update's transaction). Must be called before the update commits.
+    pub(super) fn finish(&mut self, update: &Update<'_>) -> Result<(), IndexError> {
+        self.write(update)?;
         if !self.pending {
             return Ok(());
         }

@@ -105,7 +105,14 @@ pub struct Query<'a> {
     /// Shingle sets of indexed contents already re-read, by content hash
     /// (`None`: could not be).
     sets: HashMap<u128, Option<Vec<u64>>>,
+    /// The prefix index's token order, loaded by the first lookup of a
+    /// large set (a small one looks its own tokens up).
+    prefix_order: Option<crate::index::prefix::TokenOrder>,
 }
+
+/// Up to this many shingles, a query's tokens are looked up in the prefix
+/// order one by one rather than the whole order loaded.
+const POINT_LOOKUPS: usize = 2048;
 
 impl<'a> Query<'a> {
     /// Queries of `index`; an error if its parameters are not understood.
@@ -117,6 +124,7 @@ impl<'a> Query<'a> {
             recipe,
             read: ReadOptions::default(),
             sets: HashMap::new(),
+            prefix_order: None,
         })
     }
 
@@ -236,7 +244,20 @@ impl<'a> Query<'a> {
         };
         let stored = if self.uses_prefix_index(t)? {
             let mut docs = Vec::new();
-            for id in self.index.prefix_candidates(set, t)? {
+            let ordered = match &self.prefix_order {
+                None if set.len() <= POINT_LOOKUPS => self.index.in_prefix_order(set)?,
+                _ => {
+                    if self.prefix_order.is_none() {
+                        self.prefix_order = Some(self.index.prefix_order()?);
+                    }
+                    let mut ordered = set.to_vec();
+                    if let Some(order) = &self.prefix_order {
+                        order.sort(&mut ordered);
+                    }
+                    ordered
+                }
+            };
+            for id in self.index.prefix_candidates(&ordered, t)? {
                 docs.extend(self.index.document(id)?);
             }
             // The length filter's order, so that ties rank alike.

@@ -56,8 +56,11 @@ CREATE INDEX band_keys_lookup ON band_keys(band, key);
 
 /// The prefix index (format version 3): for each document with shingles
 /// and an index built with `--exact-prefix T`, the first
-/// `prefix_length(|d|, T)` shingle hashes of its set in ascending hash order
-/// (`token`, stored bit for bit), each with its 0-based position `pos`.
+/// `prefix_length(|d|, T)` shingle hashes of its set in the global order
+/// (`token`, stored bit for bit), each with its 0-based position `pos` and
+/// the document's shingle count `len` (so that a probe reads one B-tree);
+/// `prefix_order` holds the frequent tokens that order puts last (see
+/// `index::prefix`).
 /// Kept in step with `documents` by every update; empty (and `params` has no
 /// `prefix_threshold`) when the index has no prefix index.
 pub const PREFIX_TABLE: &str = "
@@ -65,9 +68,14 @@ CREATE TABLE prefix_tokens (
     token INTEGER NOT NULL,
     doc   INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
     pos   INTEGER NOT NULL,
+    len   INTEGER NOT NULL,
     PRIMARY KEY (token, doc)
 ) WITHOUT ROWID;
 CREATE INDEX prefix_tokens_doc ON prefix_tokens(doc);
+CREATE TABLE prefix_order (
+    token INTEGER PRIMARY KEY,
+    count INTEGER NOT NULL
+);
 ";
 
 /// Upgrades a version 2 index to version 3, run after [`PREFIX_TABLE`] in
