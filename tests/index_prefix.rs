@@ -308,7 +308,7 @@ fn an_index_of_the_previous_format_is_read_then_upgraded() {
     index(&[&docs], &db, &[]);
     assert_eq!(version(), 3);
     index(&[&docs], &db, &["--exact-prefix", "0.4"]);
-    check(&db, &[&docs], &[q.clone()], 0.4);
+    check(&db, &[&docs], std::slice::from_ref(&q), 0.4);
 
     downgrade(1);
     let out = simfind(args!["query", q, "--db", db, "--exact"]);

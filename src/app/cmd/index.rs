@@ -100,7 +100,7 @@ pub struct Args {
     /// Also keep a prefix index (MMDS 3.9.4) so that `query --exact -t T'` with
     /// T' ≥ T reads only the documents whose prefixes share a shingle with the
     /// query's. Given with another T than the index's (or to an index without
-    /// one), this update re-reads every file; later updates keep it without it.
+    /// one), this update re-reads every file; later updates keep it in step.
     #[arg(long, value_name = "T", value_parser = args::unit_open_closed,
           conflicts_with_all = ["add", "remove", "export"])]
     pub exact_prefix: Option<f64>,

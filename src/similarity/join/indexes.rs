@@ -37,7 +37,6 @@ use rayon::prelude::*;
 use super::{
     Join, JoinError, JoinPair, JoinStats, PROGRESS_EVERY, RankedSets, join_ranked,
     min_partner_size, overlap_at_least, probe_prefix_len, required_overlap, size_order,
-    smallest_satisfying,
 };
 
 /// Which exact join `scan --method exact` runs (`--exact-index`).
@@ -456,14 +455,14 @@ impl Pyramid {
         // `holds` rises with q up to p and falls after it: the range's ends
         // from a float guess corrected by exact steps.
         let guess_lo = (self.t * (self.i + j as u64 - 1 + self.p) as f64).ceil() - 1.0;
-        let lo = smallest_satisfying(guess_lo, p, |q| self.holds(j, q));
+        let lo = super::smallest_satisfying(guess_lo, p, |q| self.holds(j, q));
         if lo > p {
             return 0;
         }
         let span = longest.saturating_sub(j).saturating_sub(p);
         let guess_out =
             ((self.p + 1) as f64 / self.t).floor() - (self.i + j as u64 - 1 + self.p) as f64 + 1.0;
-        let out = smallest_satisfying(guess_out, span, |d| !self.holds(j, p + d));
+        let out = super::smallest_satisfying(guess_out, span, |d| !self.holds(j, p + d));
         let hi = p + out - 1;
         let lo = lo.max(shortest.saturating_sub(j));
         let hi = hi.min(longest.saturating_sub(j));
