@@ -288,7 +288,8 @@ fn an_index_of_the_previous_format_is_read_then_upgraded() {
     let downgrade = |version: i64| {
         let conn = rusqlite::Connection::open(&db).unwrap();
         conn.execute_batch(&format!(
-            "DROP TABLE IF EXISTS prefix_tokens; PRAGMA user_version = {version}; \
+            "DROP TABLE IF EXISTS prefix_tokens; DROP TABLE IF EXISTS prefix_order; \
+             PRAGMA user_version = {version}; \
              UPDATE params SET value = '{version}' WHERE name = 'format_version';"
         ))
         .unwrap();

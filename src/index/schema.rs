@@ -64,15 +64,15 @@ CREATE INDEX band_keys_lookup ON band_keys(band, key);
 /// Kept in step with `documents` by every update; empty (and `params` has no
 /// `prefix_threshold`) when the index has no prefix index.
 pub const PREFIX_TABLE: &str = "
-CREATE TABLE prefix_tokens (
+CREATE TABLE IF NOT EXISTS prefix_tokens (
     token INTEGER NOT NULL,
     doc   INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
     pos   INTEGER NOT NULL,
     len   INTEGER NOT NULL,
     PRIMARY KEY (token, doc)
 ) WITHOUT ROWID;
-CREATE INDEX prefix_tokens_doc ON prefix_tokens(doc);
-CREATE TABLE prefix_order (
+CREATE INDEX IF NOT EXISTS prefix_tokens_doc ON prefix_tokens(doc);
+CREATE TABLE IF NOT EXISTS prefix_order (
     token INTEGER PRIMARY KEY,
     count INTEGER NOT NULL
 );
