@@ -74,6 +74,7 @@ pub fn add_and_remove(
         }
     }
     let mut update = index.begin_update()?;
+    let mut prefixes = super::prefix::Prefixes::of(&update)?;
     for path in remove {
         if update.is_indexed(path)? {
             update.remove(path)?;
@@ -82,12 +83,26 @@ pub fn add_and_remove(
             errors += 1;
         }
     }
-    for doc in &docs {
-        if update.is_indexed(&doc.path)? {
-            update.change(doc)?;
-        } else {
-            update.add(doc)?;
+    for (doc, set) in &mut docs {
+        if prefixes.as_ref().is_some_and(|p| p.pending()) {
+            // A prefix index being filled in: this document's prefix is
+            // written when the next update re-reads it with the others.
+            doc.stat.mtime_ns = UNTRUSTED_MTIME;
         }
+        let doc = &*doc;
+        let id = if update.is_indexed(&doc.path)? {
+            update.change(doc)?
+        } else {
+            update.add(doc)?
+        };
+        if let Some(prefixes) = prefixes.as_mut().filter(|p| !p.pending()) {
+            let prefix = prefixes.of_set(set);
+            prefixes.store(&update, id, &prefix, doc.shingle_count)?;
+        }
+    }
+    if let Some(prefixes) = &mut prefixes {
+        // Not `finish`: a pending prefix index needs every document re-read.
+        prefixes.write(&update)?;
     }
     Ok(Added {
         update: update.commit()?,
@@ -95,12 +110,13 @@ pub fn add_and_remove(
     })
 }
 
-/// The stored form of one document, as `refresh` would store it.
+/// The stored form of one document, as `refresh` would store it, with its
+/// shingle set (for the prefix index).
 fn document(
     doc: NewDoc<'_>,
     recipe: &Recipe,
     read: &ReadOptions,
-) -> Result<IndexedDoc, (PathBuf, read::ReadError)> {
+) -> Result<(IndexedDoc, Vec<u64>), (PathBuf, read::ReadError)> {
     let (path, bytes, stat) = match doc {
         NewDoc::File(path) => {
             let fail = |e: read::ReadError| (path.to_owned(), e);
@@ -136,15 +152,18 @@ fn document(
         }
     };
     if !recipe.include_binary && read::looks_binary(&bytes) {
-        return Ok(IndexedDoc {
-            path,
-            stat,
-            content_hash: 0,
-            binary: true,
-            shingle_count: 0,
-            signature: Vec::new(),
-            band_keys: Vec::new(),
-        });
+        return Ok((
+            IndexedDoc {
+                path,
+                stat,
+                content_hash: 0,
+                binary: true,
+                shingle_count: 0,
+                signature: Vec::new(),
+                band_keys: Vec::new(),
+            },
+            Vec::new(),
+        ));
     }
     let content_hash = xxh3_128(&bytes);
     let set = recipe.set_of(&bytes);
@@ -154,13 +173,16 @@ fn document(
     } else {
         recipe.sign(&set)
     };
-    Ok(IndexedDoc {
-        path,
-        stat,
-        content_hash,
-        binary: false,
-        shingle_count: set.len() as u64,
-        signature,
-        band_keys,
-    })
+    Ok((
+        IndexedDoc {
+            path,
+            stat,
+            content_hash,
+            binary: false,
+            shingle_count: set.len() as u64,
+            signature,
+            band_keys,
+        },
+        set,
+    ))
 }

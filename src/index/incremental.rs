@@ -218,14 +218,32 @@ pub fn refresh(
             changes.added.push(doc);
         }
     }
+    let mut prefixes = index::prefix::Prefixes::of(&update)?;
+    let (changed_prefixes, added_prefixes) = match &mut prefixes {
+        Some(prefixes) => {
+            let all: Vec<&IndexedDoc> = changes.changed.iter().chain(&changes.added).collect();
+            prefixes.prepare(&update, &all, &config.recipe, &config.read)?;
+            keep_prefixed(prefixes, &mut changes, config, reporter, &mut stats)
+        }
+        None => (Vec::new(), Vec::new()),
+    };
     for path in &changes.removed {
         update.remove(path)?;
     }
-    for doc in &changes.changed {
-        update.change(doc)?;
+    for (i, doc) in changes.changed.iter().enumerate() {
+        let id = update.change(doc)?;
+        if let Some(prefixes) = &mut prefixes {
+            prefixes.store(&update, id, &changed_prefixes[i], doc.shingle_count)?;
+        }
     }
-    for doc in &changes.added {
-        update.add(doc)?;
+    for (i, doc) in changes.added.iter().enumerate() {
+        let id = update.add(doc)?;
+        if let Some(prefixes) = &mut prefixes {
+            prefixes.store(&update, id, &added_prefixes[i], doc.shingle_count)?;
+        }
+    }
+    if let Some(prefixes) = &mut prefixes {
+        prefixes.finish(&update)?;
     }
     let summary = update.commit()?;
 
@@ -293,6 +311,44 @@ pub fn refresh(
         unchanged: unchanged_count,
         signed,
     })
+}
+
+/// The prefixes of the changed and the added documents (index order), each
+/// set re-read (the prefix index, [`index::prefix`]); a document whose file
+/// no longer reads as it was signed is warned about and left out of the
+/// index (a changed one removed), as a file that failed to sign is.
+fn keep_prefixed(
+    prefixes: &index::prefix::Prefixes,
+    changes: &mut Changes,
+    config: &ScanConfig,
+    reporter: &dyn Reporter,
+    stats: &mut ScanStats,
+) -> (Vec<Vec<u64>>, Vec<Vec<u64>>) {
+    let mut keep = |docs: &mut Vec<IndexedDoc>, removed: &mut Vec<PathBuf>, known: bool| {
+        let read = prefixes.read(docs, &config.recipe, &config.read);
+        let mut kept = Vec::with_capacity(docs.len());
+        let mut out = Vec::with_capacity(docs.len());
+        for (doc, prefix) in std::mem::take(docs).into_iter().zip(read) {
+            match prefix {
+                Ok(prefix) => {
+                    kept.push(doc);
+                    out.push(prefix);
+                }
+                Err(err) => {
+                    reporter.warn(&doc.path, &err);
+                    stats.errors += 1;
+                    if known {
+                        removed.push(doc.path);
+                    }
+                }
+            }
+        }
+        *docs = kept;
+        out
+    };
+    let changed = keep(&mut changes.changed, &mut changes.removed, true);
+    let added = keep(&mut changes.added, &mut changes.removed, false);
+    (changed, added)
 }
 
 /// The stored files, in path-byte order (the index's `ORDER BY path`), found

@@ -51,6 +51,7 @@ pub mod add;
 mod error;
 pub mod incremental;
 mod params;
+pub mod prefix;
 pub mod query;
 mod schema;
 mod update;
@@ -58,7 +59,7 @@ mod update;
 pub use error::IndexError;
 use error::classify;
 pub use params::{Params, ParamsError};
-pub use schema::{APPLICATION_ID, FORMAT_VERSION, SCHEMA};
+pub use schema::{APPLICATION_ID, FORMAT_VERSION, OLDEST_READABLE, PREFIX_TABLE, SCHEMA};
 use schema::{
     DOC_COLUMNS, RawDoc, blob_to_hash, blob_to_path, blob_to_signature, hash_to_blob, path_to_blob,
     read_raw, signature_to_blob, sql_to_u64, u64_to_sql,
@@ -174,6 +175,9 @@ pub struct Index {
     path: PathBuf,
     params: Params,
     options: OpenOptions,
+    /// The file's format version: [`FORMAT_VERSION`], or an older one still
+    /// read ([`OLDEST_READABLE`]) by a lookup that did not upgrade it.
+    format: u32,
 }
 
 impl fmt::Debug for Index {
@@ -209,6 +213,8 @@ impl Index {
                 requested: Box::new(params.clone()),
             });
         }
+        let mut index = index;
+        index.upgrade()?;
         Ok(index)
     }
 
@@ -300,7 +306,7 @@ impl Index {
                 "an SQLite database of another application (application_id {app_id:#x})"
             )));
         }
-        if version != i64::from(FORMAT_VERSION) {
+        if !(i64::from(OLDEST_READABLE)..=i64::from(FORMAT_VERSION)).contains(&version) {
             return Err(IndexError::FormatVersion {
                 path: path.to_owned(),
                 found: version,
@@ -315,12 +321,13 @@ impl Index {
             )));
         }
 
-        let params = Self::read_params(&conn, path, options)?;
+        let params = Self::read_params(&conn, path, options, version)?;
         Ok(Loaded::Existing(Index {
             conn,
             path: path.to_owned(),
             params,
             options,
+            format: version as u32,
         }))
     }
 
@@ -328,6 +335,7 @@ impl Index {
         conn: &Connection,
         path: &Path,
         options: OpenOptions,
+        version: i64,
     ) -> Result<Params, IndexError> {
         let not_index = |reason: String| IndexError::NotAnIndex {
             path: path.to_owned(),
@@ -355,7 +363,7 @@ impl Index {
             })
         }
         let format: u32 = num(path, "format_version", get("format_version")?)?;
-        if format != FORMAT_VERSION {
+        if i64::from(format) != version {
             return Err(IndexError::FormatVersion {
                 path: path.to_owned(),
                 found: i64::from(format),
@@ -404,6 +412,7 @@ impl Index {
             .map_err(err)?;
         if objects == 0 {
             tx.execute_batch(SCHEMA).map_err(err)?;
+            tx.execute_batch(PREFIX_TABLE).map_err(err)?;
             let mut rows = params.to_rows();
             rows.push(("format_version", FORMAT_VERSION.to_string()));
             for (name, value) in rows {

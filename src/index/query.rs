@@ -105,7 +105,14 @@ pub struct Query<'a> {
     /// Shingle sets of indexed contents already re-read, by content hash
     /// (`None`: could not be).
     sets: HashMap<u128, Option<Vec<u64>>>,
+    /// The prefix index's token order, loaded by the first lookup of a
+    /// large set (a small one looks its own tokens up).
+    prefix_order: Option<crate::index::prefix::TokenOrder>,
 }
+
+/// Up to this many shingles, a query's tokens are looked up in the prefix
+/// order one by one rather than the whole order loaded.
+const POINT_LOOKUPS: usize = 2048;
 
 impl<'a> Query<'a> {
     /// Queries of `index`; an error if its parameters are not understood.
@@ -117,6 +124,7 @@ impl<'a> Query<'a> {
             recipe,
             read: ReadOptions::default(),
             sets: HashMap::new(),
+            prefix_order: None,
         })
     }
 
@@ -128,6 +136,16 @@ impl<'a> Query<'a> {
     /// The S-curve threshold of the index's bands and rows.
     pub fn default_threshold(&self) -> f64 {
         scurve::threshold(self.recipe.banding.bands, self.recipe.banding.rows)
+    }
+
+    /// Whether an exact lookup at `threshold` goes through the index's
+    /// prefix index ([`crate::index::prefix`]: complete at a threshold ≤
+    /// this one) rather than the length filter alone.
+    pub fn uses_prefix_index(&self, threshold: f64) -> Result<bool, IndexError> {
+        Ok(self
+            .index
+            .prefix_threshold()?
+            .is_some_and(|stored| threshold >= stored))
     }
 
     /// Looks up the document whose bytes are `bytes` (consumed: released once
@@ -201,7 +219,8 @@ impl<'a> Query<'a> {
     }
 
     /// The exact lookup ([`QueryOptions::exact`]): every stored document whose
-    /// size passes the length filter, re-read and verified a batch at a time,
+    /// size passes the length filter (or, with a prefix index, every one the
+    /// prefix probe keeps), re-read and verified a batch at a time,
     /// most promising size first. Jaccard is at most `min(|A|,|B|)/max(|A|,|B|)`
     /// (and the `f64` ratios keep that order, division being monotone), so
     /// with `top` the lookup stops once the N-th match is above that bound
@@ -223,9 +242,37 @@ impl<'a> Query<'a> {
             let d = doc.shingle_count as usize;
             sets::ratio(d.min(set.len()), d.max(set.len()))
         };
-        let mut docs: Vec<(f64, StoredDoc)> = self
-            .index
-            .documents_with_shingles(min, max.min(i64::MAX as u64))?
+        let stored = if self.uses_prefix_index(t)? {
+            let mut docs = Vec::new();
+            let ordered = match &self.prefix_order {
+                None if set.len() <= POINT_LOOKUPS => self.index.in_prefix_order(set)?,
+                _ => {
+                    if self.prefix_order.is_none() {
+                        self.prefix_order = Some(self.index.prefix_order()?);
+                    }
+                    let mut ordered = set.to_vec();
+                    if let Some(order) = &self.prefix_order {
+                        order.sort(&mut ordered);
+                    }
+                    ordered
+                }
+            };
+            for id in self.index.prefix_candidates(&ordered, t)? {
+                docs.extend(self.index.document(id)?);
+            }
+            // The length filter's order, so that ties rank alike.
+            docs.sort_by(|x, y| {
+                x.path
+                    .as_os_str()
+                    .as_bytes()
+                    .cmp(y.path.as_os_str().as_bytes())
+            });
+            docs
+        } else {
+            self.index
+                .documents_with_shingles(min, max.min(i64::MAX as u64))?
+        };
+        let mut docs: Vec<(f64, StoredDoc)> = stored
             .into_iter()
             .map(|doc| (bound(&doc), doc))
             .filter(|(b, _)| *b >= t)

@@ -13,13 +13,21 @@ use std::path::{Path, PathBuf};
 ///
 /// Version 2: the MinHash kernel (`minhash`: `classic` or `oph`) is a parameter;
 /// version 1 indexes were all `classic` but are rebuilt rather than migrated.
-pub const FORMAT_VERSION: u32 = 2;
+/// Version 3: the `prefix_tokens` table (the prefix index of MMDS 3.9.4, for
+/// exact queries); a version 2 file is upgraded in place by [`MIGRATE_2_TO_3`]
+/// when it is opened for writing, and read as it is (no prefix index) by
+/// lookups.
+pub const FORMAT_VERSION: u32 = 3;
+
+/// The oldest version this simfind reads (and upgrades when it writes).
+pub const OLDEST_READABLE: u32 = 2;
 
 /// SQLite `application_id` marking a file as a simfind index ("SMFD"), so that an
 /// unrelated SQLite database is recognised as such before anything is read from it.
 pub const APPLICATION_ID: i32 = 0x534D_4644;
 
-/// The schema, created in one transaction together with the parameters.
+/// The schema of version 2, created in one transaction together with the
+/// parameters and [`PREFIX_TABLE`] (what version 3 adds).
 pub const SCHEMA: &str = "
 CREATE TABLE params (
     name  TEXT PRIMARY KEY NOT NULL,
@@ -44,6 +52,39 @@ CREATE TABLE band_keys (
     PRIMARY KEY (doc, band)
 ) WITHOUT ROWID;
 CREATE INDEX band_keys_lookup ON band_keys(band, key);
+";
+
+/// The prefix index (format version 3): for each document with shingles
+/// and an index built with `--exact-prefix T`, the first
+/// `prefix_length(|d|, T)` shingle hashes of its set in the global order
+/// (`token`, stored bit for bit), each with its 0-based position `pos` and
+/// the document's shingle count `len` (so that a probe reads one B-tree);
+/// `prefix_order` holds the frequent tokens that order puts last (see
+/// `index::prefix`).
+/// Kept in step with `documents` by every update; empty (and `params` has no
+/// `prefix_threshold`) when the index has no prefix index.
+pub const PREFIX_TABLE: &str = "
+CREATE TABLE IF NOT EXISTS prefix_tokens (
+    token INTEGER NOT NULL,
+    doc   INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    pos   INTEGER NOT NULL,
+    len   INTEGER NOT NULL,
+    PRIMARY KEY (token, doc)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS prefix_tokens_doc ON prefix_tokens(doc);
+CREATE TABLE IF NOT EXISTS prefix_order (
+    token INTEGER PRIMARY KEY,
+    count INTEGER NOT NULL
+);
+";
+
+/// Upgrades a version 2 index to version 3, run after [`PREFIX_TABLE`] in
+/// one transaction: the table is empty (no prefix index until
+/// `index --exact-prefix T`) and nothing stored changes meaning, so only the
+/// two version marks change.
+pub const MIGRATE_2_TO_3: &str = "
+UPDATE params SET value = '3' WHERE name = 'format_version';
+PRAGMA user_version = 3;
 ";
 
 pub(super) fn path_to_blob(path: &Path) -> Vec<u8> {

@@ -76,7 +76,7 @@ mod tests {
 
     #[test]
     fn cosine_with_negative_components() {
-        // MMDS Example 3.14: [1, 2, −1] and [2, 1, 1]: dot 3, norms √6, √6.
+        // MMDS Example 3.13: [1, 2, −1] and [2, 1, 1]: dot 3, norms √6, √6.
         let (x, y) = ([1.0, 2.0, -1.0], [2.0, 1.0, 1.0]);
         let c = cosine(&x, &y).unwrap();
         assert!((c - 0.5).abs() < 1e-12);

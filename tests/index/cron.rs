@@ -136,6 +136,7 @@ fn index_help_offers_only_options_index_takes() {
                 .args(["--shingle", "stopword", "--stopwords"])
                 .arg(&stop),
             ("--minhash", _) => cmd.args(["--minhash", "oph"]),
+            ("--exact-prefix", _) => cmd.args(["--exact-prefix", "0.5"]),
             ("--include" | "--exclude", _) => cmd.args([flag.as_str(), "*.txt"]),
             ("--color", _) => cmd.args(["--color", "never"]),
             ("--summary-json", _) => cmd.arg(&flag).arg(dir.path().join(format!("{seen}.json"))),

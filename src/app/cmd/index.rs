@@ -24,6 +24,7 @@ const EXAMPLES: &str = "EXAMPLES:
   simfind index --db share.simfind --add ./share/new.txt   one file, no walk
   fetch-page | simfind index --db web.simfind --add - --name pages/today.html
   simfind index --db share.simfind --remove ./share/old.txt
+  simfind index ./share --db share.simfind --exact-prefix 0.5   for exact queries ≥ 0.5
 
 An update keeps the stored signature of every file whose size, modification
 time, device and inode are unchanged (without reading it), signs new and changed
@@ -36,6 +37,10 @@ defaults); an existing index keeps its own, so they need not be given again
 (`scan --db` and `query` use them too). An option given that differs from the
 index's is refused with a message naming both values. To change them, delete the
 index file and build it again. The schema is in docs/INDEX.md.
+
+--exact-prefix T adds the prefix index of MMDS 3.9.4 (each document's first
+shingles in one global order), which `query --exact` probes at any -t ≥ T
+instead of reading every document of a size that can reach -t.
 
 ";
 
@@ -92,6 +97,14 @@ pub struct Args {
     #[arg(long, value_name = "FILE", required = true)]
     pub db: PathBuf,
 
+    /// Also keep a prefix index (MMDS 3.9.4) so that `query --exact -t T'` with
+    /// T' ≥ T reads only the documents whose prefixes share a shingle with the
+    /// query's. Given with another T than the index's (or to an index without
+    /// one), this update re-reads every file; later updates keep it in step.
+    #[arg(long, value_name = "T", value_parser = args::unit_open_closed,
+          conflicts_with_all = ["add", "remove", "export"])]
+    pub exact_prefix: Option<f64>,
+
     /// How long to wait for another process updating the same index.
     #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
     pub wait: f64,
@@ -127,6 +140,11 @@ pub fn run(args: Args) -> Result<i32> {
     // the uncommitted update is rolled back on the next open.
     let mut index = config::open_index(&args.db, &config, args.wait)?;
     let started = Instant::now();
+    if let Some(t) = args.exact_prefix {
+        index
+            .request_prefix(t)
+            .with_context(|| format!("cannot update the index {}", args.db.display()))?;
+    }
     let ui = Ui::with(args.verbosity);
     let refreshed = incremental::refresh(&mut index, &config, &ui, false)
         .with_context(|| format!("cannot update the index {}", args.db.display()))?;

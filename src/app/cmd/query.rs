@@ -45,7 +45,9 @@ default its candidates are the indexed documents sharing an LSH bucket with it,
 which may miss documents near T (a warning says how likely when -t is below
 the index's S-curve). --exact (and --top, which implies it) verifies instead
 every indexed document whose shingle count can reach T: nothing ≥ T is missed,
-and --top N is the true N most similar. Exact verification re-reads each
+and --top N is the true N most similar. An index built with --exact-prefix T0
+(T ≥ T0) narrows that to the documents whose prefix shares a shingle with the
+query's (MMDS 3.9.4-3.9.5), with the same rows. Exact verification re-reads each
 candidate file and refuses one whose content no longer matches the index (run
 `simfind index` to refresh it).
 
@@ -147,6 +149,7 @@ pub fn run(args: Args) -> Result<i32> {
         exact,
     };
     let threshold = options.threshold;
+    let prefix_index = exact && lookup.uses_prefix_index(threshold)?;
     let summary_json = summary::open(&args.summary_json, args.output.as_deref())?;
     let banding = lookup.recipe().banding;
     if !exact
@@ -241,6 +244,7 @@ pub fn run(args: Args) -> Result<i32> {
             plural(matches_total, "match", "matches"),
             threshold,
             match (exact, args.verify) {
+                (true, _) if prefix_index => "exact lookup through the prefix index",
                 (true, _) => "exact lookup: every document of a size that can reach it",
                 (false, VerifyArg::Exact) => "exact verification",
                 (false, VerifyArg::Signature) => "signature verification",

@@ -37,7 +37,6 @@ use rayon::prelude::*;
 use super::{
     Join, JoinError, JoinPair, JoinStats, PROGRESS_EVERY, RankedSets, Work, join_ranked,
     min_partner_size, overlap_at_least, probe_prefix_len, required_overlap, size_order,
-    smallest_satisfying,
 };
 
 /// Which exact join `scan --method exact` runs (`--exact-index`).
@@ -371,6 +370,7 @@ fn probe(
         ExactIndex::Position | ExactIndex::Suffix => {
             let p = prefix_length(sx, t);
             let suffix = buckets.index == ExactIndex::Suffix;
+            let floors = suffix.then(|| PyramidFloors::new(sx, p, t));
             for (i0, &r) in xs[..p as usize].iter().enumerate() {
                 let i = i0 as u32 + 1;
                 // An earlier string is no longer than `x`, so its prefix
@@ -393,12 +393,9 @@ fn probe(
                     counts[0] += 1;
                     add(y, seen);
                 }
-                counts[2] += if suffix {
-                    (1..=jmax)
-                        .map(|j| reach.buckets(j, min_size, sx))
-                        .sum::<u64>()
-                } else {
-                    jmax as u64
+                counts[2] += match &floors {
+                    Some(floors) => floors.buckets(&reach, jmax, min_size, sx),
+                    None => jmax as u64,
                 };
             }
         }
@@ -452,24 +449,92 @@ impl Pyramid {
 
     /// Buckets (x, j, q) of the pyramid at position `j` that can hold a
     /// string of length `j + q` in `shortest..=longest`: the chapter's
-    /// q-range cut to the lengths the join compares with.
+    /// q-range cut to the lengths the join compares with (the oracle of
+    /// [`PyramidFloors::buckets`], which the join uses).
+    #[cfg(test)]
     fn buckets(&self, j: u32, shortest: u32, longest: u32) -> u64 {
         let p = self.p as u32;
         // `holds` rises with q up to p and falls after it: the range's ends
         // from a float guess corrected by exact steps.
         let guess_lo = (self.t * (self.i + j as u64 - 1 + self.p) as f64).ceil() - 1.0;
-        let lo = smallest_satisfying(guess_lo, p, |q| self.holds(j, q));
+        let lo = super::smallest_satisfying(guess_lo, p, |q| self.holds(j, q));
         if lo > p {
             return 0;
         }
         let span = longest.saturating_sub(j).saturating_sub(p);
         let guess_out =
             ((self.p + 1) as f64 / self.t).floor() - (self.i + j as u64 - 1 + self.p) as f64 + 1.0;
-        let out = smallest_satisfying(guess_out, span, |d| !self.holds(j, p + d));
+        let out = super::smallest_satisfying(guess_out, span, |d| !self.holds(j, p + d));
         let hi = p + out - 1;
         let lo = lo.max(shortest.saturating_sub(j));
         let hi = hi.min(longest.saturating_sub(j));
         if hi < lo { 0 } else { (hi - lo + 1) as u64 }
+    }
+}
+
+/// The pyramid's bucket count summed over `j` without enumerating the
+/// buckets: counting them one `(j, q)` range at a time was `O(p²)` per
+/// string, a minute of CPU on django-docs at 0.8 for a statistic
+/// (docs/PERFORMANCE.md). The q-range of bucket column `j` is
+/// `[max(lo(j), shortest − j), min(M − i + 1, longest) − j]`, where
+/// `lo(j)`, the least `q` with `(1 + q)/(len + j − 1) ≥ J`, depends on `j`
+/// alone (so its prefix sums are made once per string), and `M`, the
+/// largest denominator `(1 + p)` reaches `J` over, on `i` alone. The width
+/// `A + 1 − j − lo(j)` falls as `j` rises and is cut at the constant
+/// `A + 1 − shortest`: a plateau, then an arithmetic series minus `lo`'s
+/// prefix sums.
+struct PyramidFloors {
+    /// `sums[j] = lo(1) + … + lo(j)`.
+    sums: Vec<u64>,
+    lo: Vec<u32>,
+}
+
+impl PyramidFloors {
+    fn new(len: u32, p: u32, t: f64) -> Self {
+        let mut lo = vec![0u32; p as usize + 1];
+        let mut sums = vec![0u64; p as usize + 1];
+        let mut q = 0u64;
+        for j in 1..=p as u64 {
+            let d = len as u64 + j - 1;
+            // lo(j) does not fall as j rises: step up from lo(j − 1).
+            while !reaches(1 + q, d, t) && q <= len as u64 {
+                q += 1;
+            }
+            lo[j as usize] = q.min(u32::MAX as u64) as u32;
+            sums[j as usize] = sums[j as usize - 1] + q;
+        }
+        PyramidFloors { sums, lo }
+    }
+
+    /// What `(1..=jmax).map(|j| reach.buckets(j, shortest, longest)).sum()`
+    /// gives, for `jmax` ≤ the string's prefix length.
+    fn buckets(&self, reach: &Pyramid, jmax: u32, shortest: u32, longest: u32) -> u64 {
+        if jmax == 0 {
+            return 0;
+        }
+        let top = 1 + reach.p;
+        let m = last_true(top, far(top, reach.t) + reach.i, |d| {
+            reaches(top, d, reach.t)
+        })
+        .unwrap_or(top);
+        let a = ((m + 1).saturating_sub(reach.i) as i64).min(longest as i64);
+        let width = |j: u32| a + 1 - j as i64 - self.lo[j as usize] as i64;
+        let cap = a + 1 - shortest as i64;
+        if cap <= 0 {
+            return 0;
+        }
+        // Falling: the last j at the cap, then the last with any width.
+        let plateau = last_true(1, jmax as u64, |j| width(j as u32) >= cap).unwrap_or(0);
+        let end = last_true(1, jmax as u64, |j| width(j as u32) > 0).unwrap_or(0);
+        let mut total = plateau as i64 * cap;
+        if end > plateau {
+            let (from, to) = (plateau as i64 + 1, end as i64);
+            let n = to - from + 1;
+            let series = n * (a + 1) - (from + to) * n / 2;
+            let floors = (self.sums[to as usize] - self.sums[from as usize - 1]) as i64;
+            total += series - floors;
+        }
+        total.max(0) as u64
     }
 }
 

@@ -209,3 +209,32 @@ fn pyramid_counts_match_the_ranges() {
         }
     }
 }
+
+/// The closed form of the pyramid's bucket count equals the enumeration,
+/// bucket column by bucket column, over lengths, thresholds (ties such as
+/// 8/10 included) and the length cuts of the many-many join.
+#[test]
+fn pyramid_bucket_sums_equal_the_enumeration() {
+    for len in [1u32, 2, 3, 7, 10, 11, 29, 64, 101, 333] {
+        for t in [0.05, 0.3, 0.5, 0.6, 0.75, 0.8, 0.9, 0.95, 1.0] {
+            let p = prefix_length(len, t);
+            let floors = PyramidFloors::new(len, p, t);
+            for i in 1..=p {
+                let reach = Pyramid::new(len, i, t);
+                let jmax = position_limit(len, i, t).min(p);
+                for shortest in [0, 1, len / 2, min_partner_size(len, t), len] {
+                    for longest in [len, len + 5, u32::MAX / 4] {
+                        let expected: u64 = (1..=jmax)
+                            .map(|j| reach.buckets(j, shortest, longest))
+                            .sum();
+                        assert_eq!(
+                            floors.buckets(&reach, jmax, shortest, longest),
+                            expected,
+                            "len {len} t {t} i {i} shortest {shortest} longest {longest}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
