@@ -666,9 +666,9 @@ fn exact_join(
         Err(abandoned) => {
             let p = &abandoned.prediction;
             let reason = format!(
-                "auto: lsh (the exact join's sampled probes predicted ~{:.1} s of CPU, more than {} × the ~{:.1} s of LSH over its sets in memory)",
+                "auto: lsh (the exact join's sampled probes predicted ~{:.1} s of CPU, more than {:.1} × the ~{:.1} s of LSH over its sets in memory)",
                 p.seconds(),
-                super::plan::JOIN_MARGIN,
+                super::plan::join_margin(p),
                 super::plan::fallback_seconds(p, banding),
             );
             let pairs = super::join_fallback::lsh_in_memory(&abandoned, config, stats, reporter);

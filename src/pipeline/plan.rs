@@ -266,12 +266,20 @@ pub fn fallback_seconds(join: &Prediction, banding: Banding) -> f64 {
 }
 
 /// Whether `auto` gives the exact join up for LSH over its sets: when the
-/// join's sampled probes predict more than [`JOIN_MARGIN`] × that way's cost.
+/// join's sampled probes predict more than [`join_margin`] × that way's cost.
 /// The size model behind [`choose`] cannot see how many index entries the
 /// probes meet or how long their merges run (many tiny files of one
 /// vocabulary at a low threshold); the join's sample can.
 pub fn give_up_join(join: &Prediction, banding: Banding) -> bool {
-    join.seconds() > JOIN_MARGIN * fallback_seconds(join, banding)
+    join.seconds() > join_margin(join) * fallback_seconds(join, banding)
+}
+
+/// [`JOIN_MARGIN`], widened for a prediction from fewer probes: by the
+/// square root of how much sparser they were than the full sample, as a
+/// sample mean's error grows.
+pub fn join_margin(join: &Prediction) -> f64 {
+    let sparser = join.stride as f64 / crate::similarity::join::SAMPLE_STRIDE as f64;
+    JOIN_MARGIN * sparser.max(1.0).sqrt()
 }
 
 // The glue between a scan's configuration and the cost model.

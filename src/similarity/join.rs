@@ -85,7 +85,7 @@ pub use indexes::{
 const JOIN: &str = "the exact join's index";
 
 mod sampled;
-pub use sampled::{Abandoned, Prediction};
+pub use sampled::{Abandoned, Prediction, STRIDE as SAMPLE_STRIDE};
 
 /// A pair of documents whose sets have Jaccard ≥ the join's threshold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -276,12 +276,13 @@ fn join_ranked_within(
     // The sampled probes' results are kept: the join, if it goes on, skips them.
     let mut sample = None;
     if let Some(give_up) = give_up.filter(|_| sampled::worth_sampling(n)) {
-        let (found, prediction) = sampled::probe_sample(&ranked, &index, order, t);
-        if give_up(&prediction) {
-            drop(index);
-            return Err(Box::new(Abandoned::new(ranked, order.to_vec(), prediction)));
+        match sampled::probe_sample(&ranked, &index, order, t, give_up) {
+            Ok(kept) => sample = Some(kept),
+            Err(prediction) => {
+                drop(index);
+                return Err(Box::new(Abandoned::new(ranked, order.to_vec(), prediction)));
+            }
         }
-        sample = Some((found, prediction));
     }
     let skip = |x: usize| sample.is_some() && sampled::is_sampled(x);
 

@@ -96,6 +96,39 @@ fn a_given_up_join_hands_back_every_set_with_every_jaccard_unchanged() {
 }
 
 #[test]
+fn a_large_join_is_looked_at_first_through_a_sparser_sample() {
+    let sets = corpus(16 * FIRST_STRIDE + 100, 0x5eed_0005);
+    let t = 0.8;
+    let strides = std::sync::Mutex::new(Vec::new());
+    let go_on = |p: &Prediction| {
+        strides.lock().unwrap().push((p.stride, p.sampled));
+        false
+    };
+    let kept = all_pairs_owned_within(sets.clone(), t, Some(&go_on), &|_, _| {})
+        .unwrap()
+        .unwrap_or_else(|_| panic!("told to go on"));
+    let n = sets.iter().filter(|s| !s.is_empty()).count() as u64;
+    assert_eq!(
+        *strides.lock().unwrap(),
+        [
+            (FIRST_STRIDE as u64, n / FIRST_STRIDE as u64),
+            (STRIDE as u64, n / STRIDE as u64)
+        ]
+    );
+    assert_eq!(kept.pairs, all_pairs(&sets, t).unwrap().pairs);
+
+    // Given up at the first look: the prediction says it came from it.
+    let first = |p: &Prediction| p.stride == FIRST_STRIDE as u64;
+    match all_pairs_owned_within(sets, t, Some(&first), &|_, _| {}) {
+        Ok(Err(abandoned)) => {
+            assert_eq!(abandoned.prediction.stride, FIRST_STRIDE as u64);
+            assert_eq!(abandoned.prediction.sampled, n / FIRST_STRIDE as u64);
+        }
+        _ => panic!("told to give up at the first look"),
+    }
+}
+
+#[test]
 fn too_few_sets_to_sample_are_joined_without_asking() {
     let sets = corpus(MIN_SETS - 1, 0x5eed_0003);
     let never = |_: &Prediction| -> bool { panic!("a join this small is not sampled") };
