@@ -58,7 +58,7 @@ pub(super) fn lsh_in_memory(
     stats.candidates = candidates.len() as u64;
     // As on LSH's own path: a candidate whose signatures agree too little is
     // no pair but with the probability that path allows.
-    let candidates = super::pairs::rule_out_by_signature(candidates, &signatures, config, stats);
+    let candidates = super::rule_out::rule_out_by_signature(candidates, &signatures, config, stats);
     drop(signatures);
 
     reporter.begin(Stage::Verify, Some(candidates.len() as u64));

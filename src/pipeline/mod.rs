@@ -49,6 +49,7 @@ pub mod plan;
 mod prefetch;
 mod records;
 mod reload;
+mod rule_out;
 mod sign;
 mod stream;
 #[cfg(test)]
