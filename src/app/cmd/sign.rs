@@ -476,13 +476,14 @@ fn run_points(args: Args) -> Result<i32> {
     };
     // (ids, lines, width, content hashes, signature rows) of every point.
     let (ids, lines, starts, width, hashes, rows, banding) = if kind == InputKind::Bits {
-        let mut inputs = Vec::new();
-        for path in &args.roots {
-            let input = read_one(path)?;
-            let strings = vectors::read_bits(input, skip, &mut |e| warn(path, e))
-                .map_err(|e| bad(path, e))?;
-            inputs.push(strings);
-        }
+        let inputs = read_each(
+            &args.roots,
+            &mut read_one,
+            &mut warn,
+            &bad,
+            skip,
+            |f, s, w| vectors::read_bits(f, s, w),
+        )?;
         let (all, starts) =
             vectors::concat(inputs, true, skip, &mut on_dup).map_err(concat_error)?;
         let banding = crate::app::families::exchange_banding(
@@ -506,13 +507,14 @@ fn run_points(args: Args) -> Result<i32> {
             banding,
         )
     } else {
-        let mut inputs = Vec::new();
-        for path in &args.roots {
-            let input = read_one(path)?;
-            let points = vectors::read_vectors(input, skip, &mut |e| warn(path, e))
-                .map_err(|e| bad(path, e))?;
-            inputs.push(points);
-        }
+        let inputs = read_each(
+            &args.roots,
+            &mut read_one,
+            &mut warn,
+            &bad,
+            skip,
+            |f, s, w| vectors::read_vectors(f, s, w),
+        )?;
         let (all, starts) =
             vectors::concat(inputs, true, skip, &mut on_dup).map_err(concat_error)?;
         let banding = crate::app::families::exchange_banding(
@@ -607,4 +609,29 @@ fn resolved(path: &std::path::Path) -> PathBuf {
             _ => return absolute,
         }
     }
+}
+
+/// A reader of one input of points: file, skip bad rows, where to warn.
+type Read<T> = fn(
+    std::fs::File,
+    bool,
+    &mut dyn FnMut(simfind::input::vectors::RowError),
+) -> Result<T, simfind::input::vectors::ReadError>;
+
+/// Each of `roots` opened by `read_one` and read by `read` (vectors or bit
+/// strings): a bad row goes to `warn`, a bad input becomes `bad`'s error.
+fn read_each<T>(
+    roots: &[std::path::PathBuf],
+    read_one: &mut dyn FnMut(&std::path::Path) -> Result<std::fs::File>,
+    warn: &mut dyn FnMut(&std::path::Path, simfind::input::vectors::RowError),
+    bad: &dyn Fn(&std::path::Path, simfind::input::vectors::ReadError) -> anyhow::Error,
+    skip: bool,
+    read: Read<T>,
+) -> Result<Vec<T>> {
+    let mut inputs = Vec::with_capacity(roots.len());
+    for path in roots {
+        let input = read_one(path)?;
+        inputs.push(read(input, skip, &mut |e| warn(path, e)).map_err(|e| bad(path, e))?);
+    }
+    Ok(inputs)
 }
