@@ -1,12 +1,14 @@
 #!/bin/bash
 # What `--method auto` costs beside the better of `--method exact` and
-# `--method lsh`, on documents and on many tiny files of one vocabulary (the
-# shape where the exact join's probes explode and auto gives the join up after
-# its sample): user CPU seconds of each, and auto ÷ the cheaper one.
+# `--method lsh`, on documents and on the three shapes issue #14 names: many
+# tiny files of one vocabulary (where the exact join's probes explode and auto
+# gives the join up), a few huge files, and many identical files: user CPU
+# seconds of each, and auto ÷ the cheaper one.
 #   bench/auto_method.sh [BINARY] [THRESHOLDS...]
 # One line per corpus and threshold:
 #   corpus t auto-s exact-s lsh-s auto/min auto's-choice
-# The tiny files (50,000, from bench/gen_small_files.py) are generated once
+# The generated corpora (bench/gen_small_files.py: 50,000 tiny files; 16
+# files of 1.8–3.6 MB; 5,000 tiny files written 10 times each) are made once
 # under target/bench-corpus/. Run from the project root.
 set -euo pipefail
 bin=${1:-target/release/simfind}
@@ -14,17 +16,21 @@ shift || true
 thresholds=("${@:-0.3 0.5 0.8}")
 thresholds=(${thresholds[@]})
 tiny=target/bench-corpus/tiny50k
-if [ ! -d "$tiny" ]; then
-  python3 bench/gen_small_files.py "$tiny" --files 50000
-fi
+huge=target/bench-corpus/huge16
+copies=target/bench-corpus/copies50k
+[ -d "$tiny" ] || python3 bench/gen_small_files.py "$tiny" --files 50000
+[ -d "$huge" ] || python3 bench/gen_small_files.py "$huge" --files 16 --words 300000,600000
+[ -d "$copies" ] || python3 bench/gen_small_files.py "$copies" --files 5000 --copies 10
 tmp=$(mktemp -d)
 trap 'rm -r "$tmp"' EXIT
 user() { # user CPU seconds of one scan
   /usr/bin/time -o "$tmp/time" -f "%U" "$bin" scan "$@" -o /dev/null 2>"$tmp/err"
   cat "$tmp/time"
 }
-for corpus in ../shared/data/debian-docs/files ../shared/data/django-docs/files "$tiny"; do
-  name=$(basename "$(dirname "$corpus")"); [ "$corpus" = "$tiny" ] && name=tiny50k
+for corpus in ../shared/data/debian-docs/files ../shared/data/django-docs/files \
+  "$tiny" "$huge" "$copies"; do
+  name=$(basename "$(dirname "$corpus")")
+  case "$corpus" in target/bench-corpus/*) name=$(basename "$corpus") ;; esac
   for t in "${thresholds[@]}"; do
     auto=$(user "$corpus" -t "$t")
     choice=$(grep -o 'method auto: [a-z]* ([^,;)]*' "$tmp/err" | head -1 | cut -c14-)

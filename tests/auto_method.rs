@@ -1,7 +1,8 @@
 //! `--method auto` after the exact join's sample (#14 item 9): a join its
 //! sampled probes show far dearer than LSH is given up for LSH over its sets
 //! in memory; the way out finds a subset of the exact pairs, with the same
-//! similarities, and every pair well above the threshold.
+//! similarities, and every pair well above the threshold: exactly what
+//! `--method lsh` reports.
 
 mod util;
 
@@ -115,6 +116,13 @@ fn auto_gives_up_a_join_its_sample_shows_far_dearer_than_lsh() {
         assert!(auto_rows.contains_key(pair), "missed {pair:?}");
     }
 
+    // The way out signs the shingles as LSH does: LSH's own output.
+    let lsh = run(&["scan", corpus, "-t", "0.3", "--method", "lsh"]);
+    assert_eq!(
+        String::from_utf8_lossy(&auto.stdout),
+        String::from_utf8_lossy(&lsh.stdout)
+    );
+
     // Thread count changes nothing, the way out included.
     let one = run(&["-j", "1", "scan", corpus, "-t", "0.3"]);
     let two = run(&["-j", "2", "scan", corpus, "-t", "0.3"]);
@@ -138,4 +146,35 @@ fn auto_keeps_a_join_its_sample_shows_affordable() {
     );
     let exact = run(&["scan", corpus, "-t", "0.3", "--method", "exact"]);
     assert_eq!(auto.stdout, exact.stdout);
+}
+
+#[test]
+fn a_join_given_up_before_ranking_reports_exactly_what_lsh_reports() {
+    // Enough files for the thinned look (8,192 sets or more): the join is
+    // given up before its tokens are ranked, so the way out signs the
+    // shingle sets themselves and finds LSH's pairs with LSH's estimates.
+    // Two copies of one file check the identical pairs too.
+    let dir = tempfile::tempdir().unwrap();
+    tiny_files(dir.path(), 8_400);
+    let copy = std::fs::read(dir.path().join("d0/f00007.txt")).unwrap();
+    write(dir.path(), "copies/a.txt", &copy);
+    let corpus = dir.path().to_str().unwrap();
+
+    let auto = run(&["scan", corpus, "-t", "0.3"]);
+    assert_eq!(auto.status.code(), Some(0), "{}", stderr(&auto));
+    let summary = stderr(&auto);
+    assert!(
+        summary.contains("method auto: lsh (the exact join's sampled probes predicted"),
+        "{summary}"
+    );
+    let lsh = run(&["scan", corpus, "-t", "0.3", "--method", "lsh"]);
+    assert_eq!(lsh.status.code(), Some(0), "{}", stderr(&lsh));
+    assert!(rows(&lsh.stdout).len() >= 150);
+    assert!(String::from_utf8_lossy(&lsh.stdout).contains("copies/a.txt"));
+    assert_eq!(
+        String::from_utf8_lossy(&auto.stdout),
+        String::from_utf8_lossy(&lsh.stdout)
+    );
+    let one = run(&["-j", "1", "scan", corpus, "-t", "0.3"]);
+    assert_eq!(one.stdout, auto.stdout);
 }

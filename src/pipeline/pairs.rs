@@ -100,6 +100,9 @@ pub(super) fn pairs_of_given(
             .filter(|g| g.content.shingles > 0)
             .collect();
         let (verified, fell_back) = exact_join(sets, config, &mut stats, reporter);
+        // Given up for LSH, the pairs carry signature estimates, and copies
+        // the estimate 1.0, as LSH's own path reports them.
+        let signed = fell_back.is_some();
         if let Some(reason) = fell_back {
             decision = Decision {
                 method: Method::Lsh,
@@ -112,7 +115,7 @@ pub(super) fn pairs_of_given(
             &documents,
             &[],
             verified,
-            (Verification::Exact, false),
+            (Verification::Exact, signed),
             roots.as_deref(),
         );
         stats.pairs = pairs.len();
@@ -603,13 +606,24 @@ fn exact_join(
     }
     .expect("threshold validated and corpus within the join's limits");
     reporter.end(Stage::Join);
-    let (pairs, fell_back) = match joined {
+    match joined {
         Ok(join) => {
             stats.candidates = join.stats.verified;
             stats.join_index_entries = join.stats.index_entries;
             stats.join_probe_hits = join.stats.probe_hits;
             stats.join_lookups = join.stats.lookups;
-            (join.pairs, None)
+            let pairs = join
+                .pairs
+                .into_iter()
+                .map(|p| SimilarPair {
+                    a: p.a,
+                    b: p.b,
+                    similarity: sets::ratio(p.intersection as usize, p.union as usize),
+                    estimate: None,
+                    shared: Some(p.intersection as usize),
+                })
+                .collect();
+            (pairs, None)
         }
         Err(abandoned) => {
             let p = &abandoned.prediction;
@@ -622,18 +636,7 @@ fn exact_join(
             let pairs = super::join_fallback::lsh_in_memory(&abandoned, config, stats, reporter);
             (pairs, Some(reason))
         }
-    };
-    let pairs = pairs
-        .into_iter()
-        .map(|p| SimilarPair {
-            a: p.a,
-            b: p.b,
-            similarity: sets::ratio(p.intersection as usize, p.union as usize),
-            estimate: None,
-            shared: Some(p.intersection as usize),
-        })
-        .collect();
-    (pairs, fell_back)
+    }
 }
 
 /// Turns verified pairs of contents into pairs of documents: every member of

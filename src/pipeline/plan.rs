@@ -274,12 +274,11 @@ pub fn give_up_join(join: &Prediction, banding: Banding) -> bool {
     join.seconds() > join_margin(join) * fallback_seconds(join, banding)
 }
 
-/// [`JOIN_MARGIN`], widened for a prediction from fewer probes: by the
-/// square root of how much sparser they were than the full sample, as a
-/// sample mean's error grows.
+/// [`JOIN_MARGIN`], widened for a prediction from a thinned copy: its
+/// probes met 1/`thinned` of the sets the sample's would, and a count's
+/// relative error grows as the square root of how much smaller it is.
 pub fn join_margin(join: &Prediction) -> f64 {
-    let sparser = join.stride as f64 / crate::similarity::join::SAMPLE_STRIDE as f64;
-    JOIN_MARGIN * sparser.max(1.0).sqrt()
+    JOIN_MARGIN * (join.thinned.max(1) as f64).sqrt()
 }
 
 // The glue between a scan's configuration and the cost model.

@@ -86,7 +86,7 @@ mod probing;
 pub use probing::Work;
 use probing::{Scratch, merge_until_unreachable, overlap_at_least, probe};
 mod sampled;
-pub use sampled::{Abandoned, Prediction, STRIDE as SAMPLE_STRIDE};
+pub use sampled::{Abandoned, HeldSet, Prediction};
 
 /// A pair of documents whose sets have Jaccard ≥ the join's threshold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -204,9 +204,10 @@ pub type GiveUp<'a> = &'a (dyn Fn(&Prediction) -> bool + Sync);
 
 /// [`all_pairs_owned_with_progress`] that asks `give_up` once its index is
 /// built, with the cost predicted from a sample of its probes
-/// ([`Prediction`]), whether to go on; if not, the caller gets the sets back,
-/// re-coded ([`Abandoned`]), to find the pairs another way. `None` never
-/// gives up, and a join of too few sets to sample is never given up.
+/// ([`Prediction`]), whether to go on — and a large join first from a
+/// thinned copy of itself, before ranking; if not, the caller gets the sets
+/// back ([`Abandoned`]) to find the pairs another way. `None` never gives
+/// up, and a join of too few sets to sample is never given up.
 pub fn all_pairs_owned_within(
     sets: Vec<Vec<u64>>,
     threshold: f64,
@@ -214,8 +215,15 @@ pub fn all_pairs_owned_within(
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> Result<Result<Join, Box<Abandoned>>, JoinError> {
     let order = size_order(&sets, threshold)?;
+    if let Some(give_up) = give_up.filter(|_| sampled::worth_thinning(order.len())) {
+        let look = sampled::look_thinned(&sets, &order, threshold)?;
+        if give_up(&look) {
+            return Ok(Err(Box::new(Abandoned::unranked(sets, order, look))));
+        }
+    }
     let documents = sets.len();
-    let ranked = RankedSets::build_owned(sets, &order)?;
+    let may_give_up = give_up.is_some() && sampled::worth_sampling(order.len());
+    let ranked = RankedSets::build_owned(sets, &order, may_give_up)?;
     let total = order.len() as u64;
     Ok(join_ranked_within(
         ranked,
@@ -281,10 +289,13 @@ fn join_ranked_within(
             Ok(kept) => sample = Some(kept),
             Err(prediction) => {
                 drop(index);
-                return Err(Box::new(Abandoned::new(ranked, order.to_vec(), prediction)));
+                return Err(Box::new(Abandoned::ranked(ranked, order.to_vec(), prediction)));
             }
         }
     }
+    // Kept only for a way out that is no longer taken.
+    let mut ranked = ranked;
+    ranked.token_of_rank = Vec::new();
     let skip = |x: usize| sample.is_some() && sampled::is_sampled(x);
 
     let per_doc: Vec<(Vec<JoinPair>, Work)> = (0..n)
@@ -400,6 +411,9 @@ struct RankedSets {
     /// Document frequency of each rank.
     frequency: Vec<u32>,
     distinct: usize,
+    /// The input token of each rank, when asked for (a join that may be
+    /// given up hands its sets back as the input's tokens); else empty.
+    token_of_rank: Vec<u64>,
 }
 
 impl RankedSets {
@@ -484,6 +498,7 @@ impl RankedSets {
             offsets,
             frequency,
             distinct,
+            token_of_rank: Vec::new(),
         })
     }
 
@@ -491,7 +506,11 @@ impl RankedSets {
     /// is replaced by its rank in place (a rank fits in the `u64` slot), the
     /// tables are freed, and only then is the compact `u32` copy made, each
     /// set freed once copied.
-    fn build_owned(mut sets: Vec<Vec<u64>>, order: &[u32]) -> Result<Self, JoinError> {
+    fn build_owned(
+        mut sets: Vec<Vec<u64>>,
+        order: &[u32],
+        keep_tokens: bool,
+    ) -> Result<Self, JoinError> {
         let (shards, shard_bits, frequency, distinct) = {
             let set = |k: usize| sets[order[k] as usize].as_slice();
             Self::rank_tokens(&set, order.len())?
@@ -503,6 +522,13 @@ impl RankedSets {
             }
             set.sort_unstable();
         });
+        let mut token_of_rank = Vec::new();
+        if keep_tokens {
+            token_of_rank = memory::filled(0u64, distinct, 1, JOIN, memory::LOWER_JOIN);
+            for (rank, token) in shards.iter().flat_map(|shard| shard.entries()) {
+                token_of_rank[rank as usize] = token;
+            }
+        }
         drop(shards);
 
         let mut in_order: Vec<Vec<u64>> = order
@@ -538,6 +564,7 @@ impl RankedSets {
             offsets,
             frequency,
             distinct,
+            token_of_rank,
         })
     }
 

@@ -115,7 +115,7 @@ pub fn all_pairs_owned_by(
 ) -> Result<Join, JoinError> {
     let order = size_order(&sets, threshold)?;
     let documents = sets.len();
-    let ranked = RankedSets::build_owned(sets, &order)?;
+    let ranked = RankedSets::build_owned(sets, &order, false)?;
     let total = order.len() as u64;
     let progress = |done| progress(done, total);
     Ok(match index {

@@ -157,9 +157,9 @@ pub(super) fn overlap_at_least(
 }
 
 /// The merge of [`overlap_at_least`]: `(i, j, overlap)` where it stopped.
-pub(super) fn merge_until_unreachable(
-    xs: &[u32],
-    ys: &[u32],
+pub(super) fn merge_until_unreachable<T: Ord>(
+    xs: &[T],
+    ys: &[T],
     common: u32,
     need: u32,
 ) -> (usize, usize, u32) {

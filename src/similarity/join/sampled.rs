@@ -9,9 +9,15 @@
 //! times [`STRIDE`] and weighted by the measured cost of each unit
 //! ([`Prediction::seconds`]), predicts the whole probe. A caller with a
 //! cheaper way can then take the sets back ([`Abandoned`]) instead of paying.
-//! A large join is looked at first through every [`FIRST_STRIDE`]-th set
-//! alone: a join far dearer than the way out (the case that matters) shows
-//! it there at an eighth of the sample's cost.
+//!
+//! A large join is looked at first through a thinned copy of itself, before
+//! its tokens are ranked: every [`THIN`]-th set in size order, ranked,
+//! indexed and probed among themselves ([`look_thinned`]). Ranking and
+//! indexing every set cost more than LSH's whole run on the joins worth
+//! giving up, and a probe of the thinned copy meets each earlier set with
+//! probability 1/[`THIN`], so its work, scaled back, predicts the whole join
+//! for 1/[`THIN`] of the ranking. A join given up there hands back the input's
+//! own sets, so the way out signs exactly what `--method lsh` signs.
 //!
 //! The sample is deterministic (fixed positions in size order) and its pairs
 //! are kept, so the prediction never changes the join's output, only whether
@@ -20,8 +26,8 @@
 use rayon::prelude::*;
 
 use super::{
-    GiveUp, JoinPair, PrefixIndex, RankedSets, Scratch, Work, merge_until_unreachable, probe,
-    required_overlap,
+    GiveUp, JoinError, JoinPair, PrefixIndex, RankedSets, Scratch, Work, merge_until_unreachable,
+    probe, required_overlap,
 };
 
 /// One set in this many probes in the sample: 1/64 of the probe's cost.
@@ -30,8 +36,20 @@ pub const STRIDE: usize = 64;
 /// Sets below which the join is not sampled: too few to extrapolate from.
 const MIN_SETS: usize = 16 * STRIDE;
 
-/// One set in this many in the first look (a subset of the sample's).
-pub const FIRST_STRIDE: usize = 8 * STRIDE;
+/// The thinned look keeps one set in this many: the ranking and the index
+/// it builds cost 1/`THIN` of the whole join's, each probe meets 1/`THIN` of
+/// what it would.
+pub const THIN: usize = 8;
+
+/// One set of the thinned copy in this many probes: the look probes as many
+/// sets as the sample ([`THIN`] · `THIN_STRIDE` = [`STRIDE`]), each meeting
+/// 1/[`THIN`] of the entries, so it costs 1/([`THIN`] · [`STRIDE`]) of the
+/// probe.
+const THIN_STRIDE: usize = STRIDE / THIN;
+
+/// Sets from which a join is looked at thinned first: the thinned copy then
+/// holds [`MIN_SETS`] sets, enough to be sampled itself.
+const MIN_THINNED: usize = THIN * MIN_SETS;
 
 // CPU nanoseconds per unit of probe work, fitted (least squares on relative
 // error) to the probe's CPU time on documents and on many tiny files at
@@ -58,14 +76,19 @@ pub(super) fn is_sampled(x: usize) -> bool {
     x % STRIDE == STRIDE - 1
 }
 
+pub(super) fn worth_thinning(sets: usize) -> bool {
+    sets >= MIN_THINNED
+}
+
 /// The join's probe work predicted from its sample.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Prediction {
     /// Sets probed in the sample.
     pub sampled: u64,
-    /// One set in this many was probed: [`STRIDE`], or [`FIRST_STRIDE`] for
-    /// the first look, whose prediction is the rougher.
-    pub stride: u64,
+    /// Each probe met the sets of a copy thinned to one in this many:
+    /// [`THIN`] for the thinned look (whose prediction is the rougher: it
+    /// sees 1/[`THIN`] of the pairs the sample would), 1 for the sample.
+    pub thinned: u64,
     /// Non-empty sets in the join.
     pub sets: u64,
     /// Tokens of all the sets.
@@ -90,18 +113,20 @@ impl Prediction {
     pub fn seconds(&self) -> f64 {
         let w = &self.work;
         let unmatched = w.merged.saturating_sub(2 * w.matched);
-        let ns = w.lookups as f64 * NS_PER_LOOKUP
-            + w.hits as f64 * NS_PER_HIT
+        // A probe's binary searches do not depend on how many sets it meets;
+        // all else is met set by set, so a thinned copy saw 1/`thinned` of it.
+        let per_probe = w.lookups as f64 * NS_PER_LOOKUP;
+        let per_set_met = w.hits as f64 * NS_PER_HIT
             + w.touched as f64 * NS_PER_TOUCHED
             + w.verified as f64 * NS_PER_CANDIDATE
             + w.matched as f64 * NS_PER_MATCHED
             + unmatched as f64 * NS_PER_UNMATCHED;
-        ns * 1e-9 * self.scale()
+        (per_probe + per_set_met * self.thinned as f64) * 1e-9 * self.scale()
     }
 
     /// Pairs the whole join would find.
     pub fn pairs(&self) -> f64 {
-        self.pairs as f64 * self.scale()
+        self.pairs as f64 * self.scale() * self.thinned as f64
     }
 
     /// Mean tokens per set.
@@ -117,9 +142,8 @@ impl Prediction {
     }
 }
 
-/// Probes the sample (after a first look when the join is large), asking
-/// `give_up` of each prediction; returns the sample's pairs and prediction,
-/// or the prediction `give_up` accepted.
+/// Probes the sample, asking `give_up` of its prediction; returns the
+/// sample's pairs and prediction, or the prediction `give_up` accepted.
 pub(super) fn probe_sample(
     ranked: &RankedSets,
     index: &PrefixIndex,
@@ -127,47 +151,43 @@ pub(super) fn probe_sample(
     t: f64,
     give_up: GiveUp<'_>,
 ) -> Result<(Vec<JoinPair>, Prediction), Prediction> {
-    let n = order.len();
-    let mut prediction = Prediction {
-        sampled: 0,
-        stride: STRIDE as u64,
-        sets: n as u64,
+    let (pairs, work, sampled) = probe_at(ranked, index, order, t, &is_sampled);
+    let prediction = Prediction {
+        sampled,
+        thinned: 1,
+        sets: order.len() as u64,
         tokens: ranked.tokens.len() as u64,
-        work: Work::default(),
-        pairs: 0,
+        work,
+        pairs: pairs.len() as u64,
     };
-    let first_look = n >= MIN_SETS * (FIRST_STRIDE / STRIDE);
-    let in_first_look = |x: usize| first_look && x % FIRST_STRIDE == FIRST_STRIDE - 1;
-    let mut pairs = Vec::new();
-    if first_look {
-        let (found, work, sampled) = probe_at(ranked, index, order, t, &in_first_look);
-        let first = Prediction {
-            sampled,
-            stride: FIRST_STRIDE as u64,
-            work,
-            pairs: found.len() as u64,
-            ..prediction
-        };
-        if give_up(&first) {
-            return Err(first);
-        }
-        prediction = Prediction {
-            stride: STRIDE as u64,
-            ..first
-        };
-        pairs = found;
-    }
-    let rest = |x: usize| is_sampled(x) && !in_first_look(x);
-    let (found, work, sampled) = probe_at(ranked, index, order, t, &rest);
-    prediction.sampled += sampled;
-    prediction.work += work;
-    prediction.pairs += found.len() as u64;
-    pairs.extend(found);
     if give_up(&prediction) {
         Err(prediction)
     } else {
         Ok((pairs, prediction))
     }
+}
+
+/// The join of `sets` (non-empty ones in size order: `order`) predicted from
+/// a copy thinned to every [`THIN`]-th set, ranked and indexed on its own and
+/// sampled like the join itself. Reads the sets, keeps nothing.
+pub(super) fn look_thinned(
+    sets: &[Vec<u64>],
+    order: &[u32],
+    t: f64,
+) -> Result<Prediction, JoinError> {
+    let thinned: Vec<u32> = order.iter().skip(THIN - 1).step_by(THIN).copied().collect();
+    let ranked = RankedSets::build(sets, &thinned)?;
+    let index = PrefixIndex::build(&ranked, t);
+    let chosen = |x: usize| x % THIN_STRIDE == THIN_STRIDE - 1;
+    let (pairs, work, sampled) = probe_at(&ranked, &index, &thinned, t, &chosen);
+    Ok(Prediction {
+        sampled,
+        thinned: THIN as u64,
+        sets: order.len() as u64,
+        tokens: order.iter().map(|&i| sets[i as usize].len() as u64).sum(),
+        work,
+        pairs: pairs.len() as u64,
+    })
 }
 
 /// Probes the sets at the positions `chosen`; returns their pairs, their
@@ -201,19 +221,59 @@ fn probe_at(
     (pairs, work, positions.len() as u64)
 }
 
-/// A join given up on: its sets, re-coded as ranks (a bijection of the
-/// tokens, so every Jaccard similarity is unchanged) and in size order, for
-/// the caller to find the pairs another way, and why it was given up.
+/// A join given up on: its non-empty sets in size order, for the caller to
+/// find the pairs another way, and why it was given up.
 pub struct Abandoned {
-    ranked: RankedSets,
+    held: Held,
     order: Vec<u32>,
     pub prediction: Prediction,
 }
 
+/// The sets of a given-up join as the join held them when it stopped.
+enum Held {
+    /// Given up before ranking (the thinned look): the input's sets, by
+    /// input index.
+    Input(Vec<Vec<u64>>),
+    /// Given up after ranking (the sample): re-coded as ranks, in size order,
+    /// with the input token of each rank.
+    Ranked(RankedSets),
+}
+
+/// One set of a given-up join, ascending.
+#[derive(Clone, Copy, Debug)]
+pub enum HeldSet<'a> {
+    /// The input's own tokens.
+    Tokens(&'a [u64]),
+    /// Ranks of the join's rarest-first order: a bijection of the tokens, so
+    /// every Jaccard similarity between ranked sets is the tokens' own.
+    Ranks(&'a [u32]),
+}
+
+impl HeldSet<'_> {
+    pub fn len(&self) -> usize {
+        match self {
+            HeldSet::Tokens(tokens) => tokens.len(),
+            HeldSet::Ranks(ranks) => ranks.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
 impl Abandoned {
-    pub(super) fn new(ranked: RankedSets, order: Vec<u32>, prediction: Prediction) -> Self {
+    pub(super) fn ranked(ranked: RankedSets, order: Vec<u32>, prediction: Prediction) -> Self {
         Abandoned {
-            ranked,
+            held: Held::Ranked(ranked),
+            order,
+            prediction,
+        }
+    }
+
+    pub(super) fn unranked(sets: Vec<Vec<u64>>, order: Vec<u32>, prediction: Prediction) -> Self {
+        Abandoned {
+            held: Held::Input(sets),
             order,
             prediction,
         }
@@ -228,9 +288,31 @@ impl Abandoned {
         self.order.is_empty()
     }
 
-    /// The `k`-th set in size order, as ascending ranks.
-    pub fn set(&self, k: usize) -> &[u32] {
-        self.ranked.set(k)
+    /// The `k`-th set in size order.
+    pub fn set(&self, k: usize) -> HeldSet<'_> {
+        match &self.held {
+            Held::Input(sets) => HeldSet::Tokens(&sets[self.order[k] as usize]),
+            Held::Ranked(ranked) => HeldSet::Ranks(ranked.set(k)),
+        }
+    }
+
+    /// The `k`-th set in size order as the input's tokens (in no particular
+    /// order when it was ranked), written to `scratch` if it has to be.
+    pub fn tokens<'s>(&'s self, k: usize, scratch: &'s mut Vec<u64>) -> &'s [u64] {
+        match &self.held {
+            Held::Input(sets) => &sets[self.order[k] as usize],
+            Held::Ranked(ranked) => {
+                debug_assert_eq!(ranked.token_of_rank.len(), ranked.distinct);
+                scratch.clear();
+                scratch.extend(
+                    ranked
+                        .set(k)
+                        .iter()
+                        .map(|&r| ranked.token_of_rank[r as usize]),
+                );
+                scratch
+            }
+        }
     }
 
     /// The input index of the `k`-th set.
@@ -248,7 +330,15 @@ impl Abandoned {
                 let (xs, ys) = (self.set(x as usize), self.set(y as usize));
                 let (sx, sy) = (xs.len() as u32, ys.len() as u32);
                 let need = required_overlap(sx, sy, t);
-                let (_, _, overlap) = merge_until_unreachable(xs, ys, 0, need);
+                let overlap = match (xs, ys) {
+                    (HeldSet::Tokens(xs), HeldSet::Tokens(ys)) => {
+                        merge_until_unreachable(xs, ys, 0, need).2
+                    }
+                    (HeldSet::Ranks(xs), HeldSet::Ranks(ys)) => {
+                        merge_until_unreachable(xs, ys, 0, need).2
+                    }
+                    _ => unreachable!("a join's sets are held one way"),
+                };
                 (overlap >= need).then(|| {
                     let (a, b) = (self.order[x as usize], self.order[y as usize]);
                     JoinPair {

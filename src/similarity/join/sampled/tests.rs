@@ -10,6 +10,14 @@ fn jaccard<T: Ord>(a: &[T], b: &[T]) -> (usize, usize) {
     (common, a.len() + b.len() - common)
 }
 
+/// A held set's tokens (ranks widened), for comparing with input sets.
+fn tokens(set: HeldSet<'_>) -> Vec<u64> {
+    match set {
+        HeldSet::Tokens(tokens) => tokens.to_vec(),
+        HeldSet::Ranks(ranks) => ranks.iter().map(|&r| u64::from(r)).collect(),
+    }
+}
+
 /// `count` sets of 5–40 tokens from a vocabulary of 300, every 7th a
 /// near-copy of the one before (one token swapped): pairs at every
 /// similarity, from a fixed seed.
@@ -82,50 +90,98 @@ fn a_given_up_join_hands_back_every_set_with_every_jaccard_unchanged() {
     // Ranks are a bijection of the tokens: sizes and overlaps survive.
     for k in (0..abandoned.len()).step_by(97) {
         let d = abandoned.document(k) as usize;
+        assert!(matches!(abandoned.set(k), HeldSet::Ranks(_)));
         assert_eq!(abandoned.set(k).len(), sets[d].len());
         let e = abandoned.document((k + 1) % abandoned.len()) as usize;
-        let (i, u) = jaccard(abandoned.set(k), abandoned.set((k + 1) % abandoned.len()));
+        let next = abandoned.set((k + 1) % abandoned.len());
+        let (i, u) = jaccard(&tokens(abandoned.set(k)), &tokens(next));
         assert_eq!((i, u), jaccard(&sets[d], &sets[e]));
+    }
+    // Each set comes back as the input's own tokens, for signing as LSH does.
+    let mut scratch = Vec::new();
+    for k in 0..abandoned.len() {
+        let mut back = abandoned.tokens(k, &mut scratch).to_vec();
+        back.sort_unstable();
+        assert_eq!(back, sets[abandoned.document(k) as usize]);
     }
     // The prediction describes this join.
     let p = abandoned.prediction;
     assert_eq!(p.sets, nonempty as u64);
+    assert_eq!(p.thinned, 1);
     assert_eq!(p.sampled, (nonempty / STRIDE) as u64);
     assert_eq!(p.tokens, sets.iter().map(|s| s.len() as u64).sum::<u64>());
     assert!(p.seconds() > 0.0 && p.work.hits > 0 && p.work.verified > 0);
 }
 
 #[test]
-fn a_large_join_is_looked_at_first_through_a_sparser_sample() {
-    let sets = corpus(16 * FIRST_STRIDE + 100, 0x5eed_0005);
-    let t = 0.8;
-    let strides = std::sync::Mutex::new(Vec::new());
-    let go_on = |p: &Prediction| {
-        strides.lock().unwrap().push((p.stride, p.sampled));
-        false
-    };
-    let kept = all_pairs_owned_within(sets.clone(), t, Some(&go_on), &|_, _| {})
-        .unwrap()
-        .unwrap_or_else(|_| panic!("told to go on"));
-    let n = sets.iter().filter(|s| !s.is_empty()).count() as u64;
-    assert_eq!(
-        *strides.lock().unwrap(),
-        [
-            (FIRST_STRIDE as u64, n / FIRST_STRIDE as u64),
-            (STRIDE as u64, n / STRIDE as u64)
-        ]
-    );
-    assert_eq!(kept.pairs, all_pairs(&sets, t).unwrap().pairs);
-
-    // Given up at the first look: the prediction says it came from it.
-    let first = |p: &Prediction| p.stride == FIRST_STRIDE as u64;
-    match all_pairs_owned_within(sets, t, Some(&first), &|_, _| {}) {
-        Ok(Err(abandoned)) => {
-            assert_eq!(abandoned.prediction.stride, FIRST_STRIDE as u64);
-            assert_eq!(abandoned.prediction.sampled, n / FIRST_STRIDE as u64);
-        }
-        _ => panic!("told to give up at the first look"),
+fn a_large_join_is_looked_at_first_through_a_thinned_copy() {
+    let sets = corpus(MIN_THINNED + 700, 0x5eed_0005);
+    let n = sets.iter().filter(|s| !s.is_empty()).count();
+    for t in [0.3, 0.8] {
+        let asked = std::sync::Mutex::new(Vec::new());
+        let go_on = |p: &Prediction| {
+            asked.lock().unwrap().push(*p);
+            false
+        };
+        let kept = all_pairs_owned_within(sets.clone(), t, Some(&go_on), &|_, _| {})
+            .unwrap()
+            .unwrap_or_else(|_| panic!("told to go on"));
+        assert_eq!(kept.pairs, all_pairs(&sets, t).unwrap().pairs, "t = {t}");
+        let asked = asked.into_inner().unwrap();
+        let [look, sample] = asked[..] else {
+            panic!("asked {} times at t = {t}", asked.len())
+        };
+        // The look probed its thinned copy as often as the sample probes
+        // the join, each probe meeting 1/THIN of the sets.
+        assert_eq!((look.thinned, look.sampled), (THIN as u64, (n / THIN / THIN_STRIDE) as u64));
+        assert_eq!((sample.thinned, sample.sampled), (1, (n / STRIDE) as u64));
+        assert_eq!((look.sets, look.tokens), (sample.sets, sample.tokens));
+        // What the margin's widening by sqrt(THIN) allows for: the look's
+        // prediction within that factor of the sample's, either way.
+        let ratio = look.seconds() / sample.seconds();
+        let widening = (THIN as f64).sqrt();
+        assert!(
+            (1.0 / widening..=widening).contains(&ratio),
+            "t = {t}: look {:.4} s, sample {:.4} s",
+            look.seconds(),
+            sample.seconds()
+        );
     }
+
+    // Given up at the look: the input's own sets come back, unranked.
+    let t = 0.5;
+    let at_look = |p: &Prediction| p.thinned > 1;
+    let abandoned = match all_pairs_owned_within(sets.clone(), t, Some(&at_look), &|_, _| {}) {
+        Ok(Err(abandoned)) => abandoned,
+        _ => panic!("told to give up at the look"),
+    };
+    assert_eq!(abandoned.prediction.thinned, THIN as u64);
+    assert_eq!(abandoned.len(), n);
+    for k in 0..abandoned.len() {
+        let d = abandoned.document(k) as usize;
+        assert!(matches!(abandoned.set(k), HeldSet::Tokens(s) if s == sets[d].as_slice()));
+        assert_eq!(abandoned.tokens(k, &mut Vec::new()), sets[d].as_slice());
+        if k > 0 {
+            assert!(abandoned.set(k - 1).len() <= abandoned.set(k).len(), "size order");
+        }
+    }
+    // The join's pairs and every two neighbours in size order as
+    // candidates: verification keeps exactly the join's pairs, with their
+    // intersections and unions.
+    let joined = all_pairs(&sets, t).unwrap().pairs;
+    let mut position = vec![u32::MAX; sets.len()];
+    for k in 0..n {
+        position[abandoned.document(k) as usize] = k as u32;
+    }
+    let mut candidates: Vec<(u32, u32)> = (1..n as u32).map(|k| (k - 1, k)).collect();
+    for p in &joined {
+        let (x, y) = (position[p.a as usize], position[p.b as usize]);
+        candidates.push((x.min(y), x.max(y)));
+    }
+    candidates.sort_unstable();
+    candidates.dedup();
+    assert!(joined.len() > 100);
+    assert_eq!(abandoned.verify(&candidates, t), joined);
 }
 
 #[test]
