@@ -84,6 +84,25 @@ fn output_to_its_own_stdout_or_stderr_is_written_through_the_stream() {
     assert_eq!(out.stdout, expected);
 }
 
+/// A device that refuses the data (`/dev/full`: "No space left on device")
+/// is named in the error, as `-o` or as stdout, and the run exits 2.
+#[test]
+fn a_full_device_is_named_in_the_error() {
+    let out = bash("\"$0\" scan -q testdata -o /dev/full");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("cannot write output to /dev/full"), "{err}");
+    assert!(err.contains("No space left on device"), "{err}");
+    let out = bash("\"$0\" scan -q testdata > /dev/full");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("cannot write output to standard output"),
+        "{err}"
+    );
+    assert!(err.contains("No space left on device"), "{err}");
+}
+
 /// Case 6.14: with stdout closed the output was silently lost, exit 0. Rust
 /// reopens a closed stdout on /dev/null before `main`, so this also checks
 /// that the closed descriptor is seen before that.

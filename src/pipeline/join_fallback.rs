@@ -61,7 +61,10 @@ pub(super) fn lsh_in_memory(
     let mut estimates: Vec<((u32, u32), f64)> = candidates
         .par_iter()
         .map(|&(x, y)| {
-            let (a, b) = (abandoned.document(x as usize), abandoned.document(y as usize));
+            let (a, b) = (
+                abandoned.document(x as usize),
+                abandoned.document(y as usize),
+            );
             let estimate = sketcher.estimate(signature(x), signature(y));
             ((a.min(b), a.max(b)), estimate)
         })

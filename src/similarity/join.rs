@@ -289,7 +289,11 @@ fn join_ranked_within(
             Ok(kept) => sample = Some(kept),
             Err(prediction) => {
                 drop(index);
-                return Err(Box::new(Abandoned::ranked(ranked, order.to_vec(), prediction)));
+                return Err(Box::new(Abandoned::ranked(
+                    ranked,
+                    order.to_vec(),
+                    prediction,
+                )));
             }
         }
     }

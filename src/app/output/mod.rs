@@ -89,8 +89,9 @@ pub fn refuse_closed_stdout() -> Result<()> {
 pub enum Sink {
     Stdout(BufWriter<io::Stdout>),
     /// Written in place: an existing device or FIFO, or one of this process's
-    /// own standard streams (a duplicate of its descriptor).
-    Stream(BufWriter<fs::File>),
+    /// own standard streams (a duplicate of its descriptor), with its name
+    /// for the errors.
+    Stream(BufWriter<fs::File>, std::path::PathBuf),
     File(AtomicFile),
     /// Everything kept in memory and written to `then` at commit, so that a
     /// run that fails half-way writes nothing at all (see [`Sink::create_whole`]).
@@ -121,14 +122,16 @@ impl Sink {
         }
         if let Ok(meta) = fs::metadata(target) {
             if let Some(stream) = streams::own_stream(target, &meta)? {
-                return Ok(Sink::Stream(BufWriter::with_capacity(1 << 16, stream)));
+                let stream = BufWriter::with_capacity(1 << 16, stream);
+                return Ok(Sink::Stream(stream, target.to_path_buf()));
             }
             if !meta.is_file() {
                 let device = fs::OpenOptions::new()
                     .write(true)
                     .open(target)
                     .with_context(|| format!("cannot write output to {}", target.display()))?;
-                return Ok(Sink::Stream(BufWriter::with_capacity(1 << 16, device)));
+                let device = BufWriter::with_capacity(1 << 16, device);
+                return Ok(Sink::Stream(device, target.to_path_buf()));
             }
         }
         let resolved;
@@ -160,8 +163,8 @@ impl Sink {
     /// over the target.
     pub fn commit(self) -> Result<()> {
         match self {
-            Sink::Stdout(mut w) => w.flush().map_err(Into::into),
-            Sink::Stream(mut w) => w.flush().map_err(Into::into),
+            Sink::Stdout(mut w) => w.flush().map_err(|e| named(e, None).into()),
+            Sink::Stream(mut w, name) => w.flush().map_err(|e| named(e, Some(&name)).into()),
             Sink::File(file) => file.commit(),
             Sink::Held { data, mut then } => {
                 then.write_all(&data)?;
@@ -174,8 +177,8 @@ impl Sink {
 impl Write for Sink {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match self {
-            Sink::Stdout(w) => w.write(buf),
-            Sink::Stream(w) => w.write(buf),
+            Sink::Stdout(w) => w.write(buf).map_err(|e| named(e, None)),
+            Sink::Stream(w, name) => w.write(buf).map_err(|e| named(e, Some(name))),
             Sink::File(file) => file.write(buf),
             Sink::Held { data, .. } => data.write(buf),
         }
@@ -183,10 +186,22 @@ impl Write for Sink {
 
     fn flush(&mut self) -> io::Result<()> {
         match self {
-            Sink::Stdout(w) => w.flush(),
-            Sink::Stream(w) => w.flush(),
+            Sink::Stdout(w) => w.flush().map_err(|e| named(e, None)),
+            Sink::Stream(w, name) => w.flush().map_err(|e| named(e, Some(name))),
             Sink::File(file) => file.flush(),
             Sink::Held { .. } => Ok(()),
         }
     }
+}
+
+/// `err` from writing to the stream `name` (stdout when `None`), saying
+/// where: "No space left on device" alone does not tell `-o /dev/full` from
+/// a full disk under the index. The kind is kept (a closed pipe is still
+/// `BrokenPipe` to whoever checks).
+fn named(err: io::Error, name: Option<&Path>) -> io::Error {
+    let place = match name {
+        Some(path) => path.display().to_string(),
+        None => "standard output".to_string(),
+    };
+    io::Error::new(err.kind(), format!("cannot write output to {place}: {err}"))
 }

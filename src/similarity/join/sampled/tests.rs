@@ -133,7 +133,10 @@ fn a_large_join_is_looked_at_first_through_a_thinned_copy() {
         };
         // The look probed its thinned copy as often as the sample probes
         // the join, each probe meeting 1/THIN of the sets.
-        assert_eq!((look.thinned, look.sampled), (THIN as u64, (n / THIN / THIN_STRIDE) as u64));
+        assert_eq!(
+            (look.thinned, look.sampled),
+            (THIN as u64, (n / THIN / THIN_STRIDE) as u64)
+        );
         assert_eq!((sample.thinned, sample.sampled), (1, (n / STRIDE) as u64));
         assert_eq!((look.sets, look.tokens), (sample.sets, sample.tokens));
         // What the margin's widening by sqrt(THIN) allows for: the look's
@@ -162,7 +165,10 @@ fn a_large_join_is_looked_at_first_through_a_thinned_copy() {
         assert!(matches!(abandoned.set(k), HeldSet::Tokens(s) if s == sets[d].as_slice()));
         assert_eq!(abandoned.tokens(k, &mut Vec::new()), sets[d].as_slice());
         if k > 0 {
-            assert!(abandoned.set(k - 1).len() <= abandoned.set(k).len(), "size order");
+            assert!(
+                abandoned.set(k - 1).len() <= abandoned.set(k).len(),
+                "size order"
+            );
         }
     }
     // The join's pairs and every two neighbours in size order as
