@@ -103,10 +103,6 @@ pub struct Sketch<'a> {
     out: &'a mut [u32],
     perm_key: u64,
     probe_key: u64,
-    /// At least the largest bin's value (bins only decrease, so it stays
-    /// one): a rank at or above it lowers no bin, which lets the batch
-    /// kernel skip most vectors without reading their bins.
-    ceiling: u32,
 }
 
 impl<'a> Sketch<'a> {
@@ -126,7 +122,6 @@ impl<'a> Sketch<'a> {
             out,
             perm_key,
             probe_key,
-            ceiling: EMPTY,
         }
     }
 
@@ -143,8 +138,7 @@ impl<'a> Sketch<'a> {
     #[inline]
     pub fn add_batch(&mut self, hashes: &[u64]) {
         // `best` returns only a supported variant.
-        let best = crate::simd::best();
-        kernel::add_batch(best, self.out, self.perm_key, hashes, &mut self.ceiling);
+        kernel::add_batch(crate::simd::best(), self.out, self.perm_key, hashes);
     }
 
     /// [`Sketch::add_batch`] with a chosen variant; `false` (nothing added)
@@ -154,7 +148,7 @@ impl<'a> Sketch<'a> {
         if !variant.supported() {
             return false;
         }
-        kernel::add_batch(variant, self.out, self.perm_key, hashes, &mut self.ceiling);
+        kernel::add_batch(variant, self.out, self.perm_key, hashes);
         true
     }
 
@@ -213,16 +207,9 @@ pub mod kernel {
     }
 
     /// Adds `hashes` to the bins `out` of a sketch keyed by `perm_key`;
-    /// `variant` must be supported. `ceiling` is at least every bin's value
-    /// (the sketch's; a variant may lower it to the largest bin).
+    /// `variant` must be supported.
     #[inline]
-    pub(super) fn add_batch(
-        variant: Variant,
-        out: &mut [u32],
-        perm_key: u64,
-        hashes: &[u64],
-        ceiling: &mut u32,
-    ) {
+    pub(super) fn add_batch(variant: Variant, out: &mut [u32], perm_key: u64, hashes: &[u64]) {
         match variant {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: every caller checked the variant's features; a Sketch
@@ -230,9 +217,7 @@ pub mod kernel {
             Variant::Avx512 => unsafe { add_batch_avx512(out, perm_key, hashes) },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: as above.
-            Variant::Avx512Gather => unsafe {
-                add_batch_avx512_gather(out, perm_key, hashes, ceiling)
-            },
+            Variant::Avx512Gather => unsafe { add_batch_avx512_gather(out, perm_key, hashes) },
             _ => hashes.iter().for_each(|&h| add_one(out, perm_key, h)),
         }
     }
@@ -288,25 +273,11 @@ pub mod kernel {
     /// value at update time (bins only decrease), so a skipped lane would not
     /// have changed its bin.
     ///
-    /// Before the gather, the ranks are compared with `ceiling`, at least
-    /// the largest bin: once every bin holds a value, few vectors have a
-    /// rank below it, and the others skip the gather (the gathers were most
-    /// of the kernel's time on pair-dense corpora, docs/PERFORMANCE.md).
-    /// Exact for the same reason: a rank at or above the ceiling is at or
-    /// above its own bin. After an update the ceiling is lowered to the
-    /// largest bin again.
-    ///
     /// # Safety
-    /// The CPU has AVX-512 F, DQ and VL; `1 <= out.len() <= u32::MAX`;
-    /// `*ceiling` is at least every value of `out`.
+    /// The CPU has AVX-512 F, DQ and VL; `1 <= out.len() <= u32::MAX`.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
-    pub(super) unsafe fn add_batch_avx512_gather(
-        out: &mut [u32],
-        perm_key: u64,
-        hashes: &[u64],
-        ceiling: &mut u32,
-    ) {
+    pub(super) unsafe fn add_batch_avx512_gather(out: &mut [u32], perm_key: u64, hashes: &[u64]) {
         use super::EMPTY;
         use std::arch::x86_64::*;
 
@@ -316,30 +287,22 @@ pub mod kernel {
         let n = _mm512_set1_epi64(out.len() as i64);
         let low = _mm512_set1_epi64(0xFFFF_FFFF);
         let max_rank = _mm512_set1_epi64((EMPTY - 1) as i64);
-        let mut limit = _mm256_set1_epi32(*ceiling as i32);
         let mut chunks = hashes.chunks_exact(8);
         for chunk in &mut chunks {
-            // SAFETY: `chunk` holds 8 u64.
-            let (v, ranks) = unsafe {
+            // SAFETY: `chunk` holds 8 u64; every gathered index is a bin,
+            // `reduce`'s result, below `out.len()`.
+            let (bins, ranks, mut todo) = unsafe {
                 let mut v = _mm512_xor_si512(_mm512_loadu_si512(chunk.as_ptr().cast()), key);
                 v = _mm512_xor_si512(v, _mm512_srli_epi64::<33>(v));
                 v = _mm512_mullo_epi64(v, m1);
                 v = _mm512_xor_si512(v, _mm512_srli_epi64::<33>(v));
                 v = _mm512_mullo_epi64(v, m2);
                 v = _mm512_xor_si512(v, _mm512_srli_epi64::<33>(v));
+                let bins = _mm512_srli_epi64::<32>(_mm512_mul_epu32(_mm512_srli_epi64::<32>(v), n));
                 let ranks =
                     _mm512_cvtepi64_epi32(_mm512_min_epu64(_mm512_and_si512(v, low), max_rank));
-                (v, ranks)
-            };
-            if _mm256_cmplt_epu32_mask(ranks, limit) == 0 {
-                continue;
-            }
-            // SAFETY: every gathered index is a bin, `reduce`'s result,
-            // below `out.len()`.
-            let (bins, mut todo) = unsafe {
-                let bins = _mm512_srli_epi64::<32>(_mm512_mul_epu32(_mm512_srli_epi64::<32>(v), n));
                 let current = _mm512_i64gather_epi32::<4>(bins, out.as_ptr().cast());
-                (bins, _mm256_cmplt_epu32_mask(ranks, current))
+                (bins, ranks, _mm256_cmplt_epu32_mask(ranks, current))
             };
             if todo != 0 {
                 let mut bin = [0u64; 8];
@@ -355,8 +318,6 @@ pub mod kernel {
                     let slot = &mut out[bin[i] as usize];
                     *slot = (*slot).min(rank[i]);
                 }
-                *ceiling = out.iter().copied().max().unwrap_or(EMPTY);
-                limit = _mm256_set1_epi32(*ceiling as i32);
             }
         }
         for &h in chunks.remainder() {
@@ -697,40 +658,6 @@ mod tests {
                         .expect("a supported variant runs");
                     assert_eq!(one, batch, "{} n {n} len {len}", v.name())
                 }
-            }
-        });
-    }
-
-    /// A document's windows come a block at a time, interleaved here with
-    /// single adds: the ceiling carried from one batch to the next (and
-    /// lowered as bins fill) skips only vectors that would change nothing.
-    #[test]
-    fn batches_that_skip_by_the_ceiling_equal_add() {
-        let mut hashes = elements(3, 40_000);
-        // Repeats, as text has them, after the bins have filled.
-        hashes.extend_from_within(..20_000);
-        crate::simd::for_each_supported::<kernel::Variant>(|v| {
-            for n in [1usize, 64, 100, 1000] {
-                let mut one = vec![0; n];
-                let mut sketch = Sketch::new(7, &mut one);
-                hashes.iter().for_each(|&h| sketch.add(h));
-                let mut batch = vec![0; n];
-                let mut sketch = Sketch::new(7, &mut batch);
-                for (i, block) in hashes.chunks(64).enumerate() {
-                    if i % 5 == 4 {
-                        block.iter().for_each(|&h| sketch.add(h));
-                    } else {
-                        assert!(sketch.add_batch_variant(v, block));
-                    }
-                    let largest = sketch.out.iter().copied().max().unwrap();
-                    assert!(sketch.ceiling >= largest, "{} n {n}", v.name());
-                }
-                if v == kernel::Variant::Avx512Gather {
-                    // The skip was armed: every bin filled, the ceiling fell.
-                    assert!(sketch.ceiling < EMPTY, "n {n}");
-                }
-                drop(sketch);
-                assert_eq!(one, batch, "{} n {n}", v.name());
             }
         });
     }
