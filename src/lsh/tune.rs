@@ -204,8 +204,16 @@ pub fn steep_part_warning(bands: usize, rows: usize, threshold: f64) -> Option<S
     if bands == 0 || rows == 0 || !(threshold > 0.0 && threshold <= 1.0) {
         return None;
     }
-    let scans_choice =
-        || scan_tuning(threshold, DEFAULT_BANDS * DEFAULT_ROWS, DEFAULT_MIN_RECALL).ok();
+    // Asked at most once: both the check and the suggestion below need it,
+    // and each search over every shape delays the scan's start.
+    let choice = std::cell::OnceCell::new();
+    let scans_choice = || {
+        choice
+            .get_or_init(|| {
+                scan_tuning(threshold, DEFAULT_BANDS * DEFAULT_ROWS, DEFAULT_MIN_RECALL).ok()
+            })
+            .clone()
+    };
     let suggest = || {
         if let Some(t) = scans_choice() {
             return format!(
