@@ -238,8 +238,8 @@ impl Passing<'_> {
         let mut len = self.len;
         // Per window: a load, two stores, a compare. The loop is bound by
         // its instructions, not by the table's cache misses (prefetching the
-        // slots changed nothing), so the output's bound check is left out:
-        // 23 % of the filter's time (docs/PERFORMANCE.md, "Pair-dense
+        // slots changed nothing), so the output's bound check is left out
+        // (its share of the filter's time: docs/PERFORMANCE.md, "Pair-dense
         // corpora").
         for &h in block {
             let slot = &mut slots[h as usize & mask];
@@ -325,7 +325,7 @@ impl HashSorter {
         // Hashes span nearly all of u64, for which the key below the
         // minimum is the key below 0: the first histograms are counted so,
         // and the minimum and maximum found in the same read of the values
-        // (a read fewer: 14 % of the sort on pair-dense corpora,
+        // (a read fewer; its share of the sort on pair-dense corpora is in
         // docs/PERFORMANCE.md). Only a narrower range is counted again,
         // below its minimum.
         let mut key = Key::new(wanted, 64, 0);
