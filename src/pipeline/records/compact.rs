@@ -5,19 +5,26 @@
 //! every record beside the signature matrix, the sets, the records as read
 //! and a copy of the matrix for banding took 1.6 GB at a million short
 //! records, 2.7 × the scan's memory bound (docs/PERFORMANCE.md, "Issue #22").
-//! Here the records become columns as soon as they are read (one arena of
-//! texts, one of ids), each set is made, signed and dropped, the matrix is
-//! banded in place, and verification makes the two sets of each candidate
-//! again from the texts (short: cheaper than holding them). The outcome is
-//! the one [`super::scan_records`] gives by holding the sets: the same
-//! signatures, candidates, similarities, counts and notes.
+//! Here the records become columns as soon as they are read (texts in chunks
+//! of records, ids in one arena), each set is made, signed and dropped, the
+//! matrix is banded in place, and verification makes the two sets of each
+//! candidate again from the texts (short: cheaper than holding them). When
+//! the inputs can be read again ([`Reread`]: JSON Lines files), each chunk of
+//! texts is freed once signed, and the candidates' records are read again at
+//! their offsets once the matrix is freed: then no text is held beside the
+//! matrix (at ten million records the texts were as much as 1/6 of it). The
+//! outcome is the one [`super::scan_records`] gives by holding the sets: the
+//! same signatures, candidates, similarities, counts and notes; a record
+//! that changed before it was read again is a warning naming its file and
+//! line, and its pairs are dropped and counted as errors.
 
 use rayon::prelude::*;
 
 use super::{RecordOutcome, Verification};
-use crate::input::records::Records;
+use crate::input::records::{Records, Reread};
 use crate::lsh;
 use crate::model::{DocPairs, DocStatus, Document, SimilarPair};
+use crate::pipeline::pairs::release_free_pages;
 use crate::pipeline::plan::{Decision, Method};
 use crate::pipeline::{ScanConfig, ScanOutcome, ScanStats};
 use crate::progress::{Reporter, Stage};
@@ -48,6 +55,40 @@ impl Arena {
     }
 }
 
+/// Records per chunk of texts (2^SHIFT): what is freed at once after
+/// signing, a few MB of short texts; each freeing returns its pages.
+const SHIFT: usize = 18;
+
+/// The records' texts, in chunks of 2^[`SHIFT`] records.
+#[derive(Default)]
+struct Texts {
+    chunks: Vec<Arena>,
+}
+
+impl Texts {
+    fn push(&mut self, parts: &[String], count: usize) {
+        let records = self.chunks.len() << SHIFT;
+        if self
+            .chunks
+            .last()
+            .is_none_or(|c| c.ends.len() == 1 << SHIFT)
+        {
+            let mut chunk = Arena::default();
+            chunk.ends.reserve_exact((count - records).min(1 << SHIFT));
+            self.chunks.push(chunk);
+        }
+        let last = self.chunks.last_mut().expect("a chunk was pushed");
+        last.push(parts);
+        if last.ends.len() == 1 << SHIFT {
+            last.bytes.shrink_to_fit();
+        }
+    }
+
+    fn get(&self, i: usize) -> &[u8] {
+        self.chunks[i >> SHIFT].get(i & ((1 << SHIFT) - 1))
+    }
+}
+
 /// Records per parallel task while signing: enough to make a task's
 /// bookkeeping negligible, few enough to balance.
 const CHUNK: usize = 4096;
@@ -66,59 +107,81 @@ pub(super) fn scan(
         errors: records.skipped,
         ..ScanStats::default()
     };
+    let reread = records.reread;
     // Columns, each record's strings freed as it is moved in.
     let count = records.records.len();
-    let mut texts = Arena::default();
+    let mut texts = Texts::default();
     let mut ids = Arena::default();
-    // A record's size is its text's length less the spaces joining its
-    // fields, which is one fewer than the number of fields for every record
-    // of a uniform input: only the others are listed (8 bytes a record less).
-    let joints = records.fields.len().saturating_sub(1) as u64;
-    let mut other_sizes: Vec<(u32, u64)> = Vec::new();
-    let mut input_of: Vec<u32> = Vec::with_capacity(if link { count } else { 0 });
-    texts.ends.reserve_exact(count);
+    // A record's size (its fields' bytes), 32 bits with the few wider listed.
+    let mut sizes: Vec<u32> = Vec::with_capacity(count);
+    let mut wide_sizes: Vec<(u32, u64)> = Vec::new();
+    // Records come in input order: each input's first record.
+    let mut input_starts: Vec<(u32, u32)> = Vec::new();
+    let mut offsets: Vec<u64> = Vec::with_capacity(if reread.is_some() { count } else { 0 });
     ids.ends.reserve_exact(count);
     for (i, r) in records.records.into_iter().enumerate() {
-        texts.push(&r.fields);
-        if r.len() + joints != texts.get(i).len() as u64 {
-            other_sizes.push((i as u32, r.len()));
-        }
+        texts.push(&r.fields, count);
+        let size = r.len();
+        sizes.push(u32::try_from(size).unwrap_or_else(|_| {
+            wide_sizes.push((i as u32, size));
+            u32::MAX
+        }));
         ids.push(std::slice::from_ref(&r.id));
-        if link {
-            input_of.push(r.origin.input);
+        if input_starts
+            .last()
+            .is_none_or(|&(input, _)| input != r.origin.input)
+        {
+            input_starts.push((r.origin.input, i as u32));
+        }
+        if reread.is_some() {
+            offsets.push(r.origin.offset);
         }
     }
-    texts.bytes.shrink_to_fit();
     ids.bytes.shrink_to_fit();
     // The records' strings are freed, but their pages stay resident between
     // the columns' (glibc returns only a heap's top) under the matrix to come.
-    crate::pipeline::pairs::release_free_pages();
+    release_free_pages();
 
-    let size = |i: usize| match other_sizes.binary_search_by_key(&(i as u32), |&(i, _)| i) {
-        Ok(at) => other_sizes[at].1,
-        Err(_) => texts.get(i).len() as u64 - joints,
+    let size = |i: usize| match wide_sizes.binary_search_by_key(&(i as u32), |&(i, _)| i) {
+        Ok(at) => wide_sizes[at].1,
+        Err(_) => u64::from(sizes[i]),
+    };
+    let input_of = |i: u32| {
+        let at = input_starts.partition_point(|&(_, first)| first <= i);
+        input_starts[at - 1].0
     };
     let recipe = &config.recipe;
     let n = recipe.banding.signature_len();
     let sketcher = recipe.sketcher();
     reporter.begin(Stage::Sign, Some(count as u64));
+    // Zeroed pages are not resident until a row is written: the matrix
+    // grows into memory as the texts signed are freed.
     let mut matrix = vec![0u32; count * n];
     let mut shingles = vec![0u32; count];
-    matrix
-        .par_chunks_mut(CHUNK * n)
-        .zip(shingles.par_chunks_mut(CHUNK))
-        .enumerate()
-        .for_each(|(c, (rows, counts))| {
-            let done = counts.len() as u64;
-            for (k, (row, len)) in rows.chunks_exact_mut(n).zip(counts).enumerate() {
-                let set = recipe.set_of(texts.get(c * CHUNK + k));
-                if !set.is_empty() {
-                    sketcher.sign_into(&set, row);
+    for c in 0..texts.chunks.len() {
+        let first = c << SHIFT;
+        let chunk = &texts.chunks[c];
+        let len = chunk.ends.len();
+        matrix[first * n..(first + len) * n]
+            .par_chunks_mut(CHUNK * n)
+            .zip(shingles[first..first + len].par_chunks_mut(CHUNK))
+            .enumerate()
+            .for_each(|(t, (rows, counts))| {
+                let done = counts.len() as u64;
+                for (k, (row, len)) in rows.chunks_exact_mut(n).zip(counts).enumerate() {
+                    let set = recipe.set_of(chunk.get(t * CHUNK + k));
+                    if !set.is_empty() {
+                        sketcher.sign_into(&set, row);
+                    }
+                    *len = u32::try_from(set.len()).unwrap_or(u32::MAX);
                 }
-                *len = u32::try_from(set.len()).unwrap_or(u32::MAX);
-            }
-            reporter.advance(done);
-        });
+                reporter.advance(done);
+            });
+        if reread.is_some() {
+            texts.chunks[c] = Arena::default();
+            release_free_pages();
+        }
+    }
     reporter.end(Stage::Sign);
     for (i, &len) in shingles.iter().enumerate() {
         stats.bytes += size(i);
@@ -150,36 +213,68 @@ pub(super) fn scan(
         matrix.truncate(items.len() * n);
         matrix.shrink_to_fit();
     }
-    let cross = |a: u32, b: u32| !link || input_of[a as usize] != input_of[b as usize];
+    let cross = |a: u32, b: u32| !link || input_of(a) != input_of(b);
     let candidates: Vec<(u32, u32)> = if items.is_empty() {
         Vec::new()
     } else {
         lsh::candidate_pairs(&matrix, recipe.banding)
     };
     reporter.end(Stage::Band);
-    let candidates: Vec<(u32, u32)> = candidates
-        .into_iter()
-        .filter(|&(a, b)| cross(items[a as usize], items[b as usize]))
-        .collect();
-    stats.candidates = candidates.len() as u64;
-    stats.signatures = stats.unique_contents;
-
-    reporter.begin(Stage::Verify, Some(candidates.len() as u64));
-    let by_signature = config.verification == Verification::Signature;
-    let scored: Vec<Option<SimilarPair>> = candidates
-        .par_iter()
-        .map(|&(x, y)| {
+    // Candidates as records, with their signatures' estimate: the matrix is
+    // not needed after this.
+    let candidates: Vec<(u32, u32, f64)> = candidates
+        .into_par_iter()
+        .map(|(x, y)| {
             let (ra, rb) = (
                 &matrix[x as usize * n..][..n],
                 &matrix[y as usize * n..][..n],
             );
             let estimate = ra.iter().zip(rb).filter(|(p, q)| p == q).count() as f64 / n as f64;
-            let (a, b) = (items[x as usize], items[y as usize]);
+            (items[x as usize], items[y as usize], estimate)
+        })
+        .filter(|&(a, b, _)| cross(a, b))
+        .collect();
+    drop(matrix);
+    drop(items);
+    stats.candidates = candidates.len() as u64;
+    stats.signatures = stats.unique_contents;
+
+    reporter.begin(Stage::Verify, Some(candidates.len() as u64));
+    let by_signature = config.verification == Verification::Signature;
+    // With the texts freed: the candidates' records read again.
+    let again = match &reread {
+        Some(reread) if !by_signature => Some(read_again(
+            reread,
+            &candidates,
+            &offsets,
+            &input_of,
+            &ids,
+            &size,
+        )),
+        _ => None,
+    };
+    let text = |i: u32| match &again {
+        Some(again) => again.text(i),
+        None => Some(texts.get(i as usize)),
+    };
+    let scored: Vec<Result<Option<SimilarPair>, [Option<u32>; 2]>> = candidates
+        .par_iter()
+        .map(|&(a, b, estimate)| {
             let (similarity, shared) = if by_signature {
                 (estimate, None)
             } else {
-                let sa = recipe.set_of(texts.get(a as usize));
-                let sb = recipe.set_of(texts.get(b as usize));
+                let set = |i: u32| {
+                    let set = recipe.set_of(text(i).ok_or(i)?);
+                    // A record whose text changed since it was signed.
+                    if set.len() != shingles[i as usize] as usize {
+                        return Err(i);
+                    }
+                    Ok(set)
+                };
+                let (sa, sb) = match (set(a), set(b)) {
+                    (Ok(sa), Ok(sb)) => (sa, sb),
+                    (sa, sb) => return Err([sa.err(), sb.err()]),
+                };
                 let common = sets::intersection_size(&sa, &sb);
                 (
                     sets::ratio(common, sa.len() + sb.len() - common),
@@ -187,25 +282,55 @@ pub(super) fn scan(
                 )
             };
             reporter.advance(1);
-            (similarity >= config.threshold).then_some(SimilarPair {
+            Ok((similarity >= config.threshold).then_some(SimilarPair {
                 a,
                 b,
                 similarity,
                 estimate: Some(estimate),
                 shared,
-            })
+            }))
         })
         .collect();
     reporter.end(Stage::Verify);
-    drop(matrix);
-    let sizes: Vec<u64> = (0..count).map(size).collect();
     drop(texts);
-    let between: Vec<SimilarPair> = scored.into_iter().flatten().collect();
+    let mut changed: Vec<u32> = scored
+        .iter()
+        .filter_map(|r| r.err())
+        .flatten()
+        .flatten()
+        .collect();
+    changed.extend(again.iter().flat_map(|again| again.changed.iter().copied()));
+    changed.sort_unstable();
+    changed.dedup();
+    if let (Some(reread), Some(again)) = (&reread, &again) {
+        for &i in &changed {
+            let input = input_of(i);
+            let offset = offsets[i as usize];
+            let line = reread.line_of(input, offset);
+            let place = format!("{}:{line}", reread.name(input));
+            let id = String::from_utf8_lossy(ids.get(i as usize));
+            let why = again.why(i).unwrap_or("its text is another");
+            reporter.warn(
+                std::path::Path::new(&place),
+                &format!(
+                    "record '{id}' changed while the scan ran ({why}); its candidate pairs \
+                     are not verified"
+                ),
+            );
+        }
+        stats.errors += changed.len() as u64;
+    }
+    let between: Vec<SimilarPair> = scored
+        .into_iter()
+        .filter_map(Result::ok)
+        .flatten()
+        .filter(|p| changed.binary_search(&p.a).is_err() && changed.binary_search(&p.b).is_err())
+        .collect();
     stats.pairs = between.len() as u64;
 
     let documents: Vec<Document> = (0..count)
         .map(|i| Document {
-            size: sizes[i],
+            size: size(i),
             path: std::path::PathBuf::from(std::ffi::OsStr::new(
                 std::str::from_utf8(ids.get(i)).expect("ids are strings"),
             ))
@@ -231,6 +356,76 @@ pub(super) fn scan(
         },
         fields: None,
     }
+}
+
+/// The texts of the candidates' records, read again at their offsets.
+struct Again {
+    /// The records read, ascending.
+    records: Vec<u32>,
+    /// Their texts, in that order.
+    texts: Arena,
+    /// Records whose id or size is not the one first read, or that could
+    /// not be read, ascending, with why.
+    changed: Vec<u32>,
+    why: Vec<String>,
+}
+
+impl Again {
+    fn text(&self, i: u32) -> Option<&[u8]> {
+        let at = self.records.binary_search(&i).ok()?;
+        (self.changed.binary_search(&i).is_err()).then(|| self.texts.get(at))
+    }
+
+    fn why(&self, i: u32) -> Option<&str> {
+        let at = self.changed.binary_search(&i).ok()?;
+        Some(&self.why[at])
+    }
+}
+
+/// Reads the records of `candidates` again (see [`Again`]).
+fn read_again(
+    reread: &Reread,
+    candidates: &[(u32, u32, f64)],
+    offsets: &[u64],
+    input_of: &dyn Fn(u32) -> u32,
+    ids: &Arena,
+    size: &dyn Fn(usize) -> u64,
+) -> Again {
+    let mut records: Vec<u32> = candidates.iter().flat_map(|&(a, b, _)| [a, b]).collect();
+    records.sort_unstable();
+    records.dedup();
+    let at: Vec<(u32, u64)> = records
+        .iter()
+        .map(|&i| (input_of(i), offsets[i as usize]))
+        .collect();
+    let mut again = Again {
+        texts: Arena::default(),
+        changed: Vec::new(),
+        why: Vec::new(),
+        records: Vec::new(),
+    };
+    again.texts.ends.reserve_exact(records.len());
+    reread.read_at(&at, &mut |k, found| {
+        let i = records[k];
+        let problem = match found {
+            Err(err) => Some(err.reason),
+            Ok(r) if r.id.as_bytes() != ids.get(i as usize) => {
+                Some(format!("record '{}' is there now", r.id))
+            }
+            Ok(r) if r.len() != size(i as usize) => Some("its text is another".into()),
+            Ok(r) => {
+                again.texts.push(&r.fields);
+                None
+            }
+        };
+        if let Some(problem) = problem {
+            again.texts.push(&[]);
+            again.changed.push(i);
+            again.why.push(problem);
+        }
+    });
+    again.records = records;
+    again
 }
 
 #[cfg(test)]
@@ -289,6 +484,7 @@ mod tests {
             fields: vec!["title".into(), "body".into()],
             records,
             skipped: 3,
+            reread: None,
         }
     }
 
