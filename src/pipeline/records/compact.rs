@@ -20,6 +20,11 @@
 
 use rayon::prelude::*;
 
+mod ids;
+#[cfg(test)]
+mod tests;
+
+use self::ids::Ids;
 use super::{RecordOutcome, Verification};
 use crate::input::records::{Records, Reread};
 use crate::lsh;
@@ -56,8 +61,9 @@ impl Arena {
 }
 
 /// Records per chunk of texts (2^SHIFT): what is freed at once after
-/// signing, a few MB of short texts; each freeing returns its pages.
-const SHIFT: usize = 18;
+/// signing, a few MB of short texts; each freeing returns its pages. (Tests
+/// use chunks of 16, so that their hundred records span several.)
+const SHIFT: usize = if cfg!(test) { 4 } else { 18 };
 
 /// The records' texts, in chunks of 2^[`SHIFT`] records.
 #[derive(Default)]
@@ -111,14 +117,16 @@ pub(super) fn scan(
     // Columns, each record's strings freed as it is moved in.
     let count = records.records.len();
     let mut texts = Texts::default();
-    let mut ids = Arena::default();
+    let mut ids = Ids::with_capacity(count);
     // A record's size (its fields' bytes), 32 bits with the few wider listed.
     let mut sizes: Vec<u32> = Vec::with_capacity(count);
     let mut wide_sizes: Vec<(u32, u64)> = Vec::new();
     // Records come in input order: each input's first record.
     let mut input_starts: Vec<(u32, u32)> = Vec::new();
     let mut offsets: Vec<u64> = Vec::with_capacity(if reread.is_some() { count } else { 0 });
-    ids.ends.reserve_exact(count);
+    // And a hash of each text, to tell a record changed before it is read
+    // again (its id and size could stay).
+    let mut hashes: Vec<u32> = Vec::with_capacity(if reread.is_some() { count } else { 0 });
     for (i, r) in records.records.into_iter().enumerate() {
         texts.push(&r.fields, count);
         let size = r.len();
@@ -126,7 +134,7 @@ pub(super) fn scan(
             wide_sizes.push((i as u32, size));
             u32::MAX
         }));
-        ids.push(std::slice::from_ref(&r.id));
+        ids.push(r.id.as_bytes());
         if input_starts
             .last()
             .is_none_or(|&(input, _)| input != r.origin.input)
@@ -135,9 +143,10 @@ pub(super) fn scan(
         }
         if reread.is_some() {
             offsets.push(r.origin.offset);
+            hashes.push(text_hash(texts.get(i)));
         }
     }
-    ids.bytes.shrink_to_fit();
+    ids.shrink_to_fit();
     // The records' strings are freed, but their pages stay resident between
     // the columns' (glibc returns only a heap's top) under the matrix to come.
     release_free_pages();
@@ -189,7 +198,7 @@ pub(super) fn scan(
             stats.no_shingles += 1;
             reporter.note(
                 std::path::Path::new(std::ffi::OsStr::new(
-                    std::str::from_utf8(ids.get(i)).expect("ids are strings"),
+                    std::str::from_utf8(&ids.get(i)).expect("ids are strings"),
                 )),
                 &"record with no shingle (empty or shorter than one shingle): never paired",
             );
@@ -197,13 +206,13 @@ pub(super) fn scan(
     }
     stats.unique_contents = shingles.iter().filter(|&&len| len > 0).count() as u64;
 
-    // The rows of the non-empty records, moved up in place (item order is
-    // record order).
     reporter.begin(Stage::Band, None);
-    let items: Vec<u32> = (0..count as u32)
-        .filter(|&i| shingles[i as usize] > 0)
-        .collect();
-    if items.len() < count {
+    // The rows of the non-empty records, moved up in place (item order is
+    // record order); none moved, no list, when every record has shingles.
+    let items: Option<Vec<u32>> = shingles.contains(&0).then(|| {
+        let items: Vec<u32> = (0..count as u32)
+            .filter(|&i| shingles[i as usize] > 0)
+            .collect();
         for (k, &i) in items.iter().enumerate() {
             let i = i as usize;
             if i != k {
@@ -212,9 +221,11 @@ pub(super) fn scan(
         }
         matrix.truncate(items.len() * n);
         matrix.shrink_to_fit();
-    }
+        items
+    });
+    let record = |x: u32| items.as_ref().map_or(x, |items| items[x as usize]);
     let cross = |a: u32, b: u32| !link || input_of(a) != input_of(b);
-    let candidates: Vec<(u32, u32)> = if items.is_empty() {
+    let candidates: Vec<(u32, u32)> = if matrix.is_empty() {
         Vec::new()
     } else {
         lsh::candidate_pairs(&matrix, recipe.banding)
@@ -230,7 +241,7 @@ pub(super) fn scan(
                 &matrix[y as usize * n..][..n],
             );
             let estimate = ra.iter().zip(rb).filter(|(p, q)| p == q).count() as f64 / n as f64;
-            (items[x as usize], items[y as usize], estimate)
+            (record(x), record(y), estimate)
         })
         .filter(|&(a, b, _)| cross(a, b))
         .collect();
@@ -249,7 +260,7 @@ pub(super) fn scan(
             &offsets,
             &input_of,
             &ids,
-            &size,
+            &hashes,
         )),
         _ => None,
     };
@@ -308,7 +319,7 @@ pub(super) fn scan(
             let offset = offsets[i as usize];
             let line = reread.line_of(input, offset);
             let place = format!("{}:{line}", reread.name(input));
-            let id = String::from_utf8_lossy(ids.get(i as usize));
+            let id = String::from_utf8(ids.get(i as usize)).expect("ids are strings");
             let why = again.why(i).unwrap_or("its text is another");
             reporter.warn(
                 std::path::Path::new(&place),
@@ -328,13 +339,17 @@ pub(super) fn scan(
         .collect();
     stats.pairs = between.len() as u64;
 
+    let mut id = Vec::new();
     let documents: Vec<Document> = (0..count)
         .map(|i| Document {
             size: size(i),
-            path: std::path::PathBuf::from(std::ffi::OsStr::new(
-                std::str::from_utf8(ids.get(i)).expect("ids are strings"),
-            ))
-            .into_boxed_path(),
+            path: {
+                ids.get_into(i, &mut id);
+                std::path::PathBuf::from(std::ffi::OsStr::new(
+                    std::str::from_utf8(&id).expect("ids are strings"),
+                ))
+                .into_boxed_path()
+            },
             modified: None,
             shingles: shingles[i],
             status: DocStatus::Read,
@@ -364,7 +379,7 @@ struct Again {
     records: Vec<u32>,
     /// Their texts, in that order.
     texts: Arena,
-    /// Records whose id or size is not the one first read, or that could
+    /// Records whose id or text is not the one first read, or that could
     /// not be read, ascending, with why.
     changed: Vec<u32>,
     why: Vec<String>,
@@ -382,14 +397,19 @@ impl Again {
     }
 }
 
+/// The hash a text is recognised by when read again.
+fn text_hash(text: &[u8]) -> u32 {
+    xxhash_rust::xxh3::xxh3_64(text) as u32
+}
+
 /// Reads the records of `candidates` again (see [`Again`]).
 fn read_again(
     reread: &Reread,
     candidates: &[(u32, u32, f64)],
     offsets: &[u64],
     input_of: &dyn Fn(u32) -> u32,
-    ids: &Arena,
-    size: &dyn Fn(usize) -> u64,
+    ids: &Ids,
+    hashes: &[u32],
 ) -> Again {
     let mut records: Vec<u32> = candidates.iter().flat_map(|&(a, b, _)| [a, b]).collect();
     records.sort_unstable();
@@ -409,164 +429,25 @@ fn read_again(
         let i = records[k];
         let problem = match found {
             Err(err) => Some(err.reason),
-            Ok(r) if r.id.as_bytes() != ids.get(i as usize) => {
+            Ok(r) if ids.get(i as usize) != r.id.as_bytes() => {
                 Some(format!("record '{}' is there now", r.id))
             }
-            Ok(r) if r.len() != size(i as usize) => Some("its text is another".into()),
             Ok(r) => {
                 again.texts.push(&r.fields);
-                None
+                let last = again.texts.ends.len() - 1;
+                (text_hash(again.texts.get(last)) != hashes[i as usize])
+                    .then(|| "its text is another".into())
             }
         };
         if let Some(problem) = problem {
-            again.texts.push(&[]);
+            // Its place in the texts, kept (empty) when it was not read.
+            if again.texts.ends.len() == k {
+                again.texts.push(&[]);
+            }
             again.changed.push(i);
             again.why.push(problem);
         }
     });
     again.records = records;
     again
-}
-
-#[cfg(test)]
-mod tests {
-    use super::super::{RecordConfig, scan_held};
-    use super::*;
-    use crate::input::kind::InputKind;
-    use crate::input::read::ReadOptions;
-    use crate::input::records::{Origin, Record};
-    use crate::input::walk::WalkOptions;
-    use crate::lsh::Banding;
-    use crate::pipeline::plan::MethodChoice;
-    use crate::progress::Silent;
-    use crate::recipe::Recipe;
-    use crate::sketch::SketchKind;
-    use crate::text::normalize::Normalization;
-    use crate::text::shingle::{ShingleKind, Shingler, StopWords};
-
-    /// Two inputs of two-field records: near-copies (one word changed, some
-    /// across the inputs), exact copies, empty and one-shingle records, and
-    /// records with fewer fields than the others.
-    fn records() -> Records {
-        let words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta"];
-        let mut records = Vec::new();
-        for i in 0..120usize {
-            let mut fields: Vec<String> = (0..2)
-                .map(|f| {
-                    (0..4 + (i * 7 + f) % 5)
-                        .map(|w| words[(i * 31 + f * 11 + w * 5) % words.len()])
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                })
-                .collect();
-            match i % 10 {
-                1 => fields.clone_from(&records.last().map_or(fields.clone(), |r: &Record| {
-                    let mut near = r.fields.clone();
-                    near[1].push_str(" theta");
-                    near
-                })),
-                2 => fields = vec![String::new(), String::new()],
-                3 => fields = vec!["ab".into(), String::new()],
-                4 => fields.truncate(1),
-                _ => {}
-            }
-            records.push(Record {
-                id: format!("r{i}"),
-                fields,
-                origin: Origin {
-                    input: u32::from(i >= 60),
-                    line: i as u64 + 1,
-                    offset: 0,
-                },
-            });
-        }
-        Records {
-            fields: vec!["title".into(), "body".into()],
-            records,
-            skipped: 3,
-            reread: None,
-        }
-    }
-
-    fn config(verification: Verification, sketch: SketchKind) -> ScanConfig {
-        ScanConfig {
-            roots: Vec::new(),
-            walk: WalkOptions::default(),
-            read: ReadOptions::default(),
-            recipe: Recipe {
-                include_binary: false,
-                normalization: Normalization::default(),
-                shingler: Shingler::new(ShingleKind::Char, 3, StopWords::default()),
-                banding: Banding { bands: 8, rows: 2 },
-                seed: 11,
-                sketch,
-            },
-            threshold: 0.3,
-            verification,
-            verify_memory: 1 << 30,
-            exact_index: None,
-            method: MethodChoice::Auto,
-        }
-    }
-
-    #[test]
-    fn columns_give_what_held_sets_give() {
-        for link in [false, true] {
-            for verification in [Verification::Exact, Verification::Signature] {
-                for sketch in [SketchKind::Classic, SketchKind::Oph] {
-                    let config = config(verification, sketch);
-                    let record = RecordConfig {
-                        kind: InputKind::Jsonl,
-                        per_field: false,
-                        weights: Vec::new(),
-                        link,
-                        candidate_fields: Vec::new(),
-                    };
-                    let reason = "why".to_string();
-                    let held = scan_held(
-                        records(),
-                        &config,
-                        &record,
-                        Method::Lsh,
-                        reason.clone(),
-                        &Silent,
-                    );
-                    let compact = scan(records(), &config, link, reason, &Silent);
-                    let (held, compact) = (held.outcome, compact.outcome);
-                    let what = format!("link {link}, {verification:?}, {sketch:?}");
-                    assert!(held.pairs.len() > 3, "{what}: the corpus has pairs");
-                    assert_eq!(
-                        held.pairs.iter().collect::<Vec<_>>(),
-                        compact.pairs.iter().collect::<Vec<_>>(),
-                        "{what}"
-                    );
-                    assert_eq!(
-                        format!("{:?}", held.documents),
-                        format!("{:?}", compact.documents),
-                        "{what}"
-                    );
-                    assert_eq!(
-                        format!("{:?}", held.stats),
-                        format!("{:?}", compact.stats),
-                        "{what}"
-                    );
-                    assert!(held.stats.no_shingles > 0 && held.stats.candidates > 0);
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn an_arena_gives_back_each_record_joined_by_spaces() {
-        let mut arena = Arena::default();
-        arena.push(&["a".into(), "bc".into()]);
-        arena.push(&[]);
-        arena.push(&["".into(), "".into()]);
-        arena.push(&["\u{e9}t\u{e9}".into()]);
-        assert_eq!(arena.ends.len(), 4);
-        assert_eq!(arena.get(0), b"a bc");
-        assert_eq!(arena.get(1), b"");
-        assert_eq!(arena.get(2), b" ");
-        assert_eq!(arena.get(3), "\u{e9}t\u{e9}".as_bytes());
-    }
 }
