@@ -234,20 +234,27 @@ impl Reread {
         display_name(&self.inputs[input as usize])
     }
 
-    /// The 1-based line of byte `offset` of input `input` (as it is now), for
-    /// a message about the record there; 0 if it cannot be read.
-    pub fn line_of(&self, input: u32, offset: u64) -> u64 {
+    /// The 1-based line of each byte offset of `offsets` (ascending) in input
+    /// `input` as it is now, for messages about the records there, in one
+    /// pass over it; 0 where it cannot be read.
+    pub fn lines_of(&self, input: u32, offsets: &[u64]) -> Vec<u64> {
+        let mut out = vec![0; offsets.len()];
         let Ok(file) = std::fs::File::open(&self.inputs[input as usize]) else {
-            return 0;
+            return out;
         };
         // A cap of 0: lines are counted, not kept.
         let mut lines = Lines::new(io::BufReader::new(file), 0);
-        while let Some(Ok(line)) = lines.next_line() {
-            if line.offset >= offset {
-                return line.number;
+        let mut k = 0;
+        while k < offsets.len() {
+            let Some(Ok(line)) = lines.next_line() else {
+                break;
+            };
+            while k < offsets.len() && offsets[k] <= line.offset {
+                out[k] = line.number;
+                k += 1;
             }
         }
-        0
+        out
     }
 }
 

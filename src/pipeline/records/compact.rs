@@ -314,11 +314,15 @@ pub(super) fn scan(
     changed.sort_unstable();
     changed.dedup();
     if let (Some(reread), Some(again)) = (&reread, &again) {
-        for &i in &changed {
-            let input = input_of(i);
-            let offset = offsets[i as usize];
-            let line = reread.line_of(input, offset);
-            let place = format!("{}:{line}", reread.name(input));
+        // Their lines, counted in one pass over each input (records come in
+        // input order, so each input's are ascending).
+        let mut lines: Vec<u64> = Vec::with_capacity(changed.len());
+        for group in changed.chunk_by(|&x, &y| input_of(x) == input_of(y)) {
+            let at: Vec<u64> = group.iter().map(|&i| offsets[i as usize]).collect();
+            lines.extend(reread.lines_of(input_of(group[0]), &at));
+        }
+        for (&i, line) in changed.iter().zip(lines) {
+            let place = format!("{}:{line}", reread.name(input_of(i)));
             let id = String::from_utf8(ids.get(i as usize)).expect("ids are strings");
             let why = again.why(i).unwrap_or("its text is another");
             reporter.warn(
