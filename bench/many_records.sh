@@ -6,9 +6,13 @@
 #   python3 bench/gen_jsonl.py target/corpus/r10m.jsonl        # 10 M records, 830 MB
 #   SIMFIND=target/release/simfind ROUNDS=3 bash bench/many_records.sh \
 #     target/corpus/r10m.jsonl 1000000 2000000 5000000 10000000
-# One line per run: records wall-s user-s sys-s peak-RSS-KB n budget-MB rss/budget
-# (n: the signature length the scan chose; budget = 1.5 × records × n × 4 B
-# + 64 MB, MB = 10^6 B). The prefixes are written beside the file and removed.
+# One line per run: records wall-s user-s sys-s cpu-s peak-RSS-KB n budget-MB
+# rss/budget pairs load (n: the signature length the scan chose; budget =
+# 1.5 × records × n × 4 B + 64 MB, MB = 10^6 B; cpu = user + sys, what the
+# linearity is judged by on a shared machine; load: the 1-minute load
+# average as the run began). The prefixes are written beside the file and
+# removed. Rounds go through every size in turn, so that a size's runs see
+# the same spread of load; take each size's median.
 set -euo pipefail
 bin=${SIMFIND:-target/release/simfind}
 rounds=${ROUNDS:-1}
@@ -21,6 +25,7 @@ for count in "$@"; do
 done
 for round in $(seq "$rounds"); do
   for count in "$@"; do
+    load=$(cut -d' ' -f1 /proc/loadavg)
     /usr/bin/time -o "$tmp/time" -f "%e %U %S %M" "$bin" scan --input jsonl "$tmp/$count.jsonl" \
       -t 0.8 -o "$tmp/pairs.csv" 2>"$tmp/err"
     summary=$(grep -m1 ' records (' "$tmp/err")
@@ -29,9 +34,9 @@ for round in $(seq "$rounds"); do
     pairs=$(($(wc -l <"$tmp/pairs.csv") - 1))
     read -r wall user sys rss <"$tmp/time"
     awk -v f="$records" -v w="$wall" -v u="$user" -v s="$sys" -v r="$rss" -v n="$n" \
-      -v round="$round" -v p="$pairs" \
+      -v round="$round" -v p="$pairs" -v load="$load" \
       'BEGIN { b = (1.5 * f * n * 4 + 64e6) / 1e6;
-               printf "round %d: %d records %.1f s wall %.1f user %.1f sys %d KB n=%d budget %.0f MB rss/budget %.3f pairs %d\n",
-                      round, f, w, u, s, r, n, b, r * 1024 / 1e6 / b, p }'
+               printf "round %d: %d records %.1f s wall %.1f user %.1f sys %.1f cpu %d KB n=%d budget %.0f MB rss/budget %.3f pairs %d load %s\n",
+                      round, f, w, u, s, u + s, r, n, b, r * 1024 / 1e6 / b, p, load }'
   done
 done

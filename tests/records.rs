@@ -706,3 +706,59 @@ fn the_benchmark_is_what_the_generator_makes() {
         assert!(made == kept, "{name} differs from bench/gen_records.py's");
     }
 }
+
+/// A JSON Lines file is read again at the candidates' offsets once signed
+/// (its texts are not held); stdin cannot be, and keeps them: both give the
+/// same bytes, end to end (`-j 2` for the file, `-j 1` for stdin). The
+/// chunks of texts and a record changed meanwhile are unit-tested
+/// (`pipeline::records::compact::tests`).
+#[test]
+fn a_jsonl_file_read_again_gives_what_stdin_held_gives() {
+    let dir = tempfile::tempdir().unwrap();
+    let words = [
+        "apple", "brook", "cedar", "delta", "ember", "fjord", "grove", "haven", "inlet", "jolly",
+        "knoll", "lumen",
+    ];
+    let mut jsonl = String::new();
+    let mut previous = String::new();
+    for i in 0..3000usize {
+        // Every 10th record a near-copy of the one before (one word changed),
+        // blank lines between some, an escaped quote in some texts.
+        let text = if i % 10 == 1 {
+            previous.replacen(words[i % 12], "zephyr", 1)
+        } else {
+            (0..12)
+                .map(|w| words[(i * 7 + w * w * 3 + i / 12) % 12])
+                .collect::<Vec<_>>()
+                .join(" ")
+                + &format!(" n{i}")
+        };
+        previous.clone_from(&text);
+        let text = if i % 7 == 0 {
+            format!("\\\"{text}")
+        } else {
+            text
+        };
+        jsonl += &format!("{{\"id\":\"r{i:05}\",\"text\":\"{text}\"}}\n");
+        if i % 13 == 0 {
+            jsonl += "\n";
+        }
+    }
+    write(dir.path(), "r.jsonl", jsonl.as_bytes());
+    let file = run_in(
+        dir.path(),
+        &[
+            "scan", "--input", "jsonl", "r.jsonl", "-t", "0.6", "-j", "2",
+        ],
+        b"",
+    );
+    let stdin = run_in(
+        dir.path(),
+        &["scan", "--input", "jsonl", "-", "-t", "0.6", "-j", "1"],
+        jsonl.as_bytes(),
+    );
+    assert_eq!(code(&file), 0, "{}", String::from_utf8_lossy(&file.stderr));
+    assert_eq!(code(&stdin), 0);
+    assert!(rows(&file).len() >= 250, "{} pairs", rows(&file).len());
+    assert!(file.stdout == stdin.stdout, "file and stdin differ");
+}

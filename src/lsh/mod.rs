@@ -78,7 +78,7 @@ pub fn candidate_pairs(signatures: &[u32], banding: Banding) -> Vec<(u32, u32)> 
     );
     let docs = signatures.len() / n;
     // One band at a time, each built in parallel: a band's table of keys is
-    // 16 bytes a document (16 MB at a million), and two at once sat on top
+    // 8 bytes a document (8 MB at a million), and two at once sat on top
     // of the signature matrix at the scan's peak.
     let bands: Vec<BandBuckets> = (0..banding.bands)
         .map(|band| BandBuckets::build(signatures, banding, band, docs))
@@ -120,6 +120,51 @@ pub fn candidate_pairs(signatures: &[u32], banding: Banding) -> Vec<(u32, u32)> 
     candidates
 }
 
+/// The buckets of two or more of documents `0..docs` under `key`: their
+/// members, bucket after bucket in ascending key order and ascending ids
+/// inside one, and per member its bucket's end.
+fn shared_buckets(docs: usize, key: &(dyn Fn(usize) -> u64 + Sync)) -> (Vec<u32>, Vec<u32>) {
+    // Each document as the high half of its key and its id in one u64:
+    // 8 bytes a document, not the 16 of a (key, id) pair (the table sits
+    // on the signature matrix at a scan's peak). Sorted, a bucket of
+    // equal keys is a run of equal high halves; a run of two or more is
+    // split by the whole keys, made again for its members only, so the
+    // buckets, and their order, are those of the whole keys.
+    let mut keyed: Vec<u64> = Vec::new();
+    let what = "a band's table of keys";
+    memory::reserve(&mut keyed, docs, what, memory::LOWER_SIGNATURES);
+    keyed.par_extend(
+        (0..docs)
+            .into_par_iter()
+            .map(|d| key(d) & !u64::from(u32::MAX) | d as u64),
+    );
+    // Every entry differs (one per document): the order is the same
+    // whatever the thread count.
+    keyed.par_sort_unstable();
+    let mut members = Vec::new();
+    let mut bucket_end = Vec::new();
+    let mut whole: Vec<(u64, u32)> = Vec::new();
+    for run in keyed.chunk_by(|x, y| x >> 32 == y >> 32) {
+        if run.len() < 2 {
+            continue;
+        }
+        whole.clear();
+        whole.extend(run.iter().map(|&e| (key(e as u32 as usize), e as u32)));
+        whole.sort_unstable();
+        for bucket in whole.chunk_by(|x, y| x.0 == y.0) {
+            if bucket.len() < 2 {
+                continue;
+            }
+            let end = (members.len() + bucket.len()) as u32;
+            for &(_, d) in bucket {
+                members.push(d);
+                bucket_end.push(end);
+            }
+        }
+    }
+    (members, bucket_end)
+}
+
 /// One band's buckets that hold at least two documents.
 struct BandBuckets {
     /// Documents of shared buckets, bucket by bucket, ascending ids inside one.
@@ -135,29 +180,13 @@ struct BandBuckets {
 impl BandBuckets {
     fn build(signatures: &[u32], banding: Banding, band: usize, docs: usize) -> Self {
         let n = banding.signature_len();
-        let mut keyed: Vec<(u64, u32)> = Vec::new();
-        let what = "a band's table of keys";
-        memory::reserve(&mut keyed, docs, what, memory::LOWER_SIGNATURES);
-        keyed.par_extend((0..docs).into_par_iter().map(|d| {
-            let rows = &signatures[d * n + band * banding.rows..][..banding.rows];
-            (band_key(band, rows), d as u32)
-        }));
-        // Every entry differs (one per document): the order is the same
-        // whatever the thread count.
-        keyed.par_sort_unstable();
-        let mut members = Vec::new();
-        let mut bucket_end = Vec::new();
-        for bucket in keyed.chunk_by(|x, y| x.0 == y.0) {
-            if bucket.len() < 2 {
-                continue;
-            }
-            let end = (members.len() + bucket.len()) as u32;
-            for &(_, d) in bucket {
-                members.push(d);
-                bucket_end.push(end);
-            }
-        }
-        drop(keyed);
+        let key = |d: usize| {
+            band_key(
+                band,
+                &signatures[d * n + band * banding.rows..][..banding.rows],
+            )
+        };
+        let (members, bucket_end) = shared_buckets(docs, &key);
         let mut by_doc: Vec<(u32, u32)> = members
             .iter()
             .enumerate()
@@ -244,6 +273,37 @@ mod tests {
             .map(|_| (rng.next_u64() % 6) as u32)
             .collect();
         assert_eq!(candidate_pairs(&sigs, banding), oracle(&sigs, banding));
+    }
+
+    /// Shared buckets as `(key, id)` pairs sorted and grouped: what the
+    /// packed table must give.
+    fn buckets_by_whole_keys(docs: usize, key: &dyn Fn(usize) -> u64) -> (Vec<u32>, Vec<u32>) {
+        let mut keyed: Vec<(u64, u32)> = (0..docs).map(|d| (key(d), d as u32)).collect();
+        keyed.sort_unstable();
+        let (mut members, mut ends) = (Vec::new(), Vec::new());
+        for bucket in keyed.chunk_by(|x, y| x.0 == y.0).filter(|b| b.len() > 1) {
+            let end = (members.len() + bucket.len()) as u32;
+            members.extend(bucket.iter().map(|&(_, d)| d));
+            ends.extend(bucket.iter().map(|_| end));
+        }
+        (members, ends)
+    }
+
+    #[test]
+    fn keys_alike_in_their_high_half_are_told_apart_by_the_whole() {
+        // High halves from 7 values, low halves from 3 (many documents share
+        // a high half, not all of them a key), a run of one key, and keys
+        // that differ only in their lowest bit.
+        let keys: [&(dyn Fn(usize) -> u64 + Sync); 3] = [
+            &|d| ((d % 7) as u64) << 32 | ((d * 13) % 3) as u64,
+            &|d| u64::from(d % 2 == 0) << 63 | (d % 5 == 0) as u64,
+            &|d| ((d / 4) as u64) << 40 | (d % 2) as u64,
+        ];
+        for (k, key) in keys.iter().enumerate() {
+            let got = shared_buckets(1000, key);
+            assert_eq!(got, buckets_by_whole_keys(1000, key), "keys {k}");
+            assert!(!got.0.is_empty(), "keys {k} share buckets");
+        }
     }
 
     #[test]

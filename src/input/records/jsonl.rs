@@ -8,6 +8,11 @@ use super::{Line, Lines, Origin, Record, RecordOptions, RowError, Source, not_ut
 
 pub(super) struct Jsonl {
     lines: Lines,
+    parser: Parser,
+}
+
+/// What makes a record of one line: where its id and text fields are.
+pub(super) struct Parser {
     name: String,
     input: u32,
     id: Vec<String>,
@@ -18,9 +23,19 @@ pub(super) struct Jsonl {
 
 impl Jsonl {
     pub(super) fn new(lines: Lines, name: &str, input: u32, options: &RecordOptions) -> Self {
-        let path = |p: &str| p.split('.').map(str::to_owned).collect();
         Jsonl {
             lines,
+            parser: Parser::new(name, input, options),
+        }
+    }
+}
+
+impl Parser {
+    /// A parser of single lines, with no input of its own (what
+    /// [`super::Reread`] parses a line read again at its offset with).
+    pub(super) fn new(name: &str, input: u32, options: &RecordOptions) -> Self {
+        let path = |p: &str| p.split('.').map(str::to_owned).collect();
+        Parser {
             name: name.into(),
             input,
             id: path(&options.id_field),
@@ -47,7 +62,7 @@ fn at<'v>(value: &'v Value, path: &[String]) -> Option<&'v Value> {
 
 impl Source for Jsonl {
     fn fields(&self) -> &[String] {
-        &self.fields
+        &self.parser.fields
     }
 
     fn next_record(&mut self) -> Option<Result<Record, RowError>> {
@@ -55,35 +70,48 @@ impl Source for Jsonl {
             let (number, offset, parsed) = match self.lines.next_line()? {
                 Err(err) => {
                     let line = self.lines.number + 1;
-                    return Some(Err(self.error(line, format!("cannot read: {err}"))));
+                    return Some(Err(self.parser.error(line, format!("cannot read: {err}"))));
                 }
                 Ok(Line {
                     number,
                     offset,
                     bytes,
                 }) => {
-                    let parsed = match bytes {
-                        Err(length) => Err(too_long(length, self.cap)),
-                        Ok(bytes) if bytes.iter().all(u8::is_ascii_whitespace) => continue,
-                        Ok(bytes) => match std::str::from_utf8(bytes) {
-                            Err(err) => Err(not_utf8(err)),
-                            Ok(text) => serde_json::from_str::<Value>(text)
-                                .map_err(|err| format!("not JSON: {err}")),
-                        },
-                    };
-                    (number, offset, parsed)
+                    if bytes.is_ok_and(|bytes| bytes.iter().all(u8::is_ascii_whitespace)) {
+                        continue;
+                    }
+                    (number, offset, bytes)
                 }
             };
-            let value = match parsed {
-                Ok(value) => value,
-                Err(reason) => return Some(Err(self.error(number, reason))),
-            };
-            return Some(self.record(&value, number, offset));
+            return Some(self.parser.parse(parsed, number, offset));
         }
     }
 }
 
-impl Jsonl {
+impl Parser {
+    /// The record of one line that is not blank (its bytes, or its length
+    /// when it was over the cap).
+    pub(super) fn parse(
+        &self,
+        bytes: Result<&[u8], u64>,
+        number: u64,
+        offset: u64,
+    ) -> Result<Record, RowError> {
+        let parsed = match bytes {
+            Err(length) => Err(too_long(length, self.cap)),
+            Ok(bytes) => match std::str::from_utf8(bytes) {
+                Err(err) => Err(not_utf8(err)),
+                Ok(text) => {
+                    serde_json::from_str::<Value>(text).map_err(|err| format!("not JSON: {err}"))
+                }
+            },
+        };
+        match parsed {
+            Ok(value) => self.record(&value, number, offset),
+            Err(reason) => Err(self.error(number, reason)),
+        }
+    }
+
     fn record(&self, value: &Value, number: u64, offset: u64) -> Result<Record, RowError> {
         if !value.is_object() {
             return Err(self.error(number, "not a JSON object".into()));

@@ -150,6 +150,112 @@ pub struct Records {
     pub records: Vec<Record>,
     /// Rows reported and skipped (`skip_bad_rows`).
     pub skipped: u64,
+    /// How to read a record again at its origin, when every input allows it.
+    pub reread: Option<Reread>,
+}
+
+/// Records read again one at a time at their byte offsets: JSON Lines inputs
+/// that are all regular files (not stdin, not a pipe), as [`read_inputs`]
+/// read them. What lets a scan drop a record's text once it is signed and
+/// read only the candidates' again.
+#[derive(Clone, Debug)]
+pub struct Reread {
+    inputs: Vec<PathBuf>,
+    options: RecordOptions,
+}
+
+/// The read buffer of [`Reread::read_at`]: a record is read with one
+/// buffer's worth, so small (records are short and candidates far apart;
+/// 64 KB a candidate read 3.4 GB at ten million records).
+const BUFFER: usize = 8 << 10;
+
+impl Reread {
+    /// For `inputs` read with `options`, if they can be read again.
+    fn of(inputs: &[PathBuf], options: &RecordOptions) -> Option<Reread> {
+        let regular =
+            |p: &PathBuf| p.as_os_str() != "-" && std::fs::metadata(p).is_ok_and(|m| m.is_file());
+        (options.kind == InputKind::Jsonl && inputs.iter().all(regular)).then(|| Reread {
+            inputs: inputs.to_vec(),
+            options: options.clone(),
+        })
+    }
+
+    /// Reads the record starting at each `(input, offset)` of `at` (sorted),
+    /// handing `found` its index in `at` and the record there now, or why
+    /// there is none (the input cannot be opened or read, or the line is no
+    /// record). The records' lines are numbered 0: see [`Reread::line_of`].
+    pub fn read_at(
+        &self,
+        at: &[(u32, u64)],
+        found: &mut dyn FnMut(usize, Result<Record, RowError>),
+    ) {
+        let mut open: Option<(u32, io::BufReader<std::fs::File>, u64)> = None;
+        for (k, &(input, offset)) in at.iter().enumerate() {
+            let name = || display_name(&self.inputs[input as usize]);
+            let fail = |reason: String| RowError {
+                input: name(),
+                line: 0,
+                reason,
+            };
+            if open.as_ref().is_none_or(|(i, _, _)| *i != input) {
+                match std::fs::File::open(&self.inputs[input as usize]) {
+                    Ok(file) => open = Some((input, io::BufReader::with_capacity(BUFFER, file), 0)),
+                    Err(err) => {
+                        open = None;
+                        found(k, Err(fail(format!("cannot open again: {err}"))));
+                        continue;
+                    }
+                }
+            }
+            let Some((_, reader, position)) = open.as_mut() else {
+                continue;
+            };
+            // Within the buffer this moves in it; past it, one seek (offsets
+            // of files fit in an i64).
+            if let Err(err) = io::Seek::seek_relative(reader, offset as i64 - *position as i64) {
+                open = None;
+                found(k, Err(fail(format!("cannot read again: {err}"))));
+                continue;
+            }
+            let parser = jsonl::Parser::new(&name(), input, &self.options);
+            let mut lines = Lines::new(&mut *reader, self.options.max_line);
+            let record = match lines.next_line() {
+                None => Err(fail("no record there now (the input is shorter)".into())),
+                Some(Err(err)) => Err(fail(format!("cannot read again: {err}"))),
+                Some(Ok(line)) => parser.parse(line.bytes, 0, offset),
+            };
+            *position = offset + lines.offset;
+            found(k, record);
+        }
+    }
+
+    /// Input `input`'s name in messages.
+    pub fn name(&self, input: u32) -> String {
+        display_name(&self.inputs[input as usize])
+    }
+
+    /// The 1-based line of each byte offset of `offsets` (ascending) in input
+    /// `input` as it is now, for messages about the records there, in one
+    /// pass over it; 0 where it cannot be read.
+    pub fn lines_of(&self, input: u32, offsets: &[u64]) -> Vec<u64> {
+        let mut out = vec![0; offsets.len()];
+        let Ok(file) = std::fs::File::open(&self.inputs[input as usize]) else {
+            return out;
+        };
+        // A cap of 0: lines are counted, not kept.
+        let mut lines = Lines::new(io::BufReader::new(file), 0);
+        let mut k = 0;
+        while k < offsets.len() {
+            let Some(Ok(line)) = lines.next_line() else {
+                break;
+            };
+            while k < offsets.len() && offsets[k] <= line.offset {
+                out[k] = line.number;
+                k += 1;
+            }
+        }
+        out
+    }
 }
 
 /// Reads every record of `inputs` (`-` is stdin). A bad row is `Err`, or
@@ -253,6 +359,7 @@ pub fn read_inputs(
             reason: format!("more than {} records", u32::MAX - 1),
         });
     }
+    out.reread = Reread::of(inputs, options);
     Ok(out)
 }
 

@@ -1,0 +1,305 @@
+use super::super::{RecordConfig, scan_held};
+use super::*;
+use crate::input::kind::InputKind;
+use crate::input::read::ReadOptions;
+use crate::input::records::{Origin, Record, RecordOptions, read_inputs};
+use crate::input::walk::WalkOptions;
+use crate::lsh::Banding;
+use crate::pipeline::plan::MethodChoice;
+use crate::progress::Silent;
+use crate::recipe::Recipe;
+use crate::sketch::SketchKind;
+use crate::text::normalize::Normalization;
+use crate::text::shingle::{ShingleKind, Shingler, StopWords};
+
+/// Two inputs of two-field records: near-copies (one word changed, some
+/// across the inputs), exact copies, empty and one-shingle records, and
+/// records with fewer fields than the others.
+fn records() -> Records {
+    let words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta"];
+    let mut records = Vec::new();
+    for i in 0..120usize {
+        let mut fields: Vec<String> = (0..2)
+            .map(|f| {
+                (0..4 + (i * 7 + f) % 5)
+                    .map(|w| words[(i * 31 + f * 11 + w * 5) % words.len()])
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect();
+        match i % 10 {
+            1 => fields.clone_from(&records.last().map_or(fields.clone(), |r: &Record| {
+                let mut near = r.fields.clone();
+                near[1].push_str(" theta");
+                near
+            })),
+            2 => fields = vec![String::new(), String::new()],
+            3 => fields = vec!["ab".into(), String::new()],
+            4 => fields.truncate(1),
+            _ => {}
+        }
+        records.push(Record {
+            id: format!("r{i}"),
+            fields,
+            origin: Origin {
+                input: u32::from(i >= 60),
+                line: i as u64 + 1,
+                offset: 0,
+            },
+        });
+    }
+    Records {
+        fields: vec!["title".into(), "body".into()],
+        records,
+        skipped: 3,
+        reread: None,
+    }
+}
+
+fn config(verification: Verification, sketch: SketchKind) -> ScanConfig {
+    ScanConfig {
+        roots: Vec::new(),
+        walk: WalkOptions::default(),
+        read: ReadOptions::default(),
+        recipe: Recipe {
+            include_binary: false,
+            normalization: Normalization::default(),
+            shingler: Shingler::new(ShingleKind::Char, 3, StopWords::default()),
+            banding: Banding { bands: 8, rows: 2 },
+            seed: 11,
+            sketch,
+        },
+        threshold: 0.3,
+        verification,
+        verify_memory: 1 << 30,
+        exact_index: None,
+        method: MethodChoice::Auto,
+    }
+}
+
+#[test]
+fn columns_give_what_held_sets_give() {
+    for link in [false, true] {
+        for verification in [Verification::Exact, Verification::Signature] {
+            for sketch in [SketchKind::Classic, SketchKind::Oph] {
+                let config = config(verification, sketch);
+                let record = RecordConfig {
+                    kind: InputKind::Jsonl,
+                    per_field: false,
+                    weights: Vec::new(),
+                    link,
+                    candidate_fields: Vec::new(),
+                };
+                let reason = "why".to_string();
+                let held = scan_held(
+                    records(),
+                    &config,
+                    &record,
+                    Method::Lsh,
+                    reason.clone(),
+                    &Silent,
+                );
+                let compact = scan(records(), &config, link, reason, &Silent);
+                let (held, compact) = (held.outcome, compact.outcome);
+                let what = format!("link {link}, {verification:?}, {sketch:?}");
+                assert!(held.pairs.len() > 3, "{what}: the corpus has pairs");
+                assert_eq!(
+                    held.pairs.iter().collect::<Vec<_>>(),
+                    compact.pairs.iter().collect::<Vec<_>>(),
+                    "{what}"
+                );
+                assert_eq!(
+                    format!("{:?}", held.documents),
+                    format!("{:?}", compact.documents),
+                    "{what}"
+                );
+                assert_eq!(
+                    format!("{:?}", held.stats),
+                    format!("{:?}", compact.stats),
+                    "{what}"
+                );
+                assert!(held.stats.no_shingles > 0 && held.stats.candidates > 0);
+            }
+        }
+    }
+}
+
+#[test]
+fn an_arena_gives_back_each_record_joined_by_spaces() {
+    let mut arena = Arena::default();
+    arena.push(&["a".into(), "bc".into()]);
+    arena.push(&[]);
+    arena.push(&["".into(), "".into()]);
+    arena.push(&["\u{e9}t\u{e9}".into()]);
+    assert_eq!(arena.ends.len(), 4);
+    assert_eq!(arena.get(0), b"a bc");
+    assert_eq!(arena.get(1), b"");
+    assert_eq!(arena.get(2), b" ");
+    assert_eq!(arena.get(3), "\u{e9}t\u{e9}".as_bytes());
+}
+
+/// `records()` as two JSON Lines files (the first 60 records, the rest) in
+/// a directory of their own, and the options that read them.
+fn jsonl_files(name: &str) -> (Vec<std::path::PathBuf>, RecordOptions) {
+    let dir = std::env::temp_dir().join(format!("simfind-compact-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut files = [String::new(), String::new()];
+    for r in records().records {
+        let field = |f: usize| {
+            r.fields
+                .get(f)
+                .map_or(serde_json::Value::Null, |t| t.as_str().into())
+        };
+        let line = serde_json::json!({"id": r.id, "title": field(0), "body": field(1)});
+        files[r.origin.input as usize] += &format!("{line}\n");
+    }
+    // A blank line, as a reader meets them: offsets are not line numbers.
+    files[1].insert(0, '\n');
+    let paths: Vec<_> = (0..2).map(|i| dir.join(format!("{i}.jsonl"))).collect();
+    for (path, text) in paths.iter().zip(&files) {
+        std::fs::write(path, text).unwrap();
+    }
+    let mut options = RecordOptions::new(InputKind::Jsonl);
+    options.text_fields = vec!["title".into(), "body".into()];
+    (paths, options)
+}
+
+fn read(paths: &[std::path::PathBuf], options: &RecordOptions) -> Records {
+    read_inputs(paths, options, &mut |err| panic!("{err}")).unwrap()
+}
+
+#[test]
+fn records_read_again_at_their_offsets_give_what_held_sets_give() {
+    let (paths, options) = jsonl_files("same");
+    assert!(read(&paths, &options).reread.is_some());
+    for link in [false, true] {
+        for verification in [Verification::Exact, Verification::Signature] {
+            let config = config(verification, SketchKind::Classic);
+            let record = RecordConfig {
+                kind: InputKind::Jsonl,
+                per_field: false,
+                weights: Vec::new(),
+                link,
+                candidate_fields: Vec::new(),
+            };
+            let held = scan_held(
+                read(&paths, &options),
+                &config,
+                &record,
+                Method::Lsh,
+                "why".into(),
+                &Silent,
+            )
+            .outcome;
+            let again = scan(read(&paths, &options), &config, link, "why".into(), &Silent).outcome;
+            let what = format!("link {link}, {verification:?}");
+            assert!(held.pairs.len() > 3, "{what}: the corpus has pairs");
+            assert_eq!(
+                held.pairs.iter().collect::<Vec<_>>(),
+                again.pairs.iter().collect::<Vec<_>>(),
+                "{what}"
+            );
+            assert_eq!(
+                format!("{:?}", held.documents),
+                format!("{:?}", again.documents)
+            );
+            assert_eq!(
+                format!("{:?}", held.stats),
+                format!("{:?}", again.stats),
+                "{what}"
+            );
+        }
+    }
+    std::fs::remove_dir_all(paths[0].parent().unwrap()).unwrap();
+}
+
+/// Warnings, as `place: reason`.
+#[derive(Default)]
+struct Warnings(std::sync::Mutex<Vec<String>>);
+
+impl Reporter for Warnings {
+    fn warn(&self, path: &std::path::Path, reason: &dyn std::fmt::Display) {
+        self.0
+            .lock()
+            .unwrap()
+            .push(format!("{}: {reason}", path.display()));
+    }
+}
+
+#[test]
+fn a_record_changed_before_it_is_read_again_is_named_and_its_pairs_dropped() {
+    let (paths, options) = jsonl_files("changed");
+    let config = config(Verification::Exact, SketchKind::Classic);
+    let before = scan(
+        read(&paths, &options),
+        &config,
+        false,
+        "why".into(),
+        &Silent,
+    )
+    .outcome;
+    let pairs: Vec<(u32, u32)> = before.pairs.iter().map(|p| (p.a, p.b)).collect();
+    let (a, _) = pairs[0];
+    let id = before.documents[a as usize].path.display().to_string();
+    // Read, then the file changes under the scan: the record's text keeps
+    // its length (the offsets stay) but not its letters. The scan is run
+    // through a reporter that changes the file when banding begins.
+    struct Changer<'a> {
+        warnings: Warnings,
+        path: &'a std::path::Path,
+        id: String,
+    }
+    impl Reporter for Changer<'_> {
+        fn begin(&self, stage: Stage, _total: Option<u64>) {
+            if stage == Stage::Band {
+                let text = std::fs::read_to_string(self.path).unwrap();
+                let line = text
+                    .lines()
+                    .find(|l| l.contains(&format!("\"{}\"", self.id)))
+                    .unwrap();
+                let changed = line.replace("alpha", "omega").replace("beta", "omeg");
+                assert_ne!(line, changed, "the record has a word to change");
+                std::fs::write(self.path, text.replace(line, &changed)).unwrap();
+            }
+        }
+        fn warn(&self, path: &std::path::Path, reason: &dyn std::fmt::Display) {
+            self.warnings.warn(path, reason);
+        }
+    }
+    let input = usize::from(a >= 60);
+    let changer = Changer {
+        warnings: Warnings::default(),
+        path: &paths[input],
+        id: id.clone(),
+    };
+    let after = scan(
+        read(&paths, &options),
+        &config,
+        false,
+        "why".into(),
+        &changer,
+    )
+    .outcome;
+    let line = std::fs::read_to_string(&paths[input])
+        .unwrap()
+        .lines()
+        .position(|l| l.contains(&format!("\"{id}\"")))
+        .unwrap()
+        + 1;
+    let warnings = changer.warnings.0.into_inner().unwrap();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    let place = format!("{}:{line}: record '{id}' changed", paths[input].display());
+    assert!(warnings[0].starts_with(&place), "{warnings:?} vs {place}");
+    assert_eq!(after.stats.errors, before.stats.errors + 1);
+    let kept: Vec<(u32, u32)> = pairs
+        .iter()
+        .copied()
+        .filter(|&(x, y)| x != a && y != a)
+        .collect();
+    assert!(kept.len() < pairs.len());
+    assert_eq!(
+        after.pairs.iter().map(|p| (p.a, p.b)).collect::<Vec<_>>(),
+        kept
+    );
+    std::fs::remove_dir_all(paths[0].parent().unwrap()).unwrap();
+}
