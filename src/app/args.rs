@@ -676,7 +676,10 @@ pub struct FamilyArgs {
 
     /// Sign documents with `simhash` (Charikar's 64-bit fingerprint of the shingle counts)
     /// instead of MinHash: pairs within --radius bits (default 3) of each other, none
-    /// missed (pigeonhole bands).
+    /// missed (pigeonhole bands). `icws`: weighted MinHash (Ioffe's ICWS) of weighted sets,
+    /// pairs with weighted Jaccard Σmin/Σmax ≥ -t, verified exactly: `--input sets` with
+    /// `id<TAB>token:weight …` (a token without `:weight` weighs 1, repeats add up; with
+    /// --pairs `id<TAB>token<TAB>weight`), or directories, each file its bag of shingle counts.
     #[arg(long, value_enum, value_name = "SKETCH", help_heading = "Families")]
     pub sketch: Option<SketchFamilyArg>,
 
@@ -711,6 +714,7 @@ pub enum MetricArg {
 pub enum SketchFamilyArg {
     Minhash,
     Simhash,
+    Icws,
 }
 
 #[cfg(test)]

@@ -17,3 +17,4 @@ pub mod limits;
 pub mod output;
 pub mod report;
 pub mod ui;
+pub mod weighted;

@@ -12,8 +12,9 @@
 //! their weighted Jaccard similarity Σ_k min(S_k, T_k) / Σ_k max(S_k, T_k), so
 //! the fraction of equal pairs estimates it without bias.
 //!
-//! Pure: no file system, no printing. Scan and the index sign sets, not
-//! weights; this sketch is `compare --icws`'s (docs/MMDS.md).
+//! Pure: no file system, no printing. `compare --icws` signs two bags of
+//! shingle counts; `scan --sketch icws` weighted sets or bags of shingles
+//! (`pipeline::weighted`; docs/MMDS.md).
 
 use crate::sketch::minhash::SplitMix64;
 
@@ -23,8 +24,9 @@ pub type Sample = (u64, i64);
 /// n samples of ICWS from a seed.
 #[derive(Clone, Debug)]
 pub struct Icws {
-    samples: usize,
-    seed: u64,
+    /// Each sample's key: the first draw of its seed's generator, mixed
+    /// with an element to seed that element's draws.
+    keys: Vec<u64>,
 }
 
 /// A uniform draw in (0, 1): never 0, so logarithms stay finite.
@@ -39,17 +41,20 @@ fn gamma2(rng: &mut SplitMix64) -> f64 {
 
 impl Icws {
     pub fn new(samples: usize, seed: u64) -> Self {
-        Icws { samples, seed }
+        let keys = (0..samples)
+            .map(|i| SplitMix64(seed ^ (i as u64).wrapping_mul(0xA076_1D64_78BD_642F)).next_u64())
+            .collect();
+        Icws { keys }
     }
 
     pub fn samples(&self) -> usize {
-        self.samples
+        self.keys.len()
     }
 
-    /// The draws (r, c, β) of `element` in sample `i`.
-    fn draws(&self, i: usize, element: u64) -> (f64, f64, f64) {
-        let mut key = SplitMix64(self.seed ^ (i as u64).wrapping_mul(0xA076_1D64_78BD_642F));
-        let mut rng = SplitMix64(key.next_u64() ^ element);
+    /// The draws (r, c, β) of `element` in the sample of `key`.
+    #[inline]
+    fn draws(key: u64, element: u64) -> (f64, f64, f64) {
+        let mut rng = SplitMix64(key ^ element);
         // One more step decorrelates elements that differ in few bits.
         rng.next_u64();
         let r = gamma2(&mut rng);
@@ -70,23 +75,23 @@ impl Icws {
         if kept.is_empty() {
             return None;
         }
-        let signature = (0..self.samples)
-            .map(|i| {
-                let mut best = (f64::INFINITY, 0u64, 0i64);
-                for &(k, w) in &kept {
-                    let (r, c, beta) = self.draws(i, k);
-                    let t = (w.ln() / r + beta).floor();
-                    let ln_y = r * (t - beta);
-                    // a = c / (y e^r), compared through its logarithm.
-                    let ln_a = c.ln() - ln_y - r;
-                    if ln_a < best.0 || (ln_a == best.0 && k < best.1) {
-                        best = (ln_a, k, t as i64);
-                    }
+        // Element by element, every sample's running minimum: ln w is taken
+        // once an element, and the samples' minima stay in cache.
+        let mut best = vec![(f64::INFINITY, 0u64, 0i64); self.keys.len()];
+        for &(k, w) in &kept {
+            let ln_w = w.ln();
+            for (best, &key) in best.iter_mut().zip(&self.keys) {
+                let (r, c, beta) = Self::draws(key, k);
+                let t = (ln_w / r + beta).floor();
+                let ln_y = r * (t - beta);
+                // a = c / (y e^r), compared through its logarithm.
+                let ln_a = c.ln() - ln_y - r;
+                if ln_a < best.0 || (ln_a == best.0 && k < best.1) {
+                    *best = (ln_a, k, t as i64);
                 }
-                (best.1, best.2)
-            })
-            .collect();
-        Some(signature)
+            }
+        }
+        Some(best.into_iter().map(|(_, k, t)| (k, t)).collect())
     }
 
     /// The fraction of equal samples: the weighted Jaccard estimate.

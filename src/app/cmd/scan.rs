@@ -170,6 +170,7 @@ pub fn run(args: Args) -> Result<i32> {
             skip_bad_rows: args.input.skip_bad_rows,
             max_line_length: args.input.max_line_length,
             link: args.input.link,
+            record_input: &args.input,
             families: &args.families,
             signing: &args.signing,
             matching: &args.matching,
