@@ -337,7 +337,15 @@ pub struct InputArgs {
     #[arg(long, help_heading = "Records")]
     pub link: bool,
 
-    /// sets: each line is one `id<TAB>token` pair; the tokens of an id make its set.
+    /// jsonl/csv/tsv: keep each record's N words of highest TF.IDF (MMDS 1.3.1: term
+    /// frequency over the record's most frequent word, times log2 of the records over
+    /// those with the word; ties in byte order) and compare the records as sets of those
+    /// words (--shingle word -k 1).
+    #[arg(long, value_name = "N", value_parser = count, help_heading = "Records")]
+    pub important_words: Option<usize>,
+
+    /// sets: each line is one `id<TAB>token` pair; the tokens of an id make its set
+    /// (with --sketch icws `id<TAB>token<TAB>weight`).
     #[arg(long, help_heading = "Records")]
     pub pairs: bool,
 

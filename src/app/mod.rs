@@ -13,6 +13,7 @@ pub mod config;
 pub mod exchange_run;
 pub mod exit;
 pub mod families;
+pub mod important;
 pub mod limits;
 pub mod output;
 pub mod report;

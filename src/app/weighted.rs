@@ -43,6 +43,10 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
         (args.matching.method == MethodArg::Exact, "--method exact"),
         (args.matching.exact_index.is_some(), "--exact-index"),
         (args.matching.isolate, "--isolate"),
+        (
+            args.record_input.important_words.is_some(),
+            "--important-words",
+        ),
         (args.report.list_removable, "--list-removable"),
         (args.report.keep.is_some(), "--keep"),
         (!args.report.reference.is_empty(), "--reference"),
