@@ -295,11 +295,10 @@ fn score_counts_equivalent_words_as_one_edit() {
     ]);
     assert_eq!(
         text,
-        "a,b,score,name,address,phone
-         a1,b1,299,99,100,100
-         a2,b2,196,100,0,96
-         a3,b3,300,100,100,100
-"
+        "a,b,score,name,address,phone\n\
+         a1,b1,299,99,100,100\n\
+         a2,b2,196,100,0,96\n\
+         a3,b3,300,100,100,100\n"
     );
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.csv");

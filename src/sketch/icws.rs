@@ -47,7 +47,7 @@ fn gamma2(rng: &mut SplitMix64) -> f64 {
 /// library's.
 #[inline]
 fn floor(x: f64) -> f64 {
-    if !(x.abs() < 4.6e18) {
+    if x.is_nan() || x.abs() >= 4.6e18 {
         return x.floor();
     }
     let truncated = x as i64 as f64;

@@ -48,7 +48,7 @@ pub struct RecordOptions {
     pub pairs: bool,
     /// Sets: tokens carry weights (`token:weight`, or with `pairs`
     /// `id<TAB>token<TAB>weight`); each field is then `token<TAB>weight`,
-    /// a token once per set, its weights summed ([`sets::weighted_token`]).
+    /// a token once per set, its weights summed ([`weighted_token`]).
     pub weighted: bool,
     /// Ids are unique per input rather than over all inputs (`--link`).
     pub link: bool,
