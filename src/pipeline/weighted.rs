@@ -210,14 +210,15 @@ mod tests {
         let mut unit = move || (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
         let mut sets = Vec::new();
         for base in 0..60u64 {
-            let bag: Vec<(String, f64)> = (0..30)
-                .map(|t| {
-                    (
-                        format!("w{}", (base * 7919 + t * 104_729) % 5000),
-                        1.0 + 9.0 * unit(),
-                    )
-                })
+            // 25 tokens of its own (weights 1–10) and 5 of a pool of 10
+            // that every bag draws from (weights 0.1–0.5): unrelated bags
+            // share at most 2.5 of a Σmax ≥ 50, under 0.05.
+            let mut bag: Vec<(String, f64)> = (0..25)
+                .map(|t| (format!("b{base}t{t}"), 1.0 + 9.0 * unit()))
                 .collect();
+            for t in 0..5 {
+                bag.push((format!("c{}", (base + 2 * t) % 10), 0.1 + 0.4 * unit()));
+            }
             let copy: Vec<(String, f64)> = bag
                 .iter()
                 .map(|(t, w)| (t.clone(), w * (0.95 + 0.05 * unit())))
