@@ -277,6 +277,56 @@ fn score_fields_as_the_text_does() {
     assert!(out.stdout.is_empty());
 }
 
+/// MMDS 3.8.2's tables: with Bill,William in `--equivalents`, the names
+/// differ by one edit (1² = 1 point off) instead of 5; the other pairs keep
+/// their scores (Robert Smith is spelt alike in both). A line of one word is
+/// refused by file and line before any work.
+#[test]
+fn score_counts_equivalent_words_as_one_edit() {
+    let text = ok(&[
+        "score",
+        "tests/data/mmds/er-a.csv",
+        "tests/data/mmds/er-b.csv",
+        "--fields",
+        "name,address,phone",
+        "--equivalents",
+        "tests/data/mmds/nicknames.csv",
+        "-q",
+    ]);
+    assert_eq!(
+        text,
+        "a,b,score,name,address,phone\n\
+         a1,b1,299,99,100,100\n\
+         a2,b2,196,100,0,96\n\
+         a3,b3,300,100,100,100\n"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.csv");
+    std::fs::write(
+        &bad,
+        "Bill,William
+Bob
+",
+    )
+    .unwrap();
+    let out = run(&[
+        "score",
+        "tests/data/mmds/er-a.csv",
+        "tests/data/mmds/er-b.csv",
+        "--fields",
+        "name",
+        "--equivalents",
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("bad.csv:2: \"Bob\""),
+        "{}",
+        stderr(&out)
+    );
+    assert!(out.stdout.is_empty());
+}
+
 /// MMDS 3.8.3: x = 45 − 35f, i.e. f = (h1 − h)/(h1 − h0) with h0 = 10, h1 = 45.
 #[test]
 fn validate_solves_the_texts_formula() {

@@ -337,7 +337,15 @@ pub struct InputArgs {
     #[arg(long, help_heading = "Records")]
     pub link: bool,
 
-    /// sets: each line is one `id<TAB>token` pair; the tokens of an id make its set.
+    /// jsonl/csv/tsv: keep each record's N words of highest TF.IDF (MMDS 1.3.1: term
+    /// frequency over the record's most frequent word, times log2 of the records over
+    /// those with the word; ties in byte order) and compare the records as sets of those
+    /// words (--shingle word -k 1).
+    #[arg(long, value_name = "N", value_parser = count, help_heading = "Records")]
+    pub important_words: Option<usize>,
+
+    /// sets: each line is one `id<TAB>token` pair; the tokens of an id make its set
+    /// (with --sketch icws `id<TAB>token<TAB>weight`).
     #[arg(long, help_heading = "Records")]
     pub pairs: bool,
 
@@ -676,7 +684,10 @@ pub struct FamilyArgs {
 
     /// Sign documents with `simhash` (Charikar's 64-bit fingerprint of the shingle counts)
     /// instead of MinHash: pairs within --radius bits (default 3) of each other, none
-    /// missed (pigeonhole bands).
+    /// missed (pigeonhole bands). `icws`: weighted MinHash (Ioffe's ICWS) of weighted sets,
+    /// pairs with weighted Jaccard Σmin/Σmax ≥ -t, verified exactly: `--input sets` with
+    /// `id<TAB>token:weight …` (a token without `:weight` weighs 1, repeats add up; with
+    /// --pairs `id<TAB>token<TAB>weight`), or directories, each file its bag of shingle counts.
     #[arg(long, value_enum, value_name = "SKETCH", help_heading = "Families")]
     pub sketch: Option<SketchFamilyArg>,
 
@@ -711,6 +722,7 @@ pub enum MetricArg {
 pub enum SketchFamilyArg {
     Minhash,
     Simhash,
+    Icws,
 }
 
 #[cfg(test)]

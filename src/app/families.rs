@@ -41,6 +41,7 @@ pub const SIMHASH_RADIUS: u32 = 3;
 pub fn applies(f: &FamilyArgs, input: InputKind) -> bool {
     input.is_vectors()
         || f.sketch == Some(SketchFamilyArg::Simhash)
+        || f.sketch == Some(SketchFamilyArg::Icws)
         || matches!(
             f.metric,
             Some(MetricArg::Cosine | MetricArg::Euclidean | MetricArg::Hamming)
@@ -58,6 +59,9 @@ pub struct ScanArgs<'a> {
     pub max_line_length: u64,
     /// `--link`: two inputs, only pairs across them.
     pub link: bool,
+    /// The records' options (`--pairs`, `--skip-bad-rows` …), which
+    /// `--sketch icws` reads `--input sets` with.
+    pub record_input: &'a crate::app::args::InputArgs,
     pub families: &'a FamilyArgs,
     pub signing: &'a SigningArgs,
     pub matching: &'a MatchArgs,
@@ -108,6 +112,9 @@ pub fn output_format(report: &ReportArgs, metric: &str) -> Result<(Format, Clust
 }
 
 pub fn scan(args: ScanArgs) -> Result<i32> {
+    if args.families.sketch == Some(SketchFamilyArg::Icws) {
+        return crate::app::weighted::scan(args);
+    }
     let f = args.families;
     let kind = args.input;
     let (format, method) = output_format(args.report, metric_name(f, kind))?;
@@ -369,6 +376,9 @@ pub fn exchange_family(
     signing: &SigningArgs,
 ) -> Result<(simfind::exchange::Family, Option<Banding>)> {
     use simfind::exchange::Family;
+    if f.sketch == Some(SketchFamilyArg::Icws) {
+        bail!("sign --sketch icws is not available: run scan --sketch icws on one box");
+    }
     if f.sketch == Some(SketchFamilyArg::Simhash) {
         bail!(
             "sign --sketch simhash is not available: SimHash fingerprints are not in the exchange \

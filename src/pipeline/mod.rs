@@ -55,6 +55,7 @@ mod stream;
 #[cfg(test)]
 mod tests;
 pub mod vectors;
+pub mod weighted;
 
 use crate::input::walk::{self, FileEntry, WalkEvent, WalkSkips};
 pub use crate::model::{DocPairs, DocStatus, Document, SimilarPair};

@@ -319,6 +319,35 @@ pub fn weighted_jaccard(a: &[(u64, u32)], b: &[(u64, u32)]) -> Option<f64> {
     (max > 0).then(|| min as f64 / max as f64)
 }
 
+/// The weighted Jaccard similarity `Σ min / Σ max` of two weighted sets,
+/// `(element, weight)` strictly increasing by element, every weight finite
+/// and > 0 (what `scan --sketch icws` verifies by). `None` when both are
+/// empty. Sums run in element order, so the value is the same however the
+/// sets were read.
+pub fn weighted_jaccard_of(a: &[(u64, f64)], b: &[(u64, f64)]) -> Option<f64> {
+    let (mut i, mut j, mut min, mut max) = (0, 0, 0.0f64, 0.0f64);
+    while i < a.len() && j < b.len() {
+        match a[i].0.cmp(&b[j].0) {
+            Ordering::Less => {
+                max += a[i].1;
+                i += 1;
+            }
+            Ordering::Greater => {
+                max += b[j].1;
+                j += 1;
+            }
+            Ordering::Equal => {
+                min += a[i].1.min(b[j].1);
+                max += a[i].1.max(b[j].1);
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    max += a[i..].iter().chain(&b[j..]).map(|&(_, w)| w).sum::<f64>();
+    (max > 0.0).then(|| min / max)
+}
+
 /// `(Σ min(a_i, b_i), Σ max(a_i, b_i))` over two sorted count vectors.
 fn min_max_sums(a: &[(u64, u32)], b: &[(u64, u32)]) -> (u64, u64) {
     let (mut i, mut j, mut min, mut max) = (0, 0, 0u64, 0u64);

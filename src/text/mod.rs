@@ -17,6 +17,7 @@
 
 pub mod chunked;
 pub mod distinct;
+pub mod important;
 pub mod normalize;
 pub mod shingle;
 pub mod short_hash;

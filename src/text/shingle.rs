@@ -681,6 +681,12 @@ fn word_windows(
     }
 }
 
+/// The words of `text` as the word shingles see them (byte spans): for
+/// [`super::important`], which ranks them.
+pub(crate) fn find_words_in(text: &str, words: &mut Vec<(u32, u32)>) {
+    find_words(text, words);
+}
+
 /// The byte ranges of the words of `text` (maximal runs of
 /// [`char::is_alphanumeric`] characters), in order, into `words` (cleared
 /// first).

@@ -152,6 +152,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<i32> {
+    crate::app::important::check(&args.input)?;
     if args.identical_by.is_some()
         && (args.db.is_some()
             || args.matching.isolate
@@ -170,6 +171,7 @@ pub fn run(args: Args) -> Result<i32> {
             skip_bad_rows: args.input.skip_bad_rows,
             max_line_length: args.input.max_line_length,
             link: args.input.link,
+            record_input: &args.input,
             families: &args.families,
             signing: &args.signing,
             matching: &args.matching,
@@ -627,6 +629,7 @@ fn run_records(args: Args) -> Result<i32> {
     // A table's fields are short (names, addresses): char 2-shingles unless
     // -k says otherwise (docs/RECORDS.md, the benchmark that chose it).
     let mut signing = args.signing.clone();
+    crate::app::important::shingles(&args.input, &mut signing.shingles)?;
     if matches!(kind, InputKind::Csv | InputKind::Tsv)
         && signing.shingles.k.is_none()
         && matches!(
@@ -659,13 +662,15 @@ fn run_records(args: Args) -> Result<i32> {
     let started = Instant::now();
     let quiet = args.verbosity.quiet;
     let ui = Ui::with(args.verbosity);
-    let records = records::read_inputs(&args.roots, &options, &mut |err| {
+    let mut records = records::read_inputs(&args.roots, &options, &mut |err| {
         simfind::progress::Reporter::warn(&ui, std::path::Path::new(&err.place()), &err.reason)
     })
     .map_err(|err| match err.line {
         0 => anyhow!("{err}"),
         _ => anyhow!("{err} (--skip-bad-rows skips such rows with a warning)"),
     })?;
+    let normalization = config.recipe.normalization;
+    crate::app::important::apply(&mut records, args.input.important_words, normalization);
     if record.per_field
         && !record.weights.is_empty()
         && record.weights.len() != records.fields.len()

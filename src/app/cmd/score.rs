@@ -16,6 +16,7 @@ use crate::app::ui::{self, Verbosity};
 const AFTER_HELP: &str = "EXAMPLES:
   simfind score a.csv b.csv --fields name,address,phone
   simfind score a.csv b.csv --fields name,address,phone --min-score 185
+  simfind score a.csv b.csv --fields name,address,phone --equivalents nicknames.csv
 
 As in MMDS 3.8.2, a pair of records (one from each file) is scored only when one of
 the --fields is identical in both (the text sorts by each field in turn; this is
@@ -23,6 +24,11 @@ the same as one bucket per value). Each field is worth 100 points, less the squa
 the edit distance of the two values (Section 3.5.5's: insertions and deletions; never
 below 0): \"Bill\" and \"William\" (distance 5) score 75. Three identical fields score 300.
 Values are compared exactly as written (no case folding, no trimming inside).
+
+--equivalents lowers penalties as the text's \"publicly available tables\" do: each line
+of the file lists words that may stand for one another (Bill,William). A word of one
+value whose equivalent appears in the other counts as one edit, so \"Bill Jones\" and
+\"William Jones\" differ by 1 and score 99; a field never scores less than without it.
 
 OUTPUT: CSV `a,b,score,<field>,…`: the two ids, the total and each field's points, in
 the order of the first file's records, then the second's.
@@ -66,6 +72,11 @@ pub struct Args {
     /// The files' format.
     #[arg(long, value_name = "KIND", default_value = "csv", value_parser = ["csv", "tsv"])]
     pub input: String,
+
+    /// A table of equivalent words, one group a line separated by commas (Bill,William):
+    /// a word of one value whose equivalent is in the other counts as one edit.
+    #[arg(long, value_name = "FILE")]
+    pub equivalents: Option<PathBuf>,
 
     /// Print only the pairs scoring at least this.
     #[arg(long, value_name = "POINTS", default_value_t = 0)]
@@ -135,6 +146,15 @@ pub fn run(args: Args) -> Result<i32> {
     } else {
         InputKind::Csv
     };
+    let table = match &args.equivalents {
+        None => entity::Equivalents::default(),
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read --equivalents {}", path.display()))?;
+            entity::Equivalents::parse(&text)
+                .map_err(|(line, reason)| anyhow::anyhow!("{}:{line}: {reason}", path.display()))?
+        }
+    };
     for path in [&args.a, &args.b] {
         check_header(path, kind, &args.id_column, &fields)?;
     }
@@ -185,7 +205,7 @@ pub fn run(args: Args) -> Result<i32> {
                 .fields
                 .iter()
                 .zip(&other.fields)
-                .map(|(x, y)| entity::field_score(x, y))
+                .map(|(x, y)| entity::field_score_with(x, y, &table))
                 .collect();
             let total: u32 = points.iter().sum();
             if total < args.min_score {

@@ -121,6 +121,9 @@ pub fn run(args: Args) -> Result<i32> {
              --input vectors|bits (files and records are signed by MinHash)"
         );
     }
+    if args.input.important_words.is_some() {
+        bail!("--important-words applies to scan: sign keeps every word");
+    }
     if args.input.input != InputKind::Files {
         return run_records(args);
     }

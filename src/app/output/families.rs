@@ -24,6 +24,8 @@ pub enum Measure {
     Euclidean,
     /// Hamming distance, an integer.
     Hamming,
+    /// Weighted Jaccard similarity Σ min / Σ max (`--sketch icws`), 6 decimals.
+    WeightedJaccard,
 }
 
 impl Measure {
@@ -32,20 +34,23 @@ impl Measure {
             Measure::Cosine => "cosine",
             Measure::Euclidean => "euclidean",
             Measure::Hamming => "hamming",
+            Measure::WeightedJaccard => "weighted_jaccard",
         }
     }
 
     /// `similarity` for a similarity, `distance` for a distance.
     pub fn column(self) -> &'static str {
         match self {
-            Measure::Cosine => "similarity",
+            Measure::Cosine | Measure::WeightedJaccard => "similarity",
             Measure::Euclidean | Measure::Hamming => "distance",
         }
     }
 
     pub fn format(self, value: f64) -> String {
         match self {
-            Measure::Cosine | Measure::Euclidean => format!("{value:.6}"),
+            Measure::Cosine | Measure::Euclidean | Measure::WeightedJaccard => {
+                format!("{value:.6}")
+            }
             Measure::Hamming => format!("{}", value as u64),
         }
     }

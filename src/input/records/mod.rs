@@ -22,6 +22,7 @@ use super::kind::InputKind;
 mod csv;
 mod jsonl;
 mod sets;
+pub use sets::weighted_token;
 #[cfg(test)]
 mod tests;
 
@@ -45,6 +46,10 @@ pub struct RecordOptions {
     pub columns: Vec<String>,
     /// Sets: lines are `id<TAB>token` pairs, grouped by id.
     pub pairs: bool,
+    /// Sets: tokens carry weights (`token:weight`, or with `pairs`
+    /// `id<TAB>token<TAB>weight`); each field is then `token<TAB>weight`,
+    /// a token once per set, its weights summed ([`weighted_token`]).
+    pub weighted: bool,
     /// Ids are unique per input rather than over all inputs (`--link`).
     pub link: bool,
     /// The longest line or row kept, in bytes.
@@ -63,6 +68,7 @@ impl RecordOptions {
             id_column: "id".into(),
             columns: Vec::new(),
             pairs: false,
+            weighted: false,
             link: false,
             max_line: DEFAULT_MAX_LINE,
             skip_bad_rows: false,

@@ -2,6 +2,13 @@
 //! or with `--pairs` `id<TAB>token` per line, grouped by id in the order ids
 //! first appear. A token is a whole string: never shingled, never split at
 //! punctuation (`item-42` is one element).
+//!
+//! Weighted (`scan --sketch icws`): a token is `token:weight` (the weight
+//! after its last colon; a token without one weighs 1), or with `--pairs`
+//! `id<TAB>token<TAB>weight`. A weight is a finite number > 0; a token met
+//! again in a set adds its weight, so `a a b` is the bag {a: 2, b: 1}. A
+//! record's fields are then `token<TAB>weight`, each token once, in the order
+//! first met ([`weighted_token`] reads one back).
 
 use std::collections::HashMap;
 
@@ -12,6 +19,7 @@ pub(super) struct Sets {
     name: String,
     input: u32,
     pairs: bool,
+    weighted: bool,
     cap: usize,
     fields: Vec<String>,
     /// `--pairs`: every record, read whole before the first is given out,
@@ -27,6 +35,7 @@ impl Sets {
             name: name.into(),
             input,
             pairs: options.pairs,
+            weighted: options.weighted,
             cap: options.max_line,
             fields: vec!["tokens".into()],
             grouped: None,
@@ -114,6 +123,22 @@ impl Sets {
                 bad.push(self.error(origin.line, "missing token after the TAB".into()));
                 continue;
             }
+            let token = if self.weighted {
+                let (token, weight) = match token.split_once('\t') {
+                    Some((token, weight)) => (token.trim(), Some(weight.trim())),
+                    None => (token, None),
+                };
+                match weighed(token, weight) {
+                    Ok(weight) => format!("{token}\t{weight}"),
+                    Err(reason) => {
+                        bad.push(self.error(origin.line, reason));
+                        continue;
+                    }
+                }
+            } else {
+                token.to_owned()
+            };
+            let token = token.as_str();
             match at.get(&id) {
                 Some(&i) => records[i].fields.push(token.to_owned()),
                 None => {
@@ -126,8 +151,61 @@ impl Sets {
                 }
             }
         }
+        if self.weighted {
+            for record in &mut records {
+                record.fields = merged(std::mem::take(&mut record.fields));
+            }
+        }
         (records, bad)
     }
+}
+
+/// A token's weight: 1 when none is given, else the number given, which
+/// must be finite and > 0.
+fn weighed(token: &str, weight: Option<&str>) -> Result<f64, String> {
+    if token.is_empty() {
+        return Err(format!(
+            "empty token before the weight '{}'",
+            weight.unwrap_or_default()
+        ));
+    }
+    let Some(text) = weight else { return Ok(1.0) };
+    match text.parse::<f64>() {
+        Ok(w) if w.is_finite() && w > 0.0 => Ok(w),
+        _ => Err(format!(
+            "weight '{text}' of token '{token}' is not a number > 0"
+        )),
+    }
+}
+
+/// `token<TAB>weight` fields with each token once, its weights summed in
+/// the order met, tokens in the order first met.
+fn merged(fields: Vec<String>) -> Vec<String> {
+    let mut order: Vec<(String, f64)> = Vec::new();
+    let mut at: HashMap<String, usize> = HashMap::new();
+    for field in fields {
+        let Some((token, weight)) = weighted_token(&field) else {
+            continue;
+        };
+        match at.get(token) {
+            Some(&i) => order[i].1 += weight,
+            None => {
+                at.insert(token.to_owned(), order.len());
+                order.push((token.to_owned(), weight));
+            }
+        }
+    }
+    order
+        .into_iter()
+        .map(|(token, weight)| format!("{token}\t{weight}"))
+        .collect()
+}
+
+/// A weighted record's field as `(token, weight)`; `None` for a field that
+/// has no weight (one not read with [`super::RecordOptions::weighted`]).
+pub fn weighted_token(field: &str) -> Option<(&str, f64)> {
+    let (token, weight) = field.rsplit_once('\t')?;
+    weight.parse().ok().map(|w| (token, w))
 }
 
 impl Source for Sets {
@@ -148,6 +226,25 @@ impl Source for Sets {
             return self.grouped.as_mut()?.next().map(Ok);
         }
         let row = self.next_row()?;
+        if self.weighted {
+            return Some(row.and_then(|(id, rest, origin)| {
+                let mut fields = Vec::new();
+                for token in rest.split_ascii_whitespace() {
+                    let (token, weight) = match token.rsplit_once(':') {
+                        Some((token, weight)) => (token, Some(weight)),
+                        None => (token, None),
+                    };
+                    let weight =
+                        weighed(token, weight).map_err(|reason| self.error(origin.line, reason))?;
+                    fields.push(format!("{token}\t{weight}"));
+                }
+                Ok(Record {
+                    id,
+                    fields: merged(fields),
+                    origin,
+                })
+            }));
+        }
         Some(row.map(|(id, rest, origin)| Record {
             id,
             fields: rest.split_ascii_whitespace().map(str::to_owned).collect(),

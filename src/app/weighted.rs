@@ -1,0 +1,168 @@
+//! `scan --sketch icws`: weighted sets (`--input sets` with `token:weight`,
+//! or `id<TAB>token<TAB>weight` with `--pairs`) or files as bags of
+//! shingles (each shingle weighted by its count), paired by their weighted
+//! Jaccard similarity Σ min / Σ max. Arguments are checked here before any
+//! work (exit 2); the run is [`simfind::pipeline::weighted`]'s, the output
+//! the vector families' writer (`metric` `weighted_jaccard`).
+
+use std::os::unix::ffi::OsStrExt;
+
+use anyhow::{Result, anyhow, bail};
+use simfind::input::kind::InputKind;
+use simfind::input::records::{self, weighted_token};
+use simfind::pipeline::vectors::RunOptions;
+use simfind::pipeline::weighted::{self as run, Bag};
+use simfind::pipeline::{self, ScanStats};
+
+use crate::app::args::{DEFAULT_SEED, MethodArg, MetricArg};
+use crate::app::config;
+use crate::app::exit;
+use crate::app::families::{ScanArgs, output_format};
+use crate::app::output::Sink;
+use crate::app::output::families::{self as writer, Measure};
+use crate::app::report::FormatArg;
+use crate::app::ui::{Ui, plural};
+
+pub fn scan(args: ScanArgs) -> Result<i32> {
+    let kind = args.input;
+    let f = args.families;
+    if !matches!(kind, InputKind::Sets | InputKind::Files) {
+        bail!(
+            "--sketch icws signs weighted sets: give --input sets (token:weight) or directories \
+             (bags of shingles), not --input {kind}"
+        );
+    }
+    if !matches!(f.metric, None | Some(MetricArg::Jaccard)) {
+        bail!("--sketch icws pairs by weighted Jaccard similarity: leave out --metric");
+    }
+    for (given, flag) in [
+        (f.angle.is_some(), "--angle"),
+        (f.radius.is_some(), "--radius"),
+        (f.bucket_width.is_some(), "--bucket-width"),
+        (args.db, "--db"),
+        (args.matching.method == MethodArg::Exact, "--method exact"),
+        (args.matching.exact_index.is_some(), "--exact-index"),
+        (args.matching.isolate, "--isolate"),
+        (
+            args.record_input.important_words.is_some(),
+            "--important-words",
+        ),
+        (args.report.list_removable, "--list-removable"),
+        (args.report.keep.is_some(), "--keep"),
+        (!args.report.reference.is_empty(), "--reference"),
+        (args.report.format == FormatArg::Html, "--format html"),
+    ] {
+        if given {
+            bail!(
+                "{flag} does not apply to --sketch icws (weighted sets banded by their ICWS \
+                 samples; pairs or groups by weighted Jaccard)"
+            );
+        }
+    }
+    let (format, method) = output_format(args.report, "jaccard")?;
+    let shingles = &args.signing.shingles;
+    if kind == InputKind::Sets && (shingles.shingle.is_some() || shingles.k.is_some()) {
+        bail!("--input sets compares whole tokens: --shingle and -k do not apply");
+    }
+    let roots: &[std::path::PathBuf] = if kind == InputKind::Sets {
+        &[]
+    } else {
+        args.roots
+    };
+    let (config, _) = config::scan(roots, args.signing, args.matching, args.files, false, None)?;
+    let options = RunOptions {
+        link: None,
+        verification: config.verification,
+    };
+    let seed = args.signing.seed.unwrap_or(DEFAULT_SEED);
+    let banding = config.recipe.banding;
+    let quiet = args.verbosity.quiet;
+    let ui = Ui::with(args.verbosity);
+    let mut problems = 0u64;
+    // Opened before any work: a bad -o fails first, and nothing is written
+    // unless the run completes.
+    let mut sink = Sink::create(args.output)?;
+
+    let (sets, ids, options, what) = if kind == InputKind::Sets {
+        let (mut record_options, _) = config::records(args.record_input, args.roots)?;
+        record_options.weighted = true;
+        let read = records::read_inputs(args.roots, &record_options, &mut |err| {
+            simfind::progress::Reporter::warn(&ui, std::path::Path::new(&err.place()), &err.reason)
+        })
+        .map_err(|err| match err.line {
+            0 => anyhow!("{err}"),
+            _ => anyhow!("{err} (--skip-bad-rows skips such rows with a warning)"),
+        })?;
+        problems += read.skipped;
+        let split = args
+            .record_input
+            .link
+            .then(|| read.records.partition_point(|r| r.origin.input == 0) as u32);
+        let sets: Vec<Vec<(u64, f64)>> = read
+            .records
+            .iter()
+            .map(|r| run::weighted_set(r.fields.iter().filter_map(|f| weighted_token(f))))
+            .collect();
+        let ids: Vec<Vec<u8>> = read
+            .records
+            .into_iter()
+            .map(|r| r.id.into_bytes())
+            .collect();
+        let options = RunOptions {
+            link: split,
+            ..options
+        };
+        (sets, ids, options, "weighted sets")
+    } else {
+        if args.link {
+            bail!("--link pairs two files of records: give --input sets and exactly two files");
+        }
+        let mut stats = ScanStats::default();
+        let files = pipeline::walk_files(&config, &ui, &mut stats);
+        problems += stats.errors;
+        let bags = run::bags_of_files(&files, &config, &ui);
+        let sets = bags
+            .into_iter()
+            .map(|bag| match bag {
+                Bag::Of(set) => set,
+                Bag::Failed => {
+                    problems += 1;
+                    Vec::new()
+                }
+                Bag::Skipped(_) => Vec::new(),
+            })
+            .collect();
+        let ids = files
+            .iter()
+            .map(|file| file.path.as_os_str().as_bytes().to_vec())
+            .collect();
+        (sets, ids, options, "files as bags of shingles")
+    };
+    let outcome = run::scan_weighted(&sets, config.threshold, banding, seed, options, &ui);
+    writer::write(
+        &mut sink,
+        format,
+        Measure::WeightedJaccard,
+        method,
+        &outcome.pairs,
+        &|i| ids[i as usize].clone(),
+    )?;
+    sink.commit()?;
+    if !quiet {
+        eprintln!(
+            "simfind: {} {what}, {} bands × {} rows of ICWS samples, {}, {} with weighted \
+             Jaccard ≥ {:.3}",
+            sets.len(),
+            banding.bands,
+            banding.rows,
+            plural(outcome.candidates, "candidate", "candidates"),
+            plural(outcome.pairs.len() as u64, "pair", "pairs"),
+            config.threshold
+        );
+    }
+    Ok(if problems > 0 {
+        exit::PARTIAL
+    } else {
+        exit::OK
+    })
+}
