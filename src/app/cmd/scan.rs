@@ -564,7 +564,7 @@ fn summary(
         Method::Exact => format!(
             "{} verified by the join{}",
             plural(s.candidates, "pair", "pairs"),
-            join_work(config, s)
+            summary::join_work(config.exact_index, s)
         ),
     };
     format!(
@@ -725,7 +725,7 @@ fn run_records(args: Args) -> Result<i32> {
             Method::Exact => format!(
                 "{} verified by the join{}",
                 plural(s.candidates, "pair", "pairs"),
-                join_work(&config, s)
+                summary::join_work(config.exact_index, s)
             ),
         };
         eprintln!(
@@ -776,28 +776,4 @@ fn finish(
         out.write(&summary::document("scan", status, fields))?;
     }
     Ok(status)
-}
-
-/// What the exact join's index did, for the summary: only when `--exact-index`
-/// was given, so that the chapter's claims (MMDS 3.9: each refinement looks
-/// into fewer buckets and compares fewer pairs) can be measured; empty
-/// otherwise, leaving the default summary as it was.
-fn join_work(config: &ScanConfig, s: &pipeline::ScanStats) -> String {
-    use simfind::similarity::join::ExactIndex;
-    match config.exact_index {
-        None => String::new(),
-        Some(ExactIndex::Length) => " (length filter, no index)".to_string(),
-        Some(ExactIndex::PpJoin) => format!(
-            " (ppjoin index: {}; probes found {})",
-            plural(s.join_index_entries, "entry", "entries"),
-            plural(s.join_probe_hits, "entry", "entries")
-        ),
-        Some(index) => format!(
-            " ({} index: {}; probes looked into {} and found {})",
-            index.name(),
-            plural(s.join_index_entries, "entry", "entries"),
-            plural(s.join_lookups, "bucket", "buckets"),
-            plural(s.join_probe_hits, "entry", "entries")
-        ),
-    }
 }

@@ -20,9 +20,10 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use serde_json::{Map, Value, json};
 use simfind::pipeline::ScanStats;
+use simfind::similarity::join::ExactIndex;
 
 use super::Sink;
-use crate::app::ui::{StageSeconds, stage_key};
+use crate::app::ui::{StageSeconds, plural, stage_key};
 
 /// The value of `"schema"` in every summary this version writes.
 pub const SCHEMA: &str = "simfind-summary/1";
@@ -107,4 +108,27 @@ pub fn seconds(total: f64, stages: &StageSeconds) -> Value {
         .map(|&(stage, s)| (stage_key(stage).to_string(), json!(s)))
         .collect();
     json!({ "total": total, "stages": stages })
+}
+
+/// What the exact join's index did, for the summary: only when `--exact-index`
+/// was given, so that the chapter's claims (MMDS 3.9: each refinement looks
+/// into fewer buckets and compares fewer pairs) can be measured; empty
+/// otherwise, leaving the default summary as it was.
+pub fn join_work(exact_index: Option<ExactIndex>, s: &ScanStats) -> String {
+    match exact_index {
+        None => String::new(),
+        Some(ExactIndex::Length) => " (length filter, no index)".to_string(),
+        Some(ExactIndex::PpJoin) => format!(
+            " (ppjoin index: {}; probes found {})",
+            plural(s.join_index_entries, "entry", "entries"),
+            plural(s.join_probe_hits, "entry", "entries")
+        ),
+        Some(index) => format!(
+            " ({} index: {}; probes looked into {} and found {})",
+            index.name(),
+            plural(s.join_index_entries, "entry", "entries"),
+            plural(s.join_lookups, "bucket", "buckets"),
+            plural(s.join_probe_hits, "entry", "entries")
+        ),
+    }
 }
