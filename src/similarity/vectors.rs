@@ -7,6 +7,10 @@
 //! order pairs are verified in. Bit strings are packed 64 to a `u64` word,
 //! bit `i` of the string at bit `i % 64` of word `i / 64`; bits past the
 //! string's length are zero.
+//!
+//! [`all_pairs`]: every pair of a point set measured (the exact method).
+
+pub mod all_pairs;
 
 /// `Σ aᵢ·bᵢ`, in `f64`. The slices have the same length.
 pub fn dot(a: &[f32], b: &[f32]) -> f64 {
