@@ -86,7 +86,7 @@ pub fn euclidean_margin(d: usize) -> (f64, f64) {
 }
 
 /// `f64` `Σ xₖ²` of each row, as [`super::dot`] sums it.
-fn squared_norms(values: &[f32], dim: usize, n: usize) -> Vec<f64> {
+pub fn squared_norms(values: &[f32], dim: usize, n: usize) -> Vec<f64> {
     (0..n)
         .into_par_iter()
         .map(|i| {
@@ -231,7 +231,7 @@ pub fn cosine_pairs(
         if score < screen || norms[a] == 0.0 || norms[b] == 0.0 {
             return None;
         }
-        let c = super::cosine(row(a), row(b))?;
+        let c = super::cosine_with_norms(row(a), row(b), norms[a], norms[b])?;
         Some(if c >= min_cosine { c } else { f64::NAN })
     };
     all_blocks(&unit, dim, n, link, &keep)
