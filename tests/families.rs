@@ -819,3 +819,7 @@ mod inputs;
 /// `--verify signature`: each family's estimate within its binomial margin.
 #[path = "families/signature.rs"]
 mod signature;
+
+/// `--method exact|lsh|auto` for points, and `--simhash-weights`.
+#[path = "families/exact.rs"]
+mod exact;

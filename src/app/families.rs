@@ -17,10 +17,11 @@ use simfind::lsh::family::{self, Metric};
 use simfind::pipeline::vectors::{self as run, Fingerprint, RunOptions, VectorQuery, choose};
 use simfind::pipeline::{self, ScanStats, Verification};
 use simfind::sketch::bit_sampling::BitSampling;
+use simfind::sketch::simhash;
 
 use crate::app::args::{
     DEFAULT_BANDS, DEFAULT_ROWS, DEFAULT_SEED, FamilyArgs, FileArgs, MatchArgs, MethodArg,
-    MetricArg, SigningArgs, SketchFamilyArg, VerifyArg,
+    MetricArg, SigningArgs, SimHashWeightsArg, SketchFamilyArg, VerifyArg,
 };
 use crate::app::config;
 use crate::app::exit;
@@ -41,6 +42,7 @@ pub const SIMHASH_RADIUS: u32 = 3;
 pub fn applies(f: &FamilyArgs, input: InputKind) -> bool {
     input.is_vectors()
         || f.sketch == Some(SketchFamilyArg::Simhash)
+        || f.simhash_weights.is_some()
         || matches!(
             f.metric,
             Some(MetricArg::Cosine | MetricArg::Euclidean | MetricArg::Hamming)
@@ -125,6 +127,9 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
             "--list-removable, --keep and --reference work on MinHash scans of documents, not with --metric {}",
             metric_name(f, kind)
         );
+    }
+    if f.simhash_weights.is_some() && f.sketch != Some(SketchFamilyArg::Simhash) {
+        bail!("--simhash-weights weighs the shingles of --sketch simhash: add --sketch simhash");
     }
     let banding = given_banding(args.signing);
     let plan = match (kind, f.sketch) {
@@ -286,7 +291,11 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
             let mut stats = ScanStats::default();
             let files = pipeline::walk_files(&config, &ui, &mut stats);
             problems += stats.errors;
-            let prints = run::fingerprint_files(&files, &config, &ui);
+            let weights = match f.simhash_weights {
+                None | Some(SimHashWeightsArg::Set) => simhash::Weights::Set,
+                Some(SimHashWeightsArg::Counts) => simhash::Weights::Counts,
+            };
+            let prints = run::fingerprint_files(&files, &config, weights, &ui);
             let mut kept = Vec::new();
             let mut values = Vec::new();
             for (i, print) in prints.iter().enumerate() {

@@ -566,8 +566,8 @@ fn split_fields(
             }
             &line[start..i]
         };
-        let text = std::str::from_utf8(bytes)
-            .map_err(|_| format!("field {number} is not valid UTF-8"))?;
+        let text =
+            std::str::from_utf8(bytes).map_err(|_| format!("field {number} is not valid UTF-8"))?;
         let mut field = spare.pop().unwrap_or_default();
         field.clear();
         field.push_str(text);

@@ -19,8 +19,8 @@ use crate::input::vectors::{BitStrings, Vectors};
 use crate::input::walk::FileEntry;
 use crate::lsh::{self, Banding};
 use crate::progress::{Reporter, Stage};
+use crate::similarity::vectors;
 use crate::similarity::vectors::all_pairs;
-use crate::similarity::{measures, vectors};
 use crate::sketch::bit_sampling::{self, BitSampling};
 use crate::sketch::hyperplane::{self, Hyperplanes};
 use crate::sketch::pstable::PStable;
@@ -179,7 +179,8 @@ pub fn exact_bits(
     let n = strings.len();
     let split = link.map(|s| s as usize);
     reporter.begin(Stage::Verify, Some(all_pairs::pair_count(n, split)));
-    let found = all_pairs::hamming_pairs(&strings.words, strings.words_per_string(), n, radius, split);
+    let found =
+        all_pairs::hamming_pairs(&strings.words, strings.words_per_string(), n, radius, split);
     reporter.advance(found.scored);
     reporter.end(Stage::Verify);
     from_all_pairs(found)
@@ -284,11 +285,12 @@ pub enum Fingerprint {
 }
 
 /// The SimHash fingerprint of every file, in parallel, in the files' order:
-/// the recipe's normalisation and shingles, each shingle weighted by its
-/// count ([`simhash`]). Read errors are reported as warnings.
+/// the recipe's normalisation and shingles, weighted by `weights`
+/// ([`simhash`]). Read errors are reported as warnings.
 pub fn fingerprint_files(
     files: &[FileEntry],
     config: &ScanConfig,
+    weights: simhash::Weights,
     reporter: &dyn Reporter,
 ) -> Vec<Fingerprint> {
     reporter.begin(Stage::Sign, Some(files.len() as u64));
@@ -313,8 +315,8 @@ pub fn fingerprint_files(
                     if hashes.is_empty() {
                         Fingerprint::Skipped("shorter than one shingle")
                     } else {
-                        let counts = measures::count_vector(hashes);
-                        Fingerprint::Of(simhash::fingerprint(&counts, recipe.seed))
+                        let features = simhash::features(hashes, weights);
+                        Fingerprint::Of(simhash::fingerprint(&features, recipe.seed))
                     }
                 }
             };

@@ -28,21 +28,21 @@ use crate::lsh::scurve::candidate_probability;
 /// product, eight lanes), in units of the matrix product's.
 pub const SIGN_MADD: f64 = 4.0;
 /// One sampled bit of bit sampling.
-pub const SIGN_BIT: f64 = 4.0;
+pub const SIGN_BIT: f64 = 50.0;
 /// One band key of one point: hashed, bucketed and sorted.
-pub const BAND_KEY: f64 = 200.0;
+pub const BAND_KEY: f64 = 3000.0;
 /// One candidate pair: emitted by its bucket, deduplicated, looked up.
-pub const CANDIDATE: f64 = 400.0;
+pub const CANDIDATE: f64 = 500.0;
 /// One component of one candidate's `f64` measure (sequential sums over two
 /// rows fetched from anywhere in memory).
-pub const VERIFY_COMPONENT: f64 = 20.0;
+pub const VERIFY_COMPONENT: f64 = 60.0;
 /// One 64-bit word of a candidate's Hamming distance.
-pub const VERIFY_WORD: f64 = 4.0;
-/// One pair of the exact method beyond its `d` multiply-adds: the screen's
-/// comparison and the loop.
-pub const EXACT_PAIR: f64 = 4.0;
+pub const VERIFY_WORD: f64 = 50.0;
+/// One pair of the exact method beyond its `d` multiply-adds or its words:
+/// the screen's comparison (or the distance's) and the loop.
+pub const EXACT_PAIR: f64 = 40.0;
 /// One 64-bit word of the exact method's popcount.
-pub const EXACT_WORD: f64 = 2.0;
+pub const EXACT_WORD: f64 = 20.0;
 
 /// The most values a point may be signed with, and the most bytes of the
 /// `n × b·r` signature matrix (4 bytes a value).
@@ -83,7 +83,7 @@ fn is_bits(metric: Metric) -> bool {
 /// The exact method's predicted work.
 pub fn exact_cost(metric: Metric, work: Work) -> f64 {
     let per_pair = if is_bits(metric) {
-        work.dim.div_ceil(64) as f64 * EXACT_WORD
+        work.dim.div_ceil(64) as f64 * EXACT_WORD + EXACT_PAIR
     } else {
         work.dim as f64 + EXACT_PAIR
     };

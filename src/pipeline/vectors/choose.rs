@@ -107,12 +107,7 @@ fn work(n: usize, dim: usize, link: Option<u32>) -> Work {
 
 /// The choice between the exact method and the cheapest LSH (or the given
 /// banding, priced).
-fn decide(
-    metric: Metric,
-    work: Work,
-    given: Given,
-    lsh: Option<Priced>,
-) -> Result<Choice, String> {
+fn decide(metric: Metric, work: Work, given: Given, lsh: Option<Priced>) -> Result<Choice, String> {
     let exact_cost = cost::exact_cost(metric, work);
     let lsh_cost = lsh.map(|p| p.cost);
     let lsh_method = |p: Priced| Method::Lsh {
@@ -205,8 +200,7 @@ pub fn choose_vectors(
             decide(Metric::Cosine, w, given, lsh)
         }
         VectorQuery::Euclidean { radius, width } => {
-            let sample =
-                sample_distances(n, given.link, |a, b| measure::euclidean(row(a), row(b)));
+            let sample = sample_distances(n, given.link, |a, b| measure::euclidean(row(a), row(b)));
             // A width given, or bands given (tuned for some width: the old
             // default 2R, kept): priced as they are. Otherwise the cheapest
             // width and banding together.

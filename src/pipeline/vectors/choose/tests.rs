@@ -50,7 +50,10 @@ fn what_is_asked_or_given_wins() {
         asked: Asked::Exact,
         ..auto()
     };
-    assert_eq!(choose_vectors(&large, q, false, exact).unwrap().method, Method::Exact);
+    assert_eq!(
+        choose_vectors(&large, q, false, exact).unwrap().method,
+        Method::Exact
+    );
     let small = gaussian_points(300, 16, 4);
     let banding = Banding { bands: 5, rows: 4 };
     let given = Given {
@@ -58,17 +61,29 @@ fn what_is_asked_or_given_wins() {
         ..auto()
     };
     let c = choose_vectors(&small, q, false, given).unwrap();
-    assert_eq!(c.method, Method::Lsh { banding, width: 0.0 });
+    assert_eq!(
+        c.method,
+        Method::Lsh {
+            banding,
+            width: 0.0
+        }
+    );
     let lsh = Given {
         asked: Asked::Lsh,
         ..auto()
     };
-    assert!(matches!(choose_vectors(&small, q, false, lsh).unwrap().method, Method::Lsh { .. }));
+    assert!(matches!(
+        choose_vectors(&small, q, false, lsh).unwrap().method,
+        Method::Lsh { .. }
+    ));
     let signature = Given {
         by_signature: true,
         ..auto()
     };
-    assert!(matches!(choose_vectors(&small, q, false, signature).unwrap().method, Method::Lsh { .. }));
+    assert!(matches!(
+        choose_vectors(&small, q, false, signature).unwrap().method,
+        Method::Lsh { .. }
+    ));
     let both = Given {
         asked: Asked::Exact,
         by_signature: true,
@@ -81,7 +96,10 @@ fn what_is_asked_or_given_wins() {
 fn samples_are_fixed_and_cross_the_link() {
     let a = sample_distances(1000, None, |a, b| (a * 1000 + b) as f64);
     assert_eq!(a.len(), SAMPLE_PAIRS);
-    assert_eq!(a, sample_distances(1000, None, |a, b| (a * 1000 + b) as f64));
+    assert_eq!(
+        a,
+        sample_distances(1000, None, |a, b| (a * 1000 + b) as f64)
+    );
     let across = sample_distances(10, Some(3), |a, b| {
         assert!(a < 3 && b >= 3);
         0.0
