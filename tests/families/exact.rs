@@ -97,7 +97,7 @@ fn exact_cosine_and_euclidean_are_the_brute_force_pairs() {
         "--metric",
         "euclidean",
         "--radius",
-        "1.2",
+        "2.2",
         "--method",
         "exact",
         "-q",
@@ -105,7 +105,7 @@ fn exact_cosine_and_euclidean_are_the_brute_force_pairs() {
     let one = scan_output(&l2_args, "1");
     assert_eq!(one, scan_output(&l2_args, "2"), "-j 1 and -j 2 differ");
     let truth = brute(n, |i, j| {
-        Some(l2(&points[i], &points[j])).filter(|&d| d <= 1.2)
+        Some(l2(&points[i], &points[j])).filter(|&d| d <= 2.2)
     });
     assert!(truth.len() > 1000, "{}", truth.len());
     assert_same(&reported(&one, "euclidean", "distance"), &truth, 1e-6);
@@ -264,7 +264,13 @@ fn auto_bands_a_hundred_thousand_points() {
 #[test]
 fn simhash_weights_by_set_or_by_counts() {
     let dir = tempfile::tempdir().unwrap();
-    let (p, q) = (prose(31, 300), prose(32, 300));
+    // Words in P, numbers in Q: no shingle in common but at their junction.
+    let p = prose(31, 300);
+    let q: Vec<String> = (0..400u64)
+        .map(|i| (i * 7919 % 10007).to_string())
+        .collect();
+    // Q eight times in both: heavy enough that B's twentyfold P turns it away.
+    let q = vec![q.join(" "); 8].join(" ");
     std::fs::write(dir.path().join("a.txt"), format!("{p} {p} {q}")).unwrap();
     let many = vec![p.as_str(); 20].join(" ");
     std::fs::write(dir.path().join("b.txt"), format!("{many} {q}")).unwrap();
