@@ -530,7 +530,7 @@ fn split_fields(
     fields: &mut Vec<String>,
     spare: &mut Vec<String>,
 ) -> Result<(), String> {
-    spare.extend(fields.drain(..));
+    spare.append(fields);
     let mut quoted: Vec<u8> = Vec::new();
     let mut i = 0;
     loop {

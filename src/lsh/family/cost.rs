@@ -45,9 +45,12 @@ pub const EXACT_PAIR: f64 = 40.0;
 pub const EXACT_WORD: f64 = 20.0;
 
 /// The most values a point may be signed with, and the most bytes of the
-/// `n × b·r` signature matrix (4 bytes a value).
+/// `n × b·r` signature matrix (4 bytes a value) beyond [`FLOOR_HASHES`].
 pub const MAX_HASHES: usize = 2048;
 pub const MAX_SIGNATURE_BYTES: u64 = 1 << 30;
+/// Values a point may always be signed with, whatever the byte cap says (the
+/// S-curve tuning's own limit, which it never capped).
+pub const FLOOR_HASHES: usize = 200;
 
 /// Bucket widths tried for Euclidean, as multiples of the radius.
 pub const WIDTHS: [f64; 8] = [1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0];
@@ -142,8 +145,9 @@ pub fn cheapest(
     if p <= 0.0 {
         return None;
     }
+    // The byte cap never leaves fewer than the S-curve tuning's 200 values.
     let by_bytes = (MAX_SIGNATURE_BYTES / 4 / work.points.max(1)) as usize;
-    let max_hashes = MAX_HASHES.min(by_bytes).max(1);
+    let max_hashes = MAX_HASHES.min(by_bytes.max(FLOOR_HASHES));
     let mut best: Option<Priced> = None;
     for rows in 1..=max_hashes {
         let band = p.powi(rows as i32);

@@ -19,7 +19,7 @@ use super::VectorQuery;
 /// of pairs is seen with relative error `√((1 − q)/(q·S))`).
 pub const SAMPLE_PAIRS: usize = 2048;
 /// The sample's seed: fixed, so the choice is too.
-const SAMPLE_SEED: u64 = 0x5A3E_D15C_0F_F1CE;
+const SAMPLE_SEED: u64 = 0x005A_3ED1_5C0F_F1CE;
 
 /// `--method` as asked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
