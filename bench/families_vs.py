@@ -205,8 +205,10 @@ def cosine_section(binary, name, ids, x, t, out_dir, lsh_bits):
     print(f"\n### cosine ≥ {t}: {name} ({len(x)} × {x.shape[1]}, {len(truth)} true pairs)\n")
     print("| tool | pairs | recall | precision | seconds |")
     print("|---|--:|--:|--:|--:|")
-    rows, s = simfind(binary, ["--input", "vectors", path, "--metric", "cosine", "-t", str(t)])
-    row("simfind (tuned b × r)", by_index(rows, ids), truth, s)
+    for method in ("auto", "exact", "lsh"):
+        rows, s = simfind(binary, ["--input", "vectors", path, "--metric", "cosine", "-t", str(t),
+                                   "--method", method])
+        row(f"simfind --method {method}", by_index(rows, ids), truth, s)
     found, s = faiss_exact(x, t)
     row("faiss IndexFlatIP range_search (exact)", found, truth, s)
     for k in (10, 50):
@@ -222,8 +224,10 @@ def euclidean_section(binary, name, ids, x, r, out_dir):
     print(f"\n### L2 ≤ {r}: {name} ({len(x)} × {x.shape[1]}, {len(truth)} true pairs)\n")
     print("| tool | pairs | recall | precision | seconds |")
     print("|---|--:|--:|--:|--:|")
-    rows, s = simfind(binary, ["--input", "vectors", path, "--metric", "euclidean", "--radius", str(r)])
-    row("simfind (tuned b × r, a = 2R)", by_index(rows, ids), truth, s)
+    for method in ("auto", "exact"):
+        rows, s = simfind(binary, ["--input", "vectors", path, "--metric", "euclidean",
+                                   "--radius", str(r), "--method", method])
+        row(f"simfind --method {method}", by_index(rows, ids), truth, s)
     found, s = sklearn_radius(x, r)
     row("scikit-learn radius_neighbors (exact)", found, truth, s)
 
@@ -293,9 +297,11 @@ def simhash_section(binary, corpus_dir, k):
           f"precision: reported pairs with Jaccard ≥ 0.5)\n")
     print("| tool | pairs | recall (J ≥ 0.9) | precision (J ≥ 0.5) | seconds |")
     print("|---|--:|--:|--:|--:|")
-    rows, s = simfind(binary, ["--sketch", "simhash", "--radius", str(k), root])
-    found = {tuple(sorted((os.path.relpath(a, root), os.path.relpath(b, root)))) for a, b, *_ in rows}
-    score_docs("simfind --sketch simhash", found, near, any_similar, s)
+    for weights in ("set", "counts"):
+        rows, s = simfind(binary, ["--sketch", "simhash", "--radius", str(k), root,
+                                   "--simhash-weights", weights])
+        found = {tuple(sorted((os.path.relpath(a, root), os.path.relpath(b, root)))) for a, b, *_ in rows}
+        score_docs(f"simfind --sketch simhash --simhash-weights {weights}", found, near, any_similar, s)
     pairs, s = text_dedup_simhash(paths, k)
     found = {tuple(sorted((rel[a], rel[b]))) for a, b in pairs}
     score_docs("text-dedup SimHash (2 processes)", found, near, any_similar, s)

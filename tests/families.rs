@@ -704,7 +704,7 @@ fn debian_docs_tf_vectors_and_sign_bits() {
 /// SimHash over debian-docs against an independent implementation of what
 /// docs/FAMILIES.md defines: the data README's char5 shingles (lossy UTF-8,
 /// lowercase, whitespace runs → one space, trimmed; XXH3-64 of each 5-character
-/// window), weighted by their counts; each hash scrambled with the seed by
+/// window), weighted by their counts or each once (--simhash-weights); each hash scrambled with the seed by
 /// SplitMix64's finaliser; bit i of the fingerprint is the sign of Σ ±weight.
 /// The pigeonhole bands miss nothing, so the output is exactly the brute-force
 /// set of pairs within 3 bits; and -j 1 = -j 2.
@@ -735,77 +735,89 @@ fn simhash_equals_brute_force_on_debian_docs() {
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
     };
-    let mut prints: Vec<(String, u64)> = Vec::new();
-    for p in &paths {
-        let lowered = String::from_utf8_lossy(&std::fs::read(p).unwrap()).to_lowercase();
-        let text = lowered.split_whitespace().collect::<Vec<_>>().join(" ");
-        let chars: Vec<char> = text.chars().collect();
-        if chars.len() < 5 {
-            continue;
+    // Weighted by counts, and (the default) each distinct shingle once.
+    for weights in ["counts", "set"] {
+        let mut prints: Vec<(String, u64)> = Vec::new();
+        for p in &paths {
+            let lowered = String::from_utf8_lossy(&std::fs::read(p).unwrap()).to_lowercase();
+            let text = lowered.split_whitespace().collect::<Vec<_>>().join(" ");
+            let chars: Vec<char> = text.chars().collect();
+            if chars.len() < 5 {
+                continue;
+            }
+            let mut counts: HashMap<u64, i64> = HashMap::new();
+            for w in chars.windows(5) {
+                let s: String = w.iter().collect();
+                *counts
+                    .entry(xxhash_rust::xxh3::xxh3_64(s.as_bytes()))
+                    .or_default() += 1;
+            }
+            let mut sums = [0i64; 64];
+            for (h, c) in counts {
+                let h = mix(h);
+                for (i, sum) in sums.iter_mut().enumerate() {
+                    let c = if weights == "set" { 1 } else { c };
+                    *sum += if h >> i & 1 == 1 { c } else { -c };
+                }
+            }
+            let fp = sums
+                .iter()
+                .enumerate()
+                .fold(0u64, |fp, (i, s)| fp | (u64::from(*s > 0) << i));
+            let rel = p.strip_prefix(util::root().join(root)).unwrap();
+            prints.push((root.join(rel).to_string_lossy().into_owned(), fp));
         }
-        let mut counts: HashMap<u64, i64> = HashMap::new();
-        for w in chars.windows(5) {
-            let s: String = w.iter().collect();
-            *counts
-                .entry(xxhash_rust::xxh3::xxh3_64(s.as_bytes()))
-                .or_default() += 1;
-        }
-        let mut sums = [0i64; 64];
-        for (h, c) in counts {
-            let h = mix(h);
-            for (i, sum) in sums.iter_mut().enumerate() {
-                *sum += if h >> i & 1 == 1 { c } else { -c };
+        let mut truth = HashMap::new();
+        for i in 0..prints.len() {
+            for j in i + 1..prints.len() {
+                let h = (prints[i].1 ^ prints[j].1).count_ones();
+                if h <= 3 {
+                    // simfind orders a pair by path bytes (its walk order).
+                    let (a, b) = (prints[i].0.clone(), prints[j].0.clone());
+                    let key = if a.as_bytes() < b.as_bytes() {
+                        (a, b)
+                    } else {
+                        (b, a)
+                    };
+                    truth.insert(key, f64::from(h));
+                }
             }
         }
-        let fp = sums
+        let args = [
+            "scan",
+            root.to_str().unwrap(),
+            "--sketch",
+            "simhash",
+            "-q",
+            "--simhash-weights",
+            weights,
+        ];
+        let one = scan_output(&args, "1");
+        assert_eq!(one, scan_output(&args, "2"));
+        let found = reported(&one, "hamming", "distance");
+        let missed: Vec<_> = truth
             .iter()
-            .enumerate()
-            .fold(0u64, |fp, (i, s)| fp | (u64::from(*s > 0) << i));
-        let rel = p.strip_prefix(util::root().join(root)).unwrap();
-        prints.push((root.join(rel).to_string_lossy().into_owned(), fp));
+            .filter(|(k, _)| !found.contains_key(*k))
+            .take(3)
+            .collect();
+        let extra: Vec<_> = found
+            .iter()
+            .filter(|(k, _)| !truth.contains_key(*k))
+            .take(3)
+            .collect();
+        let differ: Vec<_> = found
+            .iter()
+            .filter(|(k, v)| truth.get(*k).is_some_and(|t| t != *v))
+            .take(3)
+            .collect();
+        assert!(
+            missed.is_empty() && extra.is_empty() && differ.is_empty(),
+            "missed {missed:?}, extra {extra:?}, differ {differ:?} of {} / {}",
+            found.len(),
+            truth.len()
+        );
+        assert!(truth.len() > 700, "{}", truth.len());
     }
-    let mut truth = HashMap::new();
-    for i in 0..prints.len() {
-        for j in i + 1..prints.len() {
-            let h = (prints[i].1 ^ prints[j].1).count_ones();
-            if h <= 3 {
-                // simfind orders a pair by path bytes (its walk order).
-                let (a, b) = (prints[i].0.clone(), prints[j].0.clone());
-                let key = if a.as_bytes() < b.as_bytes() {
-                    (a, b)
-                } else {
-                    (b, a)
-                };
-                truth.insert(key, f64::from(h));
-            }
-        }
-    }
-    let args = ["scan", root.to_str().unwrap(), "--sketch", "simhash", "-q"];
-    let one = scan_output(&args, "1");
-    assert_eq!(one, scan_output(&args, "2"));
-    let found = reported(&one, "hamming", "distance");
-    let missed: Vec<_> = truth
-        .iter()
-        .filter(|(k, _)| !found.contains_key(*k))
-        .take(3)
-        .collect();
-    let extra: Vec<_> = found
-        .iter()
-        .filter(|(k, _)| !truth.contains_key(*k))
-        .take(3)
-        .collect();
-    let differ: Vec<_> = found
-        .iter()
-        .filter(|(k, v)| truth.get(*k).is_some_and(|t| t != *v))
-        .take(3)
-        .collect();
-    assert!(
-        missed.is_empty() && extra.is_empty() && differ.is_empty(),
-        "missed {missed:?}, extra {extra:?}, differ {differ:?} of {} / {}",
-        found.len(),
-        truth.len()
-    );
-    assert!(truth.len() > 700, "{}", truth.len());
 }
 
 /// Groups of the families: `--format clusters`, JSON Lines groups.
@@ -819,3 +831,7 @@ mod inputs;
 /// `--verify signature`: each family's estimate within its binomial margin.
 #[path = "families/signature.rs"]
 mod signature;
+
+/// `--method exact|lsh|auto` for points, and `--simhash-weights`.
+#[path = "families/exact.rs"]
+mod exact;

@@ -168,7 +168,10 @@ pub struct MatchArgs {
     /// model of threshold, corpus size and memory (the join only where its sets fit in
     /// the memory LSH would need anyway; LSH whenever --bands or --rows is given; a join
     /// whose first sampled probes predict far more CPU than LSH is given up for LSH over
-    /// its sets, already in memory), and the summary says which and why.
+    /// its sets, already in memory), and the summary says which and why. With --input
+    /// vectors|bits: `exact` measures every pair (blocked matrix products, each pair near T
+    /// measured again in f64), `auto` picks it when its work is predicted below LSH's, from
+    /// a fixed-seed sample of the points' pairs (docs/FAMILIES.md).
     #[arg(long, value_enum, default_value_t = MethodArg::Auto, help_heading = "Method")]
     pub method: MethodArg,
     /// With --method exact: the join's index, to compare the refinements of
@@ -682,8 +685,8 @@ pub struct FamilyArgs {
     #[arg(long, value_enum, value_name = "METRIC", help_heading = "Families")]
     pub metric: Option<MetricArg>,
 
-    /// Sign documents with `simhash` (Charikar's 64-bit fingerprint of the shingle counts)
-    /// instead of MinHash: pairs within --radius bits (default 3) of each other, none
+    /// Sign documents with `simhash` (Charikar's 64-bit fingerprint of the shingles; see
+    /// --simhash-weights) instead of MinHash: pairs within --radius bits (default 3) of each other, none
     /// missed (pigeonhole bands). `icws`: weighted MinHash (Ioffe's ICWS) of weighted sets,
     /// pairs with weighted Jaccard Σmin/Σmax ≥ -t, verified exactly: `--input sets` with
     /// `id<TAB>token:weight …` (a token without `:weight` weighs 1, repeats add up; with
@@ -704,10 +707,23 @@ pub struct FamilyArgs {
     #[arg(long, value_name = "R", help_heading = "Families")]
     pub radius: Option<f64>,
 
-    /// With --metric euclidean: the bucket width a of the projections [default: 2 × R,
-    /// where one projection keeps a pair at R with probability 0.61].
+    /// With --metric euclidean: the bucket width a of the projections [default: chosen
+    /// with the bands and rows by predicted work, among 1–12 × R; 2 × R, where one
+    /// projection keeps a pair at R with probability 0.61, with --bands/--rows and in sign].
     #[arg(long, value_name = "A", help_heading = "Families")]
     pub bucket_width: Option<f64>,
+
+    /// With --sketch simhash: how shingles weigh in a fingerprint: `set` (each distinct
+    /// shingle once, text-dedup's SimHash) or `counts` (by occurrences: repeated
+    /// boilerplate weighs more) [default: set].
+    #[arg(long, value_enum, value_name = "WEIGHTS", help_heading = "Families")]
+    pub simhash_weights: Option<SimHashWeightsArg>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SimHashWeightsArg {
+    Set,
+    Counts,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -14,13 +14,14 @@ use simfind::input::kind::InputKind;
 use simfind::input::vectors::{self, ConcatError, Points, ReadError, RowError};
 use simfind::lsh::Banding;
 use simfind::lsh::family::{self, Metric};
-use simfind::pipeline::vectors::{self as run, Fingerprint, RunOptions, VectorQuery};
+use simfind::pipeline::vectors::{self as run, Fingerprint, RunOptions, VectorQuery, choose};
 use simfind::pipeline::{self, ScanStats, Verification};
 use simfind::sketch::bit_sampling::BitSampling;
+use simfind::sketch::simhash;
 
 use crate::app::args::{
-    DEFAULT_BANDS, DEFAULT_ROWS, DEFAULT_SEED, FamilyArgs, FileArgs, MatchArgs, MetricArg,
-    SigningArgs, SketchFamilyArg, VerifyArg,
+    DEFAULT_BANDS, DEFAULT_ROWS, DEFAULT_SEED, FamilyArgs, FileArgs, MatchArgs, MethodArg,
+    MetricArg, SigningArgs, SimHashWeightsArg, SketchFamilyArg, VerifyArg,
 };
 use crate::app::config;
 use crate::app::exit;
@@ -42,6 +43,7 @@ pub fn applies(f: &FamilyArgs, input: InputKind) -> bool {
     input.is_vectors()
         || f.sketch == Some(SketchFamilyArg::Simhash)
         || f.sketch == Some(SketchFamilyArg::Icws)
+        || f.simhash_weights.is_some()
         || matches!(
             f.metric,
             Some(MetricArg::Cosine | MetricArg::Euclidean | MetricArg::Hamming)
@@ -78,6 +80,9 @@ enum Plan {
         query: VectorQuery,
         measure: Measure,
         banding: Option<Banding>,
+        /// --bucket-width given (else the query's width is 2R, and scan
+        /// chooses one by predicted work).
+        width_given: bool,
     },
     Bits {
         radius: f64,
@@ -129,6 +134,9 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
             "--list-removable, --keep and --reference work on MinHash scans of documents, not with --metric {}",
             metric_name(f, kind)
         );
+    }
+    if f.simhash_weights.is_some() && f.sketch != Some(SketchFamilyArg::Simhash) {
+        bail!("--simhash-weights weighs the shingles of --sketch simhash: add --sketch simhash");
     }
     let banding = given_banding(args.signing);
     let plan = match (kind, f.sketch) {
@@ -215,34 +223,31 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
             query,
             measure,
             banding,
+            width_given,
         } => {
             let (points, starts) = read_all(&args, &mut problems, vectors::read_vectors_capped)?;
-            let distance = match query {
-                VectorQuery::Cosine { min_cosine } => {
-                    min_cosine.clamp(-1.0, 1.0).acos().to_degrees()
+            let given = given_method(&args, banding, &starts, verification)?;
+            let choice = choose::choose_vectors(&points, query, width_given, given)
+                .map_err(|e| anyhow::anyhow!(e))?;
+            let outcome = match choice.method {
+                choose::Method::Exact => run::exact_vectors(&points, query, given.link, &ui),
+                choose::Method::Lsh { banding, width } => {
+                    let query = match query {
+                        VectorQuery::Euclidean { radius, .. } => {
+                            VectorQuery::Euclidean { radius, width }
+                        }
+                        cosine => cosine,
+                    };
+                    run::scan_vectors(&points, query, banding, seed, options(&starts), &ui)
                 }
-                VectorQuery::Euclidean { radius, width } => radius / width,
             };
-            let metric = match query {
-                VectorQuery::Cosine { .. } => Metric::Cosine,
-                VectorQuery::Euclidean { .. } => Metric::Euclidean,
-            };
-            let banding = choose_banding(banding, metric, distance, args.matching.min_recall)?;
-            let outcome = run::scan_vectors(&points, query, banding, seed, options(&starts), &ui);
             writer::write(&mut sink, format, measure, method, &outcome.pairs, &|i| {
                 points.ids[i as usize].as_bytes().to_vec()
             })?;
             sink.commit()?;
             if !quiet {
-                eprintln!(
-                    "simfind: {} vectors of {} components, {} bands × {} rows, {} candidates, {} pairs",
-                    points.len(),
-                    points.dim,
-                    banding.bands,
-                    banding.rows,
-                    outcome.candidates,
-                    outcome.pairs.len()
-                );
+                let what = format!("{} vectors of {} components", points.len(), points.dim);
+                eprintln!("simfind: {what}, {}", method_summary(&choice, &outcome));
             }
         }
         Plan::Bits { radius, banding } => {
@@ -253,32 +258,31 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
                     strings.bits
                 );
             }
-            let metric = Metric::Hamming { bits: strings.bits };
-            let banding = choose_banding(banding, metric, radius, args.matching.min_recall)?;
-            let sampling = BitSampling::random(strings.bits, banding.signature_len(), seed);
-            let outcome = run::scan_bits(
-                &strings,
-                radius as u32,
-                &sampling,
-                banding,
-                options(&starts),
-                &ui,
-            );
+            let given = given_method(&args, banding, &starts, verification)?;
+            let choice =
+                choose::choose_bits(&strings, radius, given).map_err(|e| anyhow::anyhow!(e))?;
+            let outcome = match choice.method {
+                choose::Method::Exact => run::exact_bits(&strings, radius as u32, given.link, &ui),
+                choose::Method::Lsh { banding, .. } => {
+                    let sampling = BitSampling::random(strings.bits, banding.signature_len(), seed);
+                    run::scan_bits(
+                        &strings,
+                        radius as u32,
+                        &sampling,
+                        banding,
+                        options(&starts),
+                        &ui,
+                    )
+                }
+            };
             let hamming = Measure::Hamming;
             writer::write(&mut sink, format, hamming, method, &outcome.pairs, &|i| {
                 strings.ids[i as usize].as_bytes().to_vec()
             })?;
             sink.commit()?;
             if !quiet {
-                eprintln!(
-                    "simfind: {} bit strings of {} bits, {} bands × {} rows, {} candidates, {} pairs",
-                    strings.len(),
-                    strings.bits,
-                    banding.bands,
-                    banding.rows,
-                    outcome.candidates,
-                    outcome.pairs.len()
-                );
+                let what = format!("{} bit strings of {} bits", strings.len(), strings.bits);
+                eprintln!("simfind: {what}, {}", method_summary(&choice, &outcome));
             }
         }
         Plan::SimHash { radius } => {
@@ -294,7 +298,11 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
             let mut stats = ScanStats::default();
             let files = pipeline::walk_files(&config, &ui, &mut stats);
             problems += stats.errors;
-            let prints = run::fingerprint_files(&files, &config, &ui);
+            let weights = match f.simhash_weights {
+                None | Some(SimHashWeightsArg::Set) => simhash::Weights::Set,
+                Some(SimHashWeightsArg::Counts) => simhash::Weights::Counts,
+            };
+            let prints = run::fingerprint_files(&files, &config, weights, &ui);
             let mut kept = Vec::new();
             let mut values = Vec::new();
             for (i, print) in prints.iter().enumerate() {
@@ -330,6 +338,65 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
     } else {
         exit::OK
     })
+}
+
+/// --method, -b/-r, --link and --verify as the choice of method takes them.
+fn given_method(
+    args: &ScanArgs,
+    banding: Option<Banding>,
+    starts: &[u32],
+    verification: Verification,
+) -> Result<choose::Given> {
+    if let Some(b) = banding
+        && (b.bands == 0 || b.rows == 0)
+    {
+        bail!("--bands and --rows must be at least 1");
+    }
+    Ok(choose::Given {
+        asked: match args.matching.method {
+            MethodArg::Auto => choose::Asked::Auto,
+            MethodArg::Exact => choose::Asked::Exact,
+            MethodArg::Lsh => choose::Asked::Lsh,
+        },
+        banding,
+        link: args.link.then(|| starts[1]),
+        min_recall: args.matching.min_recall,
+        by_signature: verification == Verification::Signature,
+    })
+}
+
+/// The summary line's account of the method: what was done, how much, and
+/// why it was chosen.
+fn method_summary(choice: &choose::Choice, outcome: &run::FamilyOutcome) -> String {
+    let done = match choice.method {
+        choose::Method::Exact => format!(
+            "every pair: {} scored, {} measured",
+            outcome.scored, outcome.candidates
+        ),
+        choose::Method::Lsh { banding, width } => {
+            let width = if width > 0.0 {
+                format!(", bucket width {width}")
+            } else {
+                String::new()
+            };
+            format!(
+                "{} bands × {} rows{width}, {} candidates",
+                banding.bands, banding.rows, outcome.candidates
+            )
+        }
+    };
+    let predicted = match choice.lsh {
+        Some(p) => format!(
+            "predicted work: every pair {:.3e}, LSH {:.3e} with {:.0} candidates",
+            choice.exact_cost, p.cost, p.candidates
+        ),
+        None => format!("predicted work: every pair {:.3e}", choice.exact_cost),
+    };
+    format!(
+        "{done}, {} pairs; method {} ({predicted})",
+        outcome.pairs.len(),
+        choice.reason
+    )
 }
 
 fn metric_name(f: &FamilyArgs, kind: InputKind) -> &'static str {
@@ -456,6 +523,7 @@ fn vector_plan(f: &FamilyArgs, threshold: Option<f64>, banding: Option<Banding>)
                 query: VectorQuery::Cosine { min_cosine },
                 measure: Measure::Cosine,
                 banding,
+                width_given: false,
             }
         }
         MetricArg::Euclidean => {
@@ -476,6 +544,7 @@ fn vector_plan(f: &FamilyArgs, threshold: Option<f64>, banding: Option<Banding>)
                 query: VectorQuery::Euclidean { radius, width },
                 measure: Measure::Euclidean,
                 banding,
+                width_given: f.bucket_width.is_some(),
             }
         }
         MetricArg::Hamming => bail!("--metric hamming compares bit strings: give --input bits"),

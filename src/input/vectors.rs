@@ -451,6 +451,7 @@ fn read_rows(
     let mut seen: HashMap<String, u64> = HashMap::new();
     let mut lines = Lines::new(input, max_line);
     let mut fields: Vec<String> = Vec::new();
+    let mut spare: Vec<String> = Vec::new();
     let mut first = true;
     loop {
         let Some(next) = lines.next_line() else {
@@ -479,7 +480,7 @@ fn read_rows(
         if bytes.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let verdict = split_fields(bytes, delimiter, &mut fields).and_then(|()| {
+        let verdict = split_fields(bytes, delimiter, &mut fields, &mut spare).and_then(|()| {
             match sink.parse(&fields, first) {
                 Row::Good => Ok(true),
                 Row::Header => Ok(false),
@@ -519,19 +520,29 @@ fn read_rows(
 
 /// Splits one line into UTF-8 fields at `delimiter`; a field may be quoted
 /// (RFC 4180: `"a,b"`, `""` for a quote inside).
-fn split_fields(line: &[u8], delimiter: u8, fields: &mut Vec<String>) -> Result<(), String> {
-    fields.clear();
-    let mut field: Vec<u8> = Vec::new();
+/// Splits `line` into `fields` (RFC 4180 quotes; `""` inside quotes is one
+/// quote). The strings of the previous row are written over, not made anew:
+/// a row of `d` numbers costs no allocation once the first row has been read
+/// (the previous row's strings wait in `spare` to be written over).
+fn split_fields(
+    line: &[u8],
+    delimiter: u8,
+    fields: &mut Vec<String>,
+    spare: &mut Vec<String>,
+) -> Result<(), String> {
+    spare.append(fields);
+    let mut quoted: Vec<u8> = Vec::new();
     let mut i = 0;
     loop {
-        field.clear();
-        if line.get(i) == Some(&b'"') {
+        let number = fields.len() + 1;
+        let bytes: &[u8] = if line.get(i) == Some(&b'"') {
+            quoted.clear();
             i += 1;
             loop {
                 match line.get(i) {
-                    None => return Err(format!("field {} has no closing quote", fields.len() + 1)),
+                    None => return Err(format!("field {number} has no closing quote")),
                     Some(b'"') if line.get(i + 1) == Some(&b'"') => {
-                        field.push(b'"');
+                        quoted.push(b'"');
                         i += 2;
                     }
                     Some(b'"') => {
@@ -539,26 +550,28 @@ fn split_fields(line: &[u8], delimiter: u8, fields: &mut Vec<String>) -> Result<
                         break;
                     }
                     Some(&b) => {
-                        field.push(b);
+                        quoted.push(b);
                         i += 1;
                     }
                 }
             }
             if i < line.len() && line[i] != delimiter {
-                return Err(format!(
-                    "field {}: text after the closing quote",
-                    fields.len() + 1
-                ));
+                return Err(format!("field {number}: text after the closing quote"));
             }
+            &quoted
         } else {
+            let start = i;
             while i < line.len() && line[i] != delimiter {
-                field.push(line[i]);
                 i += 1;
             }
-        }
-        let text = String::from_utf8(std::mem::take(&mut field))
-            .map_err(|_| format!("field {} is not valid UTF-8", fields.len() + 1))?;
-        fields.push(text);
+            &line[start..i]
+        };
+        let text =
+            std::str::from_utf8(bytes).map_err(|_| format!("field {number} is not valid UTF-8"))?;
+        let mut field = spare.pop().unwrap_or_default();
+        field.clear();
+        field.push_str(text);
+        fields.push(field);
         if i >= line.len() {
             return Ok(());
         }

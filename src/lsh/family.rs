@@ -4,9 +4,13 @@
 //! at `d` bucket widths, `1 − h/bits` for bit sampling — raised through the same
 //! AND/OR stages as [`super::scurve`]. Tuning works on `p(threshold)`: a band
 //! of `r` rows and `b` bands give `1 − (1 − p^r)^b` whatever the family.
+//! [`cost`] prices a banding by the work it makes on a sample of the data's
+//! pairs (scan's choice for points).
 
 use super::scurve::{self, Stage, Tuning, Unreachable};
 use crate::sketch::{bit_sampling, hyperplane, pstable};
+
+pub mod cost;
 
 /// A distance measure with its locality-sensitive family.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -11,13 +11,16 @@
 
 use rayon::prelude::*;
 
+pub mod choose;
+
 use super::{ScanConfig, Verification};
 use crate::input::read;
 use crate::input::vectors::{BitStrings, Vectors};
 use crate::input::walk::FileEntry;
 use crate::lsh::{self, Banding};
 use crate::progress::{Reporter, Stage};
-use crate::similarity::{measures, vectors};
+use crate::similarity::vectors;
+use crate::similarity::vectors::all_pairs;
 use crate::sketch::bit_sampling::{self, BitSampling};
 use crate::sketch::hyperplane::{self, Hyperplanes};
 use crate::sketch::pstable::PStable;
@@ -38,8 +41,11 @@ pub struct Found {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FamilyOutcome {
     pub pairs: Vec<Found>,
-    /// Candidate pairs from banding (each verified).
+    /// Candidate pairs from banding (each verified); for the exact method,
+    /// the pairs its screen kept and measured in `f64`.
     pub candidates: u64,
+    /// The exact method: every pair scored (0 for LSH).
+    pub scored: u64,
 }
 
 /// Which pairs of vectors to report.
@@ -122,7 +128,62 @@ pub fn band_and_verify(
     FamilyOutcome {
         pairs,
         candidates: candidates.len() as u64,
+        scored: 0,
     }
+}
+
+fn from_all_pairs(found: all_pairs::AllPairs) -> FamilyOutcome {
+    FamilyOutcome {
+        pairs: found
+            .pairs
+            .into_iter()
+            .map(|(a, b, value)| Found { a, b, value })
+            .collect(),
+        candidates: found.rechecked,
+        scored: found.scored,
+    }
+}
+
+/// Every pair of `points` within the query, measured
+/// ([`all_pairs`]): the pairs LSH reports, with the same values, and those it
+/// misses.
+pub fn exact_vectors(
+    points: &Vectors,
+    query: VectorQuery,
+    link: Option<u32>,
+    reporter: &dyn Reporter,
+) -> FamilyOutcome {
+    let n = points.len();
+    let split = link.map(|s| s as usize);
+    reporter.begin(Stage::Verify, Some(all_pairs::pair_count(n, split)));
+    let found = match query {
+        VectorQuery::Cosine { min_cosine } => {
+            all_pairs::cosine_pairs(&points.values, points.dim, n, min_cosine, split)
+        }
+        VectorQuery::Euclidean { radius, .. } => {
+            all_pairs::euclidean_pairs(&points.values, points.dim, n, radius, split)
+        }
+    };
+    reporter.advance(found.scored);
+    reporter.end(Stage::Verify);
+    from_all_pairs(found)
+}
+
+/// Every pair of bit strings within `radius` bits, by popcount.
+pub fn exact_bits(
+    strings: &BitStrings,
+    radius: u32,
+    link: Option<u32>,
+    reporter: &dyn Reporter,
+) -> FamilyOutcome {
+    let n = strings.len();
+    let split = link.map(|s| s as usize);
+    reporter.begin(Stage::Verify, Some(all_pairs::pair_count(n, split)));
+    let found =
+        all_pairs::hamming_pairs(&strings.words, strings.words_per_string(), n, radius, split);
+    reporter.advance(found.scored);
+    reporter.end(Stage::Verify);
+    from_all_pairs(found)
 }
 
 /// Pairs of `points` within the query, found by hyperplanes (cosine) or
@@ -152,6 +213,13 @@ pub fn scan_vectors(
     reporter.advance(points.len() as u64);
     reporter.end(Stage::Sign);
     let row = |i: u32| points.row(i as usize);
+    // Each point's norm once, not once per candidate (the same f64 value).
+    let norms = match query {
+        VectorQuery::Cosine { .. } => {
+            all_pairs::squared_norms(&points.values, points.dim, points.len())
+        }
+        VectorQuery::Euclidean { .. } => Vec::new(),
+    };
     let by_signature = options.verification == Verification::Signature;
     band_and_verify(
         &rows,
@@ -163,7 +231,8 @@ pub fn scan_vectors(
                     .filter(|&c| c >= min_cosine)
             }
             VectorQuery::Cosine { min_cosine } => {
-                vectors::cosine(row(x), row(y)).filter(|&c| c >= min_cosine)
+                vectors::cosine_with_norms(row(x), row(y), norms[x as usize], norms[y as usize])
+                    .filter(|&c| c >= min_cosine)
             }
             VectorQuery::Euclidean { radius, .. } => {
                 Some(vectors::euclidean(row(x), row(y))).filter(|&d| d <= radius)
@@ -216,11 +285,12 @@ pub enum Fingerprint {
 }
 
 /// The SimHash fingerprint of every file, in parallel, in the files' order:
-/// the recipe's normalisation and shingles, each shingle weighted by its
-/// count ([`simhash`]). Read errors are reported as warnings.
+/// the recipe's normalisation and shingles, weighted by `weights`
+/// ([`simhash`]). Read errors are reported as warnings.
 pub fn fingerprint_files(
     files: &[FileEntry],
     config: &ScanConfig,
+    weights: simhash::Weights,
     reporter: &dyn Reporter,
 ) -> Vec<Fingerprint> {
     reporter.begin(Stage::Sign, Some(files.len() as u64));
@@ -245,8 +315,8 @@ pub fn fingerprint_files(
                     if hashes.is_empty() {
                         Fingerprint::Skipped("shorter than one shingle")
                     } else {
-                        let counts = measures::count_vector(hashes);
-                        Fingerprint::Of(simhash::fingerprint(&counts, recipe.seed))
+                        let features = simhash::features(hashes, weights);
+                        Fingerprint::Of(simhash::fingerprint(&features, recipe.seed))
                     }
                 }
             };

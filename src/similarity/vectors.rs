@@ -7,6 +7,10 @@
 //! order pairs are verified in. Bit strings are packed 64 to a `u64` word,
 //! bit `i` of the string at bit `i % 64` of word `i / 64`; bits past the
 //! string's length are zero.
+//!
+//! [`all_pairs`]: every pair of a point set measured (the exact method).
+
+pub mod all_pairs;
 
 /// `Σ aᵢ·bᵢ`, in `f64`. The slices have the same length.
 pub fn dot(a: &[f32], b: &[f32]) -> f64 {
@@ -21,7 +25,12 @@ pub fn dot(a: &[f32], b: &[f32]) -> f64 {
 /// components make negative cosines); `None` when either vector is zero,
 /// whose angle to anything is undefined.
 pub fn cosine(a: &[f32], b: &[f32]) -> Option<f64> {
-    let (na, nb) = (dot(a, a), dot(b, b));
+    cosine_with_norms(a, b, dot(a, a), dot(b, b))
+}
+
+/// [`cosine`] with `dot(a, a)` and `dot(b, b)` already known (the same
+/// value, bit for bit, without summing the norms again for every pair).
+pub fn cosine_with_norms(a: &[f32], b: &[f32], na: f64, nb: f64) -> Option<f64> {
     if na == 0.0 || nb == 0.0 {
         return None;
     }

@@ -7,8 +7,31 @@
 //! the fingerprint is stored. Near-duplicates are pairs within a few bits,
 //! found by [`super::bit_sampling::BitSampling::pigeonhole`] bands.
 //!
-//! Features are shingle hashes; the weight is the shingle's count in the
-//! document (a term-frequency vector), so repeated passages weigh more.
+//! Features are shingle hashes, weighted by [`Weights`]: each distinct
+//! shingle once (the set, text-dedup's definition and the default), or by its
+//! count in the document (a term-frequency vector, where repeated passages —
+//! boilerplate — weigh more).
+
+/// How a document's shingles weigh in its fingerprint (`--simhash-weights`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Weights {
+    /// Each distinct shingle weight 1.
+    #[default]
+    Set,
+    /// Each shingle by its number of occurrences.
+    Counts,
+}
+
+/// `(hash, weight)` features of a document's shingle hashes.
+pub fn features(hashes: Vec<u64>, weights: Weights) -> Vec<(u64, u32)> {
+    let mut counts = crate::similarity::measures::count_vector(hashes);
+    if weights == Weights::Set {
+        for (_, w) in &mut counts {
+            *w = 1;
+        }
+    }
+    counts
+}
 
 /// Scrambles a feature hash with the seed (SplitMix64's finaliser), so that
 /// another seed gives independent hyperplanes.
@@ -43,6 +66,27 @@ pub fn fingerprint(features: &[(u64, u32)], seed: u64) -> u64 {
 mod tests {
     use super::*;
     use crate::sketch::minhash::SplitMix64;
+
+    #[test]
+    fn set_weights_ignore_repeats_and_counts_do_not() {
+        let once = features(vec![1, 2, 3], Weights::Set);
+        let repeated = features(vec![1, 1, 1, 1, 2, 3, 3], Weights::Set);
+        assert_eq!(once, repeated);
+        assert_eq!(once, vec![(1, 1), (2, 1), (3, 1)]);
+        let counts = features(vec![1, 1, 1, 1, 2, 3, 3], Weights::Counts);
+        assert_eq!(counts, vec![(1, 4), (2, 1), (3, 2)]);
+        // Shingle 1 repeated outweighs 2 and 3 wherever their bits disagree
+        // with its bits: the counted fingerprint is then 1's own bits there.
+        let fp = fingerprint(&counts, 9);
+        let (h1, h2, h3) = (mix(1, 9), mix(2, 9), mix(3, 9));
+        for i in 0..64 {
+            let bit = |h: u64| h >> i & 1 == 1;
+            if bit(h2) != bit(h1) && bit(h3) != bit(h1) {
+                assert_eq!(fp >> i & 1 == 1, bit(h1), "bit {i}");
+            }
+        }
+        assert_ne!(fingerprint(&once, 9), fp);
+    }
 
     #[test]
     fn identical_features_identical_fingerprints_and_weights_count() {
