@@ -513,8 +513,14 @@ impl Reporter for Batched<'_> {
     }
 
     fn advance(&self, done: u64) {
-        if self.pending.fetch_add(done, Ordering::Relaxed) + done >= Self::BATCH {
-            self.flush();
+        // A load and a store, not a locked add: one thread (the walk's)
+        // counts, and a count lost to a race would only slow a progress bar.
+        let pending = self.pending.load(Ordering::Relaxed) + done;
+        if pending >= Self::BATCH {
+            self.pending.store(0, Ordering::Relaxed);
+            self.inner.advance(pending);
+        } else {
+            self.pending.store(pending, Ordering::Relaxed);
         }
     }
 
@@ -697,5 +703,34 @@ mod tests {
         assert_eq!(stored.find(std::path::Path::new("r/a")), None);
         assert_eq!(stored.find(std::path::Path::new("r/zz")), None);
         assert_eq!(stored.not_walked(), [PathBuf::from("r/z")]);
+    }
+
+    #[test]
+    fn the_walks_progress_is_handed_on_whole_in_batches() {
+        #[derive(Default)]
+        struct Count {
+            done: AtomicU64,
+            calls: AtomicU64,
+        }
+        impl Reporter for Count {
+            fn advance(&self, done: u64) {
+                self.done.fetch_add(done, Ordering::Relaxed);
+                self.calls.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        let inner = Count::default();
+        let batched = Batched {
+            inner: &inner,
+            pending: AtomicU64::new(0),
+        };
+        batched.begin(Stage::Walk, None);
+        let files = 3 * Batched::BATCH + 5;
+        for _ in 0..files {
+            batched.advance(1);
+        }
+        assert_eq!(inner.calls.load(Ordering::Relaxed), 3);
+        batched.end(Stage::Walk);
+        assert_eq!(inner.done.load(Ordering::Relaxed), files);
+        assert_eq!(inner.calls.load(Ordering::Relaxed), 4);
     }
 }

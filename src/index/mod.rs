@@ -611,10 +611,7 @@ impl Index {
         &self,
         reads: impl FnOnce(&Index) -> Result<T, IndexError>,
     ) -> Result<T, IndexError> {
-        let tx = self
-            .conn
-            .unchecked_transaction()
-            .map_err(|e| self.err(e))?;
+        let tx = self.conn.unchecked_transaction().map_err(|e| self.err(e))?;
         let result = reads(self);
         // Nothing was written: ending the transaction only releases the lock.
         tx.finish().map_err(|e| self.err(e))?;
