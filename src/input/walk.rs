@@ -178,10 +178,7 @@ pub fn walk(
         StreamEvent::Problem(p) => on_event(WalkEvent::Problem(p)),
         StreamEvent::Skipped(p) => on_event(WalkEvent::Skipped(p)),
     };
-    let end = match parallel::plan(roots, opts) {
-        Some(plan) => parallel::walk(&plan, opts, each),
-        None => walk_each(roots, opts, each),
-    };
+    let end = walk_each(roots, opts, each);
     Walked {
         files,
         skips: end.skips,
@@ -208,7 +205,6 @@ pub fn walk_each(
                     root,
                     opts,
                     true,
-                    None,
                     &mut used,
                     &mut end,
                     &mut |found| match found {
@@ -225,7 +221,6 @@ pub fn walk_each(
                     root,
                     opts,
                     false,
-                    None,
                     &mut used,
                     &mut end,
                     &mut |found| match found {
@@ -482,7 +477,6 @@ fn walk_root(
     root: &Path,
     opts: &WalkOptions,
     sorted: bool,
-    slice: Option<&parallel::Slice>,
     used: &mut [bool],
     end: &mut WalkEnd,
     on_event: &mut impl FnMut(Found<'_>),
@@ -497,10 +491,6 @@ fn walk_root(
     let iter = walker.into_iter().filter_entry(|e| {
         let is_dir = e.file_type().is_dir();
         let depth = e.depth();
-        if depth == 1 && slice.is_some_and(|slice| !slice.holds(e)) {
-            // Another thread's part of the root: passed over uncounted.
-            return false;
-        }
         if depth > 0 {
             let why = if !opts.hidden && is_hidden(e.file_name()) {
                 pruned.borrow_mut().hidden += 1;
@@ -533,10 +523,6 @@ fn walk_root(
         if is_dir && let Some(stack) = ignores.as_mut() {
             let mut problems = Vec::new();
             stack.enter(e.path(), depth, opts.follow_links, &mut problems);
-            if depth == 0 && slice.is_some_and(|slice| !slice.first) {
-                // The root's own problems are the first part's to report.
-                problems.clear();
-            }
             pruned
                 .borrow_mut()
                 .notes
@@ -548,8 +534,6 @@ fn walk_root(
         report_pruned(&pruned, end, on_event);
         let entry = match entry {
             Ok(entry) => entry,
-            // Reported by the part of the root the error is in.
-            Err(err) if slice.is_some_and(|slice| !slice.reports(&err)) => continue,
             Err(err) => {
                 let path = err
                     .path()
@@ -816,6 +800,5 @@ fn walk_listed(
     found_file(path, &Stat::from(&meta), opts, end, on_event);
 }
 
-mod parallel;
 #[cfg(test)]
 mod tests;

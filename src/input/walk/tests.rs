@@ -12,7 +12,6 @@ fn reference(roots: &[PathBuf], opts: &WalkOptions) -> Vec<PathBuf> {
             root,
             opts,
             false,
-            None,
             &mut [],
             &mut WalkEnd::default(),
             &mut |found| {
@@ -221,7 +220,6 @@ fn walked_metadata_is_what_a_stat_of_the_whole_path_says() {
             &root,
             &opts,
             true,
-            None,
             &mut [],
             &mut WalkEnd::default(),
             &mut |found| {
@@ -246,84 +244,4 @@ fn walked_metadata_is_what_a_stat_of_the_whole_path_says() {
         let old = seen.iter().filter(|p| p.ends_with("x")).count();
         assert_eq!(old, if follow_links { 2 } else { 1 });
     }
-}
-
-/// Everything a walk tells, in order, as text (files with their metadata).
-fn told(walk: impl FnOnce(&mut dyn FnMut(StreamEvent<'_>)) -> WalkEnd) -> (Vec<String>, String) {
-    let mut events = Vec::new();
-    let end = walk(&mut |event| {
-        events.push(match event {
-            StreamEvent::File(f) => format!("file {} {} {}", f.path.display(), f.size, f.ino),
-            StreamEvent::Problem(p) => format!("problem {}: {}", p.path.display(), p.reason),
-            StreamEvent::Skipped(p) => format!("skipped {}: {}", p.path.display(), p.reason),
-        })
-    });
-    let problems: Vec<String> = end
-        .problems
-        .iter()
-        .map(|p| format!("{} {}", p.path.display(), p.reason))
-        .collect();
-    (events, format!("{:?} {problems:?}", end.skips))
-}
-
-/// The collecting walk on two threads (the root cut into parts) tells
-/// exactly what the walk on one thread tells, in the same order: files,
-/// hard links, hidden, excluded and ignored entries, special files, links
-/// not followed, size limits and an unused exclude, with several roots.
-#[test]
-fn the_walk_in_parts_on_two_threads_tells_what_one_thread_tells() {
-    let tmp = tempfile::tempdir().unwrap();
-    let t = tmp.path();
-    tricky_tree(&t.join("r"));
-    for i in 0..40 {
-        let dir = t.join(format!("r/d{:02}", i % 7));
-        fs::create_dir_all(&dir).unwrap();
-        fs::write(dir.join(format!("f{i}.txt")), "x".repeat(i)).unwrap();
-    }
-    fs::create_dir_all(t.join("r/.hidden")).unwrap();
-    fs::write(t.join("r/.hidden/h"), "h").unwrap();
-    fs::write(t.join("r/.h"), "h").unwrap();
-    fs::write(t.join("r/d03/skip.log"), "log").unwrap();
-    // A bad pattern in the root's ignore file and in one below it: each a
-    // problem, reported once.
-    fs::write(t.join("r/.simfindignore"), "d05/\n*.tmp\nbad[\n").unwrap();
-    fs::write(t.join("r/d06/.ignore"), "worse[\n").unwrap();
-    fs::write(t.join("r/d01/x.tmp"), "tmp").unwrap();
-    std::os::unix::fs::symlink("a.txt", t.join("r/d02/link")).unwrap();
-    std::os::unix::fs::symlink("nowhere", t.join("r/dangling")).unwrap();
-    let fifo = t.join("r/d04/fifo");
-    let c = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
-    // SAFETY: `c` is a valid NUL-terminated path that outlives the call.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
-    tricky_tree(&t.join("s"));
-    let roots = [t.join("s"), t.join("r"), t.join("one.txt")];
-    fs::write(&roots[2], "one file as a root").unwrap();
-    let exclude = crate::input::filter::Excludes::new(&["*.log".into(), "never-*".into()]);
-    let opts = WalkOptions {
-        ignore_files: true,
-        exclude: exclude.unwrap(),
-        max_size: Some(30),
-        ..WalkOptions::default()
-    };
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(2)
-        .build()
-        .unwrap();
-    let plan_parts = pool.install(|| parallel::plan(&roots, &opts).map(|p| p.len()));
-    assert!(plan_parts.is_some_and(|n| n > 3), "{plan_parts:?}");
-    let one = told(|each| walk_each(&roots, &opts, each));
-    let two = pool.install(|| {
-        told(|each| {
-            let plan = parallel::plan(&roots, &opts).unwrap();
-            parallel::walk(&plan, &opts, each)
-        })
-    });
-    assert_eq!(one, two);
-    for kind in ["file ", "skipped ", "problem "] {
-        assert!(
-            one.0.iter().any(|e| e.starts_with(kind)),
-            "no {kind}in {one:?}"
-        );
-    }
-    assert!(one.1.contains("never-*"), "{}", one.1);
 }
