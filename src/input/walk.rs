@@ -170,15 +170,14 @@ pub fn walk(
     mut on_event: impl FnMut(WalkEvent<'_>),
 ) -> Walked {
     let mut files = Vec::new();
-    let each = |event: StreamEvent<'_>| match event {
+    let end = walk_each(roots, opts, |event| match event {
         StreamEvent::File(file) => {
             on_event(WalkEvent::FileFound);
             files.push(file);
         }
         StreamEvent::Problem(p) => on_event(WalkEvent::Problem(p)),
         StreamEvent::Skipped(p) => on_event(WalkEvent::Skipped(p)),
-    };
-    let end = walk_each(roots, opts, each);
+    });
     Walked {
         files,
         skips: end.skips,
@@ -321,7 +320,6 @@ impl Dedup {
             return;
         }
         let key = (file.dev, file.ino);
-        let bytes = file.path.as_os_str().as_bytes();
         let Some(links) = self.linked.get(&key) else {
             let range = self.keep_path(&file.path);
             self.linked.insert(key, Links::One(range));
@@ -329,7 +327,9 @@ impl Dedup {
             return;
         };
         let paths = &self.linked_paths;
-        if links.ranges().iter().any(|r| &paths[r.clone()] == bytes) {
+        let kept = |r: &Range<usize>| Path::new(std::ffi::OsStr::from_bytes(&paths[r.clone()]));
+        // `Path` equality, as before: `dir//x` is `dir/x` reached twice.
+        if links.ranges().iter().any(|r| kept(r) == file.path) {
             self.same_file += 1;
         } else if self.as_copies {
             let range = self.keep_path(&file.path);
@@ -344,9 +344,7 @@ impl Dedup {
             on_event(StreamEvent::File(file));
         } else {
             self.hard_links += 1;
-            let first = Path::new(std::ffi::OsStr::from_bytes(
-                &paths[links.ranges()[0].clone()],
-            ));
+            let first = kept(&links.ranges()[0]);
             let note = WalkProblem {
                 reason: format!(
                     "hard link to {}: counted once (--hardlinks-as-copies to pair them)",
