@@ -254,12 +254,9 @@ pub fn walk_each(
 }
 
 /// Keeps each file once, in the order files are offered (sorted by path).
-///
-/// Keyed by inode numbers, which need no strong hash; and the paths of files
-/// with several links are kept in one buffer, not one allocation each: a
-/// tree copied with `cp -al` has a million of them, and hashing, allocating
-/// and freeing them was a fifth of an unchanged re-index
-/// (docs/PERFORMANCE.md).
+/// Inode numbers need no strong hash, and the paths of files with several
+/// links are kept in one buffer: a `cp -al` copy has a million of them, and
+/// hashing, allocating and freeing them was a fifth of an unchanged re-index.
 struct Dedup {
     /// Inodes seen, per device: an inode number alone is half the key (8
     /// bytes a file instead of 16).
