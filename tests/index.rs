@@ -747,3 +747,6 @@ mod cron;
 
 #[path = "index/links.rs"]
 mod links;
+
+#[path = "index/threads.rs"]
+mod threads;

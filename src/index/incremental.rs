@@ -23,6 +23,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::index::{self, Changes, FileStat, Index, IndexError, IndexedDoc, UpdateSummary};
@@ -31,7 +32,7 @@ use crate::input::walk::FileEntry;
 use crate::lsh;
 use crate::pipeline::plan::Method;
 use crate::pipeline::{self, ScanConfig, ScanStats, SignOutcome, SignedContent};
-use crate::progress::Reporter;
+use crate::progress::{Reporter, Stage};
 
 /// Stored as the modification time of a file whose stored signature must not be
 /// trusted on the next run (no modification time, or modified too recently).
@@ -99,22 +100,8 @@ pub fn refresh(
     reporter: &dyn Reporter,
     want_signatures: bool,
 ) -> Result<Refreshed, IndexError> {
-    let mut stats = ScanStats::default();
     let index_path = index.path().to_owned();
     let mut update = index.begin_update()?;
-    // Under the write lock: what is read here is what the changes apply to.
-    let mut stored = if want_signatures {
-        Stored::of_documents(update.documents()?)
-    } else {
-        Stored::of_files(
-            update
-                .files()?
-                .into_iter()
-                .map(|file| (file.path, file.stat))
-                .collect(),
-        )
-    };
-
     let racy_after = SystemTime::now()
         .checked_sub(RACY_WINDOW)
         .unwrap_or(UNIX_EPOCH);
@@ -125,7 +112,30 @@ pub fn refresh(
         }
         stat
     };
-    let mut files = pipeline::walk_files(config, reporter, &mut stats);
+    let walk_reporter = Batched {
+        inner: reporter,
+        pending: AtomicU64::new(0),
+    };
+    // The walk runs on its own thread while this one reads the stored state
+    // (under the write lock: what is read is what the changes apply to):
+    // with nothing changed, the two are all an update does.
+    let (stored, (mut files, mut stats)) = std::thread::scope(|scope| {
+        let walk = scope.spawn(|| {
+            let mut stats = ScanStats::default();
+            let files = pipeline::walk_files(config, &walk_reporter, &mut stats);
+            (files, stats)
+        });
+        let stored = if want_signatures {
+            update.documents().map(Stored::of_documents)
+        } else {
+            Stored::of_files(&update)
+        };
+        let walked = walk
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (stored, walked)
+    });
+    let mut stored = stored?;
     // An index kept inside a scanned directory is not one of its documents: it
     // changes on every run and would be re-read (and, with --binary, shingled)
     // each time.
@@ -355,9 +365,12 @@ fn keep_prefixed(
 /// for walked paths without hashing them: the walk visits paths in the same
 /// byte order, so the entry a lookup finds is usually the one after the
 /// previous find (a million paths hashed into two maps were a sixth of an
-/// unchanged re-index, docs/PERFORMANCE.md).
+/// unchanged re-index, docs/PERFORMANCE.md). The paths are kept one after
+/// the other in one buffer, not one allocation each.
 struct Stored {
-    paths: Vec<PathBuf>,
+    /// Every stored path's bytes, in order; path `i` ends at `ends[i]`.
+    bytes: Vec<u8>,
+    ends: Vec<usize>,
     stats: Vec<FileStat>,
     /// Each document with its signature, when signatures are wanted (else
     /// empty); taken when used.
@@ -372,41 +385,87 @@ impl Stored {
     /// A file's slot when its path is not stored.
     const NONE: u32 = u32::MAX;
 
-    /// Paths and metadata only.
-    fn of_files(mut files: Vec<(PathBuf, FileStat)>) -> Stored {
-        if !files.is_sorted_by(|a, b| bytes(&a.0) <= bytes(&b.0)) {
-            files.sort_unstable_by(|a, b| bytes(&a.0).cmp(bytes(&b.0)));
-        }
-        let (paths, stats): (Vec<PathBuf>, Vec<FileStat>) = files.into_iter().unzip();
+    fn empty() -> Stored {
         Stored {
-            walked: vec![false; paths.len()],
-            paths,
-            stats,
+            bytes: Vec::new(),
+            ends: Vec::new(),
+            stats: Vec::new(),
             docs: Vec::new(),
+            walked: Vec::new(),
             next: 0,
         }
     }
 
+    fn push(&mut self, path: &[u8], stat: FileStat) {
+        self.bytes.extend_from_slice(path);
+        self.ends.push(self.bytes.len());
+        self.stats.push(stat);
+        self.walked.push(false);
+    }
+
+    /// Paths and metadata only, as `update` holds them.
+    fn of_files(update: &index::Update<'_>) -> Result<Stored, IndexError> {
+        let mut stored = Stored::empty();
+        update.each_file(|path, stat| stored.push(path, stat))?;
+        Ok(stored.sorted())
+    }
+
     /// Documents with their signatures.
-    fn of_documents(mut docs: Vec<index::StoredDoc>) -> Stored {
-        if !docs.is_sorted_by(|a, b| bytes(&a.path) <= bytes(&b.path)) {
-            docs.sort_unstable_by(|a, b| bytes(&a.path).cmp(bytes(&b.path)));
+    fn of_documents(docs: Vec<index::StoredDoc>) -> Stored {
+        let mut stored = Stored::empty();
+        for doc in &docs {
+            stored.push(bytes(&doc.path), doc.stat);
         }
-        Stored {
-            walked: vec![false; docs.len()],
-            paths: docs.iter().map(|d| d.path.clone()).collect(),
-            stats: docs.iter().map(|d| d.stat).collect(),
-            docs: docs.into_iter().map(Some).collect(),
-            next: 0,
+        stored.docs = docs.into_iter().map(Some).collect();
+        stored.sorted()
+    }
+
+    /// In path-byte order, whatever order the entries came in (the index
+    /// gives them in that order already).
+    fn sorted(self) -> Stored {
+        let n = self.ends.len();
+        if (1..n).all(|i| self.path(i - 1) <= self.path(i)) {
+            return self;
         }
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_unstable_by(|&a, &b| self.path(a).cmp(self.path(b)));
+        let mut sorted = Stored::empty();
+        for &i in &order {
+            sorted.push(self.path(i), self.stats[i]);
+        }
+        let mut docs = self.docs;
+        if !docs.is_empty() {
+            sorted.docs = order.iter().map(|&i| docs[i].take()).collect();
+        }
+        sorted
+    }
+
+    /// The bytes of stored path `i`.
+    fn path(&self, i: usize) -> &[u8] {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.bytes[start..self.ends[i]]
     }
 
     /// The entry of `path`, if stored; marks it walked.
     fn find(&mut self, path: &std::path::Path) -> Option<usize> {
         let key = bytes(path);
-        let at = match self.paths.get(self.next) {
-            Some(p) if bytes(p) == key => Some(self.next),
-            _ => self.paths.binary_search_by(|p| bytes(p).cmp(key)).ok(),
+        let at = if self.next < self.ends.len() && self.path(self.next) == key {
+            Some(self.next)
+        } else {
+            let (mut lo, mut hi) = (0, self.ends.len());
+            let mut found = None;
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                match self.path(mid).cmp(key) {
+                    std::cmp::Ordering::Less => lo = mid + 1,
+                    std::cmp::Ordering::Greater => hi = mid,
+                    std::cmp::Ordering::Equal => {
+                        found = Some(mid);
+                        break;
+                    }
+                }
+            }
+            found
         };
         if let Some(at) = at {
             self.next = at + 1;
@@ -417,10 +476,65 @@ impl Stored {
 
     /// The stored paths the walk did not find.
     fn not_walked(&self) -> Vec<PathBuf> {
-        (self.paths.iter().zip(&self.walked))
-            .filter(|(_, walked)| !**walked)
-            .map(|(path, _)| path.clone())
+        use std::os::unix::ffi::OsStrExt;
+        (0..self.ends.len())
+            .filter(|&i| !self.walked[i])
+            .map(|i| PathBuf::from(std::ffi::OsStr::from_bytes(self.path(i))))
             .collect()
+    }
+}
+
+/// A reporter that hands the walk's per-file progress on in batches: a
+/// progress bar's lock taken for every one of a million files was a
+/// twentieth of an unchanged re-index.
+struct Batched<'a> {
+    inner: &'a dyn Reporter,
+    pending: AtomicU64,
+}
+
+impl Batched<'_> {
+    const BATCH: u64 = 4096;
+
+    fn flush(&self) {
+        let done = self.pending.swap(0, Ordering::Relaxed);
+        if done > 0 {
+            self.inner.advance(done);
+        }
+    }
+}
+
+impl Reporter for Batched<'_> {
+    fn begin(&self, stage: Stage, total: Option<u64>) {
+        self.inner.begin(stage, total);
+    }
+
+    fn set_total(&self, total: u64) {
+        self.inner.set_total(total);
+    }
+
+    fn advance(&self, done: u64) {
+        // A load and a store, not a locked add: one thread (the walk's)
+        // counts, and a count lost to a race would only slow a progress bar.
+        let pending = self.pending.load(Ordering::Relaxed) + done;
+        if pending >= Self::BATCH {
+            self.pending.store(0, Ordering::Relaxed);
+            self.inner.advance(pending);
+        } else {
+            self.pending.store(pending, Ordering::Relaxed);
+        }
+    }
+
+    fn end(&self, stage: Stage) {
+        self.flush();
+        self.inner.end(stage);
+    }
+
+    fn warn(&self, path: &std::path::Path, reason: &dyn std::fmt::Display) {
+        self.inner.warn(path, reason);
+    }
+
+    fn note(&self, path: &std::path::Path, reason: &dyn std::fmt::Display) {
+        self.inner.note(path, reason);
     }
 }
 
@@ -574,22 +688,49 @@ mod tests {
         };
         // Not in byte order as given ("a.txt" < "a/b": '.' sorts before '/').
         let names = ["r/a/b", "r/a.txt", "r/z", "r/\u{e9}", "r/a/c"];
-        let mut stored = Stored::of_files(
-            names
-                .iter()
-                .enumerate()
-                .map(|(i, n)| (PathBuf::from(n), stat(i as u64)))
-                .collect(),
-        );
+        let mut stored = Stored::empty();
+        for (i, name) in names.iter().enumerate() {
+            stored.push(name.as_bytes(), stat(i as u64));
+        }
+        let mut stored = stored.sorted();
         // The walk's order, then a lookup behind the cursor, then misses.
         for name in ["r/a.txt", "r/a/b", "r/a/c", "r/\u{e9}", "r/a/b"] {
             let at = stored.find(std::path::Path::new(name)).expect(name);
-            assert_eq!(stored.paths[at], PathBuf::from(name));
+            assert_eq!(stored.path(at), name.as_bytes());
             let given = names.iter().position(|n| *n == name).unwrap();
             assert_eq!(stored.stats[at], stat(given as u64));
         }
         assert_eq!(stored.find(std::path::Path::new("r/a")), None);
         assert_eq!(stored.find(std::path::Path::new("r/zz")), None);
         assert_eq!(stored.not_walked(), [PathBuf::from("r/z")]);
+    }
+
+    #[test]
+    fn the_walks_progress_is_handed_on_whole_in_batches() {
+        #[derive(Default)]
+        struct Count {
+            done: AtomicU64,
+            calls: AtomicU64,
+        }
+        impl Reporter for Count {
+            fn advance(&self, done: u64) {
+                self.done.fetch_add(done, Ordering::Relaxed);
+                self.calls.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        let inner = Count::default();
+        let batched = Batched {
+            inner: &inner,
+            pending: AtomicU64::new(0),
+        };
+        batched.begin(Stage::Walk, None);
+        let files = 3 * Batched::BATCH + 5;
+        for _ in 0..files {
+            batched.advance(1);
+        }
+        assert_eq!(inner.calls.load(Ordering::Relaxed), 3);
+        batched.end(Stage::Walk);
+        assert_eq!(inner.done.load(Ordering::Relaxed), files);
+        assert_eq!(inner.calls.load(Ordering::Relaxed), 4);
     }
 }

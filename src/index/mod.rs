@@ -603,6 +603,21 @@ impl Index {
         Ok(found.into_iter().collect())
     }
 
+    /// Runs `reads` in one read transaction: one consistent snapshot, and
+    /// one shared lock (with its journal check and cache validation) for all
+    /// of its statements instead of one per statement; a lookup's two dozen
+    /// statements each took their own. Not for use inside an [`Update`].
+    pub fn snapshot<T>(
+        &self,
+        reads: impl FnOnce(&Index) -> Result<T, IndexError>,
+    ) -> Result<T, IndexError> {
+        let tx = self.conn.unchecked_transaction().map_err(|e| self.err(e))?;
+        let result = reads(self);
+        // Nothing was written: ending the transaction only releases the lock.
+        tx.finish().map_err(|e| self.err(e))?;
+        result
+    }
+
     fn convert(&self, raw: RawDoc) -> Result<StoredDoc, IndexError> {
         convert(&self.path, &self.params, raw)
     }

@@ -168,12 +168,14 @@ impl<'a> Query<'a> {
         if options.exact {
             return self.ask_exact(&set, &signature, options, reporter);
         }
-        let ids = self.index.candidates(&keys)?;
-        let candidates = ids.len();
-        let mut docs = Vec::with_capacity(ids.len());
-        for id in ids {
-            docs.extend(self.index.document(id)?);
-        }
+        let (candidates, mut docs) = self.index.snapshot(|index| {
+            let ids = index.candidates(&keys)?;
+            let mut docs = Vec::with_capacity(ids.len());
+            for &id in &ids {
+                docs.extend(index.document(id)?);
+            }
+            Ok((ids.len(), docs))
+        })?;
         let mut unverified = 0;
         if options.verification == Verification::Exact {
             // Only candidates that can still reach the threshold are re-read:

@@ -967,3 +967,5 @@ mod kill {
         }
     }
 }
+
+mod snapshot;

@@ -47,6 +47,37 @@ impl Update<'_> {
         stored_files(&self.tx).map_err(|e| self.err(e))
     }
 
+    /// Hands `each` the path (its bytes, as stored) and metadata of every
+    /// indexed file as of this transaction, sorted by path bytes, without an
+    /// allocation per file: an unchanged re-index of a million files reads
+    /// nothing else.
+    pub fn each_file(&self, mut each: impl FnMut(&[u8], FileStat)) -> Result<(), IndexError> {
+        let mut run = || -> rusqlite::Result<()> {
+            let mut stmt = self.tx.prepare_cached(
+                "SELECT path, size, mtime_ns, dev, inode FROM documents ORDER BY path",
+            )?;
+            let mut rows = stmt.query([])?;
+            while let Some(r) = rows.next()? {
+                let path = r.get_ref(0)?.as_blob().map_err(|e| {
+                    rusqlite::Error::FromSqlConversionFailure(
+                        0,
+                        rusqlite::types::Type::Blob,
+                        Box::new(e),
+                    )
+                })?;
+                let stat = FileStat {
+                    size: sql_to_u64(r.get(1)?),
+                    mtime_ns: r.get(2)?,
+                    dev: r.get::<_, Option<i64>>(3)?.map(sql_to_u64),
+                    inode: r.get::<_, Option<i64>>(4)?.map(sql_to_u64),
+                };
+                each(path, stat);
+            }
+            Ok(())
+        };
+        run().map_err(|e| self.err(e))
+    }
+
     fn check(&self, doc: &IndexedDoc) -> Result<(), IndexError> {
         // A document without shingles has no signature and never pairs.
         let (n, bands) = if doc.shingle_count == 0 {

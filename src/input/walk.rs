@@ -36,6 +36,10 @@ use std::time::SystemTime;
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
+use std::ops::Range;
+use std::os::fd::OwnedFd;
+
+use foldhash::fast::FixedState;
 
 use globset::GlobSet;
 use walkdir::WalkDir;
@@ -250,27 +254,57 @@ pub fn walk_each(
 }
 
 /// Keeps each file once, in the order files are offered (sorted by path).
+/// Inode numbers need no strong hash, and the paths of files with several
+/// links are kept in one buffer: a `cp -al` copy has a million of them, and
+/// hashing, allocating and freeing them was a fifth of an unchanged re-index.
 struct Dedup {
     /// Inodes seen, per device: an inode number alone is half the key (8
     /// bytes a file instead of 16).
-    seen: HashMap<u64, HashSet<u64>>,
-    /// The paths of files with several links (few), to tell a hard link from
-    /// the same path reached twice, and to name the kept one.
-    linked: HashMap<(u64, u64), Vec<PathBuf>>,
+    seen: HashMap<u64, HashSet<u64, FixedState>>,
+    /// The kept paths of files with several links, to tell a hard link from
+    /// the same path reached twice, and to name the kept one: ranges of
+    /// `linked_paths`, the first kept path first.
+    linked: HashMap<(u64, u64), Links, FixedState>,
+    linked_paths: Vec<u8>,
     as_copies: bool,
     same_file: u64,
     hard_links: u64,
+}
+
+/// Where the kept paths of one file with several links are in
+/// [`Dedup::linked_paths`]: one, or (with `--hardlinks-as-copies`) more.
+enum Links {
+    One(Range<usize>),
+    Many(Vec<Range<usize>>),
+}
+
+impl Links {
+    fn ranges(&self) -> &[Range<usize>] {
+        match self {
+            Links::One(range) => std::slice::from_ref(range),
+            Links::Many(ranges) => ranges,
+        }
+    }
 }
 
 impl Dedup {
     fn new(as_copies: bool) -> Self {
         Dedup {
             seen: HashMap::new(),
-            linked: HashMap::new(),
+            linked: HashMap::default(),
+            linked_paths: Vec::new(),
             as_copies,
             same_file: 0,
             hard_links: 0,
         }
+    }
+
+    /// Appends `path` to the buffer of linked paths.
+    fn keep_path(&mut self, path: &Path) -> Range<usize> {
+        let start = self.linked_paths.len();
+        self.linked_paths
+            .extend_from_slice(path.as_os_str().as_bytes());
+        start..self.linked_paths.len()
     }
 
     fn admit(&mut self, file: FileEntry, nlink: u64, on_event: &mut impl FnMut(StreamEvent<'_>)) {
@@ -282,18 +316,36 @@ impl Dedup {
             }
             return;
         }
-        let paths = self.linked.entry((file.dev, file.ino)).or_default();
-        if paths.contains(&file.path) {
+        let key = (file.dev, file.ino);
+        let Some(links) = self.linked.get(&key) else {
+            let range = self.keep_path(&file.path);
+            self.linked.insert(key, Links::One(range));
+            on_event(StreamEvent::File(file));
+            return;
+        };
+        let paths = &self.linked_paths;
+        let kept = |r: &Range<usize>| Path::new(std::ffi::OsStr::from_bytes(&paths[r.clone()]));
+        // `Path` equality, as before: `dir//x` is `dir/x` reached twice.
+        if links.ranges().iter().any(|r| kept(r) == file.path) {
             self.same_file += 1;
-        } else if paths.is_empty() || self.as_copies {
-            paths.push(file.path.clone());
+        } else if self.as_copies {
+            let range = self.keep_path(&file.path);
+            let links = self.linked.get_mut(&key).expect("looked up above");
+            *links = match std::mem::replace(links, Links::Many(Vec::new())) {
+                Links::One(first) => Links::Many(vec![first, range]),
+                Links::Many(mut ranges) => {
+                    ranges.push(range);
+                    Links::Many(ranges)
+                }
+            };
             on_event(StreamEvent::File(file));
         } else {
             self.hard_links += 1;
+            let first = kept(&links.ranges()[0]);
             let note = WalkProblem {
                 reason: format!(
                     "hard link to {}: counted once (--hardlinks-as-copies to pair them)",
-                    paths[0].display()
+                    first.display()
                 ),
                 path: file.path,
             };
@@ -340,11 +392,30 @@ fn streaming_root_order<'a>(roots: &'a [PathBuf], opts: &WalkOptions) -> Option<
 /// siblings' keys are prefixes of each other unless one is a file whose name
 /// is a prefix of the other's, and then it comes first in both orders.
 pub fn sibling_order(a: &walkdir::DirEntry, b: &walkdir::DirEntry) -> std::cmp::Ordering {
-    fn key(e: &walkdir::DirEntry) -> impl Iterator<Item = &u8> {
-        let slash: &'static [u8] = if e.file_type().is_dir() { b"/" } else { b"" };
-        e.file_name().as_bytes().iter().chain(slash)
+    let (x, y) = (entry_name(a), entry_name(b));
+    let common = x.len().min(y.len());
+    x[..common].cmp(&y[..common]).then_with(|| {
+        // One name is a prefix of the other (or they are equal): the next byte
+        // of the key is the longer name's, or `/` after a directory's name, or
+        // none (which sorts first).
+        let next = |name: &[u8], e: &walkdir::DirEntry| {
+            name.get(common)
+                .copied()
+                .or(e.file_type().is_dir().then_some(b'/'))
+        };
+        next(x, a).cmp(&next(y, b))
+    })
+}
+
+/// An entry's name, as the bytes after the last `/` of its path: walkdir's
+/// `file_name()` parses the path's components each time, which was most of
+/// the cost of sorting a directory.
+fn entry_name(e: &walkdir::DirEntry) -> &[u8] {
+    let path = e.path().as_os_str().as_bytes();
+    match path.iter().rposition(|&c| c == b'/') {
+        Some(slash) if slash + 1 < path.len() => &path[slash + 1..],
+        _ => e.file_name().as_bytes(),
     }
-    key(a).cmp(key(b))
 }
 
 /// What [`walk_root`] hands over: a file with its link count, or an event.
@@ -410,6 +481,7 @@ fn walk_root(
         walker = walker.sort_by(sibling_order);
     }
     let pruned = RefCell::new(Pruned::default());
+    let mut dir = OpenDir::default();
     let mut ignores = opts.ignore_files.then(|| IgnoreStack::for_root(root));
     let iter = walker.into_iter().filter_entry(|e| {
         let is_dir = e.file_type().is_dir();
@@ -519,14 +591,12 @@ fn walk_root(
                 continue;
             }
         }
-        let meta = match entry.metadata() {
+        let meta = match dir.stat(&entry, opts.follow_links) {
             Ok(meta) => meta,
-            Err(err) => {
+            Err(reason) => {
                 let problem = WalkProblem {
                     path: entry.path().to_path_buf(),
-                    reason: err
-                        .io_error()
-                        .map_or_else(|| err.to_string(), |e| e.to_string()),
+                    reason,
                 };
                 on_event(Found::Event(StreamEvent::Problem(&problem)));
                 end.problems.push(problem);
@@ -542,15 +612,119 @@ fn walk_root(
     end.skips.ignored += pruned.ignored;
 }
 
+/// What the walk keeps of a file's metadata.
+struct Stat {
+    size: u64,
+    modified: Option<SystemTime>,
+    dev: u64,
+    ino: u64,
+    nlink: u64,
+}
+
+impl From<&std::fs::Metadata> for Stat {
+    fn from(meta: &std::fs::Metadata) -> Self {
+        Stat {
+            size: meta.len(),
+            modified: meta.modified().ok(),
+            dev: meta.dev(),
+            ino: meta.ino(),
+            nlink: meta.nlink(),
+        }
+    }
+}
+
+impl From<rustix::fs::Stat> for Stat {
+    // The fields' C types differ between architectures (`u64` on some, not
+    // on others), so a conversion that is the identity here is not one
+    // everywhere.
+    #[allow(clippy::useless_conversion)]
+    fn from(st: rustix::fs::Stat) -> Self {
+        let seconds = i64::from(st.st_mtime);
+        let nanos = u32::try_from(st.st_mtime_nsec).unwrap_or(0);
+        // `SystemTime` holds seconds and nanoseconds as `stat` gives them, as
+        // std's `Metadata::modified` does.
+        let modified = if seconds >= 0 {
+            SystemTime::UNIX_EPOCH.checked_add(std::time::Duration::new(seconds as u64, nanos))
+        } else {
+            SystemTime::UNIX_EPOCH
+                .checked_sub(std::time::Duration::from_secs(seconds.unsigned_abs()))
+                .and_then(|t| t.checked_add(std::time::Duration::from_nanos(u64::from(nanos))))
+        };
+        Stat {
+            size: u64::try_from(st.st_size).unwrap_or(0),
+            modified,
+            dev: u64::from(st.st_dev),
+            ino: u64::from(st.st_ino),
+            nlink: u64::from(st.st_nlink),
+        }
+    }
+}
+
+/// The directory whose files are being looked at, kept open so that each
+/// file is stat'ed by its name relative to it (`fstatat` on the directory's
+/// descriptor) instead of by its whole path, which the kernel resolves
+/// component by component: that lookup was a sixth of an unchanged
+/// re-index (docs/PERFORMANCE.md). The answers are the same: the directory
+/// is opened by the same path, following links as a lookup through it does.
+#[derive(Default)]
+struct OpenDir {
+    path: Vec<u8>,
+    /// `None` when it could not be opened (the whole path is used then).
+    fd: Option<OwnedFd>,
+}
+
+impl OpenDir {
+    /// The metadata of `entry` (of the link's target when `follow`, as
+    /// walkdir's `DirEntry::metadata`), or why not, worded as the error of
+    /// `std::fs::metadata`.
+    fn stat(&mut self, entry: &walkdir::DirEntry, follow: bool) -> Result<Stat, String> {
+        let path = entry.path().as_os_str().as_bytes();
+        let slash = path.iter().rposition(|&c| c == b'/');
+        if entry.depth() > 0
+            && let Some(slash) = slash.filter(|&s| s + 1 < path.len())
+        {
+            // The entry's parent, `/` itself for a file under the root directory.
+            let dir = &path[..slash.max(1)];
+            if self.path != dir {
+                self.path.clear();
+                self.path.extend_from_slice(dir);
+                self.fd = rustix::fs::open(
+                    std::ffi::OsStr::from_bytes(dir),
+                    rustix::fs::OFlags::RDONLY
+                        | rustix::fs::OFlags::DIRECTORY
+                        | rustix::fs::OFlags::CLOEXEC,
+                    rustix::fs::Mode::empty(),
+                )
+                .ok();
+            }
+            if let Some(fd) = &self.fd {
+                let flags = if follow {
+                    rustix::fs::AtFlags::empty()
+                } else {
+                    rustix::fs::AtFlags::SYMLINK_NOFOLLOW
+                };
+                let name = std::ffi::OsStr::from_bytes(&path[slash + 1..]);
+                return rustix::fs::statat(fd, name, flags)
+                    .map(Stat::from)
+                    .map_err(|e| std::io::Error::from(e).to_string());
+            }
+        }
+        entry.metadata().map(|m| Stat::from(&m)).map_err(|err| {
+            err.io_error()
+                .map_or_else(|| err.to_string(), |e| e.to_string())
+        })
+    }
+}
+
 /// A regular file the walk reached: kept unless outside the size limits.
 fn found_file(
     path: &Path,
-    meta: &std::fs::Metadata,
+    meta: &Stat,
     opts: &WalkOptions,
     end: &mut WalkEnd,
     on_event: &mut impl FnMut(Found<'_>),
 ) {
-    let size = meta.len();
+    let size = meta.size;
     if opts.min_size.is_some_and(|min| size < min) || opts.max_size.is_some_and(|max| size > max) {
         skipped(
             &mut end.skips.size,
@@ -565,11 +739,11 @@ fn found_file(
         // joining and may be up to twice as long (a million paths are kept).
         path: path.to_path_buf(),
         size,
-        modified: meta.modified().ok(),
-        dev: meta.dev(),
-        ino: meta.ino(),
+        modified: meta.modified,
+        dev: meta.dev,
+        ino: meta.ino,
     };
-    on_event(Found::File(file, meta.nlink()));
+    on_event(Found::File(file, meta.nlink));
 }
 
 /// One `--files-from` path, as given: a regular file (links followed: the
@@ -618,7 +792,7 @@ fn walk_listed(
     if opts.include.as_ref().is_some_and(|set| !matches(set, path)) {
         return;
     }
-    found_file(path, &meta, opts, end, on_event);
+    found_file(path, &Stat::from(&meta), opts, end, on_event);
 }
 
 #[cfg(test)]

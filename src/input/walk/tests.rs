@@ -186,3 +186,62 @@ fn a_root_given_as_a_link_is_followed_and_not_counted_as_skipped() {
     assert_eq!(files, [dir_link.join("a.txt")]);
     assert_eq!(end.skips.symlinks, 1, "only the link inside");
 }
+
+/// Each file's metadata, taken by its name relative to its directory, is
+/// what a stat of its whole path says: under a root spelled with a trailing
+/// slash, through a followed link, for hard links (their count) and for a
+/// modification time before 1970 with nanoseconds.
+#[test]
+fn walked_metadata_is_what_a_stat_of_the_whole_path_says() {
+    use std::time::{Duration, UNIX_EPOCH};
+    let tmp = tempfile::tempdir().unwrap();
+    tricky_tree(tmp.path());
+    let t = tmp.path();
+    std::os::unix::fs::symlink(t.join("a.d"), t.join("a/link")).unwrap();
+    let before_1970 = UNIX_EPOCH - Duration::from_secs(86_400) + Duration::from_nanos(123_456_789);
+    fs::File::options()
+        .write(true)
+        .open(t.join("a.d/x"))
+        .unwrap()
+        .set_modified(before_1970)
+        .unwrap();
+    let with_slash = PathBuf::from(format!("{}/", t.display()));
+    for (root, follow_links) in [
+        (t.to_path_buf(), false),
+        (with_slash, false),
+        (t.to_path_buf(), true),
+    ] {
+        let opts = WalkOptions {
+            follow_links,
+            ..WalkOptions::default()
+        };
+        let mut seen = Vec::new();
+        walk_root(
+            &root,
+            &opts,
+            true,
+            &mut [],
+            &mut WalkEnd::default(),
+            &mut |found| {
+                if let Found::File(file, nlink) = found {
+                    let meta = fs::metadata(&file.path).unwrap();
+                    assert_eq!(file.size, meta.len(), "{}", file.path.display());
+                    assert_eq!(
+                        file.modified,
+                        meta.modified().ok(),
+                        "{}",
+                        file.path.display()
+                    );
+                    assert_eq!((file.dev, file.ino), (meta.dev(), meta.ino()));
+                    assert_eq!(nlink, meta.nlink(), "{}", file.path.display());
+                    seen.push(file.path);
+                }
+            },
+        );
+        // The 16 names of the tree (links to one file included), and with -L
+        // the two files under `a/link`.
+        assert_eq!(seen.len(), if follow_links { 18 } else { 16 }, "{seen:?}");
+        let old = seen.iter().filter(|p| p.ends_with("x")).count();
+        assert_eq!(old, if follow_links { 2 } else { 1 });
+    }
+}
