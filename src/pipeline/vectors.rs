@@ -284,6 +284,58 @@ pub enum Fingerprint {
     Failed,
 }
 
+/// What one file read for a whole-file family gives: its shingle hashes in
+/// text order (repeats kept), or why it has none.
+pub(super) enum FileShingles {
+    Failed,
+    Skipped(&'static str),
+    Hashes(Vec<u64>),
+}
+
+/// Reads, normalises and shingles every file with the recipe, in parallel,
+/// and makes each into a `T` by `make`, in the files' order. Read errors are
+/// reported as warnings. Shared by SimHash's fingerprints and ICWS's bags.
+pub(super) fn each_file_shingled<T: Send>(
+    files: &[FileEntry],
+    config: &ScanConfig,
+    reporter: &dyn Reporter,
+    make: impl Fn(FileShingles) -> T + Sync,
+) -> Vec<T> {
+    reporter.begin(Stage::Sign, Some(files.len() as u64));
+    let recipe = &config.recipe;
+    let out = files
+        .par_iter()
+        .map_init(Scratch::default, |scratch, file| {
+            let shingles = match read::read_file(&file.path, &config.read) {
+                Err(err) => {
+                    reporter.warn(&file.path, &err);
+                    FileShingles::Failed
+                }
+                Ok(bytes) if !recipe.include_binary && read::looks_binary(&bytes) => {
+                    FileShingles::Skipped("binary")
+                }
+                Ok(bytes) => {
+                    let text = normalize(&bytes, recipe.normalization);
+                    let mut hashes = Vec::new();
+                    recipe
+                        .shingler
+                        .for_each_hash(&text, scratch, |h| hashes.push(h));
+                    if hashes.is_empty() {
+                        FileShingles::Skipped("shorter than one shingle")
+                    } else {
+                        FileShingles::Hashes(hashes)
+                    }
+                }
+            };
+            let made = make(shingles);
+            reporter.advance(1);
+            made
+        })
+        .collect();
+    reporter.end(Stage::Sign);
+    out
+}
+
 /// The SimHash fingerprint of every file, in parallel, in the files' order:
 /// the recipe's normalisation and shingles, weighted by `weights`
 /// ([`simhash`]). Read errors are reported as warnings.
@@ -293,39 +345,14 @@ pub fn fingerprint_files(
     weights: simhash::Weights,
     reporter: &dyn Reporter,
 ) -> Vec<Fingerprint> {
-    reporter.begin(Stage::Sign, Some(files.len() as u64));
-    let recipe = &config.recipe;
-    let out = files
-        .par_iter()
-        .map_init(Scratch::default, |scratch, file| {
-            let result = match read::read_file(&file.path, &config.read) {
-                Err(err) => {
-                    reporter.warn(&file.path, &err);
-                    Fingerprint::Failed
-                }
-                Ok(bytes) if !recipe.include_binary && read::looks_binary(&bytes) => {
-                    Fingerprint::Skipped("binary")
-                }
-                Ok(bytes) => {
-                    let text = normalize(&bytes, recipe.normalization);
-                    let mut hashes = Vec::new();
-                    recipe
-                        .shingler
-                        .for_each_hash(&text, scratch, |h| hashes.push(h));
-                    if hashes.is_empty() {
-                        Fingerprint::Skipped("shorter than one shingle")
-                    } else {
-                        let features = simhash::features(hashes, weights);
-                        Fingerprint::Of(simhash::fingerprint(&features, recipe.seed))
-                    }
-                }
-            };
-            reporter.advance(1);
-            result
-        })
-        .collect();
-    reporter.end(Stage::Sign);
-    out
+    each_file_shingled(files, config, reporter, |shingles| match shingles {
+        FileShingles::Failed => Fingerprint::Failed,
+        FileShingles::Skipped(why) => Fingerprint::Skipped(why),
+        FileShingles::Hashes(hashes) => {
+            let features = simhash::features(hashes, weights);
+            Fingerprint::Of(simhash::fingerprint(&features, config.recipe.seed))
+        }
+    })
 }
 
 /// Pairs of 64-bit fingerprints within `radius` bits (`radius < 64`), found

@@ -19,17 +19,16 @@
 
 use rayon::prelude::*;
 
-use super::vectors::{FamilyOutcome, RunOptions, band_and_verify};
+use super::vectors::{
+    FamilyOutcome, FileShingles, RunOptions, band_and_verify, each_file_shingled,
+};
 use super::{ScanConfig, Verification};
-use crate::input::read;
 use crate::input::walk::FileEntry;
 use crate::lsh::Banding;
 use crate::progress::{Reporter, Stage};
 use crate::similarity::measures;
 use crate::sketch::icws::{Icws, Sample};
 use crate::sketch::minhash::SplitMix64;
-use crate::text::normalize::normalize;
-use crate::text::shingle::Scratch;
 use crate::text::short_hash::xxh3_64;
 
 /// A weighted set of `(token, weight)` pairs as a sorted `(element, weight)`
@@ -140,43 +139,16 @@ pub fn bags_of_files(
     config: &ScanConfig,
     reporter: &dyn Reporter,
 ) -> Vec<Bag> {
-    reporter.begin(Stage::Sign, Some(files.len() as u64));
-    let recipe = &config.recipe;
-    let out = files
-        .par_iter()
-        .map_init(Scratch::default, |scratch, file| {
-            let bag = match read::read_file(&file.path, &config.read) {
-                Err(err) => {
-                    reporter.warn(&file.path, &err);
-                    Bag::Failed
-                }
-                Ok(bytes) if !recipe.include_binary && read::looks_binary(&bytes) => {
-                    Bag::Skipped("binary")
-                }
-                Ok(bytes) => {
-                    let text = normalize(&bytes, recipe.normalization);
-                    let mut hashes = Vec::new();
-                    recipe
-                        .shingler
-                        .for_each_hash(&text, scratch, |h| hashes.push(h));
-                    if hashes.is_empty() {
-                        Bag::Skipped("shorter than one shingle")
-                    } else {
-                        Bag::Of(
-                            measures::count_vector(hashes)
-                                .into_iter()
-                                .map(|(h, c)| (h, f64::from(c)))
-                                .collect(),
-                        )
-                    }
-                }
-            };
-            reporter.advance(1);
-            bag
-        })
-        .collect();
-    reporter.end(Stage::Sign);
-    out
+    each_file_shingled(files, config, reporter, |shingles| match shingles {
+        FileShingles::Failed => Bag::Failed,
+        FileShingles::Skipped(why) => Bag::Skipped(why),
+        FileShingles::Hashes(hashes) => Bag::Of(
+            measures::count_vector(hashes)
+                .into_iter()
+                .map(|(h, c)| (h, f64::from(c)))
+                .collect(),
+        ),
+    })
 }
 
 #[cfg(test)]
