@@ -256,6 +256,27 @@ fn euclidean_oracle_on_random_vectors() {
     check_against_truth(&reported(&one, "euclidean", "distance"), &truth, 1e-6);
 }
 
+/// `count` 128-bit strings around `centres` random centres (string `i`
+/// around centre `i % centres`), each bit flipped with probability `flip`,
+/// from a fixed seed.
+fn clustered_bits(seed: u64, centres: usize, count: usize, flip: f64) -> Vec<u128> {
+    let mut rng = Rng(seed);
+    let centres: Vec<u128> = (0..centres)
+        .map(|_| (rng.next() as u128) << 64 | rng.next() as u128)
+        .collect();
+    (0..count)
+        .map(|i| {
+            let mut w = centres[i % centres.len()];
+            for k in 0..128 {
+                if rng.uniform() < flip {
+                    w ^= 1 << k;
+                }
+            }
+            w
+        })
+        .collect()
+}
+
 fn bits_text(words: &[u128]) -> String {
     words
         .iter()
@@ -275,21 +296,7 @@ fn bits_text(words: &[u128]) -> String {
 fn hamming_oracle_on_random_bit_strings() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("b.csv");
-    let mut rng = Rng(3);
-    let centres: Vec<u128> = (0..50)
-        .map(|_| (rng.next() as u128) << 64 | rng.next() as u128)
-        .collect();
-    let strings: Vec<u128> = (0..500)
-        .map(|i| {
-            let mut w = centres[i % 50];
-            for k in 0..128 {
-                if rng.uniform() < 0.04 {
-                    w ^= 1 << k;
-                }
-            }
-            w
-        })
-        .collect();
+    let strings = clustered_bits(3, 50, 500, 0.04);
     std::fs::write(&file, bits_text(&strings)).unwrap();
     let (b, r, radius) = (12usize, 8usize, 12u32);
     let mut truth = HashMap::new();

@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use super::{Rng, bits_text, clustered, scan_output, write_vectors};
+use super::{Rng, bits_text, clustered, clustered_bits, scan_output, write_vectors};
 
 type Groups = Vec<Vec<(String, bool, String)>>;
 
@@ -239,21 +239,7 @@ fn cosine_and_euclidean_groups_are_the_components_of_the_pairs() {
 fn hamming_groups_are_the_components_of_the_pairs() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("b.csv");
-    let mut rng = Rng(17);
-    let centres: Vec<u128> = (0..40)
-        .map(|_| (rng.next() as u128) << 64 | rng.next() as u128)
-        .collect();
-    let strings: Vec<u128> = (0..400)
-        .map(|i| {
-            let mut w = centres[i % 40];
-            for k in 0..128 {
-                if rng.uniform() < 0.05 {
-                    w ^= 1 << k;
-                }
-            }
-            w
-        })
-        .collect();
+    let strings = clustered_bits(17, 40, 400, 0.05);
     std::fs::write(&file, bits_text(&strings)).unwrap();
     check(
         &[

@@ -6,7 +6,9 @@
 use std::collections::HashMap;
 use std::io::Write;
 
-use super::{Rng, bits_text, clustered, cosine, l2, reported, scan_output, write_vectors};
+use super::{
+    Rng, bits_text, clustered, clustered_bits, cosine, l2, reported, scan_output, write_vectors,
+};
 use crate::util::{prose, run, stderr};
 
 type Pairs = HashMap<(String, String), f64>;
@@ -141,21 +143,7 @@ fn a_pair_exactly_at_the_threshold_is_reported() {
 fn exact_hamming_is_the_brute_force_pairs() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("b.csv");
-    let mut rng = Rng(23);
-    let centres: Vec<u128> = (0..40)
-        .map(|_| (rng.next() as u128) << 64 | rng.next() as u128)
-        .collect();
-    let strings: Vec<u128> = (0..600)
-        .map(|i| {
-            let mut w = centres[i % 40];
-            for k in 0..128 {
-                if rng.uniform() < 0.05 {
-                    w ^= 1 << k;
-                }
-            }
-            w
-        })
-        .collect();
+    let strings = clustered_bits(23, 40, 600, 0.05);
     std::fs::write(&file, bits_text(&strings)).unwrap();
     let f = file.to_str().unwrap();
     let args = [

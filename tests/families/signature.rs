@@ -7,7 +7,9 @@
 
 use std::collections::HashMap;
 
-use super::{Rng, bits_text, clustered, cosine, reported, scan_output, write_vectors};
+use super::{
+    Rng, bits_text, clustered, clustered_bits, cosine, reported, scan_output, write_vectors,
+};
 use crate::util::{run, stderr};
 
 #[test]
@@ -58,21 +60,7 @@ fn cosine_estimates_lie_within_the_binomial_margin() {
 fn hamming_estimates_lie_within_the_binomial_margin() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("b.csv");
-    let mut rng = Rng(23);
-    let centres: Vec<u128> = (0..30)
-        .map(|_| (rng.next() as u128) << 64 | rng.next() as u128)
-        .collect();
-    let strings: Vec<u128> = (0..300)
-        .map(|i| {
-            let mut w = centres[i % 30];
-            for k in 0..128 {
-                if rng.uniform() < 0.04 {
-                    w ^= 1 << k;
-                }
-            }
-            w
-        })
-        .collect();
+    let strings = clustered_bits(23, 30, 300, 0.04);
     std::fs::write(&file, bits_text(&strings)).unwrap();
     let f = file.to_str().unwrap();
     let base = [
