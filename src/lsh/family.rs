@@ -7,7 +7,9 @@
 //! [`cost`] prices a banding by the work it makes on a sample of the data's
 //! pairs (scan's choice for points).
 
+use super::Banding;
 use super::scurve::{self, Stage, Tuning, Unreachable};
+use crate::sketch::bit_sampling::BitSampling;
 use crate::sketch::{bit_sampling, hyperplane, pstable};
 
 pub mod cost;
@@ -100,9 +102,26 @@ pub fn tune(
     scurve::tune_min_recall(p, max_hashes, min_recall)
 }
 
+/// Bands of bit sampling that find every pair of `len`-bit strings within
+/// `radius` bits: `radius + 1` disjoint bands of `⌊len/(radius + 1)⌋`
+/// consecutive positions. Two strings that differ in at most `radius` bits
+/// differ in at most `radius` bands, so they share one: recall 1, the rule
+/// SimHash deduplication uses over 64-bit fingerprints. `radius < len`.
+pub fn pigeonhole(len: usize, radius: usize) -> (BitSampling, Banding) {
+    assert!(radius < len, "radius {radius} of {len}-bit strings");
+    let bands = radius + 1;
+    let rows = len / bands;
+    (
+        BitSampling::consecutive(len, bands * rows),
+        Banding { bands, rows },
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lsh::candidate_pairs;
+    use crate::sketch::family::VectorSketcher;
 
     /// MMDS 3.7.3: one hyperplane is (d1, d2, (180 − d1)/180, (180 − d2)/180)-
     /// sensitive; 3.7.4: a bucket width a is (a/2, 2a, ≥ 1/2, ≤ 1/3)-sensitive.
@@ -135,5 +154,26 @@ mod tests {
             assert!(p >= 0.99 && t.bands * t.rows <= 200, "{metric:?} {t:?}");
         }
         assert!(tune(Metric::Hamming { bits: 8 }, 8.0, 100, 0.9).is_err());
+    }
+
+    #[test]
+    fn pigeonhole_finds_every_pair_within_the_radius() {
+        // Every 12-bit string against 0b0000_0000_0000 with up to 3 bits set
+        // shares a band with it; with 4 bits spread one per band, it does not.
+        let (sampling, banding) = pigeonhole(12, 3);
+        assert_eq!(banding, Banding { bands: 4, rows: 3 });
+        let n = sampling.signature_len();
+        for word in 0u64..1 << 12 {
+            let mut sigs = vec![0; 2 * n];
+            sampling.sign_into(&[0], &mut sigs[..n]);
+            sampling.sign_into(&[word], &mut sigs[n..]);
+            let found = !candidate_pairs(&sigs, banding).is_empty();
+            if word.count_ones() <= 3 {
+                assert!(found, "{word:012b}");
+            }
+            if word == 0b1001_0010_0100 {
+                assert!(!found);
+            }
+        }
     }
 }

@@ -17,6 +17,7 @@ use super::{ScanConfig, Verification};
 use crate::input::read;
 use crate::input::vectors::{BitStrings, Vectors};
 use crate::input::walk::FileEntry;
+use crate::lsh::family::pigeonhole;
 use crate::lsh::{self, Banding};
 use crate::progress::{Reporter, Stage};
 use crate::similarity::vectors;
@@ -367,7 +368,7 @@ pub fn scan_fingerprints(
         words: fingerprints.to_vec(),
         ..BitStrings::default()
     };
-    let (sampling, banding) = BitSampling::pigeonhole(64, radius as usize);
+    let (sampling, banding) = pigeonhole(64, radius as usize);
     let rows = sign_rows(&sampling, fingerprints.len(), |i| strings.row(i));
     band_and_verify(
         &rows,

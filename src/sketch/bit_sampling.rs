@@ -2,10 +2,8 @@
 //! bit of the string, at a position drawn at random (with repeats); two strings
 //! of length `d` at Hamming distance `h` agree in it with probability `1 − h/d`.
 //!
-//! [`BitSampling::pigeonhole`] instead takes the first `(k + 1)·⌊d/(k + 1)⌋`
-//! positions in order: banded into `k + 1` bands, two strings within distance
-//! `k` differ in at most `k` bands, so they share one — recall 1, the rule
-//! SimHash deduplication uses over 64-bit fingerprints.
+//! [`BitSampling::consecutive`] instead takes the first positions in order:
+//! the pigeonhole banding (`lsh::family::pigeonhole`) is built on it.
 
 use super::family::{Gaussian, VectorSketcher};
 use crate::similarity::vectors::bit;
@@ -26,17 +24,14 @@ impl BitSampling {
         BitSampling { len, positions }
     }
 
-    /// Disjoint bands that find every pair within `radius` bits: `radius + 1`
-    /// bands of `⌊len/(radius + 1)⌋` consecutive positions. `radius < len`.
-    pub fn pigeonhole(len: usize, radius: usize) -> (Self, crate::lsh::Banding) {
-        assert!(radius < len, "radius {radius} of {len}-bit strings");
-        let bands = radius + 1;
-        let rows = len / bands;
-        let positions = (0..(bands * rows) as u32).collect();
-        (
-            BitSampling { len, positions },
-            crate::lsh::Banding { bands, rows },
-        )
+    /// The first `n` positions in order, `n ≤ len`: disjoint runs of bits,
+    /// so that bands of them split a string into pieces.
+    pub fn consecutive(len: usize, n: usize) -> Self {
+        assert!(n <= len, "{n} positions of {len}-bit strings");
+        BitSampling {
+            len,
+            positions: (0..n as u32).collect(),
+        }
     }
 }
 
@@ -77,28 +72,6 @@ impl VectorSketcher for BitSampling {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lsh::candidate_pairs;
-
-    #[test]
-    fn pigeonhole_finds_every_pair_within_the_radius() {
-        // Every 12-bit string against 0b0000_0000_0000 with up to 3 bits set
-        // shares a band with it; with 4 bits spread one per band, it does not.
-        let (sampling, banding) = BitSampling::pigeonhole(12, 3);
-        assert_eq!(banding, crate::lsh::Banding { bands: 4, rows: 3 });
-        let n = sampling.signature_len();
-        for word in 0u64..1 << 12 {
-            let mut sigs = vec![0; 2 * n];
-            sampling.sign_into(&[0], &mut sigs[..n]);
-            sampling.sign_into(&[word], &mut sigs[n..]);
-            let found = !candidate_pairs(&sigs, banding).is_empty();
-            if word.count_ones() <= 3 {
-                assert!(found, "{word:012b}");
-            }
-            if word == 0b1001_0010_0100 {
-                assert!(!found);
-            }
-        }
-    }
 
     #[test]
     fn random_positions_agree_at_one_minus_h_over_d() {

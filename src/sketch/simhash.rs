@@ -5,7 +5,7 @@
 //! weighted feature vectors: SimHash is 64 random hyperplanes
 //! ([`super::hyperplane`]) with ±1 normals drawn by hashing, so only
 //! the fingerprint is stored. Near-duplicates are pairs within a few bits,
-//! found by [`super::bit_sampling::BitSampling::pigeonhole`] bands.
+//! found by the pigeonhole bands of `lsh::family::pigeonhole`.
 //!
 //! Features are shingle hashes, weighted by [`Weights`]: each distinct
 //! shingle once (the set, text-dedup's definition and the default), or by its
