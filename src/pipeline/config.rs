@@ -4,7 +4,6 @@
 
 use std::path::PathBuf;
 
-use super::plan::MethodChoice;
 use crate::input::read::ReadOptions;
 use crate::input::walk::WalkOptions;
 use crate::recipe::Recipe;
@@ -17,6 +16,36 @@ pub enum Verification {
     Exact,
     /// The fraction of agreeing signature values only: faster, approximate.
     Signature,
+}
+
+/// A way of finding similar pairs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    /// Exact set-similarity join: every pair, no false negatives.
+    Exact,
+    /// MinHash signatures, LSH banding, then verification of candidates.
+    Lsh,
+}
+
+impl Method {
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Exact => "exact",
+            Method::Lsh => "lsh",
+        }
+    }
+}
+
+/// What the user asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MethodChoice {
+    /// Let the cost model (`plan::choose`) decide.
+    Auto,
+    /// `auto`, but the user gave `--bands`/`--rows`: a banding only LSH uses,
+    /// so LSH it is.
+    Banded,
+    /// Use this method.
+    Fixed(Method),
 }
 
 /// Everything a scan needs, validated by the caller.

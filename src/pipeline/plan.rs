@@ -28,40 +28,11 @@
 //! has built its index, a sample of its probes predicts its cost, and
 //! [`give_up_join`] hands its sets to LSH in memory when that is far cheaper.
 
+pub use super::config::{Method, MethodChoice};
 use super::config::{ScanConfig, Verification};
 use crate::lsh::Banding;
 use crate::similarity::join::Prediction;
 use crate::text::shingle::ShingleKind;
-
-/// A way of finding similar pairs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Method {
-    /// Exact set-similarity join: every pair, no false negatives.
-    Exact,
-    /// MinHash signatures, LSH banding, then verification of candidates.
-    Lsh,
-}
-
-impl Method {
-    pub fn name(self) -> &'static str {
-        match self {
-            Method::Exact => "exact",
-            Method::Lsh => "lsh",
-        }
-    }
-}
-
-/// What the user asked for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MethodChoice {
-    /// Let [`choose`] decide.
-    Auto,
-    /// `auto`, but the user gave `--bands`/`--rows`: a banding only LSH uses,
-    /// so LSH it is.
-    Banded,
-    /// Use this method.
-    Fixed(Method),
-}
 
 /// What is known about a scan before it reads any file.
 #[derive(Clone, Copy, Debug, PartialEq)]
