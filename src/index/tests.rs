@@ -88,7 +88,6 @@ fn db_in(dir: &tempfile::TempDir) -> PathBuf {
     dir.path().join("index.sqlite")
 }
 
-
 mod corruption;
 mod format;
 #[cfg(unix)]

@@ -63,6 +63,11 @@ pub struct WalkOptions {
     /// Pair only files under different roots ([`root_index`]); read by the
     /// pair stage, kept here with the roots it is about.
     pub isolate: bool,
+    /// Stat files a batch at a time on the rayon pool (so on `-j` threads),
+    /// the batch's files handed over in order once all are stat'ed: for a
+    /// walk with nothing else to do meanwhile (an index's refresh), not one
+    /// that feeds signing on that pool as it goes (a scan).
+    pub parallel_stat: bool,
 }
 
 /// Which root `path` was walked from: the index of the first root that is the
@@ -391,31 +396,25 @@ fn streaming_root_order<'a>(roots: &'a [PathBuf], opts: &WalkOptions) -> Option<
 /// `a.txt`, but `.` sorts before `/`.) A name never contains `/`, so no two
 /// siblings' keys are prefixes of each other unless one is a file whose name
 /// is a prefix of the other's, and then it comes first in both orders.
+///
+/// Siblings' paths are their directory's path (the same bytes: walkdir joins
+/// each name to one path) followed by their names, so their whole paths
+/// compare as their names do, without finding where each name starts.
 pub fn sibling_order(a: &walkdir::DirEntry, b: &walkdir::DirEntry) -> std::cmp::Ordering {
-    let (x, y) = (entry_name(a), entry_name(b));
+    let x = a.path().as_os_str().as_bytes();
+    let y = b.path().as_os_str().as_bytes();
     let common = x.len().min(y.len());
     x[..common].cmp(&y[..common]).then_with(|| {
         // One name is a prefix of the other (or they are equal): the next byte
         // of the key is the longer name's, or `/` after a directory's name, or
         // none (which sorts first).
-        let next = |name: &[u8], e: &walkdir::DirEntry| {
-            name.get(common)
+        let next = |path: &[u8], e: &walkdir::DirEntry| {
+            path.get(common)
                 .copied()
                 .or(e.file_type().is_dir().then_some(b'/'))
         };
         next(x, a).cmp(&next(y, b))
     })
-}
-
-/// An entry's name, as the bytes after the last `/` of its path: walkdir's
-/// `file_name()` parses the path's components each time, which was most of
-/// the cost of sorting a directory.
-fn entry_name(e: &walkdir::DirEntry) -> &[u8] {
-    let path = e.path().as_os_str().as_bytes();
-    match path.iter().rposition(|&c| c == b'/') {
-        Some(slash) if slash + 1 < path.len() => &path[slash + 1..],
-        _ => e.file_name().as_bytes(),
-    }
 }
 
 /// What [`walk_root`] hands over: a file with its link count, or an event.
@@ -525,11 +524,18 @@ fn walk_root(
         }
         true
     });
+    // Files waiting for their stat (`parallel_stat`): handed over, in order,
+    // before anything after them is.
+    let mut batch: Vec<walkdir::DirEntry> = Vec::new();
     for entry in iter {
+        if !pruned.borrow().notes.is_empty() {
+            stat_batch(&mut batch, &mut dir, opts, end, on_event);
+        }
         report_pruned(&pruned, end, on_event);
         let entry = match entry {
             Ok(entry) => entry,
             Err(err) => {
+                stat_batch(&mut batch, &mut dir, opts, end, on_event);
                 let path = err
                     .path()
                     .map(Path::to_path_buf)
@@ -550,6 +556,9 @@ fn walk_root(
         let file_type = entry.file_type();
         if file_type.is_dir() {
             continue;
+        }
+        if !file_type.is_file() {
+            stat_batch(&mut batch, &mut dir, opts, end, on_event);
         }
         if file_type.is_symlink() {
             if entry.depth() == 0 && entry.path().is_dir() {
@@ -591,25 +600,91 @@ fn walk_root(
                 continue;
             }
         }
-        let meta = match dir.stat(&entry, opts.follow_links) {
-            Ok(meta) => meta,
-            Err(reason) => {
-                let problem = WalkProblem {
-                    path: entry.path().to_path_buf(),
-                    reason,
-                };
-                on_event(Found::Event(StreamEvent::Problem(&problem)));
-                end.problems.push(problem);
-                continue;
+        if opts.parallel_stat {
+            batch.push(entry);
+            if batch.len() >= STAT_BATCH {
+                stat_batch(&mut batch, &mut dir, opts, end, on_event);
             }
-        };
-        found_file(entry.path(), &meta, opts, end, on_event);
+            continue;
+        }
+        let meta = dir.stat(&entry, opts.follow_links);
+        stat_found(&entry, meta, opts, end, on_event);
     }
+    stat_batch(&mut batch, &mut dir, opts, end, on_event);
     report_pruned(&pruned, end, on_event);
     let pruned = pruned.into_inner();
     end.skips.hidden += pruned.hidden;
     end.skips.excluded += pruned.excluded;
     end.skips.ignored += pruned.ignored;
+}
+
+/// Files stat'ed together by [`stat_batch`]: a directory of the million-file
+/// corpus is 1,000, so one or two batches, and the pool's hand-over is paid
+/// once per a few hundred files.
+const STAT_BATCH: usize = 1024;
+
+/// Below this many files a batch is stat'ed on the walk's own thread.
+const STAT_PARALLEL_MIN: usize = 64;
+
+/// A file's stat (or why not) handed on: a problem, or [`found_file`].
+fn stat_found(
+    entry: &walkdir::DirEntry,
+    meta: Result<Stat, String>,
+    opts: &WalkOptions,
+    end: &mut WalkEnd,
+    on_event: &mut impl FnMut(Found<'_>),
+) {
+    match meta {
+        Ok(meta) => found_file(entry.path(), &meta, opts, end, on_event),
+        Err(reason) => {
+            let problem = WalkProblem {
+                path: entry.path().to_path_buf(),
+                reason,
+            };
+            on_event(Found::Event(StreamEvent::Problem(&problem)));
+            end.problems.push(problem);
+        }
+    }
+}
+
+/// Stats the files of `batch` (emptied), in two halves on the rayon pool
+/// when there are enough of them, and hands each on in the batch's order:
+/// the kernel's stat is half of an unchanged re-index, and with its walk on
+/// one core the other sat idle (docs/PERFORMANCE.md). What is handed on, and
+/// in which order, is what the walk without batches hands on.
+fn stat_batch(
+    batch: &mut Vec<walkdir::DirEntry>,
+    dir: &mut OpenDir,
+    opts: &WalkOptions,
+    end: &mut WalkEnd,
+    on_event: &mut impl FnMut(Found<'_>),
+) {
+    let follow = opts.follow_links;
+    let stats: Vec<Result<Stat, String>> = if batch.len() < STAT_PARALLEL_MIN {
+        batch.iter().map(|e| dir.stat(e, follow)).collect()
+    } else {
+        let (first, second) = batch.split_at(batch.len() / 2);
+        let (mut a, b) = rayon::join(
+            || {
+                first
+                    .iter()
+                    .map(|e| dir.stat(e, follow))
+                    .collect::<Vec<_>>()
+            },
+            || {
+                let mut other = OpenDir::default();
+                second
+                    .iter()
+                    .map(|e| other.stat(e, follow))
+                    .collect::<Vec<_>>()
+            },
+        );
+        a.extend(b);
+        a
+    };
+    for (entry, meta) in batch.drain(..).zip(stats) {
+        stat_found(&entry, meta, opts, end, on_event);
+    }
 }
 
 /// What the walk keeps of a file's metadata.
