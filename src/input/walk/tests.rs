@@ -2,6 +2,7 @@
 
 use super::*;
 use std::fs;
+use std::os::unix::fs::MetadataExt;
 
 /// Today's definition of the order: every file of every root, sorted by
 /// path bytes, the same file kept at its first path.
