@@ -15,6 +15,9 @@
 # whose queries are timed alternately on the same index), INDEX_BASELINE (a second
 # binary whose unchanged re-index of step 2 is timed alternately, against the same
 # first build; step 2 then also prints each binary's CPU seconds).
+# STEPS (e.g. "1 2", then "5 6"): run only these steps, and INDEX_WORK=DIR: work in
+# DIR and keep it (the copy and the first build's time are reused by a later run with
+# the same DIR): so that a long benchmark is several short runs under one lock each.
 #
 # The corpora are never modified: the script works on a hard-linked copy in a
 # temporary directory and "changes" a file by replacing its link with a new
@@ -26,14 +29,20 @@ BIN=${SIMFIND:-target/release/simfind}
 if [ $# -eq 0 ]; then
   set -- ../shared/data/linux-scale/files ../shared/data/debian-docs/files ../shared/data/django-docs/files
 fi
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/simfind-index-bench.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+if [ -n "${INDEX_WORK:-}" ]; then
+  WORK=$INDEX_WORK
+  mkdir -p "$WORK"
+else
+  WORK=$(mktemp -d "${TMPDIR:-/tmp}/simfind-index-bench.XXXXXX")
+  trap 'rm -rf "$WORK"' EXIT
+fi
+step() { [ -z "${STEPS:-}" ] || [[ " $STEPS " == *" $1 "* ]]; }
 ROOTS=()
 i=0
 for dir in "$@"; do
   [ -d "$dir" ] || { echo "no corpus at $dir" >&2; exit 2; }
   i=$((i + 1))
-  cp -al "$dir" "$WORK/root$i" 2>/dev/null || cp -a "$dir" "$WORK/root$i"
+  [ -d "$WORK/root$i" ] || cp -al "$dir" "$WORK/root$i" 2>/dev/null || cp -a "$dir" "$WORK/root$i"
   ROOTS+=("$WORK/root$i")
 done
 DB=$WORK/index.simfind
@@ -51,11 +60,16 @@ timed() {
 }
 median() { sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 
-/usr/bin/time -f "%e %U %S" -o "$WORK/time.out" "$BIN" index "${ROOTS[@]}" --db "$DB" 2>"$WORK/last.err" >/dev/null
-first=$(awk '{print $1}' "$WORK/time.out")
-echo "1. first build:        $first s, CPU $(awk '{print $2 + $3}' "$WORK/time.out") s   ($(tail -1 "$WORK/last.err"))"
+if step 1; then
+  /usr/bin/time -f "%e %U %S" -o "$WORK/first.time" "$BIN" index "${ROOTS[@]}" --db "$DB" 2>"$WORK/last.err" >/dev/null
+  echo "1. first build:        $(awk '{print $1}' "$WORK/first.time") s, CPU $(awk '{print $2 + $3}' "$WORK/first.time") s   ($(tail -1 "$WORK/last.err"))"
+fi
+first=$(awk '{print $1}' "$WORK/first.time")
+first_cpu=$(awk '{print $2 + $3}' "$WORK/first.time")
 
-if [ -z "${INDEX_BASELINE:-}" ]; then
+if ! step 2; then
+  :
+elif [ -z "${INDEX_BASELINE:-}" ]; then
   unchanged=$(for _ in 1 2 3; do timed "$BIN" index "${ROOTS[@]}" --db "$DB"; echo; done | median)
   echo "2. unchanged re-index: $unchanged s (median of 3) = $(awk -v a="$unchanged" -v b="$first" 'BEGIN {printf "%.1f", 100 * a / b}') % of the first build"
   echo "   ($(tail -1 "$WORK/last.err"))"
@@ -74,12 +88,14 @@ else
     wall=$(awk '{print $1}' "$f" | median)
     cpu=$(awk '{print $2 + $3}' "$f" | median)
     echo "2. unchanged re-index, ${pair[$i]}: $wall s (median of $(awk '{printf "%s ", $1}' "$f")) =" \
-      "$(awk -v a="$wall" -v b="$first" 'BEGIN {printf "%.1f", 100 * a / b}') % of the first build;" \
-      "CPU $cpu s (median of $(awk '{printf "%.2f ", $2 + $3}' "$f"))"
+      "$(awk -v a="$wall" -v b="$first" 'BEGIN {printf "%.2f", 100 * a / b}') % of the first build;" \
+      "CPU $cpu s (median of $(awk '{printf "%.2f ", $2 + $3}' "$f")) =" \
+      "$(awk -v a="$cpu" -v b="$first_cpu" 'BEGIN {printf "%.2f", 100 * a / b}') % of its CPU"
   done
   echo "   ($(tail -1 "$WORK/last.err"))"
 fi
 
+if step 3; then
 # Change every 100th file (1 %): its text plus one line, as a new file with a
 # modification time an hour ago (outside the 3 s "racy" window, as in a nightly run).
 find "${ROOTS[@]}" -type f | sort | awk 'NR % 100 == 0' > "$WORK/changed.list"
@@ -91,8 +107,9 @@ done < "$WORK/changed.list"
 changed=$(timed "$BIN" index "${ROOTS[@]}" --db "$DB")
 echo "3. 1 % changed ($(wc -l < "$WORK/changed.list") files): $changed s = $(awk -v a="$changed" -v b="$first" 'BEGIN {printf "%.1f", 100 * a / b}') % of the first build"
 echo "   ($(tail -1 "$WORK/last.err"))"
+fi
 
-if [ "${SKIP_SCAN:-0}" != 1 ]; then
+if step 4 && [ "${SKIP_SCAN:-0}" != 1 ]; then
   # Another 1 % (other files), then scan --db vs a fresh scan.
   find "${ROOTS[@]}" -type f | sort | awk 'NR % 100 == 50' > "$WORK/changed2.list"
   while IFS= read -r f; do
@@ -109,6 +126,7 @@ fi
 # queried 3 times in a row (the first warms the cache); the last run of each
 # counts. With QUERY_BASELINE=BINARY, that binary is timed the same way on the
 # same index, alternating with $BIN query by query (an A/B in one run).
+if step 5; then
 pct() { sort -g | awk -v p="$1" '{a[NR] = $1} END {i = int(p * NR + 0.999999); if (i < 1) i = 1; print a[i]}'; }
 find "${ROOTS[@]}" -type f -size +1k | sort > "$WORK/big.list"
 awk -v n="${QUERIES:-25}" -v total="$(wc -l < "$WORK/big.list")" \
@@ -133,6 +151,9 @@ done
 echo "   last: $(tail -1 "$WORK/last.err")"
 startup=$(for _ in 1 2 3 4 5; do timed "$BIN" --version; echo; done | median)
 echo "   process start-up alone (simfind --version): $(awk -v s="$startup" 'BEGIN {printf "%.1f", s * 1000}') ms"
+fi
+
+step 6 || exit 0
 
 SIZE=$(stat -c %s "$DB")
 DOCS=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select count(*) from documents').fetchone()[0])" "$DB")

@@ -92,3 +92,88 @@ fn query_rereads_only_candidates_that_can_reach_the_threshold() {
     assert!(!out.status.success(), "{err}");
     assert!(err.contains("c.txt") && err.contains("d.txt"), "{err}");
 }
+
+/// A candidate with the query's own content is checked by hashing its file
+/// instead of being shingled again (issue #22: the slowest queries re-made a
+/// 2 MB set identical to their own): it still reports similarity 1 with every
+/// shingle shared, and a file that had the query's content when it was
+/// indexed but has changed since is still read, found changed and named.
+#[test]
+fn identical_candidates_are_checked_by_hash_and_a_changed_one_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    let a = words(3, 300);
+    let text = a.join(" ");
+    let mut b = a.clone();
+    for w in b.iter_mut().step_by(50) {
+        *w = "zzzzzz".into();
+    }
+    let e = words(4, 300).join(" ");
+    write(&root, "a.txt", text.as_bytes());
+    write(&root, "b.txt", b.join(" ").as_bytes());
+    write(&root, "e.txt", e.as_bytes());
+    let db = dir.path().join("index.simfind");
+    let out = simfind()
+        .arg("index")
+        .arg(&root)
+        .arg("--db")
+        .arg(&db)
+        .arg("-q")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    // e.txt changes after indexing, keeping its size and inode; its query is
+    // its text as indexed.
+    let changed = format!("q{}", &e[1..]);
+    assert_ne!(changed, e);
+    std::fs::write(root.join("e.txt"), &changed).unwrap();
+    let qa = write(dir.path(), "qa.txt", text.as_bytes());
+    let qe = write(dir.path(), "qe.txt", e.as_bytes());
+    // The text is lowercase ASCII with single spaces, so normalisation keeps
+    // it as it is and its shingles are its distinct 5-byte windows.
+    let distinct: std::collections::HashSet<&[u8]> = text.as_bytes().windows(5).collect();
+    let distinct = distinct.len().to_string();
+
+    for exact in [false, true] {
+        let mut cmd = simfind();
+        cmd.args(["query", "--color", "never", "-t", "0.5", "--db"])
+            .arg(&db)
+            .arg(&qa)
+            .arg(&qe);
+        if exact {
+            cmd.arg("--exact");
+        }
+        let out = cmd.output().unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "exact {exact}: {err}");
+        assert!(
+            err.contains("e.txt") && err.contains("changed since it was indexed"),
+            "exact {exact}: {err}"
+        );
+        let rows = util::csv_rows(&out.stdout);
+        let field = |row: &csv::ByteRecord, i: usize| String::from_utf8_lossy(&row[i]).into_owned();
+        let pairs: Vec<(String, String)> =
+            rows.iter().map(|r| (field(r, 0), field(r, 1))).collect();
+        assert_eq!(pairs.len(), 2, "exact {exact}: {pairs:?}");
+        assert!(
+            pairs.iter().all(|(q, _)| q.ends_with("qa.txt")),
+            "exact {exact}: {pairs:?}"
+        );
+        assert!(pairs[0].1.ends_with("a.txt"), "exact {exact}: {pairs:?}");
+        assert!(pairs[1].1.ends_with("b.txt"), "exact {exact}: {pairs:?}");
+        let identical = &rows[0];
+        assert_eq!(field(identical, 2), "1.000000", "exact {exact}");
+        for column in [4, 5, 6] {
+            assert_eq!(
+                field(identical, column),
+                distinct,
+                "exact {exact}: column {column}"
+            );
+        }
+        // The near copy is shingled again: fewer shared than its own count.
+        let near = &rows[1];
+        assert!(field(near, 2).as_str() < "1.000000", "exact {exact}");
+        let shared: usize = field(near, 6).parse().unwrap();
+        assert!(shared < distinct.parse::<usize>().unwrap(), "exact {exact}");
+    }
+}

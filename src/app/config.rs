@@ -558,6 +558,7 @@ fn source(files: &FileArgs) -> Result<(WalkOptions, ReadOptions)> {
         listed: listed(files)?,
         hardlinks_as_copies: files.hardlinks_as_copies,
         isolate: false,
+        parallel_stat: false,
     };
     Ok((walk, read_options(files)?))
 }

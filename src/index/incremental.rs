@@ -119,10 +119,14 @@ pub fn refresh(
     // The walk runs on its own thread while this one reads the stored state
     // (under the write lock: what is read is what the changes apply to):
     // with nothing changed, the two are all an update does.
+    // Nothing runs on the rayon pool while the walk does: it stats its
+    // files there, on both cores.
+    let mut walk_config = config.clone();
+    walk_config.walk.parallel_stat = true;
     let (stored, (mut files, mut stats)) = std::thread::scope(|scope| {
         let walk = scope.spawn(|| {
             let mut stats = ScanStats::default();
-            let files = pipeline::walk_files(config, &walk_reporter, &mut stats);
+            let files = pipeline::walk_files(&walk_config, &walk_reporter, &mut stats);
             (files, stats)
         });
         let stored = if want_signatures {
@@ -428,7 +432,9 @@ impl Stored {
             return self;
         }
         let mut order: Vec<usize> = (0..n).collect();
-        order.sort_unstable_by(|&a, &b| self.path(a).cmp(self.path(b)));
+        // Stable: the index's order is a few long sorted runs (each update
+        // appends its new files in walk order), which this sort merges.
+        order.sort_by(|&a, &b| self.path(a).cmp(self.path(b)));
         let mut sorted = Stored::empty();
         for &i in &order {
             sorted.push(self.path(i), self.stats[i]);

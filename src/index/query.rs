@@ -20,6 +20,7 @@ use std::fmt;
 use std::os::unix::ffi::OsStrExt;
 
 use rayon::prelude::*;
+use xxhash_rust::xxh3::{Xxh3, xxh3_128};
 
 use super::{Index, IndexError, ParamsError, StoredDoc};
 use crate::input::read::{self, ReadOptions};
@@ -160,13 +161,16 @@ impl<'a> Query<'a> {
             return Ok(Answer::Binary);
         }
         let set = self.recipe.set_of(&bytes);
+        // A candidate with this content hash has the query's own set: it is
+        // checked by hashing its file, not shingled again ([`same_content`]).
+        let own = xxh3_128(&bytes);
         drop(bytes);
         if set.is_empty() {
             return Ok(Answer::NoShingles);
         }
         let (signature, keys) = self.recipe.sign(&set);
         if options.exact {
-            return self.ask_exact(&set, &signature, options, reporter);
+            return self.ask_exact(&set, own, &signature, options, reporter);
         }
         let (candidates, mut docs) = self.index.snapshot(|index| {
             let ids = index.candidates(&keys)?;
@@ -181,7 +185,7 @@ impl<'a> Query<'a> {
             // Only candidates that can still reach the threshold are re-read:
             // re-reading many candidates was a query's slow tail.
             docs.retain(self.reachable(set.len(), &signature, options.threshold));
-            unverified = self.reload(&docs, reporter);
+            unverified = self.reload(&docs, (own, &set), reporter);
         }
         let mut matches = Vec::new();
         for doc in docs {
@@ -230,6 +234,7 @@ impl<'a> Query<'a> {
     fn ask_exact(
         &mut self,
         set: &[u64],
+        own: u128,
         signature: &[u32],
         options: &QueryOptions,
         reporter: &dyn Reporter,
@@ -311,14 +316,18 @@ impl<'a> Query<'a> {
             let loaded: Vec<_> = todo
                 .par_iter()
                 .map(|doc| {
-                    let other = reload(doc, recipe, read);
-                    let result = other.map(|other| {
-                        let shared = sets::intersection_size(set, &other);
-                        (
-                            sets::ratio(shared, set.len() + other.len() - shared),
-                            shared,
-                        )
-                    });
+                    let result = if doc.content_hash == own {
+                        same_content(doc, read)
+                            .map(|()| (sets::ratio(set.len(), set.len()), set.len()))
+                    } else {
+                        reload(doc, recipe, read).map(|other| {
+                            let shared = sets::intersection_size(set, &other);
+                            (
+                                sets::ratio(shared, set.len() + other.len() - shared),
+                                shared,
+                            )
+                        })
+                    };
                     (doc.content_hash, doc.path.as_path(), result)
                 })
                 .collect();
@@ -405,8 +414,9 @@ impl<'a> Query<'a> {
 
     /// Re-reads each content of `docs` not loaded yet (identical files once),
     /// in parallel: for a document with many candidates this is the cost.
-    /// Returns how many could not be (each warned about).
-    fn reload(&mut self, docs: &[StoredDoc], reporter: &dyn Reporter) -> u64 {
+    /// The content of `own` (the query's hash and set) is only checked by
+    /// its hash. Returns how many could not be (each warned about).
+    fn reload(&mut self, docs: &[StoredDoc], own: (u128, &[u64]), reporter: &dyn Reporter) -> u64 {
         let mut todo: Vec<&StoredDoc> = Vec::new();
         let mut planned = HashSet::new();
         for doc in docs {
@@ -418,7 +428,11 @@ impl<'a> Query<'a> {
         let loaded: Vec<_> = todo
             .par_iter()
             .map(|doc| {
-                let set = reload(doc, recipe, read);
+                let set = if doc.content_hash == own.0 {
+                    same_content(doc, read).map(|()| own.1.to_vec())
+                } else {
+                    reload(doc, recipe, read)
+                };
                 (doc.content_hash, doc.path.as_path(), set)
             })
             .collect();
@@ -459,4 +473,34 @@ fn reload(
 ) -> Result<Vec<u64>, pipeline::ReloadError> {
     let identity = doc.stat.dev.zip(doc.stat.inode);
     pipeline::reload_indexed(&doc.path, identity, doc.content_hash, recipe, read)
+}
+
+/// Whether the file of a stored document whose content hash is the query's
+/// still has that content: opened as [`reload`] opens it (the very file the
+/// index recorded), its bytes hashed, not shingled. Its set is then the
+/// query's own (one recipe, the same bytes), so shingling it again, half of
+/// the slowest queries' time, is not needed; a file changed since it was
+/// indexed is still found, by its hash, and refused as [`reload`] refuses it.
+fn same_content(
+    doc: &StoredDoc,
+    read: &crate::input::read::ReadOptions,
+) -> Result<(), pipeline::ReloadError> {
+    let contents = match doc.stat.dev.zip(doc.stat.inode) {
+        Some(identity) => read::read_file_identified(&doc.path, identity, read)?,
+        None => read::read_file_nofollow(&doc.path, read)?,
+    };
+    // A chunk at a time, each released once hashed, as a large file's
+    // reload reads: its pages need not all stay resident.
+    let mut digest = Xxh3::new();
+    let chunk = read.chunk_size.max(1);
+    for start in (0..contents.len()).step_by(chunk) {
+        let end = contents.len().min(start + chunk);
+        digest.update(&contents[start..end]);
+        contents.release_before(end);
+    }
+    if digest.digest128() != doc.content_hash {
+        return Err(pipeline::ReloadError::Changed);
+    }
+    contents.verify_unchanged()?;
+    Ok(())
 }

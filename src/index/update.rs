@@ -48,14 +48,18 @@ impl Update<'_> {
     }
 
     /// Hands `each` the path (its bytes, as stored) and metadata of every
-    /// indexed file as of this transaction, sorted by path bytes, without an
-    /// allocation per file: an unchanged re-index of a million files reads
-    /// nothing else.
+    /// indexed file as of this transaction, without an allocation per file:
+    /// an unchanged re-index of a million files reads nothing else. They come
+    /// in the table's order, not sorted: `ORDER BY path` walked the path index
+    /// and looked each row up in the table from it, a tenth of that re-index,
+    /// where one pass over the table reads fewer pages. Rows are added in walk
+    /// order, so that order is runs of sorted paths, which a caller sorts in
+    /// about one pass.
     pub fn each_file(&self, mut each: impl FnMut(&[u8], FileStat)) -> Result<(), IndexError> {
         let mut run = || -> rusqlite::Result<()> {
-            let mut stmt = self.tx.prepare_cached(
-                "SELECT path, size, mtime_ns, dev, inode FROM documents ORDER BY path",
-            )?;
+            let mut stmt = self
+                .tx
+                .prepare_cached("SELECT path, size, mtime_ns, dev, inode FROM documents")?;
             let mut rows = stmt.query([])?;
             while let Some(r) = rows.next()? {
                 let path = r.get_ref(0)?.as_blob().map_err(|e| {

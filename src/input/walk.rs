@@ -30,14 +30,12 @@
 //!   prefix of another's) does it collect the whole walk and sort it first.
 
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
-use std::os::fd::OwnedFd;
 
 use foldhash::fast::FixedState;
 
@@ -63,6 +61,11 @@ pub struct WalkOptions {
     /// Pair only files under different roots ([`root_index`]); read by the
     /// pair stage, kept here with the roots it is about.
     pub isolate: bool,
+    /// Stat files a batch at a time on the rayon pool (so on `-j` threads),
+    /// the batch's files handed over in order once all are stat'ed: for a
+    /// walk with nothing else to do meanwhile (an index's refresh), not one
+    /// that feeds signing on that pool as it goes (a scan).
+    pub parallel_stat: bool,
 }
 
 /// Which root `path` was walked from: the index of the first root that is the
@@ -391,31 +394,25 @@ fn streaming_root_order<'a>(roots: &'a [PathBuf], opts: &WalkOptions) -> Option<
 /// `a.txt`, but `.` sorts before `/`.) A name never contains `/`, so no two
 /// siblings' keys are prefixes of each other unless one is a file whose name
 /// is a prefix of the other's, and then it comes first in both orders.
+///
+/// Siblings' paths are their directory's path (the same bytes: walkdir joins
+/// each name to one path) followed by their names, so their whole paths
+/// compare as their names do, without finding where each name starts.
 pub fn sibling_order(a: &walkdir::DirEntry, b: &walkdir::DirEntry) -> std::cmp::Ordering {
-    let (x, y) = (entry_name(a), entry_name(b));
+    let x = a.path().as_os_str().as_bytes();
+    let y = b.path().as_os_str().as_bytes();
     let common = x.len().min(y.len());
     x[..common].cmp(&y[..common]).then_with(|| {
         // One name is a prefix of the other (or they are equal): the next byte
         // of the key is the longer name's, or `/` after a directory's name, or
         // none (which sorts first).
-        let next = |name: &[u8], e: &walkdir::DirEntry| {
-            name.get(common)
+        let next = |path: &[u8], e: &walkdir::DirEntry| {
+            path.get(common)
                 .copied()
                 .or(e.file_type().is_dir().then_some(b'/'))
         };
         next(x, a).cmp(&next(y, b))
     })
-}
-
-/// An entry's name, as the bytes after the last `/` of its path: walkdir's
-/// `file_name()` parses the path's components each time, which was most of
-/// the cost of sorting a directory.
-fn entry_name(e: &walkdir::DirEntry) -> &[u8] {
-    let path = e.path().as_os_str().as_bytes();
-    match path.iter().rposition(|&c| c == b'/') {
-        Some(slash) if slash + 1 < path.len() => &path[slash + 1..],
-        _ => e.file_name().as_bytes(),
-    }
 }
 
 /// What [`walk_root`] hands over: a file with its link count, or an event.
@@ -525,11 +522,18 @@ fn walk_root(
         }
         true
     });
+    // Files waiting for their stat (`parallel_stat`): handed over, in order,
+    // before anything after them is.
+    let mut batch: Vec<walkdir::DirEntry> = Vec::new();
     for entry in iter {
+        if !pruned.borrow().notes.is_empty() {
+            stat_batch(&mut batch, &mut dir, opts, end, on_event);
+        }
         report_pruned(&pruned, end, on_event);
         let entry = match entry {
             Ok(entry) => entry,
             Err(err) => {
+                stat_batch(&mut batch, &mut dir, opts, end, on_event);
                 let path = err
                     .path()
                     .map(Path::to_path_buf)
@@ -550,6 +554,9 @@ fn walk_root(
         let file_type = entry.file_type();
         if file_type.is_dir() {
             continue;
+        }
+        if !file_type.is_file() {
+            stat_batch(&mut batch, &mut dir, opts, end, on_event);
         }
         if file_type.is_symlink() {
             if entry.depth() == 0 && entry.path().is_dir() {
@@ -591,129 +598,22 @@ fn walk_root(
                 continue;
             }
         }
-        let meta = match dir.stat(&entry, opts.follow_links) {
-            Ok(meta) => meta,
-            Err(reason) => {
-                let problem = WalkProblem {
-                    path: entry.path().to_path_buf(),
-                    reason,
-                };
-                on_event(Found::Event(StreamEvent::Problem(&problem)));
-                end.problems.push(problem);
-                continue;
+        if opts.parallel_stat {
+            batch.push(entry);
+            if batch.len() >= STAT_BATCH {
+                stat_batch(&mut batch, &mut dir, opts, end, on_event);
             }
-        };
-        found_file(entry.path(), &meta, opts, end, on_event);
+            continue;
+        }
+        let meta = dir.stat(&entry, opts.follow_links);
+        stat_found(&entry, meta, opts, end, on_event);
     }
+    stat_batch(&mut batch, &mut dir, opts, end, on_event);
     report_pruned(&pruned, end, on_event);
     let pruned = pruned.into_inner();
     end.skips.hidden += pruned.hidden;
     end.skips.excluded += pruned.excluded;
     end.skips.ignored += pruned.ignored;
-}
-
-/// What the walk keeps of a file's metadata.
-struct Stat {
-    size: u64,
-    modified: Option<SystemTime>,
-    dev: u64,
-    ino: u64,
-    nlink: u64,
-}
-
-impl From<&std::fs::Metadata> for Stat {
-    fn from(meta: &std::fs::Metadata) -> Self {
-        Stat {
-            size: meta.len(),
-            modified: meta.modified().ok(),
-            dev: meta.dev(),
-            ino: meta.ino(),
-            nlink: meta.nlink(),
-        }
-    }
-}
-
-impl From<rustix::fs::Stat> for Stat {
-    // The fields' C types differ between architectures (`u64` on some, not
-    // on others), so a conversion that is the identity here is not one
-    // everywhere.
-    #[allow(clippy::useless_conversion)]
-    fn from(st: rustix::fs::Stat) -> Self {
-        let seconds = i64::from(st.st_mtime);
-        let nanos = u32::try_from(st.st_mtime_nsec).unwrap_or(0);
-        // `SystemTime` holds seconds and nanoseconds as `stat` gives them, as
-        // std's `Metadata::modified` does.
-        let modified = if seconds >= 0 {
-            SystemTime::UNIX_EPOCH.checked_add(std::time::Duration::new(seconds as u64, nanos))
-        } else {
-            SystemTime::UNIX_EPOCH
-                .checked_sub(std::time::Duration::from_secs(seconds.unsigned_abs()))
-                .and_then(|t| t.checked_add(std::time::Duration::from_nanos(u64::from(nanos))))
-        };
-        Stat {
-            size: u64::try_from(st.st_size).unwrap_or(0),
-            modified,
-            dev: u64::from(st.st_dev),
-            ino: u64::from(st.st_ino),
-            nlink: u64::from(st.st_nlink),
-        }
-    }
-}
-
-/// The directory whose files are being looked at, kept open so that each
-/// file is stat'ed by its name relative to it (`fstatat` on the directory's
-/// descriptor) instead of by its whole path, which the kernel resolves
-/// component by component: that lookup was a sixth of an unchanged
-/// re-index (docs/PERFORMANCE.md). The answers are the same: the directory
-/// is opened by the same path, following links as a lookup through it does.
-#[derive(Default)]
-struct OpenDir {
-    path: Vec<u8>,
-    /// `None` when it could not be opened (the whole path is used then).
-    fd: Option<OwnedFd>,
-}
-
-impl OpenDir {
-    /// The metadata of `entry` (of the link's target when `follow`, as
-    /// walkdir's `DirEntry::metadata`), or why not, worded as the error of
-    /// `std::fs::metadata`.
-    fn stat(&mut self, entry: &walkdir::DirEntry, follow: bool) -> Result<Stat, String> {
-        let path = entry.path().as_os_str().as_bytes();
-        let slash = path.iter().rposition(|&c| c == b'/');
-        if entry.depth() > 0
-            && let Some(slash) = slash.filter(|&s| s + 1 < path.len())
-        {
-            // The entry's parent, `/` itself for a file under the root directory.
-            let dir = &path[..slash.max(1)];
-            if self.path != dir {
-                self.path.clear();
-                self.path.extend_from_slice(dir);
-                self.fd = rustix::fs::open(
-                    std::ffi::OsStr::from_bytes(dir),
-                    rustix::fs::OFlags::RDONLY
-                        | rustix::fs::OFlags::DIRECTORY
-                        | rustix::fs::OFlags::CLOEXEC,
-                    rustix::fs::Mode::empty(),
-                )
-                .ok();
-            }
-            if let Some(fd) = &self.fd {
-                let flags = if follow {
-                    rustix::fs::AtFlags::empty()
-                } else {
-                    rustix::fs::AtFlags::SYMLINK_NOFOLLOW
-                };
-                let name = std::ffi::OsStr::from_bytes(&path[slash + 1..]);
-                return rustix::fs::statat(fd, name, flags)
-                    .map(Stat::from)
-                    .map_err(|e| std::io::Error::from(e).to_string());
-            }
-        }
-        entry.metadata().map(|m| Stat::from(&m)).map_err(|err| {
-            err.io_error()
-                .map_or_else(|| err.to_string(), |e| e.to_string())
-        })
-    }
 }
 
 /// A regular file the walk reached: kept unless outside the size limits.
@@ -794,6 +694,9 @@ fn walk_listed(
     }
     found_file(path, &Stat::from(&meta), opts, end, on_event);
 }
+
+mod stat;
+use stat::{OpenDir, STAT_BATCH, Stat, stat_batch, stat_found};
 
 #[cfg(test)]
 mod tests;

@@ -2,6 +2,7 @@
 
 use super::*;
 use std::fs;
+use std::os::unix::fs::MetadataExt;
 
 /// Today's definition of the order: every file of every root, sorted by
 /// path bytes, the same file kept at its first path.
@@ -243,5 +244,98 @@ fn walked_metadata_is_what_a_stat_of_the_whole_path_says() {
         assert_eq!(seen.len(), if follow_links { 18 } else { 16 }, "{seen:?}");
         let old = seen.iter().filter(|p| p.ends_with("x")).count();
         assert_eq!(old, if follow_links { 2 } else { 1 });
+    }
+}
+
+/// Every event of a walk, in order, with the metadata of each file.
+fn events(roots: &[PathBuf], opts: &WalkOptions) -> (Vec<String>, WalkSkips, usize) {
+    let mut log = Vec::new();
+    let end = walk_each(roots, opts, |event| {
+        log.push(match event {
+            StreamEvent::File(f) => format!(
+                "file {} {} {:?} {} {}",
+                f.path.display(),
+                f.size,
+                f.modified,
+                f.dev,
+                f.ino
+            ),
+            StreamEvent::Problem(p) => format!("problem {} {}", p.path.display(), p.reason),
+            StreamEvent::Skipped(p) => format!("skipped {} {}", p.path.display(), p.reason),
+        })
+    });
+    (log, end.skips, end.problems.len())
+}
+
+/// `parallel_stat` (an index's refresh) stats files in batches on the rayon
+/// pool; what the walk hands over, and in which order, is what it hands over
+/// on its own thread: files across several batches, with hidden, excluded,
+/// linked and special entries and a subdirectory among them, on a pool of
+/// one thread (`-j 1`) and of two, streamed and (with `-L`) sorted after.
+#[test]
+fn parallel_stat_hands_over_what_the_walk_on_one_thread_does() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let big = t.join("big");
+    fs::create_dir_all(big.join("m/n")).unwrap();
+    for i in 0..2_500 {
+        let name = match i {
+            _ if i % 97 == 0 => format!(".h{i:04}"),
+            _ if i % 251 == 0 => format!("f{i:04}-x.txt"),
+            _ => format!("f{i:04}.txt"),
+        };
+        fs::write(big.join(&name), "x".repeat(i % 37)).unwrap();
+        if i % 301 == 0 {
+            std::os::unix::fs::symlink(big.join(&name), big.join(format!("f{i:04}.link"))).unwrap();
+        }
+        if i % 401 == 0 {
+            fs::hard_link(big.join(&name), big.join(format!("f{i:04}.hard"))).unwrap();
+        }
+    }
+    for i in 0..150 {
+        fs::write(big.join(format!("m/g{i:03}")), "y".repeat(i)).unwrap();
+    }
+    fs::write(big.join("m/n/deep"), "z").unwrap();
+    let fifo = std::ffi::CString::new(big.join("f1234.fifo").as_os_str().as_bytes()).unwrap();
+    // SAFETY: `fifo` is a NUL-terminated path that outlives the call.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+    let exclude = Excludes::new(&["*-x.txt".to_string()]).unwrap();
+
+    for follow_links in [false, true] {
+        let opts = WalkOptions {
+            follow_links,
+            exclude: exclude.clone(),
+            ..WalkOptions::default()
+        };
+        let roots = [big.clone(), t.join("big/m")];
+        let roots = if follow_links {
+            &roots[..]
+        } else {
+            &roots[..1]
+        };
+        let alone = events(roots, &opts);
+        assert!(alone.0.len() > 2_500, "{}", alone.0.len());
+        assert!(
+            alone.0.iter().any(|e| e.starts_with("skipped")),
+            "{:?}",
+            alone.1
+        );
+        assert!(alone.1.special == 1 && alone.1.hidden > 0 && alone.1.excluded > 0);
+        for threads in [1, 2] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let batched = pool.install(|| {
+                events(
+                    roots,
+                    &WalkOptions {
+                        parallel_stat: true,
+                        ..opts.clone()
+                    },
+                )
+            });
+            assert_eq!(batched, alone, "-L {follow_links}, {threads} threads");
+        }
     }
 }
