@@ -15,11 +15,11 @@
 //!    alive at once when documents are loaded in that order and each is
 //!    dropped as soon as its last partner has been loaded.
 //! 3. Components whose window fits the working budget are laid end to end and
-//!    streamed: the next documents are loaded in parallel, as many as fit
-//!    beside the sets still alive, every pair whose later document has just
-//!    arrived is verified, and finished sets are dropped. Small components are
-//!    so batched together and both cores stay busy; each document is loaded
-//!    exactly once.
+//!    streamed: each thread takes the next document in that order when its
+//!    set fits beside the sets alive and loading, a pair is verified as soon
+//!    as its second set arrives, and a set is dropped after its last pair.
+//!    No thread waits for another's load to finish a batch, so both cores
+//!    stay busy; each document is loaded exactly once.
 //! 4. A component whose window exceeds the working budget but fits the cap is
 //!    streamed alone under the cap (still one load per document). One whose
 //!    window exceeds even the cap (a near-clique bigger than the cap) is cut
