@@ -580,6 +580,9 @@ where
     /// with nothing in flight, every pair among the loaded nodes has been
     /// verified, which is the state the window was measured in, so the sets
     /// alive are those of the sequential order and the window bounds them.
+    /// (A `load` that itself waited on rayon work could let its thread take
+    /// up another of these loops and wait on its own node: the one caller's
+    /// loads do not use rayon.)
     fn stream(&mut self, order: &[u32], bytes: &[usize], budget: usize) {
         use std::sync::atomic::{AtomicU8, AtomicU32, Ordering::AcqRel};
         use std::sync::{Arc, Condvar, Mutex};
