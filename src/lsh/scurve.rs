@@ -263,6 +263,14 @@ const TIE: f64 = 1e-9;
 /// Requires `0 < threshold ≤ 1`, `max_hashes ≥ 1`, weights finite, `≥ 0`, and not
 /// both 0 (callers validate; this panics otherwise).
 pub fn tune(threshold: f64, max_hashes: usize, fn_weight: f64, fp_weight: f64) -> Tuning {
+    check_tune_arguments(threshold, max_hashes, fn_weight, fp_weight);
+    // Skip an integral whose weight is 0: it cannot change the choice.
+    let areas = shape_areas(threshold, max_hashes, fn_weight > 0.0, fp_weight > 0.0);
+    tune_among(threshold, &areas, fn_weight, fp_weight)
+}
+
+/// [`tune`]'s preconditions, with its messages.
+fn check_tune_arguments(threshold: f64, max_hashes: usize, fn_weight: f64, fp_weight: f64) {
     assert!(
         threshold > 0.0 && threshold <= 1.0,
         "threshold {threshold} not in (0, 1]"
@@ -276,22 +284,55 @@ pub fn tune(threshold: f64, max_hashes: usize, fn_weight: f64, fp_weight: f64) -
         fn_weight + fp_weight > 0.0,
         "at least one weight must be positive"
     );
-    let cost = |bands, rows| {
-        // Skip an integral whose weight is 0: it cannot change the choice.
+}
+
+/// A shape with its false-negative and false-positive areas at one threshold
+/// (an area not asked for is 0).
+type ShapeAreas = ((usize, usize), f64, f64);
+
+/// Both areas of every shape of [`all_shapes`] (in its order), each integral
+/// computed once, the shapes spread over the threads: `scan -t` asks for
+/// them before it reads a file, so they are its start-up time. The values are
+/// those of [`false_negative_area`] and [`false_positive_area`] themselves,
+/// whatever the thread count.
+fn shape_areas(threshold: f64, max_hashes: usize, fn_area: bool, fp_area: bool) -> Vec<ShapeAreas> {
+    use rayon::prelude::*;
+    let shapes: Vec<(usize, usize)> = all_shapes(max_hashes).collect();
+    shapes
+        .into_par_iter()
+        .with_min_len(8)
+        .map(|(bands, rows)| {
+            let area = |on: bool, f: fn(f64, usize, usize) -> f64| {
+                if on { f(threshold, bands, rows) } else { 0.0 }
+            };
+            (
+                (bands, rows),
+                area(fn_area, false_negative_area),
+                area(fp_area, false_positive_area),
+            )
+        })
+        .collect()
+}
+
+/// [`tune`]'s choice among shapes whose areas are given.
+fn tune_among(threshold: f64, areas: &[ShapeAreas], fn_weight: f64, fp_weight: f64) -> Tuning {
+    let cost = |fn_area: f64, fp_area: f64| {
         let fn_part = if fn_weight > 0.0 {
-            fn_weight * false_negative_area(threshold, bands, rows)
+            fn_weight * fn_area
         } else {
             0.0
         };
         let fp_part = if fp_weight > 0.0 {
-            fp_weight * false_positive_area(threshold, bands, rows)
+            fp_weight * fp_area
         } else {
             0.0
         };
         fn_part + fp_part
     };
-    let ((bands, rows), _) =
-        cheapest(max_hashes, |_, _| true, cost).expect("max_hashes ≥ 1 gives at least one shape");
+    let costs = areas
+        .iter()
+        .map(|&(shape, f_n, f_p)| (shape, cost(f_n, f_p)));
+    let ((bands, rows), _) = cheapest_of(costs).expect("max_hashes ≥ 1 gives at least one shape");
     Tuning::new(threshold, bands, rows)
 }
 
@@ -312,17 +353,20 @@ pub fn tune_with_floor(
         (0.0..1.0).contains(&max_miss),
         "max_miss {max_miss} not in [0, 1)"
     );
-    // Validates the other arguments the same way.
-    let unconstrained = tune(threshold, max_hashes, fn_weight, fp_weight);
+    check_tune_arguments(threshold, max_hashes, fn_weight, fp_weight);
+    // One set of integrals serves both the unconstrained choice and the
+    // constrained one (each used to compute its own).
+    let areas = shape_areas(threshold, max_hashes, true, true);
+    let unconstrained = tune_among(threshold, &areas, fn_weight, fp_weight);
     if miss_probability(threshold, unconstrained.bands, unconstrained.rows) <= max_miss {
         return Ok(unconstrained);
     }
-    let qualifies = |bands, rows| miss_probability(threshold, bands, rows) <= max_miss;
-    let cost = |bands, rows| {
-        fn_weight * false_negative_area(threshold, bands, rows)
-            + fp_weight * false_positive_area(threshold, bands, rows)
-    };
-    match cheapest(max_hashes, qualifies, cost) {
+    let qualifies = |(bands, rows)| miss_probability(threshold, bands, rows) <= max_miss;
+    let costs = areas
+        .iter()
+        .filter(|&&(shape, _, _)| qualifies(shape))
+        .map(|&(shape, f_n, f_p)| (shape, fn_weight * f_n + fp_weight * f_p));
+    match cheapest_of(costs) {
         Some(((bands, rows), _)) => Ok(Tuning::new(threshold, bands, rows)),
         None => Err(Unreachable {
             best_recall: candidate_probability(threshold, max_hashes, 1),
@@ -337,14 +381,22 @@ fn cheapest(
     qualifies: impl Fn(usize, usize) -> bool,
     cost: impl Fn(usize, usize) -> f64,
 ) -> Option<((usize, usize), f64)> {
+    cheapest_of(
+        all_shapes(max_hashes)
+            .filter(|&(bands, rows)| qualifies(bands, rows))
+            .map(|(bands, rows)| ((bands, rows), cost(bands, rows))),
+    )
+}
+
+/// The shape of lowest cost among `costs`, taken in order, near-ties broken
+/// by [`better`]; `None` if there is none.
+fn cheapest_of(
+    costs: impl Iterator<Item = ((usize, usize), f64)>,
+) -> Option<((usize, usize), f64)> {
     let mut best: Option<((usize, usize), f64)> = None;
-    for (bands, rows) in all_shapes(max_hashes) {
-        if !qualifies(bands, rows) {
-            continue;
-        }
-        let c = cost(bands, rows);
-        if best.is_none_or(|(shape, best_cost)| better(c, (bands, rows), best_cost, shape)) {
-            best = Some(((bands, rows), c));
+    for (shape, c) in costs {
+        if best.is_none_or(|(best_shape, best_cost)| better(c, shape, best_cost, best_shape)) {
+            best = Some((shape, c));
         }
     }
     best

@@ -231,11 +231,13 @@ fn reload_from(
             return Err(ReloadError::Changed);
         }
         BUFFERS.with_borrow_mut(|buffers| {
-            sorted_shingles_into(&contents, recipe, buffers);
-            // A clone is allocated at its exact length; the buffer stays for reuse.
             if part == Part::WHOLE {
-                buffers.set.clone()
+                // Sorted, deduplicated and copied out at its exact length in
+                // one pass; the buffer stays for reuse.
+                filtered_windows_into(&contents, recipe, buffers);
+                buffers.sorter.sorted_distinct(&mut buffers.set)
             } else {
+                sorted_shingles_into(&contents, recipe, buffers);
                 let in_part = |h: &&u64| part.contains(**h);
                 buffers.set.iter().filter(in_part).copied().collect()
             }

@@ -15,11 +15,11 @@
 //!    alive at once when documents are loaded in that order and each is
 //!    dropped as soon as its last partner has been loaded.
 //! 3. Components whose window fits the working budget are laid end to end and
-//!    streamed: the next documents are loaded in parallel, as many as fit
-//!    beside the sets still alive, every pair whose later document has just
-//!    arrived is verified, and finished sets are dropped. Small components are
-//!    so batched together and both cores stay busy; each document is loaded
-//!    exactly once.
+//!    streamed: each thread takes the next document in that order when its
+//!    set fits beside the sets alive and loading, a pair is verified as soon
+//!    as its second set arrives, and a set is dropped after its last pair.
+//!    No thread waits for another's load to finish a batch, so both cores
+//!    stay busy; each document is loaded exactly once.
 //! 4. A component whose window exceeds the working budget but fits the cap is
 //!    streamed alone under the cap (still one load per document). One whose
 //!    window exceeds even the cap (a near-clique bigger than the cap) is cut
@@ -566,57 +566,167 @@ where
     }
 
     /// Loads the nodes of `order` (whole components, each in its load order)
-    /// once each, in parallel steps that fit in `budget` beside the sets still
-    /// needed (a step holds at least one node), verifies every pair whose
-    /// later node has arrived, and drops each set after its last pair.
+    /// once each, verifies every pair as soon as both its sets are there, and
+    /// drops each set after its last pair: within `budget` beside the sets
+    /// still needed (one node at a time may exceed it, as a set larger than
+    /// the budget must).
+    ///
+    /// No step waits for the slowest load of a batch: each thread takes the
+    /// next node in load order when its bytes fit beside those alive and
+    /// loading, loads it, and verifies the pairs this node completes (the
+    /// second of a pair's two sets to arrive verifies it, so each pair is
+    /// verified once, whichever thread loads first). A thread whose node does
+    /// not fit waits until a set is dropped or the loads in flight are done;
+    /// with nothing in flight, every pair among the loaded nodes has been
+    /// verified, which is the state the window was measured in, so the sets
+    /// alive are those of the sequential order and the window bounds them.
+    /// (A `load` that itself waited on rayon work could let its thread take
+    /// up another of these loops and wait on its own node: the one caller's
+    /// loads do not use rayon.)
     fn stream(&mut self, order: &[u32], bytes: &[usize], budget: usize) {
-        let mut position = vec![u32::MAX; self.graph.docs.len()];
+        use std::sync::atomic::{AtomicU8, AtomicU32, Ordering::AcqRel};
+        use std::sync::{Arc, Condvar, Mutex};
+
+        let graph = self.graph;
+        let n = order.len();
+        let mut position = vec![u32::MAX; graph.docs.len()];
         for (p, &x) in order.iter().enumerate() {
             position[x as usize] = p as u32;
         }
-        let (pairs, offsets) = self.pairs_by_later(order, &position);
-        // Position after whose step nothing needs the node at position p.
-        let last_use: Vec<u32> = order
-            .iter()
-            .enumerate()
-            .map(|(p, &x)| {
-                self.graph
-                    .neighbours(x)
-                    .iter()
-                    .map(|&y| position[y as usize])
-                    .fold(p as u32, u32::max)
-            })
+        let (pairs, _) = self.pairs_by_later(order, &position);
+        // The pairs of each position: incident[starts[p]..starts[p + 1]].
+        let at = |x: u32| position[x as usize] as usize;
+        let mut starts = vec![0usize; n + 1];
+        for &(u, v) in &pairs {
+            starts[at(u) + 1] += 1;
+            starts[at(v) + 1] += 1;
+        }
+        for p in 0..n {
+            starts[p + 1] += starts[p];
+        }
+        let mut fill = starts.clone();
+        let mut incident = vec![0u32; starts[n]];
+        for (i, &(u, v)) in pairs.iter().enumerate() {
+            for p in [at(u), at(v)] {
+                incident[fill[p]] = i as u32;
+                fill[p] += 1;
+            }
+        }
+        drop(fill);
+        // Pairs of each node not yet verified: its set goes at 0.
+        let pending: Vec<AtomicU32> = (0..n)
+            .map(|p| AtomicU32::new((starts[p + 1] - starts[p]) as u32))
             .collect();
-        let mut by_last_use: Vec<u32> = (0..order.len() as u32).collect();
-        by_last_use.sort_unstable_by_key(|&p| (last_use[p as usize], p));
+        // Sets of each pair that have arrived (loaded or failed).
+        let arrived: Vec<AtomicU8> = (0..pairs.len()).map(|_| AtomicU8::new(0)).collect();
+        let slots: Vec<Mutex<Option<Arc<S>>>> = (0..n).map(|_| Mutex::new(None)).collect();
 
-        let mut sets: Vec<Option<S>> = (0..order.len()).map(|_| None).collect();
-        let (mut start, mut next_free, mut alive) = (0usize, 0usize, 0usize);
-        while start < order.len() {
-            let mut end = start;
-            let mut step = 0usize;
-            while end < order.len()
-                && (end == start || alive + step + bytes[order[end] as usize] <= budget)
-            {
-                step += bytes[order[end] as usize];
-                end += 1;
+        struct Schedule {
+            /// The next position to load.
+            next: usize,
+            /// Bytes of the sets alive or being loaded.
+            alive: usize,
+            /// Nodes taken whose pairs are not all handled yet.
+            in_flight: usize,
+        }
+        let schedule = Mutex::new(Schedule {
+            next: 0,
+            alive: 0,
+            in_flight: 0,
+        });
+        let changed = Condvar::new();
+        let lock = || schedule.lock().unwrap_or_else(|e| e.into_inner());
+        let found: Mutex<Vec<VerifiedPair>> = Mutex::new(Vec::new());
+        let failures: Mutex<Vec<(u32, E)>> = Mutex::new(Vec::new());
+        let (load, failed, threshold) = (self.load, &self.failed, self.threshold);
+        let size = |p: usize| bytes[order[p] as usize];
+        let slot = |p: usize| slots[p].lock().unwrap_or_else(|e| e.into_inner()).clone();
+        // The set at position p has no pair left: dropped, its bytes freed.
+        let release = |p: usize| {
+            if pending[p].fetch_sub(1, AcqRel) == 1 {
+                drop(slots[p].lock().unwrap_or_else(|e| e.into_inner()).take());
+                lock().alive -= size(p);
+                changed.notify_all();
             }
-            for (p, set) in (start..end).zip(self.load_all(&order[start..end])) {
-                sets[p] = set;
+        };
+        let worker = || {
+            let mut here: Vec<VerifiedPair> = Vec::new();
+            loop {
+                let p = {
+                    let mut s = lock();
+                    loop {
+                        if s.next == n {
+                            break None;
+                        }
+                        let b = size(s.next);
+                        if s.in_flight == 0 || s.alive + b <= budget {
+                            s.next += 1;
+                            s.alive += b;
+                            s.in_flight += 1;
+                            break Some(s.next - 1);
+                        }
+                        s = changed.wait(s).unwrap_or_else(|e| e.into_inner());
+                    }
+                };
+                let Some(p) = p else { break };
+                let x = order[p];
+                let set = if failed[x as usize] {
+                    None
+                } else {
+                    match load(graph.docs[x as usize]) {
+                        Ok(set) => Some(Arc::new(set)),
+                        Err(e) => {
+                            failures
+                                .lock()
+                                .unwrap_or_else(|e| e.into_inner())
+                                .push((x, e));
+                            None
+                        }
+                    }
+                };
+                *slots[p].lock().unwrap_or_else(|e| e.into_inner()) = set;
+                for &i in &incident[starts[p]..starts[p + 1]] {
+                    if arrived[i as usize].fetch_add(1, AcqRel) == 0 {
+                        continue;
+                    }
+                    let (u, v) = pairs[i as usize];
+                    if let (Some(sa), Some(sb)) = (slot(at(u)), slot(at(v))) {
+                        let (sa, sb) = ((*sa).as_ref(), (*sb).as_ref());
+                        let need = overlap_needed(sa.len(), sb.len(), threshold);
+                        if let Some(shared) = intersection_at_least(sa, sb, need) {
+                            let similarity = ratio(shared, sa.len() + sb.len() - shared);
+                            if similarity >= threshold {
+                                here.push(VerifiedPair {
+                                    a: graph.docs[u as usize],
+                                    b: graph.docs[v as usize],
+                                    shared,
+                                    similarity,
+                                });
+                            }
+                        }
+                    }
+                    // Both clones are gone: the last release drops the set.
+                    release(at(u));
+                    release(at(v));
+                }
+                lock().in_flight -= 1;
+                changed.notify_all();
             }
-            alive += step;
-            self.check(&pairs[offsets[start]..offsets[end]], |x| {
-                sets[position[x as usize] as usize].as_ref()
-            });
-            while next_free < by_last_use.len()
-                && (last_use[by_last_use[next_free] as usize] as usize) < end
-            {
-                let p = by_last_use[next_free] as usize;
-                sets[p] = None;
-                alive -= bytes[order[p] as usize];
-                next_free += 1;
+            found
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .append(&mut here);
+        };
+        rayon::scope(|scope| {
+            for _ in 0..rayon::current_num_threads().min(n) {
+                scope.spawn(|_| worker());
             }
-            start = end;
+        });
+        self.verified
+            .append(&mut found.into_inner().unwrap_or_else(|e| e.into_inner()));
+        for (x, e) in failures.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            self.failed[x as usize] = true;
+            self.failures.push((graph.docs[x as usize], e));
         }
     }
 

@@ -434,3 +434,83 @@ fn half_point_and_steepest_point_match_numerical_oracles() {
         assert!((s - best.0).abs() < 2e-4, "{b}x{r}: {s} vs {}", best.0);
     }
 }
+
+/// The choice as `tune` and `tune_with_floor` made it before their integrals
+/// were shared and spread over threads: shape by shape, in `all_shapes`'
+/// order, every integral computed where its cost is needed.
+fn sequential_choice(
+    t: f64,
+    n: usize,
+    wfn: f64,
+    wfp: f64,
+    max_miss: Option<f64>,
+) -> Option<(usize, usize)> {
+    let cost = |b, r| {
+        let fn_part = if wfn > 0.0 {
+            wfn * false_negative_area(t, b, r)
+        } else {
+            0.0
+        };
+        let fp_part = if wfp > 0.0 {
+            wfp * false_positive_area(t, b, r)
+        } else {
+            0.0
+        };
+        fn_part + fp_part
+    };
+    let pick = |qualifies: &dyn Fn(usize, usize) -> bool, cost: &dyn Fn(usize, usize) -> f64| {
+        let mut best: Option<((usize, usize), f64)> = None;
+        for (b, r) in all_shapes(n).filter(|&(b, r)| qualifies(b, r)) {
+            let c = cost(b, r);
+            if best.is_none_or(|(shape, best_cost)| better(c, (b, r), best_cost, shape)) {
+                best = Some(((b, r), c));
+            }
+        }
+        best.map(|b| b.0)
+    };
+    let free = pick(&|_, _| true, &cost)?;
+    let Some(max_miss) = max_miss else {
+        return Some(free);
+    };
+    if miss_probability(t, free.0, free.1) <= max_miss {
+        return Some(free);
+    }
+    pick(&|b, r| miss_probability(t, b, r) <= max_miss, &|b, r| {
+        wfn * false_negative_area(t, b, r) + wfp * false_positive_area(t, b, r)
+    })
+}
+
+#[test]
+fn shared_integrals_choose_what_one_at_a_time_chose_on_any_thread_count() {
+    let cases = [
+        (0.8, 100, 64.0, 1.0, Some(0.001 / 1.01)),
+        (0.5, 100, 64.0, 1.0, Some(0.001 / 1.01)),
+        (0.9, 60, 1.0, 1.0, Some(0.01)),
+        (0.3, 40, 3.0, 0.0, None),
+        (0.7, 50, 0.0, 2.0, None),
+        (0.05, 20, 64.0, 1.0, Some(1e-6)),
+    ];
+    for threads in [1, 2] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        for (t, n, wfn, wfp, max_miss) in cases {
+            let expected = sequential_choice(t, n, wfn, wfp, max_miss);
+            let got = pool.install(|| match max_miss {
+                Some(m) => tune_with_floor(t, n, wfn, wfp, m).ok(),
+                None => Some(tune(t, n, wfn, wfp)),
+            });
+            let got_shape = got.as_ref().map(|g| (g.bands, g.rows));
+            assert_eq!(
+                got_shape, expected,
+                "T={t} N={n} {wfn}/{wfp} {max_miss:?}, {threads} threads"
+            );
+            if let Some(g) = got {
+                // The areas reported are the integrals of the chosen shape.
+                assert_eq!(g.fn_area, false_negative_area(t, g.bands, g.rows));
+                assert_eq!(g.fp_area, false_positive_area(t, g.bands, g.rows));
+            }
+        }
+    }
+}
