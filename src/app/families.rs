@@ -271,7 +271,7 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
                 }
             };
             parameters.insert("dimensions".into(), points.dim.into());
-            family_run(
+            summary::family_run(
                 ("vectors", metric, sketch, parameters, seed),
                 points.len() as u64,
                 &choice,
@@ -316,7 +316,7 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
             let mut parameters = serde_json::Map::new();
             parameters.insert("radius".into(), radius.into());
             parameters.insert("bits".into(), strings.bits.into());
-            family_run(
+            summary::family_run(
                 ("bits", "hamming", "bit-sampling", parameters, seed),
                 strings.len() as u64,
                 &choice,
@@ -419,48 +419,6 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
         )?;
     }
     Ok(status)
-}
-
-/// The summary of a vector or bit-string run: the family's name and
-/// parameters (with the seed when it banded), and what the choice and the
-/// outcome counted.
-fn family_run(
-    (input, metric, sketch, mut parameters, seed): (
-        &'static str,
-        &'static str,
-        &'static str,
-        serde_json::Map<String, serde_json::Value>,
-        u64,
-    ),
-    documents: u64,
-    choice: &choose::Choice,
-    outcome: &run::FamilyOutcome,
-    verification: Verification,
-) -> FamilyRun {
-    let banding = match choice.method {
-        choose::Method::Lsh { banding, .. } => {
-            parameters.insert("seed".into(), seed.into());
-            Some(banding)
-        }
-        choose::Method::Exact => None,
-    };
-    FamilyRun {
-        input,
-        metric,
-        sketch,
-        parameters,
-        documents,
-        signed: if banding.is_some() { documents } else { 0 },
-        errors: 0,
-        candidates: outcome.candidates,
-        pairs: outcome.pairs.len() as u64,
-        method: (
-            if banding.is_some() { "lsh" } else { "exact" },
-            choice.reason,
-        ),
-        banding,
-        verification,
-    }
 }
 
 /// --method, -b/-r, --link and --verify as the choice of method takes them.

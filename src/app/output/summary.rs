@@ -210,3 +210,45 @@ pub fn shingles(config: &simfind::pipeline::ScanConfig) -> Value {
         "k": config.recipe.shingler.k(),
     })
 }
+
+/// The summary of a vector or bit-string run: the family's name and
+/// parameters (with the seed when it banded), and what the choice and the
+/// outcome counted.
+pub fn family_run(
+    (input, metric, sketch, mut parameters, seed): (
+        &'static str,
+        &'static str,
+        &'static str,
+        Map<String, Value>,
+        u64,
+    ),
+    documents: u64,
+    choice: &simfind::pipeline::vectors::choose::Choice,
+    outcome: &simfind::pipeline::vectors::FamilyOutcome,
+    verification: simfind::pipeline::Verification,
+) -> FamilyRun {
+    let banding = match choice.method {
+        simfind::pipeline::vectors::choose::Method::Lsh { banding, .. } => {
+            parameters.insert("seed".into(), seed.into());
+            Some(banding)
+        }
+        simfind::pipeline::vectors::choose::Method::Exact => None,
+    };
+    FamilyRun {
+        input,
+        metric,
+        sketch,
+        parameters,
+        documents,
+        signed: if banding.is_some() { documents } else { 0 },
+        errors: 0,
+        candidates: outcome.candidates,
+        pairs: outcome.pairs.len() as u64,
+        method: (
+            if banding.is_some() { "lsh" } else { "exact" },
+            choice.reason,
+        ),
+        banding,
+        verification,
+    }
+}
