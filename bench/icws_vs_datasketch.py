@@ -5,6 +5,10 @@ large bag. Run by bench/icws_vs_datasketch.sh (which installs datasketch into
 target/bench-venv); no test depends on it.
 
     python bench/icws_vs_datasketch.py SIMFIND [--pairs 200] [--samples 128]
+        [--base OTHER_SIMFIND] [--repeats 5]
+
+With --base, the timing step alternates the two binaries --repeats times
+(ratios within one run: the machine is shared and noisy).
 """
 
 import argparse
@@ -43,6 +47,8 @@ def main():
     ap.add_argument("--samples", type=int, default=128)
     ap.add_argument("--dim", type=int, default=50)
     ap.add_argument("--big", type=int, default=20000, help="distinct words of the timing bag")
+    ap.add_argument("--base", help="another simfind binary, timed alternately with SIMFIND")
+    ap.add_argument("--repeats", type=int, default=1)
     args = ap.parse_args()
     rng = random.Random(20)
     n = args.samples
@@ -78,12 +84,16 @@ def main():
         big = [rng.randint(1, 4) for _ in range(args.big)]
         fa.write_text(bag_text(big))
         fb.write_text(bag_text(big))
-        start = time.perf_counter()
-        simfind_compare(args.simfind, fa, fb, n, seed=1, icws=False)
-        plain = time.perf_counter() - start
-        start = time.perf_counter()
-        simfind_compare(args.simfind, fa, fb, n, seed=1, icws=True)
-        with_icws = time.perf_counter() - start
+        binaries = [("simfind", args.simfind)] + ([("base", args.base)] if args.base else [])
+        signing = {name: [] for name, _ in binaries}
+        for _ in range(args.repeats):
+            for name, binary in binaries:
+                start = time.perf_counter()
+                simfind_compare(binary, fa, fb, n, seed=1, icws=False)
+                plain = time.perf_counter() - start
+                start = time.perf_counter()
+                simfind_compare(binary, fa, fb, n, seed=1, icws=True)
+                signing[name].append(time.perf_counter() - start - plain)
         # datasketch draws its dim × samples random arrays once, when the
         # generator is made; simfind draws each (sample, element) value from a
         # hash as it signs, so it needs no dimension. Both are printed.
@@ -96,8 +106,10 @@ def main():
         gen.minhash(v)
         ds = time.perf_counter() - start
         print(f"signing two bags of {args.big} distinct words, {n} samples:")
-        print(f"  simfind compare --icws minus plain compare: {with_icws - plain:.3f} s "
-              f"({with_icws:.3f} - {plain:.3f})")
+        for name, times in signing.items():
+            times.sort()
+            print(f"  {name:8s} compare --icws minus plain compare: median {times[len(times) // 2]:.3f} s, "
+                  f"min {times[0]:.3f} s ({len(times)} runs)")
         print(f"  datasketch minhash() twice:                {ds:.3f} s "
               f"(after {made:.3f} s making the generator)")
 

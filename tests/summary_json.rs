@@ -280,3 +280,202 @@ fn summary_json_on_stdout_with_the_data_or_unwritable_fails_before_any_work() {
         stderr(&out)
     );
 }
+
+/// Runs `args` with `--summary-json` and `-o`, checks the document against
+/// the schema, and that its pair count is the output's rows and its
+/// candidates the stderr line's; returns the document.
+fn family_summary(dir: &std::path::Path, args: &[&str]) -> Value {
+    let json = dir.join("family.json");
+    let csv = dir.join("family.csv");
+    let mut all = args.to_vec();
+    all.extend([
+        "-o",
+        csv.to_str().unwrap(),
+        "--summary-json",
+        json.to_str().unwrap(),
+    ]);
+    let out = run(&all);
+    assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+    let summary = read_json(&json);
+    assert_valid(&summary);
+    assert_eq!(summary["command"], "scan");
+    // The families' CSV: a,b,metric and the value, one pair a row.
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let rows = text.lines().count() as u64 - 1;
+    assert!(text.starts_with("a,b,metric,"), "{text}");
+    assert_eq!(summary["pairs"], rows, "{args:?}: {summary}");
+    assert!(rows > 0, "{args:?}: the test data should have pairs");
+    let candidates = summary["candidates"].as_u64().unwrap();
+    assert!(candidates >= rows, "{summary}");
+    let err = stderr(&out);
+    assert!(
+        // LSH counts candidates, the exact method the pairs its screen measured.
+        err.contains(&format!("{candidates} candidate"))
+            || err.contains(&format!("{candidates} measured")),
+        "{args:?}: the stderr line counts other candidates than {summary}: {err}"
+    );
+    if let Value::Object(lsh) = &summary["lsh"] {
+        assert_eq!(
+            lsh["hashes"],
+            lsh["bands"].as_u64().unwrap() * lsh["rows"].as_u64().unwrap()
+        );
+    }
+    summary
+}
+
+#[test]
+fn family_scans_write_the_summary_of_their_family() {
+    let dir = tempfile::tempdir().unwrap();
+    // Two near-parallel vectors, one orthogonal to both.
+    let vectors = write(
+        dir.path(),
+        "v.csv",
+        b"id,x1,x2,x3\na,1,0,0\nb,1,0.05,0\nc,0,0,1\nd,0,0.02,1\n",
+    );
+    let v = vectors.to_str().unwrap();
+    for (args, method, metric, sketch) in [
+        (
+            &[
+                "scan", "--input", "vectors", v, "-t", "0.9", "--method", "lsh", "-b", "8", "-r",
+                "4",
+            ][..],
+            "lsh",
+            "cosine",
+            "hyperplanes",
+        ),
+        (
+            &[
+                "scan", "--input", "vectors", v, "-t", "0.9", "--method", "exact",
+            ][..],
+            "exact",
+            "cosine",
+            "hyperplanes",
+        ),
+        (
+            &[
+                "scan",
+                "--input",
+                "vectors",
+                v,
+                "--metric",
+                "euclidean",
+                "--radius",
+                "0.1",
+                "--method",
+                "lsh",
+                "-b",
+                "4",
+                "-r",
+                "2",
+            ][..],
+            "lsh",
+            "euclidean",
+            "p-stable",
+        ),
+    ] {
+        let s = family_summary(dir.path(), args);
+        assert_eq!(s["family"]["input"], "vectors");
+        assert_eq!(s["family"]["metric"], metric);
+        assert_eq!(s["family"]["sketch"], sketch);
+        assert_eq!(s["family"]["parameters"]["dimensions"], 3);
+        assert_eq!(s["documents"], 4);
+        assert_eq!(s["method"]["name"], method);
+        match method {
+            "lsh" => {
+                assert_eq!(s["signed"], 4);
+                let given = args.iter().position(|a| *a == "-b").unwrap();
+                assert_eq!(s["lsh"]["bands"], args[given + 1].parse::<u64>().unwrap());
+                assert_eq!(s["lsh"]["rows"], args[given + 3].parse::<u64>().unwrap());
+                assert_eq!(s["family"]["parameters"]["seed"], 42);
+            }
+            _ => {
+                assert_eq!(s["signed"], 0);
+                assert_eq!(s["lsh"], Value::Null);
+            }
+        }
+        if metric == "cosine" {
+            assert_eq!(s["family"]["parameters"]["min_cosine"], 0.9);
+        } else {
+            assert_eq!(s["family"]["parameters"]["radius"], 0.1);
+            // -b/-r given without --bucket-width: the width is 2R.
+            assert_eq!(s["family"]["parameters"]["bucket_width"], 0.2);
+        }
+    }
+
+    let bits = write(dir.path(), "b.csv", b"a,10101100\nb,10101101\nc,01010011\n");
+    let s = family_summary(
+        dir.path(),
+        &[
+            "scan",
+            "--input",
+            "bits",
+            bits.to_str().unwrap(),
+            "--radius",
+            "1",
+        ],
+    );
+    assert_eq!(s["family"]["metric"], "hamming");
+    assert_eq!(s["family"]["sketch"], "bit-sampling");
+    assert_eq!(s["family"]["parameters"]["bits"], 8);
+    assert_eq!(s["family"]["parameters"]["radius"], 1.0);
+    assert_eq!(s["documents"], 3);
+
+    let s = family_summary(
+        dir.path(),
+        &["scan", "testdata", "--sketch", "simhash", "--radius", "3"],
+    );
+    assert_eq!(s["family"]["input"], "files");
+    assert_eq!(s["family"]["sketch"], "simhash");
+    assert_eq!(s["family"]["parameters"]["weights"], "set");
+    // 64 bits in radius + 1 bands.
+    assert_eq!(s["lsh"]["bands"], 4);
+    assert_eq!(s["lsh"]["rows"], 16);
+    assert!(s["signed"].as_u64().unwrap() <= s["documents"].as_u64().unwrap());
+
+    let s = family_summary(
+        dir.path(),
+        &[
+            "scan",
+            "--sketch",
+            "icws",
+            "tests/data/mmds/bag1.txt",
+            "tests/data/mmds/bag2.txt",
+            "--shingle",
+            "word",
+            "-k",
+            "1",
+            "-t",
+            "0.4",
+        ],
+    );
+    assert_eq!(s["family"]["input"], "files");
+    assert_eq!(s["family"]["metric"], "weighted_jaccard");
+    assert_eq!(s["family"]["sketch"], "icws");
+    assert_eq!(s["family"]["parameters"]["shingles"]["kind"], "word");
+    assert_eq!(s["family"]["parameters"]["threshold"], 0.4);
+    assert_eq!(s["documents"], 2);
+    assert_eq!(s["signed"], 2);
+
+    let sets = write(
+        dir.path(),
+        "w.tsv",
+        b"x\tapple:2 pear:1\ny\tapple:2 pear:2\nz\tplum:3\n",
+    );
+    let s = family_summary(
+        dir.path(),
+        &[
+            "scan",
+            "--sketch",
+            "icws",
+            "--input",
+            "sets",
+            sets.to_str().unwrap(),
+            "-t",
+            "0.5",
+        ],
+    );
+    assert_eq!(s["family"]["input"], "sets");
+    assert_eq!(s["family"]["parameters"]["shingles"], Value::Null);
+    assert_eq!(s["documents"], 3);
+    assert_eq!(s["method"]["name"], "lsh");
+}

@@ -27,6 +27,7 @@ use crate::app::config;
 use crate::app::exit;
 use crate::app::output::Sink;
 use crate::app::output::families::{self as writer, Format, Measure};
+use crate::app::output::summary::{self, FamilyRun, SummaryArgs};
 use crate::app::report::{ClusterArg, FormatArg, ReportArgs};
 use crate::app::ui::{Ui, Verbosity, warning_prefix};
 
@@ -72,6 +73,8 @@ pub struct ScanArgs<'a> {
     pub output: Option<&'a Path>,
     pub verbosity: Verbosity,
     pub db: bool,
+    /// `--summary-json`.
+    pub summary_json: &'a SummaryArgs,
 }
 
 /// What was decided from the arguments.
@@ -213,12 +216,14 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
         verification,
     };
     let seed = args.signing.seed.unwrap_or(DEFAULT_SEED);
+    let summary_json = summary::open(args.summary_json, args.output)?;
     let mut sink = Sink::create(args.output)?;
+    let started = std::time::Instant::now();
     let quiet = args.verbosity.quiet;
     let ui = Ui::with(args.verbosity);
     let mut problems = 0u64;
 
-    match plan {
+    let done = match plan {
         Plan::Vectors {
             query,
             measure,
@@ -249,6 +254,30 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
                 let what = format!("{} vectors of {} components", points.len(), points.dim);
                 eprintln!("simfind: {what}, {}", method_summary(&choice, &outcome));
             }
+            let mut parameters = serde_json::Map::new();
+            let (metric, sketch) = match query {
+                VectorQuery::Cosine { min_cosine } => {
+                    parameters.insert("min_cosine".into(), min_cosine.into());
+                    ("cosine", "hyperplanes")
+                }
+                VectorQuery::Euclidean { radius, .. } => {
+                    parameters.insert("radius".into(), radius.into());
+                    let width = match choice.method {
+                        choose::Method::Lsh { width, .. } => Some(width),
+                        choose::Method::Exact => None,
+                    };
+                    parameters.insert("bucket_width".into(), width.into());
+                    ("euclidean", "p-stable")
+                }
+            };
+            parameters.insert("dimensions".into(), points.dim.into());
+            summary::family_run(
+                ("vectors", metric, sketch, parameters, seed),
+                points.len() as u64,
+                &choice,
+                &outcome,
+                verification,
+            )
         }
         Plan::Bits { radius, banding } => {
             let (strings, starts) = read_all(&args, &mut problems, vectors::read_bits_capped)?;
@@ -284,6 +313,16 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
                 let what = format!("{} bit strings of {} bits", strings.len(), strings.bits);
                 eprintln!("simfind: {what}, {}", method_summary(&choice, &outcome));
             }
+            let mut parameters = serde_json::Map::new();
+            parameters.insert("radius".into(), radius.into());
+            parameters.insert("bits".into(), strings.bits.into());
+            summary::family_run(
+                ("bits", "hamming", "bit-sampling", parameters, seed),
+                strings.len() as u64,
+                &choice,
+                &outcome,
+                verification,
+            )
         }
         Plan::SimHash { radius } => {
             let (mut config, _) = config::scan(
@@ -331,13 +370,55 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
                     outcome.pairs.len()
                 );
             }
+            let mut parameters = serde_json::Map::new();
+            parameters.insert("radius".into(), radius.into());
+            parameters.insert("bits".into(), 64.into());
+            parameters.insert(
+                "weights".into(),
+                match weights {
+                    simhash::Weights::Set => "set",
+                    simhash::Weights::Counts => "counts",
+                }
+                .into(),
+            );
+            parameters.insert("shingles".into(), summary::shingles(&config));
+            FamilyRun {
+                input: "files",
+                metric: "hamming",
+                sketch: "simhash",
+                parameters,
+                documents: files.len() as u64,
+                signed: values.len() as u64,
+                errors: 0,
+                candidates: outcome.candidates,
+                pairs: outcome.pairs.len() as u64,
+                method: ("lsh", "SimHash bands its 64-bit fingerprints"),
+                banding: Some(Banding {
+                    bands: radius as usize + 1,
+                    rows: 64 / (radius as usize + 1),
+                }),
+                verification: Verification::Exact,
+            }
         }
-    }
-    Ok(if problems > 0 {
+    };
+    let status = if problems > 0 {
         exit::PARTIAL
     } else {
         exit::OK
-    })
+    };
+    if let Some(out) = summary_json {
+        let done = FamilyRun {
+            errors: problems,
+            ..done
+        };
+        done.write(
+            out,
+            status,
+            started.elapsed().as_secs_f64(),
+            &ui.stage_seconds(),
+        )?;
+    }
+    Ok(status)
 }
 
 /// --method, -b/-r, --link and --verify as the choice of method takes them.

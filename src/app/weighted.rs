@@ -20,6 +20,7 @@ use crate::app::exit;
 use crate::app::families::{ScanArgs, output_format};
 use crate::app::output::Sink;
 use crate::app::output::families::{self as writer, Measure};
+use crate::app::output::summary::{self, FamilyRun};
 use crate::app::report::FormatArg;
 use crate::app::ui::{Ui, plural};
 
@@ -81,7 +82,9 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
     let mut problems = 0u64;
     // Opened before any work: a bad -o fails first, and nothing is written
     // unless the run completes.
+    let summary_json = summary::open(args.summary_json, args.output)?;
     let mut sink = Sink::create(args.output)?;
+    let started = std::time::Instant::now();
 
     let (sets, ids, options, what) = if kind == InputKind::Sets {
         let (mut record_options, _) = config::records(args.record_input, args.roots)?;
@@ -160,9 +163,46 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
             config.threshold
         );
     }
-    Ok(if problems > 0 {
+    let status = if problems > 0 {
         exit::PARTIAL
     } else {
         exit::OK
-    })
+    };
+    if let Some(out) = summary_json {
+        let mut parameters = serde_json::Map::new();
+        parameters.insert("threshold".into(), config.threshold.into());
+        parameters.insert("seed".into(), seed.into());
+        parameters.insert(
+            "shingles".into(),
+            match kind {
+                InputKind::Sets => serde_json::Value::Null,
+                _ => summary::shingles(&config),
+            },
+        );
+        FamilyRun {
+            input: if kind == InputKind::Sets {
+                "sets"
+            } else {
+                "files"
+            },
+            metric: "weighted_jaccard",
+            sketch: "icws",
+            parameters,
+            documents: sets.len() as u64,
+            signed: sets.iter().filter(|s| !s.is_empty()).count() as u64,
+            errors: problems,
+            candidates: outcome.candidates,
+            pairs: outcome.pairs.len() as u64,
+            method: ("lsh", "--sketch icws bands its samples"),
+            banding: Some(banding),
+            verification: config.verification,
+        }
+        .write(
+            out,
+            status,
+            started.elapsed().as_secs_f64(),
+            &ui.stage_seconds(),
+        )?;
+    }
+    Ok(status)
 }

@@ -27,7 +27,7 @@ use crate::input::walk::FileEntry;
 use crate::lsh::Banding;
 use crate::progress::{Reporter, Stage};
 use crate::similarity::measures;
-use crate::sketch::icws::{Icws, Sample};
+use crate::sketch::icws::{DRAW_CACHE_BYTES, DrawCache, Icws, Sample};
 use crate::sketch::minhash::SplitMix64;
 use crate::text::short_hash::xxh3_64;
 
@@ -77,10 +77,11 @@ pub fn scan_weighted(
     let n = banding.signature_len();
     let icws = Icws::new(n, seed);
     reporter.begin(Stage::Sign, Some(kept.len() as u64));
+    let cache = shared_draws(&icws, sets);
     let mut rows = vec![0u32; kept.len() * n];
     if n > 0 {
         rows.par_chunks_mut(n).zip(&kept).for_each(|(row, &i)| {
-            if let Some(samples) = icws.sign(&sets[i as usize]) {
+            if let Some(samples) = icws.sign_cached(&sets[i as usize], &cache) {
                 for (value, sample) in row.iter_mut().zip(&samples) {
                     *value = sample_value(sample);
                 }
@@ -119,6 +120,37 @@ pub fn scan_weighted(
         pair.b = kept[pair.b as usize];
     }
     outcome
+}
+
+/// The draws of the elements in three sets or more, the most shared first
+/// (ties by element), within [`DRAW_CACHE_BYTES`]: each is drawn once
+/// instead of once a set. Which elements are cached changes the time only,
+/// never a sample. Not those of two sets: drawing them twice was as fast
+/// as caching them (`compare --icws`'s two bags, docs/PERFORMANCE.md).
+pub fn shared_draws(icws: &Icws, sets: &[Vec<(u64, f64)>]) -> DrawCache {
+    let room = DRAW_CACHE_BYTES / icws.draw_bytes().max(1);
+    if room == 0 {
+        return DrawCache::default();
+    }
+    let mut sets_with: hashbrown::HashMap<u64, u32> = hashbrown::HashMap::new();
+    for set in sets {
+        for &(k, _) in set {
+            *sets_with.entry(k).or_insert(0) += 1;
+        }
+    }
+    let mut shared: Vec<(u32, u64)> = sets_with
+        .into_iter()
+        .filter(|&(_, count)| count > 2)
+        .map(|(k, count)| (count, k))
+        .collect();
+    shared.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    shared.truncate(room);
+    DrawCache::from_draws(
+        shared
+            .par_iter()
+            .map(|&(_, k)| (k, icws.token_draws(k)))
+            .collect::<Vec<_>>(),
+    )
 }
 
 /// What a file gives: its bag of shingles, or why it has none.

@@ -476,7 +476,8 @@ mod tests {
 
     #[test]
     fn jaccard_and_hamming_of_sets() {
-        // MMDS Example 3.1: S = {a,c,d}... here {1,2,3,4} vs {3,4,5}: 2/5.
+        // The Jaccard definition (the seed's notes on sets): two shared of five
+        // elements in all, 2/5.
         let (a, b) = ([1, 2, 3, 4], [3, 4, 5]);
         assert_eq!(jaccard(&a, &b), Some(0.4));
         assert_eq!(jaccard_distance(&a, &b), Some(0.6));

@@ -29,6 +29,48 @@ pub struct Icws {
     keys: Vec<u64>,
 }
 
+/// The most a [`DrawCache`] built by simfind holds: 64 MiB, 21,845
+/// elements of 128 samples (24 bytes a sample). Past it, elements are drawn
+/// as they are signed.
+pub const DRAW_CACHE_BYTES: usize = 64 << 20;
+
+/// One sample's draws of one element: r ~ Gamma(2, 1), ln c (c ~ Gamma(2, 1))
+/// and β ~ Uniform(0, 1).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Draw {
+    pub r: f64,
+    pub ln_c: f64,
+    pub beta: f64,
+}
+
+/// The draws of chosen elements, drawn once ([`Icws::token_draws`]) and read
+/// by every set that has them ([`Icws::sign_cached`]): an element shared by
+/// many sets costs its draws and logarithms once instead of once a set.
+/// Elements not in it are drawn as [`Icws::sign`] draws them, so a cache of
+/// any size gives the same samples; its caller bounds it
+/// ([`Icws::draw_bytes`] an element).
+#[derive(Clone, Debug, Default)]
+pub struct DrawCache {
+    draws: hashbrown::HashMap<u64, Box<[Draw]>>,
+}
+
+impl DrawCache {
+    /// A cache of the given elements' draws.
+    pub fn from_draws(draws: impl IntoIterator<Item = (u64, Box<[Draw]>)>) -> DrawCache {
+        DrawCache {
+            draws: draws.into_iter().collect(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.draws.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.draws.is_empty()
+    }
+}
+
 /// A uniform draw in (0, 1): never 0, so logarithms stay finite.
 fn open_unit(rng: &mut SplitMix64) -> f64 {
     ((rng.next_u64() >> 11) as f64 + 0.5) / (1u64 << 53) as f64
@@ -87,6 +129,14 @@ impl Icws {
     /// weight that is not a positive finite number are left out. `None` when
     /// none is left. Elements must be distinct.
     pub fn sign(&self, weights: &[(u64, f64)]) -> Option<Vec<Sample>> {
+        self.sign_cached(weights, &DrawCache::default())
+    }
+
+    /// [`Icws::sign`], taking the draws of the elements `cache` holds from it
+    /// instead of drawing them: the same samples, bit for bit (the cached
+    /// r and ln c are the values the draws give; tests:
+    /// `the_cache_changes_nothing`).
+    pub fn sign_cached(&self, weights: &[(u64, f64)], cache: &DrawCache) -> Option<Vec<Sample>> {
         let kept: Vec<(u64, f64)> = weights
             .iter()
             .copied()
@@ -100,41 +150,90 @@ impl Icws {
         let mut best = vec![(f64::INFINITY, 0u64, 0i64); self.keys.len()];
         for &(k, w) in &kept {
             let ln_w = w.ln();
-            for (best, &key) in best.iter_mut().zip(&self.keys) {
-                let (q, p, beta) = Self::draws(key, k);
-                // a = c / (y e^r), compared through its logarithm
-                //   ln a = ln c − r (t − β + 1),  r = −ln q,  c = −ln p.
-                // Most elements lose, and two bounds certify it before the
-                // logarithms they would need (δ = 10⁻⁶ of the terms' size is
-                // far above the rounding of either side, so the samples are
-                // those of the full computation, bit for bit; tests:
-                // `pruning_changes_nothing`). Without any logarithm: since
-                // r (t − β) ≤ ln w, −ln q ≤ 1/q − 1 and ln c ≥ 1 − 1/c ≥
-                // 1 − 1/(1 − p),
-                //   ln a ≥ 1 − 1/(1 − p) − ln w − (1 − q)/q.
-                let (inv_c, r_above) = (1.0 / (1.0 - p), (1.0 - q) / q);
-                let low = 1.0 - inv_c - ln_w - r_above;
-                let size = 1.0 + inv_c + ln_w.abs() + r_above + best.0.abs();
-                if low > best.0 + 1e-6 * size {
-                    continue;
+            match cache.draws.get(&k) {
+                Some(draws) => {
+                    for (best, draw) in best.iter_mut().zip(draws.iter()) {
+                        // ln a = ln c − r (t − β) − r ≥ ln c − ln w − r, as
+                        // r (t − β) ≤ ln w: most elements lose on that bound
+                        // without the division (margin as below).
+                        let low = draw.ln_c - ln_w - draw.r;
+                        let size = draw.ln_c.abs() + ln_w.abs() + draw.r + best.0.abs();
+                        if low > best.0 + 1e-6 * size {
+                            continue;
+                        }
+                        let t = floor(ln_w / draw.r + draw.beta);
+                        let ln_a = draw.ln_c - draw.r * (t - draw.beta) - draw.r;
+                        if ln_a < best.0 || (ln_a == best.0 && k < best.1) {
+                            *best = (ln_a, k, t as i64);
+                        }
+                    }
                 }
-                let r = -q.ln();
-                let t = floor(ln_w / r + beta);
-                let ln_y = r * (t - beta);
-                // With r: the element wins when ln c < bound; c ≥ 1 − p and
-                // e^bound ≤ 1 / (1 − bound) for bound ≤ 0, so (1 − p)(1 −
-                // bound) > 1 + δ gives ln c > bound + ln(1 + δ).
-                let bound = best.0 + ln_y + r;
-                if bound <= 0.0 && (1.0 - p) * (1.0 - bound) > 1.0 + 1e-6 {
-                    continue;
-                }
-                let ln_a = (-p.ln()).ln() - ln_y - r;
-                if ln_a < best.0 || (ln_a == best.0 && k < best.1) {
-                    *best = (ln_a, k, t as i64);
+                None => {
+                    for (best, &key) in best.iter_mut().zip(&self.keys) {
+                        Self::step(best, key, k, ln_w);
+                    }
                 }
             }
         }
         Some(best.into_iter().map(|(_, k, t)| (k, t)).collect())
+    }
+
+    /// One element's turn in one sample, drawing its values from the hash.
+    #[inline]
+    fn step(best: &mut (f64, u64, i64), key: u64, k: u64, ln_w: f64) {
+        let (q, p, beta) = Self::draws(key, k);
+        // a = c / (y e^r), compared through its logarithm
+        //   ln a = ln c − r (t − β + 1),  r = −ln q,  c = −ln p.
+        // Most elements lose, and two bounds certify it before the
+        // logarithms they would need (δ = 10⁻⁶ of the terms' size is
+        // far above the rounding of either side, so the samples are
+        // those of the full computation, bit for bit; tests:
+        // `pruning_changes_nothing`). Without any logarithm: since
+        // r (t − β) ≤ ln w, −ln q ≤ 1/q − 1 and ln c ≥ 1 − 1/c ≥
+        // 1 − 1/(1 − p),
+        //   ln a ≥ 1 − 1/(1 − p) − ln w − (1 − q)/q.
+        let (inv_c, r_above) = (1.0 / (1.0 - p), (1.0 - q) / q);
+        let low = 1.0 - inv_c - ln_w - r_above;
+        let size = 1.0 + inv_c + ln_w.abs() + r_above + best.0.abs();
+        if low > best.0 + 1e-6 * size {
+            return;
+        }
+        let r = -q.ln();
+        let t = floor(ln_w / r + beta);
+        let ln_y = r * (t - beta);
+        // With r: the element wins when ln c < bound; c ≥ 1 − p and
+        // e^bound ≤ 1 / (1 − bound) for bound ≤ 0, so (1 − p)(1 −
+        // bound) > 1 + δ gives ln c > bound + ln(1 + δ).
+        let bound = best.0 + ln_y + r;
+        if bound <= 0.0 && (1.0 - p) * (1.0 - bound) > 1.0 + 1e-6 {
+            return;
+        }
+        let ln_a = (-p.ln()).ln() - ln_y - r;
+        if ln_a < best.0 || (ln_a == best.0 && k < best.1) {
+            *best = (ln_a, k, t as i64);
+        }
+    }
+
+    /// Bytes [`Icws::token_draws`] holds for one element.
+    pub fn draw_bytes(&self) -> usize {
+        self.keys.len() * std::mem::size_of::<Draw>()
+    }
+
+    /// Every sample's draws of `element`, with their logarithms taken: what
+    /// a [`DrawCache`] holds for it (datasketch's generator holds the same
+    /// r, ln c and β for every dimension).
+    pub fn token_draws(&self, element: u64) -> Box<[Draw]> {
+        self.keys
+            .iter()
+            .map(|&key| {
+                let (q, p, beta) = Self::draws(key, element);
+                Draw {
+                    r: -q.ln(),
+                    ln_c: (-p.ln()).ln(),
+                    beta,
+                }
+            })
+            .collect()
     }
 
     /// The fraction of equal samples: the weighted Jaccard estimate.
@@ -237,6 +336,35 @@ mod tests {
                     sign_reference(&icws, &bag),
                     "{size} × {scale}"
                 );
+            }
+        }
+    }
+
+    /// Signing with any part of the elements' draws cached gives the
+    /// reference's samples exactly, at every weight scale.
+    #[test]
+    fn the_cache_changes_nothing() {
+        let mut rng = SplitMix64(11);
+        let icws = Icws::new(64, 23);
+        for size in [1usize, 2, 5, 40, 3000] {
+            for scale in [1e-300, 1e-3, 1.0, 7.5, 1e6, 1e300] {
+                let bag: Vec<(u64, f64)> = (0..size)
+                    .map(|_| (rng.next_u64(), scale * (0.01 + 4.0 * open_unit(&mut rng))))
+                    .collect();
+                // All, every other one, none.
+                for every in [1, 2, usize::MAX] {
+                    let cache = DrawCache::from_draws(
+                        bag.iter()
+                            .step_by(every.min(size.max(1)))
+                            .take(if every == usize::MAX { 0 } else { size })
+                            .map(|&(k, _)| (k, icws.token_draws(k))),
+                    );
+                    assert_eq!(
+                        icws.sign_cached(&bag, &cache).unwrap(),
+                        sign_reference(&icws, &bag),
+                        "{size} × {scale}, every {every}"
+                    );
+                }
             }
         }
     }

@@ -180,6 +180,7 @@ pub fn run(args: Args) -> Result<i32> {
             output: args.output.as_deref(),
             verbosity: args.verbosity,
             db: args.db.is_some(),
+            summary_json: &args.summary_json,
         });
     }
     if args.input.input.is_records() {

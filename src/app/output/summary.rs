@@ -34,7 +34,8 @@ pub struct SummaryArgs {
     /// Also write the summary's counts (files, skipped by reason, pairs, groups, method,
     /// bands × rows, threshold, seconds per stage) as one JSON object to FILE, atomically;
     /// schema "simfind-summary/1" (docs/summary.schema.json). `-` is stdout, when the data
-    /// goes to -o FILE.
+    /// goes to -o FILE. Family scans (--input vectors|bits, --sketch simhash|icws) write
+    /// their documents, family and parameters, candidates, pairs, method, bands × rows.
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub summary_json: Option<PathBuf>,
 }
@@ -130,5 +131,124 @@ pub fn join_work(exact_index: Option<ExactIndex>, s: &ScanStats) -> String {
             plural(s.join_lookups, "bucket", "buckets"),
             plural(s.join_probe_hits, "entry", "entries")
         ),
+    }
+}
+
+/// What a family scan (`--input vectors|bits`, `--sketch simhash|icws`) did:
+/// the fields of its summary, named as a Jaccard scan names them where they
+/// mean the same (`candidates`, `pairs`, `method`, `lsh`, `verification`,
+/// `seconds`), and its own `family`.
+pub struct FamilyRun {
+    /// `vectors`, `bits`, `files` or `sets`.
+    pub input: &'static str,
+    /// `cosine`, `euclidean`, `hamming` or `weighted_jaccard`.
+    pub metric: &'static str,
+    /// `hyperplanes`, `p-stable`, `bit-sampling`, `simhash` or `icws`.
+    pub sketch: &'static str,
+    /// The family's own parameters (threshold or radius, width, seed …).
+    pub parameters: Map<String, Value>,
+    /// Points, bit strings, weighted sets or files read.
+    pub documents: u64,
+    /// Of those, signed (sketched); 0 when every pair was measured.
+    pub signed: u64,
+    /// Rows or files left out with a warning.
+    pub errors: u64,
+    pub candidates: u64,
+    pub pairs: u64,
+    /// `lsh` or `exact`, and why.
+    pub method: (&'static str, &'static str),
+    /// The banding used (`None`: every pair measured, no bands).
+    pub banding: Option<simfind::lsh::Banding>,
+    pub verification: simfind::pipeline::Verification,
+}
+
+impl FamilyRun {
+    /// Writes the run's summary (schema: the `scan` family variant of
+    /// `docs/summary.schema.json`).
+    pub fn write(
+        self,
+        out: SummaryJson,
+        status: i32,
+        total: f64,
+        stages: &StageSeconds,
+    ) -> Result<()> {
+        let fields = json!({
+            "family": {
+                "input": self.input,
+                "metric": self.metric,
+                "sketch": self.sketch,
+                "parameters": self.parameters,
+            },
+            "documents": self.documents,
+            "signed": self.signed,
+            "errors": self.errors,
+            "candidates": self.candidates,
+            "pairs": self.pairs,
+            "method": { "name": self.method.0, "reason": self.method.1 },
+            "lsh": self.banding.map(|b| json!({
+                "bands": b.bands,
+                "rows": b.rows,
+                "hashes": b.bands * b.rows,
+            })),
+            "verification": match self.verification {
+                simfind::pipeline::Verification::Exact => "exact",
+                simfind::pipeline::Verification::Signature => "signature",
+            },
+            "seconds": seconds(total, stages),
+        });
+        let Value::Object(fields) = fields else {
+            unreachable!("json! of an object literal")
+        };
+        out.write(&document("scan", status, fields))
+    }
+}
+
+/// `{"kind": …, "k": …}`: the shingles a scan of files used.
+pub fn shingles(config: &simfind::pipeline::ScanConfig) -> Value {
+    json!({
+        "kind": config.recipe.shingler.kind().name(),
+        "k": config.recipe.shingler.k(),
+    })
+}
+
+/// The summary of a vector or bit-string run: the family's name and
+/// parameters (with the seed when it banded), and what the choice and the
+/// outcome counted.
+pub fn family_run(
+    (input, metric, sketch, mut parameters, seed): (
+        &'static str,
+        &'static str,
+        &'static str,
+        Map<String, Value>,
+        u64,
+    ),
+    documents: u64,
+    choice: &simfind::pipeline::vectors::choose::Choice,
+    outcome: &simfind::pipeline::vectors::FamilyOutcome,
+    verification: simfind::pipeline::Verification,
+) -> FamilyRun {
+    let banding = match choice.method {
+        simfind::pipeline::vectors::choose::Method::Lsh { banding, .. } => {
+            parameters.insert("seed".into(), seed.into());
+            Some(banding)
+        }
+        simfind::pipeline::vectors::choose::Method::Exact => None,
+    };
+    FamilyRun {
+        input,
+        metric,
+        sketch,
+        parameters,
+        documents,
+        signed: if banding.is_some() { documents } else { 0 },
+        errors: 0,
+        candidates: outcome.candidates,
+        pairs: outcome.pairs.len() as u64,
+        method: (
+            if banding.is_some() { "lsh" } else { "exact" },
+            choice.reason,
+        ),
+        banding,
+        verification,
     }
 }

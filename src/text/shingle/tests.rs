@@ -436,7 +436,8 @@ fn hashes_of(strings: &[&str]) -> Vec<u64> {
 
 #[test]
 fn mmds_two_shingles_of_abcdabd() {
-    // MMDS Example 3.3: {ab, bc, cd, da, bd}; "ab" occurs twice but once in the set.
+    // The lecture notes' toy document (seed `000_…`, "Shingling"): {ab, bc, cd,
+    // da, bd}; "ab" occurs twice but once in the set.
     let s = Shingler::new(ShingleKind::Char, 2, StopWords::default());
     assert_eq!(
         s.shingle_set("abcdabd"),
