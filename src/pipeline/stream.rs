@@ -264,10 +264,6 @@ fn walk_in_batches(
         StreamEvent::Problem(p) => reporter.warn(&p.path, &p.reason),
         StreamEvent::Skipped(p) => reporter.note(&p.path, &p.reason),
     });
-    // The walk's own tables (the inodes seen: 8 bytes a file) are freed, but
-    // their pages stay resident in this thread's heap through the end of
-    // signing, the scan's peak, unless returned.
-    super::pairs::release_free_pages();
     let mut decision = choose_method(config, files, bytes);
     if mode.load() == Mode::Sign && decision.method == Method::Exact {
         // `method_known` chose LSH on part of the walk, so the rest was signed
