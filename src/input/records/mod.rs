@@ -170,6 +170,9 @@ pub struct Reread {
     options: RecordOptions,
 }
 
+/// A CSV or TSV input read again ([`Reread::read_at`]).
+type RowTable = csv::Table<io::BufReader<std::fs::File>>;
+
 /// The read buffer of [`Reread::read_at`]: a record is read with one
 /// buffer's worth, so small (records are short and candidates far apart;
 /// 64 KB a candidate read 3.4 GB at ten million records).
@@ -214,10 +217,8 @@ impl Reread {
         at: &[(u32, u64)],
         found: &mut dyn FnMut(usize, Result<Record, RowError>),
     ) {
-        let mut open: Option<(
-            u32,
-            Result<csv::Table<io::BufReader<std::fs::File>>, RowError>,
-        )> = None;
+        // The input open, and its table (or why it has none).
+        let mut open: Option<(u32, Result<RowTable, RowError>)> = None;
         for (k, &(input, offset)) in at.iter().enumerate() {
             let name = || display_name(&self.inputs[input as usize]);
             let fail = |reason: String| RowError {
