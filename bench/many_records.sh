@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Time and peak memory of a default records scan (`scan --input jsonl`) as
+# Time and peak memory of a default records scan (`scan --input jsonl`, or
+# `--input csv` for a file named *.csv: gen_jsonl.py --csv) as
 # the number of documents grows (issue #22: ten million documents, "peak RSS
 # at least 20 % under 1.5 × signature bytes + 64 MB", "2× documents ≤ 2.2×
 # time"). The corpora are the first N lines of one JSON Lines file:
@@ -11,23 +12,28 @@
 # 1.5 × records × n × 4 B + 64 MB, MB = 10^6 B; cpu = user + sys, what the
 # linearity is judged by on a shared machine; load: the 1-minute load
 # average as the run began). The prefixes are written beside the file and
-# removed. Rounds go through every size in turn, so that a size's runs see
+# removed. ARGS: more scan arguments (CSV records are shingled by 2
+# characters by default, JSON Lines by 5: ARGS="-k 5" compares the two on
+# the same shingles). Rounds go through every size in turn, so that a size's runs see
 # the same spread of load; take each size's median.
 set -euo pipefail
 bin=${SIMFIND:-target/release/simfind}
 rounds=${ROUNDS:-1}
 file=$1
 shift
+kind=jsonl
+header=0
+case $file in *.csv) kind=csv header=1 ;; esac
 tmp=$(mktemp -d "$(dirname "$file")/many_records.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 for count in "$@"; do
-  head -n "$count" "$file" >"$tmp/$count.jsonl"
+  head -n "$((count + header))" "$file" >"$tmp/$count.$kind"
 done
 for round in $(seq "$rounds"); do
   for count in "$@"; do
     load=$(cut -d' ' -f1 /proc/loadavg)
-    /usr/bin/time -o "$tmp/time" -f "%e %U %S %M" "$bin" scan --input jsonl "$tmp/$count.jsonl" \
-      -t 0.8 -o "$tmp/pairs.csv" 2>"$tmp/err"
+    /usr/bin/time -o "$tmp/time" -f "%e %U %S %M" "$bin" scan --input "$kind" "$tmp/$count.$kind" \
+      ${ARGS:-} -t 0.8 -o "$tmp/pairs.csv" 2>"$tmp/err"
     summary=$(grep -m1 ' records (' "$tmp/err")
     records=$(sed -E 's/^simfind: ([0-9]+) records.*/\1/' <<<"$summary")
     n=$(sed -E 's/.* ([0-9]+) bands × ([0-9]+) rows.*/\1 \2/' <<<"$summary" | awk '{print $1 * $2}')

@@ -53,6 +53,9 @@ pub fn shingles(input: &InputArgs, shingles: &mut ShingleArgs) -> Result<()> {
 /// scan normalises, joined by spaces, in byte order).
 pub fn apply(records: &mut Records, n: Option<usize>, normalization: Normalization) {
     let Some(n) = n else { return };
+    // What is signed is no longer the inputs' text: read again, a record
+    // would look changed.
+    records.reread = None;
     let texts: Vec<String> = records
         .records
         .iter()

@@ -224,11 +224,12 @@ impl ContentTable {
 }
 
 /// What pair finding needs of a signed content, without its set: a
-/// [`SignedContent`] is 48 bytes (its `u128` aligns it to 16), this is 24.
+/// [`SignedContent`] is 48 bytes (its `u128` aligns it to 16), this is 24
+/// (the hash as four `u32`, so that a [`ContentGroup`] is 40 bytes).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Content {
-    /// XXH3-128 of the bytes, low half first.
-    hash: [u64; 2],
+    /// XXH3-128 of the bytes, lowest quarter first.
+    hash: [u32; 4],
     /// As [`SignedContent::shingles`].
     pub(super) shingles: u32,
     /// As [`SignedContent::counted`].
@@ -238,7 +239,7 @@ pub(super) struct Content {
 impl Content {
     pub(super) fn new(hash: u128, shingles: u32, counted: bool) -> Content {
         Content {
-            hash: [hash as u64, (hash >> 64) as u64],
+            hash: [0, 1, 2, 3].map(|k| (hash >> (32 * k)) as u32),
             shingles,
             counted,
         }
@@ -249,14 +250,19 @@ impl Content {
     }
 
     pub(super) fn hash(&self) -> u128 {
-        u128::from(self.hash[1]) << 64 | u128::from(self.hash[0])
+        (self.hash.iter().rev()).fold(0, |hash, &quarter| hash << 32 | u128::from(quarter))
     }
 }
 
-/// Files that share one content.
+/// Files that share one content. 40 bytes, a million of them in a scan of
+/// a million distinct files, held beside the whole signature matrix at the
+/// end of signing (docs/PERFORMANCE.md, "Round 5").
 pub(super) struct ContentGroup {
-    /// Document ids, ascending.
-    pub(super) members: Members,
+    /// The document ids when they are not the loader alone, ascending: a
+    /// thin pointer (8 bytes), as most contents belong to one file, and
+    /// no allocation for them. Made at their final length by
+    /// [`ContentGroups::build`] (which counts first); none before.
+    others: Option<Box<Box<[u32]>>>,
     /// The member whose file was signed, and is re-read for verification.
     pub(super) loader: u32,
     pub(super) content: Content,
@@ -266,46 +272,18 @@ impl ContentGroup {
     /// A content first shown by document `loader`, before its members are known.
     pub(super) fn new(loader: u32, content: Content) -> ContentGroup {
         ContentGroup {
-            members: Members::default(),
+            others: None,
             loader,
             content,
         }
     }
-}
 
-/// The document ids of one content, ascending. Most contents belong to one
-/// file, whose id is kept inline: no allocation for them (a million in a scan
-/// of a million distinct files). 16 bytes: the lists are made at their final
-/// length ([`ContentGroups::build`] counts first), so they need no capacity.
-#[derive(Debug)]
-pub(super) enum Members {
-    One(u32),
-    Many(Box<[u32]>),
-}
-
-impl Default for Members {
-    fn default() -> Self {
-        Members::Many(Box::default())
-    }
-}
-
-impl std::ops::Deref for Members {
-    type Target = [u32];
-
-    fn deref(&self) -> &[u32] {
-        match self {
-            Members::One(id) => std::slice::from_ref(id),
-            Members::Many(ids) => ids,
+    /// The document ids of this content, ascending (once grouped).
+    pub(super) fn members(&self) -> &[u32] {
+        match &self.others {
+            None => std::slice::from_ref(&self.loader),
+            Some(ids) => ids,
         }
-    }
-}
-
-impl<'a> IntoIterator for &'a Members {
-    type Item = &'a u32;
-    type IntoIter = std::slice::Iter<'a, u32>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        self.iter()
     }
 }
 
@@ -339,7 +317,7 @@ impl ContentGroups {
         }
         for (group, &count) in contents.iter_mut().zip(&left) {
             if count > 1 {
-                group.members = Members::Many(vec![0; count as usize].into_boxed_slice());
+                group.others = Some(Box::new(vec![0; count as usize].into_boxed_slice()));
             }
         }
         for (id, &c) in content_of.iter().enumerate().rev() {
@@ -347,16 +325,20 @@ impl ContentGroups {
                 continue;
             }
             let group = &mut contents[c as usize];
-            match &mut group.members {
-                Members::Many(ids) if !ids.is_empty() => {
+            match &mut group.others {
+                Some(ids) => {
                     left[c as usize] -= 1;
                     ids[left[c as usize] as usize] = id as u32;
                 }
-                members => *members = Members::One(id as u32),
+                // A lone member is the loader (the claimer, or the copy that
+                // adopted the content); were it another, it is listed.
+                None if id as u32 != group.loader => {
+                    group.others = Some(Box::new(Box::new([id as u32])));
+                }
+                None => {}
             }
             documents.set_shingles(id, group.content.shingles);
         }
-        drop(left);
         // The sets follow their contents by loader (unique: a document signs
         // at most one content), rather than a permuted copy of every content.
         let mut kept: Vec<(u32, Vec<u64>)> = sets
@@ -365,8 +347,16 @@ impl ContentGroups {
             .filter(|(_, set)| !set.is_empty())
             .map(|(c, set)| (contents[c].loader, set))
             .collect();
+        // Contents left without documents go: a count still 0 and no list
+        // (a list's count is down to 0 by now, a lone member's is 1).
+        let mut k = 0;
+        contents.retain(|g| {
+            let members = g.others.is_some() || left[k] > 0;
+            k += 1;
+            members
+        });
+        drop(left);
         contents.par_sort_unstable_by_key(|g| g.loader);
-        contents.retain(|g| !g.members.is_empty());
         kept.sort_unstable_by_key(|&(loader, _)| loader);
         let mut sets = Vec::new();
         if !kept.is_empty() {
@@ -405,7 +395,10 @@ impl ContentGroups {
     }
 
     pub(super) fn identical_files(&self) -> u64 {
-        self.groups.iter().map(|g| g.members.len() as u64 - 1).sum()
+        self.groups
+            .iter()
+            .map(|g| g.members().len() as u64 - 1)
+            .sum()
     }
 }
 

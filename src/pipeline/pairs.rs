@@ -235,13 +235,13 @@ fn band(
 fn items_of_documents(items: &[&ContentGroup], pairs: Vec<(u32, u32)>) -> Candidates {
     let documents = items
         .iter()
-        .flat_map(|g| g.members.iter())
+        .flat_map(|g| g.members().iter())
         .map(|&d| d as usize + 1)
         .max()
         .unwrap_or(0);
     let mut item_of = vec![u32::MAX; documents];
     for (i, g) in items.iter().enumerate() {
-        for &d in &g.members {
+        for &d in g.members() {
             item_of[d as usize] = i as u32;
         }
     }
@@ -324,7 +324,7 @@ fn verify(
                 .iter()
                 .enumerate()
                 .filter(|&(i, g)| {
-                    g.members.len() > 1
+                    g.members().len() > 1
                         && !g.content.counted
                         && involved.binary_search(&(i as u32)).is_err()
                 })
@@ -379,7 +379,7 @@ fn verify(
             for (item, count) in items.iter().zip(&counts) {
                 let count = count.load(SeqCst);
                 if count != UNCOUNTED {
-                    for &id in &item.members {
+                    for &id in item.members() {
                         documents.set_shingles(id as usize, count);
                     }
                 }
@@ -388,7 +388,7 @@ fn verify(
                 .iter()
                 .zip(items)
                 .map(|(c, g)| {
-                    !g.content.counted && g.members.len() > 1 && c.load(SeqCst) == UNCOUNTED
+                    !g.content.counted && g.members().len() > 1 && c.load(SeqCst) == UNCOUNTED
                 })
                 .collect();
             outcome
@@ -486,7 +486,7 @@ fn count_copied_contents(
     reporter: &dyn Reporter,
 ) {
     let uncounted: Vec<usize> = (0..items.len())
-        .filter(|&i| items[i].members.len() > 1 && counts[i].load(SeqCst) == UNCOUNTED)
+        .filter(|&i| items[i].members().len() > 1 && counts[i].load(SeqCst) == UNCOUNTED)
         .collect();
     uncounted.into_par_iter().for_each(|i| {
         let hash = items[i].content.hash();
@@ -540,7 +540,7 @@ impl<'a> Readers<'a> {
     ) -> Result<T, NoCopyReads> {
         let item = self.items[i as usize];
         let first = self.current[i as usize].load(SeqCst);
-        let others = item.members.iter().copied().filter(|&d| d != first);
+        let others = item.members().iter().copied().filter(|&d| d != first);
         for d in std::iter::once(first).chain(others) {
             if self.failed[d as usize].load(SeqCst) {
                 continue;
@@ -661,10 +661,10 @@ fn expand_to_documents(
     // its identical copies keep their pairs.
     fn members_of<'a>(item: &'a ContentGroup, documents: &Docs) -> std::borrow::Cow<'a, [u32]> {
         let ok = |&d: &u32| documents.status(d as usize) != DocStatus::Failed;
-        if item.members.iter().all(ok) {
-            std::borrow::Cow::Borrowed(&item.members[..])
+        if item.members().iter().all(ok) {
+            std::borrow::Cow::Borrowed(item.members())
         } else {
-            std::borrow::Cow::Owned(item.members.iter().copied().filter(ok).collect())
+            std::borrow::Cow::Owned(item.members().iter().copied().filter(ok).collect())
         }
     }
     let same_of = |g: usize, members: &[u32]| {
@@ -685,7 +685,7 @@ fn expand_to_documents(
         // distinct files) was the scan's peak of memory at its very end.
         let mut taking_part: Vec<u32> = verified.iter().flat_map(|p| [p.a, p.b]).collect();
         taking_part
-            .extend((0..items.len() as u32).filter(|&g| items[g as usize].members.len() > 1));
+            .extend((0..items.len() as u32).filter(|&g| items[g as usize].members().len() > 1));
         taking_part.par_sort_unstable();
         taking_part.dedup();
         let new_id = |g: u32| {
@@ -769,9 +769,9 @@ fn isolated_roots(config: &ScanConfig, documents: &Docs) -> Option<Vec<u32>> {
 
 /// The one root all of `group`'s documents lie under, if there is one.
 fn single_root(group: &ContentGroup, roots: &[u32]) -> Option<u32> {
-    let first = roots[group.members[0] as usize];
+    let first = roots[group.members()[0] as usize];
     group
-        .members
+        .members()
         .iter()
         .all(|&d| roots[d as usize] == first)
         .then_some(first)

@@ -2,7 +2,7 @@
 //! the early method decision against the cost model, the chunked paths
 //! against the whole-file ones (proptests), and files changing while read.
 
-use super::contents::{ContentGroup, Members, Signed};
+use super::contents::{ContentGroup, Signed};
 use super::docs::Docs;
 use super::plan::{Method, MethodChoice, Workload};
 use super::sign::{Buffers, CLASSIC_BATCH, Keep, sign_one, sign_windows, sign_windows_chunked};
@@ -224,12 +224,12 @@ fn densified_signatures_are_not_samples() {
 }
 
 #[test]
-fn a_content_takes_48_bytes() {
-    // A million contents are held through banding (the peak RSS bound in
-    // docs/PERFORMANCE.md is met with little room at a million small files): a field
-    // that pushes these past their alignment costs 16 MB there.
+fn a_content_takes_40_bytes() {
+    // A million contents are held beside the whole matrix at the end of
+    // signing, the peak of a scan of a million small files (docs/PERFORMANCE.md,
+    // "Round 5"): a field that pushes these past their alignment costs 8 MB there.
     assert_eq!(std::mem::size_of::<SignedContent>(), 48);
-    assert_eq!(std::mem::size_of::<ContentGroup>(), 48);
+    assert_eq!(std::mem::size_of::<ContentGroup>(), 40);
 }
 
 /// A config whose files all take the chunked path, `chunk` bytes a chunk.
@@ -590,11 +590,49 @@ fn truncated_mapping_child() {
 }
 
 #[test]
-fn members_keep_one_id_inline() {
-    let m = Members::default();
-    assert!(m.is_empty());
-    assert_eq!(&*Members::One(3), &[3]);
-    let m = Members::Many(vec![3, 5, 9].into_boxed_slice());
-    assert_eq!(&*m, &[3, 5, 9]);
-    assert_eq!((&m).into_iter().count(), 3);
+fn a_group_lists_its_members_only_when_they_are_not_the_loader_alone() {
+    let file = |i: u64| FileEntry {
+        path: format!("f{i}").into(),
+        size: 10,
+        modified: None,
+        dev: 1,
+        ino: i,
+    };
+    let unique = |hash: u128| {
+        SignOutcome::Unique(SignedContent {
+            hash,
+            shingles: hash as u32,
+            counted: true,
+            set: Vec::new(),
+        })
+    };
+    // Content 7 shown by 0, 1 and 3; content 5 by 2 alone; document 4 a
+    // copy of a content no file signed (never grouped). The hashes' high
+    // halves tell a mixed-up quarter of the hash.
+    let high = 0xfeed_u128 << 96 | 0xbeef << 64;
+    let outcomes = vec![
+        unique(high | 7),
+        SignOutcome::SameAs(high | 7),
+        unique(high | 5),
+        SignOutcome::SameAs(high | 7),
+        SignOutcome::SameAs(high | 9),
+    ];
+    let files = (0..5).map(file).collect();
+    let signed = Signed::from_outcomes(files, outcomes, Vec::new());
+    let groups = &signed.groups.groups;
+    let listed: Vec<(u32, &[u32], u128)> = groups
+        .iter()
+        .map(|g| (g.loader, g.members(), g.content.hash()))
+        .collect();
+    assert_eq!(
+        listed,
+        [(0, &[0, 1, 3][..], high | 7), (2, &[2][..], high | 5)]
+    );
+    assert_eq!(signed.groups.identical_files(), 2);
+    assert_eq!(
+        (0..5)
+            .map(|d| signed.documents.shingles(d))
+            .collect::<Vec<_>>(),
+        [7, 7, 5, 7, 0]
+    );
 }

@@ -43,8 +43,11 @@ impl Overflow {
 
 /// A reader that passes at most `cap` bytes of each line; the rest of a
 /// longer line is read and dropped (counted in `overflow`).
-struct Capped {
-    inner: Box<dyn BufRead>,
+struct Capped<R> {
+    inner: R,
+    /// Bytes taken from `inner` so far (passed on or dropped): where it is
+    /// in its input, what [`Table::seek`] moves from.
+    at: u64,
     cap: u64,
     /// Bytes of the current line passed on (or dropped) so far.
     in_line: u64,
@@ -55,7 +58,7 @@ struct Capped {
     overflow: Rc<Overflow>,
 }
 
-impl Read for Capped {
+impl<R: BufRead> Read for Capped<R> {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
         loop {
             let available = self.inner.fill_buf()?;
@@ -71,6 +74,7 @@ impl Read for Capped {
                 self.in_line += content as u64;
                 self.overflow.dropped(self.passed, content as u64);
                 self.inner.consume(content);
+                self.at += content as u64;
                 if newline.is_some() {
                     let length = self.in_line;
                     self.overflow.lines.set(self.overflow.lines.get() + 1);
@@ -91,6 +95,7 @@ impl Read for Capped {
             let n = if content <= room { whole } else { room }.min(out.len());
             out[..n].copy_from_slice(&available[..n]);
             self.inner.consume(n);
+            self.at += n as u64;
             self.passed += n as u64;
             if newline.is_some_and(|at| at < n) {
                 self.in_line = 0;
@@ -102,8 +107,27 @@ impl Read for Capped {
     }
 }
 
-pub(super) struct Table {
-    reader: csv::Reader<Capped>,
+/// Moves to a byte offset of the input (only [`io::SeekFrom::Start`]),
+/// within the buffer when it holds it: what a row read again at its offset
+/// ([`Table::seek`]) costs. The parser's offsets then count from there.
+impl io::Seek for Capped<io::BufReader<std::fs::File>> {
+    fn seek(&mut self, to: io::SeekFrom) -> io::Result<u64> {
+        let io::SeekFrom::Start(to) = to else {
+            return Err(io::Error::other("rows are sought by their offset"));
+        };
+        let by = i64::try_from(to).map_err(io::Error::other)? - self.at as i64;
+        self.inner.seek_relative(by)?;
+        self.at = to;
+        self.passed = to;
+        self.in_line = 0;
+        self.dropping = false;
+        self.overflow.drops.borrow_mut().clear();
+        Ok(to)
+    }
+}
+
+pub(super) struct Table<R = Box<dyn BufRead>> {
+    reader: csv::Reader<Capped<R>>,
     overflow: Rc<Overflow>,
     seen_overflow: u64,
     /// Bytes dropped before the rows read so far: a parser offset plus
@@ -120,13 +144,13 @@ pub(super) struct Table {
     failed: bool,
 }
 
-impl Table {
+impl<R: BufRead> Table<R> {
     pub(super) fn open(
-        reader: Box<dyn BufRead>,
+        reader: R,
         name: &str,
         input: u32,
         options: &RecordOptions,
-    ) -> Result<Table, RowError> {
+    ) -> Result<Table<R>, RowError> {
         let error = |line, reason: String| RowError {
             input: name.into(),
             line,
@@ -135,6 +159,7 @@ impl Table {
         let overflow = Rc::new(Overflow::default());
         let capped = Capped {
             inner: reader,
+            at: 0,
             cap: options.max_line as u64,
             in_line: 0,
             dropping: false,
@@ -233,7 +258,22 @@ impl Table {
     }
 }
 
-impl Source for Table {
+impl Table<io::BufReader<std::fs::File>> {
+    /// Goes to the row starting at byte `offset` of the input (a record's
+    /// [`Origin::offset`]): the next record is the one there now.
+    pub(super) fn seek(&mut self, offset: u64) -> io::Result<()> {
+        let mut at = csv::Position::new();
+        at.set_byte(offset);
+        self.reader
+            .seek_raw(io::SeekFrom::Start(offset), at)
+            .map_err(io::Error::other)?;
+        self.shift = 0;
+        self.failed = false;
+        Ok(())
+    }
+}
+
+impl<R: BufRead> Source for Table<R> {
     fn fields(&self) -> &[String] {
         &self.fields
     }

@@ -160,15 +160,18 @@ pub struct Records {
     pub reread: Option<Reread>,
 }
 
-/// Records read again one at a time at their byte offsets: JSON Lines inputs
-/// that are all regular files (not stdin, not a pipe), as [`read_inputs`]
-/// read them. What lets a scan drop a record's text once it is signed and
-/// read only the candidates' again.
+/// Records read again one at a time at their byte offsets: JSON Lines, CSV
+/// or TSV inputs that are all regular files (not stdin, not a pipe), as
+/// [`read_inputs`] read them. What lets a scan drop a record's text once it
+/// is signed and read only the candidates' again.
 #[derive(Clone, Debug)]
 pub struct Reread {
     inputs: Vec<PathBuf>,
     options: RecordOptions,
 }
+
+/// A CSV or TSV input read again ([`Reread::read_at`]).
+type RowTable = csv::Table<io::BufReader<std::fs::File>>;
 
 /// The read buffer of [`Reread::read_at`]: a record is read with one
 /// buffer's worth, so small (records are short and candidates far apart;
@@ -180,7 +183,11 @@ impl Reread {
     fn of(inputs: &[PathBuf], options: &RecordOptions) -> Option<Reread> {
         let regular =
             |p: &PathBuf| p.as_os_str() != "-" && std::fs::metadata(p).is_ok_and(|m| m.is_file());
-        (options.kind == InputKind::Jsonl && inputs.iter().all(regular)).then(|| Reread {
+        let kind = matches!(
+            options.kind,
+            InputKind::Jsonl | InputKind::Csv | InputKind::Tsv
+        );
+        (kind && inputs.iter().all(regular)).then(|| Reread {
             inputs: inputs.to_vec(),
             options: options.clone(),
         })
@@ -189,8 +196,71 @@ impl Reread {
     /// Reads the record starting at each `(input, offset)` of `at` (sorted),
     /// handing `found` its index in `at` and the record there now, or why
     /// there is none (the input cannot be opened or read, or the line is no
-    /// record). The records' lines are numbered 0: see [`Reread::line_of`].
+    /// record). The records' lines are numbered 0: see [`Reread::lines_of`].
     pub fn read_at(
+        &self,
+        at: &[(u32, u64)],
+        found: &mut dyn FnMut(usize, Result<Record, RowError>),
+    ) {
+        match self.options.kind {
+            InputKind::Csv | InputKind::Tsv => self.read_rows_at(at, found),
+            _ => self.read_lines_at(at, found),
+        }
+    }
+
+    /// [`Reread::read_at`] for CSV and TSV: each input's header read again
+    /// (the columns are found by name, as when first read), then each row
+    /// parsed at its offset by the same reader, which moves within its
+    /// buffer when the next row is near.
+    fn read_rows_at(
+        &self,
+        at: &[(u32, u64)],
+        found: &mut dyn FnMut(usize, Result<Record, RowError>),
+    ) {
+        // The input open, and its table (or why it has none).
+        let mut open: Option<(u32, Result<RowTable, RowError>)> = None;
+        for (k, &(input, offset)) in at.iter().enumerate() {
+            let name = || display_name(&self.inputs[input as usize]);
+            let fail = |reason: String| RowError {
+                input: name(),
+                line: 0,
+                reason,
+            };
+            if open.as_ref().is_none_or(|(i, _)| *i != input) {
+                let table = std::fs::File::open(&self.inputs[input as usize])
+                    .map_err(|err| fail(format!("cannot open again: {err}")))
+                    .and_then(|file| {
+                        let reader = io::BufReader::with_capacity(BUFFER, file);
+                        csv::Table::open(reader, &name(), input, &self.options)
+                            .map_err(|err| fail(format!("its header now: {}", err.reason)))
+                    });
+                open = Some((input, table));
+            }
+            let Some((_, table)) = open.as_mut() else {
+                continue;
+            };
+            let table = match table {
+                Ok(table) => table,
+                Err(err) => {
+                    found(k, Err(err.clone()));
+                    continue;
+                }
+            };
+            if let Err(err) = table.seek(offset) {
+                found(k, Err(fail(format!("cannot read again: {err}"))));
+                continue;
+            }
+            let record = match table.next_record() {
+                None => Err(fail("no record there now (the input is shorter)".into())),
+                Some(Err(err)) => Err(fail(err.reason)),
+                Some(Ok(record)) => Ok(record),
+            };
+            found(k, record);
+        }
+    }
+
+    /// [`Reread::read_at`] for JSON Lines.
+    fn read_lines_at(
         &self,
         at: &[(u32, u64)],
         found: &mut dyn FnMut(usize, Result<Record, RowError>),

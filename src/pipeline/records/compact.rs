@@ -9,7 +9,7 @@
 //! of records, ids in one arena), each set is made, signed and dropped, the
 //! matrix is banded in place, and verification makes the two sets of each
 //! candidate again from the texts (short: cheaper than holding them). When
-//! the inputs can be read again ([`Reread`]: JSON Lines files), each chunk of
+//! the inputs can be read again ([`Reread`]: JSON Lines, CSV, TSV files), each chunk of
 //! texts is freed once signed, and the candidates' records are read again at
 //! their offsets once the matrix is freed: then no text is held beside the
 //! matrix (at ten million records the texts were as much as 1/6 of it). The

@@ -138,31 +138,67 @@ fn an_arena_gives_back_each_record_joined_by_spaces() {
     assert_eq!(arena.get(3), "\u{e9}t\u{e9}".as_bytes());
 }
 
-/// `records()` as two JSON Lines files (the first 60 records, the rest) in
-/// a directory of their own, and the options that read them.
-fn jsonl_files(name: &str) -> (Vec<std::path::PathBuf>, RecordOptions) {
-    let dir = std::env::temp_dir().join(format!("simfind-compact-{}-{name}", std::process::id()));
+/// `records()` as two files of `kind` (the first 60 records, the rest) in
+/// a directory of their own, and the options that read them. CSV quotes
+/// every field and breaks some bodies over two lines; TSV ends its lines
+/// with CRLF.
+fn files(name: &str, kind: InputKind) -> (Vec<std::path::PathBuf>, RecordOptions) {
+    let dir = std::env::temp_dir().join(format!(
+        "simfind-compact-{}-{name}-{kind:?}",
+        std::process::id()
+    ));
     std::fs::create_dir_all(&dir).unwrap();
-    let mut files = [String::new(), String::new()];
-    for r in records().records {
-        let field = |f: usize| {
-            r.fields
-                .get(f)
-                .map_or(serde_json::Value::Null, |t| t.as_str().into())
+    let mut files = match kind {
+        InputKind::Csv => [
+            "\"id\",\"title\",\"body\"\n".to_string(),
+            "id,title,body\n".into(),
+        ],
+        InputKind::Tsv => [
+            "id\ttitle\tbody\r\n".to_string(),
+            "id\ttitle\tbody\r\n".into(),
+        ],
+        _ => [String::new(), String::new()],
+    };
+    for (i, r) in records().records.into_iter().enumerate() {
+        let field = |f: usize| r.fields.get(f).cloned().unwrap_or_default();
+        let line = match kind {
+            InputKind::Csv => {
+                let mut body = field(1);
+                if i % 7 == 0 {
+                    body = body.replacen(' ', "\n", 1);
+                }
+                format!("\"{}\",\"{}\",\"{body}\"\n", r.id, field(0))
+            }
+            InputKind::Tsv => format!("\"{}\"\t{}\t{}\r\n", r.id, field(0), field(1)),
+            _ => {
+                let field = |f: usize| {
+                    r.fields
+                        .get(f)
+                        .map_or(serde_json::Value::Null, |t| t.as_str().into())
+                };
+                let line = serde_json::json!({"id": r.id, "title": field(0), "body": field(1)});
+                format!("{line}\n")
+            }
         };
-        let line = serde_json::json!({"id": r.id, "title": field(0), "body": field(1)});
-        files[r.origin.input as usize] += &format!("{line}\n");
+        files[r.origin.input as usize] += &line;
     }
     // A blank line, as a reader meets them: offsets are not line numbers.
-    files[1].insert(0, '\n');
-    let paths: Vec<_> = (0..2).map(|i| dir.join(format!("{i}.jsonl"))).collect();
+    let header = files[1].find('\n').map_or(0, |at| at + 1);
+    files[1].insert(header, '\n');
+    let extension = format!("{kind:?}").to_lowercase();
+    let paths: Vec<_> = (0..2)
+        .map(|i| dir.join(format!("{i}.{extension}")))
+        .collect();
     for (path, text) in paths.iter().zip(&files) {
         std::fs::write(path, text).unwrap();
     }
-    let mut options = RecordOptions::new(InputKind::Jsonl);
+    let mut options = RecordOptions::new(kind);
     options.text_fields = vec!["title".into(), "body".into()];
     (paths, options)
 }
+
+/// The kinds of input read again at their offsets.
+const KINDS: [InputKind; 3] = [InputKind::Jsonl, InputKind::Csv, InputKind::Tsv];
 
 fn read(paths: &[std::path::PathBuf], options: &RecordOptions) -> Records {
     read_inputs(paths, options, &mut |err| panic!("{err}")).unwrap()
@@ -170,13 +206,19 @@ fn read(paths: &[std::path::PathBuf], options: &RecordOptions) -> Records {
 
 #[test]
 fn records_read_again_at_their_offsets_give_what_held_sets_give() {
-    let (paths, options) = jsonl_files("same");
-    assert!(read(&paths, &options).reread.is_some());
+    for kind in KINDS {
+        read_again_gives_what_held_sets_give(kind);
+    }
+}
+
+fn read_again_gives_what_held_sets_give(kind: InputKind) {
+    let (paths, options) = files("same", kind);
+    assert!(read(&paths, &options).reread.is_some(), "{kind:?}");
     for link in [false, true] {
         for verification in [Verification::Exact, Verification::Signature] {
             let config = config(verification, SketchKind::Classic);
             let record = RecordConfig {
-                kind: InputKind::Jsonl,
+                kind,
                 per_field: false,
                 weights: Vec::new(),
                 link,
@@ -192,7 +234,7 @@ fn records_read_again_at_their_offsets_give_what_held_sets_give() {
             )
             .outcome;
             let again = scan(read(&paths, &options), &config, link, "why".into(), &Silent).outcome;
-            let what = format!("link {link}, {verification:?}");
+            let what = format!("{kind:?}, link {link}, {verification:?}");
             assert!(held.pairs.len() > 3, "{what}: the corpus has pairs");
             assert_eq!(
                 held.pairs.iter().collect::<Vec<_>>(),
@@ -201,7 +243,8 @@ fn records_read_again_at_their_offsets_give_what_held_sets_give() {
             );
             assert_eq!(
                 format!("{:?}", held.documents),
-                format!("{:?}", again.documents)
+                format!("{:?}", again.documents),
+                "{what}"
             );
             assert_eq!(
                 format!("{:?}", held.stats),
@@ -228,7 +271,13 @@ impl Reporter for Warnings {
 
 #[test]
 fn a_record_changed_before_it_is_read_again_is_named_and_its_pairs_dropped() {
-    let (paths, options) = jsonl_files("changed");
+    for kind in KINDS {
+        changed_record_is_named(kind);
+    }
+}
+
+fn changed_record_is_named(kind: InputKind) {
+    let (paths, options) = files("changed", kind);
     let config = config(Verification::Exact, SketchKind::Classic);
     let before = scan(
         read(&paths, &options),
@@ -287,7 +336,7 @@ fn a_record_changed_before_it_is_read_again_is_named_and_its_pairs_dropped() {
         .unwrap()
         + 1;
     let warnings = changer.warnings.0.into_inner().unwrap();
-    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert_eq!(warnings.len(), 1, "{kind:?}: {warnings:?}");
     let place = format!("{}:{line}: record '{id}' changed", paths[input].display());
     assert!(warnings[0].starts_with(&place), "{warnings:?} vs {place}");
     assert_eq!(after.stats.errors, before.stats.errors + 1);

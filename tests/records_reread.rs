@@ -1,0 +1,184 @@
+//! Record files read again at the candidates' offsets (their texts are not
+//! held once signed) against stdin, which cannot be read again and holds
+//! them: both must give the same bytes, end to end (`-j 2` for the files,
+//! `-j 1` for stdin). JSON Lines is in `tests/records.rs`; here CSV and TSV
+//! (whole records and `--link`), and `--important-words`, whose records are
+//! not the inputs' texts and so must not be read again. A record changed
+//! meanwhile is unit-tested (`pipeline::records::compact::tests`).
+
+mod util;
+
+use std::path::Path;
+use std::process::{Output, Stdio};
+
+use util::*;
+
+/// `simfind ARGS` run inside `dir`, with `stdin` fed in.
+fn run_in(dir: &Path, args: &[&str], stdin: &[u8]) -> Output {
+    use std::io::Write;
+    let mut child = simfind()
+        .current_dir(dir)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("simfind runs");
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// Data rows of the output (header dropped).
+fn pairs(out: &Output) -> usize {
+    String::from_utf8_lossy(&out.stdout).lines().count() - 1
+}
+
+/// `count` records with ids `{prefix}{i}`, every 10th a near-copy of the
+/// one before; as `sep`-separated rows (header `id,title,body`) with quoted
+/// bodies that hold the separator, a quote and (every 9th) a line break,
+/// lines ended by `eol`, blank lines between some rows.
+fn table(prefix: &str, count: usize, sep: char, eol: &str) -> String {
+    let words = [
+        "apple", "brook", "cedar", "delta", "ember", "fjord", "grove", "haven", "inlet", "jolly",
+        "knoll", "lumen",
+    ];
+    let mut out = format!("id{sep}title{sep}body{eol}");
+    let mut previous = String::new();
+    for i in 0..count {
+        let text = if i % 10 == 1 {
+            previous.replacen(words[i % 12], "zephyr", 1)
+        } else {
+            (0..12)
+                .map(|w| words[(i * 7 + w * w * 3 + i / 12) % 12])
+                .collect::<Vec<_>>()
+                .join(" ")
+                + &format!(" n{i}")
+        };
+        previous.clone_from(&text);
+        let body = if i % 9 == 0 {
+            text.replacen(' ', &format!("{sep} \"\"{eol}"), 1)
+        } else {
+            text.replacen(' ', &format!("{sep} "), 1)
+        };
+        let title = words[i % 12];
+        out += &format!("{prefix}{i:05}{sep}{title}{sep}\"{body}\"{eol}");
+        if i % 13 == 0 {
+            out += eol;
+        }
+    }
+    out
+}
+
+fn ok(out: &Output) {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("changed while the scan ran"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn csv_and_tsv_files_read_again_give_what_stdin_held_gives() {
+    let dir = tempfile::tempdir().unwrap();
+    for (kind, sep, eol) in [("csv", ',', "\n"), ("tsv", '\t', "\r\n")] {
+        let data = table("r", 3000, sep, eol);
+        let name = format!("r.{kind}");
+        write(dir.path(), &name, data.as_bytes());
+        let file = run_in(
+            dir.path(),
+            &["scan", "--input", kind, &name, "-t", "0.6", "-j", "2"],
+            b"",
+        );
+        let stdin = run_in(
+            dir.path(),
+            &["scan", "--input", kind, "-", "-t", "0.6", "-j", "1"],
+            data.as_bytes(),
+        );
+        ok(&file);
+        ok(&stdin);
+        assert!(pairs(&file) >= 250, "{kind}: {} pairs", pairs(&file));
+        assert!(file.stdout == stdin.stdout, "{kind}: file and stdin differ");
+    }
+}
+
+#[test]
+fn linked_csv_files_read_again_give_what_stdin_held_gives() {
+    let dir = tempfile::tempdir().unwrap();
+    // The second input copies every 3rd record of the first, one word changed.
+    let a = table("a", 1500, ',', "\n");
+    let mut b = csv::Writer::from_writer(Vec::new());
+    b.write_record(["id", "title", "body"]).unwrap();
+    for (i, row) in csv::Reader::from_reader(a.as_bytes()).records().enumerate() {
+        let row = row.unwrap();
+        if i % 3 == 0 {
+            let id = row[0].replacen('a', "b", 1);
+            b.write_record([&id, &row[1], &row[2].replacen("cedar", "quartz", 1)])
+                .unwrap();
+        }
+    }
+    let b = String::from_utf8(b.into_inner().unwrap()).unwrap();
+    write(dir.path(), "a.csv", a.as_bytes());
+    write(dir.path(), "b.csv", b.as_bytes());
+    let link = ["scan", "--input", "csv", "--link", "-t", "0.6"];
+    let files = run_in(
+        dir.path(),
+        &[&link[..], &["a.csv", "b.csv", "-j", "2"]].concat(),
+        b"",
+    );
+    // One input from stdin: the texts are held.
+    let stdin = run_in(
+        dir.path(),
+        &[&link[..], &["a.csv", "-", "-j", "1"]].concat(),
+        b.as_bytes(),
+    );
+    ok(&files);
+    ok(&stdin);
+    assert!(pairs(&files) >= 100, "{} pairs", pairs(&files));
+    assert!(files.stdout == stdin.stdout, "files and stdin differ");
+}
+
+/// `--important-words` signs each record's TF.IDF words, not its text: read
+/// again, the text would differ from what was signed, and every candidate
+/// was reported as changed (its pairs lost).
+#[test]
+fn important_words_records_are_not_read_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = table("r", 600, ',', "\n");
+    let jsonl: String = csv::Reader::from_reader(csv.as_bytes())
+        .records()
+        .map(|row| {
+            let row = row.unwrap();
+            let text = format!("{} {}", &row[1], &row[2]);
+            format!("{}\n", serde_json::json!({"id": &row[0], "text": text}))
+        })
+        .collect();
+    write(dir.path(), "r.csv", csv.as_bytes());
+    write(dir.path(), "r.jsonl", jsonl.as_bytes());
+    for (kind, name, data) in [("csv", "r.csv", &csv), ("jsonl", "r.jsonl", &jsonl)] {
+        let args = [
+            "scan",
+            "--input",
+            kind,
+            "--important-words",
+            "6",
+            "-t",
+            "0.5",
+        ];
+        let file = run_in(dir.path(), &[&args[..], &[name, "-j", "2"]].concat(), b"");
+        let stdin = run_in(
+            dir.path(),
+            &[&args[..], &["-", "-j", "1"]].concat(),
+            data.as_bytes(),
+        );
+        ok(&file);
+        ok(&stdin);
+        assert!(pairs(&file) >= 20, "{kind}: {} pairs", pairs(&file));
+        assert!(file.stdout == stdin.stdout, "{kind}: file and stdin differ");
+    }
+}
