@@ -17,6 +17,9 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::io::{BufRead, BufReader, Read};
+use std::ops::Range;
+
+use rayon::prelude::*;
 
 use super::records::{DEFAULT_MAX_LINE, Lines, too_long};
 
@@ -167,6 +170,18 @@ trait RowSink {
     fn parse(&mut self, fields: &[String], first: bool) -> Row;
     /// Stores the values just parsed under `id`, read on `line`.
     fn keep(&mut self, id: String, line: u64);
+    /// Whether rows of the common form are parsed ahead, in parallel, by
+    /// [`parse_ahead`] (vectors); the others go through [`RowSink::parse`].
+    fn parses_ahead(&self) -> bool {
+        false
+    }
+    /// A row parsed ahead: checks its `values` against the rows before, as
+    /// [`RowSink::parse`] would have.
+    fn check_ahead(&mut self, _values: &[f32]) -> Row {
+        Row::Bad("no row is parsed ahead here".into())
+    }
+    /// Stores a row parsed ahead under `id`, read on `line`.
+    fn keep_ahead(&mut self, _id: String, _line: u64, _values: &[f32]) {}
 }
 
 #[derive(Default)]
@@ -191,14 +206,7 @@ impl RowSink for VectorSink {
                 Err(why) => return Row::Bad(format!("component {}: {why}", k + 1)),
             }
         }
-        if !self.out.is_empty() && self.scratch.len() != self.out.dim {
-            return Row::Bad(format!(
-                "{} components where the rows before have {}",
-                self.scratch.len(),
-                self.out.dim
-            ));
-        }
-        Row::Good
+        self.check_dim(self.scratch.len())
     }
 
     fn keep(&mut self, id: String, line: u64) {
@@ -206,6 +214,34 @@ impl RowSink for VectorSink {
         self.out.ids.push(id);
         self.out.lines.push(line);
         self.out.values.extend_from_slice(&self.scratch);
+    }
+
+    fn parses_ahead(&self) -> bool {
+        true
+    }
+
+    fn check_ahead(&mut self, values: &[f32]) -> Row {
+        self.check_dim(values.len())
+    }
+
+    fn keep_ahead(&mut self, id: String, line: u64, values: &[f32]) {
+        self.out.dim = values.len();
+        self.out.ids.push(id);
+        self.out.lines.push(line);
+        self.out.values.extend_from_slice(values);
+    }
+}
+
+impl VectorSink {
+    /// A row of `len` components after the rows before.
+    fn check_dim(&self, len: usize) -> Row {
+        if !self.out.is_empty() && len != self.out.dim {
+            return Row::Bad(format!(
+                "{len} components where the rows before have {}",
+                self.out.dim
+            ));
+        }
+        Row::Good
     }
 }
 
@@ -361,7 +397,12 @@ pub fn concat<P: Points + Default>(
                 }
             }
         }
-        out.append(&points, &|i| keep[i]);
+        if k == 0 && keep.iter().all(|&k| k) {
+            // The first input whole: moved, not copied row by row.
+            out = points;
+        } else {
+            out.append(&points, &|i| keep[i]);
+        }
     }
     starts.push(out.ids().len() as u32);
     Ok((out, starts))
@@ -428,11 +469,188 @@ enum Row {
     Bad(String),
 }
 
+/// Lines read ahead of parsing: their bytes end to end, and for each its
+/// number and span in `text` (or its length, when it was longer than the
+/// cap and not kept).
+#[derive(Default)]
+struct Batch {
+    text: Vec<u8>,
+    lines: Vec<(u64, Result<Range<usize>, u64>)>,
+}
+
+/// A batch is parsed once it holds this many bytes or lines: large enough
+/// that two threads share it evenly, small enough to stay in cache.
+const BATCH_BYTES: usize = 1 << 20;
+const BATCH_LINES: usize = 1 << 13;
+/// Lines one parallel task parses ahead.
+const AHEAD_LINES: usize = 256;
+
+/// The rows of some consecutive lines of a [`Batch`] parsed ahead: per line,
+/// the span of its id in the batch's text and of its values in `values`, or
+/// `None` when the line is not of the common form.
+#[derive(Default)]
+struct Ahead {
+    rows: Vec<Option<(Range<usize>, Range<usize>)>>,
+    values: Vec<f32>,
+}
+
+/// Parses every line of `batch` of the common form — no quote anywhere, an
+/// id of valid UTF-8, then at least one field, each of which `f32::from_str`
+/// reads (after ASCII spaces are trimmed) as a finite number — in parallel,
+/// [`AHEAD_LINES`] lines a task, in order. Such a row's values are the ones
+/// [`parse_number`] gives, so only what [`RowSink::parse`] would have done
+/// with them is left to do; every other line (a header, a bad row, a quoted
+/// field, Unicode spaces) gets `None` and goes through it, with its message.
+fn parse_ahead(batch: &Batch, delimiter: u8) -> Vec<Ahead> {
+    batch
+        .lines
+        .par_chunks(AHEAD_LINES)
+        .map(|lines| {
+            let mut ahead = Ahead {
+                rows: Vec::with_capacity(lines.len()),
+                values: Vec::new(),
+            };
+            for (_, span) in lines {
+                let row = span.as_ref().ok().and_then(|span| {
+                    let start = ahead.values.len();
+                    let id = common_row(&batch.text[span.clone()], delimiter, &mut ahead.values);
+                    if id.is_none() {
+                        ahead.values.truncate(start);
+                    }
+                    let id = id?;
+                    Some((
+                        span.start + id.start..span.start + id.end,
+                        start..ahead.values.len(),
+                    ))
+                });
+                ahead.rows.push(row);
+            }
+            ahead
+        })
+        .collect()
+}
+
+/// [`parse_ahead`]'s test of one line: the span of its id, its values
+/// appended to `values` (partly, when it returns `None`).
+fn common_row(line: &[u8], delimiter: u8, values: &mut Vec<f32>) -> Option<Range<usize>> {
+    if line.contains(&b'"') {
+        return None;
+    }
+    let mut fields = line.split(|&b| b == delimiter);
+    let id = fields.next()?;
+    std::str::from_utf8(id).ok()?;
+    let before = values.len();
+    for field in fields {
+        let text = std::str::from_utf8(field.trim_ascii()).ok()?;
+        let x: f32 = text.parse().ok()?;
+        if !x.is_finite() {
+            return None;
+        }
+        values.push(x);
+    }
+    (values.len() > before).then_some(0..id.len())
+}
+
+/// The state of the row loop between lines.
+struct RowLoop<'a> {
+    max_line: usize,
+    skip_bad: bool,
+    delimiter: u8,
+    on_skip: &'a mut dyn FnMut(RowError),
+    seen: HashMap<String, u64>,
+    fields: Vec<String>,
+    spare: Vec<String>,
+    first: bool,
+}
+
+impl RowLoop<'_> {
+    /// One line: its bytes (or its length, when too long) and, when it was
+    /// parsed ahead, its id and values. A bad row ends the loop with its
+    /// error, or, with `skip_bad`, is handed to `on_skip`.
+    fn line(
+        &mut self,
+        sink: &mut dyn RowSink,
+        line: u64,
+        bytes: Result<&[u8], u64>,
+        ahead: Option<(&[u8], &[f32])>,
+    ) -> Result<(), ReadError> {
+        let mut bytes = match bytes {
+            Ok(bytes) => bytes,
+            Err(length) => {
+                self.first = false;
+                let bad = RowError {
+                    line,
+                    reason: too_long(length, self.max_line),
+                };
+                return self.bad(bad);
+            }
+        };
+        while let Some(rest) = bytes.strip_suffix(b"\r") {
+            bytes = rest;
+        }
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Ok(());
+        }
+        let verdict = match ahead {
+            Some((id, values)) => match sink.check_ahead(values) {
+                Row::Good => Ok(Some(std::str::from_utf8(id).unwrap_or_default())),
+                Row::Header => Ok(None),
+                Row::Bad(why) => Err(why),
+            },
+            None => split_fields(bytes, self.delimiter, &mut self.fields, &mut self.spare)
+                .and_then(|()| match sink.parse(&self.fields, self.first) {
+                    Row::Good => Ok(Some(self.fields[0].as_str())),
+                    Row::Header => Ok(None),
+                    Row::Bad(why) => Err(why),
+                }),
+        };
+        self.first = false;
+        let verdict = verdict.and_then(|id| {
+            let Some(id) = id else {
+                return Ok(None);
+            };
+            let id = id.trim().to_string();
+            if id.is_empty() {
+                return Err("empty id".to_string());
+            }
+            if let Some(before) = self.seen.get(&id) {
+                return Err(format!("id {id:?} is also on line {before}"));
+            }
+            Ok(Some(id))
+        });
+        match verdict {
+            Ok(Some(id)) => {
+                self.seen.insert(id.clone(), line);
+                match ahead {
+                    Some((_, values)) => sink.keep_ahead(id, line, values),
+                    None => sink.keep(id, line),
+                }
+                Ok(())
+            }
+            Ok(None) => Ok(()),
+            Err(reason) => self.bad(RowError { line, reason }),
+        }
+    }
+
+    fn bad(&mut self, bad: RowError) -> Result<(), ReadError> {
+        if !self.skip_bad {
+            return Err(ReadError::Row(bad));
+        }
+        (self.on_skip)(bad);
+        Ok(())
+    }
+}
+
 /// The shared row loop: delimiter, header, ids (non-empty, unique, UTF-8),
 /// bad rows. Lines are counted here (a CSV reader's record numbers skip blank
 /// lines), so a quoted field cannot hold a line break. A line is held only
 /// up to `max_line` bytes (the records' [`Lines`]): a longer one is a bad
 /// row, so a file without newlines cannot fill memory.
+///
+/// Lines are read in batches; when the sink parses ahead, a batch's rows of
+/// the common form are parsed on every thread first ([`parse_ahead`]), and
+/// then every line is taken in order, so the rows kept, the errors and
+/// their order are those of one line after the other.
 fn read_rows(
     input: impl Read,
     max_line: usize,
@@ -448,72 +666,67 @@ fn read_rows(
     } else {
         b','
     };
-    let mut seen: HashMap<String, u64> = HashMap::new();
+    let mut rows = RowLoop {
+        max_line,
+        skip_bad,
+        delimiter,
+        on_skip,
+        seen: HashMap::new(),
+        fields: Vec::new(),
+        spare: Vec::new(),
+        first: true,
+    };
     let mut lines = Lines::new(input, max_line);
-    let mut fields: Vec<String> = Vec::new();
-    let mut spare: Vec<String> = Vec::new();
-    let mut first = true;
+    let mut batch = Batch::default();
     loop {
-        let Some(next) = lines.next_line() else {
+        batch.text.clear();
+        batch.lines.clear();
+        let mut failed = None;
+        let mut ended = false;
+        while batch.text.len() < BATCH_BYTES && batch.lines.len() < BATCH_LINES {
+            match lines.next_line() {
+                None => {
+                    ended = true;
+                    break;
+                }
+                Some(Err(err)) => {
+                    failed = Some(err);
+                    break;
+                }
+                Some(Ok(next)) => {
+                    let span = next.bytes.map(|bytes| {
+                        let start = batch.text.len();
+                        batch.text.extend_from_slice(bytes);
+                        start..batch.text.len()
+                    });
+                    batch.lines.push((next.number, span));
+                }
+            }
+        }
+        let ahead = if sink.parses_ahead() {
+            parse_ahead(&batch, delimiter)
+        } else {
+            Vec::new()
+        };
+        let mut parsed = ahead
+            .iter()
+            .flat_map(|a| a.rows.iter().map(move |row| (a, row)));
+        for (line, span) in &batch.lines {
+            let row = parsed.next().and_then(|(a, row)| {
+                let (id, values) = row.as_ref()?;
+                Some((&batch.text[id.clone()], &a.values[values.clone()]))
+            });
+            let bytes = span
+                .as_ref()
+                .map(|s| &batch.text[s.clone()])
+                .map_err(|&n| n);
+            rows.line(sink, *line, bytes, row)?;
+        }
+        if let Some(err) = failed {
+            return Err(ReadError::Io(err));
+        }
+        if ended {
             return Ok(());
-        };
-        let next = next.map_err(ReadError::Io)?;
-        let line = next.number;
-        let mut bytes = match next.bytes {
-            Ok(bytes) => bytes,
-            Err(length) => {
-                first = false;
-                let bad = RowError {
-                    line,
-                    reason: too_long(length, max_line),
-                };
-                if !skip_bad {
-                    return Err(ReadError::Row(bad));
-                }
-                on_skip(bad);
-                continue;
-            }
-        };
-        while let Some(rest) = bytes.strip_suffix(b"\r") {
-            bytes = rest;
-        }
-        if bytes.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        let verdict = split_fields(bytes, delimiter, &mut fields, &mut spare).and_then(|()| {
-            match sink.parse(&fields, first) {
-                Row::Good => Ok(true),
-                Row::Header => Ok(false),
-                Row::Bad(why) => Err(why),
-            }
-        });
-        first = false;
-        let verdict = verdict.and_then(|good| {
-            if !good {
-                return Ok(None);
-            }
-            let id = fields[0].trim().to_string();
-            if id.is_empty() {
-                return Err("empty id".to_string());
-            }
-            if let Some(before) = seen.get(&id) {
-                return Err(format!("id {id:?} is also on line {before}"));
-            }
-            Ok(Some(id))
-        });
-        match verdict {
-            Ok(Some(id)) => {
-                seen.insert(id.clone(), line);
-                sink.keep(id, line);
-            }
-            Ok(None) => {}
-            Err(reason) => {
-                let bad = RowError { line, reason };
-                if !skip_bad {
-                    return Err(ReadError::Row(bad));
-                }
-                on_skip(bad);
-            }
         }
     }
 }
