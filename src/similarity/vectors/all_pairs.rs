@@ -35,12 +35,17 @@
 //! kernel's time on the term-frequency sets; docs/PERFORMANCE.md, "Round
 //! 5"). The packed panels, and so the products, are the same values.
 
+use std::cell::RefCell;
+
 use rayon::prelude::*;
 
 /// Rows per block: a block's scores against [`COL_BLOCK`] columns are
-/// `ROW_BLOCK × COL_BLOCK × 4` bytes (256 KiB), and `n / ROW_BLOCK` blocks
-/// keep two threads busy to the end of the triangle.
-pub const ROW_BLOCK: usize = 128;
+/// `ROW_BLOCK × COL_BLOCK × 4` bytes (1 MiB), and `n / ROW_BLOCK` blocks
+/// keep two threads busy to the end of the triangle. Each product is one
+/// `sgemm` call, which allocates, faults in and frees its packing buffer
+/// (about 0.6 MB) every time: 512 rows a call make a quarter of the calls
+/// (and of the page faults) 128 did.
+pub const ROW_BLOCK: usize = 512;
 /// Columns scored at once against a row block.
 pub const COL_BLOCK: usize = 512;
 
@@ -183,6 +188,9 @@ struct Screen<'a> {
     keep: &'a (dyn Fn(usize, usize, f32) -> Option<f64> + Sync),
 }
 
+/// Scores compared with the floor at once (one AVX-512 vector of `f32`).
+const LANES: usize = 16;
+
 /// Runs the screen over every scored pair of row block `b`, block by block
 /// of columns, into `scores` (a thread's buffer, reused from block to block),
 /// and returns the kept pairs sorted.
@@ -210,15 +218,26 @@ fn scan_block(
         for i in 0..m {
             let a = r0 + i;
             let first = (a + 1).max(c0) - c0;
-            for (j, &score) in scores[i * c..(i + 1) * c].iter().enumerate().skip(first) {
-                // Most pairs stop here, without a call.
-                if score < screen.floor {
+            let row = &scores[i * c + first..(i + 1) * c];
+            for (q, lanes) in row.chunks(LANES).enumerate() {
+                // Most pairs stop here, a vector of them at a time
+                // (`!(s < floor)` passes what the pair loop passes).
+                if !lanes
+                    .iter()
+                    .fold(false, |hit, &s| hit | !(s < screen.floor))
+                {
                     continue;
                 }
-                if let Some(value) = (screen.keep)(a, c0 + j, score) {
-                    rechecked += 1;
-                    if !value.is_nan() {
-                        found.push((a as u32, (c0 + j) as u32, value));
+                for (t, &score) in lanes.iter().enumerate() {
+                    if score < screen.floor {
+                        continue;
+                    }
+                    let b = c0 + first + q * LANES + t;
+                    if let Some(value) = (screen.keep)(a, b, score) {
+                        rechecked += 1;
+                        if !value.is_nan() {
+                            found.push((a as u32, b as u32, value));
+                        }
                     }
                 }
             }
@@ -227,6 +246,12 @@ fn scan_block(
     }
     found.sort_unstable_by_key(|&(a, b, _)| (a, b));
     (found, rechecked)
+}
+
+thread_local! {
+    /// A thread's scores of one row block against one column block, kept
+    /// from block to block and run to run.
+    static SCORES: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Every row block, in parallel, joined in order.
@@ -240,10 +265,15 @@ fn all_blocks(
     let blocks = link.unwrap_or(n).min(n).div_ceil(ROW_BLOCK);
     let parts: Vec<_> = (0..blocks)
         .into_par_iter()
-        .map_init(
-            || vec![0f32; ROW_BLOCK * COL_BLOCK],
-            |scores, b| scan_block(major, dim, n, link, b, screen, scores),
-        )
+        .map(|b| {
+            SCORES.with(|scores| {
+                let mut scores = scores.borrow_mut();
+                if scores.is_empty() {
+                    *scores = vec![0f32; ROW_BLOCK * COL_BLOCK];
+                }
+                scan_block(major, dim, n, link, b, screen, &mut scores)
+            })
+        })
         .collect();
     let mut out = AllPairs {
         scored: pair_count(n, link),
