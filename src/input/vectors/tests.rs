@@ -214,7 +214,7 @@ fn parsing_ahead_gives_std_values_bit_for_bit() {
         // Random decimals: up to 30 digits around a point, exponents to ±50.
         let digits = 1 + rng.next_u64() as usize % 30;
         let mut s = String::new();
-        if rng.next_u64() % 3 == 0 {
+        if rng.next_u64().is_multiple_of(3) {
             s.push('-');
         }
         let point = rng.next_u64() as usize % (digits + 1);
@@ -224,7 +224,7 @@ fn parsing_ahead_gives_std_values_bit_for_bit() {
             }
             s.push(char::from(b'0' + (rng.next_u64() % 10) as u8));
         }
-        if rng.next_u64() % 2 == 0 {
+        if rng.next_u64().is_multiple_of(2) {
             s.push_str(&format!("e{}", rng.next_u64() as i64 % 51));
         }
         fields.push(s);
@@ -291,7 +291,7 @@ fn rows_read_ahead_keep_order_lines_and_messages() {
                 text.push_str("r0,1,2,3\n");
                 want_bad.push((line, "id \"r0\" is also on line 2".to_string()));
             }
-            8 => text.push_str("\n"),
+            8 => text.push('\n'),
             9 => {
                 // Quoted: the row path, kept all the same.
                 text.push_str(&format!(

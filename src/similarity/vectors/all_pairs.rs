@@ -230,11 +230,11 @@ fn scan_block(
             let first = (a + 1).max(c0) - c0;
             let row = &scores[i * c + first..(i + 1) * c];
             for (q, lanes) in row.chunks(LANES).enumerate() {
-                // Most pairs stop here, a vector of them at a time
-                // (`!(s < floor)` passes what the pair loop passes).
+                // Most pairs stop here, a vector of them at a time (a NaN
+                // passes, as it passes the pair loop's `score < floor`).
                 if !lanes
                     .iter()
-                    .fold(false, |hit, &s| hit | !(s < screen.floor))
+                    .fold(false, |hit, &s| hit | (s >= screen.floor) | s.is_nan())
                 {
                     continue;
                 }
