@@ -20,6 +20,11 @@ use std::io::{BufRead, BufReader, Read};
 
 use super::records::{DEFAULT_MAX_LINE, Lines, too_long};
 
+mod ahead;
+#[cfg(test)]
+use ahead::plain_number;
+use ahead::{BATCH_BYTES, BATCH_LINES, Batch, parse_ahead};
+
 /// Vectors of one dimension, row-major.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Vectors {
@@ -167,6 +172,18 @@ trait RowSink {
     fn parse(&mut self, fields: &[String], first: bool) -> Row;
     /// Stores the values just parsed under `id`, read on `line`.
     fn keep(&mut self, id: String, line: u64);
+    /// Whether rows of the common form are parsed ahead, in parallel, by
+    /// [`parse_ahead`] (vectors); the others go through [`RowSink::parse`].
+    fn parses_ahead(&self) -> bool {
+        false
+    }
+    /// A row parsed ahead: checks its `values` against the rows before, as
+    /// [`RowSink::parse`] would have.
+    fn check_ahead(&mut self, _values: &[f32]) -> Row {
+        Row::Bad("no row is parsed ahead here".into())
+    }
+    /// Stores a row parsed ahead under `id`, read on `line`.
+    fn keep_ahead(&mut self, _id: String, _line: u64, _values: &[f32]) {}
 }
 
 #[derive(Default)]
@@ -191,14 +208,7 @@ impl RowSink for VectorSink {
                 Err(why) => return Row::Bad(format!("component {}: {why}", k + 1)),
             }
         }
-        if !self.out.is_empty() && self.scratch.len() != self.out.dim {
-            return Row::Bad(format!(
-                "{} components where the rows before have {}",
-                self.scratch.len(),
-                self.out.dim
-            ));
-        }
-        Row::Good
+        self.check_dim(self.scratch.len())
     }
 
     fn keep(&mut self, id: String, line: u64) {
@@ -206,6 +216,34 @@ impl RowSink for VectorSink {
         self.out.ids.push(id);
         self.out.lines.push(line);
         self.out.values.extend_from_slice(&self.scratch);
+    }
+
+    fn parses_ahead(&self) -> bool {
+        true
+    }
+
+    fn check_ahead(&mut self, values: &[f32]) -> Row {
+        self.check_dim(values.len())
+    }
+
+    fn keep_ahead(&mut self, id: String, line: u64, values: &[f32]) {
+        self.out.dim = values.len();
+        self.out.ids.push(id);
+        self.out.lines.push(line);
+        self.out.values.extend_from_slice(values);
+    }
+}
+
+impl VectorSink {
+    /// A row of `len` components after the rows before.
+    fn check_dim(&self, len: usize) -> Row {
+        if !self.out.is_empty() && len != self.out.dim {
+            return Row::Bad(format!(
+                "{len} components where the rows before have {}",
+                self.out.dim
+            ));
+        }
+        Row::Good
     }
 }
 
@@ -361,7 +399,12 @@ pub fn concat<P: Points + Default>(
                 }
             }
         }
-        out.append(&points, &|i| keep[i]);
+        if k == 0 && keep.iter().all(|&k| k) {
+            // The first input whole: moved, not copied row by row.
+            out = points;
+        } else {
+            out.append(&points, &|i| keep[i]);
+        }
     }
     starts.push(out.ids().len() as u32);
     Ok((out, starts))
@@ -428,11 +471,106 @@ enum Row {
     Bad(String),
 }
 
+/// The state of the row loop between lines.
+struct RowLoop<'a> {
+    max_line: usize,
+    skip_bad: bool,
+    delimiter: u8,
+    on_skip: &'a mut dyn FnMut(RowError),
+    seen: HashMap<String, u64>,
+    fields: Vec<String>,
+    spare: Vec<String>,
+    first: bool,
+}
+
+impl RowLoop<'_> {
+    /// One line: its bytes (or its length, when too long) and, when it was
+    /// parsed ahead, its id and values. A bad row ends the loop with its
+    /// error, or, with `skip_bad`, is handed to `on_skip`.
+    fn line(
+        &mut self,
+        sink: &mut dyn RowSink,
+        line: u64,
+        bytes: Result<&[u8], u64>,
+        ahead: Option<(&[u8], &[f32])>,
+    ) -> Result<(), ReadError> {
+        let mut bytes = match bytes {
+            Ok(bytes) => bytes,
+            Err(length) => {
+                self.first = false;
+                let bad = RowError {
+                    line,
+                    reason: too_long(length, self.max_line),
+                };
+                return self.bad(bad);
+            }
+        };
+        while let Some(rest) = bytes.strip_suffix(b"\r") {
+            bytes = rest;
+        }
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Ok(());
+        }
+        let verdict = match ahead {
+            Some((id, values)) => match sink.check_ahead(values) {
+                Row::Good => Ok(Some(std::str::from_utf8(id).unwrap_or_default())),
+                Row::Header => Ok(None),
+                Row::Bad(why) => Err(why),
+            },
+            None => split_fields(bytes, self.delimiter, &mut self.fields, &mut self.spare)
+                .and_then(|()| match sink.parse(&self.fields, self.first) {
+                    Row::Good => Ok(Some(self.fields[0].as_str())),
+                    Row::Header => Ok(None),
+                    Row::Bad(why) => Err(why),
+                }),
+        };
+        self.first = false;
+        let verdict = verdict.and_then(|id| {
+            let Some(id) = id else {
+                return Ok(None);
+            };
+            let id = id.trim().to_string();
+            if id.is_empty() {
+                return Err("empty id".to_string());
+            }
+            if let Some(before) = self.seen.get(&id) {
+                return Err(format!("id {id:?} is also on line {before}"));
+            }
+            Ok(Some(id))
+        });
+        match verdict {
+            Ok(Some(id)) => {
+                self.seen.insert(id.clone(), line);
+                match ahead {
+                    Some((_, values)) => sink.keep_ahead(id, line, values),
+                    None => sink.keep(id, line),
+                }
+                Ok(())
+            }
+            Ok(None) => Ok(()),
+            Err(reason) => self.bad(RowError { line, reason }),
+        }
+    }
+
+    fn bad(&mut self, bad: RowError) -> Result<(), ReadError> {
+        if !self.skip_bad {
+            return Err(ReadError::Row(bad));
+        }
+        (self.on_skip)(bad);
+        Ok(())
+    }
+}
+
 /// The shared row loop: delimiter, header, ids (non-empty, unique, UTF-8),
 /// bad rows. Lines are counted here (a CSV reader's record numbers skip blank
 /// lines), so a quoted field cannot hold a line break. A line is held only
 /// up to `max_line` bytes (the records' [`Lines`]): a longer one is a bad
 /// row, so a file without newlines cannot fill memory.
+///
+/// Lines are read in batches; when the sink parses ahead, a batch's rows of
+/// the common form are parsed on every thread first ([`parse_ahead`]), and
+/// then every line is taken in order, so the rows kept, the errors and
+/// their order are those of one line after the other.
 fn read_rows(
     input: impl Read,
     max_line: usize,
@@ -448,72 +586,67 @@ fn read_rows(
     } else {
         b','
     };
-    let mut seen: HashMap<String, u64> = HashMap::new();
+    let mut rows = RowLoop {
+        max_line,
+        skip_bad,
+        delimiter,
+        on_skip,
+        seen: HashMap::new(),
+        fields: Vec::new(),
+        spare: Vec::new(),
+        first: true,
+    };
     let mut lines = Lines::new(input, max_line);
-    let mut fields: Vec<String> = Vec::new();
-    let mut spare: Vec<String> = Vec::new();
-    let mut first = true;
+    let mut batch = Batch::default();
     loop {
-        let Some(next) = lines.next_line() else {
+        batch.text.clear();
+        batch.lines.clear();
+        let mut failed = None;
+        let mut ended = false;
+        while batch.text.len() < BATCH_BYTES && batch.lines.len() < BATCH_LINES {
+            match lines.next_line() {
+                None => {
+                    ended = true;
+                    break;
+                }
+                Some(Err(err)) => {
+                    failed = Some(err);
+                    break;
+                }
+                Some(Ok(next)) => {
+                    let span = next.bytes.map(|bytes| {
+                        let start = batch.text.len();
+                        batch.text.extend_from_slice(bytes);
+                        start..batch.text.len()
+                    });
+                    batch.lines.push((next.number, span));
+                }
+            }
+        }
+        let ahead = if sink.parses_ahead() {
+            parse_ahead(&batch, delimiter)
+        } else {
+            Vec::new()
+        };
+        let mut parsed = ahead
+            .iter()
+            .flat_map(|a| a.rows.iter().map(move |row| (a, row)));
+        for (line, span) in &batch.lines {
+            let row = parsed.next().and_then(|(a, row)| {
+                let (id, values) = row.as_ref()?;
+                Some((&batch.text[id.clone()], &a.values[values.clone()]))
+            });
+            let bytes = span
+                .as_ref()
+                .map(|s| &batch.text[s.clone()])
+                .map_err(|&n| n);
+            rows.line(sink, *line, bytes, row)?;
+        }
+        if let Some(err) = failed {
+            return Err(ReadError::Io(err));
+        }
+        if ended {
             return Ok(());
-        };
-        let next = next.map_err(ReadError::Io)?;
-        let line = next.number;
-        let mut bytes = match next.bytes {
-            Ok(bytes) => bytes,
-            Err(length) => {
-                first = false;
-                let bad = RowError {
-                    line,
-                    reason: too_long(length, max_line),
-                };
-                if !skip_bad {
-                    return Err(ReadError::Row(bad));
-                }
-                on_skip(bad);
-                continue;
-            }
-        };
-        while let Some(rest) = bytes.strip_suffix(b"\r") {
-            bytes = rest;
-        }
-        if bytes.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        let verdict = split_fields(bytes, delimiter, &mut fields, &mut spare).and_then(|()| {
-            match sink.parse(&fields, first) {
-                Row::Good => Ok(true),
-                Row::Header => Ok(false),
-                Row::Bad(why) => Err(why),
-            }
-        });
-        first = false;
-        let verdict = verdict.and_then(|good| {
-            if !good {
-                return Ok(None);
-            }
-            let id = fields[0].trim().to_string();
-            if id.is_empty() {
-                return Err("empty id".to_string());
-            }
-            if let Some(before) = seen.get(&id) {
-                return Err(format!("id {id:?} is also on line {before}"));
-            }
-            Ok(Some(id))
-        });
-        match verdict {
-            Ok(Some(id)) => {
-                seen.insert(id.clone(), line);
-                sink.keep(id, line);
-            }
-            Ok(None) => {}
-            Err(reason) => {
-                let bad = RowError { line, reason };
-                if !skip_bad {
-                    return Err(ReadError::Row(bad));
-                }
-                on_skip(bad);
-            }
         }
     }
 }

@@ -154,3 +154,172 @@ fn concat_keeps_order_and_refuses_repeated_ids_and_widths() {
     let (all, _) = concat(vec![bits2.0, bits2.1], true, false, &mut |_| panic!()).unwrap();
     assert_eq!((all.bits, all.row(1)), (4, &[0b1010u64][..]));
 }
+
+/// Fields of every shape a number column holds, and of shapes it should not:
+/// whenever the parse-ahead path reads a value it is the one `parse_number`
+/// (std's `f32::from_str`) gives, bit for bit; and every plain decimal that
+/// std reads as finite is read ahead (else the fast path would be dead).
+#[test]
+fn parsing_ahead_gives_std_values_bit_for_bit() {
+    use crate::sketch::minhash::SplitMix64;
+    let mut rng = SplitMix64(0x000F_A57F);
+    let mut fields: Vec<String> = [
+        "0",
+        "-0",
+        "+1",
+        "1.",
+        ".5",
+        "-.5",
+        "1e5",
+        "1E-3",
+        "1e+07",
+        "3.0",
+        "12.0",
+        " 2 ",
+        "\t7\r",
+        "1e39",
+        "-1e39",
+        "1e-40",
+        "1e-50",
+        "3.4028235e38",
+        "3.4028236e38",
+        "0x10",
+        "1_0",
+        "inf",
+        "-infinity",
+        "NaN",
+        "1e",
+        "e5",
+        ".",
+        "+",
+        "-",
+        "--1",
+        "1.2.3",
+        "1e5.0",
+        "",
+        " ",
+        "\u{a0}1",
+        "1\u{a0}",
+        "\u{b}1",
+        "١",
+        "0.1000000000000000055511151231257827",
+        "16777217",
+        "16777219.0000000000000000000001",
+        "123456789012345678901234567890",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    for _ in 0..20_000 {
+        // Random decimals: up to 30 digits around a point, exponents to ±50.
+        let digits = 1 + rng.next_u64() as usize % 30;
+        let mut s = String::new();
+        if rng.next_u64().is_multiple_of(3) {
+            s.push('-');
+        }
+        let point = rng.next_u64() as usize % (digits + 1);
+        for k in 0..digits {
+            if k == point {
+                s.push('.');
+            }
+            s.push(char::from(b'0' + (rng.next_u64() % 10) as u8));
+        }
+        if rng.next_u64().is_multiple_of(2) {
+            s.push_str(&format!("e{}", rng.next_u64() as i64 % 51));
+        }
+        fields.push(s);
+        // Random strings over the numerals' alphabet.
+        let alphabet = b"0123456789+-.eE \t";
+        let len = 1 + rng.next_u64() as usize % 8;
+        fields.push(
+            (0..len)
+                .map(|_| char::from(alphabet[rng.next_u64() as usize % alphabet.len()]))
+                .collect(),
+        );
+    }
+    let mut read_ahead = 0;
+    for field in &fields {
+        let std = parse_number(field);
+        match plain_number(field.as_bytes().trim_ascii()) {
+            Some(x) => {
+                read_ahead += 1;
+                assert_eq!(std.map(f32::to_bits), Ok(x.to_bits()), "{field:?}");
+            }
+            None => {
+                // Only digits, signs, points and exponents between ASCII
+                // spaces, and std reads it: plain_number must too.
+                let numeral = field
+                    .as_bytes()
+                    .trim_ascii()
+                    .iter()
+                    .all(|b| b.is_ascii_digit() || b"+-.eE".contains(b));
+                assert!(!(numeral && std.is_ok()), "{field:?} fell to the row path");
+            }
+        }
+    }
+    assert!(read_ahead > 20_000, "{read_ahead}");
+}
+
+/// Rows across several batches and parallel tasks: ids, lines and values in
+/// file order, bad rows (numbers, quotes, a header-like row, a repeated id,
+/// a wrong width) reported in line order with the messages of the row path,
+/// and the good rows between them kept.
+#[test]
+fn rows_read_ahead_keep_order_lines_and_messages() {
+    let mut text = String::from("id,x,y,z\n");
+    let mut want_ids = Vec::new();
+    let mut want_values = Vec::new();
+    let mut want_lines = Vec::new();
+    let mut want_bad = Vec::new();
+    let rows = 3 * BATCH_LINES + 17;
+    for i in 0..rows {
+        let line = i as u64 + 2;
+        let values = [i as f32 * 0.25, -(i as f32) / 7.0, 1e-3 * i as f32];
+        match i % 997 {
+            5 => {
+                text.push_str(&format!("r{i},1,x,3\n"));
+                want_bad.push((line, "component 2: \"x\" is not a number".to_string()));
+            }
+            6 => {
+                text.push_str(&format!("r{i},1,2\n"));
+                want_bad.push((
+                    line,
+                    "2 components where the rows before have 3".to_string(),
+                ));
+            }
+            7 => {
+                text.push_str("r0,1,2,3\n");
+                want_bad.push((line, "id \"r0\" is also on line 2".to_string()));
+            }
+            8 => text.push('\n'),
+            9 => {
+                // Quoted: the row path, kept all the same.
+                text.push_str(&format!(
+                    "\"r{i}\",{},{},{}\n",
+                    values[0], values[1], values[2]
+                ));
+                want_ids.push(format!("r{i}"));
+                want_values.extend(values);
+                want_lines.push(line);
+            }
+            _ => {
+                text.push_str(&format!(
+                    " r{i} ,{}, {} ,{}\r\n",
+                    values[0], values[1], values[2]
+                ));
+                want_ids.push(format!("r{i}"));
+                want_values.extend(values);
+                want_lines.push(line);
+            }
+        }
+    }
+    let mut bad = Vec::new();
+    let v = read_vectors(text.as_bytes(), true, &mut |e| bad.push((e.line, e.reason))).unwrap();
+    assert_eq!(v.ids, want_ids);
+    assert_eq!(v.lines, want_lines);
+    assert_eq!(v.values, want_values);
+    assert_eq!(bad, want_bad);
+    // Without skipping, the first bad row ends the read with its message.
+    let e = row_error(read_vectors(text.as_bytes(), false, &mut |_| {}));
+    assert_eq!((e.line, e.reason), want_bad[0].clone());
+}

@@ -5,6 +5,8 @@
 //! pairs. Counts only, no clock: the same input gives the same choice on
 //! every run, machine and thread count.
 
+use rayon::prelude::*;
+
 use crate::input::vectors::{BitStrings, Vectors};
 use crate::lsh::Banding;
 use crate::lsh::family::Metric;
@@ -65,11 +67,11 @@ pub struct Given {
 }
 
 /// `SAMPLE_PAIRS` pairs `a ≠ b` (across `link`'s split if given), drawn with
-/// a fixed seed, measured by `distance`.
+/// a fixed seed, measured by `distance` (in parallel, in the draw's order).
 pub fn sample_distances(
     n: usize,
     link: Option<u32>,
-    distance: impl Fn(usize, usize) -> f64,
+    distance: impl Fn(usize, usize) -> f64 + Sync,
 ) -> Vec<f64> {
     let mut rng = SplitMix64(SAMPLE_SEED);
     let split = link.map(|s| s as usize);
@@ -92,9 +94,9 @@ pub fn sample_distances(
                 (a, b)
             }
         };
-        out.push(distance(a, b));
+        out.push((a, b));
     }
-    out
+    out.par_iter().map(|&(a, b)| distance(a, b)).collect()
 }
 
 fn work(n: usize, dim: usize, link: Option<u32>) -> Work {

@@ -26,13 +26,26 @@
 //! Work is split into blocks of [`ROW_BLOCK`] rows against the columns after
 //! them, in parallel; a block's pairs are sorted, blocks are joined in order,
 //! so the output is the same for any number of threads.
+//!
+//! Layout. The scaled points are held component-major (`d × n`: component
+//! `k` of point `i` at `k·n + i`), not point-major. `sgemm` packs both
+//! operands into panels before every product; with points contiguous along
+//! the packed direction its packing copies whole panel rows, where the
+//! point-major layout made it gather one element at a time (half of the
+//! kernel's time on the term-frequency sets; docs/PERFORMANCE.md, "Round
+//! 5"). The packed panels, and so the products, are the same values.
+
+use std::cell::RefCell;
 
 use rayon::prelude::*;
 
 /// Rows per block: a block's scores against [`COL_BLOCK`] columns are
-/// `ROW_BLOCK × COL_BLOCK × 4` bytes (256 KiB), and `n / ROW_BLOCK` blocks
-/// keep two threads busy to the end of the triangle.
-pub const ROW_BLOCK: usize = 128;
+/// `ROW_BLOCK × COL_BLOCK × 4` bytes (1 MiB), and `n / ROW_BLOCK` blocks
+/// keep two threads busy to the end of the triangle. Each product is one
+/// `sgemm` call, which allocates, faults in and frees its packing buffer
+/// (about 0.6 MB) every time: 512 rows a call make a quarter of the calls
+/// (and of the page faults) 128 did.
+pub const ROW_BLOCK: usize = 512;
 /// Columns scored at once against a row block.
 pub const COL_BLOCK: usize = 512;
 
@@ -96,34 +109,45 @@ pub fn squared_norms(values: &[f32], dim: usize, n: usize) -> Vec<f64> {
         .collect()
 }
 
-/// Scores row block `rows` (`m × d`, row-major) against `cols` (`c × d`) into
-/// `out` (`m × c`, row-major): `out[i][j] = Σ rows[i][k]·cols[j][k]` in `f32`.
-fn block_product(rows: &[f32], cols: &[f32], dim: usize, out: &mut [f32]) {
-    let m = rows.len() / dim.max(1);
-    let c = cols.len() / dim.max(1);
+/// Scores points `r0..r1` against points `c0..c1` of `major` (`d × n`,
+/// component-major: component `k` of point `i` at `k·n + i`) into `out`
+/// (`m × c`, row-major): `out[i][j] = Σₖ x_{r0+i,k}·x_{c0+j,k}` in `f32`.
+fn block_product(
+    major: &[f32],
+    n: usize,
+    dim: usize,
+    (r0, r1): (usize, usize),
+    (c0, c1): (usize, usize),
+    out: &mut [f32],
+) {
+    let (m, c) = (r1 - r0, c1 - c0);
     debug_assert!(out.len() >= m * c);
+    debug_assert!(r1 <= n && c1 <= n && major.len() >= n * dim);
     if m == 0 || c == 0 || dim == 0 {
         out[..m * c].fill(0.0);
         return;
     }
-    // SAFETY: `rows` holds m·dim f32 in row-major order (row stride dim,
-    // column stride 1), `cols` holds c·dim f32 read as the dim × c matrix
-    // colsᵀ (row stride 1, column stride dim), and `out` holds at least m·c
-    // f32 written row-major (row stride c, column stride 1): every index the
-    // product touches is inside its slice, `out` aliases neither input (it is
-    // a distinct &mut), and β = 0 means out's old values are not read.
+    // SAFETY: `major` holds n·dim f32, component k of point i at k·n + i.
+    // The left operand is the m × dim matrix of points r0..r1 (row stride 1,
+    // column stride n) starting at major[r0]: its last element is at
+    // r0 + (m − 1) + (dim − 1)·n < dim·n since r1 ≤ n. The right operand is
+    // the dim × c matrix of points c0..c1 (row stride n, column stride 1)
+    // starting at major[c0], last element c0 + (c − 1) + (dim − 1)·n < dim·n
+    // likewise. `out` holds at least m·c f32 written row-major (row stride c,
+    // column stride 1). `out` aliases neither input (a distinct &mut), and
+    // β = 0 means out's old values are not read.
     unsafe {
         matrixmultiply::sgemm(
             m,
             dim,
             c,
             1.0,
-            rows.as_ptr(),
-            dim as isize,
+            major.as_ptr().add(r0),
             1,
-            cols.as_ptr(),
+            n as isize,
+            major.as_ptr().add(c0),
+            n as isize,
             1,
-            dim as isize,
             0.0,
             out.as_mut_ptr(),
             c as isize,
@@ -132,15 +156,62 @@ fn block_product(rows: &[f32], cols: &[f32], dim: usize, out: &mut [f32]) {
     }
 }
 
-/// Runs `keep(i, j, score)` over every scored pair of row block `b`, block by
-/// block of columns, and returns the kept pairs sorted.
+/// `values` (`n × dim`, point-major) as `d × n`, component-major, each
+/// value mapped by `f` ([`block_product`]'s layout). [`GROUP`] components
+/// at a time, so that each point's are read as one cache line, not one
+/// line per component.
+fn component_major(
+    values: &[f32],
+    dim: usize,
+    n: usize,
+    f: impl Fn(usize, f32) -> f32 + Sync,
+) -> Vec<f32> {
+    let mut major = vec![0f32; n * dim];
+    if n == 0 {
+        return major;
+    }
+    major
+        .par_chunks_mut(n * GROUP)
+        .enumerate()
+        .for_each(|(g, components)| {
+            let k0 = g * GROUP;
+            let width = components.len() / n;
+            for i in 0..n {
+                let point = &values[i * dim + k0..i * dim + k0 + width];
+                for (t, &x) in point.iter().enumerate() {
+                    components[t * n + i] = f(i, x);
+                }
+            }
+        });
+    major
+}
+
+/// Components [`component_major`] moves together: 64 bytes of `f32`.
+const GROUP: usize = 16;
+
+/// What an all-pairs pass keeps: pairs scoring below `floor` are dropped
+/// unseen (the cosine screen: a constant); the others go to `keep`, which
+/// returns the `f64` value (NaN: measured and rejected) or `None` (screened
+/// out by a bound of its own, as Euclidean's per-pair one).
+struct Screen<'a> {
+    floor: f32,
+    keep: &'a (dyn Fn(usize, usize, f32) -> Option<f64> + Sync),
+}
+
+/// Scores compared with the floor at once (one AVX-512 vector of `f32`).
+const LANES: usize = 16;
+
+/// Runs the screen over every scored pair of row block `b`, block by block
+/// of columns, into `scores` (a thread's buffer, reused from block to block),
+/// and returns the kept pairs sorted.
 fn scan_block(
-    scaled: &[f32],
+    major: &[f32],
     dim: usize,
     n: usize,
     link: Option<usize>,
     block: usize,
-    keep: &(dyn Fn(usize, usize, f32) -> Option<f64> + Sync),
+    screen: &Screen<'_>,
+    scores: &mut [f32],
 ) -> (Vec<(u32, u32, f64)>, u64) {
     let r0 = block * ROW_BLOCK;
     let r1 = (r0 + ROW_BLOCK).min(link.unwrap_or(n)).min(n);
@@ -149,25 +220,34 @@ fn scan_block(
     if r0 >= r1 {
         return (found, 0);
     }
-    let mut scores = vec![0f32; ROW_BLOCK * COL_BLOCK];
     let mut c0 = column_start(link, r0);
     while c0 < n {
         let c1 = (c0 + COL_BLOCK).min(n);
         let (m, c) = (r1 - r0, c1 - c0);
-        block_product(
-            &scaled[r0 * dim..r1 * dim],
-            &scaled[c0 * dim..c1 * dim],
-            dim,
-            &mut scores,
-        );
+        block_product(major, n, dim, (r0, r1), (c0, c1), scores);
         for i in 0..m {
             let a = r0 + i;
-            let first = (a + 1).max(c0);
-            for j in first.saturating_sub(c0)..c {
-                if let Some(value) = keep(a, c0 + j, scores[i * c + j]) {
-                    rechecked += 1;
-                    if !value.is_nan() {
-                        found.push((a as u32, (c0 + j) as u32, value));
+            let first = (a + 1).max(c0) - c0;
+            let row = &scores[i * c + first..(i + 1) * c];
+            for (q, lanes) in row.chunks(LANES).enumerate() {
+                // Most pairs stop here, a vector of them at a time (a NaN
+                // passes, as it passes the pair loop's `score < floor`).
+                if !lanes
+                    .iter()
+                    .fold(false, |hit, &s| hit | (s >= screen.floor) | s.is_nan())
+                {
+                    continue;
+                }
+                for (t, &score) in lanes.iter().enumerate() {
+                    if score < screen.floor {
+                        continue;
+                    }
+                    let b = c0 + first + q * LANES + t;
+                    if let Some(value) = (screen.keep)(a, b, score) {
+                        rechecked += 1;
+                        if !value.is_nan() {
+                            found.push((a as u32, b as u32, value));
+                        }
                     }
                 }
             }
@@ -178,18 +258,32 @@ fn scan_block(
     (found, rechecked)
 }
 
+thread_local! {
+    /// A thread's scores of one row block against one column block, kept
+    /// from block to block and run to run.
+    static SCORES: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
+}
+
 /// Every row block, in parallel, joined in order.
 fn all_blocks(
-    scaled: &[f32],
+    major: &[f32],
     dim: usize,
     n: usize,
     link: Option<usize>,
-    keep: &(dyn Fn(usize, usize, f32) -> Option<f64> + Sync),
+    screen: &Screen<'_>,
 ) -> AllPairs {
     let blocks = link.unwrap_or(n).min(n).div_ceil(ROW_BLOCK);
     let parts: Vec<_> = (0..blocks)
         .into_par_iter()
-        .map(|b| scan_block(scaled, dim, n, link, b, keep))
+        .map(|b| {
+            SCORES.with(|scores| {
+                let mut scores = scores.borrow_mut();
+                if scores.is_empty() {
+                    *scores = vec![0f32; ROW_BLOCK * COL_BLOCK];
+                }
+                scan_block(major, dim, n, link, b, screen, &mut scores)
+            })
+        })
         .collect();
     let mut out = AllPairs {
         scored: pair_count(n, link),
@@ -214,27 +308,21 @@ pub fn cosine_pairs(
     link: Option<usize>,
 ) -> AllPairs {
     let norms = squared_norms(values, dim, n);
-    let mut unit = vec![0f32; n * dim];
-    unit.par_chunks_mut(dim.max(1))
-        .enumerate()
-        .for_each(|(i, out)| {
-            if norms[i] > 0.0 {
-                let scale = 1.0 / norms[i].sqrt();
-                for (u, &x) in out.iter_mut().zip(&values[i * dim..(i + 1) * dim]) {
-                    *u = (f64::from(x) * scale) as f32;
-                }
-            }
-        });
-    let screen = (min_cosine - cosine_margin(dim)) as f32;
+    let scale: Vec<f64> = norms
+        .iter()
+        .map(|&q| if q > 0.0 { 1.0 / q.sqrt() } else { 0.0 })
+        .collect();
+    let unit = component_major(values, dim, n, |i, x| (f64::from(x) * scale[i]) as f32);
+    let floor = (min_cosine - cosine_margin(dim)) as f32;
     let row = |i: usize| &values[i * dim..(i + 1) * dim];
-    let keep = |a: usize, b: usize, score: f32| {
-        if score < screen || norms[a] == 0.0 || norms[b] == 0.0 {
+    let keep = |a: usize, b: usize, _score: f32| {
+        if norms[a] == 0.0 || norms[b] == 0.0 {
             return None;
         }
         let c = super::cosine_with_norms(row(a), row(b), norms[a], norms[b])?;
         Some(if c >= min_cosine { c } else { f64::NAN })
     };
-    all_blocks(&unit, dim, n, link, &keep)
+    all_blocks(&unit, dim, n, link, &Screen { floor, keep: &keep })
 }
 
 /// Every pair of the `n` rows of `values` whose [`super::euclidean`] distance
@@ -257,10 +345,7 @@ pub fn euclidean_pairs(
         0
     };
     let scale = 2f64.powi(-shift);
-    let scaled: Vec<f32> = values
-        .par_iter()
-        .map(|&x| (f64::from(x) * scale) as f32)
-        .collect();
+    let scaled = component_major(values, dim, n, |_, x| (f64::from(x) * scale) as f32);
     let (relative, absolute) = euclidean_margin(dim);
     let s2 = scale * scale;
     let bound = radius * radius * (1.0 + 1e-9);
@@ -275,7 +360,12 @@ pub fn euclidean_pairs(
         let d = super::euclidean(row(a), row(b));
         Some(if d <= radius { d } else { f64::NAN })
     };
-    all_blocks(&scaled, dim, n, link, &keep)
+    // The bound depends on the pair's norms: no common floor.
+    let screen = Screen {
+        floor: f32::NEG_INFINITY,
+        keep: &keep,
+    };
+    all_blocks(&scaled, dim, n, link, &screen)
 }
 
 /// Every pair of the `n` packed bit strings of `words` (`per` words each)

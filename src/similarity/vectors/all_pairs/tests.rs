@@ -68,7 +68,13 @@ fn clustered(seed: u64, n: usize, dim: usize, noise: f32) -> Vec<f32> {
 
 #[test]
 fn cosine_equals_the_naive_loop_at_many_thresholds() {
-    for (seed, n, dim) in [(1, 300, 3), (2, 260, 64), (3, 140, 300), (4, 600, 17)] {
+    for (seed, n, dim) in [
+        (1, 300, 3),
+        (2, 260, 64),
+        (3, 140, 300),
+        (4, 600, 17),
+        (14, 1300, 5),
+    ] {
         let values = clustered(seed, n, dim, 0.3);
         for t in [-0.5, 0.0, 0.8, 0.95, 0.99, 1.0] {
             let want = naive_cosine(&values, dim, t, None);
@@ -180,7 +186,8 @@ fn hamming_equals_the_naive_loop() {
 /// The same pairs on one thread as on the default pool (and on two).
 #[test]
 fn threads_do_not_change_the_pairs() {
-    let (n, dim) = (700, 32);
+    // Three row blocks, several column blocks.
+    let (n, dim) = (ROW_BLOCK * 2 + 300, 32);
     let values = clustered(13, n, dim, 0.2);
     let run = |threads: usize| {
         rayon::ThreadPoolBuilder::new()
