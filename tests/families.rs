@@ -464,6 +464,101 @@ fn stdin_bits_and_argument_errors() {
     }
 }
 
+/// `compare --input sets`: tokens are whole strings (`item-42` is one element,
+/// as MMDS 3.8's sets are), a repeated token counts once, and the `--pairs`
+/// form of the same sets gives the same measures. {item-42, item-7} and
+/// {item-42, item-9}: one shared of three, so J = 1/3, two in exactly one,
+/// cosine of the 0/1 vectors 1/√(2·2) = 1/2, an angle of 60°.
+#[test]
+fn compare_two_sets_by_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines = dir.path().join("sets.tsv");
+    std::fs::write(
+        &lines,
+        "u\titem-42 item-7 item-7\nv\titem-42 item-9\nw\tz\n",
+    )
+    .unwrap();
+    let pairs = dir.path().join("pairs.tsv");
+    std::fs::write(
+        &pairs,
+        "u\titem-42\nv\titem-9\nu\titem-7\nv\titem-42\nw\tz\n",
+    )
+    .unwrap();
+    let expected = format!(
+        "measure,value\nsize_a,2\nsize_b,2\nshared,1\njaccard,{:.6}\njaccard_distance,{:.6}\nhamming,2\ncosine,{:.6}\nangle_degrees,{:.6}\n",
+        1.0 / 3.0,
+        2.0 / 3.0,
+        0.5,
+        0.5f64.acos().to_degrees()
+    );
+    let out = run(&[
+        "compare",
+        "--input",
+        "sets",
+        lines.to_str().unwrap(),
+        "u",
+        "v",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), expected);
+    let out = run(&[
+        "compare",
+        "--input",
+        "sets",
+        "--pairs",
+        pairs.to_str().unwrap(),
+        "u",
+        "v",
+    ]);
+    assert_eq!(stdout(&out), expected);
+    // Disjoint sets: J = 0, every element in exactly one.
+    let out = run(&[
+        "compare",
+        "--input",
+        "sets",
+        lines.to_str().unwrap(),
+        "u",
+        "w",
+    ]);
+    assert!(
+        stdout(&out).contains(
+            "\nshared,0\njaccard,0.000000\njaccard_distance,1.000000\nhamming,3\ncosine,0.000000\n"
+        ),
+        "{}",
+        stdout(&out)
+    );
+    let out = run(&[
+        "compare",
+        "--input",
+        "sets",
+        lines.to_str().unwrap(),
+        "u",
+        "nobody",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("no set with id \"nobody\""),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(stdout(&out), "");
+    let out = run(&[
+        "compare",
+        "--input",
+        "vectors",
+        "--pairs",
+        lines.to_str().unwrap(),
+        "u",
+        "v",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("--pairs is for --input sets"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 #[test]
 fn compare_vectors_and_bit_strings() {
     let out = run(&["compare", "--bits", "10101", "--bits", "11110"]);

@@ -1,10 +1,13 @@
 //! `simfind compare`: every similarity and distance measure of MMDS 3.5 for
 //! two files, over the same shingles `scan` uses.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
+use simfind::input::kind::InputKind;
 use simfind::input::read::{self, ReadOptions};
+use simfind::input::records::{self, RecordOptions};
 use simfind::input::vectors::{self as points, BitStrings, Vectors};
 use simfind::recipe::Recipe;
 use simfind::similarity::measures;
@@ -35,6 +38,7 @@ const AFTER_HELP: &str = "EXAMPLES:
   simfind compare --vector 1,-2,3 --vector 2,0,-1 --p 3
   simfind compare --bits 10101 --bits 11110
   simfind compare --input vectors points.csv id7 id42
+  simfind compare --input sets baskets.tsv alice bob
 
 OUTPUT (CSV with header `measure,value`, one row per measure, in this order):
   shingles_a, shingles_b   distinct shingles in each file
@@ -70,6 +74,13 @@ Two vectors (--vector twice, or --input vectors FILE ID_A ID_B), in this order:
   l<P>                     with --p P: the Lp distance
 Two bit strings (--bits twice, or --input bits FILE ID_A ID_B): bits (the length), hamming
 (positions that differ).
+Two sets (--input sets FILE ID_A ID_B; tokens are whole strings, as `scan --input sets`
+reads them, a token repeated in a set counted once):
+  size_a, size_b           elements of each set
+  shared                   elements in both
+  jaccard, jaccard_distance  |A ∩ B| / |A ∪ B| and 1 − that
+  hamming                  elements in exactly one (the 0/1 vectors' Hamming distance)
+  cosine, angle_degrees    of the 0/1 vectors: shared / √(size_a · size_b), and its angle
 Floats have 6 decimals. A value that is undefined (Jaccard of two empty sets, cosine
 with an empty file) or over --max-edit-cells is left empty, with a note on stderr.
 
@@ -83,22 +94,27 @@ with an empty file) or over --max-edit-cells is left empty, with a note on stder
 #[derive(clap::Args, Debug)]
 #[command(after_help = args::after_help(AFTER_HELP, args::EXIT_STATUS_COMPARE))]
 pub struct Args {
-    /// The first file (with --input vectors|bits: the file of points).
+    /// The first file (with --input: the file of points or sets).
     #[arg(value_name = "FILE_A", required_unless_present_any = ["vector", "bits"])]
     pub a: Option<PathBuf>,
 
-    /// The second file (with --input vectors|bits: the first point's id).
+    /// The second file (with --input: the first row's id).
     #[arg(value_name = "FILE_B", required_unless_present_any = ["vector", "bits"])]
     pub b: Option<PathBuf>,
 
-    /// With --input vectors|bits: the second point's id.
+    /// With --input: the second row's id.
     #[arg(value_name = "ID_B", requires = "input")]
     pub id_b: Option<String>,
 
-    /// Compare two rows of one file: `vectors` (CSV/TSV `id,x1,…,xd`) or `bits` (`id,0101…`
-    /// or `id,0x…`), as `compare --input vectors FILE ID_A ID_B`.
-    #[arg(long, value_name = "KIND", value_parser = ["vectors", "bits"], conflicts_with_all = ["vector", "bits"], help_heading = "Vectors and bit strings")]
+    /// Compare two rows of one file: `vectors` (CSV/TSV `id,x1,…,xd`), `bits` (`id,0101…`
+    /// or `id,0x…`) or `sets` (`id<TAB>token token …`), as `compare --input vectors FILE ID_A
+    /// ID_B`.
+    #[arg(long, value_name = "KIND", value_parser = ["vectors", "bits", "sets"], conflicts_with_all = ["vector", "bits"], help_heading = "Vectors and bit strings")]
     pub input: Option<String>,
+
+    /// With --input sets: each line is one `id<TAB>token` pair, as `scan --input sets --pairs`.
+    #[arg(long, requires = "input", help_heading = "Vectors and bit strings")]
+    pub pairs: bool,
 
     /// A vector given on the command line, comma-separated (twice: `--vector 1,-2,3 --vector
     /// 2,0,-1`): prints the vector measures (cosine with negative components, Lp, L∞).
@@ -151,6 +167,12 @@ pub fn run(args: Args) -> Result<i32> {
     if args.input.is_some() || !args.vector.is_empty() || !args.bits.is_empty() {
         if args.icws {
             bail!("--icws weighs shingle counts: it is for two files, not vectors or bit strings");
+        }
+        if args.input.as_deref() == Some("sets") {
+            return run_sets(&args);
+        }
+        if args.pairs {
+            bail!("--pairs is for --input sets");
         }
         return run_points(&args);
     }
@@ -283,6 +305,87 @@ fn count_vector(shingler: &Shingler, text: &str) -> Vec<(u64, u32)> {
     let mut hashes = Vec::new();
     shingler.for_each_hash(text, &mut Scratch::default(), |h| hashes.push(h));
     measures::count_vector(hashes)
+}
+
+/// `compare --input sets FILE ID_A ID_B`: the set measures of two rows, over
+/// their tokens as whole strings (numbered exactly, so no two tokens can
+/// collide as hashes could).
+fn run_sets(args: &Args) -> Result<i32> {
+    if args.p.is_some() {
+        bail!("--p is for vectors, not sets");
+    }
+    let (Some(file), Some(id_a), Some(id_b)) = (&args.a, &args.b, &args.id_b) else {
+        bail!("--input sets needs a file and two ids: compare --input sets FILE ID_A ID_B");
+    };
+    let id_a = id_a.to_string_lossy();
+    let mut options = RecordOptions::new(InputKind::Sets);
+    options.pairs = args.pairs;
+    let read = records::read_inputs(std::slice::from_ref(file), &options, &mut |_| {})
+        .map_err(|err| anyhow::anyhow!("{err}"))?;
+    let shown = records::display_name(file);
+    let find = |id: &str| {
+        read.records
+            .iter()
+            .find(|r| r.id == id)
+            .ok_or_else(|| anyhow::anyhow!("{shown}: no set with id {id:?}"))
+    };
+    let (a, b) = (find(&id_a)?, find(id_b)?);
+    let mut numbers: HashMap<&str, u64> = HashMap::new();
+    fn numbered<'a>(numbers: &mut HashMap<&'a str, u64>, tokens: &'a [String]) -> Vec<u64> {
+        let mut set: Vec<u64> = tokens
+            .iter()
+            .map(|t| {
+                let next = numbers.len() as u64;
+                *numbers.entry(t.as_str()).or_insert(next)
+            })
+            .collect();
+        set.sort_unstable();
+        set.dedup();
+        set
+    }
+    let (a, b) = (
+        numbered(&mut numbers, &a.fields),
+        numbered(&mut numbers, &b.fields),
+    );
+    let shared = measures::intersection_size(&a, &b);
+    let float = |v: f64| format!("{v:.6}");
+    let cosine = (!a.is_empty() && !b.is_empty())
+        .then(|| shared as f64 / ((a.len() as f64) * (b.len() as f64)).sqrt());
+    let rows: Vec<(&str, String)> = vec![
+        ("size_a", a.len().to_string()),
+        ("size_b", b.len().to_string()),
+        ("shared", shared.to_string()),
+        (
+            "jaccard",
+            measures::jaccard(&a, &b).map(float).unwrap_or_default(),
+        ),
+        (
+            "jaccard_distance",
+            measures::jaccard_distance(&a, &b)
+                .map(float)
+                .unwrap_or_default(),
+        ),
+        ("hamming", measures::hamming(&a, &b).to_string()),
+        ("cosine", cosine.map(float).unwrap_or_default()),
+        (
+            "angle_degrees",
+            cosine
+                .map(|c| float(vectors::angle_degrees(c)))
+                .unwrap_or_default(),
+        ),
+    ];
+    if (a.is_empty() || b.is_empty()) && !args.verbosity.quiet {
+        eprintln!(
+            "simfind: note: an empty set has no angle (and two have no Jaccard similarity): those values are left empty"
+        );
+    }
+    let mut out = csv::Writer::from_writer(std::io::stdout().lock());
+    out.write_record(["measure", "value"])?;
+    for (measure, value) in rows {
+        out.write_record([measure, value.as_str()])?;
+    }
+    out.flush()?;
+    Ok(exit::OK)
 }
 
 /// Two points, from --vector, --bits or two ids of an --input file.
