@@ -14,7 +14,6 @@ use hashbrown::hash_table::Entry;
 use rayon::prelude::*;
 
 use super::docs::Docs;
-use super::sign::{SignOutcome, SignedContent};
 use crate::input::read::ReadError;
 use crate::input::walk::FileEntry;
 use crate::model::DocStatus;
@@ -22,6 +21,33 @@ use std::collections::HashMap;
 
 /// `content_of` value of a document without content (binary, failed).
 pub(super) const NO_CONTENT: u32 = u32::MAX;
+
+/// The part of a file the later stages need, once its bytes are gone.
+#[derive(Debug)]
+pub struct SignedContent {
+    /// XXH3-128 of the file's bytes.
+    pub hash: u128,
+    /// Number of distinct shingles when `counted`; otherwise an upper bound
+    /// (the shingle windows that were signed), zero exactly when the set is
+    /// empty. A `u32`, as in [`crate::model::Document`], so that the flag below fits in the
+    /// 48 bytes the `u128` alignment gives (16 MB at a million contents).
+    pub shingles: u32,
+    /// Whether `shingles` is the exact count. See `Keep::Signature`.
+    pub counted: bool,
+    /// The sorted shingle set itself, kept only for the exact method.
+    pub set: Vec<u64>,
+}
+
+/// What signing made of one file.
+#[derive(Debug)]
+pub enum SignOutcome {
+    /// First time this content was seen: shingled and signed.
+    Unique(SignedContent),
+    /// Same bytes as a file already signed (by content hash).
+    SameAs(u128),
+    Binary,
+    Failed(ReadError),
+}
 
 /// Every content seen so far, by its hash, in claim order.
 #[derive(Default)]

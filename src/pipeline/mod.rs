@@ -44,12 +44,14 @@ mod contents;
 mod docs;
 pub mod identical;
 mod join_fallback;
+mod locks;
 mod pairs;
 pub mod plan;
 mod prefetch;
 mod records;
 mod reload;
 mod rule_out;
+mod shingles;
 mod sign;
 mod stream;
 #[cfg(test)]
@@ -63,13 +65,13 @@ use crate::progress::{Reporter, Stage};
 pub use config::{ScanConfig, Verification};
 pub use contents::ContentTable;
 use contents::Signed;
+pub use contents::{SignOutcome, SignedContent};
 use pairs::{pairs_of, pairs_of_given};
 use plan::{Decision, Method};
 pub(crate) use records::record_set;
 pub use records::{FieldScores, RecordConfig, RecordOutcome, scan_records};
 pub use reload::{FileReload, Reload, ReloadError, reload_indexed, reload_set};
 use sign::sign_all;
-pub use sign::{SignOutcome, SignedContent};
 use stream::walk_and_sign;
 
 /// Counts for the summary line.

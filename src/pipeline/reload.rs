@@ -13,13 +13,10 @@
 use xxhash_rust::xxh3::xxh3_128;
 
 use super::ScanConfig;
-use super::sign::{Buffers, CLASSIC_BATCH, Chunks};
+use super::shingles::{Buffers, filtered_windows_into, sorted_set_chunked, sorted_shingles_into};
 use crate::input::read::{self, ReadError, ReadOptions};
 use crate::recipe::Recipe;
-use crate::similarity::sets::merge_sorted;
 use crate::similarity::verify::Part;
-use crate::text::distinct::Passing;
-use crate::text::normalize::normalize_into;
 
 /// Why a file could not be reloaded.
 #[derive(Debug)]
@@ -107,37 +104,6 @@ impl Reload for FileReload<'_> {
             open,
         )
     }
-}
-
-/// The shingle hashes of `bytes` in `buffers.set`, unordered, with most
-/// repeats dropped by a [`RepeatFilter`] and every distinct value kept.
-pub(super) fn filtered_windows_into(bytes: &[u8], recipe: &Recipe, buffers: &mut Buffers) {
-    let Buffers {
-        text,
-        scratch,
-        set,
-        repeats,
-        ..
-    } = buffers;
-    normalize_into(bytes, recipe.normalization, text);
-    repeats.filter_into(text.len() / 4, set, |passing| {
-        recipe
-            .shingler
-            .for_each_hash_block(text, scratch, |block| passing.offer_block(block))
-    });
-}
-
-/// The sorted shingle set of `bytes` in `buffers.set`. A sort needs no exact
-/// dedup beforehand: a [`RepeatFilter`] first drops most repeats (natural text
-/// repeats most of its 5-character windows, so sorting every occurrence would
-/// be ~3× the work), and the few left go with the sort's neighbours. That is
-/// cheaper than a [`crate::text::distinct::DistinctSet`], whose insert costs more
-/// per window than the filter and the extra sorted values together (it is
-/// kept as the benches' baseline).
-pub(super) fn sorted_shingles_into(bytes: &[u8], recipe: &Recipe, buffers: &mut Buffers) {
-    filtered_windows_into(bytes, recipe, buffers);
-    buffers.sorter.sort(&mut buffers.set);
-    buffers.set.dedup();
 }
 
 /// Re-creates a file's shingle set for exact verification, refusing a file
@@ -245,80 +211,4 @@ fn reload_from(
     };
     contents.verify_unchanged()?;
     Ok(set)
-}
-
-/// [`sorted_shingles_into`] for a large file, a chunk at a time: the same
-/// sorted set in `buffers.set` (only its values in `part`); returns the
-/// XXH3-128 of the bytes it read.
-/// Beside the set it holds a chunk of text and a batch of what the repeat
-/// filter passed, at most as large as the set (or [`CLASSIC_BATCH`]), which
-/// is sorted and merged into the set when full: every value is sorted once,
-/// in a batch, and each merge costs at most twice the batch, so the work is
-/// what one sort of everything costs, but not the memory.
-pub(super) fn sorted_set_chunked(
-    bytes: &[u8],
-    release: &dyn Fn(usize),
-    recipe: &Recipe,
-    chunk_size: usize,
-    part: Part,
-    buffers: &mut Buffers,
-) -> u128 {
-    let norm = recipe.normalization;
-    let shingler = &recipe.shingler;
-    let mut chunks = Chunks::new(bytes, chunk_size, shingler.kind(), release);
-    let Buffers {
-        text,
-        scratch,
-        set,
-        repeats,
-        sorter,
-        windows,
-        passed,
-        batch,
-        merged,
-        ..
-    } = buffers;
-    windows.clear();
-    set.clear();
-    batch.clear();
-    // Windows of one block that are in `part` (a block at a time, before the
-    // repeat filter: the other parts' values cost nothing more).
-    let mut kept: Vec<u64> = Vec::new();
-    let mut merge_batch = |set: &mut Vec<u64>, batch: &mut Vec<u64>| {
-        sorter.sort(batch);
-        batch.dedup();
-        merge_sorted(set, batch, merged);
-        std::mem::swap(set, merged);
-        batch.clear();
-    };
-    // The filter's table size does not matter here (what passes is sorted
-    // and deduplicated in the end): its largest.
-    repeats.filter_into(usize::MAX, passed, |passing| {
-        let mut take = |passing: &mut Passing<'_>, last: bool| {
-            passing.drain(|values| batch.extend_from_slice(values));
-            if last || batch.len() >= set.len().max(CLASSIC_BATCH) {
-                merge_batch(set, batch);
-            }
-        };
-        while chunks.next_into(norm, text) {
-            windows.feed(text, chunks.glued, norm, shingler, scratch, |block| {
-                if part == Part::WHOLE {
-                    passing.offer_block(block);
-                } else {
-                    kept.clear();
-                    kept.extend(block.iter().copied().filter(|&h| part.contains(h)));
-                    passing.offer_block(&kept);
-                }
-                if passing.passed() >= CLASSIC_BATCH {
-                    take(passing, false);
-                }
-            });
-        }
-        take(passing, true);
-    });
-    // The thread keeps these buffers: not at the size of its largest file.
-    merged.clear();
-    merged.shrink_to(CLASSIC_BATCH);
-    batch.shrink_to(CLASSIC_BATCH);
-    chunks.digest.digest128()
 }

@@ -14,11 +14,13 @@ use std::sync::Mutex;
 use rayon::prelude::*;
 use xxhash_rust::xxh3::{Xxh3, xxh3_128};
 
-use super::contents::{Attempt, ContentTable, NO_CONTENT};
+use super::ScanConfig;
+use super::contents::{Attempt, ContentTable, NO_CONTENT, SignOutcome, SignedContent};
+use super::locks::{into_inner, lock};
 use super::prefetch::{Prefetcher, ReadAhead};
-use super::reload::{filtered_windows_into, sorted_set_chunked, sorted_shingles_into};
-use super::stream::{Mode, into_inner, lock};
-use super::{ScanConfig, Verification};
+use super::shingles::{
+    Buffers, CLASSIC_BATCH, Chunks, filtered_windows_into, sorted_set_chunked, sorted_shingles_into,
+};
 use crate::input::read::{self, ReadError};
 use crate::input::walk::FileEntry;
 use crate::memory;
@@ -26,58 +28,8 @@ use crate::progress::Reporter;
 use crate::similarity::verify::Part;
 use crate::sketch::{SketchBuilder, Sketcher};
 use crate::text::chunked;
-use crate::text::distinct::{HashSorter, RepeatFilter};
-use crate::text::normalize::{Normalization, normalize_into};
-
-use crate::text::shingle::{Scratch, ShingleKind};
-
-/// The part of a file the later stages need, once its bytes are gone.
-#[derive(Debug)]
-pub struct SignedContent {
-    /// XXH3-128 of the file's bytes.
-    pub hash: u128,
-    /// Number of distinct shingles when `counted`; otherwise an upper bound
-    /// (the shingle windows that were signed), zero exactly when the set is
-    /// empty. A `u32`, as in [`crate::model::Document`], so that the flag below fits in the
-    /// 48 bytes the `u128` alignment gives (16 MB at a million contents).
-    pub shingles: u32,
-    /// Whether `shingles` is the exact count. See `Keep::Signature`.
-    pub counted: bool,
-    /// The sorted shingle set itself, kept only for the exact method.
-    pub set: Vec<u64>,
-}
-
-/// What signing made of one file.
-#[derive(Debug)]
-pub enum SignOutcome {
-    /// First time this content was seen: shingled and signed.
-    Unique(SignedContent),
-    /// Same bytes as a file already signed (by content hash).
-    SameAs(u128),
-    Binary,
-    Failed(ReadError),
-}
-
-/// Per-thread buffers reused from one file to the next.
-#[derive(Default)]
-pub(super) struct Buffers {
-    pub(super) text: String,
-    pub(super) scratch: Scratch,
-    pub(super) set: Vec<u64>,
-    pub(super) repeats: RepeatFilter,
-    pub(super) sorter: HashSorter,
-    /// The large-file path's ([`sign_windows_chunked`]): the carried tail,
-    /// the first chunks' text while the filter's size is not known yet, and
-    /// one batch's signature.
-    pub(super) windows: chunked::Windows,
-    pub(super) pending: String,
-    pub(super) batch_row: Vec<u32>,
-    /// A large file's reload ([`sorted_set_chunked`]): what the repeat
-    /// filter passes, the batch it gathers into, and the merge's output.
-    pub(super) passed: Vec<u64>,
-    pub(super) batch: Vec<u64>,
-    pub(super) merged: Vec<u64>,
-}
+use crate::text::distinct::RepeatFilter;
+use crate::text::normalize::normalize_into;
 
 /// What signing keeps of a content besides its hash.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,17 +49,6 @@ pub(super) enum Keep {
     /// verification re-reads every document it reports and makes it exact
     /// ([`super::pairs`]).
     Signature,
-}
-
-impl Keep {
-    /// What the streamed scan keeps under `mode`.
-    pub(super) fn for_mode(mode: Mode, verification: Verification) -> Keep {
-        match (mode, verification) {
-            (Mode::Sign, Verification::Exact) => Keep::Signature,
-            (Mode::Sign, Verification::Signature) => Keep::CountedSignature,
-            _ => Keep::Set,
-        }
-    }
 }
 
 /// Reads, checks and signs one file (or the file's `prefetched` read, the
@@ -329,59 +270,6 @@ fn hash_in_chunks(bytes: &[u8], chunk: usize, release: &dyn Fn(usize)) -> u128 {
         release(end);
     }
     digest.digest128()
-}
-
-/// Values a classic batch may gather before it is signed
-/// ([`sign_windows_chunked`]): 2 MiB of hashes.
-pub(super) const CLASSIC_BATCH: usize = 1 << 18;
-
-/// The chunks of a large file as [`chunked::chunk_end`] cuts them, each
-/// normalised, hashed on the way (to check that the bytes signed are the
-/// bytes claimed) and released once normalised.
-pub(super) struct Chunks<'a> {
-    bytes: &'a [u8],
-    start: usize,
-    size: usize,
-    kind: ShingleKind,
-    /// The chunk last normalised is glued to the one before
-    /// ([`chunked::is_glued`]): what [`chunked::Windows::feed`] needs.
-    pub(super) glued: bool,
-    pub(super) digest: Xxh3,
-    release: &'a dyn Fn(usize),
-}
-
-impl<'a> Chunks<'a> {
-    pub(super) fn new(
-        bytes: &'a [u8],
-        size: usize,
-        kind: ShingleKind,
-        release: &'a dyn Fn(usize),
-    ) -> Self {
-        Chunks {
-            bytes,
-            start: 0,
-            size,
-            kind,
-            glued: false,
-            digest: Xxh3::new(),
-            release,
-        }
-    }
-
-    /// Normalises the next chunk into `text`; false after the last.
-    pub(super) fn next_into(&mut self, norm: Normalization, text: &mut String) -> bool {
-        if self.start >= self.bytes.len() {
-            return false;
-        }
-        let end = chunked::chunk_end(self.bytes, self.start, self.size, self.kind);
-        self.glued = chunked::is_glued(self.bytes, self.start);
-        let part = &self.bytes[self.start..end];
-        self.digest.update(part);
-        normalize_into(part, norm, text);
-        (self.release)(end);
-        self.start = end;
-        true
-    }
 }
 
 /// [`sign_windows`] for a large file, holding one chunk of it at a time

@@ -14,16 +14,18 @@
 
 use std::sync::atomic::Ordering::SeqCst;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64};
-use std::sync::{Condvar, Mutex, MutexGuard};
+use std::sync::{Condvar, Mutex};
 
 use rayon::prelude::*;
 
-use super::contents::{Attempt, ContentTable, NO_CONTENT, Signed};
+use super::contents::{Attempt, ContentTable, NO_CONTENT, SignOutcome, Signed, SignedContent};
 use super::docs::Docs;
+use super::locks::{into_inner, lock, wait};
 use super::plan::{Decision, Method, choose_method, method_known};
 use super::prefetch::{Prefetcher, ReadAhead};
-use super::sign::{Buffers, Keep, SignOutcome, SignedContent, sign_one};
-use super::{ScanConfig, ScanStats};
+use super::shingles::Buffers;
+use super::sign::{Keep, sign_one};
+use super::{ScanConfig, ScanStats, Verification};
 use crate::input::read::ReadError;
 use crate::input::walk::{self, FileEntry, StreamEvent, WalkEnd};
 use crate::memory::{self, LOWER_SIGNATURES as LOWER};
@@ -109,6 +111,15 @@ impl Mode {
     }
 }
 
+/// What the streamed scan keeps of each content under `mode`.
+fn keep_for(mode: Mode, verification: Verification) -> Keep {
+    match (mode, verification) {
+        (Mode::Sign, Verification::Exact) => Keep::Signature,
+        (Mode::Sign, Verification::Signature) => Keep::CountedSignature,
+        _ => Keep::Set,
+    }
+}
+
 /// The mode shared by the walker and the workers.
 pub(super) struct SharedMode(AtomicU8);
 
@@ -124,22 +135,6 @@ impl SharedMode {
     pub(super) fn store(&self, mode: Mode) {
         self.0.store(mode as u8, SeqCst);
     }
-}
-
-/// Locks `mutex`; no thread panics while holding one of the pipeline's locks,
-/// so a poisoned lock is a bug.
-pub(super) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().expect("no panics while locked")
-}
-
-/// [`Condvar::wait`] on a lock taken with [`lock`].
-fn wait<'a, T>(condvar: &Condvar, guard: MutexGuard<'a, T>) -> MutexGuard<'a, T> {
-    condvar.wait(guard).expect("no panics while locked")
-}
-
-/// The value of a lock nobody else holds any more.
-pub(super) fn into_inner<T>(mutex: Mutex<T>) -> T {
-    mutex.into_inner().expect("no panics while locked")
 }
 
 /// What the walker thread found.
@@ -488,7 +483,7 @@ impl<'a> Signing<'a> {
             self.wait_if_holding_too_much();
             self.sign_held();
             let mode = self.mode.load();
-            let keep = Keep::for_mode(mode, self.config.verification);
+            let keep = keep_for(mode, self.config.verification);
             // (content index << 1) | claimed by this file. Until `claim` runs
             // (a file that fails to open never gets there) it is no content,
             // not claimed: a failure then orphans nothing.
@@ -656,7 +651,7 @@ impl<'a> Signing<'a> {
             matrix = Vec::new();
         }
         // The copies of contents whose claimer failed, as `sign_files` rescues them.
-        let keep = Keep::for_mode(Mode::of(method), self.config.verification);
+        let keep = keep_for(Mode::of(method), self.config.verification);
         let mut buffers = Buffers::default();
         let mut row = vec![u32::MAX; n];
         let attempts = contents.rescue(&content_of, |id| {

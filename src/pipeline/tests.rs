@@ -5,7 +5,8 @@
 use super::contents::{ContentGroup, Signed};
 use super::docs::Docs;
 use super::plan::{Method, MethodChoice, Workload};
-use super::sign::{Buffers, CLASSIC_BATCH, Keep, sign_one, sign_windows, sign_windows_chunked};
+use super::shingles::{Buffers, CLASSIC_BATCH};
+use super::sign::{Keep, sign_one, sign_windows, sign_windows_chunked};
 use super::stream::{Batch, Mode, Signing, Worker};
 use super::*;
 use crate::input::read::{ReadError, ReadOptions};
