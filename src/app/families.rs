@@ -119,10 +119,9 @@ pub fn output_format(report: &ReportArgs, metric: &str) -> Result<(Format, Clust
     Ok((format, method))
 }
 
+/// A family scan other than `--sketch icws` (which `crate::app::weighted`
+/// runs on the same [`ScanArgs`]).
 pub fn scan(args: ScanArgs) -> Result<i32> {
-    if args.families.sketch == Some(SketchFamilyArg::Icws) {
-        return crate::app::weighted::scan(args);
-    }
     let f = args.families;
     let kind = args.input;
     let (format, method) = output_format(args.report, metric_name(f, kind))?;

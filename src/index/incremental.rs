@@ -34,9 +34,7 @@ use crate::pipeline::plan::Method;
 use crate::pipeline::{self, ScanConfig, ScanStats, SignOutcome, SignedContent};
 use crate::progress::{Reporter, Stage};
 
-/// Stored as the modification time of a file whose stored signature must not be
-/// trusted on the next run (no modification time, or modified too recently).
-pub const UNTRUSTED_MTIME: i64 = i64::MIN;
+pub use super::schema::UNTRUSTED_MTIME;
 
 /// Files modified less than this before the walk are re-read on the next run.
 /// File systems stamp modification times with a coarse clock (a few ms on Linux,

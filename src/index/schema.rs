@@ -22,6 +22,10 @@ pub const FORMAT_VERSION: u32 = 3;
 /// The oldest version this simfind reads (and upgrades when it writes).
 pub const OLDEST_READABLE: u32 = 2;
 
+/// Stored as the modification time of a file whose stored signature must not be
+/// trusted on the next run (no modification time, or modified too recently).
+pub const UNTRUSTED_MTIME: i64 = i64::MIN;
+
 /// SQLite `application_id` marking a file as a simfind index ("SMFD"), so that an
 /// unrelated SQLite database is recognised as such before anything is read from it.
 pub const APPLICATION_ID: i32 = 0x534D_4644;

@@ -165,7 +165,8 @@ pub fn run(args: Args) -> Result<i32> {
         );
     }
     if families::applies(&args.families, args.input.input) {
-        return families::scan(families::ScanArgs {
+        let weighted = args.families.sketch == Some(args::SketchFamilyArg::Icws);
+        let family_args = families::ScanArgs {
             roots: &args.roots,
             input: args.input.input,
             skip_bad_rows: args.input.skip_bad_rows,
@@ -181,7 +182,12 @@ pub fn run(args: Args) -> Result<i32> {
             verbosity: args.verbosity,
             db: args.db.is_some(),
             summary_json: &args.summary_json,
-        });
+        };
+        return if weighted {
+            crate::app::weighted::scan(family_args)
+        } else {
+            families::scan(family_args)
+        };
     }
     if args.input.input.is_records() {
         return run_records(args);
