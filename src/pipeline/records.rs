@@ -125,6 +125,16 @@ pub fn scan_records(
     scan_held(records, config, record, method, reason, reporter)
 }
 
+/// A record scan's counts before it signs: the records read count as its
+/// files, the rows skipped as its errors.
+fn stats_of(records: &Records) -> ScanStats {
+    ScanStats {
+        files: records.records.len() as u64,
+        errors: records.skipped,
+        ..ScanStats::default()
+    }
+}
+
 /// [`scan_records`] with every record's sets held in memory: per field,
 /// `sets` records, the exact method (the join needs the sets), weights.
 fn scan_held(
@@ -135,11 +145,7 @@ fn scan_held(
     reason: String,
     reporter: &dyn Reporter,
 ) -> RecordOutcome {
-    let mut stats = ScanStats {
-        files: records.records.len() as u64,
-        errors: records.skipped,
-        ..ScanStats::default()
-    };
+    let mut stats = stats_of(&records);
     let names = if record.per_field {
         records.fields.clone()
     } else {

@@ -1,7 +1,7 @@
 //! Weighted sets under weighted MinHash (`scan --sketch icws`):
 //! orchestration only. Each set (element, weight) is signed in parallel by
 //! [`Icws`] into a row of `b·r` values (a sample (k, t) hashed to a `u32`),
-//! the rows are banded by [`lsh::candidate_pairs`], and every candidate is
+//! the rows are banded by [`crate::lsh::candidate_pairs`], and every candidate is
 //! verified by the exact weighted Jaccard similarity Σ min / Σ max
 //! ([`measures::weighted_jaccard_of`]) — or, with
 //! [`Verification::Signature`], by the fraction of equal samples.

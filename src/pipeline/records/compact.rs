@@ -31,7 +31,7 @@ use crate::lsh;
 use crate::model::{DocPairs, DocStatus, Document, SimilarPair};
 use crate::pipeline::pairs::release_free_pages;
 use crate::pipeline::plan::{Decision, Method};
-use crate::pipeline::{ScanConfig, ScanOutcome, ScanStats};
+use crate::pipeline::{ScanConfig, ScanOutcome};
 use crate::progress::{Reporter, Stage};
 use crate::similarity::sets;
 use crate::sketch::Sketcher;
@@ -108,11 +108,7 @@ pub(super) fn scan(
     reason: String,
     reporter: &dyn Reporter,
 ) -> RecordOutcome {
-    let mut stats = ScanStats {
-        files: records.records.len() as u64,
-        errors: records.skipped,
-        ..ScanStats::default()
-    };
+    let mut stats = super::stats_of(&records);
     let reread = records.reread;
     // Columns, each record's strings freed as it is moved in.
     let count = records.records.len();

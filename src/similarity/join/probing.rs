@@ -33,7 +33,7 @@ impl Scratch {
     }
 }
 
-/// The work of probes: what [`probe`] counts, and what [`Prediction`]
+/// The work of probes: what `probe` counts, and what [`super::Prediction`]
 /// extrapolates from.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Work {
