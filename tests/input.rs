@@ -6,25 +6,9 @@
 mod util;
 
 use std::path::Path;
-use std::process::{Output, Stdio};
+use std::process::Output;
 
 use util::*;
-
-/// `simfind ARGS` run inside `dir` (so paths are short and relative), with
-/// `stdin` fed in.
-fn run_in(dir: &Path, args: &[&str], stdin: &[u8]) -> Output {
-    use std::io::Write;
-    let mut child = simfind()
-        .current_dir(dir)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("simfind runs");
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    child.wait_with_output().unwrap()
-}
 
 fn pairs(out: &Output) -> Vec<(String, String)> {
     pair_paths(&out.stdout)

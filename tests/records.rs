@@ -7,25 +7,9 @@
 mod util;
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
-use std::path::Path;
-use std::process::{Output, Stdio};
+use std::process::Output;
 
 use util::*;
-
-/// `simfind ARGS` run inside `dir`, with `stdin` fed in.
-fn run_in(dir: &Path, args: &[&str], stdin: &[u8]) -> Output {
-    use std::io::Write;
-    let mut child = simfind()
-        .current_dir(dir)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("simfind runs");
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    child.wait_with_output().unwrap()
-}
 
 /// The rows of a pairs CSV with any header: (a, b, similarity, the rest).
 fn rows(out: &Output) -> Vec<Vec<String>> {
@@ -715,25 +699,10 @@ fn the_benchmark_is_what_the_generator_makes() {
 #[test]
 fn a_jsonl_file_read_again_gives_what_stdin_held_gives() {
     let dir = tempfile::tempdir().unwrap();
-    let words = [
-        "apple", "brook", "cedar", "delta", "ember", "fjord", "grove", "haven", "inlet", "jolly",
-        "knoll", "lumen",
-    ];
     let mut jsonl = String::new();
-    let mut previous = String::new();
-    for i in 0..3000usize {
-        // Every 10th record a near-copy of the one before (one word changed),
-        // blank lines between some, an escaped quote in some texts.
-        let text = if i % 10 == 1 {
-            previous.replacen(words[i % 12], "zephyr", 1)
-        } else {
-            (0..12)
-                .map(|w| words[(i * 7 + w * w * 3 + i / 12) % 12])
-                .collect::<Vec<_>>()
-                .join(" ")
-                + &format!(" n{i}")
-        };
-        previous.clone_from(&text);
+    // Every 10th record a near-copy of the one before (one word changed),
+    // blank lines between some, an escaped quote in some texts.
+    for (i, text) in near_copy_texts(3000).into_iter().enumerate() {
         let text = if i % 7 == 0 {
             format!("\\\"{text}")
         } else {

@@ -8,25 +8,9 @@
 
 mod util;
 
-use std::path::Path;
-use std::process::{Output, Stdio};
+use std::process::Output;
 
 use util::*;
-
-/// `simfind ARGS` run inside `dir`, with `stdin` fed in.
-fn run_in(dir: &Path, args: &[&str], stdin: &[u8]) -> Output {
-    use std::io::Write;
-    let mut child = simfind()
-        .current_dir(dir)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("simfind runs");
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    child.wait_with_output().unwrap()
-}
 
 /// Data rows of the output (header dropped).
 fn pairs(out: &Output) -> usize {
@@ -38,29 +22,14 @@ fn pairs(out: &Output) -> usize {
 /// bodies that hold the separator, a quote and (every 9th) a line break,
 /// lines ended by `eol`, blank lines between some rows.
 fn table(prefix: &str, count: usize, sep: char, eol: &str) -> String {
-    let words = [
-        "apple", "brook", "cedar", "delta", "ember", "fjord", "grove", "haven", "inlet", "jolly",
-        "knoll", "lumen",
-    ];
     let mut out = format!("id{sep}title{sep}body{eol}");
-    let mut previous = String::new();
-    for i in 0..count {
-        let text = if i % 10 == 1 {
-            previous.replacen(words[i % 12], "zephyr", 1)
-        } else {
-            (0..12)
-                .map(|w| words[(i * 7 + w * w * 3 + i / 12) % 12])
-                .collect::<Vec<_>>()
-                .join(" ")
-                + &format!(" n{i}")
-        };
-        previous.clone_from(&text);
+    for (i, text) in near_copy_texts(count).into_iter().enumerate() {
         let body = if i % 9 == 0 {
             text.replacen(' ', &format!("{sep} \"\"{eol}"), 1)
         } else {
             text.replacen(' ', &format!("{sep} "), 1)
         };
-        let title = words[i % 12];
+        let title = NEAR_COPY_WORDS[i % 12];
         out += &format!("{prefix}{i:05}{sep}{title}{sep}\"{body}\"{eol}");
         if i % 13 == 0 {
             out += eol;

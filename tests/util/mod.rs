@@ -5,7 +5,7 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 /// The project root (where `testdata/` lives).
 pub fn root() -> PathBuf {
@@ -97,4 +97,48 @@ pub fn prose(seed: u64, words: usize) -> String {
         })
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// `simfind ARGS` run inside `dir` (so paths are short and relative), with
+/// `stdin` fed in.
+pub fn run_in(dir: &Path, args: &[&str], stdin: &[u8]) -> Output {
+    use std::io::Write;
+    let mut child = simfind()
+        .current_dir(dir)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("simfind runs");
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// The twelve words [`near_copy_texts`] writes with.
+pub const NEAR_COPY_WORDS: [&str; 12] = [
+    "apple", "brook", "cedar", "delta", "ember", "fjord", "grove", "haven", "inlet", "jolly",
+    "knoll", "lumen",
+];
+
+/// `count` short texts of [`NEAR_COPY_WORDS`], each ending in its own
+/// ` n{i}`, every 10th (i % 10 == 1) a near-copy of the one before with one
+/// word changed to `zephyr`: records with a known share of similar pairs.
+pub fn near_copy_texts(count: usize) -> Vec<String> {
+    let words = NEAR_COPY_WORDS;
+    let mut texts: Vec<String> = Vec::with_capacity(count);
+    for i in 0..count {
+        let text = match texts.last() {
+            Some(previous) if i % 10 == 1 => previous.replacen(words[i % 12], "zephyr", 1),
+            _ => {
+                (0..12)
+                    .map(|w| words[(i * 7 + w * w * 3 + i / 12) % 12])
+                    .collect::<Vec<_>>()
+                    .join(" ")
+                    + &format!(" n{i}")
+            }
+        };
+        texts.push(text);
+    }
+    texts
 }
