@@ -35,10 +35,10 @@
 //! there and says so with `simfind.key = record` (the reader takes either; a
 //! record source then needs its own reload for verification); the points of a
 //! vector family (`sign --input vectors|bits`) say `simfind.key = vector` and
-//! name the family and its parameters under `simfind.family.*` ([`vectors`]).
+//! name the family and its parameters under `simfind.family.*` (`exchange/vectors.rs`).
 //! Records signed per field write `fields × n` values a signature
 //! (`simfind.signature_len`) and their fields' bands as band `f·b + j`
-//! ([`records`]). A reader refuses files that were signed from different
+//! (`exchange/records.rs`). A reader refuses files that were signed from different
 //! kinds of input or with different options, whatever their recipes.
 
 mod read;

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 /// Version 2: the MinHash kernel (`minhash`: `classic` or `oph`) is a parameter;
 /// version 1 indexes were all `classic` but are rebuilt rather than migrated.
 /// Version 3: the `prefix_tokens` table (the prefix index of MMDS 3.9.4, for
-/// exact queries); a version 2 file is upgraded in place by [`MIGRATE_2_TO_3`]
+/// exact queries); a version 2 file is upgraded in place by `MIGRATE_2_TO_3`
 /// when it is opened for writing, and read as it is (no prefix index) by
 /// lookups.
 pub const FORMAT_VERSION: u32 = 3;

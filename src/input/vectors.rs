@@ -282,7 +282,7 @@ impl RowSink for BitSink {
 }
 
 /// Points of one kind read from several inputs and joined in input order
-/// ([`concat`]).
+/// ([`concat()`]).
 pub trait Points: Sized {
     fn ids(&self) -> &[String];
     fn lines(&self) -> &[u64];

@@ -225,7 +225,7 @@ const NS_FALLBACK_RULE_OUT: f64 = 5.0;
 
 /// Estimated CPU seconds of LSH with `banding` over the sets of the join
 /// that `join` predicts: signing, banding, and ruling out and verifying
-/// [`FALLBACK_CANDIDATES_PER_PAIR`] candidates per pair, plus one per set.
+/// `FALLBACK_CANDIDATES_PER_PAIR` candidates per pair, plus one per set.
 /// Pessimistic (2–3.5× the measured cost on documents, 1.4× on tiny files),
 /// so that the exact join is given up only when it is far dearer.
 pub fn fallback_seconds(join: &Prediction, banding: Banding) -> f64 {

@@ -86,8 +86,8 @@ pub struct Prediction {
     /// Sets probed in the sample.
     pub sampled: u64,
     /// Each probe met the sets of a copy thinned to one in this many:
-    /// [`THIN`] for the thinned look (whose prediction is the rougher: it
-    /// sees 1/[`THIN`] of the pairs the sample would), 1 for the sample.
+    /// `THIN` for the thinned look (whose prediction is the rougher: it
+    /// sees 1/`THIN` of the pairs the sample would), 1 for the sample.
     pub thinned: u64,
     /// Non-empty sets in the join.
     pub sets: u64,
