@@ -133,8 +133,9 @@ fn color_follows_the_flag_and_no_color() {
     assert_eq!(bad.status.code(), Some(2));
 }
 
-/// `-j/--threads` only where it does something: scan, index and query take it
-/// (before or after the subcommand); curve, tune and compare refuse it.
+/// `-j/--threads` only where it does something: scan, index, query, tune and
+/// dedupe take it (before or after the subcommand, with the same output);
+/// curve and compare refuse it.
 #[test]
 fn threads_only_where_they_do_something() {
     let before = run(&["-j", "2", "scan", "testdata", "-q"]);
@@ -143,7 +144,6 @@ fn threads_only_where_they_do_something() {
     assert_eq!(before.stdout, after.stdout);
     for args in [
         vec!["-j", "2", "curve", "-b", "20", "-r", "5"],
-        vec!["tune", "-t", "0.8", "-j", "2"],
         vec![
             "compare",
             "-j",
@@ -156,11 +156,17 @@ fn threads_only_where_they_do_something() {
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(out.stdout.is_empty(), "{args:?}");
     }
-    for sub in ["curve", "tune", "compare"] {
+    let tune_one = run(&["-j", "1", "tune", "-t", "0.8"]);
+    let tune_two = run(&["tune", "-t", "0.8", "-j", "2"]);
+    assert_eq!(tune_one.status.code(), Some(0), "{}", stderr(&tune_one));
+    assert_eq!(tune_one.stdout, tune_two.stdout);
+    let dedupe = run(&["dedupe", "testdata", "-q", "-j", "1"]);
+    assert_eq!(dedupe.status.code(), Some(0), "{}", stderr(&dedupe));
+    for sub in ["curve", "compare"] {
         let help = stdout(&run(&[sub, "--help"]));
         assert!(!help.contains("--threads"), "{sub} --help lists --threads");
     }
-    for sub in ["scan", "index", "query"] {
+    for sub in ["scan", "index", "query", "tune", "dedupe"] {
         let help = stdout(&run(&[sub, "--help"]));
         assert!(help.contains("--threads"), "{sub} --help lacks --threads");
     }

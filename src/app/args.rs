@@ -33,7 +33,7 @@ pub use simfind::lsh::tune::{DEFAULT_BANDS, DEFAULT_ROWS};
 pub const DEFAULT_SEED: u64 = 42;
 
 /// `-j/--threads`, flattened into the subcommands that run in parallel
-/// (`scan`, `index`, `query`), so that it is listed only where it does
+/// (`scan`, `index`, `query`, `sign`, `verify`, `group`, `tune`, `dedupe`), so that it is listed only where it does
 /// something; `simfind -j N <subcommand>` before the subcommand works too.
 #[derive(clap::Args, Debug, Clone, Copy, Default)]
 pub struct ThreadArgs {

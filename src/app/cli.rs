@@ -30,7 +30,7 @@ use crate::app::ui::{self, ColorArg};
     propagate_version = true
 )]
 pub struct Cli {
-    /// Worker threads of scan, index, query, sign, verify and group (also accepted
+    /// Worker threads of scan, index, query, sign, verify, group, tune and dedupe (also accepted
     /// after them); 0 (the default) is one per core. Output does not depend on it.
     #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16))]
     pub threads: Option<u16>,
@@ -193,14 +193,16 @@ pub fn run(cli: Cli) -> i32 {
         Command::Sign(args) => Some(args.threads.threads),
         Command::Verify(args) => Some(args.threads.threads),
         Command::Group(args) => Some(args.threads.threads),
+        Command::Tune(args) => Some(args.threads.threads),
+        Command::Dedupe(args) => Some(args.threads.threads),
         _ => None,
     };
     let threads = match own {
         Some(own) => own.or(cli.threads),
         None if cli.threads.is_some() => {
             eprintln!(
-                "{} -j/--threads applies only to scan, index, query, sign, verify and \
-                 group: the other subcommands run on one thread",
+                "{} -j/--threads applies only to scan, index, query, sign, verify, group, \
+                 tune and dedupe: the other subcommands run on one thread",
                 ui::error_prefix()
             );
             return exit::FATAL;

@@ -149,6 +149,10 @@ pub struct Args {
     #[command(flatten)]
     pub verbosity: Verbosity,
 
+    // The scan before the action signs and verifies on the threads.
+    #[command(flatten)]
+    pub threads: args::ThreadArgs,
+
     /// Hidden, for tests: after the intent of action N (from 0) is journalled,
     /// print "paused" on stderr and wait for a line on stdin.
     #[arg(long, value_name = "N", hide = true)]

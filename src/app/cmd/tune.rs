@@ -102,6 +102,10 @@ pub struct Args {
     // summary or notes on stderr.
     #[command(flatten)]
     pub verbosity: Verbosity,
+
+    // The S-curve areas of every shape are integrated on the threads.
+    #[command(flatten)]
+    pub threads: args::ThreadArgs,
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
