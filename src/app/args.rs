@@ -340,7 +340,7 @@ pub struct InputArgs {
     #[arg(long, help_heading = "Records")]
     pub link: bool,
 
-    /// Keep each document's N words of highest TF.IDF (MMDS 1.3.1: term frequency over
+    /// scan: keep each document's N words of highest TF.IDF (MMDS 1.3.1: term frequency over
     /// the document's most frequent word, times log2 of the documents over those with the
     /// word; ties in byte order) and compare documents as sets of those words (--shingle
     /// word -k 1). Files (directories scanned) are read twice: once to count each word's
