@@ -14,6 +14,9 @@ pub enum Stage {
     Verify,
     /// The exact join (`--method exact`), in place of Band and Verify.
     Join,
+    /// `--important-words` on files: the first pass, counting each word's
+    /// documents before Sign.
+    Count,
 }
 
 impl Stage {
@@ -23,6 +26,9 @@ impl Stage {
     pub fn number(self) -> usize {
         if self == Stage::Join {
             return Stage::Band.number();
+        }
+        if self == Stage::Count {
+            return Stage::Sign.number();
         }
         Stage::ALL.iter().position(|&s| s == self).expect("listed") + 1
     }
@@ -34,6 +40,7 @@ impl Stage {
             Stage::Band => "Banding",
             Stage::Verify => "Verifying candidates",
             Stage::Join => "Exact join (prefix filter)",
+            Stage::Count => "Counting words (TF.IDF)",
         }
     }
 }

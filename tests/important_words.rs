@@ -1,7 +1,14 @@
-//! `scan --input jsonl --important-words N`: records compared as sets of
-//! their N words of highest TF.IDF (MMDS 1.3.1), on a corpus ranked by hand.
+//! `scan --important-words N`: documents compared as sets of their N words
+//! of highest TF.IDF (MMDS 1.3.1). Records on a corpus ranked by hand; files
+//! against an oracle written here from the definition (words, document
+//! frequencies over distinct contents, TF × IDF, ties in byte order,
+//! Jaccard), and in-process for files that fail or change between the two
+//! passes.
 
 mod util;
+
+#[path = "important_words/files.rs"]
+mod files;
 
 use util::{run, stderr, stdout};
 
@@ -61,7 +68,14 @@ fn records_are_compared_by_their_words_of_highest_tf_idf() {
 fn important_words_refuses_what_it_cannot_rank() {
     for (args, says) in [
         (
-            &["scan", "--important-words", "2", "tests/data/mmds"][..],
+            &[
+                "scan",
+                "--input",
+                "sets",
+                "--important-words",
+                "2",
+                "tests/data/mmds",
+            ][..],
             "--input jsonl, csv or tsv",
         ),
         (

@@ -171,6 +171,31 @@ fn scan_summary_is_valid_and_counts_what_the_stderr_line_counts() {
 }
 
 #[test]
+fn important_words_summary_is_valid_with_its_counting_pass() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("summary.json");
+    let args = [
+        "scan",
+        "tests/data/mmds/tfidf",
+        "--important-words",
+        "2",
+        "-t",
+        "0.3",
+        "-q",
+    ];
+    let out = run(&[&args[..], &["--summary-json", json.to_str().unwrap()]].concat());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let summary = read_json(&json);
+    assert_valid(&summary);
+    assert_eq!(summary["files"], 4);
+    assert_eq!(summary["pairs"], 2);
+    assert!(
+        summary["seconds"]["stages"]["count"].is_number(),
+        "{summary}"
+    );
+}
+
+#[test]
 fn scan_summary_of_groups_and_stdout_when_the_data_goes_to_a_file() {
     let dir = tempfile::tempdir().unwrap();
     let out = run(&[

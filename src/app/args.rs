@@ -340,11 +340,13 @@ pub struct InputArgs {
     #[arg(long, help_heading = "Records")]
     pub link: bool,
 
-    /// jsonl/csv/tsv: keep each record's N words of highest TF.IDF (MMDS 1.3.1: term
-    /// frequency over the record's most frequent word, times log2 of the records over
-    /// those with the word; ties in byte order) and compare the records as sets of those
-    /// words (--shingle word -k 1).
-    #[arg(long, value_name = "N", value_parser = count, help_heading = "Records")]
+    /// scan: keep each document's N words of highest TF.IDF (MMDS 1.3.1: term frequency over
+    /// the document's most frequent word, times log2 of the documents over those with the
+    /// word; ties in byte order) and compare documents as sets of those words (--shingle
+    /// word -k 1). Files (directories scanned) are read twice: once to count each word's
+    /// documents (identical files count once), once to sign; a file changed in between
+    /// is reported and pairs nothing. Also for --input jsonl/csv/tsv records.
+    #[arg(long, value_name = "N", value_parser = count, help_heading = "Shingles")]
     pub important_words: Option<usize>,
 
     /// sets: each line is one `id<TAB>token` pair; the tokens of an id make its set

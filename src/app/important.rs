@@ -1,9 +1,9 @@
-//! `scan --input jsonl|csv|tsv --important-words N`: each record reduced to
-//! its N words of highest TF.IDF over the records read (MMDS 1.3.1, the
-//! "important words" of 3.2.4's simple approaches), then compared as a set
-//! of words (`--shingle word -k 1`). Records are read whole before signing,
-//! so the document frequencies are one pass over them; files are streamed
-//! and are refused.
+//! `scan --important-words N`: each document reduced to its N words of
+//! highest TF.IDF (MMDS 1.3.1, the "important words" of 3.2.4's simple
+//! approaches), then compared as a set of words (`--shingle word -k 1`).
+//! Records (`--input jsonl|csv|tsv`) are read whole before signing, so
+//! their document frequencies are one pass over them ([`apply`]); files
+//! are read twice, by [`simfind::pipeline::important`].
 
 use anyhow::{Result, bail};
 use simfind::input::kind::InputKind;
@@ -13,19 +13,50 @@ use simfind::text::normalize::{Normalization, normalize};
 
 use crate::app::args::{InputArgs, ShingleArg, ShingleArgs};
 
-/// Refuses `--important-words` where there are no text records to rank
-/// (before any work).
-pub fn check(input: &InputArgs) -> Result<()> {
-    if input.important_words.is_some()
-        && (!matches!(
-            input.input,
-            InputKind::Jsonl | InputKind::Csv | InputKind::Tsv
-        ) || input.per_field)
+/// What a file scan's `--important-words` cannot combine with, and why: in
+/// the order [`check`]'s `beside` gives them.
+const REFUSED: [(&str, &str); 4] = [
+    (
+        "--db",
+        "an index keeps each file's signature, and a file's TF.IDF words change with every \
+         file added (their document frequencies are the whole corpus's)",
+    ),
+    (
+        "--identical-by",
+        "it finds byte-identical files and ranks no word",
+    ),
+    (
+        "--sketch simhash|icws or --metric",
+        "the important words are a set for MinHash and Jaccard similarity",
+    ),
+    (
+        "--format html",
+        "its explanations show shared passages, which a set of selected words has not",
+    ),
+];
+
+/// Refuses `--important-words` where there are no whole texts to rank, or
+/// on files beside what it cannot combine with (`beside`: whether `--db`,
+/// `--identical-by`, a vector or weighted family and `--format html` are
+/// given): before any work.
+pub fn check(input: &InputArgs, beside: [bool; 4]) -> Result<()> {
+    if input.important_words.is_none() {
+        return Ok(());
+    }
+    if !matches!(
+        input.input,
+        InputKind::Files | InputKind::Jsonl | InputKind::Csv | InputKind::Tsv
+    ) || input.per_field
     {
         bail!(
-            "--important-words ranks the words of whole text records: give --input jsonl, csv \
-             or tsv, without --per-field"
+            "--important-words ranks the words of whole texts: give directories (or files), or \
+             --input jsonl, csv or tsv, without --per-field"
         );
+    }
+    if input.input == InputKind::Files
+        && let Some((_, (flag, why))) = beside.iter().zip(REFUSED).find(|(given, _)| **given)
+    {
+        bail!("{flag} does not combine with --important-words: {why}");
     }
     Ok(())
 }

@@ -108,6 +108,7 @@ pub fn stage_key(stage: Stage) -> &'static str {
         Stage::Band => "band",
         Stage::Verify => "verify",
         Stage::Join => "join",
+        Stage::Count => "count",
     }
 }
 

@@ -43,6 +43,7 @@ mod config;
 mod contents;
 mod docs;
 pub mod identical;
+pub mod important;
 mod join_fallback;
 mod locks;
 mod pairs;

@@ -261,6 +261,8 @@ pub struct Shingler {
     kind: ShingleKind,
     k: usize,
     stop_words: StopWords,
+    /// `--important-words`: only the selected words ([`Shingler::selecting`]).
+    selection: Option<Arc<super::important::Selection>>,
 }
 
 /// Reusable per-thread buffers, so that shingling allocates nothing per shingle
@@ -270,6 +272,7 @@ pub struct Scratch {
     words: Vec<(u32, u32)>,
     joined: Vec<u8>,
     lowered: String,
+    important: super::important::Scratch,
 }
 
 impl Shingler {
@@ -281,6 +284,16 @@ impl Shingler {
             kind,
             k,
             stop_words,
+            selection: None,
+        }
+    }
+
+    /// This shingler (word, k = 1) keeping only each text's words that
+    /// `selection` selects: the one place signing and reload both pass.
+    pub fn selecting(self, selection: Arc<super::important::Selection>) -> Self {
+        Shingler {
+            selection: Some(selection),
+            ..self
         }
     }
 
@@ -300,6 +313,9 @@ impl Shingler {
     /// Calls `emit` with the hash of every shingle occurrence, in text order
     /// (duplicates included).
     pub fn for_each_hash(&self, text: &str, scratch: &mut Scratch, mut emit: impl FnMut(u64)) {
+        if let Some(selection) = &self.selection {
+            return selection.for_each_hash(text, &mut scratch.important, emit);
+        }
         match self.kind {
             ShingleKind::Char => char_shingles(text, self.k, &mut emit),
             ShingleKind::Word => word_shingles(text, self.k, None, scratch, &mut emit),
@@ -681,12 +697,6 @@ fn word_windows(
     }
 }
 
-/// The words of `text` as the word shingles see them (byte spans): for
-/// [`super::important`], which ranks them.
-pub(crate) fn find_words_in(text: &str, words: &mut Vec<(u32, u32)>) {
-    find_words(text, words);
-}
-
 /// The byte ranges of the words of `text` (maximal runs of
 /// [`char::is_alphanumeric`] characters), in order, into `words` (cleared
 /// first).
@@ -696,8 +706,8 @@ pub(crate) fn find_words_in(text: &str, words: &mut Vec<(u32, u32)>) {
 /// boundaries are the mask's class changes, taken bit by bit: no branch per
 /// byte, whose outcome (word or not) real text makes unpredictable. A
 /// character is decoded only at a non-ASCII byte, which mostly-ASCII text
-/// seldom has.
-fn find_words(text: &str, words: &mut Vec<(u32, u32)>) {
+/// seldom has. Also what [`super::important`] ranks.
+pub(crate) fn find_words(text: &str, words: &mut Vec<(u32, u32)>) {
     const BLOCK: usize = 64;
     let bytes = text.as_bytes();
     words.clear();

@@ -152,7 +152,10 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<i32> {
-    crate::app::important::check(&args.input)?;
+    let html = args.report.format == FormatArg::Html;
+    let family = families::applies(&args.families, args.input.input);
+    let beside = [args.db.is_some(), args.identical_by.is_some(), family, html];
+    crate::app::important::check(&args.input, beside)?;
     if args.identical_by.is_some()
         && (args.db.is_some()
             || args.matching.isolate
@@ -219,9 +222,11 @@ pub fn run(args: Args) -> Result<i32> {
         Some(db) => config::existing_recipe(db, args.wait)?,
         None => None,
     };
+    let mut signing = args.signing.clone();
+    crate::app::important::shingles(&args.input, &mut signing.shingles)?;
     let (mut config, threshold_source) = config::scan(
         &args.roots,
-        &args.signing,
+        &signing,
         &matching,
         &args.files,
         args.db.is_some(),
@@ -267,6 +272,9 @@ pub fn run(args: Args) -> Result<i32> {
             let (outcome, stats) = pipeline::identical::find_identical(&config, by, &ui);
             identical = Some(stats);
             outcome
+        }
+        None if let Some(n) = args.input.important_words => {
+            pipeline::important::scan(&config, n, &ui)
         }
         None => pipeline::scan(&config, &ui),
         Some(db) => {
