@@ -31,145 +31,16 @@
 //! whose class changes are the word boundaries, and a character is decoded
 //! only at a non-ASCII byte.
 
-use std::collections::HashSet;
 use std::sync::Arc;
 
 use crate::text::short_hash;
 
+mod stop_words;
+pub use stop_words::{ENGLISH_STOP_WORDS, StopWords};
+
 /// Seed of the shingle hash. Fixed (not `--seed`): it defines the shingle set,
 /// and must match the ground truth's definition for exact comparison.
 pub const SHINGLE_HASH_SEED: u64 = 0;
-
-/// Built-in English stop words (function words that carry no topic).
-pub const ENGLISH_STOP_WORDS: &[&str] = &[
-    "a",
-    "about",
-    "above",
-    "after",
-    "again",
-    "against",
-    "all",
-    "am",
-    "an",
-    "and",
-    "any",
-    "are",
-    "as",
-    "at",
-    "be",
-    "because",
-    "been",
-    "before",
-    "being",
-    "below",
-    "between",
-    "both",
-    "but",
-    "by",
-    "can",
-    "could",
-    "did",
-    "do",
-    "does",
-    "doing",
-    "down",
-    "during",
-    "each",
-    "few",
-    "for",
-    "from",
-    "further",
-    "had",
-    "has",
-    "have",
-    "having",
-    "he",
-    "her",
-    "here",
-    "hers",
-    "herself",
-    "him",
-    "himself",
-    "his",
-    "how",
-    "i",
-    "if",
-    "in",
-    "into",
-    "is",
-    "it",
-    "its",
-    "itself",
-    "just",
-    "me",
-    "more",
-    "most",
-    "must",
-    "my",
-    "myself",
-    "no",
-    "nor",
-    "not",
-    "now",
-    "of",
-    "off",
-    "on",
-    "once",
-    "only",
-    "or",
-    "other",
-    "our",
-    "ours",
-    "ourselves",
-    "out",
-    "over",
-    "own",
-    "same",
-    "she",
-    "should",
-    "so",
-    "some",
-    "such",
-    "than",
-    "that",
-    "the",
-    "their",
-    "theirs",
-    "them",
-    "themselves",
-    "then",
-    "there",
-    "these",
-    "they",
-    "this",
-    "those",
-    "through",
-    "to",
-    "too",
-    "under",
-    "until",
-    "up",
-    "very",
-    "was",
-    "we",
-    "were",
-    "what",
-    "when",
-    "where",
-    "which",
-    "while",
-    "who",
-    "whom",
-    "why",
-    "will",
-    "with",
-    "would",
-    "you",
-    "your",
-    "yours",
-    "yourself",
-    "yourselves",
-];
 
 /// What a shingle is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -198,58 +69,6 @@ impl ShingleKind {
             ShingleKind::Word => "word",
             ShingleKind::StopWord => "stopword",
             ShingleKind::Important => "important",
-        }
-    }
-}
-
-/// A set of stop words, compared against lowercased words.
-#[derive(Clone, Debug, Default)]
-pub struct StopWords(Arc<HashSet<Box<str>>>);
-
-impl StopWords {
-    pub fn english() -> Self {
-        Self::from_words(ENGLISH_STOP_WORDS.iter().copied())
-    }
-
-    /// Builds a list from words (lowercased, blank entries ignored).
-    pub fn from_words<'a>(words: impl IntoIterator<Item = &'a str>) -> Self {
-        StopWords(Arc::new(
-            words
-                .into_iter()
-                .map(|w| w.trim().to_lowercase().into_boxed_str())
-                .filter(|w| !w.is_empty())
-                .collect(),
-        ))
-    }
-
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
-    /// The words, sorted (a canonical form, e.g. for storing in an index).
-    pub fn sorted(&self) -> Vec<&str> {
-        let mut words: Vec<&str> = self.0.iter().map(|w| &**w).collect();
-        words.sort_unstable();
-        words
-    }
-
-    fn contains(&self, word: &str) -> bool {
-        self.0.contains(word)
-    }
-
-    /// Whether `word` is one of these, compared lowercased (as the list is);
-    /// `lowered` is scratch for a word that is not lowercase already.
-    pub(crate) fn contains_word(&self, word: &str, lowered: &mut String) -> bool {
-        if is_lowercase(word) {
-            self.contains(word)
-        } else {
-            lowered.clear();
-            lowered.push_str(&word.to_lowercase());
-            self.contains(lowered)
         }
     }
 }
