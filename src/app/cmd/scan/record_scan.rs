@@ -1,0 +1,167 @@
+//! `scan --input jsonl|csv|tsv|sets`: the records scan, beside the file
+//! scan of its parent (same matching options, writers and exit status).
+
+use std::time::Instant;
+
+use anyhow::{Result, anyhow, bail};
+use simfind::input::kind::InputKind;
+use simfind::input::records;
+use simfind::lsh::tune;
+use simfind::pipeline::plan::{Method, MethodChoice};
+use simfind::pipeline::{self, RecordOutcome};
+
+use super::{Args, finish};
+use crate::app::args;
+use crate::app::config::{self, ThresholdSource};
+use crate::app::output::summary;
+use crate::app::output::{self, Sink};
+use crate::app::report::Report;
+use crate::app::ui::{Ui, plural, warning_prefix};
+
+/// The default shingle size of `--input csv|tsv` (char shingles).
+const RECORD_CHAR_K: usize = 2;
+
+/// `scan --input jsonl|csv|tsv|sets`: records read from files (or stdin)
+/// instead of files walked; the same matching options and writers.
+pub(super) fn run(args: Args) -> Result<i32> {
+    let kind = args.input.input;
+    let files_from = args.files.files_from.is_some() || args.files.files0_from.is_some();
+    for (given, flag) in [
+        (args.db.is_some(), "--db"),
+        (args.matching.isolate, "--isolate (--link pairs two inputs)"),
+        (files_from, "--files-from"),
+        (args.report.list_removable, "--list-removable"),
+        (!args.report.reference.is_empty(), "--reference"),
+    ] {
+        if given {
+            bail!("{flag} does not apply to --input {kind}: records are not files");
+        }
+    }
+    let shingles = &args.signing.shingles;
+    if kind == InputKind::Sets && (shingles.shingle.is_some() || shingles.k.is_some()) {
+        bail!("--input sets compares whole tokens: --shingle and -k do not apply");
+    }
+    let (options, record) = config::records(&args.input, &args.roots)?;
+    // A table's fields are short (names, addresses): char 2-shingles unless
+    // -k says otherwise (docs/RECORDS.md, the benchmark that chose it).
+    let mut signing = args.signing.clone();
+    crate::app::important::shingles(&args.input, &mut signing.shingles)?;
+    if matches!(kind, InputKind::Csv | InputKind::Tsv)
+        && signing.shingles.k.is_none()
+        && matches!(
+            signing.shingles.shingle,
+            None | Some(args::ShingleArg::Char)
+        )
+    {
+        signing.shingles.k = Some(RECORD_CHAR_K);
+    }
+    let (config, threshold_source) =
+        config::scan(&[], &signing, &args.matching, &args.files, false, None)?;
+    if threshold_source == ThresholdSource::Given
+        && let Some(warning) = tune::steep_part_warning(
+            config.recipe.banding.bands,
+            config.recipe.banding.rows,
+            config.threshold,
+        )
+        && matches!(
+            config.method,
+            MethodChoice::Fixed(Method::Lsh) | MethodChoice::Banded
+        )
+    {
+        eprintln!("{} {warning}", warning_prefix());
+    }
+    let report = Report::from_args(&args.report, &mut Vec::new())?;
+    let summary_json = summary::open(&args.summary_json, args.output.as_deref())?;
+    let mut sink = Sink::create(args.output.as_deref())?;
+    output::install_interrupt_handler();
+
+    let started = Instant::now();
+    let quiet = args.verbosity.quiet;
+    let ui = Ui::with(args.verbosity);
+    let mut records = records::read_inputs(&args.roots, &options, &mut |err| {
+        simfind::progress::Reporter::warn(&ui, std::path::Path::new(&err.place()), &err.reason)
+    })
+    .map_err(|err| match err.line {
+        0 => anyhow!("{err}"),
+        _ => anyhow!("{err} (--skip-bad-rows skips such rows with a warning)"),
+    })?;
+    let normalization = config.recipe.normalization;
+    crate::app::important::apply(&mut records, args.input.important_words, normalization);
+    if record.per_field
+        && !record.weights.is_empty()
+        && record.weights.len() != records.fields.len()
+    {
+        bail!(
+            "--weights gives {} weights for {} fields ({})",
+            record.weights.len(),
+            records.fields.len(),
+            records.fields.join(",")
+        );
+    }
+    if let Some(unknown) = record
+        .candidate_fields
+        .iter()
+        .find(|f| !records.fields.contains(f))
+    {
+        bail!(
+            "--candidate-fields names '{unknown}', which is not a field ({})",
+            records.fields.join(",")
+        );
+    }
+    let fields_used = records.fields.join(",");
+    let RecordOutcome {
+        mut outcome,
+        fields,
+    } = pipeline::scan_records(records, &config, &record, &ui);
+    let reported =
+        report.write_with_fields(&mut outcome, config.threshold, fields.as_ref(), &mut sink)?;
+    sink.commit()?;
+
+    let seconds = started.elapsed().as_secs_f64();
+    if !quiet {
+        let s = &outcome.stats;
+        let shingles = if kind == InputKind::Sets {
+            "whole tokens".to_string()
+        } else {
+            format!(
+                "{} {}-shingles of {}{}",
+                config.recipe.shingler.k(),
+                config.recipe.shingler.kind().name(),
+                if record.per_field { "each of " } else { "" },
+                fields_used
+            )
+        };
+        let candidates = match outcome.decision.method {
+            Method::Lsh => format!(
+                "{}, {} bands × {} rows",
+                plural(s.candidates, "candidate", "candidates"),
+                config.recipe.banding.bands,
+                config.recipe.banding.rows
+            ),
+            Method::Exact => format!(
+                "{} verified by the join{}",
+                plural(s.candidates, "pair", "pairs"),
+                summary::join_work(config.exact_index, s)
+            ),
+        };
+        eprintln!(
+            "simfind: {} ({kind}) in {seconds:.2} s; {} skipped, {} never paired (no shingle); \
+             {candidates}; {} with similarity ≥ {:.3} ({shingles}); method {}",
+            plural(s.files, "record", "records"),
+            s.errors,
+            s.no_shingles,
+            plural(s.pairs, "pair", "pairs"),
+            config.threshold,
+            outcome.decision.reason,
+        );
+        eprintln!("{}", reported.summary());
+    }
+    finish(
+        &outcome,
+        &config,
+        (&report, &reported),
+        summary_json,
+        (threshold_source, args.matching.min_recall, None),
+        (seconds, &ui),
+    )
+}
