@@ -204,6 +204,14 @@ pub mod kernel {
                 Variant::Avx512Gather => f.avx512f && f.avx512dq && f.avx512vl,
             }
         }
+
+        /// Where a gather is slow, [`Variant::Avx512`]'s eight scalar
+        /// updates per vector cost less than the gather that skips most of
+        /// them.
+        #[inline]
+        fn preferred_by(self, f: &Features) -> bool {
+            self.supported_by(f) && !(self == Variant::Avx512Gather && f.slow_gather)
+        }
     }
 
     /// Adds `hashes` to the bins `out` of a sketch keyed by `perm_key`;
