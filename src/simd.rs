@@ -141,25 +141,31 @@ mod tests {
         Scalar,
         Wide,
         Impossible,
+        /// Runs, but never preferred (as a gather where gathers are slow).
+        Slow,
     }
 
     impl KernelSet for Toy {
-        const ALL: &'static [Toy] = &[Toy::Scalar, Toy::Wide, Toy::Impossible];
-        const PREFERENCE: &'static [Toy] = &[Toy::Impossible, Toy::Wide, Toy::Scalar];
+        const ALL: &'static [Toy] = &[Toy::Scalar, Toy::Wide, Toy::Impossible, Toy::Slow];
+        const PREFERENCE: &'static [Toy] = &[Toy::Impossible, Toy::Slow, Toy::Wide, Toy::Scalar];
         fn name(self) -> &'static str {
             match self {
                 Toy::Scalar => "scalar",
                 Toy::Wide => "wide",
                 Toy::Impossible => "impossible",
+                Toy::Slow => "slow",
             }
         }
         fn supported_by(self, _: &Features) -> bool {
             self != Toy::Impossible
         }
+        fn preferred_by(self, features: &Features) -> bool {
+            self.supported_by(features) && self != Toy::Slow
+        }
     }
 
     #[test]
-    fn best_is_the_first_supported_preference() {
+    fn best_is_the_first_supported_preference_not_passed_over() {
         assert_eq!(best::<Toy>(), Toy::Wide);
     }
 
@@ -167,7 +173,8 @@ mod tests {
     fn unsupported_variants_are_named_not_silently_skipped() {
         let mut ran = Vec::new();
         let skipped = for_each_supported::<Toy>(|k| ran.push(k));
-        assert_eq!(ran, [Toy::Scalar, Toy::Wide]);
+        // A variant passed over by `best` is still checked.
+        assert_eq!(ran, [Toy::Scalar, Toy::Wide, Toy::Slow]);
         assert_eq!(skipped, ["impossible"]);
     }
 

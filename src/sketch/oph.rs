@@ -735,6 +735,31 @@ mod tests {
     }
 
     #[test]
+    fn the_gather_is_passed_over_only_where_gathers_are_slow() {
+        let avx512 = crate::simd::Features {
+            avx512f: true,
+            avx512dq: true,
+            avx512vl: true,
+            ..Default::default()
+        };
+        let slow = crate::simd::Features {
+            slow_gather: true,
+            ..avx512
+        };
+        use kernel::Variant::{Avx512, Avx512Gather, Scalar};
+        let first = |f: &crate::simd::Features| {
+            *<kernel::Variant as KernelSet>::PREFERENCE
+                .iter()
+                .find(|v| v.preferred_by(f))
+                .unwrap()
+        };
+        assert_eq!(first(&avx512), Avx512Gather);
+        assert_eq!(first(&slow), Avx512);
+        assert!(Avx512Gather.supported_by(&slow), "still run by the tests");
+        assert_eq!(first(&crate::simd::Features::default()), Scalar);
+    }
+
+    #[test]
     #[should_panic(expected = "OPH needs")]
     fn zero_bins_is_rejected() {
         sign(&[1], 0, &mut []);

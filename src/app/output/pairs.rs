@@ -319,7 +319,10 @@ mod tests {
                 estimate.unwrap_or_default().as_bytes(),
                 a.shingles.to_string().as_bytes(),
                 b.shingles.to_string().as_bytes(),
-                pair.shared.map(|s| s.to_string()).unwrap_or_default().as_bytes(),
+                pair.shared
+                    .map(|s| s.to_string())
+                    .unwrap_or_default()
+                    .as_bytes(),
             ])
             .unwrap();
         }
