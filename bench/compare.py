@@ -20,7 +20,8 @@ What is measured, in this order, all in one invocation so ratios compare like wi
      relative path): the DIR prefix is stripped before scoring.
   3. the anchors: ../shared/anchors/bench.sh DIR -t TOOLS -r ANCHOR_REPS -g TRUTH
      -- --k K --bands B --rows R --threshold T  (PYTHON, default
-     $HOME/anchors-venv/bin/python, must have the anchors' requirements installed).
+     target/anchors-venv/bin/python, which bench/setup-anchors.sh builds from
+     ../shared/anchors/requirements.txt: run first when it is missing).
 Precision/recall: ../shared/anchors/score_pairs.py PRED TRUTH --min-sim T.
 
 Columns: tool, wall s (median), MB/s (input bytes / 1e6 / wall), CPU s (user + sys, from
@@ -182,6 +183,14 @@ def main():
     a = ap.parse_args(argv)
 
     shared = find_shared()
+    tools = [t for t in a.tools.split(",") if t]
+    env = dict(os.environ)
+    if tools and "PYTHON" not in env:
+        # the repo's own anchors venv, built (idempotently) by its script before
+        # anything is timed, so a fresh machine needs no venv made by hand
+        env["PYTHON"] = subprocess.run(
+            ["bash", os.path.join(HERE, "setup-anchors.sh")], env=dict(env, SIMFIND_SHARED=shared),
+            check=True, stdout=subprocess.PIPE, text=True).stdout.strip()
     root = a.dir
     if not os.path.isdir(root):
         sys.exit(f"compare.py: no such directory: {root}")
@@ -259,10 +268,7 @@ def main():
               f"rss {max(rss) / 1024:.0f} MB pairs {pairs} P/R {p:.4f}/{r:.4f}", file=sys.stderr)
 
     # 3. anchors
-    tools = [t for t in a.tools.split(",") if t]
     if tools:
-        env = dict(os.environ)
-        env.setdefault("PYTHON", os.path.join(os.path.expanduser("~"), "anchors-venv", "bin", "python"))
         adir = os.path.join(out, "anchors")
         cmd = ["bash", os.path.join(shared, "anchors", "bench.sh"), root, "-t", ",".join(tools),
                "-r", str(a.anchor_reps), "-o", adir]

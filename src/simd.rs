@@ -24,6 +24,11 @@ pub struct Features {
     pub avx512dq: bool,
     pub avx512vl: bool,
     pub avx512vbmi2: bool,
+    /// AVX-512 gathers cost more than the scalar loads they replace. Probed
+    /// as the vendor: on this project's AMD machine (EPYC with AVX-512) a
+    /// gather of 8 bins took longer than 8 scalar load-min-stores
+    /// (docs/PERFORMANCE.md, "OPH's bins without the gather").
+    pub slow_gather: bool,
 }
 
 impl Features {
@@ -39,6 +44,7 @@ impl Features {
                 avx512dq: is_x86_feature_detected!("avx512dq"),
                 avx512vl: is_x86_feature_detected!("avx512vl"),
                 avx512vbmi2: is_x86_feature_detected!("avx512vbmi2"),
+                slow_gather: vendor_is_amd(),
             }
         }
         #[cfg(not(target_arch = "x86_64"))]
@@ -46,6 +52,14 @@ impl Features {
             Features::default()
         }
     }
+}
+
+/// Whether CPUID names AMD as the vendor ("AuthenticAMD").
+#[cfg(target_arch = "x86_64")]
+fn vendor_is_amd() -> bool {
+    let leaf = std::arch::x86_64::__cpuid(0);
+    // The vendor string is EBX, EDX, ECX in that order.
+    (leaf.ebx, leaf.edx, leaf.ecx) == (0x6874_7541, 0x6974_6e65, 0x444d_4163)
 }
 
 /// The features of the running CPU.
@@ -66,6 +80,13 @@ pub trait KernelSet: Copy + Eq + std::fmt::Debug + 'static {
     fn name(self) -> &'static str;
     /// Whether a CPU with `features` can execute this variant.
     fn supported_by(self, features: &Features) -> bool;
+    /// Whether [`best`] may pick this variant on a CPU with `features`: it
+    /// runs there and is not known to be slower there than a later one
+    /// (all variants stay [`supported`](KernelSet::supported), so tests
+    /// still check them).
+    fn preferred_by(self, features: &Features) -> bool {
+        self.supported_by(features)
+    }
 
     /// Whether the running CPU can execute this variant.
     fn supported(self) -> bool {
@@ -73,7 +94,8 @@ pub trait KernelSet: Copy + Eq + std::fmt::Debug + 'static {
     }
 }
 
-/// The first variant of `K::PREFERENCE` that the running CPU supports: the
+/// The first variant of `K::PREFERENCE` that the running CPU supports and
+/// prefers ([`KernelSet::preferred_by`]): the
 /// one entry point every family's dispatch goes through. Cheap enough to call
 /// per document or per batch (a load of the probed features and a few flag
 /// tests), never per hash.
@@ -83,7 +105,7 @@ pub fn best<K: KernelSet>() -> K {
     K::PREFERENCE
         .iter()
         .copied()
-        .find(|k| k.supported_by(features))
+        .find(|k| k.preferred_by(features))
         .unwrap_or(K::ALL[0])
 }
 
@@ -119,25 +141,31 @@ mod tests {
         Scalar,
         Wide,
         Impossible,
+        /// Runs, but never preferred (as a gather where gathers are slow).
+        Slow,
     }
 
     impl KernelSet for Toy {
-        const ALL: &'static [Toy] = &[Toy::Scalar, Toy::Wide, Toy::Impossible];
-        const PREFERENCE: &'static [Toy] = &[Toy::Impossible, Toy::Wide, Toy::Scalar];
+        const ALL: &'static [Toy] = &[Toy::Scalar, Toy::Wide, Toy::Impossible, Toy::Slow];
+        const PREFERENCE: &'static [Toy] = &[Toy::Impossible, Toy::Slow, Toy::Wide, Toy::Scalar];
         fn name(self) -> &'static str {
             match self {
                 Toy::Scalar => "scalar",
                 Toy::Wide => "wide",
                 Toy::Impossible => "impossible",
+                Toy::Slow => "slow",
             }
         }
         fn supported_by(self, _: &Features) -> bool {
             self != Toy::Impossible
         }
+        fn preferred_by(self, features: &Features) -> bool {
+            self.supported_by(features) && self != Toy::Slow
+        }
     }
 
     #[test]
-    fn best_is_the_first_supported_preference() {
+    fn best_is_the_first_supported_preference_not_passed_over() {
         assert_eq!(best::<Toy>(), Toy::Wide);
     }
 
@@ -145,7 +173,8 @@ mod tests {
     fn unsupported_variants_are_named_not_silently_skipped() {
         let mut ran = Vec::new();
         let skipped = for_each_supported::<Toy>(|k| ran.push(k));
-        assert_eq!(ran, [Toy::Scalar, Toy::Wide]);
+        // A variant passed over by `best` is still checked.
+        assert_eq!(ran, [Toy::Scalar, Toy::Wide, Toy::Slow]);
         assert_eq!(skipped, ["impossible"]);
     }
 

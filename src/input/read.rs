@@ -375,25 +375,88 @@ pub fn read_file_beneath(
 ) -> Result<Contents, ReadError> {
     #[cfg(unix)]
     {
-        let Ok(relative) = path.strip_prefix(root) else {
-            return read_file_nofollow(path, opts);
-        };
-        if relative.as_os_str().is_empty() {
-            return read_file(path, opts);
-        }
-        super::faults::at(super::faults::Point::Open, path)?;
-        match beneath::open_beneath(root, relative, libc::O_NONBLOCK | libc::O_NOCTTY) {
-            Ok(handle) => read_opened(handle, path, None, opts),
-            Err(e) if matches!(e.raw_os_error(), Some(libc::ELOOP | libc::EXDEV)) => {
-                Err(ReadError::BecameSymlink)
-            }
-            Err(e) => Err(e.into()),
-        }
+        read_beneath_with(root, path, opts, |relative, flags| {
+            beneath::open_beneath(root, relative, flags)
+        })
     }
     #[cfg(not(unix))]
     {
         let _ = root;
         read_file(path, opts)
+    }
+}
+
+/// A root directory opened once for many [`read_file_beneath_dir`]: a
+/// verification re-reads thousands of files below one root, and opening
+/// the root by its full path for each cost a path walk and a close apiece.
+#[derive(Debug)]
+pub struct RootDir {
+    #[cfg(unix)]
+    dir: File,
+}
+
+impl RootDir {
+    /// `root` opened as the user named it (a link to it is followed, as
+    /// [`read_file_beneath`] follows it).
+    pub fn open(root: &Path) -> std::io::Result<RootDir> {
+        #[cfg(unix)]
+        {
+            Ok(RootDir {
+                dir: beneath::open_root(root)?,
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = root;
+            Ok(RootDir {})
+        }
+    }
+}
+
+/// [`read_file_beneath`] with `root` already open as `dir`: the same checks
+/// and errors, below the directory `dir` holds (the one `root` named when it
+/// was opened).
+pub fn read_file_beneath_dir(
+    dir: &RootDir,
+    root: &Path,
+    path: &Path,
+    opts: &ReadOptions,
+) -> Result<Contents, ReadError> {
+    #[cfg(unix)]
+    {
+        read_beneath_with(root, path, opts, |relative, flags| {
+            beneath::open_beneath_dir(&dir.dir, relative, flags)
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (dir, root);
+        read_file(path, opts)
+    }
+}
+
+/// What [`read_file_beneath`] and [`read_file_beneath_dir`] share; `open`
+/// opens a path relative to the root with the given flags.
+#[cfg(unix)]
+fn read_beneath_with(
+    root: &Path,
+    path: &Path,
+    opts: &ReadOptions,
+    open: impl FnOnce(&Path, libc::c_int) -> std::io::Result<File>,
+) -> Result<Contents, ReadError> {
+    let Ok(relative) = path.strip_prefix(root) else {
+        return read_file_nofollow(path, opts);
+    };
+    if relative.as_os_str().is_empty() {
+        return read_file(path, opts);
+    }
+    super::faults::at(super::faults::Point::Open, path)?;
+    match open(relative, libc::O_NONBLOCK | libc::O_NOCTTY) {
+        Ok(handle) => read_opened(handle, path, None, opts),
+        Err(e) if matches!(e.raw_os_error(), Some(libc::ELOOP | libc::EXDEV)) => {
+            Err(ReadError::BecameSymlink)
+        }
+        Err(e) => Err(e.into()),
     }
 }
 

@@ -145,7 +145,7 @@ pub(super) fn pairs_of_given(
         &items,
         &mut documents,
         matrix,
-        &FileReload { config },
+        &FileReload::new(config),
         &mut stats,
         reporter,
     );

@@ -10,6 +10,8 @@
 //! path makes. [`reload_part`] keeps only the values in one [`Part`] of the
 //! hash space, for a pair (or a count) too large to hold whole.
 
+use std::sync::OnceLock;
+
 use xxhash_rust::xxh3::xxh3_128;
 
 use super::ScanConfig;
@@ -67,9 +69,22 @@ pub trait Reload {
 }
 
 /// Files on disk, reloaded with a scan's recipe and read options.
-#[derive(Clone, Copy)]
 pub struct FileReload<'a> {
     pub config: &'a ScanConfig,
+    /// Each root's directory, opened at its first reload below it and kept
+    /// for the others (`None` if it could not be opened: each reload then
+    /// opens the root itself, and says why it cannot).
+    root_dirs: Vec<OnceLock<Option<read::RootDir>>>,
+}
+
+impl<'a> FileReload<'a> {
+    /// Reloads for a scan with `config`.
+    pub fn new(config: &'a ScanConfig) -> Self {
+        FileReload {
+            config,
+            root_dirs: config.roots.iter().map(|_| OnceLock::new()).collect(),
+        }
+    }
 }
 
 impl Reload for FileReload<'_> {
@@ -90,9 +105,15 @@ impl Reload for FileReload<'_> {
         let open = if self.config.walk.follow_links || roots.iter().any(|r| r == path) {
             Open::Follow
         } else {
-            match roots.get(crate::input::walk::root_index(roots, path) as usize) {
-                Some(root) => Open::Beneath(root),
-                None => Open::NoFollow,
+            let index = crate::input::walk::root_index(roots, path) as usize;
+            match (roots.get(index), self.root_dirs.get(index)) {
+                (Some(root), Some(dir)) => {
+                    match dir.get_or_init(|| read::RootDir::open(root).ok()) {
+                        Some(dir) => Open::BeneathDir(root, dir),
+                        None => Open::Beneath(root),
+                    }
+                }
+                _ => Open::NoFollow,
             }
         };
         reload_from(
@@ -154,6 +175,8 @@ enum Open<'a> {
     NoFollow,
     /// Refusing a link in any component below this root.
     Beneath(&'a std::path::Path),
+    /// As `Beneath`, below the root's directory already open.
+    BeneathDir(&'a std::path::Path, &'a read::RootDir),
     /// Refusing any file but the one with this device and inode.
     Identified(u64, u64),
 }
@@ -171,6 +194,7 @@ fn reload_from(
         Open::Follow => read::read_file(path, read)?,
         Open::NoFollow => read::read_file_nofollow(path, read)?,
         Open::Beneath(root) => read::read_file_beneath(root, path, read)?,
+        Open::BeneathDir(root, dir) => read::read_file_beneath_dir(dir, root, path, read)?,
         Open::Identified(dev, ino) => read::read_file_identified(path, (dev, ino), read)?,
     };
     thread_local! {

@@ -204,6 +204,14 @@ pub mod kernel {
                 Variant::Avx512Gather => f.avx512f && f.avx512dq && f.avx512vl,
             }
         }
+
+        /// Where a gather is slow, [`Variant::Avx512`]'s eight scalar
+        /// updates per vector cost less than the gather that skips most of
+        /// them.
+        #[inline]
+        fn preferred_by(self, f: &Features) -> bool {
+            self.supported_by(f) && !(self == Variant::Avx512Gather && f.slow_gather)
+        }
     }
 
     /// Adds `hashes` to the bins `out` of a sketch keyed by `perm_key`;
@@ -724,6 +732,31 @@ mod tests {
                 proptest::prop_assert_eq!(one, batch, "{}", v.name());
             }
         }
+    }
+
+    #[test]
+    fn the_gather_is_passed_over_only_where_gathers_are_slow() {
+        let avx512 = crate::simd::Features {
+            avx512f: true,
+            avx512dq: true,
+            avx512vl: true,
+            ..Default::default()
+        };
+        let slow = crate::simd::Features {
+            slow_gather: true,
+            ..avx512
+        };
+        use kernel::Variant::{Avx512, Avx512Gather, Scalar};
+        let first = |f: &crate::simd::Features| {
+            *<kernel::Variant as KernelSet>::PREFERENCE
+                .iter()
+                .find(|v| v.preferred_by(f))
+                .unwrap()
+        };
+        assert_eq!(first(&avx512), Avx512Gather);
+        assert_eq!(first(&slow), Avx512);
+        assert!(Avx512Gather.supported_by(&slow), "still run by the tests");
+        assert_eq!(first(&crate::simd::Features::default()), Scalar);
     }
 
     #[test]

@@ -7,7 +7,9 @@ use std::os::unix::ffi::OsStrExt;
 use anyhow::Result;
 use simfind::pipeline::{Document, FieldScores, SimilarPair};
 
-use super::text::{json_path, similarity};
+use rayon::prelude::*;
+
+use super::text::{json_path, push_similarity, similarity};
 
 /// The CSV schema documented in `--help` and README.md.
 pub const PAIRS_HEADER: [&str; 7] = [
@@ -63,35 +65,88 @@ pub fn write_csv(
 }
 
 /// [`write_csv`] with each pair's per-field similarities after its columns.
+///
+/// The rows are formatted a batch at a time on every thread, each thread a
+/// run of consecutive rows into its own buffer, and the buffers written in
+/// order: the bytes are those of one writer going row by row (the csv
+/// crate's quoting depends only on the field), but the formatting, a serial
+/// tail after verification, is shared by the threads. A batch bounds what is
+/// held besides the pairs themselves.
 pub fn write_csv_fields(
     documents: &[Document],
-    pairs: impl Iterator<Item = SimilarPair>,
+    mut pairs: impl Iterator<Item = SimilarPair>,
     fields: Option<&FieldScores>,
     sink: &mut impl Write,
 ) -> Result<()> {
-    let mut csv = csv::WriterBuilder::new().from_writer(sink);
-    csv.write_record(header(fields))?;
+    let mut head = csv::WriterBuilder::new().from_writer(&mut *sink);
+    head.write_record(header(fields))?;
+    head.flush()?;
+    drop(head);
+    let mut batch = Vec::with_capacity(CSV_BATCH);
+    loop {
+        batch.clear();
+        batch.extend(pairs.by_ref().take(CSV_BATCH));
+        let parts: Vec<Result<Vec<u8>>> = batch
+            .par_chunks(CSV_RUN)
+            .map(|run| csv_rows(documents, run, fields))
+            .collect();
+        for part in parts {
+            sink.write_all(&part?)?;
+        }
+        if batch.len() < CSV_BATCH {
+            return Ok(());
+        }
+    }
+}
+
+/// Pairs taken from the iterator at a time by [`write_csv_fields`].
+const CSV_BATCH: usize = 1 << 14;
+/// Consecutive rows one thread formats into one buffer.
+const CSV_RUN: usize = 1 << 10;
+
+/// The CSV rows of `pairs`, in order, without the header.
+fn csv_rows(
+    documents: &[Document],
+    pairs: &[SimilarPair],
+    fields: Option<&FieldScores>,
+) -> Result<Vec<u8>> {
+    let mut csv = csv::WriterBuilder::new()
+        .has_headers(false)
+        .from_writer(Vec::with_capacity(pairs.len() * 160));
+    // The five number columns, written one after another into `numbers`.
+    let mut numbers = Vec::with_capacity(64);
+    let mut ends = [0; 5];
     for pair in pairs {
         let (a, b) = (&documents[pair.a as usize], &documents[pair.b as usize]);
-        let (sim, estimate) = (
-            similarity(pair.similarity),
-            pair.estimate.map(similarity).unwrap_or_default(),
-        );
-        let (count_a, count_b) = (a.shingles.to_string(), b.shingles.to_string());
-        let shared = pair.shared.map(|s| s.to_string()).unwrap_or_default();
+        numbers.clear();
+        push_similarity(&mut numbers, pair.similarity);
+        ends[0] = numbers.len();
+        if let Some(estimate) = pair.estimate {
+            push_similarity(&mut numbers, estimate);
+        }
+        ends[1] = numbers.len();
+        let mut digits = itoa::Buffer::new();
+        numbers.extend_from_slice(digits.format(a.shingles).as_bytes());
+        ends[2] = numbers.len();
+        numbers.extend_from_slice(digits.format(b.shingles).as_bytes());
+        ends[3] = numbers.len();
+        if let Some(shared) = pair.shared {
+            numbers.extend_from_slice(digits.format(shared).as_bytes());
+        }
+        ends[4] = numbers.len();
         let row = [
             a.path.as_os_str().as_bytes(),
             b.path.as_os_str().as_bytes(),
-            sim.as_bytes(),
-            estimate.as_bytes(),
-            count_a.as_bytes(),
-            count_b.as_bytes(),
-            shared.as_bytes(),
+            &numbers[..ends[0]],
+            &numbers[ends[0]..ends[1]],
+            &numbers[ends[1]..ends[2]],
+            &numbers[ends[2]..ends[3]],
+            &numbers[ends[3]..ends[4]],
         ];
         if fields.is_none() {
             csv.write_record(row)?;
         } else {
-            let extra = field_values(fields, &pair);
+            let extra = field_values(fields, pair);
             let all = row
                 .iter()
                 .copied()
@@ -99,8 +154,8 @@ pub fn write_csv_fields(
             csv.write_record(all)?;
         }
     }
-    csv.flush()?;
-    Ok(())
+    csv.into_inner()
+        .map_err(|err| anyhow::anyhow!("formatting CSV rows: {}", err.error()))
 }
 
 /// The CSV's columns, tab-separated, one pair per line, for `sort`, `cut`
@@ -238,4 +293,92 @@ pub fn write_jsonl_fields(
         sink.write_all(b"}\n")?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::OsStr;
+    use std::path::Path;
+
+    use simfind::model::DocStatus;
+
+    use super::*;
+
+    /// What [`write_csv_fields`] wrote before its rows were batched: one csv
+    /// writer, row by row, numbers through `format!`. The reference.
+    fn one_by_one(documents: &[Document], pairs: &[SimilarPair]) -> Vec<u8> {
+        let mut csv = csv::WriterBuilder::new().from_writer(Vec::new());
+        csv.write_record(PAIRS_HEADER).unwrap();
+        for pair in pairs {
+            let (a, b) = (&documents[pair.a as usize], &documents[pair.b as usize]);
+            let estimate = pair.estimate.map(|e| format!("{e:.6}"));
+            csv.write_record([
+                a.path.as_os_str().as_bytes(),
+                b.path.as_os_str().as_bytes(),
+                format!("{:.6}", pair.similarity).as_bytes(),
+                estimate.unwrap_or_default().as_bytes(),
+                a.shingles.to_string().as_bytes(),
+                b.shingles.to_string().as_bytes(),
+                pair.shared
+                    .map(|s| s.to_string())
+                    .unwrap_or_default()
+                    .as_bytes(),
+            ])
+            .unwrap();
+        }
+        csv.into_inner().unwrap()
+    }
+
+    #[test]
+    fn batched_rows_are_the_row_by_row_bytes_on_any_thread_count() {
+        // Paths the csv crate must quote (comma, quote, line break, space,
+        // bytes that are not UTF-8) beside plain ones.
+        let names: [&[u8]; 6] = [
+            b"plain/a.txt",
+            b"with,comma",
+            b"with \"quote\"",
+            b"line\nbreak",
+            b" lead space",
+            b"caf\xe9",
+        ];
+        let documents: Vec<Document> = (0..60u32)
+            .map(|i| {
+                let mut path = names[i as usize % names.len()].to_vec();
+                path.extend_from_slice(format!("/{i}").as_bytes());
+                Document {
+                    path: Path::new(OsStr::from_bytes(&path)).into(),
+                    size: 1,
+                    modified: None,
+                    shingles: i * 7919,
+                    status: DocStatus::Read,
+                }
+            })
+            .collect();
+        // More rows than two batches, the last one partial; every kind of
+        // value (ties of six decimals, missing estimate and overlap).
+        let pairs: Vec<SimilarPair> = (0..2 * CSV_BATCH as u32 + 1234)
+            .map(|i| SimilarPair {
+                a: i % 59,
+                b: i % 59 + 1,
+                similarity: f64::from(i % 1000) / 999.0,
+                estimate: (i % 3 != 0).then(|| f64::from(i % 129) / 128.0),
+                shared: (i % 5 != 0).then_some(i as usize * 31),
+            })
+            .collect();
+        let want = one_by_one(&documents, &pairs);
+        for threads in [1, 2, 4] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let mut got = Vec::new();
+            pool.install(|| write_csv_fields(&documents, pairs.iter().copied(), None, &mut got))
+                .unwrap();
+            assert!(got == want, "{threads} threads");
+        }
+        // No pairs: the header alone.
+        let mut got = Vec::new();
+        write_csv_fields(&documents, std::iter::empty(), None, &mut got).unwrap();
+        assert_eq!(got, one_by_one(&documents, &[]));
+    }
 }

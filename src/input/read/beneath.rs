@@ -23,12 +23,25 @@ use std::path::{Component, Path};
 /// link or `..` anywhere in `relative` with `ELOOP` (or `EXDEV` for a `..`
 /// that leaves the root under `openat2`).
 pub(super) fn open_beneath(root: &Path, relative: &Path, flags: libc::c_int) -> io::Result<File> {
-    let root = OpenOptions::new()
+    open_beneath_dir(&open_root(root)?, relative, flags)
+}
+
+/// The root directory, opened as the user named it (links followed).
+pub(super) fn open_root(root: &Path) -> io::Result<File> {
+    OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_DIRECTORY | libc::O_CLOEXEC)
-        .open(root)?;
+        .open(root)
+}
+
+/// [`open_beneath`] below a root directory already open.
+pub(super) fn open_beneath_dir(
+    root: &File,
+    relative: &Path,
+    flags: libc::c_int,
+) -> io::Result<File> {
     #[cfg(target_os = "linux")]
-    match openat2_beneath(&root, relative, flags) {
+    match openat2_beneath(root, relative, flags) {
         Err(e)
             if matches!(
                 e.raw_os_error(),
@@ -36,7 +49,7 @@ pub(super) fn open_beneath(root: &Path, relative: &Path, flags: libc::c_int) -> 
             ) => {}
         result => return result,
     }
-    open_component_by_component(root, relative, flags)
+    open_component_by_component(root.try_clone()?, relative, flags)
 }
 
 /// `struct open_how` of `linux/openat2.h` (libc's is `non_exhaustive`).

@@ -361,6 +361,59 @@ fn opening_beneath_a_root_follows_no_link_below_it() {
     assert_eq!(&ok[..], b"inside");
 }
 
+/// A root opened once ([`RootDir`]) reads what [`read_file_beneath`] reads
+/// and refuses what it refuses, for every later path below it; it keeps
+/// the directory it opened when the root's name is moved away.
+#[cfg(unix)]
+#[test]
+fn a_root_opened_once_reads_and_refuses_as_reading_beneath_does() {
+    use std::os::unix::fs::symlink;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    write_file(&root.join("sub"), "x.txt", b"inside");
+    write_file(&dir.path().join("outside"), "x.txt", b"outside");
+    symlink(dir.path().join("outside"), root.join("linked")).unwrap();
+    symlink(dir.path().join("outside/x.txt"), root.join("sub/link.txt")).unwrap();
+    let opts = ReadOptions::never_mmap();
+    let opened = RootDir::open(&root).unwrap();
+    let both = |path: &Path| {
+        (
+            read_file_beneath(&root, path, &opts).map(|c| c.to_vec()),
+            read_file_beneath_dir(&opened, &root, path, &opts).map(|c| c.to_vec()),
+        )
+    };
+    let (once, each) = both(&root.join("sub/x.txt"));
+    assert_eq!(once.unwrap(), b"inside");
+    assert_eq!(each.unwrap(), b"inside");
+    for refused in ["linked/x.txt", "sub/link.txt", "sub/../../outside/x.txt"] {
+        let (once, each) = both(&root.join(refused));
+        assert!(
+            matches!(once, Err(ReadError::BecameSymlink)),
+            "{refused}: {once:?}"
+        );
+        assert!(
+            matches!(each, Err(ReadError::BecameSymlink)),
+            "{refused}: {each:?}"
+        );
+    }
+    // A path outside the root is read by its own name, as before.
+    let outside = dir.path().join("outside/x.txt");
+    assert_eq!(
+        read_file_beneath_dir(&opened, &root, &outside, &opts)
+            .unwrap()
+            .to_vec(),
+        b"outside"
+    );
+    let (once, each) = both(&root.join("sub/missing.txt"));
+    assert_eq!(once.unwrap_err().to_string(), each.unwrap_err().to_string());
+    // The root's name moved away: the open directory still leads to its
+    // files, the name no longer does.
+    std::fs::rename(&root, dir.path().join("moved")).unwrap();
+    let (once, each) = both(&root.join("sub/x.txt"));
+    assert!(once.is_err());
+    assert_eq!(each.unwrap(), b"inside");
+}
+
 /// A file read by identity is refused, before a byte is read, when the path
 /// leads elsewhere now; the same file through a link is accepted.
 #[cfg(unix)]
