@@ -127,7 +127,10 @@ fn with_follow_links_a_file_reached_through_a_link_and_a_loop_are_one_file() {
         args.extend(["-t", "0.9"]);
         let out = run_in(d, &args, b"");
         let err = stderr(&out);
-        assert!(err.contains("A/sub/loop: symbolic link loop back to A"), "{err}");
+        assert!(
+            err.contains("A/sub/loop: symbolic link loop back to A"),
+            "{err}"
+        );
         assert_eq!(files(&out), 3, "{roots:?}: {err}");
         assert_eq!(
             pairs(&out),
@@ -149,7 +152,11 @@ fn thousands_of_files_under_a_directory_named_twice_count_once() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     for i in 0..6000 {
-        write(d, &format!("A/d{}/f{i:05}.txt", i % 7), prose(i, 12).as_bytes());
+        write(
+            d,
+            &format!("A/d{}/f{i:05}.txt", i % 7),
+            prose(i, 12).as_bytes(),
+        );
     }
     // Every 500th file again under a new name: pairs to find.
     for i in (0..6000).step_by(500) {
