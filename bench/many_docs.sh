@@ -10,6 +10,8 @@
 #   SIMFIND=target/release/simfind ROUNDS=2 bash bench/many_docs.sh A A:B
 # Documents: python3 bench/gen_small_files.py A --seed 1 (and B --seed 2), a
 # million small files each; the second corpus here is both, two million.
+# PAIRS=DIR keeps each run's pairs as DIR/<files>.csv (the last round's), to
+# `cmp` two binaries' outputs.
 set -euo pipefail
 bin=${SIMFIND:-target/release/simfind}
 rounds=${ROUNDS:-1}
@@ -24,6 +26,7 @@ for round in $(seq "$rounds"); do
     files=$(sed -E 's/^simfind: ([0-9]+) files.*/\1/' <<<"$summary")
     n=$(sed -E 's/.* ([0-9]+) bands × ([0-9]+) rows.*/\1 \2/' <<<"$summary" | awk '{print $1 * $2}')
     read -r wall user sys rss <"$tmp/time"
+    if [ -n "${PAIRS:-}" ]; then cp "$tmp/pairs.csv" "$PAIRS/$files.csv"; fi
     awk -v f="$files" -v w="$wall" -v u="$user" -v s="$sys" -v r="$rss" -v n="$n" -v round="$round" \
       'BEGIN { b = (1.5 * f * n * 4 + 64e6) / 1e6;
                printf "round %d: %d files %.1f s wall %.1f user %.1f sys %d KB n=%d budget %.0f MB rss/budget %.3f\n",

@@ -34,7 +34,7 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::ops::Range;
 
 use foldhash::fast::FixedState;
@@ -261,9 +261,8 @@ pub fn walk_each(
 /// links are kept in one buffer: a `cp -al` copy has a million of them, and
 /// hashing, allocating and freeing them was a fifth of an unchanged re-index.
 struct Dedup {
-    /// Inodes seen, per device: an inode number alone is half the key (8
-    /// bytes a file instead of 16).
-    seen: HashMap<u64, HashSet<u64, FixedState>>,
+    /// Inodes of the files with one link kept so far (see [`Inodes`]).
+    seen: Inodes,
     /// The kept paths of files with several links, to tell a hard link from
     /// the same path reached twice, and to name the kept one: ranges of
     /// `linked_paths`, the first kept path first.
@@ -293,7 +292,7 @@ impl Links {
 impl Dedup {
     fn new(as_copies: bool) -> Self {
         Dedup {
-            seen: HashMap::new(),
+            seen: Inodes::default(),
             linked: HashMap::default(),
             linked_paths: Vec::new(),
             as_copies,
@@ -312,7 +311,7 @@ impl Dedup {
 
     fn admit(&mut self, file: FileEntry, nlink: u64, on_event: &mut impl FnMut(StreamEvent<'_>)) {
         if nlink <= 1 {
-            if self.seen.entry(file.dev).or_default().insert(file.ino) {
+            if self.seen.insert(file.dev, file.ino) {
                 on_event(StreamEvent::File(file));
             } else {
                 self.same_file += 1;
@@ -695,7 +694,9 @@ fn walk_listed(
     found_file(path, &Stat::from(&meta), opts, end, on_event);
 }
 
+mod inodes;
 mod stat;
+use inodes::Inodes;
 use stat::{OpenDir, STAT_BATCH, Stat, stat_batch, stat_found};
 
 #[cfg(test)]

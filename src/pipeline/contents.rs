@@ -251,7 +251,7 @@ impl ContentTable {
 
 /// What pair finding needs of a signed content, without its set: a
 /// [`SignedContent`] is 48 bytes (its `u128` aligns it to 16), this is 24
-/// (the hash as four `u32`, so that a [`ContentGroup`] is 40 bytes).
+/// (the hash as four `u32`, so that a [`ContentGroup`] is 4-byte aligned: 32 bytes).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Content {
     /// XXH3-128 of the bytes, lowest quarter first.
@@ -280,15 +280,15 @@ impl Content {
     }
 }
 
-/// Files that share one content. 40 bytes, a million of them in a scan of
+/// Files that share one content. 32 bytes, a million of them in a scan of
 /// a million distinct files, held beside the whole signature matrix at the
-/// end of signing (docs/PERFORMANCE.md, "Round 5").
+/// end of signing and while banding (docs/PERFORMANCE.md, "Round 6").
 pub(super) struct ContentGroup {
-    /// The document ids when they are not the loader alone, ascending: a
-    /// thin pointer (8 bytes), as most contents belong to one file, and
-    /// no allocation for them. Made at their final length by
-    /// [`ContentGroups::build`] (which counts first); none before.
-    others: Option<Box<Box<[u32]>>>,
+    /// 0 when the loader is the only member; else 1 + the index of the
+    /// member list in [`ContentGroups`]' lists ([`Items::members`]): an
+    /// index, not a pointer, so that the group is 4-byte aligned (a pointer
+    /// made it 40 bytes). Set by [`ContentGroups::build`]; 0 before.
+    others: u32,
     /// The member whose file was signed, and is re-read for verification.
     pub(super) loader: u32,
     pub(super) content: Content,
@@ -298,17 +298,54 @@ impl ContentGroup {
     /// A content first shown by document `loader`, before its members are known.
     pub(super) fn new(loader: u32, content: Content) -> ContentGroup {
         ContentGroup {
-            others: None,
+            others: 0,
             loader,
             content,
         }
     }
+}
 
-    /// The document ids of this content, ascending (once grouped).
-    pub(super) fn members(&self) -> &[u32] {
-        match &self.others {
-            None => std::slice::from_ref(&self.loader),
-            Some(ids) => ids,
+/// The member lists of the contents that are not their loader alone, one
+/// after another, ascending inside each.
+#[derive(Default)]
+struct MemberLists {
+    ids: Vec<u32>,
+    /// Where each list ends in `ids`.
+    ends: Vec<u32>,
+}
+
+impl MemberLists {
+    /// List `k`'s place in `ids`.
+    fn range(&self, k: usize) -> std::ops::Range<usize> {
+        let start = if k == 0 { 0 } else { self.ends[k - 1] as usize };
+        start..self.ends[k] as usize
+    }
+}
+
+/// The contents that take part in pair finding, and their members: derefs
+/// to the groups' slice (`items[i]`, `items.len()`).
+#[derive(Clone, Copy)]
+pub(super) struct Items<'a> {
+    groups: &'a [ContentGroup],
+    lists: &'a MemberLists,
+}
+
+impl<'a> std::ops::Deref for Items<'a> {
+    type Target = [ContentGroup];
+    fn deref(&self) -> &[ContentGroup] {
+        self.groups
+    }
+}
+
+impl<'a> Items<'a> {
+    /// The document ids of content `g` (one of these groups), ascending.
+    pub(super) fn members<'b>(&self, g: &'b ContentGroup) -> &'b [u32]
+    where
+        'a: 'b,
+    {
+        match g.others {
+            0 => std::slice::from_ref(&g.loader),
+            k => &self.lists.ids[self.lists.range(k as usize - 1)],
         }
     }
 }
@@ -317,6 +354,8 @@ impl ContentGroup {
 /// with the group index).
 pub(super) struct ContentGroups {
     pub(super) groups: Vec<ContentGroup>,
+    /// The member lists the groups' `others` index.
+    lists: MemberLists,
     /// The kept sets, one per group, or empty when none was kept (LSH).
     sets: Vec<Vec<u64>>,
 }
@@ -341,27 +380,35 @@ impl ContentGroups {
                 left[c as usize] += 1;
             }
         }
+        let mut lists = MemberLists::default();
         for (group, &count) in contents.iter_mut().zip(&left) {
             if count > 1 {
-                group.others = Some(Box::new(vec![0; count as usize].into_boxed_slice()));
+                lists
+                    .ends
+                    .push(lists.ends.last().copied().unwrap_or(0) + count);
+                group.others = lists.ends.len() as u32;
             }
         }
+        lists.ids = vec![0; lists.ends.last().copied().unwrap_or(0) as usize];
         for (id, &c) in content_of.iter().enumerate().rev() {
             if c == NO_CONTENT {
                 continue;
             }
             let group = &mut contents[c as usize];
-            match &mut group.others {
-                Some(ids) => {
+            match group.others {
+                0 if id as u32 != group.loader => {
+                    // A lone member is the loader (the claimer, or the copy
+                    // that adopted the content); were it another, it is listed.
+                    lists.ids.push(id as u32);
+                    lists.ends.push(lists.ids.len() as u32);
+                    group.others = lists.ends.len() as u32;
+                }
+                0 => {}
+                k => {
                     left[c as usize] -= 1;
-                    ids[left[c as usize] as usize] = id as u32;
+                    let at = lists.range(k as usize - 1).start + left[c as usize] as usize;
+                    lists.ids[at] = id as u32;
                 }
-                // A lone member is the loader (the claimer, or the copy that
-                // adopted the content); were it another, it is listed.
-                None if id as u32 != group.loader => {
-                    group.others = Some(Box::new(Box::new([id as u32])));
-                }
-                None => {}
             }
             documents.set_shingles(id, group.content.shingles);
         }
@@ -377,7 +424,7 @@ impl ContentGroups {
         // (a list's count is down to 0 by now, a lone member's is 1).
         let mut k = 0;
         contents.retain(|g| {
-            let members = g.others.is_some() || left[k] > 0;
+            let members = g.others != 0 || left[k] > 0;
             k += 1;
             members
         });
@@ -399,6 +446,7 @@ impl ContentGroups {
         }
         ContentGroups {
             groups: contents,
+            lists,
             sets,
         }
     }
@@ -421,10 +469,19 @@ impl ContentGroups {
     }
 
     pub(super) fn identical_files(&self) -> u64 {
-        self.groups
+        let items = self.items();
+        items
             .iter()
-            .map(|g| g.members().len() as u64 - 1)
+            .map(|g| items.members(g).len() as u64 - 1)
             .sum()
+    }
+
+    /// The groups with their member lists.
+    pub(super) fn items(&self) -> Items<'_> {
+        Items {
+            groups: &self.groups,
+            lists: &self.lists,
+        }
     }
 }
 

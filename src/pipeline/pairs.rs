@@ -12,7 +12,7 @@ use std::sync::atomic::Ordering::SeqCst;
 
 use rayon::prelude::*;
 
-use super::contents::{ContentGroup, Signed};
+use super::contents::{ContentGroup, Items, Signed};
 use super::docs::Docs;
 use super::plan::{Decision, Method, MethodChoice};
 use super::reload::{FileReload, Reload, ReloadError};
@@ -84,21 +84,21 @@ pub(super) fn pairs_of_given(
     }
 
     // Only non-empty contents take part: two empty sets are not "identical".
-    let items: Vec<&ContentGroup> = groups
-        .groups
-        .iter()
-        .filter(|g| g.content.shingles > 0)
-        .collect();
+    // The join takes the kept sets over (of the non-empty contents, in
+    // group order) and frees each once it is re-coded.
+    let sets: Vec<Vec<u64>> = if decision.method == Method::Exact {
+        groups.take_sets()
+    } else {
+        Vec::new()
+    };
+    // The others are dropped in place rather than listed apart: a list of
+    // the non-empty ones (8 bytes a content) sat on the signature matrix at
+    // the band stage, the scan's peak (docs/PERFORMANCE.md, "Round 6").
+    groups.groups.retain(|g| g.content.shingles > 0);
+    let items = groups.items();
     stats.unique_contents = items.len() as u64;
 
     if decision.method == Method::Exact {
-        // The join takes the sets over and frees each once it is re-coded.
-        let sets: Vec<Vec<u64>> = groups.take_sets();
-        let items: Vec<&ContentGroup> = groups
-            .groups
-            .iter()
-            .filter(|g| g.content.shingles > 0)
-            .collect();
         let (verified, fell_back) = exact_join(sets, config, &mut stats, reporter);
         // Given up for LSH, the pairs carry signature estimates, and copies
         // the estimate 1.0, as LSH's own path reports them.
@@ -111,7 +111,7 @@ pub(super) fn pairs_of_given(
         }
         let roots = isolated_roots(config, &documents);
         let pairs = expand_to_documents(
-            &items,
+            items,
             &documents,
             &[],
             verified,
@@ -119,7 +119,6 @@ pub(super) fn pairs_of_given(
             roots.as_deref(),
         );
         stats.pairs = pairs.len();
-        drop(items);
         drop(groups);
         return ScanOutcome {
             documents: documents.into_documents(),
@@ -130,11 +129,11 @@ pub(super) fn pairs_of_given(
     }
 
     let doc_roots = isolated_roots(config, &documents);
-    let mut candidates = band(config, &items, &mut matrix, given, &mut stats, reporter);
+    let mut candidates = band(config, items, &mut matrix, given, &mut stats, reporter);
     if let Some(roots) = &doc_roots {
         // Cheap, before verification: two contents whose files all lie under
         // one and the same root can only make same-root pairs.
-        let single: Vec<Option<u32>> = items.iter().map(|g| single_root(g, roots)).collect();
+        let single: Vec<Option<u32>> = items.iter().map(|g| single_root(items, g, roots)).collect();
         candidates.retain(|&(a, b)| {
             single[a as usize].is_none() || single[a as usize] != single[b as usize]
         });
@@ -142,7 +141,7 @@ pub(super) fn pairs_of_given(
     let (verified, lost_copies) = verify(
         config,
         candidates,
-        &items,
+        items,
         &mut documents,
         matrix,
         &FileReload::new(config),
@@ -151,7 +150,7 @@ pub(super) fn pairs_of_given(
     );
 
     let pairs = expand_to_documents(
-        &items,
+        items,
         &documents,
         &lost_copies,
         verified,
@@ -160,7 +159,6 @@ pub(super) fn pairs_of_given(
     );
     stats.pairs = pairs.len();
     // The groups go before the documents are made.
-    drop(items);
     drop(groups);
     ScanOutcome {
         documents: documents.into_documents(),
@@ -195,7 +193,7 @@ pub(super) type Candidates = Vec<(u32, u32)>;
 /// share a band, or the `given` pairs of documents as pairs of items.
 fn band(
     config: &ScanConfig,
-    items: &[&ContentGroup],
+    items: Items<'_>,
     matrix: &mut Vec<u32>,
     given: Option<Vec<(u32, u32)>>,
     stats: &mut ScanStats,
@@ -232,16 +230,16 @@ fn band(
 /// them: two copies of one content are one item (paired by the expansion),
 /// and a document in no item (an empty set) pairs with nothing, as in
 /// banding.
-fn items_of_documents(items: &[&ContentGroup], pairs: Vec<(u32, u32)>) -> Candidates {
+fn items_of_documents(items: Items<'_>, pairs: Vec<(u32, u32)>) -> Candidates {
     let documents = items
         .iter()
-        .flat_map(|g| g.members().iter())
+        .flat_map(|g| items.members(g).iter())
         .map(|&d| d as usize + 1)
         .max()
         .unwrap_or(0);
     let mut item_of = vec![u32::MAX; documents];
     for (i, g) in items.iter().enumerate() {
-        for &d in g.members() {
+        for &d in items.members(g) {
             item_of[d as usize] = i as u32;
         }
     }
@@ -270,7 +268,7 @@ fn items_of_documents(items: &[&ContentGroup], pairs: Vec<(u32, u32)>) -> Candid
 fn verify(
     config: &ScanConfig,
     candidates: Candidates,
-    items: &[&ContentGroup],
+    items: Items<'_>,
     documents: &mut Docs,
     matrix: Vec<u32>,
     reload: &(dyn Reload + Sync),
@@ -324,7 +322,7 @@ fn verify(
                 .iter()
                 .enumerate()
                 .filter(|&(i, g)| {
-                    g.members().len() > 1
+                    items.members(g).len() > 1
                         && !g.content.counted
                         && involved.binary_search(&(i as u32)).is_err()
                 })
@@ -379,16 +377,16 @@ fn verify(
             for (item, count) in items.iter().zip(&counts) {
                 let count = count.load(SeqCst);
                 if count != UNCOUNTED {
-                    for &id in item.members() {
+                    for &id in items.members(item) {
                         documents.set_shingles(id as usize, count);
                     }
                 }
             }
             lost_copies = counts
                 .iter()
-                .zip(items)
+                .zip(items.iter())
                 .map(|(c, g)| {
-                    !g.content.counted && g.members().len() > 1 && c.load(SeqCst) == UNCOUNTED
+                    !g.content.counted && items.members(g).len() > 1 && c.load(SeqCst) == UNCOUNTED
                 })
                 .collect();
             outcome
@@ -479,14 +477,14 @@ fn count_of(len: usize) -> u32 {
 /// longer does). A content none of whose files reads as it any more keeps an
 /// unknown count; its files are all among the failures.
 fn count_copied_contents(
-    items: &[&ContentGroup],
+    items: Items<'_>,
     counts: &[AtomicU32],
     readers: &Readers<'_>,
     reload: &(dyn Reload + Sync),
     reporter: &dyn Reporter,
 ) {
     let uncounted: Vec<usize> = (0..items.len())
-        .filter(|&i| items[i].members().len() > 1 && counts[i].load(SeqCst) == UNCOUNTED)
+        .filter(|&i| items.members(&items[i]).len() > 1 && counts[i].load(SeqCst) == UNCOUNTED)
         .collect();
     uncounted.into_par_iter().for_each(|i| {
         let hash = items[i].content.hash();
@@ -504,7 +502,7 @@ fn count_copied_contents(
 /// failed is recorded with its reason: it alone is reported and left out of
 /// the pairs.
 struct Readers<'a> {
-    items: &'a [&'a ContentGroup],
+    items: Items<'a>,
     documents: &'a Docs,
     /// Per item, the document id it is read from now.
     current: Vec<AtomicU32>,
@@ -519,7 +517,7 @@ struct Readers<'a> {
 struct NoCopyReads;
 
 impl<'a> Readers<'a> {
-    fn new(items: &'a [&'a ContentGroup], documents: &'a Docs) -> Self {
+    fn new(items: Items<'a>, documents: &'a Docs) -> Self {
         Readers {
             items,
             documents,
@@ -538,9 +536,14 @@ impl<'a> Readers<'a> {
         i: u32,
         read: impl Fn(&std::path::Path) -> Result<T, ReloadError>,
     ) -> Result<T, NoCopyReads> {
-        let item = self.items[i as usize];
+        let item = &self.items[i as usize];
         let first = self.current[i as usize].load(SeqCst);
-        let others = item.members().iter().copied().filter(|&d| d != first);
+        let others = self
+            .items
+            .members(item)
+            .iter()
+            .copied()
+            .filter(|&d| d != first);
         for d in std::iter::once(first).chain(others) {
             if self.failed[d as usize].load(SeqCst) {
                 continue;
@@ -650,7 +653,7 @@ fn exact_join(
 /// with each other as identical copies, and a verified pair of contents pairs
 /// the parts of different roots.
 fn expand_to_documents(
-    items: &[&ContentGroup],
+    items: Items<'_>,
     documents: &Docs,
     lost: &[bool],
     verified: Vec<SimilarPair>,
@@ -659,12 +662,16 @@ fn expand_to_documents(
 ) -> DocPairs {
     // A file that failed its reload is reported as failed and pairs nothing;
     // its identical copies keep their pairs.
-    fn members_of<'a>(item: &'a ContentGroup, documents: &Docs) -> std::borrow::Cow<'a, [u32]> {
+    fn members_of<'a>(
+        items: Items<'a>,
+        item: &'a ContentGroup,
+        documents: &Docs,
+    ) -> std::borrow::Cow<'a, [u32]> {
         let ok = |&d: &u32| documents.status(d as usize) != DocStatus::Failed;
-        if item.members().iter().all(ok) {
-            std::borrow::Cow::Borrowed(item.members())
+        if items.members(item).iter().all(ok) {
+            std::borrow::Cow::Borrowed(items.members(item))
         } else {
-            std::borrow::Cow::Owned(item.members().iter().copied().filter(ok).collect())
+            std::borrow::Cow::Owned(items.members(item).iter().copied().filter(ok).collect())
         }
     }
     let same_of = |g: usize, members: &[u32]| {
@@ -684,8 +691,9 @@ fn expand_to_documents(
         // `DocPairs` drops the others, and a list of every content (a million
         // distinct files) was the scan's peak of memory at its very end.
         let mut taking_part: Vec<u32> = verified.iter().flat_map(|p| [p.a, p.b]).collect();
-        taking_part
-            .extend((0..items.len() as u32).filter(|&g| items[g as usize].members().len() > 1));
+        taking_part.extend(
+            (0..items.len() as u32).filter(|&g| items.members(&items[g as usize]).len() > 1),
+        );
         taking_part.par_sort_unstable();
         taking_part.dedup();
         let new_id = |g: u32| {
@@ -703,7 +711,7 @@ fn expand_to_documents(
             .collect();
         let members: Vec<_> = taking_part
             .iter()
-            .map(|&g| members_of(items[g as usize], documents))
+            .map(|&g| members_of(items, &items[g as usize], documents))
             .collect();
         let contents = taking_part
             .iter()
@@ -713,7 +721,7 @@ fn expand_to_documents(
     };
     let members: Vec<_> = items
         .iter()
-        .map(|&item| members_of(item, documents))
+        .map(|item| members_of(items, item, documents))
         .collect();
     let same = |g: usize| same_of(g, &members[g]);
     // parts[first[g]..first[g + 1]]: content g's documents, one part per root.
@@ -768,10 +776,10 @@ fn isolated_roots(config: &ScanConfig, documents: &Docs) -> Option<Vec<u32>> {
 }
 
 /// The one root all of `group`'s documents lie under, if there is one.
-fn single_root(group: &ContentGroup, roots: &[u32]) -> Option<u32> {
-    let first = roots[group.members()[0] as usize];
-    group
-        .members()
+fn single_root(items: Items<'_>, group: &ContentGroup, roots: &[u32]) -> Option<u32> {
+    let members = items.members(group);
+    let first = roots[members[0] as usize];
+    members
         .iter()
         .all(|&d| roots[d as usize] == first)
         .then_some(first)
