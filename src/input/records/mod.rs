@@ -669,7 +669,7 @@ fn fill<'r, R: BufRead>(reader: &'r mut R, failed: &mut bool) -> Result<&'r [u8]
                 *failed = true;
                 return Err(err);
             }
-            Ok(available) if available.is_empty() => return Ok(&[]),
+            Ok([]) => return Ok(&[]),
             // The borrow checker cannot yet return this borrow from
             // inside the loop and retry with `reader` after it: the
             // buffer is asked for again, which does not read (it holds
