@@ -76,6 +76,51 @@ fn csv_and_tsv_files_read_again_give_what_stdin_held_gives() {
     }
 }
 
+/// The summary's candidate count.
+fn candidates(out: &Output) -> usize {
+    let err = String::from_utf8_lossy(&out.stderr);
+    let at = err.find(" candidates").expect("a summary with candidates");
+    let digits: String = err[..at]
+        .chars()
+        .rev()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.chars().rev().collect::<String>().parse().unwrap()
+}
+
+/// CSV's default 2-character shingles over a small vocabulary: nearly every
+/// record is a candidate of many (the case of `bench/many_records.sh` at
+/// `-k 2`, where every record is read again and ranked among those read
+/// for each of its candidates). Read again by one thread or two, or held
+/// (stdin), the pairs are the same bytes.
+#[test]
+fn records_read_again_when_nearly_all_are_candidates_give_what_stdin_held_gives() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = table("r", 2000, ',', "\n");
+    write(dir.path(), "r.csv", data.as_bytes());
+    let args = ["scan", "--input", "csv", "-t", "0.7"];
+    let files: Vec<Output> = ["1", "2"]
+        .iter()
+        .map(|j| run_in(dir.path(), &[&args[..], &["r.csv", "-j", j]].concat(), b""))
+        .collect();
+    let stdin = run_in(
+        dir.path(),
+        &[&args[..], &["-", "-j", "1"]].concat(),
+        data.as_bytes(),
+    );
+    for out in files.iter().chain([&stdin]) {
+        ok(out);
+    }
+    assert!(
+        candidates(&files[0]) >= 20 * 2000,
+        "{} candidates of 2000 records",
+        candidates(&files[0])
+    );
+    assert!(pairs(&files[0]) >= 150, "{} pairs", pairs(&files[0]));
+    assert!(files[0].stdout == files[1].stdout, "-j 1 and -j 2 differ");
+    assert!(files[0].stdout == stdin.stdout, "file and stdin differ");
+}
+
 #[test]
 fn linked_csv_files_read_again_give_what_stdin_held_gives() {
     let dir = tempfile::tempdir().unwrap();

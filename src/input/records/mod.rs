@@ -173,6 +173,9 @@ pub struct Reread {
 /// A CSV or TSV input read again ([`Reread::read_at`]).
 type RowTable = csv::Table<io::BufReader<std::fs::File>>;
 
+/// Why a record read again is not there.
+const SHORTER: &str = "no record there now (the input is shorter)";
+
 /// The read buffer of [`Reread::read_at`]: a record is read with one
 /// buffer's worth, so small (records are short and candidates far apart;
 /// 64 KB a candidate read 3.4 GB at ten million records).
@@ -203,105 +206,88 @@ impl Reread {
         found: &mut dyn FnMut(usize, Result<Record, RowError>),
     ) {
         match self.options.kind {
-            InputKind::Csv | InputKind::Tsv => self.read_rows_at(at, found),
-            _ => self.read_lines_at(at, found),
-        }
-    }
-
-    /// [`Reread::read_at`] for CSV and TSV: each input's header read again
-    /// (the columns are found by name, as when first read), then each row
-    /// parsed at its offset by the same reader, which moves within its
-    /// buffer when the next row is near.
-    fn read_rows_at(
-        &self,
-        at: &[(u32, u64)],
-        found: &mut dyn FnMut(usize, Result<Record, RowError>),
-    ) {
-        // The input open, and its table (or why it has none).
-        let mut open: Option<(u32, Result<RowTable, RowError>)> = None;
-        for (k, &(input, offset)) in at.iter().enumerate() {
-            let name = || display_name(&self.inputs[input as usize]);
-            let fail = |reason: String| RowError {
-                input: name(),
-                line: 0,
-                reason,
-            };
-            if open.as_ref().is_none_or(|(i, _)| *i != input) {
-                let table = std::fs::File::open(&self.inputs[input as usize])
-                    .map_err(|err| fail(format!("cannot open again: {err}")))
-                    .and_then(|file| {
-                        let reader = io::BufReader::with_capacity(BUFFER, file);
-                        csv::Table::open(reader, &name(), input, &self.options)
-                            .map_err(|err| fail(format!("its header now: {}", err.reason)))
-                    });
-                open = Some((input, table));
-            }
-            let Some((_, table)) = open.as_mut() else {
-                continue;
-            };
-            let table = match table {
-                Ok(table) => table,
-                Err(err) => {
-                    found(k, Err(err.clone()));
-                    continue;
-                }
-            };
-            if let Err(err) = table.seek(offset) {
-                found(k, Err(fail(format!("cannot read again: {err}"))));
-                continue;
-            }
-            let record = match table.next_record() {
-                None => Err(fail("no record there now (the input is shorter)".into())),
-                Some(Err(err)) => Err(fail(err.reason)),
-                Some(Ok(record)) => Ok(record),
-            };
-            found(k, record);
-        }
-    }
-
-    /// [`Reread::read_at`] for JSON Lines.
-    fn read_lines_at(
-        &self,
-        at: &[(u32, u64)],
-        found: &mut dyn FnMut(usize, Result<Record, RowError>),
-    ) {
-        let mut open: Option<(u32, io::BufReader<std::fs::File>, u64)> = None;
-        for (k, &(input, offset)) in at.iter().enumerate() {
-            let name = || display_name(&self.inputs[input as usize]);
-            let fail = |reason: String| RowError {
-                input: name(),
-                line: 0,
-                reason,
-            };
-            if open.as_ref().is_none_or(|(i, _, _)| *i != input) {
-                match std::fs::File::open(&self.inputs[input as usize]) {
-                    Ok(file) => open = Some((input, io::BufReader::with_capacity(BUFFER, file), 0)),
-                    Err(err) => {
-                        open = None;
-                        found(k, Err(fail(format!("cannot open again: {err}"))));
-                        continue;
+            // Each input's header read again (the columns are found by name,
+            // as when first read), then each row parsed at its offset by the
+            // same reader.
+            InputKind::Csv | InputKind::Tsv => self.each_at(
+                at,
+                found,
+                |reader, name, input| {
+                    csv::Table::open(reader, name, input, &self.options)
+                        .map_err(|err| format!("its header now: {}", err.reason))
+                },
+                |table: &mut RowTable, offset| {
+                    table
+                        .seek(offset)
+                        .map_err(|err| format!("cannot read again: {err}"))?;
+                    match table.next_record() {
+                        None => Err(SHORTER.into()),
+                        Some(Err(err)) => Err(err.reason),
+                        Some(Ok(record)) => Ok(record),
                     }
-                }
+                },
+            ),
+            _ => self.each_at(
+                at,
+                found,
+                |reader, name, input| {
+                    let parser = jsonl::Parser::new(name, input, &self.options);
+                    Ok((Lines::new(reader, self.options.max_line), parser))
+                },
+                |(lines, parser): &mut (Lines<io::BufReader<std::fs::File>>, jsonl::Parser),
+                 offset| {
+                    lines
+                        .seek(offset)
+                        .map_err(|err| format!("cannot read again: {err}"))?;
+                    match lines.next_line() {
+                        None => Err(SHORTER.into()),
+                        Some(Err(err)) => Err(format!("cannot read again: {err}")),
+                        Some(Ok(line)) => parser.parse(line.bytes, 0, offset).map_err(|e| e.reason),
+                    }
+                },
+            ),
+        }
+    }
+
+    /// The loop of [`Reread::read_at`] for every kind: each input opened
+    /// once, when its first record comes (`open` makes its reader from the
+    /// file, given its name and number, or says why it cannot), and each
+    /// record read from it at its offset by `read`; every failure is
+    /// `found`'s error naming the input.
+    fn each_at<T>(
+        &self,
+        at: &[(u32, u64)],
+        found: &mut dyn FnMut(usize, Result<Record, RowError>),
+        open: impl Fn(io::BufReader<std::fs::File>, &str, u32) -> Result<T, String>,
+        mut read: impl FnMut(&mut T, u64) -> Result<Record, String>,
+    ) {
+        // The input open: its number, name and reader (or why it has none).
+        let mut current: Option<(u32, String, Result<T, String>)> = None;
+        for (k, &(input, offset)) in at.iter().enumerate() {
+            if current.as_ref().is_none_or(|(i, _, _)| *i != input) {
+                let name = display_name(&self.inputs[input as usize]);
+                let reader = std::fs::File::open(&self.inputs[input as usize])
+                    .map_err(|err| format!("cannot open again: {err}"))
+                    .and_then(|file| {
+                        open(io::BufReader::with_capacity(BUFFER, file), &name, input)
+                    });
+                current = Some((input, name, reader));
             }
-            let Some((_, reader, position)) = open.as_mut() else {
+            let Some((_, name, reader)) = current.as_mut() else {
                 continue;
             };
-            // Within the buffer this moves in it; past it, one seek (offsets
-            // of files fit in an i64).
-            if let Err(err) = io::Seek::seek_relative(reader, offset as i64 - *position as i64) {
-                open = None;
-                found(k, Err(fail(format!("cannot read again: {err}"))));
-                continue;
-            }
-            let parser = jsonl::Parser::new(&name(), input, &self.options);
-            let mut lines = Lines::new(&mut *reader, self.options.max_line);
-            let record = match lines.next_line() {
-                None => Err(fail("no record there now (the input is shorter)".into())),
-                Some(Err(err)) => Err(fail(format!("cannot read again: {err}"))),
-                Some(Ok(line)) => parser.parse(line.bytes, 0, offset),
+            let record = match reader {
+                Ok(reader) => read(reader, offset),
+                Err(reason) => Err(reason.clone()),
             };
-            *position = offset + lines.offset;
-            found(k, record);
+            found(
+                k,
+                record.map_err(|reason| RowError {
+                    input: name.clone(),
+                    line: 0,
+                    reason,
+                }),
+            );
         }
     }
 
@@ -539,12 +525,21 @@ pub(crate) struct Line<'a> {
 /// its end without being stored. An I/O error ends the lines (reported as
 /// the next line's error). Also what [`crate::input::vectors`] reads its
 /// rows with, so that a file of points has the records' cap.
+///
+/// A line that lies whole in the reader's buffer (nearly every line: the
+/// buffer is 8–64 KB, records are short) is lent from there, not copied,
+/// and consumed when the next line is asked for; only a line that crosses
+/// the buffer's end is put together in `buf`. Line ends are found with
+/// `memchr` (a vectorised search, several bytes a cycle).
 pub(crate) struct Lines<R: BufRead = Box<dyn BufRead>> {
     reader: R,
     cap: usize,
     buf: Vec<u8>,
     number: u64,
     offset: u64,
+    /// Bytes of the reader's buffer the last line was lent from, consumed
+    /// before the next is read.
+    lent: usize,
     /// Lines that were longer than the cap, so far.
     pub(crate) too_long: u64,
     /// A read failed: the lines end (an I/O error is not retried forever).
@@ -559,6 +554,7 @@ impl<R: BufRead> Lines<R> {
             buf: Vec::new(),
             number: 0,
             offset: 0,
+            lent: 0,
             too_long: 0,
             failed: false,
         }
@@ -569,24 +565,47 @@ impl<R: BufRead> Lines<R> {
         if self.failed {
             return None;
         }
-        self.buf.clear();
+        self.reader.consume(std::mem::take(&mut self.lent));
         let start = self.offset;
+        let (available, newline) = match fill(&mut self.reader, &mut self.failed) {
+            Ok(available) => (available.len(), memchr::memchr(b'\n', available)),
+            Err(err) => return Some(Err(err)),
+        };
+        if available == 0 {
+            return None;
+        }
+        if let Some(at) = newline {
+            // The whole line is in the buffer: lent from there.
+            self.number += 1;
+            self.offset += at as u64 + 1;
+            self.lent = at + 1;
+            let (cap, number) = (self.cap, self.number);
+            let line = match fill(&mut self.reader, &mut self.failed) {
+                Ok(buffer) => &buffer[..at],
+                Err(err) => return Some(Err(err)),
+            };
+            let (bytes, over) = trimmed(line, at + 1 > cap.saturating_add(2), at as u64, cap);
+            self.too_long += u64::from(over);
+            return Some(Ok(Line {
+                number,
+                offset: start,
+                bytes,
+            }));
+        }
+        // The line crosses the buffer's end: put together in `buf`.
+        self.buf.clear();
         let mut length = 0u64;
         let mut over = false;
         let mut ended = false;
         loop {
-            let available = match self.reader.fill_buf() {
+            let available = match fill(&mut self.reader, &mut self.failed) {
                 Ok(available) => available,
-                Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
-                Err(err) => {
-                    self.failed = true;
-                    return Some(Err(err));
-                }
+                Err(err) => return Some(Err(err)),
             };
             if available.is_empty() {
                 break;
             }
-            let (take, newline) = match available.iter().position(|&b| b == b'\n') {
+            let (take, newline) = match memchr::memchr(b'\n', available) {
                 Some(at) => (at + 1, true),
                 None => (available.len(), false),
             };
@@ -605,38 +624,75 @@ impl<R: BufRead> Lines<R> {
                 break;
             }
         }
-        if length == 0 && !ended {
-            return None;
-        }
         self.number += 1;
         self.offset += length;
         let mut content = length;
+        let mut line = &self.buf[..];
         if ended {
             content -= 1;
+            line = line.strip_suffix(b"\n").unwrap_or(line);
         }
-        let bytes = if over {
-            self.too_long += 1;
-            Err(content)
-        } else {
-            let mut line = &self.buf[..];
-            if let Some(rest) = line.strip_suffix(b"\n") {
-                line = rest;
-            }
-            if let Some(rest) = line.strip_suffix(b"\r") {
-                line = rest;
-            }
-            if line.len() > self.cap {
-                self.too_long += 1;
-                Err(line.len() as u64)
-            } else {
-                Ok(line)
-            }
-        };
+        let (bytes, over) = trimmed(line, over, content, self.cap);
+        self.too_long += u64::from(over);
         Some(Ok(Line {
             number: self.number,
             offset: start,
             bytes,
         }))
+    }
+}
+
+impl<R: BufRead + io::Seek> Lines<R> {
+    /// Moves to byte `offset` of the input, where a line starts: within the
+    /// reader's buffer when it holds it (the next candidate is usually near),
+    /// else one seek. Line numbers go on from where they were.
+    pub(crate) fn seek(&mut self, offset: u64) -> io::Result<()> {
+        self.reader.consume(std::mem::take(&mut self.lent));
+        // Offsets of files fit in an i64.
+        let by = offset as i64 - self.offset as i64;
+        if by != 0 {
+            self.reader.seek_relative(by)?;
+        }
+        self.offset = offset;
+        self.failed = false;
+        Ok(())
+    }
+}
+
+/// The reader's buffer, filled if empty (empty at the end); an I/O
+/// error ends [`Lines`] (`failed`).
+fn fill<'r, R: BufRead>(reader: &'r mut R, failed: &mut bool) -> Result<&'r [u8], io::Error> {
+    loop {
+        match reader.fill_buf() {
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+            Err(err) => {
+                *failed = true;
+                return Err(err);
+            }
+            Ok([]) => return Ok(&[]),
+            // The borrow checker cannot yet return this borrow from
+            // inside the loop and retry with `reader` after it: the
+            // buffer is asked for again, which does not read (it holds
+            // bytes).
+            Ok(_) => break,
+        }
+    }
+    reader.fill_buf()
+}
+
+/// A line without its ending (`line` is without its `\n`, `content` its
+/// length with any `\r`), or its length when it is over the cap, and
+/// whether it was (`over`: it was already found longer than the cap plus
+/// an ending of two bytes, and not kept).
+fn trimmed(line: &[u8], over: bool, content: u64, cap: usize) -> (Result<&[u8], u64>, bool) {
+    if over {
+        return (Err(content), true);
+    }
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    if line.len() > cap {
+        (Err(line.len() as u64), true)
+    } else {
+        (Ok(line), false)
     }
 }
 

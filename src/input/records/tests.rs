@@ -52,6 +52,107 @@ fn a_line_longer_than_the_reader_buffer_is_read_past_in_pieces() {
     assert_eq!((second.number, second.bytes), (2, Ok(&b"ok"[..])));
 }
 
+/// Lines of `bytes` through a reader buffer of `capacity` bytes: with a
+/// small one most lines cross its end (put together), with a large one
+/// none do (lent from the buffer).
+fn lines_through(
+    bytes: &[u8],
+    capacity: usize,
+    cap: usize,
+) -> Vec<(u64, u64, Result<Vec<u8>, u64>)> {
+    let reader = std::io::BufReader::with_capacity(capacity, Cursor::new(bytes.to_vec()));
+    let mut lines = Lines::new(reader, cap);
+    let mut out = Vec::new();
+    while let Some(line) = lines.next_line() {
+        let line = line.unwrap();
+        out.push((line.number, line.offset, line.bytes.map(<[u8]>::to_vec)));
+    }
+    out
+}
+
+#[test]
+fn lines_lent_from_the_buffer_are_the_lines_put_together_across_its_end() {
+    // Lines of 0–40 bytes (some over the cap of 24, some ended by CRLF,
+    // some holding a CR), from a fixed LCG, then one without an ending.
+    let mut state = 7u64;
+    let mut next = |m: u64| {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) % m
+    };
+    let mut bytes = Vec::new();
+    let mut expected = Vec::new();
+    for i in 0..2000u64 {
+        let offset = bytes.len() as u64;
+        let mut raw: Vec<u8> = (0..next(41))
+            .map(|_| {
+                if next(50) == 0 {
+                    b'\r'
+                } else {
+                    b'a' + next(26) as u8
+                }
+            })
+            .collect();
+        if next(3) == 0 {
+            raw.push(b'\r');
+        }
+        bytes.extend_from_slice(&raw);
+        bytes.push(b'\n');
+        // The documented cap: a line (before its `\n`) longer than the cap
+        // and a two-byte ending is not kept, and its length is what came
+        // before the `\n`; else its `\r` is dropped and what is left must
+        // fit the cap.
+        let got = if raw.len() > 24 + 1 {
+            Err(raw.len() as u64)
+        } else {
+            let kept = raw.strip_suffix(b"\r").unwrap_or(&raw);
+            if kept.len() > 24 {
+                Err(kept.len() as u64)
+            } else {
+                Ok(kept.to_vec())
+            }
+        };
+        expected.push((i + 1, offset, got));
+    }
+    expected.push((2001, bytes.len() as u64, Ok(b"tail".to_vec())));
+    bytes.extend_from_slice(b"tail");
+    let large = lines_through(&bytes, 1 << 20, 24);
+    for capacity in [1, 2, 7, 64, 1000] {
+        assert_eq!(
+            lines_through(&bytes, capacity, 24),
+            large,
+            "buffer of {capacity}"
+        );
+    }
+    assert_eq!(large, expected);
+}
+
+#[test]
+fn lines_moved_to_an_offset_read_the_line_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("l.txt");
+    let text: String = (0..3000).map(|i| format!("line {i}\n")).collect();
+    std::fs::write(&path, &text).unwrap();
+    let starts: Vec<u64> = text
+        .split_inclusive('\n')
+        .scan(0u64, |at, l| {
+            let here = *at;
+            *at += l.len() as u64;
+            Some(here)
+        })
+        .collect();
+    let file = std::fs::File::open(&path).unwrap();
+    let mut lines = Lines::new(std::io::BufReader::with_capacity(256, file), 100);
+    // Near (within the buffer), the next line, far ahead, and back.
+    for i in [5usize, 6, 9, 2500, 2501, 40, 0, 2999] {
+        lines.seek(starts[i]).unwrap();
+        let line = lines.next_line().unwrap().unwrap();
+        assert_eq!(line.offset, starts[i]);
+        assert_eq!(line.bytes, Ok(format!("line {i}").as_bytes()));
+    }
+}
+
 fn read(
     kind: InputKind,
     inputs: &[(&str, &str)],
