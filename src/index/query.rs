@@ -83,10 +83,7 @@ impl Own<'_> {
 /// `verify` applied to each of `todo`, in order: on this thread when there is
 /// one or they are small in total ([`INLINE_BYTES`]), else on the rayon pool.
 /// The results, and so the output, are the same either way.
-fn each<'d, T: Send>(
-    todo: &[&'d StoredDoc],
-    verify: impl Fn(&'d StoredDoc) -> T + Sync,
-) -> Vec<T> {
+fn each<'d, T: Send>(todo: &[&'d StoredDoc], verify: impl Fn(&'d StoredDoc) -> T + Sync) -> Vec<T> {
     let bytes: u64 = todo.iter().map(|doc| doc.stat.size).sum();
     if todo.len() < 2 || bytes <= INLINE_BYTES {
         todo.iter().map(|&doc| verify(doc)).collect()
