@@ -13,6 +13,26 @@ use crate::index::query::{Answer, Query, QueryOptions};
 use crate::input::read::ReadOptions;
 use crate::pipeline::Verification;
 use crate::progress::{Reporter, Silent};
+use crate::recipe::Recipe;
+use crate::sketch::SketchKind;
+use crate::text::normalize::Normalization;
+use crate::text::shingle::{ShingleKind, Shingler, StopWords};
+
+/// Character 5-shingles, 4 bands × 2 rows: near copies share a band.
+fn recipe() -> Recipe {
+    Recipe {
+        normalization: Normalization {
+            lowercase: true,
+            collapse_whitespace: true,
+            drop_whitespace: false,
+        },
+        shingler: Shingler::new(ShingleKind::Char, 5, StopWords::default()),
+        sketch: SketchKind::Classic,
+        seed: 42,
+        banding: crate::lsh::Banding { bands: 4, rows: 2 },
+        include_binary: false,
+    }
+}
 
 /// The warnings of one lookup, as (path, reason).
 #[derive(Default)]
@@ -62,8 +82,8 @@ fn index_of(dir: &Path, db: &Path, files: &[(&str, &str)]) -> Vec<PathBuf> {
             path
         })
         .collect();
-    let mut index = Index::open_or_create(db, &params(), opts()).unwrap();
-    let recipe = params().recipe().unwrap();
+    let recipe = recipe();
+    let mut index = Index::open_or_create(db, &Params::of(&recipe), opts()).unwrap();
     let add = paths.iter().map(|p| NewDoc::File(p)).collect();
     let added = add_and_remove(
         &mut index,
