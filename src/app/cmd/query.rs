@@ -275,7 +275,9 @@ pub fn run(args: Args) -> Result<i32> {
 
 /// A query document's bytes and, for a file, its device and inode (so that
 /// the lookup need not read it again when it is indexed itself).
-fn read_query(path: &Path) -> Result<(Vec<u8>, Option<(u64, u64)>), String> {
+type QueryDocument = (Vec<u8>, Option<(u64, u64)>);
+
+fn read_query(path: &Path) -> Result<QueryDocument, String> {
     if path.as_os_str() == "-" {
         let mut bytes = Vec::new();
         std::io::stdin()

@@ -103,15 +103,18 @@ fn identity(path: &Path) -> Option<(u64, u64)> {
     Some((meta.dev(), meta.ino()))
 }
 
-/// Matched paths with their similarity and shared count, and the unverified
-/// count, of one lookup (a fresh [`Query`]: it caches what it read).
+/// Matched paths with their similarity and shared count.
+type Matched = Vec<(PathBuf, f64, Option<usize>)>;
+
+/// The matches, the unverified count and the query's shingle count of one
+/// lookup (a fresh [`Query`]: it caches what it read).
 fn ask(
     index: &Index,
     bytes: &[u8],
     identity: Option<(u64, u64)>,
     exact: bool,
     warnings: &Warnings,
-) -> (Vec<(PathBuf, f64, Option<usize>)>, u64, usize) {
+) -> (Matched, u64, usize) {
     let options = QueryOptions {
         threshold: 0.5,
         top: None,
