@@ -54,9 +54,10 @@ const EXACT_BATCH: usize = 64;
 /// Candidate bytes up to which verification re-reads on the calling thread
 /// instead of the rayon pool: handing a few small files to the pool costs
 /// more than reading them (starting its threads, then waking them and waiting
-/// to be woken, each wake-up a wait for a core on a busy machine), and was
-/// most of a typical query's wall time with exact verification
-/// (docs/PERFORMANCE.md, "`query` at a million documents, end to end").
+/// to be woken, each wake-up a wait for a core on a busy machine); it was
+/// what made a typical query's wall time with exact verification about twice
+/// that with signature verification (docs/PERFORMANCE.md, round 6: "`query`
+/// at a million documents, end to end").
 const INLINE_BYTES: u64 = 256 * 1024;
 
 /// What a lookup knows of the query document besides its set: the hash of
