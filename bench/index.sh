@@ -4,7 +4,8 @@
 #   2. re-index with nothing changed (median of 3),
 #   3. re-index with 1 % of the files changed,
 #   4. `scan --db` after that vs a fresh `scan` (same output, checked),
-#   5. `query` latency, one document per process, warm cache,
+#   5. `query` latency, one document per process, warm cache (wall and CPU ms;
+#      bench/index_query.py),
 #   6. database size per document.
 #
 # Usage: bench/index.sh [DIR...]
@@ -122,33 +123,18 @@ if step 4 && [ "${SKIP_SCAN:-0}" != 1 ]; then
 fi
 
 # Query latency: $QUERIES documents (default 25) over 1 KiB, evenly spread over the
-# corpus in path order, each
-# queried 3 times in a row (the first warms the cache); the last run of each
-# counts. With QUERY_BASELINE=BINARY, that binary is timed the same way on the
-# same index, alternating with $BIN query by query (an A/B in one run).
+# corpus in path order, each queried 3 times in a row (the first warms the cache);
+# the last run of each counts: wall and CPU ms per process (bench/index_query.py).
+# With QUERY_BASELINE=BINARY, that binary is timed the same way on the same index,
+# alternating with $BIN query by query (an A/B in one run), and the outputs of the
+# two are compared query by query.
 if step 5; then
-pct() { sort -g | awk -v p="$1" '{a[NR] = $1} END {i = int(p * NR + 0.999999); if (i < 1) i = 1; print a[i]}'; }
 find "${ROOTS[@]}" -type f -size +1k | sort > "$WORK/big.list"
 awk -v n="${QUERIES:-25}" -v total="$(wc -l < "$WORK/big.list")" \
   'BEGIN {step = total / n} NR == int(k * step) + 1 && k < n {print; k++}' "$WORK/big.list" > "$WORK/queries.list"
-bins=("$BIN"); [ -n "${QUERY_BASELINE:-}" ] && bins+=("$QUERY_BASELINE")
 for mode in exact signature; do
-  for b in "${!bins[@]}"; do : > "$WORK/q.$mode.$b"; done
-  while IFS= read -r q; do
-    for b in "${!bins[@]}"; do
-      for run in 1 2 3; do
-        t=$(timed "${bins[$b]}" query "$q" --db "$DB" --verify "$mode")
-        [ "$run" = 3 ] && awk -v t="$t" 'BEGIN {printf "%.1f\n", t * 1000}' >> "$WORK/q.$mode.$b"
-      done
-    done
-  done < "$WORK/queries.list"
-  for b in "${!bins[@]}"; do
-    f=$WORK/q.$mode.$b
-    echo "5. query ($mode verification) ${bins[$b]}, $(wc -l < "$f") documents, ms per process:" \
-      "median $(median < "$f"), p99 $(pct 0.99 < "$f"), max $(sort -g "$f" | tail -1)"
-  done
+  python3 bench/index_query.py "$DB" "$WORK/queries.list" "$mode" "$BIN" ${QUERY_BASELINE:+"$QUERY_BASELINE"}
 done
-echo "   last: $(tail -1 "$WORK/last.err")"
 startup=$(for _ in 1 2 3 4 5; do timed "$BIN" --version; echo; done | median)
 echo "   process start-up alone (simfind --version): $(awk -v s="$startup" 'BEGIN {printf "%.1f", s * 1000}') ms"
 fi

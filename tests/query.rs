@@ -177,3 +177,76 @@ fn identical_candidates_are_checked_by_hash_and_a_changed_one_is_named() {
         assert!(shared < distinct.parse::<usize>().unwrap(), "exact {exact}");
     }
 }
+
+/// Candidates are re-read on the calling thread when they are few and small,
+/// on the thread pool otherwise (issue #22: handing a few small files to the
+/// pool was most of a typical query's wall time). Either way the rows are the
+/// same on one thread and on two, and a candidate changed since it was
+/// indexed is still read, found changed and named: 5 near copies of 9 KB
+/// (re-read on the calling thread) and 40 (360 KB: on the pool), by the LSH
+/// lookup and the exact one.
+#[test]
+fn candidates_few_or_many_give_the_same_rows_on_any_thread_count_and_a_changed_one_is_named() {
+    let a = words(5, 1500);
+    for copies in [5usize, 40] {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("root");
+        for i in 0..copies {
+            let mut copy = a.clone();
+            for w in copy.iter_mut().skip(i).step_by(100) {
+                *w = "zzzzzz".into();
+            }
+            write(&root, &format!("copy{i:02}.txt"), copy.join(" ").as_bytes());
+        }
+        let db = dir.path().join("index.simfind");
+        let out = simfind()
+            .arg("index")
+            .arg(&root)
+            .arg("--db")
+            .arg(&db)
+            .arg("-q")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        // Changed in place after indexing: same inode, other bytes.
+        let changed = root.join("copy03.txt");
+        let mut text = std::fs::read(&changed).unwrap();
+        text[0] = if text[0] == b'q' { b'x' } else { b'q' };
+        std::fs::write(&changed, &text).unwrap();
+        let q = write(dir.path(), "q.txt", a.join(" ").as_bytes());
+        for exact in [false, true] {
+            let runs: Vec<_> = ["1", "2"]
+                .into_iter()
+                .map(|threads| {
+                    let mut cmd = simfind();
+                    cmd.args(["query", "--color", "never", "-t", "0.5", "-j", threads])
+                        .arg("--db")
+                        .arg(&db)
+                        .arg(&q);
+                    if exact {
+                        cmd.arg("--exact");
+                    }
+                    cmd.output().unwrap()
+                })
+                .collect();
+            for out in &runs {
+                let err = stderr(out);
+                assert_eq!(out.status.code(), Some(1), "{copies} exact {exact}: {err}");
+                assert!(
+                    err.contains("copy03.txt: changed since it was indexed"),
+                    "{copies} exact {exact}: {err}"
+                );
+                let matched = util::pair_paths(&out.stdout);
+                assert_eq!(matched.len(), copies - 1, "{copies} exact {exact}");
+                assert!(
+                    matched.iter().all(|(_, b)| !b.ends_with("copy03.txt")),
+                    "{copies} exact {exact}: {matched:?}"
+                );
+            }
+            assert_eq!(
+                runs[0].stdout, runs[1].stdout,
+                "{copies} exact {exact}: -j 1 and -j 2 differ"
+            );
+        }
+    }
+}

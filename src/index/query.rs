@@ -51,6 +51,48 @@ pub struct QueryOptions {
 /// stops soon after its answer is certain.
 const EXACT_BATCH: usize = 64;
 
+/// Candidate bytes up to which verification re-reads on the calling thread
+/// instead of the rayon pool: handing a few small files to the pool costs
+/// more than reading them (starting its threads, then waking them and waiting
+/// to be woken, each wake-up a wait for a core on a busy machine); it was
+/// what made a typical query's wall time with exact verification about twice
+/// that with signature verification (docs/PERFORMANCE.md, round 6: "`query`
+/// at a million documents, end to end").
+const INLINE_BYTES: u64 = 256 * 1024;
+
+/// What a lookup knows of the query document besides its set: the hash of
+/// its bytes and, when they were read from a file, that file's device and
+/// inode.
+#[derive(Clone, Copy)]
+struct Own<'s> {
+    hash: u128,
+    set: &'s [u64],
+    identity: Option<(u64, u64)>,
+}
+
+impl Own<'_> {
+    /// Whether `doc` is the very file the query's bytes were read from, and
+    /// was indexed with those bytes: then its content is the query's and was
+    /// checked by hashing them, so it is not read again.
+    fn is(&self, doc: &StoredDoc) -> bool {
+        self.identity.is_some()
+            && doc.content_hash == self.hash
+            && doc.stat.dev.zip(doc.stat.inode) == self.identity
+    }
+}
+
+/// `verify` applied to each of `todo`, in order: on this thread when there is
+/// one or they are small in total ([`INLINE_BYTES`]), else on the rayon pool.
+/// The results, and so the output, are the same either way.
+fn each<'d, T: Send>(todo: &[&'d StoredDoc], verify: impl Fn(&'d StoredDoc) -> T + Sync) -> Vec<T> {
+    let bytes: u64 = todo.iter().map(|doc| doc.stat.size).sum();
+    if todo.len() < 2 || bytes <= INLINE_BYTES {
+        todo.iter().map(|&doc| verify(doc)).collect()
+    } else {
+        todo.par_iter().map(|&doc| verify(doc)).collect()
+    }
+}
+
 /// One verified match of a query document.
 #[derive(Clone, Debug)]
 pub struct Match {
@@ -157,6 +199,21 @@ impl<'a> Query<'a> {
         options: &QueryOptions,
         reporter: &dyn Reporter,
     ) -> Result<Answer, IndexError> {
+        self.ask_file(bytes, None, options, reporter)
+    }
+
+    /// [`Query::ask`] for bytes read from the file with `identity` (device,
+    /// inode: [`Contents::identity`](crate::input::read::Contents::identity)):
+    /// a candidate that is that very file, indexed with the hash of these
+    /// bytes, is not read again to check it (the query's own file, when it is
+    /// indexed, is its own first candidate).
+    pub fn ask_file(
+        &mut self,
+        bytes: Vec<u8>,
+        identity: Option<(u64, u64)>,
+        options: &QueryOptions,
+        reporter: &dyn Reporter,
+    ) -> Result<Answer, IndexError> {
         if !self.recipe.include_binary && read::looks_binary(&bytes) {
             return Ok(Answer::Binary);
         }
@@ -169,8 +226,13 @@ impl<'a> Query<'a> {
             return Ok(Answer::NoShingles);
         }
         let (signature, keys) = self.recipe.sign(&set);
+        let own = Own {
+            hash: own,
+            set: &set,
+            identity,
+        };
         if options.exact {
-            return self.ask_exact(&set, own, &signature, options, reporter);
+            return self.ask_exact(own, &signature, options, reporter);
         }
         let (candidates, mut docs) = self.index.snapshot(|index| {
             let ids = index.candidates(&keys)?;
@@ -185,7 +247,7 @@ impl<'a> Query<'a> {
             // Only candidates that can still reach the threshold are re-read:
             // re-reading many candidates was a query's slow tail.
             docs.retain(self.reachable(set.len(), &signature, options.threshold));
-            unverified = self.reload(&docs, (own, &set), reporter);
+            unverified = self.reload(&docs, own, reporter);
         }
         let mut matches = Vec::new();
         for doc in docs {
@@ -233,13 +295,13 @@ impl<'a> Query<'a> {
     /// for every document not read yet.
     fn ask_exact(
         &mut self,
-        set: &[u64],
-        own: u128,
+        own: Own<'_>,
         signature: &[u32],
         options: &QueryOptions,
         reporter: &dyn Reporter,
     ) -> Result<Answer, IndexError> {
         let t = options.threshold;
+        let set = own.set;
         let q = set.len() as u64;
         // A superset of the sizes that can reach t (one wider on each side of
         // the float bounds); the exact predicate below decides.
@@ -313,24 +375,21 @@ impl<'a> Query<'a> {
                 }
             }
             let (recipe, read) = (&self.recipe, &self.read);
-            let loaded: Vec<_> = todo
-                .par_iter()
-                .map(|doc| {
-                    let result = if doc.content_hash == own {
-                        same_content(doc, read)
-                            .map(|()| (sets::ratio(set.len(), set.len()), set.len()))
-                    } else {
-                        reload(doc, recipe, read).map(|other| {
-                            let shared = sets::intersection_size(set, &other);
-                            (
-                                sets::ratio(shared, set.len() + other.len() - shared),
-                                shared,
-                            )
-                        })
-                    };
-                    (doc.content_hash, doc.path.as_path(), result)
-                })
-                .collect();
+            let loaded = each(&todo, |doc| {
+                let result = if doc.content_hash == own.hash {
+                    own_content(doc, own, read)
+                        .map(|()| (sets::ratio(set.len(), set.len()), set.len()))
+                } else {
+                    reload(doc, recipe, read).map(|other| {
+                        let shared = sets::intersection_size(set, &other);
+                        (
+                            sets::ratio(shared, set.len() + other.len() - shared),
+                            shared,
+                        )
+                    })
+                };
+                (doc.content_hash, doc.path.as_path(), result)
+            });
             for (hash, path, result) in loaded {
                 let result = result
                     .map_err(|err| {
@@ -413,10 +472,11 @@ impl<'a> Query<'a> {
     }
 
     /// Re-reads each content of `docs` not loaded yet (identical files once),
-    /// in parallel: for a document with many candidates this is the cost.
-    /// The content of `own` (the query's hash and set) is only checked by
-    /// its hash. Returns how many could not be (each warned about).
-    fn reload(&mut self, docs: &[StoredDoc], own: (u128, &[u64]), reporter: &dyn Reporter) -> u64 {
+    /// in parallel when there is much to read ([`each`]): for a document with
+    /// many candidates this is the cost. The content of `own` (the query's
+    /// hash and set) is only checked by its hash ([`own_content`]). Returns
+    /// how many could not be (each warned about).
+    fn reload(&mut self, docs: &[StoredDoc], own: Own<'_>, reporter: &dyn Reporter) -> u64 {
         let mut todo: Vec<&StoredDoc> = Vec::new();
         let mut planned = HashSet::new();
         for doc in docs {
@@ -425,17 +485,14 @@ impl<'a> Query<'a> {
             }
         }
         let (recipe, read) = (&self.recipe, &self.read);
-        let loaded: Vec<_> = todo
-            .par_iter()
-            .map(|doc| {
-                let set = if doc.content_hash == own.0 {
-                    same_content(doc, read).map(|()| own.1.to_vec())
-                } else {
-                    reload(doc, recipe, read)
-                };
-                (doc.content_hash, doc.path.as_path(), set)
-            })
-            .collect();
+        let loaded = each(&todo, |doc| {
+            let set = if doc.content_hash == own.hash {
+                own_content(doc, own, read).map(|()| own.set.to_vec())
+            } else {
+                reload(doc, recipe, read)
+            };
+            (doc.content_hash, doc.path.as_path(), set)
+        });
         let mut failed = 0;
         for (hash, path, result) in loaded {
             let set = result
@@ -473,6 +530,20 @@ fn reload(
 ) -> Result<Vec<u64>, pipeline::ReloadError> {
     let identity = doc.stat.dev.zip(doc.stat.inode);
     pipeline::reload_indexed(&doc.path, identity, doc.content_hash, recipe, read)
+}
+
+/// Whether the file of a stored document whose content hash is the query's
+/// still has that content: known without reading it when it is the query's
+/// own file ([`Own::is`]: its bytes were just hashed), else [`same_content`].
+fn own_content(
+    doc: &StoredDoc,
+    own: Own<'_>,
+    read: &crate::input::read::ReadOptions,
+) -> Result<(), pipeline::ReloadError> {
+    if own.is(doc) {
+        return Ok(());
+    }
+    same_content(doc, read)
 }
 
 /// Whether the file of a stored document whose content hash is the query's

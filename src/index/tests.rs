@@ -93,5 +93,7 @@ mod format;
 #[cfg(unix)]
 mod kill;
 mod locking;
+#[cfg(unix)]
+mod lookup;
 mod snapshot;
 mod storage;

@@ -239,6 +239,8 @@ enum Data {
 struct Snapshot {
     size: u64,
     mtime: (i64, i64),
+    /// Device and inode (never change for an open handle).
+    identity: Option<(u64, u64)>,
 }
 
 impl Snapshot {
@@ -251,9 +253,14 @@ impl Snapshot {
             .ok()
             .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
             .map_or((0, 0), |d| (d.as_secs() as i64, d.subsec_nanos() as i64));
+        #[cfg(unix)]
+        let identity = Some((meta.dev(), meta.ino()));
+        #[cfg(not(unix))]
+        let identity = None;
         Snapshot {
             size: meta.len(),
             mtime,
+            identity,
         }
     }
 }
@@ -286,6 +293,12 @@ impl Contents {
             #[cfg(target_os = "linux")]
             Data::Mapped(_) => true,
         }
+    }
+
+    /// The device and inode of the file read (`None` where the platform has
+    /// none): which file these bytes are, whatever path led to it.
+    pub fn identity(&self) -> Option<(u64, u64)> {
+        self.snapshot.identity
     }
 
     /// After the caller has finished using the bytes: `Err` if the file shrank or

@@ -179,15 +179,15 @@ pub fn run(args: Args) -> Result<i32> {
     let mut csv = csv::WriterBuilder::new().from_writer(&mut sink);
     csv.write_record(PAIRS_HEADER)?;
     for query in &args.files {
-        let bytes = match read_query(query) {
-            Ok(bytes) => bytes,
+        let (bytes, identity) = match read_query(query) {
+            Ok(read) => read,
             Err(reason) => {
                 ui.warn(query, &reason);
                 errors += 1;
                 continue;
             }
         };
-        let (shingles, matches) = match lookup.ask(bytes, &options, &ui)? {
+        let (shingles, matches) = match lookup.ask_file(bytes, identity, &options, &ui)? {
             Answer::Binary => {
                 eprintln!(
                     "simfind: note: {} looks binary and the index skips binary files; no matches \
@@ -273,15 +273,19 @@ pub fn run(args: Args) -> Result<i32> {
     Ok(status)
 }
 
-fn read_query(path: &Path) -> Result<Vec<u8>, String> {
+/// A query document's bytes and, for a file, its device and inode (so that
+/// the lookup need not read it again when it is indexed itself).
+type QueryDocument = (Vec<u8>, Option<(u64, u64)>);
+
+fn read_query(path: &Path) -> Result<QueryDocument, String> {
     if path.as_os_str() == "-" {
         let mut bytes = Vec::new();
         std::io::stdin()
             .lock()
             .read_to_end(&mut bytes)
             .map_err(|e| e.to_string())?;
-        return Ok(bytes);
+        return Ok((bytes, None));
     }
     let contents = read::read_file(path, &ReadOptions::default()).map_err(|e| e.to_string())?;
-    Ok(contents.to_vec())
+    Ok((contents.to_vec(), contents.identity()))
 }
