@@ -61,6 +61,12 @@ pub trait Reporter: Sync {
     /// A file takes no part in pairing for a reason that is not an error
     /// (binary, shorter than one shingle).
     fn note(&self, _path: &Path, _reason: &dyn Display) {}
+    /// Whether [`Reporter::note`] shows anything: a stage may keep what
+    /// only a note would name (the walk, the path kept for a hard link)
+    /// just when it does.
+    fn wants_notes(&self) -> bool {
+        false
+    }
 }
 
 /// A reporter that ignores everything.

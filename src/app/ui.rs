@@ -230,6 +230,10 @@ impl Reporter for Ui {
             self.print(format!("simfind: note: {}: {reason}", path.display()));
         }
     }
+
+    fn wants_notes(&self) -> bool {
+        self.verbose >= 1
+    }
 }
 
 fn bar_style() -> ProgressStyle {

@@ -540,6 +540,10 @@ impl Reporter for Batched<'_> {
     fn note(&self, path: &std::path::Path, reason: &dyn std::fmt::Display) {
         self.inner.note(path, reason);
     }
+
+    fn wants_notes(&self) -> bool {
+        self.inner.wants_notes()
+    }
 }
 
 /// A path's bytes, the order of the index and of the walk.

@@ -15,8 +15,9 @@
 //! - `listed` files (`--files-from`) are taken as given, alongside the roots:
 //!   one that is missing or not a regular file is a problem, named.
 //! - A file with several hard links is kept once, at its first path, and the
-//!   others are counted as hard links (named with the first path in a note),
-//!   unless `hardlinks_as_copies`.
+//!   others are counted as hard links (named with the first path in a note
+//!   when the caller asks: the walk then keeps those paths), unless
+//!   `hardlinks_as_copies`.
 //! - Everything passed over without error is counted in [`WalkSkips`] and, as a
 //!   [`StreamEvent::Skipped`], named for `-v`.
 //! - Files are sorted by their path bytes (as walked: the root's spelling joined
@@ -166,14 +167,15 @@ pub struct WalkEnd {
 }
 
 /// Walks every root; `on_event` hears of each file found and each problem as it
-/// happens. Problems are also returned.
+/// happens. Problems are also returned. `name_hard_links`: as for [`walk_each`].
 pub fn walk(
     roots: &[PathBuf],
     opts: &WalkOptions,
+    name_hard_links: bool,
     mut on_event: impl FnMut(WalkEvent<'_>),
 ) -> Walked {
     let mut files = Vec::new();
-    let end = walk_each(roots, opts, |event| match event {
+    let end = walk_each(roots, opts, name_hard_links, |event| match event {
         StreamEvent::File(file) => {
             on_event(WalkEvent::FileFound);
             files.push(file);
@@ -192,13 +194,18 @@ pub fn walk(
 /// (the order and deduplication of [`walk`]), as soon as that order allows:
 /// while walking, unless symbolic links are followed or roots overlap (see the
 /// module documentation), in which case only after the whole walk.
+///
+/// With `name_hard_links`, each hard link passed over is a
+/// [`StreamEvent::Skipped`] naming the path kept for its file (the walk then
+/// holds those paths); without, hard links are only counted.
 pub fn walk_each(
     roots: &[PathBuf],
     opts: &WalkOptions,
+    name_hard_links: bool,
     mut on_event: impl FnMut(StreamEvent<'_>),
 ) -> WalkEnd {
     let mut end = WalkEnd::default();
-    let mut dedup = Dedup::new(opts.hardlinks_as_copies);
+    let mut dedup = Dedup::new(opts.hardlinks_as_copies, name_hard_links);
     let mut used = vec![false; opts.exclude.as_ref().map_or(0, Excludes::len)];
     match streaming_root_order(roots, opts) {
         Some(order) => {
@@ -243,6 +250,7 @@ pub fn walk_each(
                     .as_bytes()
                     .cmp(b.path.as_os_str().as_bytes())
             });
+            dedup.same_file += drop_repeated_paths(&mut files);
             for (file, nlink) in files {
                 dedup.admit(file, nlink, &mut on_event);
             }
@@ -256,104 +264,124 @@ pub fn walk_each(
     end
 }
 
-/// Keeps each file once, in the order files are offered (sorted by path).
-/// Inode numbers need no strong hash, and the paths of files with several
-/// links are kept in one buffer: a `cp -al` copy has a million of them, and
-/// hashing, allocating and freeing them was a fifth of an unchanged re-index.
+/// Keeps each file once, in the order files are offered (sorted by path,
+/// no path offered twice: see [`drop_repeated_paths`] and
+/// [`streaming_root_order`]), so a file offered again was reached by another
+/// route: a hard link when it has several links, else the same file through
+/// overlapping roots, a bind mount or `-L`.
 struct Dedup {
-    /// Inodes of the files with one link kept so far (see [`Inodes`]).
-    seen: Inodes,
-    /// The kept paths of files with several links, to tell a hard link from
-    /// the same path reached twice, and to name the kept one: ranges of
-    /// `linked_paths`, the first kept path first.
-    linked: HashMap<(u64, u64), Links, FixedState>,
-    linked_paths: Vec<u8>,
+    /// Inodes of the files kept so far (see [`Inodes`]).
+    kept: Inodes,
+    /// The kept path of each file with several links, to name it in its
+    /// hard links' notes; only when someone reads them (`-v`): a snapshot
+    /// tree of a million hard-linked files would hold ~100 MB of them.
+    names: Option<LinkNames>,
     as_copies: bool,
     same_file: u64,
     hard_links: u64,
 }
 
-/// Where the kept paths of one file with several links are in
-/// [`Dedup::linked_paths`]: one, or (with `--hardlinks-as-copies`) more.
-enum Links {
-    One(Range<usize>),
-    Many(Vec<Range<usize>>),
+/// The kept paths of files with several links, in one buffer: a `cp -al`
+/// copy has a million of them, and allocating each was a fifth of an
+/// unchanged re-index.
+#[derive(Default)]
+struct LinkNames {
+    ranges: HashMap<(u64, u64), Range<usize>, FixedState>,
+    bytes: Vec<u8>,
 }
 
-impl Links {
-    fn ranges(&self) -> &[Range<usize>] {
-        match self {
-            Links::One(range) => std::slice::from_ref(range),
-            Links::Many(ranges) => ranges,
-        }
+impl LinkNames {
+    fn keep(&mut self, file: &FileEntry) {
+        let start = self.bytes.len();
+        self.bytes
+            .extend_from_slice(file.path.as_os_str().as_bytes());
+        self.ranges
+            .insert((file.dev, file.ino), start..self.bytes.len());
+    }
+
+    fn kept(&self, file: &FileEntry) -> Option<&Path> {
+        let range = self.ranges.get(&(file.dev, file.ino))?;
+        Some(Path::new(std::ffi::OsStr::from_bytes(
+            &self.bytes[range.clone()],
+        )))
     }
 }
 
 impl Dedup {
-    fn new(as_copies: bool) -> Self {
+    fn new(as_copies: bool, name_hard_links: bool) -> Self {
         Dedup {
-            seen: Inodes::default(),
-            linked: HashMap::default(),
-            linked_paths: Vec::new(),
+            kept: Inodes::default(),
+            names: name_hard_links.then(LinkNames::default),
             as_copies,
             same_file: 0,
             hard_links: 0,
         }
     }
 
-    /// Appends `path` to the buffer of linked paths.
-    fn keep_path(&mut self, path: &Path) -> Range<usize> {
-        let start = self.linked_paths.len();
-        self.linked_paths
-            .extend_from_slice(path.as_os_str().as_bytes());
-        start..self.linked_paths.len()
-    }
-
     fn admit(&mut self, file: FileEntry, nlink: u64, on_event: &mut impl FnMut(StreamEvent<'_>)) {
-        if nlink <= 1 {
-            if self.seen.insert(file.dev, file.ino) {
-                on_event(StreamEvent::File(file));
-            } else {
-                self.same_file += 1;
+        let linked = nlink > 1;
+        if linked && self.as_copies {
+            // Every path of it is a file of its own; no path comes twice.
+            on_event(StreamEvent::File(file));
+        } else if self.kept.insert(file.dev, file.ino) {
+            if linked && let Some(names) = &mut self.names {
+                names.keep(&file);
             }
-            return;
-        }
-        let key = (file.dev, file.ino);
-        let Some(links) = self.linked.get(&key) else {
-            let range = self.keep_path(&file.path);
-            self.linked.insert(key, Links::One(range));
             on_event(StreamEvent::File(file));
-            return;
-        };
-        let paths = &self.linked_paths;
-        let kept = |r: &Range<usize>| Path::new(std::ffi::OsStr::from_bytes(&paths[r.clone()]));
-        // `Path` equality, as before: `dir//x` is `dir/x` reached twice.
-        if links.ranges().iter().any(|r| kept(r) == file.path) {
+        } else if !linked {
             self.same_file += 1;
-        } else if self.as_copies {
-            let range = self.keep_path(&file.path);
-            let links = self.linked.get_mut(&key).expect("looked up above");
-            *links = match std::mem::replace(links, Links::Many(Vec::new())) {
-                Links::One(first) => Links::Many(vec![first, range]),
-                Links::Many(mut ranges) => {
-                    ranges.push(range);
-                    Links::Many(ranges)
-                }
-            };
-            on_event(StreamEvent::File(file));
         } else {
             self.hard_links += 1;
-            let first = kept(&links.ranges()[0]);
-            let note = WalkProblem {
-                reason: format!(
-                    "hard link to {}: counted once (--hardlinks-as-copies to pair them)",
-                    first.display()
-                ),
-                path: file.path,
-            };
-            on_event(StreamEvent::Skipped(&note));
+            if let Some(first) = self.names.as_ref().and_then(|names| names.kept(&file)) {
+                let note = WalkProblem {
+                    reason: format!(
+                        "hard link to {}: counted once (--hardlinks-as-copies to pair them)",
+                        first.display()
+                    ),
+                    path: file.path,
+                };
+                on_event(StreamEvent::Skipped(&note));
+            }
         }
     }
+}
+
+/// Drops from `files` (sorted by path bytes) every path equal, as a
+/// [`Path`], to an earlier one: `dir//x` and `dir/./x` are `dir/x` reached
+/// twice (one root named twice, spelled two ways), which [`Dedup`] must not
+/// take for a hard link. Returns how many were dropped.
+fn drop_repeated_paths(files: &mut Vec<(FileEntry, u64)>) -> u64 {
+    let before = files.len();
+    if files.iter().all(|(f, _)| is_canonical(&f.path)) {
+        // Equal paths are equal bytes, so neighbours in byte order.
+        files.dedup_by(|b, a| a.0.path.as_os_str() == b.0.path.as_os_str());
+    } else {
+        // `Path`'s order compares components, as its equality does; ties
+        // by position keep the first in byte order.
+        let mut order: Vec<usize> = (0..files.len()).collect();
+        order.sort_by(|&a, &b| files[a].0.path.cmp(&files[b].0.path).then(a.cmp(&b)));
+        let mut repeated = vec![false; files.len()];
+        for pair in order.windows(2) {
+            repeated[pair[1]] = files[pair[0]].0.path == files[pair[1]].0.path;
+        }
+        let mut i = 0;
+        files.retain(|_| {
+            i += 1;
+            !repeated[i - 1]
+        });
+    }
+    (before - files.len()) as u64
+}
+
+/// Whether `path`'s bytes are the only spelling of its components (no `//`,
+/// no `.` after the start, no trailing `/`), so that two such paths are
+/// equal as [`Path`]s exactly when their bytes are.
+fn is_canonical(path: &Path) -> bool {
+    let bytes = path.as_os_str().as_bytes();
+    !((bytes.len() > 1 && bytes.ends_with(b"/"))
+        || bytes.ends_with(b"/.")
+        || memchr::memmem::find(bytes, b"//").is_some()
+        || memchr::memmem::find(bytes, b"/./").is_some())
 }
 
 /// The roots in the order that makes their files come out in byte order when
@@ -369,22 +397,41 @@ fn streaming_root_order<'a>(roots: &'a [PathBuf], opts: &WalkOptions) -> Option<
     if opts.follow_links || !opts.listed.is_empty() {
         return None;
     }
-    let mut keyed: Vec<(Vec<u8>, &Path)> = roots
-        .iter()
-        .map(|root| {
-            let mut key = root.as_os_str().as_bytes().to_vec();
-            // A root that cannot be read yields no files: its place is free.
-            if std::fs::metadata(root).is_ok_and(|m| m.is_dir()) && !key.ends_with(b"/") {
+    // Each root's key as spelled (for the order) and with its components
+    // spelled one way (`a//b/./c` as `a/b/c`): roots whose second keys
+    // overlap would give one `Path` twice, spelled two ways.
+    let mut keyed: Vec<(Vec<u8>, &Path)> = Vec::with_capacity(roots.len());
+    let mut canonical: Vec<Vec<u8>> = Vec::with_capacity(roots.len());
+    for root in roots {
+        // A root that cannot be read yields no files: its place is free.
+        let is_dir = std::fs::metadata(root).is_ok_and(|m| m.is_dir());
+        let key = |path: &Path| {
+            let mut key = path.as_os_str().as_bytes().to_vec();
+            if is_dir && !key.ends_with(b"/") {
                 key.push(b'/');
             }
-            (key, root.as_path())
-        })
-        .collect();
+            key
+        };
+        keyed.push((key(root), root.as_path()));
+        canonical.push(key(&root.components().collect::<PathBuf>()));
+    }
     keyed.sort();
-    if keyed.windows(2).any(|w| w[1].0.starts_with(&w[0].0)) {
+    canonical.sort();
+    if overlapping(keyed.iter().map(|(key, _)| key)) || overlapping(&canonical) {
         return None;
     }
     Some(keyed.into_iter().map(|(_, root)| root).collect())
+}
+
+/// Whether one of the sorted `keys` is a prefix of the next (so of the
+/// paths that follow it).
+fn overlapping<'a>(keys: impl IntoIterator<Item = &'a Vec<u8>>) -> bool {
+    let mut previous: Option<&Vec<u8>> = None;
+    keys.into_iter().any(|key| {
+        let overlaps = previous.is_some_and(|p| key.starts_with(p));
+        previous = Some(key);
+        overlaps
+    })
 }
 
 /// Orders the entries of one directory so that a depth-first walk visits

@@ -139,7 +139,7 @@ pub fn walk_files(
     stats: &mut ScanStats,
 ) -> Vec<FileEntry> {
     reporter.begin(Stage::Walk, None);
-    let walked = walk::walk(&config.roots, &config.walk, |event| match event {
+    let walked = walk::walk(&config.roots, &config.walk, reporter.wants_notes(), |event| match event {
         WalkEvent::FileFound => reporter.advance(1),
         WalkEvent::Problem(p) => reporter.warn(&p.path, &p.reason),
         WalkEvent::Skipped(p) => reporter.note(&p.path, &p.reason),

@@ -240,7 +240,7 @@ fn walk_in_batches(
     let mut batch = Vec::with_capacity(BATCH);
     // False once no worker listens (one panicked; the scan is over).
     let mut open = true;
-    let end = walk::walk_each(&config.roots, &config.walk, |event| match event {
+    let end = walk::walk_each(&config.roots, &config.walk, reporter.wants_notes(), |event| match event {
         StreamEvent::File(file) => {
             files += 1;
             bytes += file.size;

@@ -35,7 +35,7 @@ fn reference(roots: &[PathBuf], opts: &WalkOptions) -> Vec<PathBuf> {
 
 fn streamed(roots: &[PathBuf], opts: &WalkOptions) -> (Vec<PathBuf>, WalkEnd) {
     let mut files = Vec::new();
-    let end = walk_each(roots, opts, |event| {
+    let end = walk_each(roots, opts, true, |event| {
         if let StreamEvent::File(file) = event {
             files.push(file.path);
         }
@@ -250,7 +250,7 @@ fn walked_metadata_is_what_a_stat_of_the_whole_path_says() {
 /// Every event of a walk, in order, with the metadata of each file.
 fn events(roots: &[PathBuf], opts: &WalkOptions) -> (Vec<String>, WalkSkips, usize) {
     let mut log = Vec::new();
-    let end = walk_each(roots, opts, |event| {
+    let end = walk_each(roots, opts, true, |event| {
         log.push(match event {
             StreamEvent::File(f) => format!(
                 "file {} {} {:?} {} {}",
@@ -337,5 +337,103 @@ fn parallel_stat_hands_over_what_the_walk_on_one_thread_does() {
             });
             assert_eq!(batched, alone, "-L {follow_links}, {threads} threads");
         }
+    }
+}
+
+/// A path is canonical exactly when its bytes are its components' one
+/// spelling, the premise of [`drop_repeated_paths`]'s fast way.
+#[test]
+fn canonical_paths_are_their_components_spelled_once() {
+    let spellings = [
+        "/", "/a", "a", "a/b", "./a", ".", "..", "../a", "a/..", "a/.b", "a/b.", ".a/b", "a/",
+        "a//b", "//a", "a/./b", "/./a", "a/.", "/.", "./", ".//a", "a/b/", "a/./", "./.",
+    ];
+    for spelling in spellings {
+        let path = Path::new(spelling);
+        let one_spelling: PathBuf = path.components().collect();
+        assert_eq!(
+            is_canonical(path),
+            one_spelling.as_os_str().as_bytes() == spelling.as_bytes(),
+            "{spelling:?} is {one_spelling:?}"
+        );
+    }
+}
+
+/// Paths equal as `Path`s are one file reached twice, dropped whichever
+/// way they are spelled, the first in byte order kept.
+#[test]
+fn repeated_paths_are_dropped_keeping_the_first_in_byte_order() {
+    let entry = |path: &str| {
+        (
+            FileEntry {
+                path: PathBuf::from(path),
+                size: 0,
+                modified: None,
+                dev: 1,
+                ino: path.len() as u64,
+            },
+            2,
+        )
+    };
+    for (paths, kept) in [
+        (&["a/x", "a/x", "a/y"][..], &["a/x", "a/y"][..]),
+        (&["a//x", "a/./x", "a/x", "a/y", "b/x"], &["a/./x", "a/y", "b/x"]),
+        (&["a/x", "a/y/", "a/y"], &["a/x", "a/y"]),
+    ] {
+        let mut files: Vec<_> = paths.iter().map(|p| entry(p)).collect();
+        files.sort_by(|(a, _), (b, _)| a.path.as_os_str().cmp(b.path.as_os_str()));
+        let dropped = drop_repeated_paths(&mut files);
+        let left: Vec<_> = files.iter().map(|(f, _)| f.path.to_str().unwrap()).collect();
+        assert_eq!(left, kept, "{paths:?}");
+        assert_eq!(dropped as usize, paths.len() - kept.len());
+    }
+}
+
+/// One directory named by two roots spelled differently (`A/./sub` and
+/// `A/sub`, which stream in neither order, and `A//sub` beside `A`): its
+/// files are the same files reached again, not hard links of themselves,
+/// whether or not hard links are named; a real hard link is counted either
+/// way, and named only when asked.
+#[test]
+fn a_directory_spelled_two_ways_gives_no_hard_links_of_itself() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    fs::create_dir_all(t.join("A/sub")).unwrap();
+    for name in ["x", "y", "z"] {
+        fs::write(t.join("A/sub").join(name), name).unwrap();
+    }
+    fs::hard_link(t.join("A/sub/x"), t.join("A/sub/x-link")).unwrap();
+    let root = |spelling: &str| PathBuf::from(format!("{}/{spelling}", t.display()));
+    for (roots, kept, again) in [
+        (vec![root("A/./sub"), root("A/sub")], 3, 4),
+        (vec![root("A"), root("A//sub")], 3, 4),
+        (vec![root("A/sub")], 3, 0),
+    ] {
+        let opts = WalkOptions::default();
+        let (named, named_skips, _) = events(&roots, &opts);
+        let mut counted = Vec::new();
+        let end = walk_each(&roots, &opts, false, |event| {
+            counted.push(match event {
+                StreamEvent::File(f) => format!("file {}", f.path.display()),
+                StreamEvent::Problem(p) => format!("problem {}", p.path.display()),
+                StreamEvent::Skipped(p) => format!("skipped {}", p.path.display()),
+            })
+        });
+        let files = |log: &[String]| {
+            log.iter()
+                .filter(|e| e.starts_with("file"))
+                .map(|e| e.split(' ').nth(1).unwrap().to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(files(&named), files(&counted), "{roots:?}");
+        assert_eq!(files(&counted).len(), kept, "{roots:?}: {counted:?}");
+        assert_eq!(named_skips, end.skips, "{roots:?}");
+        assert_eq!((end.skips.same_file, end.skips.hard_links), (again, 1), "{roots:?}");
+        let link_notes = |log: &[String]| log.iter().filter(|e| e.contains("hard link")).count();
+        assert_eq!(link_notes(&named), 1, "{named:?}");
+        assert!(
+            counted.iter().all(|e| !e.starts_with("skipped")),
+            "{counted:?}"
+        );
     }
 }
