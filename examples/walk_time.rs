@@ -39,7 +39,9 @@ fn main() {
             ignore_files,
             ..WalkOptions::default()
         };
-        best(name, || walk::walk(&roots, &opts, false, |_| {}).files.len());
+        best(name, || {
+            walk::walk(&roots, &opts, false, |_| {}).files.len()
+        });
     }
     best("ignore::WalkBuilder sequential (walk order)", || {
         ignore::WalkBuilder::new(&root)

@@ -243,7 +243,10 @@ fn hard_links_are_counted_once_named_with_v_or_kept_as_copies() {
     // Without -v the walk keeps no paths to name them, and counts the same.
     let quiet = run_in(d, &["scan", "hl", "-t", "0.9"], b"");
     let quiet_err = stderr(&quiet);
-    assert!(quiet_err.contains("1 hard link counted once"), "{quiet_err}");
+    assert!(
+        quiet_err.contains("1 hard link counted once"),
+        "{quiet_err}"
+    );
     assert!(!quiet_err.contains("note:"), "{quiet_err}");
     assert_eq!(quiet.stdout, out.stdout);
     let out = run_in(

@@ -139,11 +139,16 @@ pub fn walk_files(
     stats: &mut ScanStats,
 ) -> Vec<FileEntry> {
     reporter.begin(Stage::Walk, None);
-    let walked = walk::walk(&config.roots, &config.walk, reporter.wants_notes(), |event| match event {
-        WalkEvent::FileFound => reporter.advance(1),
-        WalkEvent::Problem(p) => reporter.warn(&p.path, &p.reason),
-        WalkEvent::Skipped(p) => reporter.note(&p.path, &p.reason),
-    });
+    let walked = walk::walk(
+        &config.roots,
+        &config.walk,
+        reporter.wants_notes(),
+        |event| match event {
+            WalkEvent::FileFound => reporter.advance(1),
+            WalkEvent::Problem(p) => reporter.warn(&p.path, &p.reason),
+            WalkEvent::Skipped(p) => reporter.note(&p.path, &p.reason),
+        },
+    );
     reporter.end(Stage::Walk);
     stats.errors += walked.problems.len() as u64;
     stats.walk_skips = walked.skips;

@@ -240,25 +240,30 @@ fn walk_in_batches(
     let mut batch = Vec::with_capacity(BATCH);
     // False once no worker listens (one panicked; the scan is over).
     let mut open = true;
-    let end = walk::walk_each(&config.roots, &config.walk, reporter.wants_notes(), |event| match event {
-        StreamEvent::File(file) => {
-            files += 1;
-            bytes += file.size;
-            if mode.load() == Mode::Pending && method_known(config, files, bytes).is_some() {
-                signing.set_mode(Mode::Sign);
+    let end = walk::walk_each(
+        &config.roots,
+        &config.walk,
+        reporter.wants_notes(),
+        |event| match event {
+            StreamEvent::File(file) => {
+                files += 1;
+                bytes += file.size;
+                if mode.load() == Mode::Pending && method_known(config, files, bytes).is_some() {
+                    signing.set_mode(Mode::Sign);
+                }
+                docs.push(&file);
+                batch.push(file);
+                if batch.len() == BATCH {
+                    let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
+                    open = open && send(Batch::new(first, full));
+                    first = u32::try_from(files)
+                        .expect("document ids are 32-bit: fewer than 2^32 files");
+                }
             }
-            docs.push(&file);
-            batch.push(file);
-            if batch.len() == BATCH {
-                let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
-                open = open && send(Batch::new(first, full));
-                first =
-                    u32::try_from(files).expect("document ids are 32-bit: fewer than 2^32 files");
-            }
-        }
-        StreamEvent::Problem(p) => reporter.warn(&p.path, &p.reason),
-        StreamEvent::Skipped(p) => reporter.note(&p.path, &p.reason),
-    });
+            StreamEvent::Problem(p) => reporter.warn(&p.path, &p.reason),
+            StreamEvent::Skipped(p) => reporter.note(&p.path, &p.reason),
+        },
+    );
     let mut decision = choose_method(config, files, bytes);
     if mode.load() == Mode::Sign && decision.method == Method::Exact {
         // `method_known` chose LSH on part of the walk, so the rest was signed

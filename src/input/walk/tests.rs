@@ -377,13 +377,19 @@ fn repeated_paths_are_dropped_keeping_the_first_in_byte_order() {
     };
     for (paths, kept) in [
         (&["a/x", "a/x", "a/y"][..], &["a/x", "a/y"][..]),
-        (&["a//x", "a/./x", "a/x", "a/y", "b/x"], &["a/./x", "a/y", "b/x"]),
+        (
+            &["a//x", "a/./x", "a/x", "a/y", "b/x"],
+            &["a/./x", "a/y", "b/x"],
+        ),
         (&["a/x", "a/y/", "a/y"], &["a/x", "a/y"]),
     ] {
         let mut files: Vec<_> = paths.iter().map(|p| entry(p)).collect();
         files.sort_by(|(a, _), (b, _)| a.path.as_os_str().cmp(b.path.as_os_str()));
         let dropped = drop_repeated_paths(&mut files);
-        let left: Vec<_> = files.iter().map(|(f, _)| f.path.to_str().unwrap()).collect();
+        let left: Vec<_> = files
+            .iter()
+            .map(|(f, _)| f.path.to_str().unwrap())
+            .collect();
         assert_eq!(left, kept, "{paths:?}");
         assert_eq!(dropped as usize, paths.len() - kept.len());
     }
@@ -428,7 +434,11 @@ fn a_directory_spelled_two_ways_gives_no_hard_links_of_itself() {
         assert_eq!(files(&named), files(&counted), "{roots:?}");
         assert_eq!(files(&counted).len(), kept, "{roots:?}: {counted:?}");
         assert_eq!(named_skips, end.skips, "{roots:?}");
-        assert_eq!((end.skips.same_file, end.skips.hard_links), (again, 1), "{roots:?}");
+        assert_eq!(
+            (end.skips.same_file, end.skips.hard_links),
+            (again, 1),
+            "{roots:?}"
+        );
         let link_notes = |log: &[String]| log.iter().filter(|e| e.contains("hard link")).count();
         assert_eq!(link_notes(&named), 1, "{named:?}");
         assert!(
