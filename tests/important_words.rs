@@ -62,6 +62,22 @@ fn records_are_compared_by_their_words_of_highest_tf_idf() {
         pairs(&["--shingle", "word", "-k", "1", "-t", "0.3"]),
         vec![row("a", "b", "0.500000"), row("c", "d", "0.333333")]
     );
+    // The summary says what was compared.
+    let out = run(&[
+        "scan",
+        "--input",
+        "jsonl",
+        CORPUS,
+        "--important-words",
+        "2",
+        "-t",
+        "0.3",
+    ]);
+    assert!(
+        stderr(&out).contains("(each record's 2 most important words of text)"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
@@ -102,10 +118,25 @@ fn important_words_refuses_what_it_cannot_rank() {
             ][..],
             "at least 1",
         ),
+        (
+            &[
+                "sign",
+                "--important-words",
+                "2",
+                "tests/data/mmds",
+                "--out",
+                "never-written",
+            ][..],
+            "--important-words applies to scan",
+        ),
     ] {
         let out = run(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(stderr(&out).contains(says), "{args:?}: {}", stderr(&out));
         assert!(out.stdout.is_empty());
     }
+    assert!(!std::path::Path::new("never-written").exists());
+    // sign takes the record options, but does not offer this one.
+    let help = util::stdout(&run(&["sign", "--help"]));
+    assert!(help.contains("--input") && !help.contains("--important-words"));
 }

@@ -283,6 +283,12 @@ fn output_options_are_a_file_scans() {
     std::fs::remove_file(parent.join("run.json")).unwrap();
     assert_eq!(summary["files"], 41, "{summary}");
     assert_eq!(summary["identical_files"], 4, "{summary}");
+    assert_eq!(summary["shingles"]["important_words"], 5, "{summary}");
+    assert!(
+        stderr(&to_file).contains("(each file's 5 most important words, "),
+        "{}",
+        stderr(&to_file)
+    );
     let stages = &summary["seconds"]["stages"];
     assert!(
         stages["count"].is_number() && stages["sign"].is_number(),

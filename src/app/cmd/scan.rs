@@ -355,7 +355,8 @@ pub fn run(args: Args) -> Result<i32> {
                 &outcome,
                 &config,
                 (threshold_source, matching.min_recall, missed),
-                seconds
+                seconds,
+                args.input.important_words,
             )
         );
     }
@@ -369,6 +370,7 @@ pub fn run(args: Args) -> Result<i32> {
         summary_json,
         (threshold_source, args.matching.min_recall, missed),
         (seconds, &ui),
+        args.input.important_words,
     )
 }
 
@@ -399,8 +401,14 @@ fn html_run(
     }
     dedupe.push("--from-list simfind-removal.nul".to_string());
     html::Run {
-        summary_line: summary(outcome, config, threshold, seconds),
-        fields: summary_fields(outcome, config, threshold),
+        summary_line: summary(
+            outcome,
+            config,
+            threshold,
+            seconds,
+            args.input.important_words,
+        ),
+        fields: summary_fields(outcome, config, threshold, args.input.important_words),
         bands: config.recipe.banding.bands,
         rows: config.recipe.banding.rows,
         threshold: config.threshold,
@@ -423,6 +431,7 @@ fn summary_fields(
     outcome: &ScanOutcome,
     config: &ScanConfig,
     (source, min_recall, missed): (ThresholdSource, f64, Option<f64>),
+    important_words: Option<usize>,
 ) -> serde_json::Map<String, serde_json::Value> {
     use serde_json::json;
     let s = &outcome.stats;
@@ -454,6 +463,7 @@ fn summary_fields(
         "shingles": {
             "kind": config.recipe.shingler.kind().name(),
             "k": config.recipe.shingler.k(),
+            "important_words": important_words,
         },
         "threshold": {
             "value": config.threshold,
@@ -511,6 +521,7 @@ fn summary(
     config: &ScanConfig,
     (source, min_recall, missed): (ThresholdSource, f64, Option<f64>),
     seconds: f64,
+    important_words: Option<usize>,
 ) -> String {
     let s = &outcome.stats;
     let mut skipped = Vec::new();
@@ -584,7 +595,7 @@ fn summary(
     };
     format!(
         "simfind: {}, {:.1} MB in {:.2} s ({:.1} MB/s); not paired: {}; {}, \
-         {}; {}; {} with similarity ≥ {} ({} {}-shingles, {} bands × {} rows, {} verification)",
+         {}; {}; {} with similarity ≥ {} ({}, {} bands × {} rows, {} verification)",
         plural(s.files, "file", "files"),
         s.bytes as f64 / 1e6,
         seconds,
@@ -599,8 +610,17 @@ fn summary(
         candidates,
         plural(s.pairs, "pair", "pairs"),
         threshold,
-        config.recipe.shingler.k(),
-        config.recipe.shingler.kind().name(),
+        match important_words {
+            Some(n) => format!(
+                "each file's {}",
+                plural(n as u64, "most important word", "most important words")
+            ),
+            None => format!(
+                "{} {}-shingles",
+                config.recipe.shingler.k(),
+                config.recipe.shingler.kind().name()
+            ),
+        },
         config.recipe.banding.bands,
         config.recipe.banding.rows,
         match config.verification {
@@ -626,6 +646,7 @@ fn finish(
     summary_json: Option<summary::SummaryJson>,
     threshold: (ThresholdSource, f64, Option<f64>),
     (seconds, ui): (f64, &Ui),
+    important_words: Option<usize>,
 ) -> Result<i32> {
     let status = if outcome.stats.errors > 0 {
         exit::PARTIAL
@@ -634,7 +655,7 @@ fn finish(
     };
     let status = report.exit_status(status, reported);
     if let Some(out) = summary_json {
-        let mut fields = summary_fields(outcome, config, threshold);
+        let mut fields = summary_fields(outcome, config, threshold, important_words);
         fields.extend(reported.json());
         fields.insert(
             "seconds".into(),

@@ -59,6 +59,8 @@ bits), keyed by id like records; the family and query are in the metadata
 /// files whose root-relative path hashes to I, so N machines sign one share.
 #[derive(clap::Args, Debug)]
 #[command(after_help = args::after_help(EXAMPLES, args::EXIT_STATUS_SIGN))]
+// The record input options are scan's; sign refuses this one (it keeps every word).
+#[command(mut_arg("important_words", |arg| arg.hide(true)))]
 pub struct Args {
     /// Directories to sign (a file is signed as itself); optional with --files-from.
     /// With --input jsonl|csv|tsv|sets: files of records (each record signed whole, or

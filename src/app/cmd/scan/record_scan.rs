@@ -122,6 +122,12 @@ pub(super) fn run(args: Args) -> Result<i32> {
         let s = &outcome.stats;
         let shingles = if kind == InputKind::Sets {
             "whole tokens".to_string()
+        } else if let Some(n) = args.input.important_words {
+            format!(
+                "each record's {} of {}",
+                plural(n as u64, "most important word", "most important words"),
+                fields_used
+            )
         } else {
             format!(
                 "{} {}-shingles of {}{}",
@@ -163,5 +169,6 @@ pub(super) fn run(args: Args) -> Result<i32> {
         summary_json,
         (threshold_source, args.matching.min_recall, None),
         (seconds, &ui),
+        args.input.important_words,
     )
 }
