@@ -287,6 +287,46 @@ fn bad_arguments_are_refused_before_any_work() {
             "--weights gives 3 weights for 2 fields (name,city)",
         ),
         (
+            &[
+                "sign",
+                "--input",
+                "csv",
+                "r.csv",
+                "--per-field",
+                "--weights",
+                "1,2,3",
+                "--out",
+                "signed",
+            ],
+            "--weights gives 3 weights for 2 fields (name,city)",
+        ),
+        (
+            &[
+                "scan",
+                "--input",
+                "csv",
+                "r.csv",
+                "--per-field",
+                "--candidate-fields",
+                "town",
+            ],
+            "--candidate-fields names 'town', which is not a field (name,city)",
+        ),
+        (
+            &[
+                "sign",
+                "--input",
+                "csv",
+                "r.csv",
+                "--per-field",
+                "--candidate-fields",
+                "town",
+                "--out",
+                "signed",
+            ],
+            "--candidate-fields names 'town', which is not a field (name,city)",
+        ),
+        (
             &["scan", "--input", "csv", "r.csv", "--id-column", "key"],
             "no column 'key' in the header (id,name,city)",
         ),
@@ -299,6 +339,7 @@ fn bad_arguments_are_refused_before_any_work() {
         assert_eq!(code(&out), 2, "{args:?}: {}", stderr(&out));
         assert!(stderr(&out).contains(message), "{args:?}: {}", stderr(&out));
         assert!(out.stdout.is_empty(), "{args:?}");
+        assert!(!dir.path().join("signed").exists(), "{args:?}");
     }
 }
 

@@ -679,3 +679,24 @@ pub fn records(
     };
     Ok((options, record))
 }
+
+/// Checks `--weights` and `--candidate-fields` against the `fields` the
+/// record inputs turned out to have (known only once they are read), before
+/// anything is written.
+pub fn check_record_fields(record: &RecordConfig, fields: &[String]) -> Result<()> {
+    if record.per_field && !record.weights.is_empty() && record.weights.len() != fields.len() {
+        bail!(
+            "--weights gives {} weights for {} fields ({})",
+            record.weights.len(),
+            fields.len(),
+            fields.join(",")
+        );
+    }
+    if let Some(unknown) = record.candidate_fields.iter().find(|f| !fields.contains(f)) {
+        bail!(
+            "--candidate-fields names '{unknown}', which is not a field ({})",
+            fields.join(",")
+        );
+    }
+    Ok(())
+}

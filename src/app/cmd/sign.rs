@@ -292,24 +292,7 @@ fn run_records(args: Args) -> Result<i32> {
         _ => anyhow!("{err} (--skip-bad-rows skips such rows with a warning)"),
     })?;
     // Checked as scan --per-field checks them, before anything is written.
-    if record.per_field && !record.weights.is_empty() && record.weights.len() != all.fields.len() {
-        bail!(
-            "--weights gives {} weights for {} fields ({})",
-            record.weights.len(),
-            all.fields.len(),
-            all.fields.join(",")
-        );
-    }
-    if let Some(unknown) = record
-        .candidate_fields
-        .iter()
-        .find(|f| !all.fields.contains(f))
-    {
-        bail!(
-            "--candidate-fields names '{unknown}', which is not a field ({})",
-            all.fields.join(",")
-        );
-    }
+    config::check_record_fields(&record, &all.fields)?;
     let per_field = record.per_field.then(|| exchange::PerField {
         names: all.fields.clone(),
         weights: record.weights.clone(),

@@ -87,27 +87,7 @@ pub(super) fn run(args: Args) -> Result<i32> {
     })?;
     let normalization = config.recipe.normalization;
     crate::app::important::apply(&mut records, args.input.important_words, normalization);
-    if record.per_field
-        && !record.weights.is_empty()
-        && record.weights.len() != records.fields.len()
-    {
-        bail!(
-            "--weights gives {} weights for {} fields ({})",
-            record.weights.len(),
-            records.fields.len(),
-            records.fields.join(",")
-        );
-    }
-    if let Some(unknown) = record
-        .candidate_fields
-        .iter()
-        .find(|f| !records.fields.contains(f))
-    {
-        bail!(
-            "--candidate-fields names '{unknown}', which is not a field ({})",
-            records.fields.join(",")
-        );
-    }
+    config::check_record_fields(&record, &records.fields)?;
     let fields_used = records.fields.join(",");
     let RecordOutcome {
         mut outcome,
