@@ -40,6 +40,23 @@ fn query(q: &Path, db: &Path, threshold: &str) -> std::process::Output {
         .unwrap()
 }
 
+/// Indexes `root` into `dir/index.simfind` (with `extra` options) and
+/// returns the database's path.
+fn index(dir: &Path, root: &Path, extra: &[&str]) -> std::path::PathBuf {
+    let db = dir.join("index.simfind");
+    let out = simfind()
+        .arg("index")
+        .arg(root)
+        .arg("--db")
+        .arg(&db)
+        .arg("-q")
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    db
+}
+
 #[test]
 fn query_rereads_only_candidates_that_can_reach_the_threshold() {
     let dir = tempfile::tempdir().unwrap();
@@ -59,16 +76,7 @@ fn query_rereads_only_candidates_that_can_reach_the_threshold() {
     for (name, text) in [("a.txt", &a), ("b.txt", &b), ("c.txt", &c), ("d.txt", &d)] {
         write(&root, name, text.join(" ").as_bytes());
     }
-    let db = dir.path().join("index.simfind");
-    let out = simfind()
-        .arg("index")
-        .arg(&root)
-        .arg("--db")
-        .arg(&db)
-        .args(["-q", "-b", "100", "-r", "2"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
+    let db = index(dir.path(), &root, &["-b", "100", "-r", "2"]);
     let q = write(dir.path(), "q.txt", a.join(" ").as_bytes());
     std::fs::remove_file(root.join("c.txt")).unwrap();
     std::fs::remove_file(root.join("d.txt")).unwrap();
@@ -112,16 +120,7 @@ fn identical_candidates_are_checked_by_hash_and_a_changed_one_is_named() {
     write(&root, "a.txt", text.as_bytes());
     write(&root, "b.txt", b.join(" ").as_bytes());
     write(&root, "e.txt", e.as_bytes());
-    let db = dir.path().join("index.simfind");
-    let out = simfind()
-        .arg("index")
-        .arg(&root)
-        .arg("--db")
-        .arg(&db)
-        .arg("-q")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
+    let db = index(dir.path(), &root, &[]);
     // e.txt changes after indexing, keeping its size and inode; its query is
     // its text as indexed.
     let changed = format!("q{}", &e[1..]);
@@ -198,16 +197,7 @@ fn candidates_few_or_many_give_the_same_rows_on_any_thread_count_and_a_changed_o
             }
             write(&root, &format!("copy{i:02}.txt"), copy.join(" ").as_bytes());
         }
-        let db = dir.path().join("index.simfind");
-        let out = simfind()
-            .arg("index")
-            .arg(&root)
-            .arg("--db")
-            .arg(&db)
-            .arg("-q")
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", stderr(&out));
+        let db = index(dir.path(), &root, &[]);
         // Changed in place after indexing: same inode, other bytes.
         let changed = root.join("copy03.txt");
         let mut text = std::fs::read(&changed).unwrap();
