@@ -19,9 +19,12 @@
 use std::path::Path;
 use std::process::Command;
 
+// `mark_shared_data`, shared with crates/core/build.rs.
+include!("build/shared_data.rs");
+
 fn main() {
     identify_build();
-    mark_shared_data();
+    mark_shared_data(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data"));
     mark_engines();
 }
 
@@ -56,26 +59,6 @@ fn mark_engines() {
             "cargo::warning={what} not installed: its tests are ignored (bash scripts/setup-engines.sh installs it)"
         );
     }
-}
-
-fn mark_shared_data() {
-    println!("cargo::rustc-check-cfg=cfg(no_shared_data)");
-    println!("cargo::rerun-if-env-changed=CI");
-    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
-    println!("cargo::rerun-if-changed={}", data.display());
-    if data.is_dir() {
-        return;
-    }
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!(
-            "CI=true but {} is missing: the corpus tests must run under CI",
-            data.display()
-        );
-    }
-    println!("cargo::rustc-cfg=no_shared_data");
-    println!(
-        "cargo::warning=../shared/data is absent: the corpus tests are ignored (they run where it exists, and CI requires it)"
-    );
 }
 
 /// Sets `SIMFIND_GIT_COMMIT`, `SIMFIND_FEATURES` and `SIMFIND_TARGET`.

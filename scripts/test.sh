@@ -6,4 +6,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-engines.sh
-SIMFIND_ENGINES=required cargo test --release "$@"
+SIMFIND_ENGINES=required cargo test --profile release-tests --workspace "$@"

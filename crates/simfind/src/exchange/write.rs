@@ -22,8 +22,8 @@ use super::{
     ExchangeError, FORMAT_VERSION, KEY_FORMAT, KEY_KIND, KEY_SHARD, KEY_SIGNATURE_LEN, KEY_TABLE,
     ROW_GROUP_ROWS, Shard, recipe_metadata,
 };
-use crate::index::Params;
 use crate::lsh::{self, Banding};
+use crate::params::Params;
 
 /// Key of the run that wrote a shard: its three files carry the same one, so
 /// a reader can tell a shard's files from a mix of two runs.

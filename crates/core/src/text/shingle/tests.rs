@@ -373,8 +373,8 @@ proptest! {
 fn shingles_equal_oracles_on_debian_docs() {
     // Real mostly-ASCII text: every 8th file of the corpus, normalised as
     // a scan does (a few MB; well under a second in release).
-    let root =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/debian-docs/files");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/data/debian-docs/files");
     let mut paths = Vec::new();
     let mut dirs = vec![root];
     while let Some(dir) = dirs.pop() {

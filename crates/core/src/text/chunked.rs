@@ -276,8 +276,11 @@ fn last_words(
     }
 }
 
-#[cfg(test)]
-pub(crate) mod tests {
+/// Strategies the engine's chunked-signing oracle shares (`test-support`).
+#[cfg(any(test, feature = "test-support"))]
+#[doc(hidden)]
+pub mod tests {
+    #![cfg_attr(not(test), allow(dead_code))]
     use super::*;
     use crate::text::normalize::normalize;
     use proptest::prelude::*;
@@ -332,7 +335,7 @@ pub(crate) mod tests {
     }
 
     /// Text built from up to 60 [`FRAGMENTS`].
-    pub(crate) fn texts() -> impl Strategy<Value = Vec<u8>> {
+    pub fn texts() -> impl Strategy<Value = Vec<u8>> {
         prop::collection::vec(prop::sample::select(FRAGMENTS), 0..60)
             .prop_map(|parts| parts.concat())
     }
@@ -342,7 +345,7 @@ pub(crate) mod tests {
     /// whitespace, Σ/σ/ς and case-ignorable marks, a character that
     /// lowercases to two, invalid and truncated UTF-8, stop words,
     /// punctuation.
-    pub(crate) const FRAGMENTS: &[&[u8]] = &[
+    pub const FRAGMENTS: &[&[u8]] = &[
         b" ",
         b"\t",
         b"\n",

@@ -20,7 +20,7 @@ use super::{
     ExchangeError, FAMILY_PREFIX, FORMAT_VERSION, KEY_FORMAT, KEY_KIND, KEY_SIGNATURE_LEN,
     KEY_TABLE, params_of,
 };
-use crate::index::Params;
+use crate::params::Params;
 
 mod check;
 use check::{Checker, check_inputs};

@@ -69,6 +69,7 @@ use contents::Signed;
 pub use contents::{SignOutcome, SignedContent};
 use pairs::{pairs_of, pairs_of_given};
 use plan::{Decision, Method};
+#[cfg(feature = "parquet")]
 pub(crate) use records::record_set;
 pub use records::{FieldScores, RecordConfig, RecordOutcome, scan_records};
 pub use reload::{FileReload, Reload, ReloadError, reload_indexed, reload_set};

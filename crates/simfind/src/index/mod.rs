@@ -50,15 +50,15 @@
 pub mod add;
 mod error;
 pub mod incremental;
-mod params;
+
 pub mod prefix;
 pub mod query;
 mod schema;
 mod update;
 
+pub use crate::params::{Params, ParamsError};
 pub use error::IndexError;
 use error::classify;
-pub use params::{Params, ParamsError};
 pub use schema::{APPLICATION_ID, FORMAT_VERSION, OLDEST_READABLE, PREFIX_TABLE, SCHEMA};
 use schema::{
     DOC_COLUMNS, RawDoc, blob_to_hash, blob_to_path, blob_to_signature, hash_to_blob, path_to_blob,

@@ -33,13 +33,13 @@ pub trait VectorSketcher: Sync {
 
 /// Standard normal deviates from a seed (Box–Muller over SplitMix64):
 /// the directions of hyperplanes and projections.
-pub(crate) struct Gaussian {
+pub struct Gaussian {
     rng: super::minhash::SplitMix64,
     spare: Option<f64>,
 }
 
 impl Gaussian {
-    pub(crate) fn new(seed: u64) -> Self {
+    pub fn new(seed: u64) -> Self {
         Gaussian {
             rng: super::minhash::SplitMix64(seed),
             spare: None,
@@ -51,7 +51,7 @@ impl Gaussian {
         ((self.rng.next_u64() >> 11) + 1) as f64 / (1u64 << 53) as f64
     }
 
-    pub(crate) fn next(&mut self) -> f64 {
+    pub fn next(&mut self) -> f64 {
         if let Some(z) = self.spare.take() {
             return z;
         }

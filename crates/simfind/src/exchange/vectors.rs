@@ -25,9 +25,9 @@ use rayon::prelude::*;
 use xxhash_rust::xxh3::xxh3_128;
 
 use super::{Exchange, FAMILY_PREFIX};
-use crate::index::Params;
 use crate::input::vectors::{self, BitStrings, ReadError, RowError, Vectors};
 use crate::lsh::Banding;
+use crate::params::Params;
 use crate::pipeline::vectors::{Found, sign_rows};
 use crate::progress::{Reporter, Stage};
 use crate::recipe::Recipe;

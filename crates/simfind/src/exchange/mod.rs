@@ -25,7 +25,7 @@
 //! coordination: 2^40 documents a shard, 2^23 shards); only signed integers,
 //! binary and µs timestamps (what Spark, DuckDB, pyarrow and polars all read
 //! unchanged); every file carries the recipe in its key-value metadata
-//! (`simfind.recipe.<name>`, the names `index::Params` stores) and a reader
+//! (`simfind.recipe.<name>`, the names `params::Params` stores) and a reader
 //! refuses a set of files whose recipes differ; a document with an empty set
 //! (shorter than one shingle) has a `docs` row and no signature or bands;
 //! files are written under a temporary name starting with `.` (which Spark,
@@ -53,7 +53,7 @@ use std::path::{Path, PathBuf};
 
 use xxhash_rust::xxh3::xxh3_64;
 
-use crate::index::Params;
+use crate::params::Params;
 
 pub use read::{
     DocOrigin, Exchange, ExchangeDoc, read_components, read_docs, read_docs_where, read_pairs,

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use super::super::write::KEY_RUN;
 use super::super::{ExchangeError, FAMILY_PREFIX, KEY_KIND};
 use super::{ExchangeDoc, Opened};
-use crate::index::Params;
+use crate::params::Params;
 
 /// Every shard read the same inputs in the same order: one source per input
 /// index and one index per source.

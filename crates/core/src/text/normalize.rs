@@ -38,8 +38,8 @@ pub struct Normalization {
 impl Normalization {
     /// Every combination of the flags, the default first: what tests run
     /// each normalising path under.
-    #[cfg(test)]
-    pub(crate) const ALL: [Normalization; 4] = [
+    #[doc(hidden)]
+    pub const ALL: [Normalization; 4] = [
         Normalization {
             lowercase: true,
             collapse_whitespace: true,

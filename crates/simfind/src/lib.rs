@@ -28,19 +28,16 @@
 //! - [`size`]: byte sizes as people write them (`512K`, `1GiB`), parsed.
 
 pub mod action;
-pub mod cluster;
+#[cfg(feature = "parquet")]
 pub mod exchange;
-pub mod explain;
+#[cfg(feature = "sqlite")]
 pub mod index;
 pub mod input;
-pub mod lsh;
-pub mod memory;
-pub mod model;
 pub mod pipeline;
-pub mod progress;
-pub mod recipe;
-pub mod simd;
-pub mod similarity;
-pub mod size;
-pub mod sketch;
-pub mod text;
+
+// The pure stages live in `simfind-core`; re-exported under their own names
+// so that `simfind::text`, `crate::sketch` and the rest read as one library.
+pub use simfind_core::{
+    cluster, explain, lsh, memory, model, params, progress, recipe, simd, similarity, size, sketch,
+    text,
+};
