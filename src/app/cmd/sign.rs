@@ -2,7 +2,6 @@
 //! band join run elsewhere (Spark, DuckDB): `docs`, `signatures` and `bands`
 //! of one shard (`simfind::exchange`; the contract is in docs/SCALE-OUT.md).
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -156,14 +155,7 @@ pub fn run(args: Args) -> Result<i32> {
     let (outcomes, matrix) = pipeline::sign_files(&files, &config, Method::Lsh, &ui);
     let n = config.recipe.banding.signature_len();
     // The signed row (and count) of each content: its copies carry the same.
-    let signed: HashMap<u128, (usize, u32)> = outcomes
-        .iter()
-        .enumerate()
-        .filter_map(|(i, o)| match o {
-            SignOutcome::Unique(c) => Some((c.hash, (i, c.shingles))),
-            _ => None,
-        })
-        .collect();
+    let signed = SignOutcome::signed_rows(&outcomes);
     let mut writer = ShardWriter::create(&args.out, shard, &params, "path")?;
     let (mut binary, mut errors) = (0u64, stats.errors);
     for (file, outcome) in files.iter().zip(&outcomes) {

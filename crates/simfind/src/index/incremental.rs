@@ -21,7 +21,6 @@
 //! write lock taken before the stored state is read, so it never applies to a
 //! state other than the one it was planned against.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -569,14 +568,7 @@ enum FileSignature {
 /// [`FileSignature`] per file, copying each content's signature to its copies.
 fn per_file(outcomes: Vec<SignOutcome>, matrix: &[u32], n: usize) -> Vec<FileSignature> {
     let row = |i: usize| &matrix[i * n..(i + 1) * n];
-    let signed: HashMap<u128, (usize, u32)> = outcomes
-        .iter()
-        .enumerate()
-        .filter_map(|(i, o)| match o {
-            SignOutcome::Unique(c) => Some((c.hash, (i, c.shingles))),
-            _ => None,
-        })
-        .collect();
+    let signed = SignOutcome::signed_rows(&outcomes);
     let content = |hash: u128| match signed.get(&hash) {
         Some(&(i, shingles)) => FileSignature::Content {
             hash,

@@ -49,6 +49,23 @@ pub enum SignOutcome {
     Failed(ReadError),
 }
 
+impl SignOutcome {
+    /// The row and shingle count of each content signed in `outcomes` (as
+    /// [`crate::pipeline::sign_files`] returns them, one per file), by
+    /// content hash: what a file whose outcome is `SameAs(hash)` carries,
+    /// since its copies share the content's signature row.
+    pub fn signed_rows(outcomes: &[SignOutcome]) -> std::collections::HashMap<u128, (usize, u32)> {
+        outcomes
+            .iter()
+            .enumerate()
+            .filter_map(|(i, o)| match o {
+                SignOutcome::Unique(c) => Some((c.hash, (i, c.shingles))),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
 /// Every content seen so far, by its hash, in claim order.
 #[derive(Default)]
 pub struct ContentTable {
