@@ -609,7 +609,7 @@ fn keep_name(keep: KeepPolicy) -> &'static str {
 }
 
 /// Bytes with a decimal unit, as the scan summary's MB.
-fn human_bytes(n: u64) -> String {
+pub(crate) fn human_bytes(n: u64) -> String {
     match n {
         0..1_000 => format!("{n} B"),
         1_000..1_000_000 => format!("{:.1} kB", n as f64 / 1e3),

@@ -21,7 +21,7 @@ use simfind::pipeline;
 use crate::app::args::{self, ExitRow, FileArgs, MatchArgs, SigningArgs};
 use crate::app::config;
 use crate::app::exit;
-use crate::app::report::{self, KeepArg};
+use crate::app::report::{self, KeepArg, human_bytes};
 use crate::app::ui::{Ui, Verbosity, plural, warning_prefix};
 
 const EXAMPLES: &str = "EXAMPLES:
@@ -514,14 +514,5 @@ fn shell_word(path: &Path) -> String {
         text
     } else {
         format!("'{}'", text.replace('\'', r"'\''"))
-    }
-}
-
-fn human_bytes(n: u64) -> String {
-    match n {
-        0..1_000 => format!("{n} B"),
-        1_000..1_000_000 => format!("{:.1} kB", n as f64 / 1e3),
-        1_000_000..1_000_000_000 => format!("{:.1} MB", n as f64 / 1e6),
-        _ => format!("{:.1} GB", n as f64 / 1e9),
     }
 }
