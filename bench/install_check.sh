@@ -2,11 +2,11 @@
 # Installs simfind the way the README says (`cargo install --path . --locked`)
 # into a temporary root, and checks what a user gets: the binary runs, finds
 # the shipped testdata's pairs, names its build, prints completions for every
-# shell and a man page that renders. `.ci/run` runs it after `cargo test
-# --release` with `--target-dir target`, reusing that build; alone, cargo
-# install builds from scratch in a temporary target directory (minutes on 2
-# cores), which is why it is a script and not a test. Extra arguments go to
-# cargo install.
+# shell and a man page that renders. `.ci/run` runs it after the tests with
+# `--target-dir target` (the tests build another profile, so this builds the
+# release profile once there); alone, cargo install builds from scratch in a
+# temporary target directory (minutes on 2 cores), which is why it is a
+# script and not a test. Extra arguments go to cargo install.
 #   bench/install_check.sh [--offline] [--target-dir DIR]
 # Exits 1 with the failing step named.
 set -euo pipefail
