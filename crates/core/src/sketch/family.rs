@@ -51,6 +51,9 @@ impl Gaussian {
         ((self.rng.next_u64() >> 11) + 1) as f64 / (1u64 << 53) as f64
     }
 
+    /// The next deviate. Not `Iterator::next`: the stream never ends, and
+    /// an `Option` on every draw would be noise in the kernels.
+    #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> f64 {
         if let Some(z) = self.spare.take() {
             return z;
