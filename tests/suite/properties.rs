@@ -135,7 +135,7 @@ fn every_proptest_block_has_a_fixed_seed_and_no_regression_file() {
     let opening = ["proptest", "! {"].concat();
     let mut blocks = 0;
     let mut unpinned = Vec::new();
-    for dir in ["src", "tests"] {
+    for dir in ["src", "crates", "tests"] {
         for entry in walkdir::WalkDir::new(root.join(dir)).sort_by_file_name() {
             let entry = entry.unwrap();
             if entry.path().extension().is_none_or(|e| e != "rs") {
