@@ -21,7 +21,7 @@ two term-frequency sets.
              --sketch simhash, on debian-docs
 
 Data: the term-frequency vectors of debian-docs and django-docs, built as
-tests/families.rs builds them (words: maximal alphanumeric runs of the
+tests/suite/families.rs builds them (words: maximal alphanumeric runs of the
 lowercased text; dimensions: the words ranked 51 to 306 by corpus frequency),
 and N random Gaussian vectors (seed 7) where every tenth is a planted near
 copy of another (noise of a per-pair scale drawn in [0, 0.3]). Exact truth by

@@ -2,7 +2,7 @@
 # Miri over the unsafe code it can run: normalisation's spare-capacity
 # writes (the scalar ASCII kernel, the character writer, the unchecked
 # UTF-8 conversion) and chunked normalisation over them; then, with
-# `--replay`, the fuzz corpus replay (tests/fuzz_regressions.rs, ~10 minutes:
+# `--replay`, the fuzz corpus replay (tests/suite/fuzz_regressions.rs, ~10 minutes:
 # it reads the corpus, so isolation is off for it).
 # Not run: the SIMD kernels (intrinsics behind CPU feature detection, which
 # Miri reports as absent), mmap and its SIGBUS guard, fcntl, SQLite (C) and
@@ -33,6 +33,6 @@ cargo +nightly miri test --lib -- \
     --skip block_edges
 
 if [ "${1:-}" = "--replay" ]; then
-    MIRIFLAGS="${MIRIFLAGS:-} -Zmiri-disable-isolation" cargo +nightly miri test --test fuzz_regressions
+    MIRIFLAGS="${MIRIFLAGS:-} -Zmiri-disable-isolation" cargo +nightly miri test --test suite fuzz_regressions::
 fi
 

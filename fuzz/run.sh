@@ -2,7 +2,7 @@
 # Runs every fuzz target (or the ones named) for SECONDS each, one process
 # at a time (one core), and keeps what it finds:
 #   - a crash, leak, timeout or out-of-memory input → fuzz/regressions/<target>/
-#     (replayed by tests/fuzz_regressions.rs on every `cargo test`);
+#     (replayed by tests/suite/fuzz_regressions.rs on every `cargo test`);
 #   - new coverage → fuzz/.work/<target>/ (not kept in git; `fuzz/run.sh
 #     --merge` folds it, minimised, into the small seed corpus fuzz/corpus/).
 # Installs what is missing (the nightly toolchain, cargo-fuzz). Exit status 1

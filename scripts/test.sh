@@ -3,7 +3,21 @@
 # then runs the whole test suite with them required, so no engine test can be
 # skipped silently here. Plain `cargo test --release` runs the same tests and
 # lists the engine tests it ignored where the engines are not installed.
+#
+# Two steps, so that the log says which half a failure is in: first
+# everything but the engine tests (unit tests, the suite `tests/suite/`, doc
+# tests; the examples are built, as plain `cargo test` does), then the slow
+# engine tests (`tests/engines/`: Spark, DuckDB, Chromium). Cargo cannot
+# leave one test target out of a workspace run, so the first step names its
+# targets. The arguments are passed on to every `cargo test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-engines.sh
-SIMFIND_ENGINES=required cargo test --profile release-tests --workspace "$@"
+export SIMFIND_ENGINES=required
+profile=(--profile release-tests)
+echo "--- tests: unit, suite and doc tests (all but the engine tests)" >&2
+cargo build "${profile[@]}" --workspace --examples
+cargo test "${profile[@]}" --workspace --lib --bins --test suite "$@"
+cargo test "${profile[@]}" --workspace --doc "$@"
+echo "--- tests: the engine tests (Spark, DuckDB, Chromium)" >&2
+cargo test "${profile[@]}" --test engines "$@"

@@ -1,6 +1,6 @@
 #![no_main]
 //! Fuzz target `stopwords`: the property is `simfind_fuzz::props::stopwords`
-//! (fuzz/src/props.rs), which tests/fuzz_regressions.rs replays on stable.
+//! (fuzz/src/props.rs), which tests/suite/fuzz_regressions.rs replays on stable.
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| simfind_fuzz::props::stopwords(data));

@@ -2,7 +2,7 @@
 //! first targets (`props.rs`): record files, vectors and bit strings, the
 //! exchange's Parquet files, and `explain`'s span mapping. As in `props.rs`,
 //! one `pub fn(&[u8])` per target, shared by `fuzz_targets/<name>.rs`
-//! (nightly) and `tests/fuzz_regressions.rs` (stable, every `cargo test`);
+//! (nightly) and `tests/suite/fuzz_regressions.rs` (stable, every `cargo test`);
 //! the first bytes of an input choose the options, the rest is the data.
 
 use std::io::Write;
@@ -359,7 +359,7 @@ pub fn exchange(data: &[u8]) {
 /// Writes the exchange files (`docs/`, `signatures/`, `pairs.parquet`)
 /// into `dir` with one of them damaged as `data` says; whether it was
 /// (`None`: `data` is empty). What the `exchange` target reads, and what
-/// `tests/fuzz_regressions.rs` gives the binary's `verify`.
+/// `tests/suite/fuzz_regressions.rs` gives the binary's `verify`.
 pub fn damaged_exchange(data: &[u8], dir: &Path) -> Option<bool> {
     let [which, cut @ ..] = data else {
         return None;

@@ -1,7 +1,7 @@
 //! One property per fuzz target: each takes the fuzzer's bytes and panics
 //! (with the values that broke it) when simfind breaks a promise on them.
 //! Shared by the cargo-fuzz targets (`fuzz/fuzz_targets/*.rs`, nightly) and
-//! the replay test `tests/fuzz_regressions.rs` (stable, every `cargo test`),
+//! the replay test `tests/suite/fuzz_regressions.rs` (stable, every `cargo test`),
 //! which includes this file with `#[path]`.
 //!
 //! The first bytes of an input choose the options (flags, kind, k, chunk

@@ -1,9 +1,15 @@
-//! A tiny harness for running the real `simfind` binary in tests: a module
-//! (`tests/util/mod.rs`), not a test crate of its own. Tests that read the shared
-//! corpora carry `#[cfg_attr(no_shared_data, ignore = "needs ../shared/data")]`
-//! (see `build.rs`).
+//! A tiny harness for running the real `simfind` binary in tests, and the
+//! seeded generators and corpora the tests share: a module of both test
+//! binaries (`tests/suite/`, `tests/engines/`), not a test crate of its own.
+//! Tests that read the shared corpora carry
+//! `#[cfg_attr(no_shared_data, ignore = "needs ../shared/data")]` (see
+//! `build.rs`).
 #![allow(dead_code)]
 
+pub mod exchange;
+pub mod report;
+
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -27,6 +33,21 @@ pub fn simfind() -> Command {
 pub fn run(args: &[&str]) -> Output {
     simfind().args(args).output().expect("simfind runs")
 }
+
+/// [`run`] with arguments that are not all strings (paths): see [`args!`].
+pub fn run_os(args: &[&OsStr]) -> Output {
+    simfind().args(args).output().expect("simfind runs")
+}
+
+/// `args!["query", path, "-t", t.to_string()]`: strings, paths and owned
+/// strings as one `&[&OsStr]`, for [`run_os`].
+#[allow(unused_macros)]
+macro_rules! args {
+    ($($a:expr),* $(,)?) => { &[$(std::ffi::OsStr::new(&$a)),*][..] };
+}
+// Not every binary (or every module of one) uses it.
+#[allow(unused_imports)]
+pub(crate) use args;
 
 pub fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
@@ -87,14 +108,9 @@ pub fn prose(seed: u64, words: usize) -> String {
         "market", "garden", "engine", "letter", "bridge", "candle", "forest", "island", "mirror",
         "pocket", "thunder",
     ];
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut rng = XorShift64(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     (0..words)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            VOCAB[(x % VOCAB.len() as u64) as usize]
-        })
+        .map(|_| VOCAB[rng.below(VOCAB.len() as u64) as usize])
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -141,4 +157,57 @@ pub fn near_copy_texts(count: usize) -> Vec<String> {
         texts.push(text);
     }
     texts
+}
+
+/// SplitMix64, the generator of the vector tests' data: seeded, so every run
+/// makes the same points, and independent of simfind's own generators, so
+/// that a change to those cannot change what the tests are given.
+pub struct SplitMix64(pub u64);
+
+impl SplitMix64 {
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in (0, 1]: never 0, so that its logarithm is finite.
+    pub fn uniform(&mut self) -> f64 {
+        ((self.next() >> 11) + 1) as f64 / (1u64 << 53) as f64
+    }
+
+    /// Uniform in [−1, 1).
+    pub fn signed(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 52) as f64 - 1.0
+    }
+
+    /// Standard normal (Box–Muller, one of the pair).
+    pub fn gauss(&mut self) -> f64 {
+        (-2.0 * self.uniform().ln()).sqrt() * (std::f64::consts::TAU * self.uniform()).cos()
+    }
+}
+
+/// Marsaglia's xorshift64 (shifts 13, 7, 17), the generator of [`prose`]
+/// and of the record, print and word tests' data. The state must not be 0.
+pub struct XorShift64(pub u64);
+
+impl XorShift64 {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// In 0..n (modulo: slightly uneven, which test data does not mind).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    /// Uniform in [0, 1).
+    pub fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
 }

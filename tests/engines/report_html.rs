@@ -1,0 +1,166 @@
+//! `scan --format html` in a real browser: headless Chromium loads the report
+//! with `#selftest`, the page draws every page of groups and writes what its
+//! DOM holds into `<pre id=selftest>`, and the test compares that with the
+//! CSV and `--list-removable -0` of the same scan. The report as a file is
+//! `tests/suite/report_html.rs`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::util::report::{csv_groups, data, hostile_corpus, report, scan};
+use crate::util::{root, shared_data};
+
+fn chromium() -> PathBuf {
+    root().join("target/engines/chromium")
+}
+
+/// Loads `page#selftest` in headless Chromium; returns the dumped DOM and the
+/// page's self-check.
+fn selftest(page: &Path) -> (String, Value) {
+    let profile = tempfile::tempdir().unwrap();
+    let out = Command::new(chromium())
+        .args([
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--dump-dom",
+            "--virtual-time-budget=10000",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg(format!("file://{}#selftest", page.display()))
+        .output()
+        .expect("chromium runs");
+    let dom = String::from_utf8(out.stdout).expect("the DOM is UTF-8");
+    let Some(at) = dom.find(r#"<pre id="selftest""#) else {
+        panic!(
+            "no self-check in the DOM ({} bytes); chromium said: {}",
+            dom.len(),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    };
+    let start = at + dom[at..].find('>').unwrap() + 1;
+    let end = start + dom[start..].find("</pre>").unwrap();
+    let text = dom[start..end]
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&nbsp;", "\u{a0}")
+        .replace("&amp;", "&");
+    let check = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    (dom, check)
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The DOM's groups and rows are the CSV's, and the default export is
+/// `--list-removable -0` byte for byte.
+fn check_against_csv(root_dir: &Path, args: &[&str]) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let (page, _) = report(dir.path(), root_dir, args);
+    let (dom, check) = selftest(&page);
+    let with_t: Vec<&str> = if args.contains(&"-t") {
+        args.to_vec()
+    } else {
+        [args, &["-t", "0.9"]].concat()
+    };
+    let csv = csv_groups(&scan(root_dir, &with_t, &["--format", "clusters"]));
+    let groups: std::collections::BTreeSet<&str> = csv.iter().map(|(g, _)| g.as_str()).collect();
+    assert_eq!(check["groups"].as_u64().unwrap() as usize, groups.len());
+    assert_eq!(check["rows"].as_u64().unwrap() as usize, csv.len());
+    assert_eq!(check["data_rows"].as_u64().unwrap() as usize, csv.len());
+    let shown: Vec<String> = check["paths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap().to_string())
+        .collect();
+    let expected: Vec<String> = csv
+        .iter()
+        .map(|(_, p)| String::from_utf8_lossy(p).into_owned())
+        .collect();
+    assert_eq!(shown, expected, "every row's path, as text, in CSV order");
+    let removable = scan(root_dir, &with_t, &["--list-removable", "-0"]);
+    assert_eq!(check["export_hex"].as_str().unwrap(), hex(&removable));
+    assert_eq!(check["scripts"], 2);
+    assert!(
+        !dom.contains("data-pwned"),
+        "a name or content ran as script"
+    );
+    // Every pair with an embedded explanation opens, and its two sides spell
+    // the two files' texts exactly (the marks only wrap them).
+    let data = data(&std::fs::read_to_string(&page).unwrap());
+    let explainable = data["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|g| g.as_array().unwrap())
+        .filter(|m| m["e"].is_u64())
+        .count();
+    assert_eq!(
+        check["explanations"].as_u64().unwrap() as usize,
+        explainable
+    );
+    assert_eq!(check["explanations_exact"], check["explanations"]);
+    check
+}
+
+#[test]
+#[cfg_attr(no_chromium, ignore = "needs chromium: bash scripts/setup-engines.sh")]
+fn browser_draws_the_groups_of_testdata() {
+    let check = check_against_csv(&root().join("testdata"), &[]);
+    assert!(check["rows"].as_u64().unwrap() > 0);
+}
+
+#[test]
+#[cfg_attr(no_chromium, ignore = "needs chromium: bash scripts/setup-engines.sh")]
+fn browser_shows_hostile_names_as_text_and_runs_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = hostile_corpus(dir.path());
+    let check = check_against_csv(&corpus, &[]);
+    let paths: Vec<&str> = check["paths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    // The hostile content is on the page, opened, as text.
+    let side = check["side_text"][0].as_str().unwrap();
+    assert!(
+        side.starts_with("<script>document.body.dataset.pwned='content'</script>"),
+        "{side}"
+    );
+    assert!(
+        side.ends_with("<img src=x onerror=document.body.dataset.pwned=3>"),
+        "{side}"
+    );
+    assert!(check["marks"].as_u64().unwrap() > 0);
+    for name in [
+        "<script>document.body.dataset.pwned=1</script>.txt",
+        "<img src=x onerror=document.body.dataset.pwned=2>.txt",
+        "line\u{2028}sep\u{2029}.txt",
+        "a&amp;b<!--c.txt",
+        "caf\u{fffd} latin-1.txt",
+    ] {
+        assert!(
+            paths.iter().any(|p| p.ends_with(name)),
+            "{name} not shown as text in {paths:?}"
+        );
+    }
+}
+
+#[test]
+#[cfg_attr(no_chromium, ignore = "needs chromium: bash scripts/setup-engines.sh")]
+#[cfg_attr(no_shared_data, ignore = "needs ../shared/data")]
+fn browser_draws_the_groups_of_debian_docs() {
+    let check = check_against_csv(&shared_data("debian-docs/files"), &[]);
+    // Several pages of groups: the paging is exercised.
+    assert!(
+        check["groups"].as_u64().unwrap() > 50,
+        "{}",
+        check["groups"]
+    );
+}

@@ -1,0 +1,483 @@
+//! End-to-end tests of `simfind dedupe` and `simfind undo`, and of the safe
+//! threshold of every output that decides what can go (`scan
+//! --list-removable`, groups with `--keep`).
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+
+use crate::util::*;
+
+/// Text of random letter words, distinct per seed: unlike `prose`, two
+/// seeds share almost no 5-shingles, so the similarity of two files is set
+/// by how many words they share.
+fn words(seed: u64, n: usize) -> Vec<String> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            let len = 3 + (x % 6) as usize;
+            (0..len)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    (b'a' + (x % 26) as u8) as char
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn text(parts: &[&[String]]) -> Vec<u8> {
+    parts.concat().join(" ").into_bytes()
+}
+
+/// A corpus in `dir/r`:
+/// - `a.txt` and `sub/a-copy.txt`: byte-identical;
+/// - `near.txt`: `a.txt` with 2 % of its words replaced (J ≈ 0.93);
+/// - `loose.txt`: shares 3/4 of its words with `a.txt` (J ≈ 0.55–0.65);
+/// - `other.txt`: unrelated.
+fn corpus(dir: &Path) -> PathBuf {
+    let base = words(1, 2000);
+    let a = text(&[&base]);
+    write(dir, "r/a.txt", &a);
+    write(dir, "r/sub/a-copy.txt", &a);
+    write(dir, "r/near.txt", &text(&[&base[..1960], &words(2, 40)]));
+    write(dir, "r/loose.txt", &text(&[&base[..1500], &words(3, 500)]));
+    write(dir, "r/other.txt", &text(&[&words(4, 2000)]));
+    dir.join("r")
+}
+
+/// Every file under `dir` with its bytes, inode-free: what "nothing lost"
+/// compares.
+fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            (
+                e.path().strip_prefix(dir).unwrap().to_path_buf(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn mtimes(dir: &Path) -> BTreeMap<PathBuf, i64> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            let m = e.metadata().unwrap();
+            (
+                e.path().to_path_buf(),
+                m.mtime() * 1_000_000_000 + m.mtime_nsec(),
+            )
+        })
+        .collect()
+}
+
+fn sim_in(dir: &Path, args: &[&str]) -> Output {
+    simfind()
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("simfind runs")
+}
+
+fn code(out: &Output) -> i32 {
+    out.status.code().expect("exited")
+}
+
+fn column(out: &Output, verb: &str) -> Vec<String> {
+    stdout(out)
+        .lines()
+        .filter(|l| l.starts_with(verb))
+        .map(|l| {
+            l.split('\t')
+                .nth(1)
+                .unwrap()
+                .rsplit("/r/")
+                .next()
+                .unwrap()
+                .to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn removal_lists_use_the_safe_threshold_unless_t_is_given() {
+    let dir = tempfile::tempdir().unwrap();
+    corpus(dir.path());
+    // The S-curve threshold (0.549) pairs loose.txt with a.txt.
+    let pairs = sim_in(dir.path(), &["scan", "r", "-q"]);
+    assert!(stdout(&pairs).contains("loose.txt"), "{}", stdout(&pairs));
+
+    let listed = sim_in(dir.path(), &["scan", "r", "--list-removable"]);
+    assert_eq!(code(&listed), 0, "{}", stderr(&listed));
+    assert!(
+        stderr(&listed).contains("threshold 0.900"),
+        "{}",
+        stderr(&listed)
+    );
+    let listed_text = stdout(&listed);
+    let removable: Vec<&str> = listed_text.lines().collect();
+    assert!(removable.contains(&"r/near.txt") && removable.contains(&"r/sub/a-copy.txt"));
+    assert!(
+        !stdout(&listed).contains("loose.txt"),
+        "{}",
+        stdout(&listed)
+    );
+    // The same as -t 0.9 given; and -t 0.5 still lists it.
+    let given = sim_in(
+        dir.path(),
+        &["scan", "r", "-q", "--list-removable", "-t", "0.9"],
+    );
+    assert_eq!(stdout(&given), stdout(&listed));
+    let low = sim_in(
+        dir.path(),
+        &["scan", "r", "-q", "--list-removable", "-t", "0.5"],
+    );
+    assert!(stdout(&low).contains("loose.txt"));
+
+    // Groups with a keep policy decide too; without one they are a review.
+    let kept = sim_in(
+        dir.path(),
+        &[
+            "scan", "r", "-q", "--format", "clusters", "--keep", "newest",
+        ],
+    );
+    assert!(!stdout(&kept).contains("loose.txt"), "{}", stdout(&kept));
+    let review = sim_in(dir.path(), &["scan", "r", "-q", "--format", "clusters"]);
+    assert!(stdout(&review).contains("loose.txt"));
+
+    // dedupe: the same default, printed.
+    let dry = sim_in(dir.path(), &["dedupe", "r"]);
+    assert_eq!(code(&dry), 0, "{}", stderr(&dry));
+    assert!(stderr(&dry).contains("threshold 0.900"));
+    assert_eq!(column(&dry, "removable"), ["near.txt", "sub/a-copy.txt"]);
+}
+
+#[test]
+fn a_dry_run_touches_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = corpus(dir.path());
+    let (before, times) = (snapshot(dir.path()), mtimes(dir.path()));
+    for args in [
+        &["dedupe", "r"][..],
+        &["dedupe", "r", "--move-to", "q", "--dry-run"],
+        &["dedupe", "r", "--remove", "-n"],
+        &["dedupe", "r", "--link", "-n", "-t", "0.5"],
+    ] {
+        let out = sim_in(dir.path(), args);
+        assert!(code(&out) <= 1, "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains("dry run"), "{}", stderr(&out));
+    }
+    assert_eq!(snapshot(dir.path()), before);
+    assert_eq!(mtimes(dir.path()), times);
+    assert!(!dir.path().join("q").exists());
+    assert!(root.join("near.txt").exists());
+}
+
+#[test]
+fn move_and_undo_round_trip_and_undo_twice_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = corpus(dir.path());
+    let before = snapshot(&root);
+    let times = mtimes(&root);
+    let moved = sim_in(
+        dir.path(),
+        &["dedupe", "r", "--move-to", "q", "--journal", "j.jsonl"],
+    );
+    assert_eq!(code(&moved), 0, "{}", stderr(&moved));
+    assert_eq!(column(&moved, "moved"), ["near.txt", "sub/a-copy.txt"]);
+    assert!(
+        stderr(&moved).contains("simfind undo "),
+        "{}",
+        stderr(&moved)
+    );
+    // Quarantined under q/<root name>/<relative path>; the kept copy stays.
+    assert_eq!(
+        std::fs::read(dir.path().join("q/r/sub/a-copy.txt")).unwrap(),
+        before[Path::new("a.txt")]
+    );
+    assert!(!root.join("near.txt").exists() && root.join("a.txt").exists());
+
+    let undo = sim_in(dir.path(), &["undo", "j.jsonl"]);
+    assert_eq!(code(&undo), 0, "{}", stderr(&undo));
+    assert_eq!(stdout(&undo).lines().count(), 2, "{}", stdout(&undo));
+    assert_eq!(snapshot(&root), before);
+    assert_eq!(mtimes(&root), times);
+    let again = sim_in(dir.path(), &["undo", "j.jsonl"]);
+    assert_eq!(code(&again), 0, "{}", stderr(&again));
+    assert_eq!(stdout(&again), "");
+    assert_eq!(snapshot(&root), before);
+}
+
+/// Starts dedupe paused (`--pause-at N`), returns once it says so.
+// The child is handed to the caller, which waits on it (`resume`, or kill
+// then wait); a panic here ends the test, whose child then ends at its stdin's EOF.
+#[allow(clippy::zombie_processes)]
+fn paused(dir: &Path, args: &[&str]) -> (Child, BufReader<std::process::ChildStderr>) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_simfind"))
+        .current_dir(dir)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    loop {
+        line.clear();
+        assert!(
+            err.read_line(&mut line).unwrap() > 0,
+            "ended before the pause"
+        );
+        if line.contains("paused before action") {
+            return (child, err);
+        }
+    }
+}
+
+fn resume(mut child: Child, mut err: BufReader<std::process::ChildStderr>) -> (i32, String) {
+    child.stdin.take().unwrap().write_all(b"\n").unwrap();
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut err, &mut rest).unwrap();
+    (child.wait().unwrap().code().unwrap(), rest)
+}
+
+#[test]
+fn a_file_changed_after_the_scan_is_skipped_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = corpus(dir.path());
+    let args = [
+        "dedupe",
+        "r",
+        "--move-to",
+        "q",
+        "--journal",
+        "j.jsonl",
+        "--pause-at",
+        "0",
+    ];
+    let (child, err) = paused(dir.path(), &args);
+    let near = root.join("near.txt");
+    let mut edited = std::fs::read(&near).unwrap();
+    edited.extend_from_slice(b" a late edit");
+    std::fs::write(&near, &edited).unwrap();
+    let (status, log) = resume(child, err);
+    assert_eq!(status, 1, "{log}");
+    assert!(
+        log.contains("near.txt: skipped: its size changed since the scan"),
+        "{log}"
+    );
+    assert_eq!(std::fs::read(&near).unwrap(), edited);
+    // The other copy went ahead.
+    assert!(dir.path().join("q/r/sub/a-copy.txt").exists());
+}
+
+#[test]
+fn the_last_copy_is_never_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = corpus(dir.path());
+    let a = std::fs::read(root.join("a.txt")).unwrap();
+    // The kept copy vanishes between the scan and the first action: neither
+    // of its copies may go.
+    let args = [
+        "dedupe",
+        "r",
+        "--remove",
+        "--journal",
+        "j.jsonl",
+        "--pause-at",
+        "0",
+    ];
+    let (child, err) = paused(dir.path(), &args);
+    std::fs::rename(root.join("a.txt"), dir.path().join("elsewhere.txt")).unwrap();
+    let (status, log) = resume(child, err);
+    assert_eq!(status, 1, "{log}");
+    assert!(log.contains("its kept copy"), "{log}");
+    assert_eq!(std::fs::read(root.join("sub/a-copy.txt")).unwrap(), a);
+    assert!(root.join("near.txt").exists());
+
+    // With the kept copy in place, removing leaves exactly it of the group.
+    std::fs::rename(dir.path().join("elsewhere.txt"), root.join("a.txt")).unwrap();
+    let out = sim_in(
+        dir.path(),
+        &["dedupe", "r", "--remove", "--journal", "k.jsonl"],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(stderr(&out).contains("cannot be undone") || stderr(&out).contains("are gone"));
+    assert_eq!(std::fs::read(root.join("a.txt")).unwrap(), a);
+    assert!(!root.join("sub/a-copy.txt").exists() && !root.join("near.txt").exists());
+    // Undo re-creates the identical copy from the kept one; the removed
+    // near-duplicate is reported as lost, not invented.
+    let undo = sim_in(dir.path(), &["undo", "k.jsonl"]);
+    assert_eq!(code(&undo), 1, "{}", stderr(&undo));
+    assert_eq!(std::fs::read(root.join("sub/a-copy.txt")).unwrap(), a);
+    assert!(
+        stderr(&undo).contains("near.txt: not restored"),
+        "{}",
+        stderr(&undo)
+    );
+}
+
+#[test]
+fn link_replaces_only_byte_identical_files_and_undo_separates_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = corpus(dir.path());
+    let before = snapshot(&root);
+    let out = sim_in(
+        dir.path(),
+        &["dedupe", "r", "--link", "--journal", "j.jsonl"],
+    );
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("near.txt: skipped: not byte-identical"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(column(&out, "linked"), ["sub/a-copy.txt"]);
+    let ino = |p: &str| std::fs::metadata(root.join(p)).unwrap().ino();
+    assert_eq!(ino("a.txt"), ino("sub/a-copy.txt"));
+    assert_ne!(ino("a.txt"), ino("near.txt"));
+    assert_eq!(snapshot(&root), before);
+
+    let undo = sim_in(dir.path(), &["undo", "j.jsonl"]);
+    assert_eq!(code(&undo), 0, "{}", stderr(&undo));
+    assert_ne!(ino("a.txt"), ino("sub/a-copy.txt"));
+    assert_eq!(snapshot(&root), before);
+}
+
+#[test]
+fn reflink_works_or_fails_clearly_and_loses_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = corpus(dir.path());
+    let before = snapshot(&root);
+    let out = sim_in(
+        dir.path(),
+        &["dedupe", "r", "--reflink", "--journal", "j.jsonl"],
+    );
+    // near.txt is never reflinked; a-copy is, where the file system can.
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(stderr(&out).contains("near.txt: skipped: not byte-identical"));
+    let linked = column(&out, "reflinked") == ["sub/a-copy.txt"];
+    assert!(
+        linked || stderr(&out).contains("cannot reflink"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(snapshot(&root), before);
+}
+
+#[test]
+fn kill_9_midway_leaves_a_journal_that_undo_completes() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = corpus(dir.path());
+    let before = snapshot(&root);
+    let args = [
+        "dedupe",
+        "r",
+        "-t",
+        "0.5",
+        "--move-to",
+        "q",
+        "--journal",
+        "j.jsonl",
+        "--pause-at",
+        "1",
+    ];
+    let (mut child, _err) = paused(dir.path(), &args);
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let journal = std::fs::read_to_string(dir.path().join("j.jsonl")).unwrap();
+    let lines: Vec<&str> = journal.lines().collect();
+    // Header, the first action's intent and outcome, the second's intent.
+    assert_eq!(lines.len(), 4, "{journal}");
+    assert!(lines[2].contains("\"done\"") && lines[3].contains("\"intent\""));
+    assert_ne!(snapshot(&root), before);
+    // A line cut short by the kill is ignored with a warning.
+    std::fs::write(
+        dir.path().join("j.jsonl"),
+        journal.clone() + "{\"seq\":2,\"ev",
+    )
+    .unwrap();
+
+    let undo = sim_in(dir.path(), &["undo", "j.jsonl"]);
+    assert_eq!(code(&undo), 0, "{}", stderr(&undo));
+    assert!(stderr(&undo).contains("cut short"), "{}", stderr(&undo));
+    assert_eq!(snapshot(&root), before);
+    let again = sim_in(dir.path(), &["undo", "j.jsonl"]);
+    assert_eq!(code(&again), 0);
+    assert_eq!(snapshot(&root), before);
+}
+
+#[test]
+fn refuses_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = corpus(dir.path());
+    let before = snapshot(dir.path());
+    for (args, says) in [
+        (
+            &["dedupe", "r", "-L", "--move-to", "q"][..],
+            "never follows symbolic links",
+        ),
+        (&["dedupe", "r", "--move-to", "r/q"], "outside the roots"),
+        (
+            &["dedupe", "r", "--move-to", "q", "--remove"],
+            "cannot be used with",
+        ),
+        (
+            &["dedupe", "r", "--journal", "j"],
+            "a dry run writes no journal",
+        ),
+    ] {
+        let out = sim_in(dir.path(), args);
+        assert_eq!(code(&out), 2, "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(says), "{args:?}: {}", stderr(&out));
+        assert_eq!(stdout(&out), "");
+    }
+    let bad = sim_in(dir.path(), &["undo", "r/a.txt"]);
+    assert_eq!(code(&bad), 2);
+    assert!(stderr(&bad).contains("a.txt:1"), "{}", stderr(&bad));
+    assert_eq!(snapshot(dir.path()), before);
+    assert!(root.join("near.txt").exists());
+}
+
+#[test]
+fn symlinks_are_never_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = corpus(dir.path());
+    let outside = dir.path().join("outside");
+    std::fs::create_dir(&outside).unwrap();
+    std::fs::copy(root.join("a.txt"), outside.join("x.txt")).unwrap();
+    std::os::unix::fs::symlink(&outside, root.join("link")).unwrap();
+    let out = sim_in(
+        dir.path(),
+        &["dedupe", "r", "--remove", "--journal", "j.jsonl"],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(outside.join("x.txt").exists());
+}
+
+#[test]
+fn help_documents_examples_and_exit_status() {
+    for cmd in ["dedupe", "undo"] {
+        let out = run(&[cmd, "--help"]);
+        let help = stdout(&out);
+        assert!(
+            help.contains("EXAMPLES:") && help.contains("EXIT STATUS:"),
+            "{help}"
+        );
+        assert!(help.contains("  1    "), "{help}");
+    }
+    let help = stdout(&run(&["dedupe", "--help"]));
+    assert!(help.contains("  130  interrupted"));
+    assert!(help.contains("0.9"));
+}
