@@ -292,16 +292,35 @@ fn verify_and_group_write_the_html_report_of_scan() {
     let scanned = tmp.path().join("scan.html");
     for threshold in [None, Some("0.8")] {
         let t: Vec<&str> = threshold.map(|t| vec!["-t", t]).unwrap_or_default();
-        let mut args = vec!["scan", path_str(&files), "--method", "lsh", "-b", "20", "-r", "5"];
+        let mut args = vec![
+            "scan",
+            path_str(&files),
+            "--method",
+            "lsh",
+            "-b",
+            "20",
+            "-r",
+            "5",
+        ];
         // The removal default, given: -t alone would let tune choose a banding.
-        args.extend(if t.is_empty() { vec!["-t", "0.9"] } else { t.clone() });
+        args.extend(if t.is_empty() {
+            vec!["-t", "0.9"]
+        } else {
+            t.clone()
+        });
         args.extend(["--format", "html", "-o", path_str(&scanned)]);
         ok(&run(&args));
         let expected = html_groups(&std::fs::read_to_string(&scanned).unwrap());
         assert!(!expected.is_empty());
         for cmd in ["verify", "group"] {
             let _ = std::fs::remove_file(&report);
-            let mut args = vec![cmd, "--pairs", path_str(&pairs), "--docs", path_str(&signed)];
+            let mut args = vec![
+                cmd,
+                "--pairs",
+                path_str(&pairs),
+                "--docs",
+                path_str(&signed),
+            ];
             args.extend(&t);
             args.extend(["--format", "html", "-o", path_str(&report)]);
             let out = run(&args);
@@ -311,7 +330,10 @@ fn verify_and_group_write_the_html_report_of_scan() {
             assert_eq!(html_groups(&page), expected, "{cmd} {t:?}");
             let t_value = threshold.map_or(0.9, |t| t.parse::<f64>().unwrap());
             let err = stderr(&out);
-            assert!(err.contains(&format!("≥ {t_value:.3}")), "{cmd} {t:?}: {err}");
+            assert!(
+                err.contains(&format!("≥ {t_value:.3}")),
+                "{cmd} {t:?}: {err}"
+            );
         }
     }
 }

@@ -800,7 +800,11 @@ fn records_that_decide_removals_default_to_the_safe_threshold() {
         "{err}"
     );
     // Grouping alone decides nothing: the S-curve threshold pairs them.
-    let out = run_in(dir.path(), &[&scan[..], &["--format", "clusters"]].concat(), b"");
+    let out = run_in(
+        dir.path(),
+        &[&scan[..], &["--format", "clusters"]].concat(),
+        b"",
+    );
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert_eq!(rows(&out).len(), 2);
     // -t still decides.
@@ -822,7 +826,12 @@ fn records_that_decide_removals_default_to_the_safe_threshold() {
     );
     write(dir.path(), "r.jsonl", lines.as_bytes());
     for input in [&["--input", "jsonl", "r.jsonl"][..], &["files"][..]] {
-        let args = [&["scan"][..], input, &["--format", "clusters", "--keep", "newest"]].concat();
+        let args = [
+            &["scan"][..],
+            input,
+            &["--format", "clusters", "--keep", "newest"],
+        ]
+        .concat();
         let out = run_in(dir.path(), &args, b"");
         let err = stderr(&out);
         assert_eq!(code(&out), 0, "{input:?}: {err}");

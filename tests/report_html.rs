@@ -601,7 +601,10 @@ fn a_record_scan_writes_the_html_report() {
     );
     let removable = &data["groups"][0][1];
     assert!(
-        removable["e"].as_str().unwrap().contains("records are not files"),
+        removable["e"]
+            .as_str()
+            .unwrap()
+            .contains("records are not files"),
         "{removable}"
     );
     assert!(

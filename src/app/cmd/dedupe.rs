@@ -11,10 +11,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result, bail};
+use simfind::action::Action;
 use simfind::action::apply::{self, Event};
 use simfind::action::journal::{self, Outcome};
 use simfind::action::plan::{self, Candidate};
-use simfind::action::Action;
 use simfind::cluster::removal::RemovalRun;
 use simfind::cluster::{self, ClusterMethod, ClusterParams};
 use simfind::pipeline;

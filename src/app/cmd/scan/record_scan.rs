@@ -100,7 +100,15 @@ pub(super) fn run(args: Args) -> Result<i32> {
         fields,
     } = pipeline::scan_records(records, &config, &record, &ui);
     let line = |outcome: &pipeline::ScanOutcome, seconds: f64| {
-        summary_line(&args, kind, &config, &record, &fields_used, outcome, seconds)
+        summary_line(
+            &args,
+            kind,
+            &config,
+            &record,
+            &fields_used,
+            outcome,
+            seconds,
+        )
     };
     let threshold = (threshold_source, args.matching.min_recall, None);
     if report.is_html() {
