@@ -132,7 +132,7 @@ pub struct MatchArgs {
     pub isolate: bool,
 
     /// Report pairs with similarity ≥ T, 0 < T ≤ 1 [default: the S-curve threshold (1/b)^(1/r); 0.9 where
-    /// files are judged removable: --list-removable, groups with --keep or --reference, dedupe]. Alone, it also
+    /// files are judged removable: --list-removable, groups with --keep or --reference, --format html, dedupe]. Alone, it also
     /// picks bands and rows (`simfind tune`, within 100 hashes); with them, a T far from the curve's steep part
     /// draws a warning.
     #[arg(long, short = 't', value_name = "T", help_heading = "LSH")]
@@ -648,7 +648,7 @@ pub struct ExchangeArgs {
 
     /// Report pairs with similarity ≥ T, 0 < T ≤ 1 [default: the S-curve threshold
     /// (1/b)^(1/r) of the shards' bands and rows; 0.9 where files are judged
-    /// removable: --list-removable, groups with --keep or --reference].
+    /// removable: --list-removable, groups with --keep or --reference, --format html].
     #[arg(long, short = 't', value_name = "T", help_heading = "Exchange")]
     pub threshold: Option<f64>,
 

@@ -3,18 +3,18 @@
 //! report exactly as scan writes, with one summary line. The two subcommands
 //! differ only in the output they default to.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Result, bail};
-use simfind::action::SAFE_THRESHOLD;
 use simfind::exchange::Shard;
+use simfind::pipeline::{ScanConfig, ScanOutcome, Verification};
 
 use crate::app::args::ExchangeArgs;
 use crate::app::config;
 use crate::app::exit;
-use crate::app::output::{self, Sink};
-use crate::app::report::{FormatArg, Report, ReportArgs};
+use crate::app::output::{self, Sink, html};
+use crate::app::report::{Report, ReportArgs};
 use crate::app::ui::{Ui, Verbosity, plural};
 
 /// Verifies the engine's pairs of `exchange_args` and writes what
@@ -28,12 +28,8 @@ pub fn verify_and_report(
     verbosity: Verbosity,
     split: Option<(&Path, Shard)>,
 ) -> Result<i32> {
-    let decides_removal = report_args.list_removable
-        || ((report_args.format == FormatArg::Clusters || report_args.cluster.is_some())
-            && (report_args.keep.is_some() || !report_args.reference.is_empty()));
-    let threshold = exchange_args
-        .threshold
-        .or(decides_removal.then_some(SAFE_THRESHOLD));
+    // The library's removal rule, as scan applies it.
+    let threshold = report_args.removal_run().threshold(exchange_args.threshold);
     let (mut config, exchange, candidates) = config::exchange(exchange_args, threshold, split)?;
     if exchange.key_kind == "vector" {
         return verify_points(
@@ -59,7 +55,7 @@ pub fn verify_and_report(
             }
         }
     }
-    let report = Report::from_args(report_args, &mut config.roots)?;
+    let mut report = Report::from_args(report_args, &mut config.roots)?;
     let mut sink = Sink::create(output)?;
     output::install_interrupt_handler();
     let started = Instant::now();
@@ -80,12 +76,9 @@ pub fn verify_and_report(
             simfind::exchange::verify(exchange, candidates, &config, &exchange_args.pairs, &ui);
         (outcome, None)
     };
-    let reported =
-        report.write_with_fields(&mut outcome, config.threshold, fields.as_ref(), &mut sink)?;
-    sink.commit()?;
-    let s = &outcome.stats;
-    if !verbosity.quiet {
-        eprintln!(
+    let line = |outcome: &ScanOutcome| {
+        let s = &outcome.stats;
+        format!(
             "simfind: {} from {}; {} from the engine → {} of distinct contents ({} ruled \
              out by their signatures); {} with similarity ≥ {:.3} in {:.2} s{}",
             plural(s.files, "document", "documents"),
@@ -101,7 +94,37 @@ pub fn verify_and_report(
             } else {
                 String::new()
             }
+        )
+    };
+    if report.is_html() {
+        let facts = (
+            line(&outcome),
+            summary_fields(&outcome, &config, exchange_args.threshold.is_some()),
         );
+        let run = html::Run::of(
+            &outcome,
+            &config,
+            facts,
+            started.elapsed().as_secs_f64(),
+            report_args.html_budget,
+        );
+        report.set_run(if records {
+            run.of_records()
+        } else {
+            // The shards do not say which roots their files were walked from.
+            html::Run {
+                dedupe_command: report_args
+                    .dedupe_command(&[PathBuf::from("DIR")], config.threshold),
+                ..run
+            }
+        });
+    }
+    let reported =
+        report.write_with_fields(&mut outcome, config.threshold, fields.as_ref(), &mut sink)?;
+    sink.commit()?;
+    let s = &outcome.stats;
+    if !verbosity.quiet {
+        eprintln!("{}", line(&outcome));
         eprintln!("{}", reported.summary());
     }
     let status = if s.errors > 0 {
@@ -192,4 +215,46 @@ fn verify_points(
     } else {
         exit::OK
     })
+}
+
+/// What the HTML report of `verify`/`group` shows about the run, by the names
+/// of `scan --summary-json`: the counts, the banding of the shards and the
+/// threshold (given, or the removal rule's default).
+fn summary_fields(
+    outcome: &ScanOutcome,
+    config: &ScanConfig,
+    given: bool,
+) -> serde_json::Map<String, serde_json::Value> {
+    let s = &outcome.stats;
+    let banding = config.recipe.banding;
+    let value = serde_json::json!({
+        "files": s.files,
+        "bytes": s.bytes,
+        "errors": s.errors,
+        "candidates": s.candidates,
+        "ruled_out": s.ruled_out,
+        "pairs": s.pairs,
+        "method": { "name": "lsh", "reason": outcome.decision.reason },
+        "lsh": {
+            "bands": banding.bands,
+            "rows": banding.rows,
+            "hashes": banding.bands * banding.rows,
+        },
+        "shingles": {
+            "kind": config.recipe.shingler.kind().name(),
+            "k": config.recipe.shingler.k(),
+        },
+        "threshold": {
+            "value": config.threshold,
+            "source": if given { "given" } else { "removal default" },
+        },
+        "verification": match config.verification {
+            Verification::Exact => "exact",
+            Verification::Signature => "signature",
+        },
+    });
+    match value {
+        serde_json::Value::Object(map) => map,
+        _ => unreachable!("json! of an object literal"),
+    }
 }

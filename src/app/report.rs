@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use clap::ValueEnum;
+use simfind::cluster::removal::RemovalRun;
 use simfind::cluster::{
     self, ClusterMethod, ClusterParams, FileFacts, KeepPolicy, SimilarityHistogram,
 };
@@ -100,6 +101,45 @@ pub struct ReportArgs {
     /// group (dedup new files against an archive). DIR is scanned too. Repeatable.
     #[arg(long, value_name = "DIR", help_heading = "Groups")]
     pub reference: Vec<PathBuf>,
+}
+
+impl ReportArgs {
+    /// These options as the library's description of a run that may decide
+    /// removals ([`simfind::cluster::removal`]): which threshold it defaults to
+    /// is the library's rule, the same for every input kind and subcommand.
+    pub fn removal_run(&self) -> RemovalRun {
+        RemovalRun {
+            lists_removable: self.list_removable,
+            groups: self.format == FormatArg::Clusters || self.cluster.is_some(),
+            keep_chosen: self.keep.is_some(),
+            references: !self.reference.is_empty(),
+            review: self.format == FormatArg::Html,
+            acts: false,
+        }
+    }
+
+    /// A `simfind dedupe` command line that acts on the list a report
+    /// exports, over `roots` with the run's threshold, keep policy and
+    /// references.
+    pub fn dedupe_command(&self, roots: &[PathBuf], threshold: f64) -> String {
+        let word = |p: &Path| html::shell_word(&p.to_string_lossy());
+        let mut dedupe = vec!["simfind".to_string(), "dedupe".to_string()];
+        dedupe.extend(roots.iter().map(|r| word(r)));
+        dedupe.push(format!("-t {threshold}"));
+        if let Some(keep) = self.keep {
+            dedupe.push(format!(
+                "--keep {}",
+                keep.to_possible_value()
+                    .map(|v| v.get_name().to_string())
+                    .unwrap_or_default()
+            ));
+        }
+        for r in &self.reference {
+            dedupe.push(format!("--reference {}", word(r)));
+        }
+        dedupe.push("--from-list simfind-removal.nul".to_string());
+        dedupe.join(" ")
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

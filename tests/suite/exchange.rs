@@ -153,6 +153,89 @@ fn verify_of_every_pair_gives_the_scan_pairs_and_group_its_groups() {
     );
 }
 
+/// The groups of an HTML report's data blob: each group's paths, in order.
+fn html_groups(page: &str) -> Vec<Vec<String>> {
+    let tag = r#"<script type="application/json" id="data">"#;
+    let start = page.find(tag).expect("data blob") + tag.len();
+    let end = start + page[start..].find("</script>").unwrap();
+    let data: serde_json::Value = serde_json::from_str(&page[start..end]).unwrap();
+    data["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| {
+            g.as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m["p"].as_str().unwrap().to_string())
+                .collect()
+        })
+        .collect()
+}
+
+/// Regression (issue 33): `verify`/`group --format html` wrote nothing and
+/// exited 2 ("the HTML report needs the run's facts"); the report is now
+/// written with the groups `scan --format html` finds, at the removal
+/// default (-t 0.9) unless -t is given.
+#[test]
+fn verify_and_group_write_the_html_report_of_scan() {
+    let tmp = tempfile::tempdir().unwrap();
+    let files = tmp.path().join("files");
+    corpus(&files);
+    let signed = tmp.path().join("signed");
+    ok(&sign(&[&files], &signed, &[]));
+    let pairs = tmp.path().join("pairs.parquet");
+    write_pairs(&pairs, &all_pairs(&signed));
+    let report = tmp.path().join("report.html");
+    let scanned = tmp.path().join("scan.html");
+    for threshold in [None, Some("0.8")] {
+        let t: Vec<&str> = threshold.map(|t| vec!["-t", t]).unwrap_or_default();
+        let mut args = vec![
+            "scan",
+            path_str(&files),
+            "--method",
+            "lsh",
+            "-b",
+            "20",
+            "-r",
+            "5",
+        ];
+        // The removal default, given: -t alone would let tune choose a banding.
+        args.extend(if t.is_empty() {
+            vec!["-t", "0.9"]
+        } else {
+            t.clone()
+        });
+        args.extend(["--format", "html", "-o", path_str(&scanned)]);
+        ok(&run(&args));
+        let expected = html_groups(&std::fs::read_to_string(&scanned).unwrap());
+        assert!(!expected.is_empty());
+        for cmd in ["verify", "group"] {
+            let _ = std::fs::remove_file(&report);
+            let mut args = vec![
+                cmd,
+                "--pairs",
+                path_str(&pairs),
+                "--docs",
+                path_str(&signed),
+            ];
+            args.extend(&t);
+            args.extend(["--format", "html", "-o", path_str(&report)]);
+            let out = run(&args);
+            ok(&out);
+            let page = std::fs::read_to_string(&report).unwrap();
+            assert!(page.starts_with("<!DOCTYPE html>"));
+            assert_eq!(html_groups(&page), expected, "{cmd} {t:?}");
+            let t_value = threshold.map_or(0.9, |t| t.parse::<f64>().unwrap());
+            let err = stderr(&out);
+            assert!(
+                err.contains(&format!("≥ {t_value:.3}")),
+                "{cmd} {t:?}: {err}"
+            );
+        }
+    }
+}
+
 #[test]
 fn verify_with_one_and_two_threads_writes_the_same() {
     let tmp = tempfile::tempdir().unwrap();

@@ -449,3 +449,85 @@ fn a_file_swapped_for_a_symlink_after_the_walk_is_not_followed() {
         }
     }
 }
+
+/// Collects the paths warned about.
+#[derive(Default)]
+struct Warned(std::sync::Mutex<Vec<std::path::PathBuf>>);
+
+impl simfind::progress::Reporter for Warned {
+    fn warn(&self, path: &std::path::Path, _reason: &dyn std::fmt::Display) {
+        self.0.lock().unwrap().push(path.to_path_buf());
+    }
+}
+
+/// Regression (issue 33): SimHash and ICWS over files read with the opener
+/// the MinHash path uses (`read_walked`, case 2.7 above), not `read_file`: a
+/// walked file replaced by a symbolic link to a file outside the roots,
+/// just before it is opened, is a warning and never read through the link.
+/// Before, both followed the link and signed the outside file's bytes.
+#[test]
+fn simhash_and_icws_do_not_follow_a_file_swapped_for_a_symlink_after_the_walk() {
+    use simfind::input::faults::{self, Point};
+    use simfind::pipeline::vectors::{Fingerprint, fingerprint_files};
+    use simfind::pipeline::weighted::{Bag, bags_of_files};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    let dir = tempfile::tempdir().unwrap();
+    let files = dir.path().join("files");
+    write(&files, "a.txt", prose(50, 300).as_bytes());
+    let x = write(&files, "x.txt", prose(51, 300).as_bytes());
+    let secret = write(dir.path(), "outside/secret.txt", prose(52, 300).as_bytes());
+    let scanned = config(&files, 0.5);
+    let mut stats = simfind::pipeline::ScanStats::default();
+    let walked = simfind::pipeline::walk_files(&scanned, &Silent, &mut stats);
+    assert_eq!(walked.len(), 2);
+    let xi = walked.iter().position(|f| f.path == x).unwrap();
+    let armed = Arc::new(AtomicBool::new(false));
+    let _hook = {
+        let (x, secret, armed) = (x.clone(), secret.clone(), armed.clone());
+        faults::install(move |point, path| {
+            if point == Point::Open && path == x && armed.swap(false, Ordering::SeqCst) {
+                std::fs::remove_file(&x)?;
+                std::os::unix::fs::symlink(&secret, &x)?;
+            }
+            Ok(())
+        })
+    };
+    let restore = || {
+        std::fs::remove_file(&x).unwrap();
+        write(&files, "x.txt", prose(51, 300).as_bytes());
+        armed.store(true, Ordering::SeqCst);
+    };
+
+    armed.store(true, Ordering::SeqCst);
+    let warned = Warned::default();
+    let prints = fingerprint_files(
+        &walked,
+        &scanned,
+        simfind::sketch::simhash::Weights::Set,
+        &warned,
+    );
+    assert_eq!(prints[xi], Fingerprint::Failed, "{prints:?}");
+    assert!(matches!(prints[1 - xi], Fingerprint::Of(_)));
+    assert_eq!(*warned.0.lock().unwrap(), [x.clone()]);
+
+    restore();
+    let warned = Warned::default();
+    let bags = bags_of_files(&walked, &scanned, &warned);
+    assert_eq!(bags[xi], Bag::Failed);
+    assert!(matches!(bags[1 - xi], Bag::Of(_)));
+    assert_eq!(*warned.0.lock().unwrap(), [x.clone()]);
+
+    // With --follow-links a link is the user's to follow, as for MinHash.
+    restore();
+    let mut following = config(&files, 0.5);
+    following.walk.follow_links = true;
+    let prints = fingerprint_files(
+        &walked,
+        &following,
+        simfind::sketch::simhash::Weights::Set,
+        &Silent,
+    );
+    assert!(matches!(prints[xi], Fingerprint::Of(_)));
+}

@@ -727,3 +727,69 @@ fn a_jsonl_file_read_again_gives_what_stdin_held_gives() {
     assert!(rows(&file).len() >= 250, "{} pairs", rows(&file).len());
     assert!(file.stdout == stdin.stdout, "file and stdin differ");
 }
+
+/// Regression (issue 33): a record scan that decides what can go defaults to
+/// the safe threshold 0.9, as a file scan does; it used to return before the
+/// rule and group records at the banding's S-curve threshold (0.549).
+#[test]
+fn records_that_decide_removals_default_to_the_safe_threshold() {
+    let dir = tempfile::tempdir().unwrap();
+    // {t1..t10} and {t1..t9, x}: Jaccard 9/11, between 0.549 and 0.9.
+    let a: Vec<String> = (1..=10).map(|i| format!("t{i}")).collect();
+    let mut b = a[..9].to_vec();
+    b.push("x".into());
+    write(
+        dir.path(),
+        "s.tsv",
+        format!("a\t{}\nb\t{}\n", a.join(" "), b.join(" ")).as_bytes(),
+    );
+    let scan = ["scan", "--input", "sets", "s.tsv"];
+    let clusters = [&scan[..], &["--format", "clusters", "--keep", "newest"]].concat();
+    let out = run_in(dir.path(), &clusters, b"");
+    let err = stderr(&out);
+    assert_eq!(code(&out), 0, "{err}");
+    assert!(rows(&out).is_empty(), "{:?}", rows(&out));
+    assert!(err.contains("with similarity ≥ 0.900"), "{err}");
+    assert!(
+        err.contains("threshold 0.900: the default when deciding what can go"),
+        "{err}"
+    );
+    // Grouping alone decides nothing: the S-curve threshold pairs them.
+    let out = run_in(
+        dir.path(),
+        &[&scan[..], &["--format", "clusters"]].concat(),
+        b"",
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(rows(&out).len(), 2);
+    // -t still decides.
+    let out = run_in(dir.path(), &[&clusters[..], &["-t", "0.8"]].concat(), b"");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(rows(&out).len(), 2);
+
+    // JSON Lines and the same texts as files: one threshold for both.
+    let files = dir.path().join("files");
+    std::fs::create_dir(&files).unwrap();
+    let text = prose(5, 300);
+    let near = text.replacen("river", "rivers", 1);
+    write(&files, "1.txt", text.as_bytes());
+    write(&files, "2.txt", near.as_bytes());
+    let lines = format!(
+        "{}\n{}\n",
+        serde_json::json!({"id": "1", "text": text}),
+        serde_json::json!({"id": "2", "text": near})
+    );
+    write(dir.path(), "r.jsonl", lines.as_bytes());
+    for input in [&["--input", "jsonl", "r.jsonl"][..], &["files"][..]] {
+        let args = [
+            &["scan"][..],
+            input,
+            &["--format", "clusters", "--keep", "newest"],
+        ]
+        .concat();
+        let out = run_in(dir.path(), &args, b"");
+        let err = stderr(&out);
+        assert_eq!(code(&out), 0, "{input:?}: {err}");
+        assert!(err.contains("≥ 0.900"), "{input:?}: {err}");
+    }
+}

@@ -312,3 +312,64 @@ fn dedupe_from_a_missing_list_fails_before_any_work() {
     assert!(stderr.contains("cannot read --from-list"), "{stderr}");
     assert!(stderr.contains("absent.nul"), "{stderr}");
 }
+
+/// Regression (issue 33): `scan --input jsonl|csv|tsv|sets --format html`
+/// did the whole scan, then exited 2 with "the HTML report needs the run's
+/// facts". The report is now written with the groups of `--format clusters`
+/// (both at the removal default, -t 0.9); records cannot be read again as
+/// files, so each member says it has no side-by-side explanation, and the
+/// dedupe command says that dedupe does not act on records.
+#[test]
+fn a_record_scan_writes_the_html_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = prose(8, 300);
+    let near = text.replacen("river", "rivers", 1);
+    let lines: String = [("r1", &text), ("r2", &prose(9, 300)), ("r3", &near)]
+        .iter()
+        .map(|(id, t)| format!("{}\n", serde_json::json!({"id": id, "text": t})))
+        .collect();
+    let input = write(dir.path(), "r.jsonl", lines.as_bytes());
+    let out = dir.path().join("report.html");
+    let run = simfind()
+        .args(["scan", "--input", "jsonl"])
+        .arg(&input)
+        .args(["--format", "html", "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(0), "{err}");
+    assert!(err.contains("≥ 0.900"), "{err}");
+    let page = std::fs::read_to_string(&out).unwrap();
+    let data = data(&page);
+    let clusters = simfind()
+        .args(["scan", "--input", "jsonl"])
+        .arg(&input)
+        .args(["--format", "clusters", "-t", "0.9"])
+        .output()
+        .unwrap();
+    assert_eq!(clusters.status.code(), Some(0));
+    assert_eq!(blob_rows(&data), csv_groups(&clusters.stdout));
+    assert_eq!(
+        blob_rows(&data),
+        [
+            ("1".to_string(), b"r1".to_vec()),
+            ("1".to_string(), b"r3".to_vec())
+        ]
+    );
+    let removable = &data["groups"][0][1];
+    assert!(
+        removable["e"]
+            .as_str()
+            .unwrap()
+            .contains("records are not files"),
+        "{removable}"
+    );
+    assert!(
+        data["dedupe_command"]
+            .as_str()
+            .unwrap()
+            .contains("records are not files")
+    );
+    assert_eq!(data["summary"]["pairs"], 1);
+}

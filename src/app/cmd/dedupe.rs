@@ -11,10 +11,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result, bail};
+use simfind::action::Action;
 use simfind::action::apply::{self, Event};
 use simfind::action::journal::{self, Outcome};
 use simfind::action::plan::{self, Candidate};
-use simfind::action::{Action, SAFE_THRESHOLD};
+use simfind::cluster::removal::RemovalRun;
 use simfind::cluster::{self, ClusterMethod, ClusterParams};
 use simfind::pipeline;
 
@@ -187,11 +188,15 @@ pub fn run(args: Args) -> Result<i32> {
         ),
         None => None,
     };
+    // dedupe always acts (or shows what it would do): the library's removal
+    // rule gives it the safe threshold unless -t is given.
     let mut matching = args.matching.clone();
     let default_threshold = matching.threshold.is_none();
-    if default_threshold {
-        matching.threshold = Some(SAFE_THRESHOLD);
-    }
+    let acting = RemovalRun {
+        acts: true,
+        ..RemovalRun::default()
+    };
+    matching.threshold = acting.threshold(matching.threshold);
     let (mut config, _) = config::scan(
         &args.roots,
         &args.signing,

@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::{Result, bail};
-use simfind::action::SAFE_THRESHOLD;
+use anyhow::Result;
+use simfind::cluster::removal::{self, SAFE_THRESHOLD};
 use simfind::index::incremental;
 use simfind::lsh::tune;
 use simfind::pipeline::plan::Method;
@@ -17,10 +17,13 @@ use crate::app::exit;
 use crate::app::families;
 use crate::app::output::summary::{self, SummaryArgs};
 use crate::app::output::{self, Sink, html};
-use crate::app::report::{FormatArg, Report, ReportArgs, Reported};
+use crate::app::report::{Report, ReportArgs, Reported};
 use crate::app::ui::{Ui, Verbosity, plural, warning_prefix};
 
+mod mode;
 mod record_scan;
+
+use mode::Mode;
 
 const EXAMPLES: &str = "EXAMPLES:
   simfind scan ./corpus -k 5 --bands 20 --rows 5        char 5-shingles, 100 hashes
@@ -152,64 +155,49 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<i32> {
-    let html = args.report.format == FormatArg::Html;
-    let family = families::applies(&args.families, args.input.input);
-    let beside = [args.db.is_some(), args.identical_by.is_some(), family, html];
-    crate::app::important::check(&args.input, beside)?;
-    if args.identical_by.is_some()
-        && (args.db.is_some()
-            || args.matching.isolate
-            || args.input.input.is_records()
-            || families::applies(&args.families, args.input.input))
-    {
-        bail!(
-            "--identical-by finds identical files under DIRs: it takes neither --db, \
-             --isolate, record --input nor a vector family"
-        );
+    let mode = Mode::of(&args)?;
+    match mode {
+        Mode::VectorFamily | Mode::Icws => {
+            let family_args = families::ScanArgs {
+                roots: &args.roots,
+                input: args.input.input,
+                skip_bad_rows: args.input.skip_bad_rows,
+                max_line_length: args.input.max_line_length,
+                link: args.input.link,
+                record_input: &args.input,
+                families: &args.families,
+                signing: &args.signing,
+                matching: &args.matching,
+                files: &args.files,
+                report: &args.report,
+                output: args.output.as_deref(),
+                verbosity: args.verbosity,
+                db: args.db.is_some(),
+                summary_json: &args.summary_json,
+            };
+            if mode == Mode::Icws {
+                crate::app::weighted::scan(family_args)
+            } else {
+                families::scan(family_args)
+            }
+        }
+        Mode::Records => record_scan::run(args),
+        Mode::Files | Mode::FilesIndexed | Mode::IdenticalBy(_) | Mode::ImportantWords(_) => {
+            scan_files(args, mode)
+        }
     }
-    if families::applies(&args.families, args.input.input) {
-        let weighted = args.families.sketch == Some(args::SketchFamilyArg::Icws);
-        let family_args = families::ScanArgs {
-            roots: &args.roots,
-            input: args.input.input,
-            skip_bad_rows: args.input.skip_bad_rows,
-            max_line_length: args.input.max_line_length,
-            link: args.input.link,
-            record_input: &args.input,
-            families: &args.families,
-            signing: &args.signing,
-            matching: &args.matching,
-            files: &args.files,
-            report: &args.report,
-            output: args.output.as_deref(),
-            verbosity: args.verbosity,
-            db: args.db.is_some(),
-            summary_json: &args.summary_json,
-        };
-        return if weighted {
-            crate::app::weighted::scan(family_args)
-        } else {
-            families::scan(family_args)
-        };
-    }
-    if args.input.input.is_records() {
-        return record_scan::run(args);
-    }
+}
+
+/// The MinHash pipeline over files (`mode` one of the file modes): with an
+/// index, identical files only, important words, or plain.
+fn scan_files(args: Args, mode: Mode) -> Result<i32> {
     if let Some(db) = &args.db {
         output::refuse_overwriting_index(args.output.as_deref(), db)?;
     }
-    // A list of what can go never rests on the S-curve threshold: without -t it
-    // uses the conservative threshold, as if `-t 0.9` were given.
-    let decides_removal = args.report.list_removable
-        || ((args.report.format == FormatArg::Clusters || args.report.cluster.is_some())
-            && (args.report.keep.is_some() || !args.report.reference.is_empty()))
-        // The HTML report always proposes what to remove.
-        || args.report.format == FormatArg::Html;
+    // A list of what can go never rests on the S-curve threshold: the
+    // library's removal rule, the same for records, verify, group and dedupe.
     let mut matching = args.matching.clone();
-    let removal_default = decides_removal && matching.threshold.is_none();
-    if removal_default {
-        matching.threshold = Some(SAFE_THRESHOLD);
-    }
+    let removal_default = removal_threshold(&args.report, &mut matching);
     // With --db the output is opened (atomically: it appears only on success)
     // before the index is first read, as it was before the recipe came from
     // the index: a run waiting for the index's lock holds its output open.
@@ -233,16 +221,7 @@ pub fn run(args: Args) -> Result<i32> {
         adopted.as_ref(),
     )?;
     if removal_default && !args.verbosity.quiet {
-        let (b, r) = (
-            args.signing.bands.unwrap_or(args::DEFAULT_BANDS),
-            args.signing.rows.unwrap_or(args::DEFAULT_ROWS),
-        );
-        eprintln!(
-            "simfind: threshold {SAFE_THRESHOLD:.3}: the default when deciding what can go (the \
-             S-curve threshold of {b}×{r}, {:.3}, would list files only that similar as copies); \
-             give -t to change it",
-            simfind::lsh::scurve::threshold(b, r),
-        );
+        eprintln!("{}", removal_default_note(&args.signing, "files"));
     }
     // Not for the index's banding: its advice (other bands and rows, or
     // --threshold alone) cannot be followed with this index.
@@ -267,17 +246,14 @@ pub fn run(args: Args) -> Result<i32> {
     let quiet = args.verbosity.quiet;
     let ui = Ui::with(args.verbosity);
     let mut identical = None;
-    let mut outcome = match &args.db {
-        None if let Some(by) = args.identical_by => {
+    let mut outcome = match (mode, &args.db) {
+        (Mode::IdenticalBy(by), _) => {
             let (outcome, stats) = pipeline::identical::find_identical(&config, by, &ui);
             identical = Some(stats);
             outcome
         }
-        None if let Some(n) = args.input.important_words => {
-            pipeline::important::scan(&config, n, &ui)
-        }
-        None => pipeline::scan(&config, &ui),
-        Some(db) => {
+        (Mode::ImportantWords(n), _) => pipeline::important::scan(&config, n, &ui),
+        (Mode::FilesIndexed, Some(db)) => {
             let mut index = config::open_index(db, &config, args.wait).map_err(|err| {
                 if threshold_source == ThresholdSource::Tuned {
                     err.context(format!(
@@ -295,6 +271,7 @@ pub fn run(args: Args) -> Result<i32> {
                 }
             })?
         }
+        _ => pipeline::scan(&config, &ui),
     };
     for pattern in &outcome.stats.walk_skips.unused_excludes {
         eprintln!("{} --exclude '{pattern}' matched nothing", warning_prefix());
@@ -374,6 +351,30 @@ pub fn run(args: Args) -> Result<i32> {
     )
 }
 
+/// Gives `matching` the removal rule's threshold when the run decides
+/// removals and none was given; whether it did.
+fn removal_threshold(report: &ReportArgs, matching: &mut MatchArgs) -> bool {
+    let default = report.removal_run().default_threshold();
+    let used = matching.threshold.is_none() && default.is_some();
+    matching.threshold = matching.threshold.or(default);
+    used
+}
+
+/// The line that says a removal run uses the safe threshold, not its
+/// banding's S-curve threshold; `documents` names what would be listed.
+fn removal_default_note(signing: &SigningArgs, documents: &str) -> String {
+    let (b, r) = (
+        signing.bands.unwrap_or(args::DEFAULT_BANDS),
+        signing.rows.unwrap_or(args::DEFAULT_ROWS),
+    );
+    format!(
+        "simfind: threshold {SAFE_THRESHOLD:.3}: {} (the S-curve threshold of {b}×{r}, {:.3}, \
+         would list {documents} only that similar as copies); give -t to change it",
+        removal::REASON,
+        simfind::lsh::scurve::threshold(b, r),
+    )
+}
+
 /// What `--format html` shows about the run: the summary line and fields,
 /// the banding, and a `dedupe --from-list` command for the exported list.
 fn html_run(
@@ -383,46 +384,23 @@ fn html_run(
     threshold: (ThresholdSource, f64, Option<f64>),
     seconds: f64,
 ) -> html::Run {
-    use std::os::unix::ffi::OsStrExt;
-    let word = |p: &std::path::Path| html::shell_word(&p.to_string_lossy());
-    let mut dedupe = vec!["simfind".to_string(), "dedupe".to_string()];
-    dedupe.extend(args.roots.iter().map(|r| word(r)));
-    dedupe.push(format!("-t {}", config.threshold));
-    if let Some(keep) = args.report.keep {
-        dedupe.push(format!(
-            "--keep {}",
-            clap::ValueEnum::to_possible_value(&keep)
-                .map(|v| v.get_name().to_string())
-                .unwrap_or_default()
-        ));
-    }
-    for r in &args.report.reference {
-        dedupe.push(format!("--reference {}", word(r)));
-    }
-    dedupe.push("--from-list simfind-removal.nul".to_string());
-    html::Run {
-        summary_line: summary(
-            outcome,
-            config,
-            threshold,
-            seconds,
-            args.input.important_words,
-        ),
-        fields: summary_fields(outcome, config, threshold, args.input.important_words),
-        bands: config.recipe.banding.bands,
-        rows: config.recipe.banding.rows,
-        threshold: config.threshold,
-        exact: outcome.decision.method == Method::Exact,
+    let summary_line = summary(
+        outcome,
+        config,
+        threshold,
         seconds,
-        // As `simfind …`, whatever path started it.
-        command: std::iter::once(b"simfind".to_vec())
-            .chain(std::env::args_os().skip(1).map(|a| a.as_bytes().to_vec()))
-            .collect(),
-        dedupe_command: dedupe.join(" "),
-        recipe: config.recipe.clone(),
-        read: config.read.clone(),
-        budget: args.report.html_budget,
-    }
+        args.input.important_words,
+    );
+    let fields = summary_fields(outcome, config, threshold, args.input.important_words);
+    let mut run = html::Run::of(
+        outcome,
+        config,
+        (summary_line, fields),
+        seconds,
+        args.report.html_budget,
+    );
+    run.dedupe_command = args.report.dedupe_command(&args.roots, config.threshold);
+    run
 }
 
 /// The `--summary-json` fields of the scan itself (the report adds its own):

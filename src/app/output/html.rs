@@ -27,7 +27,8 @@ use serde_json::{Value, json};
 use simfind::cluster::{Clustering, SimilarityHistogram};
 use simfind::explain::plot::{self, Labels, Series};
 use simfind::lsh::scurve;
-use simfind::pipeline::Document;
+use simfind::pipeline::plan::Method;
+use simfind::pipeline::{Document, ScanConfig, ScanOutcome};
 
 use super::text::rfc3339;
 
@@ -61,6 +62,55 @@ pub struct Run {
     pub read: simfind::input::read::ReadOptions,
     /// Most bytes of file text embedded for the explanations (`--html-budget`).
     pub budget: u64,
+    /// Why no member has a side-by-side explanation, when the run's documents
+    /// cannot be read again as files (records): the report says so instead.
+    pub unexplained: Option<String>,
+}
+
+impl Run {
+    /// The facts every run that writes groups has; `summary_line` and
+    /// `fields` are the run's own summary. The dedupe command is left empty
+    /// and every member explained: a run that differs sets them.
+    pub fn of(
+        outcome: &ScanOutcome,
+        config: &ScanConfig,
+        (summary_line, fields): (String, serde_json::Map<String, Value>),
+        seconds: f64,
+        budget: u64,
+    ) -> Run {
+        Run {
+            summary_line,
+            fields,
+            bands: config.recipe.banding.bands,
+            rows: config.recipe.banding.rows,
+            threshold: config.threshold,
+            exact: outcome.decision.method == Method::Exact,
+            seconds,
+            // As `simfind …`, whatever path started it.
+            command: std::iter::once(b"simfind".to_vec())
+                .chain(std::env::args_os().skip(1).map(|a| a.as_bytes().to_vec()))
+                .collect(),
+            dedupe_command: String::new(),
+            recipe: config.recipe.clone(),
+            read: config.read.clone(),
+            budget,
+            unexplained: None,
+        }
+    }
+
+    /// This run's documents are records: the report says that no dedupe acts
+    /// on them and that it cannot show their text side by side.
+    pub fn of_records(mut self) -> Run {
+        self.dedupe_command = "(records are not files: simfind dedupe does not act on them; \
+                               the list names the records' ids)"
+            .to_string();
+        self.unexplained = Some(
+            "no explanation: records are not files, and the report explains by reading \
+             files again"
+                .to_string(),
+        );
+        self
+    }
 }
 
 /// Member flags in the data blob (`f`).
@@ -87,6 +137,7 @@ pub fn write(
         &run.recipe,
         &run.read,
         run.budget,
+        run.unexplained.as_deref(),
     );
     let mut per_member = explained.per_member.into_iter();
     let mut groups = Vec::with_capacity(shown);

@@ -93,6 +93,7 @@ use crate::similarity::graph::UnionFind;
 mod contents;
 mod histogram;
 mod keep;
+pub mod removal;
 
 pub use contents::cluster_contents;
 pub use histogram::{Bucket, SimilarityHistogram};

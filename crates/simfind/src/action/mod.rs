@@ -35,13 +35,9 @@ pub mod state;
 pub mod undo;
 
 /// The similarity below which nothing is called a removable copy unless the
-/// user says so with `--threshold`. At J ≥ 0.9 two files share nine tenths of
-/// their shingles: the same document with a few lines edited. The S-curve
-/// threshold of the default 20 × 5 banding (0.549) also pairs different
-/// documents that share boilerplate: on debian-docs, 159 of 770 files it
-/// called removable were only 55–60 % similar to the copy kept (one licence
-/// listed as a copy of another).
-pub const SAFE_THRESHOLD: f64 = 0.9;
+/// user says so with a threshold: the removal policy's, decided once in
+/// [`crate::cluster::removal`].
+pub use crate::cluster::removal::SAFE_THRESHOLD;
 
 /// What is done to each removable file.
 #[derive(Clone, Debug, PartialEq, Eq)]

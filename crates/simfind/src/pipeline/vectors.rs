@@ -296,6 +296,11 @@ pub(super) enum FileShingles {
 /// Reads, normalises and shingles every file with the recipe, in parallel,
 /// and makes each into a `T` by `make`, in the files' order. Read errors are
 /// reported as warnings. Shared by SimHash's fingerprints and ICWS's bags.
+///
+/// Files are opened as the MinHash path opens them ([`read::read_walked`]):
+/// the file read is the one the walk saw, a link swapped in after the walk is
+/// not followed (unless links are followed), and a file that changed while
+/// it was read is a warning, not a fingerprint of bytes it never held.
 pub(super) fn each_file_shingled<T: Send>(
     files: &[FileEntry],
     config: &ScanConfig,
@@ -307,27 +312,33 @@ pub(super) fn each_file_shingled<T: Send>(
     let out = files
         .par_iter()
         .map_init(Scratch::default, |scratch, file| {
-            let shingles = match read::read_file(&file.path, &config.read) {
-                Err(err) => {
-                    reporter.warn(&file.path, &err);
-                    FileShingles::Failed
-                }
-                Ok(bytes) if !recipe.include_binary && read::looks_binary(&bytes) => {
-                    FileShingles::Skipped("binary")
-                }
-                Ok(bytes) => {
-                    let text = normalize(&bytes, recipe.normalization);
-                    let mut hashes = Vec::new();
-                    recipe
-                        .shingler
-                        .for_each_hash(&text, scratch, |h| hashes.push(h));
-                    if hashes.is_empty() {
-                        FileShingles::Skipped("shorter than one shingle")
+            let read = read::read_walked(file, config.walk.follow_links, &config.read);
+            let shingles = match read {
+                Err(err) => Err(err),
+                Ok(contents) => {
+                    let shingles = if !recipe.include_binary && read::looks_binary(&contents) {
+                        FileShingles::Skipped("binary")
                     } else {
-                        FileShingles::Hashes(hashes)
-                    }
+                        let text = normalize(&contents, recipe.normalization);
+                        let mut hashes = Vec::new();
+                        recipe
+                            .shingler
+                            .for_each_hash(&text, scratch, |h| hashes.push(h));
+                        if hashes.is_empty() {
+                            FileShingles::Skipped("shorter than one shingle")
+                        } else {
+                            FileShingles::Hashes(hashes)
+                        }
+                    };
+                    // Pages of a mapping truncated under us read as zeros:
+                    // only bytes of an unchanged file are the file's.
+                    contents.verify_unchanged().map(|()| shingles)
                 }
             };
+            let shingles = shingles.unwrap_or_else(|err| {
+                reporter.warn(&file.path, &err);
+                FileShingles::Failed
+            });
             let made = make(shingles);
             reporter.advance(1);
             made

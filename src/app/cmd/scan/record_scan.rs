@@ -14,7 +14,7 @@ use super::{Args, finish};
 use crate::app::args;
 use crate::app::config::{self, ThresholdSource};
 use crate::app::output::summary;
-use crate::app::output::{self, Sink};
+use crate::app::output::{self, Sink, html};
 use crate::app::report::Report;
 use crate::app::ui::{Ui, plural, warning_prefix};
 
@@ -55,8 +55,14 @@ pub(super) fn run(args: Args) -> Result<i32> {
     {
         signing.shingles.k = Some(RECORD_CHAR_K);
     }
+    // Records decide removals by the same rule as files.
+    let mut matching = args.matching.clone();
+    let removal_default = super::removal_threshold(&args.report, &mut matching);
     let (config, threshold_source) =
-        config::scan(&[], &signing, &args.matching, &args.files, false, None)?;
+        config::scan(&[], &signing, &matching, &args.files, false, None)?;
+    if removal_default && !args.verbosity.quiet {
+        eprintln!("{}", super::removal_default_note(&args.signing, "records"));
+    }
     if threshold_source == ThresholdSource::Given
         && let Some(warning) = tune::steep_part_warning(
             config.recipe.banding.bands,
@@ -70,7 +76,7 @@ pub(super) fn run(args: Args) -> Result<i32> {
     {
         eprintln!("{} {warning}", warning_prefix());
     }
-    let report = Report::from_args(&args.report, &mut Vec::new())?;
+    let mut report = Report::from_args(&args.report, &mut Vec::new())?;
     let summary_json = summary::open(&args.summary_json, args.output.as_deref())?;
     let mut sink = Sink::create(args.output.as_deref())?;
     output::install_interrupt_handler();
@@ -93,53 +99,34 @@ pub(super) fn run(args: Args) -> Result<i32> {
         mut outcome,
         fields,
     } = pipeline::scan_records(records, &config, &record, &ui);
+    let line = |outcome: &pipeline::ScanOutcome, seconds: f64| {
+        summary_line(
+            &args,
+            kind,
+            &config,
+            &record,
+            &fields_used,
+            outcome,
+            seconds,
+        )
+    };
+    let threshold = (threshold_source, args.matching.min_recall, None);
+    if report.is_html() {
+        let seconds = started.elapsed().as_secs_f64();
+        let facts = (
+            line(&outcome, seconds),
+            super::summary_fields(&outcome, &config, threshold, args.input.important_words),
+        );
+        let run = html::Run::of(&outcome, &config, facts, seconds, args.report.html_budget);
+        report.set_run(run.of_records());
+    }
     let reported =
         report.write_with_fields(&mut outcome, config.threshold, fields.as_ref(), &mut sink)?;
     sink.commit()?;
 
     let seconds = started.elapsed().as_secs_f64();
     if !quiet {
-        let s = &outcome.stats;
-        let shingles = if kind == InputKind::Sets {
-            "whole tokens".to_string()
-        } else if let Some(n) = args.input.important_words {
-            format!(
-                "each record's {} of {}",
-                plural(n as u64, "most important word", "most important words"),
-                fields_used
-            )
-        } else {
-            format!(
-                "{} {}-shingles of {}{}",
-                config.recipe.shingler.k(),
-                config.recipe.shingler.kind().name(),
-                if record.per_field { "each of " } else { "" },
-                fields_used
-            )
-        };
-        let candidates = match outcome.decision.method {
-            Method::Lsh => format!(
-                "{}, {} bands × {} rows",
-                plural(s.candidates, "candidate", "candidates"),
-                config.recipe.banding.bands,
-                config.recipe.banding.rows
-            ),
-            Method::Exact => format!(
-                "{} verified by the join{}",
-                plural(s.candidates, "pair", "pairs"),
-                summary::join_work(config.exact_index, s)
-            ),
-        };
-        eprintln!(
-            "simfind: {} ({kind}) in {seconds:.2} s; {} skipped, {} never paired (no shingle); \
-             {candidates}; {} with similarity ≥ {:.3} ({shingles}); method {}",
-            plural(s.files, "record", "records"),
-            s.errors,
-            s.no_shingles,
-            plural(s.pairs, "pair", "pairs"),
-            config.threshold,
-            outcome.decision.reason,
-        );
+        eprintln!("{}", line(&outcome, seconds));
         eprintln!("{}", reported.summary());
     }
     finish(
@@ -147,8 +134,61 @@ pub(super) fn run(args: Args) -> Result<i32> {
         &config,
         (&report, &reported),
         summary_json,
-        (threshold_source, args.matching.min_recall, None),
+        threshold,
         (seconds, &ui),
         args.input.important_words,
+    )
+}
+
+/// The summary line of a record scan.
+fn summary_line(
+    args: &Args,
+    kind: InputKind,
+    config: &pipeline::ScanConfig,
+    record: &pipeline::RecordConfig,
+    fields_used: &str,
+    outcome: &pipeline::ScanOutcome,
+    seconds: f64,
+) -> String {
+    let s = &outcome.stats;
+    let shingles = if kind == InputKind::Sets {
+        "whole tokens".to_string()
+    } else if let Some(n) = args.input.important_words {
+        format!(
+            "each record's {} of {}",
+            plural(n as u64, "most important word", "most important words"),
+            fields_used
+        )
+    } else {
+        format!(
+            "{} {}-shingles of {}{}",
+            config.recipe.shingler.k(),
+            config.recipe.shingler.kind().name(),
+            if record.per_field { "each of " } else { "" },
+            fields_used
+        )
+    };
+    let candidates = match outcome.decision.method {
+        Method::Lsh => format!(
+            "{}, {} bands × {} rows",
+            plural(s.candidates, "candidate", "candidates"),
+            config.recipe.banding.bands,
+            config.recipe.banding.rows
+        ),
+        Method::Exact => format!(
+            "{} verified by the join{}",
+            plural(s.candidates, "pair", "pairs"),
+            summary::join_work(config.exact_index, s)
+        ),
+    };
+    format!(
+        "simfind: {} ({kind}) in {seconds:.2} s; {} skipped, {} never paired (no shingle); \
+         {candidates}; {} with similarity ≥ {:.3} ({shingles}); method {}",
+        plural(s.files, "record", "records"),
+        s.errors,
+        s.no_shingles,
+        plural(s.pairs, "pair", "pairs"),
+        config.threshold,
+        outcome.decision.reason,
     )
 }

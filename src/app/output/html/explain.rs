@@ -39,7 +39,8 @@ pub struct Explained {
 }
 
 /// Explains every (kept copy, member) pair of the first `limit` groups
-/// within `budget` bytes of embedded text.
+/// within `budget` bytes of embedded text; none, each saying `unexplained`,
+/// when that is given.
 pub fn explain_groups(
     documents: &[Document],
     clustering: &Clustering,
@@ -47,6 +48,7 @@ pub fn explain_groups(
     recipe: &Recipe,
     read_options: &ReadOptions,
     budget: u64,
+    unexplained: Option<&str>,
 ) -> Explained {
     // Which pairs fit, decided in order from the sizes the scan saw.
     enum Plan {
@@ -64,6 +66,10 @@ pub fn explain_groups(
         for m in group {
             if m.representative {
                 plans.push(Plan::Kept);
+                continue;
+            }
+            if let Some(reason) = unexplained {
+                plans.push(Plan::Left(reason.to_string()));
                 continue;
             }
             let (ka, kb) = (&documents[kept as usize], &documents[m.doc as usize]);
