@@ -8,10 +8,12 @@
 //!    their absence is an error: CI must never pass without having run them.
 //! 2. Tells the tests which engines `scripts/setup-engines.sh` installed
 //!    under `target/engines/`: the Python venv (`no_python_engines` when
-//!    absent) and a headless browser (`no_chromium`). Tests that need one are
-//!    ignored with the reason where it is missing; with
-//!    `SIMFIND_ENGINES=required` (set by `scripts/test.sh`, the README's test
-//!    command) a missing engine is an error instead.
+//!    absent), the `simfind` Python package built from crates/py and
+//!    installed into it (`no_python_package`) and a headless browser
+//!    (`no_chromium`). Tests that need one are ignored with the reason where
+//!    it is missing; with `SIMFIND_ENGINES=required` (set by
+//!    `scripts/test.sh`, the README's test command) a missing engine is an
+//!    error instead.
 //! 3. Identifies the build for `simfind --version`: the git commit when built
 //!    from a checkout (`unknown` from a source archive or without git), the
 //!    enabled Cargo features and the target.
@@ -31,6 +33,7 @@ fn main() {
 fn mark_engines() {
     println!("cargo::rustc-check-cfg=cfg(no_python_engines)");
     println!("cargo::rustc-check-cfg=cfg(no_chromium)");
+    println!("cargo::rustc-check-cfg=cfg(no_python_package)");
     println!("cargo::rerun-if-env-changed=SIMFIND_ENGINES");
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/engines");
     let required = std::env::var("SIMFIND_ENGINES").as_deref() == Ok("required");
@@ -41,6 +44,11 @@ fn mark_engines() {
             "the Python engines",
         ),
         ("no_chromium", "chromium", "chromium"),
+        (
+            "no_python_package",
+            "python-package.installed",
+            "the Python package (crates/py)",
+        ),
     ];
     for (cfg, marker, what) in engines {
         let path = root.join(marker);

@@ -2,6 +2,8 @@
 # Installs what the engine tests need, beside the build and never by hand:
 #   - a Python venv at target/engines/venv with scripts/engines-requirements.txt
 #     (pyspark, duckdb, pyarrow, ...: the engines simfind's exchange files meet);
+#   - the `simfind` Python package (crates/py), built into a wheel by maturin
+#     (from that venv) and installed into the venv (tests/python.rs);
 #   - Debian's chromium (the HTML report's browser test), when apt-get can.
 # Idempotent: a second run with nothing changed takes a second. build.rs reads
 # target/engines/ to mark the engine tests ignored (with the reason) where a
@@ -24,6 +26,37 @@ if ! cmp -s "$req" "$stamp" 2>/dev/null || [ ! -x "$venv/bin/python" ]; then
     cp "$req" "$stamp"
 fi
 
+# The Python package is rebuilt only when what the wheel is made of changed:
+# the crates, the workspace manifest and lock (profiles, versions), build/
+# (shared by the build scripts) and this script. The stamp holds their hash,
+# and goes away while a rebuild runs, so that a failed one leaves no stale
+# marker behind. The wheel is built with the tests' profile (no LTO, many
+# codegen units), which builds much sooner on two cores than the release
+# profile; a wheel to distribute is `maturin build --release`
+# (crates/py/README.md).
+package_stamp="$root/python-package.installed"
+package_state="$(
+    {
+        find crates build -type f ! -name '*.so' ! -path '*/__pycache__/*' -print0 \
+            | sort -z | xargs -0 sha256sum
+        sha256sum Cargo.toml Cargo.lock scripts/setup-engines.sh
+        "$venv/bin/python" --version
+    } | sha256sum | cut -d' ' -f1
+)"
+if [ "$(cat "$package_stamp" 2>/dev/null)" != "$package_state" ]; then
+    echo "setup-engines: building the Python package (crates/py) with maturin" >&2
+    rm -f "$package_stamp"
+    wheels="$root/wheels"
+    rm -rf "$wheels"
+    started=$SECONDS
+    "$venv/bin/maturin" build --profile release-tests -m crates/py/Cargo.toml \
+        --interpreter "$venv/bin/python" --out "$wheels"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+        --no-deps --force-reinstall "$wheels"/simfind-*.whl
+    echo "setup-engines: Python package built and installed in $((SECONDS - started)) s" >&2
+    echo "$package_state" >"$package_stamp"
+fi
+
 chromium=""
 for c in chromium chromium-browser; do
     if command -v "$c" >/dev/null 2>&1; then chromium="$(command -v "$c")"; break; fi
@@ -43,4 +76,4 @@ fi
 if [ -n "$chromium" ]; then
     ln -sf "$chromium" "$root/chromium"
 fi
-echo "setup-engines: python $("$venv/bin/python" --version 2>&1), chromium ${chromium:-absent}" >&2
+echo "setup-engines: python $("$venv/bin/python" --version 2>&1) with simfind $("$venv/bin/python" -c 'import simfind; print(simfind.__version__)'), chromium ${chromium:-absent}" >&2

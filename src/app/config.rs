@@ -455,7 +455,7 @@ fn shingle_kind(shingles: &ShingleArgs, adopted: Option<&Recipe>) -> Result<(Shi
         .shingle
         .map(|s| s.kind())
         .or(adopted.map(|r| r.shingler.kind()))
-        .unwrap_or(ShingleKind::Char);
+        .unwrap_or_default();
     let k = shingles.k.unwrap_or_else(|| match adopted {
         Some(r) if r.shingler.kind() == kind => r.shingler.k(),
         _ => kind.default_k(),
@@ -492,9 +492,9 @@ fn stop_words(
         (Some(_), _) => bail!("--stopwords applies only with --shingle stopword or important"),
         (None, ShingleKind::StopWord | ShingleKind::Important) => match adopted {
             Some(r) if r.shingler.kind() == kind => r.shingler.stop_words().clone(),
-            _ => StopWords::english(),
+            _ => kind.default_stop_words(),
         },
-        (None, _) => StopWords::default(),
+        (None, _) => kind.default_stop_words(),
     })
 }
 

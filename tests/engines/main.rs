@@ -1,5 +1,5 @@
 //! The engine tests: what needs the Python engines (pyarrow, DuckDB, Spark)
-//! or headless Chromium that `scripts/setup-engines.sh` installs under
+//! or headless Chromium, and the Python package (`python`), that `scripts/setup-engines.sh` installs under
 //! `target/engines/`. They are the slow ones, so they are a test binary of
 //! their own, which `scripts/test.sh` runs as a step of its own after the
 //! suite (`tests/suite/`). Where an engine is missing, build.rs sets
@@ -14,4 +14,5 @@ mod util;
 
 mod exchange;
 mod records;
+mod python;
 mod report_html;

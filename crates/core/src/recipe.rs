@@ -61,12 +61,7 @@ impl Recipe {
     /// sorted and without duplicates. (Files are read as sets by
     /// `pipeline::reload_set`, which takes a large file a chunk at a time.)
     pub fn set_of(&self, bytes: &[u8]) -> Vec<u64> {
-        let mut text = String::new();
-        normalize_into(bytes, self.normalization, &mut text);
-        let mut set = Vec::new();
-        self.shingler
-            .shingle_set_into(&text, &mut Scratch::default(), &mut set);
-        set
+        shingle_set(bytes, self.normalization, &self.shingler)
     }
 
     /// The signature and band keys of a non-empty set of distinct hashes.
@@ -76,6 +71,17 @@ impl Recipe {
         let keys = lsh::band_keys(&signature, self.banding).collect();
         (signature, keys)
     }
+}
+
+/// The shingle set of `bytes` held in memory under a normalisation and a
+/// shingler, without the rest of a recipe: what `compare` measures exact
+/// Jaccard over, and what the Python face hands out.
+pub fn shingle_set(bytes: &[u8], normalization: Normalization, shingler: &Shingler) -> Vec<u64> {
+    let mut text = String::new();
+    normalize_into(bytes, normalization, &mut text);
+    let mut set = Vec::new();
+    shingler.shingle_set_into(&text, &mut Scratch::default(), &mut set);
+    set
 }
 
 /// A shingle kind name this simfind does not know.
@@ -95,15 +101,10 @@ impl FromStr for ShingleKind {
     type Err = UnknownShingleKind;
 
     fn from_str(s: &str) -> Result<Self, UnknownShingleKind> {
-        [
-            ShingleKind::Char,
-            ShingleKind::Word,
-            ShingleKind::StopWord,
-            ShingleKind::Important,
-        ]
-        .into_iter()
-        .find(|k| k.name() == s)
-        .ok_or_else(|| UnknownShingleKind(s.to_string()))
+        ShingleKind::ALL
+            .into_iter()
+            .find(|k| k.name() == s)
+            .ok_or_else(|| UnknownShingleKind(s.to_string()))
     }
 }
 

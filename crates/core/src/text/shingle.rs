@@ -42,9 +42,11 @@ pub use stop_words::{ENGLISH_STOP_WORDS, StopWords};
 /// and must match the ground truth's definition for exact comparison.
 pub const SHINGLE_HASH_SEED: u64 = 0;
 
-/// What a shingle is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What a shingle is. The default, for every face (command line, Python),
+/// is `Char`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum ShingleKind {
+    #[default]
     Char,
     Word,
     StopWord,
@@ -53,6 +55,14 @@ pub enum ShingleKind {
 }
 
 impl ShingleKind {
+    /// Every kind, in the order help and messages list them.
+    pub const ALL: [ShingleKind; 4] = [
+        ShingleKind::Char,
+        ShingleKind::Word,
+        ShingleKind::StopWord,
+        ShingleKind::Important,
+    ];
+
     /// The default `k` for each kind: 5 characters, 3 words, a stop word and
     /// the next two words.
     pub fn default_k(self) -> usize {
@@ -60,6 +70,15 @@ impl ShingleKind {
             ShingleKind::Char => 5,
             ShingleKind::Word | ShingleKind::StopWord => 3,
             ShingleKind::Important => 1,
+        }
+    }
+
+    /// The stop words of this kind when none are given: the built-in
+    /// English list for the kinds that read stop words, none for the others.
+    pub fn default_stop_words(self) -> StopWords {
+        match self {
+            ShingleKind::StopWord | ShingleKind::Important => StopWords::english(),
+            ShingleKind::Char | ShingleKind::Word => StopWords::default(),
         }
     }
 
