@@ -13,6 +13,7 @@ use crate::app::cmd::{
 };
 use crate::app::cmd::{fingerprint, score, validate};
 use crate::app::exit;
+use crate::app::flags;
 use crate::app::output;
 use crate::app::ui::{self, ColorArg};
 
@@ -37,7 +38,8 @@ pub struct Cli {
 
     /// When to colour the `error:` and `warning:` prefixes: auto (stderr is a terminal and
     /// NO_COLOR is unset or empty), always, never.
-    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = ColorArg::Auto)]
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = ColorArg::Auto,
+          hide_short_help = true)]
     pub color: ColorArg,
 
     #[command(subcommand)]
@@ -76,7 +78,7 @@ pub fn command() -> clap::Command {
     // Leaked once per process: clap wants a 'static str, and the text depends
     // on the CPU, so it cannot be a constant.
     let long: &'static str = Box::leak(long_version().into_boxed_str());
-    Cli::command().long_version(long)
+    flags::short::pages(Cli::command().long_version(long))
 }
 
 /// Parses the process's arguments: exits with status 0 after --help or

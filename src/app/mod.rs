@@ -3,7 +3,8 @@
 //!
 //! Layers, each importing only those below it: `cli` (parser and dispatch) →
 //! `cmd/*` (one file per subcommand) → `config` (arg groups → validated library
-//! configuration) → `args` (shared clap groups, parsers, help tables), with
+//! configuration) → `args` (shared clap groups) and `flags` (each shared flag's
+//! one definition, value parsers, help tables, the short `-h`), with
 //! `report`, `output`, `ui` and `exit` beside them for printing, and `limits`
 //! (out of memory, file size limit) for the process as a whole.
 pub mod args;
@@ -13,6 +14,7 @@ pub mod config;
 pub mod exchange_run;
 pub mod exit;
 pub mod families;
+pub mod flags;
 pub mod important;
 pub mod limits;
 pub mod output;

@@ -23,11 +23,16 @@ use simfind::model::Document;
 use simfind::pipeline::{DocStatus, FieldScores, ScanOutcome};
 
 use crate::app::exit;
+use crate::app::flags::defs;
 use crate::app::output::{groups, html, pairs};
 use crate::app::ui::plural;
 
 /// Output and grouping options of `scan`, flattened into its arguments.
 #[derive(clap::Args, Debug)]
+#[command(
+    mut_args(defs::one("keep", defs::keep(defs::Groups::Report))),
+    mut_args(defs::one("reference", defs::reference(defs::Groups::Report)))
+)]
 pub struct ReportArgs {
     /// What to write: pairs (CSV, one row per similar pair), tsv (the same
     /// columns tab-separated; \t \n \r \\ in a path escaped with a backslash),
@@ -90,16 +95,11 @@ pub struct ReportArgs {
     #[arg(long, value_enum, value_name = "METHOD", help_heading = "Groups")]
     pub cluster: Option<ClusterArg>,
 
-    /// Which file of each group is kept: newest or oldest (modification time;
-    /// unknown times lose), largest or smallest (bytes), shortest-path (bytes),
-    /// or first (first path in byte order). Ties go to the first path
-    /// [default: first].
-    #[arg(long, value_enum, value_name = "POLICY", help_heading = "Groups")]
+    // --keep, --reference: defs::keep, defs::reference.
+    #[arg(long, value_enum, help_heading = "Groups")]
     pub keep: Option<KeepArg>,
 
-    /// Files under DIR are always kept and preferred as the kept copy of their
-    /// group (dedup new files against an archive). DIR is scanned too. Repeatable.
-    #[arg(long, value_name = "DIR", help_heading = "Groups")]
+    #[arg(long, help_heading = "Groups")]
     pub reference: Vec<PathBuf>,
 }
 

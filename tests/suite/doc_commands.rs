@@ -5,6 +5,8 @@
 //! - `--help`: `tests/snapshots/help/<subcommand>.txt` (`simfind.txt` for the
 //!   top level), one per subcommand listed by `simfind --help`, rendered at
 //!   100 columns without colour.
+//! - `-h`: `tests/snapshots/short-help/<subcommand>.txt` for the subcommands
+//!   with a short page of everyday flags (`src/app/flags/short.rs`).
 //! - A console block: each `$ simfind …` line is run by bash from the project
 //!   root with the built binary first on PATH; the lines after it, up to the
 //!   next `$ ` line, are its stdout followed by its stderr. `…` in an expected
@@ -53,12 +55,16 @@ fn subcommands() -> Vec<String> {
 }
 
 fn help_of(subcommand: Option<&str>) -> String {
+    page_of(subcommand, "--help")
+}
+
+fn page_of(subcommand: Option<&str>, flag: &str) -> String {
     let mut cmd = simfind();
     cmd.env("COLUMNS", "100").env("NO_COLOR", "1");
     if let Some(name) = subcommand {
         cmd.arg(name);
     }
-    let out = cmd.arg("--help").output().unwrap();
+    let out = cmd.arg(flag).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{subcommand:?} --help");
     String::from_utf8(out.stdout).unwrap()
 }
@@ -99,6 +105,41 @@ fn every_help_matches_its_snapshot() {
         stale.is_empty(),
         "--help differs from its snapshot: {stale:?}; if intended, run \
          `TRYCMD=overwrite cargo test --release --test suite doc_commands` and review the diff"
+    );
+}
+
+/// The subcommands whose `-h` is a short page of everyday flags.
+const SHORT_PAGES: [&str; 8] = [
+    "scan", "sign", "dedupe", "index", "verify", "explain", "compare", "group",
+];
+
+#[test]
+fn every_short_help_matches_its_snapshot() {
+    let dir = root().join("tests/snapshots/short-help");
+    let mut stale = Vec::new();
+    for name in SHORT_PAGES {
+        let file = dir.join(format!("{name}.txt"));
+        let actual = page_of(Some(name), "-h");
+        // Short: a screen, not a reference (scan's has the most to show).
+        let lines = actual.lines().count();
+        assert!(lines <= 64, "{name} -h has {lines} lines");
+        assert!(
+            actual.ends_with(&format!("simfind {name} --help\n")),
+            "{name} -h ends by pointing to --help: {actual}"
+        );
+        if std::fs::read_to_string(&file).ok().as_deref() != Some(actual.as_str()) {
+            if overwrite() {
+                std::fs::create_dir_all(&dir).unwrap();
+                std::fs::write(&file, &actual).unwrap();
+            } else {
+                stale.push(file.display().to_string());
+            }
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "-h differs from its snapshot: {stale:?}; if intended, run \
+         `TRYCMD=overwrite cargo test --release --test doc_commands` and review the diff"
     );
 }
 

@@ -20,6 +20,7 @@ use simfind::text::shingle::{Scratch, Shingler};
 use crate::app::args::{self, DEFAULT_BANDS, DEFAULT_ROWS, DEFAULT_SEED, ShingleArgs, SketchArgs};
 use crate::app::config;
 use crate::app::exit;
+use crate::app::flags::defs;
 use crate::app::ui::Verbosity;
 
 /// Edit distances are computed only up to this many DP cells by default
@@ -93,6 +94,13 @@ with an empty file) or over --max-edit-cells is left empty, with a note on stder
 /// --input file: cosine (of any signs), angle, Lp distances, Hamming distance.
 #[derive(clap::Args, Debug)]
 #[command(after_help = args::after_help(AFTER_HELP, args::EXIT_STATUS_COMPARE))]
+#[command(
+    mut_args(defs::one("input", defs::input(defs::Input::Compare))),
+    mut_args(defs::one("pairs", defs::set_pairs(defs::SetPairs::Compare))),
+    mut_args(defs::one("bands", defs::bands(defs::Shape::Fixed))),
+    mut_args(defs::one("rows", defs::rows(defs::Shape::Fixed))),
+    mut_args(defs::one("seed", defs::seed(defs::Seed::Fixed)))
+)]
 pub struct Args {
     /// The first file (with --input: the file of points or sets).
     #[arg(value_name = "FILE_A", required_unless_present_any = ["vector", "bits"])]
@@ -106,14 +114,12 @@ pub struct Args {
     #[arg(value_name = "ID_B", requires = "input")]
     pub id_b: Option<String>,
 
-    /// Compare two rows of one file: `vectors` (CSV/TSV `id,x1,…,xd`), `bits` (`id,0101…`
-    /// or `id,0x…`) or `sets` (`id<TAB>token token …`), as `compare --input vectors FILE ID_A
-    /// ID_B`.
-    #[arg(long, value_name = "KIND", value_parser = ["vectors", "bits", "sets"], conflicts_with_all = ["vector", "bits"], help_heading = "Vectors and bit strings")]
+    // --input: defs::input.
+    #[arg(long, conflicts_with_all = ["vector", "bits"], help_heading = "Vectors and bit strings")]
     pub input: Option<String>,
 
-    /// With --input sets: each line is one `id<TAB>token` pair, as `scan --input sets --pairs`.
-    #[arg(long, requires = "input", help_heading = "Vectors and bit strings")]
+    // --pairs: defs::set_pairs.
+    #[arg(long, help_heading = "Vectors and bit strings")]
     pub pairs: bool,
 
     /// A vector given on the command line, comma-separated (twice: `--vector 1,-2,3 --vector
@@ -133,16 +139,14 @@ pub struct Args {
     #[command(flatten)]
     pub shingles: ShingleArgs,
 
-    /// Bands b of the MinHash signature (its length is b × r).
-    #[arg(long, short = 'b', value_name = "B", default_value_t = DEFAULT_BANDS, help_heading = "LSH")]
+    // -b, -r, --seed: defs::bands, defs::rows, defs::seed.
+    #[arg(long, default_value_t = DEFAULT_BANDS, help_heading = "LSH")]
     pub bands: usize,
 
-    /// Rows per band r.
-    #[arg(long, short = 'r', value_name = "R", default_value_t = DEFAULT_ROWS, help_heading = "LSH")]
+    #[arg(long, default_value_t = DEFAULT_ROWS, help_heading = "LSH")]
     pub rows: usize,
 
-    /// Seed of the MinHash functions (the same as scan's for the same estimate).
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_SEED, help_heading = "LSH")]
+    #[arg(long, default_value_t = DEFAULT_SEED, help_heading = "LSH")]
     pub seed: u64,
 
     #[command(flatten)]

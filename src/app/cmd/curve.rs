@@ -11,6 +11,7 @@ use simfind::lsh::scurve::{self, Stage};
 
 use crate::app::args::{self, TextOrCsv};
 use crate::app::exit;
+use crate::app::flags::defs;
 use crate::app::output::Sink;
 use crate::app::ui::Verbosity;
 
@@ -45,14 +46,17 @@ const AFTER_HELP: &str = "EXAMPLES:
 /// strings (one sampled bit: 1 - h/bits); --d1/--d2 are in that unit.
 #[derive(clap::Args, Debug)]
 #[command(after_help = args::after_help(AFTER_HELP, args::EXIT_STATUS_USAGE_ONLY))]
+#[command(
+    mut_args(defs::one("bands", defs::bands(defs::Shape::Curve))),
+    mut_args(defs::one("rows", defs::rows(defs::Shape::Curve))),
+    mut_args(defs::one("metric", defs::metric(defs::Family::Curve))),
+    mut_args(defs::one("bits", defs::bits()))
+)]
 pub struct Args {
-    /// Number of bands b (repeat, paired in order with --rows, to overlay curves)
-    /// [default: 20 when only --rows is given, as in scan].
-    #[arg(long, short = 'b', value_name = "B", value_parser = args::count, action = ArgAction::Append)]
+    // -b, -r, --metric, --bits: their functions in flags::defs.
+    #[arg(long, action = ArgAction::Append)]
     pub bands: Vec<usize>,
-    /// Rows per band r (repeat, paired in order with --bands) [default: 5 when only --bands is
-    /// given, as in scan].
-    #[arg(long, short = 'r', value_name = "R", value_parser = args::count, action = ArgAction::Append)]
+    #[arg(long, action = ArgAction::Append)]
     pub rows: Vec<usize>,
     #[command(flatten)]
     pub stages: Stages,
@@ -64,12 +68,9 @@ pub struct Args {
     /// family's unit.
     #[arg(long, value_name = "D", value_parser = distance, requires = "d1")]
     pub d2: Option<(f64, String)>,
-    /// The family: `jaccard` (MinHash, the default), `cosine` (random hyperplanes),
-    /// `euclidean` (projections into buckets of width a) or `hamming` (bit sampling).
-    #[arg(long, value_enum, value_name = "METRIC", help_heading = "Families")]
+    #[arg(long, value_enum, help_heading = "Families")]
     pub metric: Option<args::MetricArg>,
-    /// With --metric hamming: the bit strings' length.
-    #[arg(long, value_name = "N", default_value_t = 64, value_parser = args::count, help_heading = "Families")]
+    #[arg(long, default_value_t = 64, help_heading = "Families")]
     pub bits: usize,
     /// Similarity step of the table, in (0, 1].
     #[arg(long, value_name = "STEP", default_value = "0.05", value_parser = args::unit_open_closed)]

@@ -22,6 +22,7 @@ use simfind::pipeline;
 use crate::app::args::{self, ExitRow, FileArgs, MatchArgs, SigningArgs};
 use crate::app::config;
 use crate::app::exit;
+use crate::app::flags::defs;
 use crate::app::report::{self, KeepArg, human_bytes};
 use crate::app::ui::{Ui, Verbosity, plural, warning_prefix};
 
@@ -86,6 +87,10 @@ pub const EXIT_STATUS: &[ExitRow] = &[
 /// is 0.9 unless -t is given.
 #[derive(clap::Args, Debug)]
 #[command(after_help = args::after_help(EXAMPLES, EXIT_STATUS))]
+#[command(
+    mut_args(defs::one("keep", defs::keep(defs::Groups::Dedupe))),
+    mut_args(defs::one("reference", defs::reference(defs::Groups::Dedupe)))
+)]
 pub struct Args {
     /// Directories to scan.
     #[arg(required = true, value_name = "DIR")]
@@ -100,13 +105,11 @@ pub struct Args {
     #[command(flatten)]
     pub files: FileArgs,
 
-    /// Which file of each group is kept [default: first].
-    #[arg(long, value_enum, value_name = "POLICY", help_heading = "Groups")]
+    // --keep, --reference: defs::keep, defs::reference.
+    #[arg(long, value_enum, help_heading = "Groups")]
     pub keep: Option<KeepArg>,
 
-    /// Files under DIR are always kept and preferred as the kept copy (dedup new
-    /// files against an archive). DIR is scanned too. Repeatable.
-    #[arg(long, value_name = "DIR", help_heading = "Groups")]
+    #[arg(long, help_heading = "Groups")]
     pub reference: Vec<PathBuf>,
 
     /// Move each copy under DIR, keeping its path relative to its root (as

@@ -25,6 +25,7 @@ use crate::app::args::{
 };
 use crate::app::config;
 use crate::app::exit;
+use crate::app::flags::defs;
 use crate::app::ui::{ColorArg, Verbosity};
 
 /// The default of `--max-size`. explain holds about `BYTES_PER_INPUT_BYTE`
@@ -56,6 +57,16 @@ NO_COLOR is unset or empty). --format json writes the same as one JSON document
 /// estimate.
 #[derive(clap::Args, Debug)]
 #[command(after_help = args::after_help(AFTER_HELP, args::EXIT_STATUS_COMPARE))]
+#[command(
+    mut_args(defs::one("input", defs::input(defs::Input::Explain))),
+    mut_args(defs::one("id_field", defs::id_field(defs::Records::Explain))),
+    mut_args(defs::one("text_field", defs::text_field(defs::Records::Explain))),
+    mut_args(defs::one("id_column", defs::id_column(defs::IdColumn::Explain))),
+    mut_args(defs::one("columns", defs::columns(defs::Records::Explain))),
+    mut_args(defs::one("bands", defs::bands(defs::Shape::Fixed))),
+    mut_args(defs::one("rows", defs::rows(defs::Shape::Fixed))),
+    mut_args(defs::one("seed", defs::seed(defs::Seed::Fixed)))
+)]
 pub struct Args {
     /// The first file (with --input: the file of records, '-' for stdin).
     #[arg(value_name = "FILE_A")]
@@ -69,52 +80,33 @@ pub struct Args {
     #[arg(value_name = "ID_B")]
     pub id_b: Option<String>,
 
-    /// Explain two records of one file of records: `jsonl`, `csv` or `tsv` (`explain
-    /// --input jsonl FILE ID_A ID_B`). Their text is the record's fields joined by one
-    /// space, as scan shingles it; offsets are bytes of that text.
-    #[arg(long, value_name = "KIND", value_parser = args::input_kind, help_heading = "Records")]
+    // --input and the record fields: their functions in flags::defs.
+    #[arg(long, help_heading = "Records")]
     pub input: Option<simfind::input::kind::InputKind>,
 
-    /// jsonl: the id's field, a dotted path [default: id].
-    #[arg(long, value_name = "PATH", help_heading = "Records")]
+    #[arg(long, help_heading = "Records")]
     pub id_field: Option<String>,
 
-    /// jsonl: the text's fields, dotted paths, comma-separated [default: text].
-    #[arg(
-        long,
-        value_name = "PATHS",
-        value_delimiter = ',',
-        help_heading = "Records"
-    )]
+    #[arg(long, help_heading = "Records")]
     pub text_field: Vec<String>,
 
-    /// csv/tsv: the id column's name [default: id].
-    #[arg(long, value_name = "NAME", help_heading = "Records")]
+    #[arg(long, help_heading = "Records")]
     pub id_column: Option<String>,
 
-    /// csv/tsv: the columns that make the text, comma-separated [default: every
-    /// column but the id].
-    #[arg(
-        long,
-        value_name = "A,B,C",
-        value_delimiter = ',',
-        help_heading = "Records"
-    )]
+    #[arg(long, help_heading = "Records")]
     pub columns: Vec<String>,
 
     #[command(flatten)]
     pub shingles: ShingleArgs,
 
-    /// Bands b of the MinHash signature (its length is b × r).
-    #[arg(long, short = 'b', value_name = "B", default_value_t = DEFAULT_BANDS, help_heading = "LSH")]
+    // -b, -r, --seed: defs::bands, defs::rows, defs::seed.
+    #[arg(long, default_value_t = DEFAULT_BANDS, help_heading = "LSH")]
     pub bands: usize,
 
-    /// Rows per band r.
-    #[arg(long, short = 'r', value_name = "R", default_value_t = DEFAULT_ROWS, help_heading = "LSH")]
+    #[arg(long, default_value_t = DEFAULT_ROWS, help_heading = "LSH")]
     pub rows: usize,
 
-    /// Seed of the MinHash functions (the same as scan's for the same estimate).
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_SEED, help_heading = "LSH")]
+    #[arg(long, default_value_t = DEFAULT_SEED, help_heading = "LSH")]
     pub seed: u64,
 
     #[command(flatten)]

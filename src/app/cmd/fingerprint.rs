@@ -10,6 +10,7 @@ use simfind::lsh::fingerprint::{self, Model};
 
 use crate::app::args::{self, ExitRow};
 use crate::app::exit;
+use crate::app::flags::defs;
 use crate::app::ui::{self, Verbosity};
 
 const AFTER_HELP: &str = "EXAMPLES:
@@ -51,6 +52,7 @@ const EXIT_STATUS: &[ExitRow] = &[
 /// Example 3.22 (1,024 functions, then two groups of 1,024).
 #[derive(clap::Args, Debug)]
 #[command(after_help = args::after_help(AFTER_HELP, EXIT_STATUS))]
+#[command(mut_args(defs::one("seed", defs::seed(defs::Seed::Fingerprint))))]
 pub struct Args {
     /// Fingerprints, one per line (`id<TAB>square square …`; `-` is stdin). Without it,
     /// the probabilities of the chapter's model are printed.
@@ -79,8 +81,8 @@ pub struct Args {
     #[arg(long, value_name = "N", requires = "file", value_parser = args::count)]
     pub grid: Option<usize>,
 
-    /// With FILE: seed of the functions' squares.
-    #[arg(long, value_name = "N", default_value_t = args::DEFAULT_SEED, requires = "file")]
+    // --seed: defs::seed.
+    #[arg(long, default_value_t = args::DEFAULT_SEED, requires = "file")]
     pub seed: u64,
 
     #[command(flatten)]

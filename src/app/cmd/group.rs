@@ -8,6 +8,7 @@ use anyhow::Result;
 
 use crate::app::args::{self, ExchangeArgs};
 use crate::app::exchange_run;
+use crate::app::flags::defs;
 use crate::app::report::{ClusterArg, FormatArg, ReportArgs};
 use crate::app::ui::Verbosity;
 
@@ -35,12 +36,13 @@ they were signed with.
 /// --format clusters` does.
 #[derive(clap::Args, Debug)]
 #[command(after_help = args::after_help(EXAMPLES, args::EXIT_STATUS_EXCHANGE))]
+#[command(mut_args(defs::one("output", defs::output(defs::Output::Exchange))))]
 pub struct Args {
     #[command(flatten)]
     pub exchange: ExchangeArgs,
 
-    /// Write the output to FILE (atomically: complete or not at all) instead of stdout.
-    #[arg(long, short = 'o', value_name = "FILE", help_heading = "Output")]
+    // -o: defs::output.
+    #[arg(long, help_heading = "Output")]
     pub output: Option<PathBuf>,
 
     #[command(flatten)]

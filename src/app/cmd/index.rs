@@ -13,6 +13,7 @@ use simfind::index::incremental;
 use crate::app::args::{self, FileArgs, SigningArgs};
 use crate::app::config;
 use crate::app::exit;
+use crate::app::flags::defs;
 use crate::app::output::summary::{self, SummaryArgs, SummaryJson};
 use crate::app::ui::{Ui, Verbosity};
 
@@ -51,16 +52,12 @@ instead of reading every document of a size that can reach -t.
 #[derive(clap::Args, Debug)]
 #[command(
     after_help = args::after_help(EXAMPLES, args::EXIT_STATUS_INDEX),
-    // The shared texts speak of --threshold, which index does not take.
-    mut_arg("bands", |a| a.help(
-        "Number of LSH bands b [default: the index's; for a new index, 20]"
-    )),
-    mut_arg("rows", |a| a.help(
-        "Rows per band r; signatures have b × r values [default: the index's; for a new index, 5]"
-    )),
-    mut_arg("seed", |a| a.help(
-        "Seed of the MinHash functions [default: the index's; for a new index, 42]"
-    )),
+    // The signing group's texts speak of --threshold, which index does not take.
+    mut_args(defs::one("bands", defs::bands(defs::Shape::Index))),
+    mut_args(defs::one("rows", defs::rows(defs::Shape::Index))),
+    mut_args(defs::one("seed", defs::seed(defs::Seed::Index))),
+    mut_args(defs::one("wait", defs::wait(defs::Wait::Index))),
+    mut_args(defs::one("db", defs::db(defs::Db::Index))),
 )]
 pub struct Args {
     /// Directories to index.
@@ -93,8 +90,8 @@ pub struct Args {
     #[arg(long, value_name = "DIR", conflicts_with_all = ["roots", "add", "remove"], help_heading = "Export")]
     pub export: Option<PathBuf>,
 
-    /// The index file (created if missing).
-    #[arg(long, value_name = "FILE", required = true)]
+    // --db: defs::db.
+    #[arg(long)]
     pub db: PathBuf,
 
     /// Also keep a prefix index (MMDS 3.9.4) so that `query --exact -t T'` with
@@ -105,8 +102,8 @@ pub struct Args {
           conflicts_with_all = ["add", "remove", "export"])]
     pub exact_prefix: Option<f64>,
 
-    /// How long to wait for another process updating the same index.
-    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
+    // --wait: defs::wait.
+    #[arg(long, default_value_t = 30.0)]
     pub wait: f64,
 
     #[command(flatten)]

@@ -14,6 +14,7 @@ use simfind::similarity::join::{length_bounds, position_limit, prefix_length, su
 
 use crate::app::args;
 use crate::app::exit;
+use crate::app::flags::defs;
 
 const AFTER_HELP: &str = "EXAMPLES:
   simfind probe d,a,b                                   the set {d, a, b} as the string abd
@@ -42,13 +43,13 @@ index is drawn as Fig. 3.15: a row per (i, q), an x per bucket position j.
 /// here, not the 0 of floating point).
 #[derive(clap::Args, Debug)]
 #[command(after_help = args::after_help(AFTER_HELP, args::EXIT_STATUS_USAGE_ONLY))]
+#[command(mut_args(defs::one("threshold", defs::threshold(defs::Threshold::Probe))))]
 pub struct Args {
     /// The set's symbols, e.g. acdefghijk or d,a,b.
     #[arg(value_name = "STRING")]
     pub string: String,
-    /// The least Jaccard similarity J sought, 0 < J ≤ 1.
-    #[arg(long, short = 't', value_name = "J", default_value_t = 0.9,
-          value_parser = args::unit_open_closed)]
+    // -t: defs::threshold.
+    #[arg(long, default_value_t = 0.9)]
     pub threshold: f64,
     /// The global order of the symbols, as one string (or comma-separated)
     /// [default: alphabetical].

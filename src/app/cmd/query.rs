@@ -17,6 +17,7 @@ use simfind::progress::Reporter;
 
 use crate::app::args::{self, VerifyArg};
 use crate::app::exit;
+use crate::app::flags::defs;
 use crate::app::output::pairs::PAIRS_HEADER;
 use crate::app::output::summary::{self, SummaryArgs};
 use crate::app::output::{self, Sink};
@@ -56,17 +57,24 @@ candidate file and refuses one whose content no longer matches the index (run
 /// Find the indexed documents similar to each given document, as CSV.
 #[derive(clap::Args, Debug)]
 #[command(after_help = args::after_help(EXAMPLES, args::EXIT_STATUS_QUERY))]
+#[command(
+    mut_args(defs::one("threshold", defs::threshold(defs::Threshold::Query))),
+    mut_args(defs::one("verify", defs::verify(defs::Verify::Query))),
+    mut_args(defs::one("wait", defs::wait(defs::Wait::Query))),
+    mut_args(defs::one("output", defs::output(defs::Output::Query))),
+    mut_args(defs::one("db", defs::db(defs::Db::Query)))
+)]
 pub struct Args {
     /// Documents to look up; `-` reads one from standard input.
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
 
-    /// The index built by `simfind index`.
-    #[arg(long, value_name = "FILE", required = true)]
+    // --db: defs::db.
+    #[arg(long)]
     pub db: PathBuf,
 
-    /// Report documents with similarity ≥ T, 0 < T ≤ 1 [default: the S-curve threshold of the index's bands and rows].
-    #[arg(long, short = 't', value_name = "T")]
+    // -t, --verify, --wait, -o: their functions in flags::defs.
+    #[arg(long)]
     pub threshold: Option<f64>,
 
     /// Report at most N documents per query: the N most similar with similarity ≥ T
@@ -80,16 +88,13 @@ pub struct Args {
     #[arg(long)]
     pub exact: bool,
 
-    /// How candidates are verified: exact Jaccard (no false positives) or the signature estimate.
     #[arg(long, value_enum, default_value_t = VerifyArg::Exact)]
     pub verify: VerifyArg,
 
-    /// How long to wait while another process commits an update to the index.
-    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
+    #[arg(long, default_value_t = 30.0)]
     pub wait: f64,
 
-    /// Write the CSV to FILE (atomically: complete or not at all) instead of stdout.
-    #[arg(long, short = 'o', value_name = "FILE")]
+    #[arg(long)]
     pub output: Option<PathBuf>,
 
     #[command(flatten)]

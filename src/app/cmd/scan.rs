@@ -15,6 +15,7 @@ use crate::app::args::{self, FileArgs, MatchArgs, SigningArgs};
 use crate::app::config::{self, ThresholdSource};
 use crate::app::exit;
 use crate::app::families;
+use crate::app::flags::defs;
 use crate::app::output::summary::{self, SummaryArgs};
 use crate::app::output::{self, Sink, html};
 use crate::app::report::{Report, ReportArgs, Reported};
@@ -87,6 +88,11 @@ alphanumeric characters. A file shorter than one shingle is never paired.
 /// candidate is verified against the threshold.
 #[derive(clap::Args, Debug)]
 #[command(after_help = args::after_help(EXAMPLES, args::EXIT_STATUS_SCAN))]
+#[command(
+    mut_args(defs::one("output", defs::output(defs::Output::Scan))),
+    mut_args(defs::one("wait", defs::wait(defs::Wait::Scan))),
+    mut_args(defs::one("db", defs::db(defs::Db::Scan)))
+)]
 pub struct Args {
     /// Directories to scan (a file is scanned as itself); optional with --files-from.
     /// With --input jsonl|csv|tsv|sets|vectors|bits: files of records ('-' is stdin).
@@ -111,8 +117,8 @@ pub struct Args {
     #[command(flatten)]
     pub files: FileArgs,
 
-    /// Write the CSV to FILE (atomically: complete or not at all) instead of stdout.
-    #[arg(long, short = 'o', value_name = "FILE", help_heading = "Output")]
+    // -o: defs::output.
+    #[arg(long, help_heading = "Output")]
     pub output: Option<PathBuf>,
 
     #[command(flatten)]
@@ -127,20 +133,12 @@ pub struct Args {
     #[command(flatten)]
     pub report: ReportArgs,
 
-    /// Use and refresh the index FILE (created if missing): unchanged files are not
-    /// read again; the output is the same as without --db. Shingle and LSH options
-    /// not given are the index's (with --threshold alone, so are bands and rows);
-    /// one given that differs from the index's is an error naming both values.
-    #[arg(long, value_name = "FILE", help_heading = "Index")]
+    // --db: defs::db.
+    #[arg(long, help_heading = "Index")]
     pub db: Option<PathBuf>,
 
-    /// With --db: how long to wait for another process updating the index.
-    #[arg(
-        long,
-        value_name = "SECONDS",
-        default_value_t = 30.0,
-        help_heading = "Index"
-    )]
+    // --wait: defs::wait.
+    #[arg(long, default_value_t = 30.0, help_heading = "Index")]
     pub wait: f64,
 
     /// Report only byte-identical files (MMDS 3.9.1), read as little as possible:

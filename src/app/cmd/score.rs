@@ -11,6 +11,7 @@ use simfind::similarity::entity;
 
 use crate::app::args::{self, ExitRow};
 use crate::app::exit;
+use crate::app::flags::defs;
 use crate::app::ui::{self, Verbosity};
 
 const AFTER_HELP: &str = "EXAMPLES:
@@ -52,6 +53,10 @@ const EXIT_STATUS: &[ExitRow] = &[
 /// field exactly, each field 100 points less the square of its edit distance.
 #[derive(clap::Args, Debug)]
 #[command(after_help = args::after_help(AFTER_HELP, EXIT_STATUS))]
+#[command(
+    mut_args(defs::one("id_column", defs::id_column(defs::IdColumn::Score))),
+    mut_args(defs::one("input", defs::input(defs::Input::Score)))
+)]
 pub struct Args {
     /// The first file of records (CSV or TSV with a header).
     #[arg(value_name = "A")]
@@ -65,12 +70,11 @@ pub struct Args {
     #[arg(long, value_name = "NAME,…", value_delimiter = ',', required = true)]
     pub fields: Vec<String>,
 
-    /// The id column of both files.
-    #[arg(long, value_name = "NAME", default_value = "id")]
+    // --id-column, --input: defs::id_column, defs::input.
+    #[arg(long, default_value = "id")]
     pub id_column: String,
 
-    /// The files' format.
-    #[arg(long, value_name = "KIND", default_value = "csv", value_parser = ["csv", "tsv"])]
+    #[arg(long, default_value = "csv")]
     pub input: String,
 
     /// A table of equivalent words, one group a line separated by commas (Bill,William):

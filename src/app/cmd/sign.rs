@@ -17,6 +17,7 @@ use simfind::progress::Reporter;
 use crate::app::args::{self, FileArgs, SigningArgs};
 use crate::app::config;
 use crate::app::exit;
+use crate::app::flags::defs;
 use crate::app::ui::{Ui, Verbosity, plural, warning_prefix};
 
 const EXAMPLES: &str = "EXAMPLES:
@@ -60,6 +61,7 @@ bits), keyed by id like records; the family and query are in the metadata
 #[command(after_help = args::after_help(EXAMPLES, args::EXIT_STATUS_SIGN))]
 // The record input options are scan's; sign refuses this one (it keeps every word).
 #[command(mut_arg("important_words", |arg| arg.hide(true)))]
+#[command(mut_args(defs::one("threshold", defs::threshold(defs::Threshold::Sign))))]
 pub struct Args {
     /// Directories to sign (a file is signed as itself); optional with --files-from.
     /// With --input jsonl|csv|tsv|sets: files of records (each record signed whole, or
@@ -93,9 +95,8 @@ pub struct Args {
     #[command(flatten)]
     pub families: args::FamilyArgs,
 
-    /// With --input vectors (cosine): pairs with cosine similarity ≥ T, as scan's -t
-    /// (or --angle); verify reports those.
-    #[arg(long, short = 't', value_name = "T", help_heading = "Families")]
+    // -t: defs::threshold.
+    #[arg(long, help_heading = "Families")]
     pub threshold: Option<f64>,
 
     #[command(flatten)]

@@ -10,6 +10,7 @@ use simfind::lsh::tune::{self, DEFAULT_MIN_RECALL, MAX_HASHES, SCAN_FN_WEIGHT, S
 use crate::app::args::{self, DEFAULT_BANDS, DEFAULT_ROWS, TextOrCsv};
 use crate::app::exit;
 use crate::app::families::FAMILY_HASHES;
+use crate::app::flags::defs;
 use crate::app::ui::Verbosity;
 
 /// MinHash values per document that `tune` may spend when --hashes is not given:
@@ -56,9 +57,18 @@ const AFTER_HELP: &str = "EXAMPLES:
 /// at the threshold with probability ≥ --min-recall [default: 0.999, scan's].
 #[derive(clap::Args, Debug)]
 #[command(after_help = args::after_help(AFTER_HELP, args::EXIT_STATUS_USAGE_ONLY))]
+#[command(
+    mut_args(defs::one("threshold", defs::threshold(defs::Threshold::Tune))),
+    mut_args(defs::one("min_recall", defs::min_recall(defs::MinRecall::Tune))),
+    mut_args(defs::one("metric", defs::metric(defs::Family::Tune))),
+    mut_args(defs::one("angle", defs::angle(defs::FamilyQuery::Tune))),
+    mut_args(defs::one("radius", defs::radius(defs::FamilyQuery::Tune))),
+    mut_args(defs::one("bucket_width", defs::bucket_width(defs::FamilyQuery::Tune))),
+    mut_args(defs::one("bits", defs::bits()))
+)]
 pub struct Args {
-    /// Target Jaccard similarity T, in (0, 1].
-    #[arg(long, short = 't', value_name = "T", value_parser = args::unit_open_closed, required_unless_present = "metric")]
+    // -t, --min-recall and the family flags: their functions in flags::defs.
+    #[arg(long)]
     pub threshold: Option<f64>,
     /// At most this many MinHash values per document (b·r ≤ N) [default: 100, scan's; scan's
     /// choice may take more when 100 would force two-row bands].
@@ -71,28 +81,17 @@ pub struct Args {
     /// Weight of the false-positive area (false candidates), ≥ 0 [default: 1].
     #[arg(long, value_name = "W", value_parser = args::weight, allow_negative_numbers = true, conflicts_with = "min_recall")]
     pub fp_weight: Option<f64>,
-    /// Instead of weighing the areas, require P(T) ≥ R, R in (0, 1].
-    #[arg(long, value_name = "R", value_parser = args::unit_open_closed)]
+    #[arg(long)]
     pub min_recall: Option<f64>,
-    /// The family: `jaccard` (MinHash, the default), `cosine`, `euclidean` or `hamming`.
-    #[arg(long, value_enum, value_name = "METRIC", help_heading = "Families")]
+    #[arg(long, value_enum, help_heading = "Families")]
     pub metric: Option<args::MetricArg>,
-    /// With --metric cosine: the largest angle in degrees, instead of -t.
-    #[arg(
-        long,
-        value_name = "DEG",
-        conflicts_with = "threshold",
-        help_heading = "Families"
-    )]
+    #[arg(long, conflicts_with = "threshold", help_heading = "Families")]
     pub angle: Option<f64>,
-    /// With --metric euclidean: the L2 distance; with hamming: the bits.
-    #[arg(long, value_name = "R", help_heading = "Families")]
+    #[arg(long, help_heading = "Families")]
     pub radius: Option<f64>,
-    /// With --metric euclidean: the bucket width a [default: 2 × R].
-    #[arg(long, value_name = "A", help_heading = "Families")]
+    #[arg(long, help_heading = "Families")]
     pub bucket_width: Option<f64>,
-    /// With --metric hamming: the bit strings' length.
-    #[arg(long, value_name = "N", default_value_t = 64, value_parser = args::count, help_heading = "Families")]
+    #[arg(long, default_value_t = 64, help_heading = "Families")]
     pub bits: usize,
     /// Output format: `text` or `csv` (one header line, one row).
     #[arg(long, value_enum, default_value_t = TextOrCsv::Text)]

@@ -9,6 +9,7 @@ use simfind::exchange::Shard;
 
 use crate::app::args::{self, ExchangeArgs};
 use crate::app::exchange_run;
+use crate::app::flags::defs;
 use crate::app::report::ReportArgs;
 use crate::app::ui::Verbosity;
 
@@ -45,6 +46,7 @@ vectors|bits writes them.
 /// ruled out by signature agreement, then exact Jaccard of the re-read files.
 #[derive(clap::Args, Debug)]
 #[command(after_help = args::after_help(EXAMPLES, args::EXIT_STATUS_EXCHANGE))]
+#[command(mut_args(defs::one("output", defs::output(defs::Output::Exchange))))]
 pub struct Args {
     #[command(flatten)]
     pub exchange: ExchangeArgs,
@@ -71,8 +73,8 @@ pub struct Args {
     )]
     pub components: Option<PathBuf>,
 
-    /// Write the output to FILE (atomically: complete or not at all) instead of stdout.
-    #[arg(long, short = 'o', value_name = "FILE", help_heading = "Output")]
+    // -o: defs::output.
+    #[arg(long, help_heading = "Output")]
     pub output: Option<PathBuf>,
 
     #[command(flatten)]
