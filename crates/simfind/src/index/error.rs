@@ -53,7 +53,7 @@ impl fmt::Display for Remedy<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Remedy::Rebuild(path) => {
-                write!(f, "delete {} and build the index again", path.display())
+                write!(f, "delete {} and rebuild the index", path.display())
             }
             Remedy::Build(path) => {
                 write!(
