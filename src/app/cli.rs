@@ -276,7 +276,7 @@ pub fn run(cli: Cli) -> i32 {
 fn describe(err: &anyhow::Error) -> String {
     let mut message = String::new();
     for cause in err.chain() {
-        let text = cause.to_string();
+        let text = crate::app::speak::cause(cause);
         if message.is_empty() {
             message = text;
         } else if !message.ends_with(&text) {

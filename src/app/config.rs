@@ -37,6 +37,7 @@ use crate::app::args::{
     self, DEFAULT_BANDS, DEFAULT_ROWS, ExchangeArgs, FileArgs, MatchArgs, MethodArg, MinHashArg,
     ShingleArgs, SigningArgs, SketchArgs, VerifyArg,
 };
+use crate::app::speak;
 
 /// The limits of a recipe, in the library so that an index's stored
 /// parameters are held to them too (`index::Params::recipe`).
@@ -82,7 +83,7 @@ pub fn scan(
         matching.min_recall,
         default_shape(adopted),
     )
-    .map_err(anyhow::Error::msg)?;
+    .map_err(|e| anyhow::anyhow!(speak::out_of_reach(&e)))?;
     let banding = banding(shape.bands, shape.rows)?;
     let given_shape = signing.bands.is_some() || signing.rows.is_some();
     let (threshold, threshold_source) = match matching.threshold {
@@ -184,7 +185,7 @@ pub fn index(
         tune::DEFAULT_MIN_RECALL,
         default_shape(adopted),
     )
-    .map_err(anyhow::Error::msg)?;
+    .map_err(|e| anyhow::anyhow!(speak::out_of_reach(&e)))?;
     let banding = banding(shape.bands, shape.rows)?;
     let (walk, read) = source(files)?;
     Ok(ScanConfig {
@@ -445,7 +446,7 @@ fn shingling(
         drop_whitespace: shingles.drop_whitespace
             || adopted.is_some_and(|r| r.normalization.drop_whitespace),
     };
-    Ok((Shingler::new(kind, k, stop_words), normalization))
+    Ok((Shingler::try_new(kind, k, stop_words)?, normalization))
 }
 
 /// The shingle kind and length, 1 ≤ k ≤ [`MAX_K`]. Without `--shingle`, the
@@ -551,7 +552,8 @@ fn source(files: &FileArgs) -> Result<(WalkOptions, ReadOptions)> {
         follow_links: files.follow_links,
         hidden: files.hidden,
         include: globs(&files.include, "--include")?,
-        exclude: Excludes::new(&files.exclude).map_err(anyhow::Error::msg)?,
+        exclude: Excludes::new(&files.exclude)
+            .map_err(|e| anyhow::anyhow!(speak::exclude_error(&e)))?,
         min_size: files.min_size,
         max_size: files.max_size,
         ignore_files: !files.no_ignore,

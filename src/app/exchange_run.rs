@@ -234,7 +234,7 @@ fn summary_fields(
         "candidates": s.candidates,
         "ruled_out": s.ruled_out,
         "pairs": s.pairs,
-        "method": { "name": "lsh", "reason": outcome.decision.reason },
+        "method": { "name": "lsh", "reason": crate::app::speak::decision(&outcome.decision) },
         "lsh": {
             "bands": banding.bands,
             "rows": banding.rows,

@@ -29,6 +29,7 @@ use crate::app::output::Sink;
 use crate::app::output::families::{self as writer, Format, Measure};
 use crate::app::output::summary::{self, FamilyRun, SummaryArgs};
 use crate::app::report::{ClusterArg, FormatArg, ReportArgs};
+use crate::app::speak;
 use crate::app::ui::{Ui, Verbosity, warning_prefix};
 
 /// Values per point a tuned family may use when -b/-r are not given: more than
@@ -232,7 +233,7 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
             let (points, starts) = read_all(&args, &mut problems, vectors::read_vectors_capped)?;
             let given = given_method(&args, banding, &starts, verification)?;
             let choice = choose::choose_vectors(&points, query, width_given, given)
-                .map_err(|e| anyhow::anyhow!(e))?;
+                .map_err(|e| anyhow::anyhow!(speak::choose_error(&e)))?;
             let outcome = match choice.method {
                 choose::Method::Exact => run::exact_vectors(&points, query, given.link, &ui),
                 choose::Method::Lsh { banding, width } => {
@@ -287,8 +288,8 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
                 );
             }
             let given = given_method(&args, banding, &starts, verification)?;
-            let choice =
-                choose::choose_bits(&strings, radius, given).map_err(|e| anyhow::anyhow!(e))?;
+            let choice = choose::choose_bits(&strings, radius, given)
+                .map_err(|e| anyhow::anyhow!(speak::choose_error(&e)))?;
             let outcome = match choice.method {
                 choose::Method::Exact => run::exact_bits(&strings, radius as u32, given.link, &ui),
                 choose::Method::Lsh { banding, .. } => {
@@ -475,7 +476,7 @@ fn method_summary(choice: &choose::Choice, outcome: &run::FamilyOutcome) -> Stri
     format!(
         "{done}, {} pairs; method {} ({predicted})",
         outcome.pairs.len(),
-        choice.reason
+        speak::vector_reason(choice)
     )
 }
 

@@ -214,7 +214,8 @@ fn on_out_of_memory(oom: &simfind::memory::OutOfMemory) -> ! {
     // Formatted straight into unbuffered stderr: nothing is allocated.
     let _ = writeln!(
         std::io::stderr(),
-        "simfind: error: {oom}; no output written"
+        "simfind: error: {}; no output written",
+        crate::app::speak::OutOfMemory(oom)
     );
     // SAFETY: _exit ends the process without running destructors or atexit
     // handlers on other threads that may be mid-stage (the same exit as the

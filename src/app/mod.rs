@@ -5,8 +5,9 @@
 //! `cmd/*` (one file per subcommand) → `config` (arg groups → validated library
 //! configuration) → `args` (shared clap groups) and `flags` (each shared flag's
 //! one definition, value parsers, help tables, the short `-h`), with
-//! `report`, `output`, `ui` and `exit` beside them for printing, and `limits`
-//! (out of memory, file size limit) for the process as a whole.
+//! `report`, `output`, `ui` and `exit` beside them for printing, `speak` (the
+//! library's typed errors, reasons and notices worded with the flags), and
+//! `limits` (out of memory, file size limit) for the process as a whole.
 pub mod args;
 pub mod cli;
 pub mod cmd;
@@ -19,5 +20,6 @@ pub mod important;
 pub mod limits;
 pub mod output;
 pub mod report;
+pub mod speak;
 pub mod ui;
 pub mod weighted;

@@ -231,6 +231,16 @@ impl Reporter for Ui {
         }
     }
 
+    fn warning(&self, path: &Path, warning: &simfind::progress::Warning) {
+        self.warn(path, &crate::app::speak::warning(warning));
+    }
+
+    fn notice(&self, path: &Path, notice: &simfind::progress::Notice) {
+        if self.verbose >= 1 {
+            self.note(path, &crate::app::speak::notice(notice));
+        }
+    }
+
     fn wants_notes(&self) -> bool {
         self.verbose >= 1
     }

@@ -13,6 +13,6 @@
 mod util;
 
 mod exchange;
-mod records;
 mod python;
+mod records;
 mod report_html;

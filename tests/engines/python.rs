@@ -3,8 +3,6 @@
 //! carries the crate's version, and measures what `simfind compare` measures
 //! for the same files and options.
 
-
-
 use std::collections::HashMap;
 use std::process::Command;
 

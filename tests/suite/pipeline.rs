@@ -244,9 +244,9 @@ fn the_streamed_scan_equals_the_staged_pipeline() {
                 if what == "auto, decided early" {
                     assert_eq!(decided, Method::Lsh, "{context}");
                     assert!(
-                        streamed.decision.reason.contains("budget"),
+                        streamed.decision.to_string().contains("budget"),
                         "{}",
-                        streamed.decision.reason
+                        streamed.decision
                     );
                 }
             }

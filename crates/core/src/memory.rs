@@ -1,6 +1,6 @@
 //! Large allocations that can be predicted are made fallibly: when one fails,
 //! the run ends with a message naming what needed the memory, how much, and
-//! which option lowers it, instead of std's `memory allocation of N bytes
+//! which setting lowers it ([`Lower`]), instead of std's `memory allocation of N bytes
 //! failed` and an abort.
 //!
 //! Role: the library cannot exit or print (the binary owns both), so a
@@ -29,8 +29,8 @@ pub struct OutOfMemory {
     pub what: &'static str,
     /// Bytes asked for (`usize::MAX` when the size itself overflowed).
     pub bytes: usize,
-    /// Which options need less of it.
-    pub lower: &'static str,
+    /// Which settings need less of it.
+    pub lower: Lower,
     /// The budget it exceeded, when the check before it failed (rather
     /// than the allocation).
     pub budget: Option<Budget>,
@@ -44,9 +44,46 @@ pub struct Budget {
     pub limit: &'static str,
 }
 
-impl fmt::Display for OutOfMemory {
+/// What makes an allocation smaller, named by the settings that do it; the
+/// binary words these as its flags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lower {
+    /// The signature matrix and the band tables: a shorter signature, fewer
+    /// documents.
+    Signatures,
+    /// The shingle sets the exact method holds.
+    Sets,
+    /// The exact join's index.
+    Join,
+    /// The candidate pairs.
+    Candidates,
+}
+
+impl fmt::Display for Lower {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // Written piece by piece, allocating nothing: memory has run out.
+        f.write_str(match self {
+            Lower::Signatures => {
+                "fewer bands or rows (a shorter signature per document), a maximum size or \
+                 fewer roots (fewer documents)"
+            }
+            Lower::Sets => {
+                "the LSH method (the exact join holds every shingle set), a maximum size \
+                 (skip the largest documents)"
+            }
+            Lower::Join => {
+                "the LSH method (the exact join indexes every shingle set), a higher threshold \
+                 (shorter prefixes), a maximum size (skip the largest documents)"
+            }
+            Lower::Candidates => "more rows or a higher threshold (fewer candidate pairs)",
+        })
+    }
+}
+
+impl OutOfMemory {
+    /// The message up to its advice: what needed how much, and the budget it
+    /// exceeded. For a caller that words [`Lower`] itself; like `Display`, it
+    /// allocates nothing.
+    pub fn write_need(&self, f: &mut impl fmt::Write) -> fmt::Result {
         write!(f, "out of memory: {} needs ", self.what)?;
         match self.bytes {
             usize::MAX => write!(f, "more than the address space")?,
@@ -62,6 +99,14 @@ impl fmt::Display for OutOfMemory {
                 budget.limit
             )?;
         }
+        Ok(())
+    }
+}
+
+impl fmt::Display for OutOfMemory {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Written piece by piece, allocating nothing: memory has run out.
+        self.write_need(f)?;
         write!(f, "; to need less: {}", self.lower)
     }
 }
@@ -81,7 +126,7 @@ pub fn set_budget(probe: fn() -> Option<Budget>) {
 
 /// Ends the run (through the hook) when `bytes`, about to be allocated for
 /// `what`, exceed the budget: before a stage whose memory is known.
-pub fn check(bytes: usize, what: &'static str, lower: &'static str) {
+pub fn check(bytes: usize, what: &'static str, lower: Lower) {
     if bytes < CHECKED_FROM {
         return;
     }
@@ -112,7 +157,7 @@ fn fail(oom: OutOfMemory) -> ! {
 
 /// `vec.try_reserve(additional)` after the budget [check], or the
 /// out-of-memory path.
-pub fn reserve<T>(vec: &mut Vec<T>, additional: usize, what: &'static str, lower: &'static str) {
+pub fn reserve<T>(vec: &mut Vec<T>, additional: usize, what: &'static str, lower: Lower) {
     if vec.capacity() - vec.len() >= additional {
         return;
     }
@@ -136,13 +181,7 @@ pub fn reserve<T>(vec: &mut Vec<T>, additional: usize, what: &'static str, lower
 }
 
 /// `vec.resize(len, value)` with the growth reserved fallibly first.
-pub fn resize<T: Clone>(
-    vec: &mut Vec<T>,
-    len: usize,
-    value: T,
-    what: &'static str,
-    lower: &'static str,
-) {
+pub fn resize<T: Clone>(vec: &mut Vec<T>, len: usize, value: T, what: &'static str, lower: Lower) {
     reserve(vec, len.saturating_sub(vec.len()), what, lower);
     vec.resize(len, value);
 }
@@ -153,7 +192,7 @@ pub fn filled<T: Clone>(
     rows: usize,
     cols: usize,
     what: &'static str,
-    lower: &'static str,
+    lower: Lower,
 ) -> Vec<T> {
     let Some(len) = rows.checked_mul(cols) else {
         fail(OutOfMemory {
@@ -168,18 +207,6 @@ pub fn filled<T: Clone>(
     vec
 }
 
-/// The options that shorten the signature matrix and the band tables.
-pub const LOWER_SIGNATURES: &str = "fewer --bands or --rows (a shorter signature per file), \
---max-size or fewer roots (fewer files)";
-/// The options that lower the shingle sets held for the exact method.
-pub const LOWER_SETS: &str = "--method lsh (the exact join holds every shingle set), \
---max-size SIZE (skip the largest files)";
-/// The options that lower the exact join's index.
-pub const LOWER_JOIN: &str = "--method lsh (the exact join indexes every shingle set), \
-a higher --threshold (shorter prefixes), --max-size SIZE (skip the largest files)";
-/// The options that lower the candidate pairs.
-pub const LOWER_CANDIDATES: &str = "more --rows or a higher --threshold (fewer candidate pairs)";
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -187,14 +214,14 @@ mod tests {
     #[test]
     #[should_panic(expected = "out of memory: the test table needs more than the address space")]
     fn an_impossible_size_fails_with_the_message() {
-        let _: Vec<u64> = filled(0, usize::MAX, 2, "the test table", LOWER_SETS);
+        let _: Vec<u64> = filled(0, usize::MAX, 2, "the test table", Lower::Sets);
     }
 
     #[test]
     #[should_panic(expected = "out of memory: the test table needs")]
     fn a_too_large_reservation_fails_with_the_message() {
         let mut v: Vec<u64> = Vec::new();
-        reserve(&mut v, usize::MAX / 4, "the test table", LOWER_SETS);
+        reserve(&mut v, usize::MAX / 4, "the test table", Lower::Sets);
     }
 
     #[test]
@@ -202,7 +229,7 @@ mod tests {
         let oom = OutOfMemory {
             what: "the signature matrix",
             bytes: 200 << 20,
-            lower: LOWER_SIGNATURES,
+            lower: Lower::Signatures,
             budget: Some(Budget {
                 bytes: 100 << 20,
                 limit: "the address-space limit (ulimit -v)",
@@ -212,7 +239,8 @@ mod tests {
             oom.to_string(),
             format!(
                 "out of memory: the signature matrix needs 200.0 MiB, more than the 100.0 MiB \
-                 the address-space limit (ulimit -v) leaves; to need less: {LOWER_SIGNATURES}"
+                 the address-space limit (ulimit -v) leaves; to need less: {}",
+                Lower::Signatures
             )
         );
     }
@@ -221,14 +249,14 @@ mod tests {
     fn small_requests_and_spare_capacity_are_not_checked() {
         // No budget probe is set in the library's tests: a check of any size
         // passes, and below CHECKED_FROM none would be made.
-        check(usize::MAX, "x", LOWER_SETS);
+        check(usize::MAX, "x", Lower::Sets);
         let mut v: Vec<u8> = Vec::with_capacity(10);
-        reserve(&mut v, 10, "x", LOWER_SETS);
+        reserve(&mut v, 10, "x", Lower::Sets);
         assert_eq!(v.capacity(), 10);
     }
 
     #[test]
     fn a_possible_size_is_filled() {
-        assert_eq!(filled(7u32, 3, 2, "x", LOWER_SETS), vec![7; 6]);
+        assert_eq!(filled(7u32, 3, 2, "x", Lower::Sets), vec![7; 6]);
     }
 }

@@ -268,7 +268,7 @@ pub fn run(args: Args) -> Result<i32> {
             "{} {}: skipped: {}",
             warning_prefix(),
             skip.path.display(),
-            skip.reason
+            crate::app::speak::skip_reason(&skip.reason)
         );
     }
     let mut status = if outcome.stats.errors > 0 || !plan.skipped.is_empty() || unlisted > 0 {

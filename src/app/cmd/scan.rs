@@ -230,7 +230,11 @@ fn scan_files(args: Args, mode: Mode) -> Result<i32> {
             config.threshold,
         )
     {
-        eprintln!("{} {warning}", warning_prefix());
+        eprintln!(
+            "{} {}",
+            warning_prefix(),
+            crate::app::speak::steep_part(&warning)
+        );
     }
     let mut report = Report::from_args(&args.report, &mut config.roots)?;
     let summary_json = summary::open(&args.summary_json, args.output.as_deref())?;
@@ -321,7 +325,7 @@ fn scan_files(args: Args, mode: Mode) -> Result<i32> {
             ),
             plural(s.unique_contents, "group", "groups"),
             plural(s.pairs, "pair", "pairs"),
-            outcome.decision.reason
+            crate::app::speak::decision(&outcome.decision)
         );
     } else if !quiet {
         eprintln!(
@@ -429,7 +433,7 @@ fn summary_fields(
                 Method::Lsh => "lsh",
                 Method::Exact => "exact",
             },
-            "reason": outcome.decision.reason,
+            "reason": crate::app::speak::decision(&outcome.decision),
         },
         "lsh": {
             "bands": banding.bands,
@@ -486,7 +490,11 @@ fn low_recall_warning(
     )?;
     Some(format!(
         "--method auto kept LSH with {} bands × {} rows ({}), which finds a pair at {:.3} with probability only {recall:.3} (below --min-recall {}); --method exact finds every pair, --threshold alone picks bands and rows that meet --min-recall",
-        banding.bands, banding.rows, outcome.decision.reason, config.threshold, matching.min_recall
+        banding.bands,
+        banding.rows,
+        crate::app::speak::decision(&outcome.decision),
+        config.threshold,
+        matching.min_recall
     ))
 }
 
@@ -603,14 +611,16 @@ fn summary(
             Verification::Exact => "exact",
             Verification::Signature => "signature",
         },
-    ) + &format!("; method {}", outcome.decision.reason)
-        + &match missed {
-            Some(m) => format!(
-                "; ~{m:.1} pairs ≥ {:.3} likely missed (S-curve over the similarities of the pairs found)",
-                config.threshold
-            ),
-            None => String::new(),
-        }
+    ) + &format!(
+        "; method {}",
+        crate::app::speak::decision(&outcome.decision)
+    ) + &match missed {
+        Some(m) => format!(
+            "; ~{m:.1} pairs ≥ {:.3} likely missed (S-curve over the similarities of the pairs found)",
+            config.threshold
+        ),
+        None => String::new(),
+    }
 }
 
 /// The exit status of a scan (files or records), and its `--summary-json`

@@ -246,7 +246,7 @@ pub fn family_run(
         pairs: outcome.pairs.len() as u64,
         method: (
             if banding.is_some() { "lsh" } else { "exact" },
-            choice.reason,
+            crate::app::speak::vector_reason(choice),
         ),
         banding,
         verification,

@@ -481,7 +481,7 @@ fn a_file_changed_between_the_passes_is_named_and_pairs_nothing() {
             assert!(
                 warnings[0]
                     .1
-                    .contains("changed between the two passes of --important-words"),
+                    .contains("changed between the two passes of important-word weighting"),
                 "{warnings:?}"
             );
             // Every other pair is the clean run's.

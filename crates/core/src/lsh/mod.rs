@@ -112,7 +112,7 @@ pub fn candidate_pairs(signatures: &[u32], banding: Banding) -> Vec<(u32, u32)> 
         &mut candidates,
         total,
         "the candidate pairs",
-        memory::LOWER_CANDIDATES,
+        memory::Lower::Candidates,
     );
     for chunk in chunks {
         candidates.extend_from_slice(&chunk);
@@ -132,7 +132,7 @@ fn shared_buckets(docs: usize, key: &(dyn Fn(usize) -> u64 + Sync)) -> (Vec<u32>
     // buckets, and their order, are those of the whole keys.
     let mut keyed: Vec<u64> = Vec::new();
     let what = "a band's table of keys";
-    memory::reserve(&mut keyed, docs, what, memory::LOWER_SIGNATURES);
+    memory::reserve(&mut keyed, docs, what, memory::Lower::Signatures);
     keyed.par_extend(
         (0..docs)
             .into_par_iter()

@@ -10,8 +10,9 @@
 //! of a given curve gets [`steep_part_warning`]. `simfind tune` shows the same
 //! choice by default, so what it prints is what scan uses.
 //!
-//! Inputs: bands, rows and a threshold as the user gave them. Outputs: a shape,
-//! or a warning as a string for the caller to print. Pure: no I/O, no printing.
+//! Inputs: bands, rows and a threshold as the user gave them. Outputs: a shape
+//! (or [`OutOfReach`]), or a [`SteepPartWarning`] for the caller to word and
+//! print. Pure: no I/O, no printing; the texts name parameters, not flags.
 //!
 //! Invariants: a tuned shape meets `--min-recall` at `T`, rule-out included;
 //! it has at most as many hashes as the default shape passed in unless that
@@ -107,6 +108,31 @@ pub fn recall_floor_tuning(
     )
 }
 
+/// A recall floor that no banding within the default signature length
+/// reaches at the threshold.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OutOfReach {
+    pub min_recall: f64,
+    pub threshold: f64,
+    /// The signature length searched.
+    pub hashes: usize,
+    /// The best recall any shape of that length reaches.
+    pub best: scurve::Unreachable,
+}
+
+impl std::fmt::Display for OutOfReach {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "min_recall {} at threshold {} is out of reach within {} hashes ({}, less the \
+             signature rule-out's 1 %); lower min_recall, or use the exact method",
+            self.min_recall, self.threshold, self.hashes, self.best
+        )
+    }
+}
+
+impl std::error::Error for OutOfReach {}
+
 /// Fewest rows per band scan's tuning settles for. Within 100 hashes the
 /// floor forces two-row bands below T ≈ 0.6, which make every pair above ~0.2
 /// a candidate: on the shared corpora at T = 0.5, 25 × 2 took 1.6–2× the CPU
@@ -123,14 +149,14 @@ pub fn scan_tuning(
     threshold: f64,
     default_hashes: usize,
     min_recall: f64,
-) -> Result<Tuning, String> {
-    let tuning = recall_floor_tuning(threshold, default_hashes, min_recall).map_err(|e| {
-        format!(
-            "--min-recall {min_recall} at --threshold {threshold} is out of reach within \
-             {default_hashes} hashes ({e}, less the signature rule-out's 1 %); lower \
-             --min-recall, or use --method exact"
-        )
-    })?;
+) -> Result<Tuning, OutOfReach> {
+    let tuning =
+        recall_floor_tuning(threshold, default_hashes, min_recall).map_err(|best| OutOfReach {
+            min_recall,
+            threshold,
+            hashes: default_hashes,
+            best,
+        })?;
     if tuning.rows >= MIN_TUNED_ROWS {
         return Ok(tuning);
     }
@@ -154,7 +180,7 @@ pub fn scan_shape(
     threshold: Option<f64>,
     min_recall: f64,
     defaults: (usize, usize),
-) -> Result<ScanShape, String> {
+) -> Result<ScanShape, OutOfReach> {
     match (bands, rows, threshold) {
         (None, None, Some(t)) if t > 0.0 && t <= 1.0 => {
             let tuning = scan_tuning(t, defaults.0 * defaults.1, min_recall)?;
@@ -195,12 +221,110 @@ const LOW_RECALL: f64 = 0.25;
 /// `T` will flood verification.
 const HIGH_FALSE_CANDIDATES: f64 = 0.9;
 
+/// Which side of a curve's steep part a threshold lies on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    /// `P(T)` is low: most pairs near `T` are missed.
+    Below,
+    /// `P(T − 0.1)` is high: most candidates are pairs below `T`.
+    Above,
+}
+
+/// What `tune` would choose instead, for the same threshold.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Suggestion {
+    /// Scan's own choice for the threshold alone ([`scan_tuning`]).
+    ScansChoice { bands: usize, rows: usize },
+    /// The signature is too long to search: shapes up to [`MAX_HASHES`].
+    UpToMaxHashes,
+    /// The weighted choice ([`SCAN_FN_WEIGHT`]) within the same signature
+    /// length.
+    SameLength {
+        hashes: usize,
+        bands: usize,
+        rows: usize,
+    },
+}
+
+/// A given threshold far from the steep part of the given curve.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SteepPartWarning {
+    pub side: Side,
+    pub threshold: f64,
+    pub bands: usize,
+    pub rows: usize,
+    /// Where the curve is steepest.
+    pub steep: f64,
+    /// The similarity looked at: `T` below the steep part, `T − 0.1` above.
+    pub at: f64,
+    /// Its candidate probability.
+    pub probability: f64,
+    pub suggestion: Suggestion,
+}
+
+impl std::fmt::Display for Suggestion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Suggestion::ScansChoice { bands, rows } => write!(
+                f,
+                "tuning suggests {bands} bands × {rows} rows (or give the threshold alone \
+                 and scan will use it)"
+            ),
+            Suggestion::UpToMaxHashes => {
+                write!(f, "tuning suggests shapes of up to {MAX_HASHES} hashes")
+            }
+            Suggestion::SameLength {
+                hashes,
+                bands,
+                rows,
+            } => write!(
+                f,
+                "tuning within {hashes} hashes at fn_weight {SCAN_FN_WEIGHT} suggests \
+                 {bands} bands × {rows} rows"
+            ),
+        }
+    }
+}
+
+impl std::fmt::Display for SteepPartWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let SteepPartWarning {
+            threshold,
+            bands,
+            rows,
+            steep,
+            at,
+            probability,
+            ..
+        } = *self;
+        match self.side {
+            Side::Below => write!(
+                f,
+                "threshold {threshold} lies below the steep part of the {bands}×{rows} S-curve \
+                 (steepest near {steep:.3}): a pair of similarity {threshold} becomes a candidate \
+                 with probability only {probability:.3}, so most pairs near the threshold will be \
+                 missed; {}",
+                self.suggestion
+            ),
+            Side::Above => write!(
+                f,
+                "threshold {threshold} lies above the steep part of the {bands}×{rows} S-curve \
+                 (steepest near {steep:.3}): pairs of similarity {at:.2} already become candidates \
+                 with probability {probability:.3}, so most candidates will be pairs below the \
+                 threshold (exact verification re-reads and discards them; verification by \
+                 signature reports some); {}",
+                self.suggestion
+            ),
+        }
+    }
+}
+
 /// A warning when a given threshold lies far from the steep part of the given
 /// curve: below it (`P(T) < 0.25`: most pairs near `T` are missed) or above it
 /// (`P(T − 0.1) > 0.9`: pairs 0.1 below `T` nearly all become candidates, so most
 /// candidates are verified only to be discarded). Suggests tune's choice for the
 /// same signature length.
-pub fn steep_part_warning(bands: usize, rows: usize, threshold: f64) -> Option<String> {
+pub fn steep_part_warning(bands: usize, rows: usize, threshold: f64) -> Option<SteepPartWarning> {
     if bands == 0 || rows == 0 || !(threshold > 0.0 && threshold <= 1.0) {
         return None;
     }
@@ -216,35 +340,37 @@ pub fn steep_part_warning(bands: usize, rows: usize, threshold: f64) -> Option<S
     };
     let suggest = || {
         if let Some(t) = scans_choice() {
-            return format!(
-                "`simfind tune --threshold {threshold}` suggests {} bands × {} rows \
-                 (or give --threshold alone and scan will use it)",
-                t.bands, t.rows
-            );
+            return Suggestion::ScansChoice {
+                bands: t.bands,
+                rows: t.rows,
+            };
         }
         // Searching every shape of a huge signature would delay the scan itself.
         let hashes = bands * rows;
         if hashes > MAX_HASHES {
-            return format!(
-                "`simfind tune --threshold {threshold}` suggests shapes of up to {MAX_HASHES} hashes"
-            );
+            return Suggestion::UpToMaxHashes;
         }
         let t = scurve::tune(threshold, hashes, SCAN_FN_WEIGHT, SCAN_FP_WEIGHT);
-        format!(
-            "`simfind tune --threshold {threshold} --hashes {hashes} --fn-weight {SCAN_FN_WEIGHT}` \
-             suggests {} bands × {} rows",
-            t.bands, t.rows
-        )
+        Suggestion::SameLength {
+            hashes,
+            bands: t.bands,
+            rows: t.rows,
+        }
     };
     let steep = scurve::threshold(bands, rows);
+    let warning = |side, at, probability| SteepPartWarning {
+        side,
+        threshold,
+        bands,
+        rows,
+        steep,
+        at,
+        probability,
+        suggestion: suggest(),
+    };
     let at_t = scurve::candidate_probability(threshold, bands, rows);
     if at_t < LOW_RECALL {
-        return Some(format!(
-            "--threshold {threshold} lies below the steep part of the {bands}×{rows} S-curve (steepest near {steep:.3}): \
-             a pair of similarity {threshold} becomes a candidate with probability only {at_t:.3}, so most pairs near \
-             the threshold will be missed; {}",
-            suggest()
-        ));
+        return Some(warning(Side::Below, threshold, at_t));
     }
     let below = threshold - 0.1;
     let at_below = scurve::candidate_probability(below, bands, rows);
@@ -252,13 +378,7 @@ pub fn steep_part_warning(bands: usize, rows: usize, threshold: f64) -> Option<S
     // candidates are the price of the floor.
     let is_scans_choice = || scans_choice().is_some_and(|t| (t.bands, t.rows) == (bands, rows));
     if below > 0.0 && at_below > HIGH_FALSE_CANDIDATES && !is_scans_choice() {
-        return Some(format!(
-            "--threshold {threshold} lies above the steep part of the {bands}×{rows} S-curve (steepest near {steep:.3}): \
-             pairs of similarity {below:.2} already become candidates with probability {at_below:.3}, so most \
-             candidates will be pairs below the threshold (exact verification re-reads and discards them; with \
-             --verify signature some are reported); {}",
-            suggest()
-        ));
+        return Some(warning(Side::Above, below, at_below));
     }
     None
 }
@@ -305,7 +425,11 @@ mod tests {
         assert_eq!((wide.bands, wide.rows), (52, 3));
         // Out of reach: 100 one-row bands miss a pair at 0.05 with 0.95^100 = 0.006.
         let err = scan_shape(None, None, Some(0.05), DEFAULT_MIN_RECALL, (20, 5)).unwrap_err();
-        assert!(err.contains("out of reach within 100 hashes"), "{err}");
+        assert_eq!(err.hashes, 100);
+        assert!(
+            err.to_string().contains("out of reach within 100 hashes"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -358,12 +482,12 @@ mod tests {
             None,
             "P(0.6) = 0.80 is not a flood"
         );
-        let low = steep_part_warning(20, 5, 0.4).unwrap();
+        let low = steep_part_warning(20, 5, 0.4).unwrap().to_string();
         assert!(
             low.contains("below the steep part") && low.contains("0.186"),
             "{low}"
         );
-        let high = steep_part_warning(20, 5, 0.8).unwrap();
+        let high = steep_part_warning(20, 5, 0.8).unwrap().to_string();
         assert!(
             high.contains("above the steep part") && high.contains("0.975"),
             "{high}"
@@ -381,7 +505,7 @@ mod tests {
         assert_eq!((tuned.bands, tuned.rows), (18, 5));
         assert_eq!(steep_part_warning(18, 5, 0.8), None);
         // A huge signature gets scan's choice too, found without searching it.
-        let huge = steep_part_warning(1000, 10, 0.2).unwrap();
+        let huge = steep_part_warning(1000, 10, 0.2).unwrap().to_string();
         let wide = scan_tuning(0.2, 100, DEFAULT_MIN_RECALL).unwrap();
         assert!(
             huge.contains("below the steep part")

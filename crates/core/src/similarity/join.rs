@@ -483,7 +483,7 @@ impl RankedSets {
         for k in 0..order.len() {
             offsets.push(offsets[k] + set(k).len());
         }
-        let mut tokens = memory::filled(0u32, offsets[order.len()], 1, JOIN, memory::LOWER_JOIN);
+        let mut tokens = memory::filled(0u32, offsets[order.len()], 1, JOIN, memory::Lower::Join);
         let mut slots: Vec<&mut [u32]> = Vec::with_capacity(order.len());
         let mut rest: &mut [u32] = &mut tokens;
         for k in 0..order.len() {
@@ -528,7 +528,7 @@ impl RankedSets {
         });
         let mut token_of_rank = Vec::new();
         if keep_tokens {
-            token_of_rank = memory::filled(0u64, distinct, 1, JOIN, memory::LOWER_JOIN);
+            token_of_rank = memory::filled(0u64, distinct, 1, JOIN, memory::Lower::Join);
             for (rank, token) in shards.iter().flat_map(|shard| shard.entries()) {
                 token_of_rank[rank as usize] = token;
             }
@@ -545,7 +545,7 @@ impl RankedSets {
         for (k, set) in in_order.iter().enumerate() {
             offsets.push(offsets[k] + set.len());
         }
-        let mut tokens = memory::filled(0u32, offsets[order.len()], 1, JOIN, memory::LOWER_JOIN);
+        let mut tokens = memory::filled(0u32, offsets[order.len()], 1, JOIN, memory::Lower::Join);
         let mut slots: Vec<&mut [u32]> = Vec::with_capacity(order.len());
         let mut rest: &mut [u32] = &mut tokens;
         for set in &in_order {
@@ -711,7 +711,7 @@ impl PrefixIndex {
             position: 0,
         };
         let mut entries =
-            memory::filled(none, starts[ranked.distinct], 1, JOIN, memory::LOWER_JOIN);
+            memory::filled(none, starts[ranked.distinct], 1, JOIN, memory::Lower::Join);
         for k in 0..n {
             for (j, &r) in prefix(k).iter().enumerate() {
                 if shared(r) {

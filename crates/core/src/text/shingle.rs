@@ -113,17 +113,44 @@ pub struct Scratch {
     important: super::important::Scratch,
 }
 
+/// A shingle length no shingler has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ZeroShingleLength;
+
+impl std::fmt::Display for ZeroShingleLength {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("shingle length k must be at least 1")
+    }
+}
+
+impl std::error::Error for ZeroShingleLength {}
+
 impl Shingler {
-    /// `k` must be at least 1 (checked by the caller's argument validation;
-    /// here it is an invariant).
-    pub fn new(kind: ShingleKind, k: usize, stop_words: StopWords) -> Self {
-        assert!(k >= 1, "shingle length k must be at least 1");
-        Shingler {
+    /// A shingler of `k`-shingles, or an error for `k = 0`: the constructor
+    /// for a length that comes from outside.
+    pub fn try_new(
+        kind: ShingleKind,
+        k: usize,
+        stop_words: StopWords,
+    ) -> Result<Self, ZeroShingleLength> {
+        if k == 0 {
+            return Err(ZeroShingleLength);
+        }
+        Ok(Shingler {
             kind,
             k,
             stop_words,
             selection: None,
-        }
+        })
+    }
+
+    /// [`Shingler::try_new`] for a length known to be at least 1 (a
+    /// constant, or one already checked).
+    ///
+    /// # Panics
+    /// When `k` is 0.
+    pub fn new(kind: ShingleKind, k: usize, stop_words: StopWords) -> Self {
+        Shingler::try_new(kind, k, stop_words).expect("shingle length k must be at least 1")
     }
 
     /// This shingler (word, k = 1) keeping only each text's words that

@@ -2,7 +2,7 @@
 //! file and its kept copy, act, journal the outcome.
 
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::Action;
 use super::fsops;
@@ -55,7 +55,7 @@ pub fn apply(
         journal.intent(seq, action.name(), entry)?;
         on(Event::Intent { seq, entry });
         let outcome = match recheck(entry, action) {
-            Err(reason) => Outcome::Skipped(reason),
+            Err(reason) => Outcome::Skipped(reason.to_string()),
             Ok(()) => match act(entry, action) {
                 Ok(how) => Outcome::Done(how.to_string()),
                 Err(err) => Outcome::Failed(err.to_string()),
@@ -79,40 +79,80 @@ pub fn apply(
     Ok(applied)
 }
 
+/// Why an entry is skipped when its turn comes: what the plan checked no
+/// longer holds.
+#[derive(Debug)]
+enum Stale<'a> {
+    /// A directory on its way was replaced by a symlink since the plan.
+    Resolves {
+        path: &'a Path,
+        now: PathBuf,
+    },
+    Unresolved {
+        path: &'a Path,
+        err: io::Error,
+    },
+    KeptCopy {
+        kept: &'a Path,
+        why: state::Mismatch,
+    },
+    Changed(state::Mismatch),
+    AlreadyLinked {
+        kept: &'a Path,
+    },
+    NotIdentical {
+        kept: &'a Path,
+    },
+    DestinationExists {
+        to: &'a Path,
+    },
+}
+
+impl std::fmt::Display for Stale<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Stale::Resolves { path, now } => {
+                write!(f, "{} now resolves to {}", path.display(), now.display())
+            }
+            Stale::Unresolved { path, err } => write!(f, "{}: {err}", path.display()),
+            Stale::KeptCopy { kept, why } => write!(f, "its kept copy {}: {why}", kept.display()),
+            Stale::Changed(why) => write!(f, "{why}"),
+            Stale::AlreadyLinked { kept } => {
+                write!(f, "already a hard link to {}", kept.display())
+            }
+            Stale::NotIdentical { kept } => write!(f, "not byte-identical to {}", kept.display()),
+            Stale::DestinationExists { to } => {
+                write!(f, "{} already exists; nothing is overwritten", to.display())
+            }
+        }
+    }
+}
+
 /// Everything that must still hold just before `entry` is acted on.
-fn recheck(entry: &Entry, action: &Action) -> Result<(), String> {
+fn recheck<'a>(entry: &'a Entry, action: &Action) -> Result<(), Stale<'a>> {
     for path in [&entry.kept, &entry.path] {
         // A directory replaced by a symlink since the plan resolves elsewhere.
         match plan::absolute_no_follow(path) {
             Ok(now) if &now == path => {}
-            Ok(now) => {
-                return Err(format!(
-                    "{} now resolves to {}",
-                    path.display(),
-                    now.display()
-                ));
-            }
-            Err(err) => return Err(format!("{}: {err}", path.display())),
+            Ok(now) => return Err(Stale::Resolves { path, now }),
+            Err(err) => return Err(Stale::Unresolved { path, err }),
         }
     }
-    state::verify(&entry.kept, &entry.kept_fingerprint)
-        .map_err(|m| format!("its kept copy {}: {m}", entry.kept.display()))?;
-    state::verify(&entry.path, &entry.fingerprint).map_err(|m| m.to_string())?;
+    let kept = entry.kept.as_path();
+    state::verify(kept, &entry.kept_fingerprint).map_err(|why| Stale::KeptCopy { kept, why })?;
+    state::verify(&entry.path, &entry.fingerprint).map_err(Stale::Changed)?;
     if action.needs_identical() {
-        if state::same_inode(&entry.path, &entry.kept) {
-            return Err(format!("already a hard link to {}", entry.kept.display()));
+        if state::same_inode(&entry.path, kept) {
+            return Err(Stale::AlreadyLinked { kept });
         }
-        if !state::same_bytes(&entry.path, &entry.kept).map_err(|m| m.to_string())? {
-            return Err(format!("not byte-identical to {}", entry.kept.display()));
+        if !state::same_bytes(&entry.path, kept).map_err(Stale::Changed)? {
+            return Err(Stale::NotIdentical { kept });
         }
     }
     if let Some(to) = &entry.to
         && exists(to)
     {
-        return Err(format!(
-            "{} already exists; nothing is overwritten",
-            to.display()
-        ));
+        return Err(Stale::DestinationExists { to });
     }
     Ok(())
 }

@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use super::Action;
@@ -41,10 +42,51 @@ pub struct Entry {
 }
 
 /// A candidate left out, and why.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Skip {
     pub path: PathBuf,
-    pub reason: String,
+    pub reason: SkipReason,
+}
+
+/// Why a candidate is left out of a plan.
+#[derive(Clone, Debug)]
+pub enum SkipReason {
+    /// Linking replaces byte-identical copies only; this one is similar to
+    /// its kept copy (with this similarity, or through its group).
+    NearDuplicate {
+        kept: PathBuf,
+        similarity: Option<f64>,
+    },
+    NotUnderRoot,
+    /// Not where, or not what, the scan saw.
+    Unchecked(Arc<Unchecked>),
+    /// Its kept copy is not where, or not what, the scan saw.
+    KeptCopy {
+        kept: PathBuf,
+        why: Arc<Unchecked>,
+    },
+    OwnKeptCopy,
+}
+
+impl std::fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SkipReason::NearDuplicate { kept, similarity } => {
+                write!(f, "not byte-identical to {} (", kept.display())?;
+                match similarity {
+                    Some(s) => write!(f, "similarity {s:.3}")?,
+                    None => f.write_str("similar through its group")?,
+                }
+                f.write_str("): linking never replaces a near-duplicate")
+            }
+            SkipReason::NotUnderRoot => f.write_str("not under any root given"),
+            SkipReason::Unchecked(why) => write!(f, "{why}"),
+            SkipReason::KeptCopy { kept, why } => {
+                write!(f, "its kept copy {} {why}", kept.display())
+            }
+            SkipReason::OwnKeptCopy => f.write_str("is its own kept copy"),
+        }
+    }
 }
 
 /// The plan: entries in the order of the candidates, and the skipped ones.
@@ -56,11 +98,40 @@ pub struct Plan {
 
 /// A plan that cannot be made at all.
 #[derive(Debug)]
-pub struct PlanError(pub String);
+pub enum PlanError {
+    /// A scanned root that cannot be resolved.
+    Root { root: PathBuf, err: std::io::Error },
+    /// A directory with `..` after its existing part.
+    Unresolvable { dir: PathBuf },
+    /// The destination `to` made for a root under the directory `dir` moved
+    /// into would overlap the scanned root `root`.
+    Overlap {
+        dir: PathBuf,
+        to: PathBuf,
+        root: PathBuf,
+    },
+}
 
 impl std::fmt::Display for PlanError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        match self {
+            PlanError::Root { root, err } => {
+                write!(f, "cannot resolve root {}: {err}", root.display())
+            }
+            PlanError::Unresolvable { dir } => write!(
+                f,
+                "cannot resolve {}: use a directory without '..' after its existing part",
+                dir.display()
+            ),
+            PlanError::Overlap { dir, to, root } => write!(
+                f,
+                "the destination {}: {} would overlap the scanned root {}; choose a directory \
+                 outside the roots",
+                dir.display(),
+                to.display(),
+                root.display()
+            ),
+        }
     }
 }
 
@@ -102,10 +173,9 @@ pub fn absolute_dir(dir: &Path) -> Result<PathBuf, PlanError> {
                 };
             }
             _ => {
-                return Err(PlanError(format!(
-                    "cannot resolve {}: use a directory without '..' after its existing part",
-                    dir.display()
-                )));
+                return Err(PlanError::Unresolvable {
+                    dir: dir.to_path_buf(),
+                });
             }
         }
     }
@@ -123,8 +193,10 @@ pub fn build(
     let canonical: Vec<PathBuf> = roots
         .iter()
         .map(|r| {
-            r.canonicalize()
-                .map_err(|e| PlanError(format!("cannot resolve root {}: {e}", r.display())))
+            r.canonicalize().map_err(|err| PlanError::Root {
+                root: r.clone(),
+                err,
+            })
         })
         .collect::<Result<_, _>>()?;
     let destinations = match action {
@@ -132,32 +204,30 @@ pub fn build(
         _ => None,
     };
     let mut plan = Plan::default();
-    let mut kept_cache: HashMap<PathBuf, Result<(PathBuf, Fingerprint), String>> = HashMap::new();
+    // Shared, not copied: a kept copy's refusal holds an I/O error.
+    type Kept = Result<(PathBuf, Fingerprint), Arc<Unchecked>>;
+    let mut kept_cache: HashMap<PathBuf, Kept> = HashMap::new();
     for c in candidates {
-        let skip = |reason: String| Skip {
+        let skip = |reason: SkipReason| Skip {
             path: c.path.clone(),
             reason,
         };
         if action.needs_identical() && !c.identical {
-            plan.skipped.push(skip(format!(
-                "not byte-identical to {} ({}): --link and --reflink never replace a near-duplicate",
-                c.kept.display(),
-                match c.similarity {
-                    Some(s) => format!("similarity {s:.3}"),
-                    None => "similar through its group".to_string(),
-                }
-            )));
+            plan.skipped.push(skip(SkipReason::NearDuplicate {
+                kept: c.kept.clone(),
+                similarity: c.similarity,
+            }));
             continue;
         }
         let Some((root, rel)) = under_root(&c.path, roots) else {
-            plan.skipped
-                .push(skip("not under any root given".to_string()));
+            plan.skipped.push(skip(SkipReason::NotUnderRoot));
             continue;
         };
         let path = match checked(&c.path, &canonical[root], c.size, c.modified) {
             Ok(x) => x,
-            Err(reason) => {
-                plan.skipped.push(skip(reason));
+            Err(why) => {
+                plan.skipped
+                    .push(skip(SkipReason::Unchecked(Arc::new(why))));
                 continue;
             }
         };
@@ -166,21 +236,24 @@ pub fn build(
             .or_insert_with(|| {
                 let root = under_root(&c.kept, roots).map(|(i, _)| i);
                 match root {
-                    None => Err("is not under any root given".to_string()),
+                    None => Err(Unchecked::NotUnderRoot),
                     Some(i) => checked(&c.kept, &canonical[i], c.kept_size, c.kept_modified),
                 }
+                .map_err(Arc::new)
             })
             .clone();
         let (kept, kept_fingerprint) = match kept {
             Ok(x) => x,
-            Err(reason) => {
-                plan.skipped
-                    .push(skip(format!("its kept copy {} {reason}", c.kept.display())));
+            Err(why) => {
+                plan.skipped.push(skip(SkipReason::KeptCopy {
+                    kept: c.kept.clone(),
+                    why,
+                }));
                 continue;
             }
         };
         if path.0 == kept {
-            plan.skipped.push(skip("is its own kept copy".to_string()));
+            plan.skipped.push(skip(SkipReason::OwnKeptCopy));
             continue;
         }
         plan.entries.push(Entry {
@@ -211,6 +284,37 @@ fn under_root(path: &Path, roots: &[PathBuf]) -> Option<(usize, PathBuf)> {
         .map(|(i, rel)| (i, rel.to_path_buf()))
 }
 
+/// Why a file is not acted on: it is not where, or not what, the scan saw.
+#[derive(Debug)]
+pub enum Unchecked {
+    NotUnderRoot,
+    Unresolved(std::io::Error),
+    Outside { path: PathBuf, root: PathBuf },
+    Mismatch(state::Mismatch),
+    SizeChanged,
+    ModifiedChanged,
+}
+
+impl std::fmt::Display for Unchecked {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unchecked::NotUnderRoot => f.write_str("is not under any root given"),
+            Unchecked::Unresolved(e) => write!(f, "cannot be resolved: {e}"),
+            Unchecked::Outside { path, root } => write!(
+                f,
+                "resolves to {}, outside its root {}",
+                path.display(),
+                root.display()
+            ),
+            Unchecked::Mismatch(m) => write!(f, "{m}"),
+            Unchecked::SizeChanged => f.write_str("its size changed since the scan"),
+            Unchecked::ModifiedChanged => {
+                f.write_str("its modification time changed since the scan")
+            }
+        }
+    }
+}
+
 /// The absolute path of a file under `root` and its fingerprint, checked
 /// against what the scan saw. Refuses symlinks and paths whose directory
 /// resolves outside the root.
@@ -219,23 +323,22 @@ fn checked(
     root: &Path,
     size: u64,
     modified: Option<SystemTime>,
-) -> Result<(PathBuf, Fingerprint), String> {
-    let abs = absolute_no_follow(path).map_err(|e| format!("cannot be resolved: {e}"))?;
+) -> Result<(PathBuf, Fingerprint), Unchecked> {
+    let abs = absolute_no_follow(path).map_err(Unchecked::Unresolved)?;
     if !abs.starts_with(root) {
-        return Err(format!(
-            "resolves to {}, outside its root {}",
-            abs.display(),
-            root.display()
-        ));
+        return Err(Unchecked::Outside {
+            path: abs,
+            root: root.to_path_buf(),
+        });
     }
-    let fp = state::fingerprint(&abs).map_err(|m| m.to_string())?;
+    let fp = state::fingerprint(&abs).map_err(Unchecked::Mismatch)?;
     if fp.size != size {
-        return Err("its size changed since the scan".to_string());
+        return Err(Unchecked::SizeChanged);
     }
     if let Some(t) = modified
         && state::system_time_ns(t) != fp.mtime_ns
     {
-        return Err("its modification time changed since the scan".to_string());
+        return Err(Unchecked::ModifiedChanged);
     }
     Ok((abs, fp))
 }
@@ -259,12 +362,11 @@ fn destination_dirs(dir: &Path, roots: &[PathBuf]) -> Result<Vec<PathBuf>, PlanE
         }
         let d = base.join(label);
         if let Some(r) = roots.iter().find(|r| d.starts_with(r) || r.starts_with(&d)) {
-            return Err(PlanError(format!(
-                "--move-to {}: {} would overlap the scanned root {}; choose a directory outside the roots",
-                dir.display(),
-                d.display(),
-                r.display()
-            )));
+            return Err(PlanError::Overlap {
+                dir: dir.to_path_buf(),
+                to: d,
+                root: r.clone(),
+            });
         }
         out.push(d);
     }

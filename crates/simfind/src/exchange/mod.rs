@@ -86,7 +86,7 @@ pub(crate) const KEY_SHARD: &str = "simfind.shard";
 pub(crate) const KEY_KIND: &str = "simfind.key";
 pub(crate) const RECIPE_PREFIX: &str = "simfind.recipe.";
 /// A record source's reading options (`simfind.records.kind`, …).
-pub(crate) const RECORDS_PREFIX: &str = "simfind.records.";
+pub const RECORDS_PREFIX: &str = "simfind.records.";
 /// A vector family's parameters (`simfind.family.metric`, …).
 pub(crate) const FAMILY_PREFIX: &str = "simfind.family.";
 /// Values in one signature row (`n`, or `fields × n` for records signed per
@@ -131,16 +131,28 @@ impl fmt::Display for Shard {
     }
 }
 
-impl std::str::FromStr for Shard {
-    type Err = String;
+/// A string that is no [`Shard`] (it is quoted in the text).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseShardError(pub String);
 
-    fn from_str(s: &str) -> Result<Shard, String> {
-        let bad = || {
-            format!(
-                "expected I/N with 0 ≤ I < N ≤ {}, got {s:?}",
-                Shard::MAX_COUNT
-            )
-        };
+impl fmt::Display for ParseShardError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "expected I/N with 0 ≤ I < N ≤ {}, got {:?}",
+            Shard::MAX_COUNT,
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for ParseShardError {}
+
+impl std::str::FromStr for Shard {
+    type Err = ParseShardError;
+
+    fn from_str(s: &str) -> Result<Shard, ParseShardError> {
+        let bad = || ParseShardError(s.to_string());
         let (i, n) = s.split_once('/').ok_or_else(bad)?;
         let index: u32 = i.trim().parse().map_err(|_| bad())?;
         let count: u32 = n.trim().parse().map_err(|_| bad())?;
@@ -192,15 +204,17 @@ pub(crate) fn recipe_metadata(params: &Params) -> Vec<(String, String)> {
 }
 
 /// The recipe from key-value metadata; `Err` names what is missing or bad.
-pub(crate) fn params_of(get: impl Fn(&str) -> Option<String>) -> Result<Params, String> {
+pub(crate) fn params_of(get: impl Fn(&str) -> Option<String>) -> Result<Params, MetadataError> {
     let field = |name: &str| {
-        get(&format!("{RECIPE_PREFIX}{name}"))
-            .ok_or_else(|| format!("no {RECIPE_PREFIX}{name} in its metadata"))
+        get(&format!("{RECIPE_PREFIX}{name}")).ok_or_else(|| MetadataError::Missing {
+            key: format!("{RECIPE_PREFIX}{name}"),
+        })
     };
-    fn number<T: std::str::FromStr>(name: &str, value: String) -> Result<T, String> {
-        value
-            .parse()
-            .map_err(|_| format!("{RECIPE_PREFIX}{name} is not a number: {value:?}"))
+    fn number<T: std::str::FromStr>(name: &str, value: String) -> Result<T, MetadataError> {
+        value.parse().map_err(|_| MetadataError::NotANumber {
+            key: format!("{RECIPE_PREFIX}{name}"),
+            value: Some(value),
+        })
     }
     Ok(Params {
         shingle_kind: field("shingle_kind")?,
@@ -215,10 +229,94 @@ pub(crate) fn params_of(get: impl Fn(&str) -> Option<String>) -> Result<Params, 
         include_binary: match field("binary_files")?.as_str() {
             "include" => true,
             "skip" => false,
-            other => return Err(format!("{RECIPE_PREFIX}binary_files is {other:?}")),
+            other => {
+                return Err(MetadataError::Unknown {
+                    key: format!("{RECIPE_PREFIX}binary_files"),
+                    value: other.to_string(),
+                });
+            }
         },
     })
 }
+
+/// Why a file's key-value metadata does not describe what it should. Every
+/// variant names the key (`simfind.recipe.k`, …).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MetadataError {
+    Missing {
+        key: String,
+    },
+    /// Not a number; the value, when it is worth quoting.
+    NotANumber {
+        key: String,
+        value: Option<String>,
+    },
+    /// Not a JSON list of `of` ("names", "numbers").
+    NotAList {
+        key: String,
+        of: &'static str,
+        reason: String,
+    },
+    /// A value its parser refused, with the parser's reason.
+    Invalid {
+        key: String,
+        reason: String,
+    },
+    /// A value of the wrong sort (`expected`: "a record kind").
+    Unexpected {
+        key: String,
+        value: String,
+        expected: &'static str,
+    },
+    /// A value none of the known ones.
+    Unknown {
+        key: String,
+        value: String,
+    },
+    /// A metric that no vector family measures.
+    NotAFamily {
+        key: String,
+        value: String,
+    },
+    /// A count of 0 where one is needed.
+    Zero {
+        key: String,
+    },
+    /// A list of fields that names none.
+    NoField {
+        key: String,
+    },
+}
+
+impl fmt::Display for MetadataError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MetadataError::Missing { key } => write!(f, "no {key} in its metadata"),
+            MetadataError::NotANumber { key, value: None } => write!(f, "{key} is not a number"),
+            MetadataError::NotANumber {
+                key,
+                value: Some(value),
+            } => write!(f, "{key} is not a number: {value:?}"),
+            MetadataError::NotAList { key, of, reason } => {
+                write!(f, "{key} is not a list of {of}: {reason}")
+            }
+            MetadataError::Invalid { key, reason } => write!(f, "{key}: {reason}"),
+            MetadataError::Unexpected {
+                key,
+                value,
+                expected,
+            } => write!(f, "{key} is {value}, not {expected}"),
+            MetadataError::Unknown { key, value } => write!(f, "{key} is {value:?}"),
+            MetadataError::NotAFamily { key, value } => {
+                write!(f, "{key} {value:?} is not a vector family")
+            }
+            MetadataError::Zero { key } => write!(f, "{key} is 0"),
+            MetadataError::NoField { key } => write!(f, "{key} names no field"),
+        }
+    }
+}
+
+impl std::error::Error for MetadataError {}
 
 /// Why exchange files cannot be written or read. Every variant names the file.
 #[derive(Debug)]
@@ -257,6 +355,11 @@ pub enum ExchangeError {
         path: PathBuf,
         what: &'static str,
     },
+    /// Records read with other reading options than those of `first`.
+    ReadOptions {
+        path: PathBuf,
+        first: PathBuf,
+    },
 }
 
 impl fmt::Display for ExchangeError {
@@ -286,7 +389,7 @@ impl fmt::Display for ExchangeError {
             ExchangeError::Duplicate { path, doc_id } => write!(
                 f,
                 "{}: doc_id {doc_id} (shard {}, document {}) appears twice: two shards \
-                 signed with the same --shard, or one shard given twice",
+                 signed as the same shard, or one shard given twice",
                 path.display(),
                 doc_id >> LOCAL_BITS,
                 doc_id & ((1 << LOCAL_BITS) - 1)
@@ -294,12 +397,20 @@ impl fmt::Display for ExchangeError {
             ExchangeError::Unknown { path, doc_id } => write!(
                 f,
                 "{}: pair names doc_id {doc_id}, which no docs file has (pairs of other \
-                 shards than --docs?)",
+                 shards than the docs given?)",
                 path.display()
             ),
             ExchangeError::Empty { path, what } => {
                 write!(f, "{}: no {what} Parquet file there", path.display())
             }
+            ExchangeError::ReadOptions { path, first } => write!(
+                f,
+                "{}: read its records with other options than {} ({}*): sign every shard \
+                 with the same reading options",
+                path.display(),
+                first.display(),
+                RECORDS_PREFIX
+            ),
         }
     }
 }
@@ -323,7 +434,7 @@ pub fn verify(
     use std::os::unix::ffi::OsStrExt;
 
     use crate::input::walk::FileEntry;
-    use crate::pipeline::plan::{Decision, Method};
+    use crate::pipeline::plan::{Decision, Method, Reason};
     use crate::pipeline::{ScanStats, SignOutcome, SignedContent};
 
     let Exchange {
@@ -357,10 +468,7 @@ pub fn verify(
     };
     let decision = Decision {
         method: Method::Lsh,
-        reason: format!(
-            "lsh: candidates of the band join in {}",
-            pairs_from.display()
-        ),
+        reason: Reason::BandJoin(pairs_from.to_path_buf()),
     };
     crate::pipeline::find_given_pairs(
         config, files, outcomes, signatures, candidates, decision, stats, reporter,

@@ -223,7 +223,8 @@ impl Opened {
                 )));
             }
         }
-        params_of(|key| self.metadata.get(key).cloned()).map_err(|reason| self.format_error(reason))
+        params_of(|key| self.metadata.get(key).cloned())
+            .map_err(|reason| self.format_error(reason.to_string()))
     }
 
     /// The batches, each checked to have `columns` with these types.
@@ -390,12 +391,10 @@ pub fn read_docs_where(
         match &record_metadata {
             None => record_metadata = Some(these),
             Some(first) if *first != these => {
-                return Err(opened.format_error(format!(
-                    "read its records with other options than {} ({}): sign every \
-                     shard with the same --input options",
-                    doc_files[0].display(),
-                    super::RECORDS_PREFIX
-                )));
+                return Err(ExchangeError::ReadOptions {
+                    path: opened.path.clone(),
+                    first: doc_files[0].clone(),
+                });
             }
             Some(_) => {}
         }

@@ -15,13 +15,13 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use xxhash_rust::xxh3::xxh3_128;
 
-use super::{Exchange, ExchangeError, RECORDS_PREFIX};
+use super::{Exchange, ExchangeError, MetadataError, RECORDS_PREFIX};
 use crate::input::kind::InputKind;
 use crate::input::records::{self, Record, RecordOptions};
 use crate::model::{DocPairs, DocStatus, Document, SimilarPair};
-use crate::pipeline::plan::{Decision, Method};
+use crate::pipeline::plan::{Decision, Method, Reason};
 use crate::pipeline::{FieldScores, ScanOutcome, ScanStats, record_set};
-use crate::progress::{Reporter, Stage};
+use crate::progress::{Reporter, Stage, Warning};
 use crate::recipe::Recipe;
 use crate::similarity::sets;
 
@@ -45,24 +45,33 @@ pub fn record_metadata(options: &RecordOptions) -> Vec<(String, String)> {
 
 /// The reading options back from [`record_metadata`]'s pairs; `Err` names
 /// what is missing or bad.
-pub fn record_options(metadata: &[(String, String)]) -> Result<RecordOptions, String> {
+pub fn record_options(metadata: &[(String, String)]) -> Result<RecordOptions, MetadataError> {
+    let key = |name: &str| format!("{RECORDS_PREFIX}{name}");
     let get = |name: &str| {
-        let key = format!("{RECORDS_PREFIX}{name}");
+        let key = key(name);
         metadata
             .iter()
             .find(|(k, _)| *k == key)
             .map(|(_, v)| v.clone())
-            .ok_or_else(|| format!("no {key} in its metadata"))
+            .ok_or(MetadataError::Missing { key })
     };
-    let list = |name: &str| -> Result<Vec<String>, String> {
-        serde_json::from_str(&get(name)?)
-            .map_err(|e| format!("{RECORDS_PREFIX}{name} is not a list of names: {e}"))
+    let list = |name: &str| -> Result<Vec<String>, MetadataError> {
+        serde_json::from_str(&get(name)?).map_err(|e| MetadataError::NotAList {
+            key: key(name),
+            of: "names",
+            reason: e.to_string(),
+        })
     };
-    let kind: InputKind = get("kind")?
-        .parse()
-        .map_err(|e| format!("{RECORDS_PREFIX}kind: {e}"))?;
+    let kind: InputKind = get("kind")?.parse().map_err(|e| MetadataError::Invalid {
+        key: key("kind"),
+        reason: format!("{e}"),
+    })?;
     if !kind.is_records() {
-        return Err(format!("{RECORDS_PREFIX}kind is {kind}, not a record kind"));
+        return Err(MetadataError::Unexpected {
+            key: key("kind"),
+            value: kind.to_string(),
+            expected: "a record kind",
+        });
     }
     let mut options = RecordOptions::new(kind);
     options.id_field = get("id_field")?;
@@ -72,7 +81,10 @@ pub fn record_options(metadata: &[(String, String)]) -> Result<RecordOptions, St
     options.pairs = get("pairs")? == "true";
     options.max_line = get("max_line")?
         .parse()
-        .map_err(|_| format!("{RECORDS_PREFIX}max_line is not a number"))?;
+        .map_err(|_| MetadataError::NotANumber {
+            key: key("max_line"),
+            value: None,
+        })?;
     Ok(options)
 }
 
@@ -104,7 +116,7 @@ impl PerField {
 
     /// From the metadata [`per_field_metadata`] wrote; `None` for records
     /// signed whole.
-    pub fn of(metadata: &[(String, String)]) -> Result<Option<PerField>, String> {
+    pub fn of(metadata: &[(String, String)]) -> Result<Option<PerField>, MetadataError> {
         let get = |name: &str| {
             let key = format!("{RECORDS_PREFIX}{name}");
             metadata
@@ -115,18 +127,24 @@ impl PerField {
         let Some(names) = get("per_field") else {
             return Ok(None);
         };
-        let list = |name: &str, v: Option<&str>| -> Result<Vec<String>, String> {
-            serde_json::from_str(v.unwrap_or("[]"))
-                .map_err(|e| format!("{RECORDS_PREFIX}{name} is not a list of names: {e}"))
+        let not_a_list = |name: &str, of, e: serde_json::Error| MetadataError::NotAList {
+            key: format!("{RECORDS_PREFIX}{name}"),
+            of,
+            reason: e.to_string(),
+        };
+        let list = |name: &str, v: Option<&str>| -> Result<Vec<String>, MetadataError> {
+            serde_json::from_str(v.unwrap_or("[]")).map_err(|e| not_a_list(name, "names", e))
         };
         let per_field = PerField {
             names: list("per_field", Some(names))?,
             weights: serde_json::from_str(get("weights").unwrap_or("[]"))
-                .map_err(|e| format!("{RECORDS_PREFIX}weights is not a list of numbers: {e}"))?,
+                .map_err(|e| not_a_list("weights", "numbers", e))?,
             candidate_fields: list("candidate_fields", get("candidate_fields"))?,
         };
         if per_field.names.is_empty() {
-            return Err(format!("{RECORDS_PREFIX}per_field names no field"));
+            return Err(MetadataError::NoField {
+                key: format!("{RECORDS_PREFIX}per_field"),
+            });
         }
         Ok(Some(per_field))
     }
@@ -261,8 +279,10 @@ pub fn verify_records(
         path: docs_from.join("docs"),
         reason,
     };
-    let options = record_options(&exchange.record_metadata).map_err(bad_metadata)?;
-    let per_field = PerField::of(&exchange.record_metadata).map_err(bad_metadata)?;
+    let options =
+        record_options(&exchange.record_metadata).map_err(|e| bad_metadata(e.to_string()))?;
+    let per_field =
+        PerField::of(&exchange.record_metadata).map_err(|e| bad_metadata(e.to_string()))?;
     let kind = options.kind;
     let Exchange {
         docs,
@@ -341,24 +361,24 @@ pub fn verify_records(
             let origin = doc.origin.as_ref().expect("record docs have origins");
             let place = PathBuf::from(format!("{}:{}", path.display(), origin.line));
             let id = String::from_utf8_lossy(&doc.path);
+            let moved = |now: String| Warning::ChangedSinceSigned {
+                now,
+                id: id.to_string(),
+            };
             let problem = match &found[i as usize] {
-                None => Some(format!(
-                    "no record starts there now, where `simfind sign` read '{id}': the file \
-                     changed since it was signed; sign it again"
-                )),
-                Some(r) if r.id.as_bytes() != doc.path.as_slice() => Some(format!(
-                    "record '{}' there now, where `simfind sign` read '{id}': the file changed \
-                     since it was signed; sign it again",
-                    r.id
-                )),
-                Some(r) if record_hash(&r.fields) != doc.hash => Some(format!(
-                    "record '{id}' has another text than when it was signed: the file changed \
-                     since; sign it again"
-                )),
+                None => Some(moved("no record starts there now".to_string())),
+                Some(r) if r.id.as_bytes() != doc.path.as_slice() => {
+                    Some(moved(format!("record '{}' there now", r.id)))
+                }
+                Some(r) if record_hash(&r.fields) != doc.hash => {
+                    Some(Warning::ContentChangedSinceSigned {
+                        what: format!("record '{id}' has another text"),
+                    })
+                }
                 Some(_) => None,
             };
             if let Some(problem) = problem {
-                reporter.warn(&place, &problem);
+                reporter.warning(&place, &problem);
                 found[i as usize] = None;
                 stats.errors += 1;
             }
@@ -455,10 +475,7 @@ pub fn verify_records(
         stats,
         decision: Decision {
             method: Method::Lsh,
-            reason: format!(
-                "lsh: candidates of the band join in {}",
-                pairs_from.display()
-            ),
+            reason: Reason::BandJoin(pairs_from.to_path_buf()),
         },
     };
     Ok((outcome, field_scores))

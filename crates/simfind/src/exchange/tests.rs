@@ -193,6 +193,7 @@ fn record_options_round_trip_through_the_metadata() {
     assert!(
         record_options(&missing)
             .unwrap_err()
+            .to_string()
             .contains("simfind.records.columns")
     );
 }

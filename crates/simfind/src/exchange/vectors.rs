@@ -24,12 +24,12 @@ use std::path::PathBuf;
 use rayon::prelude::*;
 use xxhash_rust::xxh3::xxh3_128;
 
-use super::{Exchange, FAMILY_PREFIX};
+use super::{Exchange, FAMILY_PREFIX, MetadataError};
 use crate::input::vectors::{self, BitStrings, ReadError, RowError, Vectors};
 use crate::lsh::Banding;
 use crate::params::Params;
 use crate::pipeline::vectors::{Found, sign_rows};
-use crate::progress::{Reporter, Stage};
+use crate::progress::{Reporter, Stage, Warning};
 use crate::recipe::Recipe;
 use crate::similarity::vectors as measure;
 use crate::sketch::SketchKind;
@@ -95,19 +95,20 @@ pub fn family_metadata(family: Family, width: usize) -> Vec<(String, String)> {
 
 /// The family and the points' width back from [`family_metadata`]'s pairs;
 /// `Err` names what is missing or bad.
-pub fn family_of(metadata: &[(String, String)]) -> Result<(Family, usize), String> {
+pub fn family_of(metadata: &[(String, String)]) -> Result<(Family, usize), MetadataError> {
     let get = |name: &str| {
         let key = format!("{FAMILY_PREFIX}{name}");
         metadata
             .iter()
             .find(|(k, _)| *k == key)
             .map(|(_, v)| v.clone())
-            .ok_or_else(|| format!("no {key} in its metadata"))
+            .ok_or(MetadataError::Missing { key })
     };
-    fn number<T: std::str::FromStr>(name: &str, value: String) -> Result<T, String> {
-        value
-            .parse()
-            .map_err(|_| format!("{FAMILY_PREFIX}{name} is not a number: {value:?}"))
+    fn number<T: std::str::FromStr>(name: &str, value: String) -> Result<T, MetadataError> {
+        value.parse().map_err(|_| MetadataError::NotANumber {
+            key: format!("{FAMILY_PREFIX}{name}"),
+            value: Some(value),
+        })
     }
     let width: usize = number("width", get("width")?)?;
     let family = match get("metric")?.as_str() {
@@ -122,13 +123,16 @@ pub fn family_of(metadata: &[(String, String)]) -> Result<(Family, usize), Strin
             radius: number("radius", get("radius")?)?,
         },
         other => {
-            return Err(format!(
-                "{FAMILY_PREFIX}metric {other:?} is not a vector family"
-            ));
+            return Err(MetadataError::NotAFamily {
+                key: format!("{FAMILY_PREFIX}metric"),
+                value: other.to_string(),
+            });
         }
     };
     if width == 0 {
-        return Err(format!("{FAMILY_PREFIX}width is 0"));
+        return Err(MetadataError::Zero {
+            key: format!("{FAMILY_PREFIX}width"),
+        });
     }
     Ok((family, width))
 }
@@ -350,33 +354,28 @@ pub fn verify_vectors(
             let doc = &docs[i as usize];
             let place = PathBuf::from(format!("{}:{line}", path.display()));
             let id = String::from_utf8_lossy(&doc.path);
+            let moved = |now: String| Warning::ChangedSinceSigned {
+                now,
+                id: id.to_string(),
+            };
             let problem = match lines.binary_search(&line) {
-                Err(_) => Some(match bad.get(&line) {
-                    Some(reason) => format!(
-                        "{reason}, where `simfind sign` read '{id}': the file changed since \
-                         it was signed; sign it again"
-                    ),
-                    None => format!(
-                        "no point there now, where `simfind sign` read '{id}': the file \
-                         changed since it was signed; sign it again"
-                    ),
+                Err(_) => Some(moved(match bad.get(&line) {
+                    Some(reason) => reason.to_string(),
+                    None => "no point there now".to_string(),
+                })),
+                Ok(j) if ids[j].as_bytes() != doc.path.as_slice() => {
+                    Some(moved(format!("point '{}' there now", ids[j])))
+                }
+                Ok(j) if hashes[j] != doc.hash => Some(Warning::ContentChangedSinceSigned {
+                    what: format!("point '{id}' has other values"),
                 }),
-                Ok(j) if ids[j].as_bytes() != doc.path.as_slice() => Some(format!(
-                    "point '{}' there now, where `simfind sign` read '{id}': the file changed \
-                     since it was signed; sign it again",
-                    ids[j]
-                )),
-                Ok(j) if hashes[j] != doc.hash => Some(format!(
-                    "point '{id}' has other values than when it was signed: the file changed \
-                     since; sign it again"
-                )),
                 Ok(j) => {
                     found[i as usize] = rows[j].take();
                     None
                 }
             };
             if let Some(problem) = problem {
-                reporter.warn(&place, &problem);
+                reporter.warning(&place, &problem);
                 errors += 1;
             }
         }
@@ -442,6 +441,11 @@ mod tests {
         ] {
             assert_eq!(family_of(&family_metadata(family, 17)), Ok((family, 17)));
         }
-        assert!(family_of(&[]).unwrap_err().contains("simfind.family.width"));
+        assert!(
+            family_of(&[])
+                .unwrap_err()
+                .to_string()
+                .contains("simfind.family.width")
+        );
     }
 }

@@ -39,29 +39,55 @@ pub enum IndexError {
     },
 }
 
-fn rebuild_hint(path: &Path) -> String {
-    format!(
-        "delete {} and rebuild it with `simfind index DIR... --db {}`",
-        path.display(),
-        path.display()
-    )
+/// What a user can do about an [`IndexError`]: the end of its message,
+/// which a front end may word with its own commands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Remedy<'a> {
+    /// Delete the index at the path and build it again.
+    Rebuild(&'a Path),
+    /// Build an index at the path.
+    Build(&'a Path),
 }
 
-impl fmt::Display for IndexError {
+impl fmt::Display for Remedy<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Remedy::Rebuild(path) => {
+                write!(f, "delete {} and rebuild the index", path.display())
+            }
+            Remedy::Build(path) => {
+                write!(
+                    f,
+                    "build one by indexing the directories into {}",
+                    path.display()
+                )
+            }
+        }
+    }
+}
+
+impl IndexError {
+    /// What to do about it, when the message ends with that.
+    pub fn remedy(&self) -> Option<Remedy<'_>> {
+        match self {
+            IndexError::NotAnIndex { path, .. }
+            | IndexError::FormatVersion { path, .. }
+            | IndexError::ParamsMismatch { path, .. } => Some(Remedy::Rebuild(path)),
+            IndexError::Missing { path } => Some(Remedy::Build(path)),
+            _ => None,
+        }
+    }
+
+    /// The message up to its [`Remedy`] (all of it when there is none);
+    /// `Display` writes this, then the remedy.
+    pub fn write_problem(&self, f: &mut impl fmt::Write) -> fmt::Result {
         match self {
             IndexError::NotAnIndex { path, reason } => write!(
                 f,
-                "{} is not a usable simfind index ({reason}); if it is a damaged index, {}",
+                "{} is not a usable simfind index ({reason}); if it is a damaged index, ",
                 path.display(),
-                rebuild_hint(path)
             ),
-            IndexError::Missing { path } => write!(
-                f,
-                "no index at {}; build one with `simfind index DIR... --db {}`",
-                path.display(),
-                path.display()
-            ),
+            IndexError::Missing { path } => write!(f, "no index at {}; ", path.display()),
             IndexError::FormatVersion { path, found } => {
                 let age = if *found < i64::from(FORMAT_VERSION) {
                     "an older"
@@ -71,9 +97,8 @@ impl fmt::Display for IndexError {
                 write!(
                     f,
                     "index {} was written by {age} simfind (format version {found}; this simfind \
-                     reads version {FORMAT_VERSION}); {}",
+                     reads version {FORMAT_VERSION}); ",
                     path.display(),
-                    rebuild_hint(path)
                 )
             }
             IndexError::ParamsMismatch {
@@ -96,10 +121,9 @@ impl fmt::Display for IndexError {
                     f,
                     "index {} was built with other parameters ({}); its signatures cannot be \
                      compared with this run's. Either run with the index's parameters ({stored}), \
-                     or {}",
+                     or ",
                     path.display(),
                     diffs.join("; "),
-                    rebuild_hint(path)
                 )
             }
             IndexError::Busy { path, waited } => write!(
@@ -115,6 +139,16 @@ impl fmt::Display for IndexError {
             IndexError::Sqlite { path, source } => {
                 write!(f, "index {}: {source}", path.display())
             }
+        }
+    }
+}
+
+impl fmt::Display for IndexError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write_problem(f)?;
+        match self.remedy() {
+            Some(remedy) => write!(f, "{remedy}"),
+            None => Ok(()),
         }
     }
 }

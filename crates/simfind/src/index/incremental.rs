@@ -540,6 +540,14 @@ impl Reporter for Batched<'_> {
         self.inner.note(path, reason);
     }
 
+    fn warning(&self, path: &std::path::Path, warning: &crate::progress::Warning) {
+        self.inner.warning(path, warning);
+    }
+
+    fn notice(&self, path: &std::path::Path, notice: &crate::progress::Notice) {
+        self.inner.notice(path, notice);
+    }
+
     fn wants_notes(&self) -> bool {
         self.inner.wants_notes()
     }
@@ -627,18 +635,18 @@ pub fn scan_with_index(
     reporter: &dyn Reporter,
     refreshed: impl FnOnce(&Refreshed),
 ) -> Result<crate::pipeline::ScanOutcome, IndexError> {
-    use crate::pipeline::plan::{Decision, MethodChoice};
+    use crate::pipeline::plan::{Decision, MethodChoice, Reason};
     let decision = match config.method {
         MethodChoice::Fixed(Method::Exact) => {
             panic!("an index serves the LSH method only; the exact method cannot use it")
         }
         MethodChoice::Fixed(Method::Lsh) => Decision {
             method: Method::Lsh,
-            reason: "lsh (as requested)".into(),
+            reason: Reason::Requested,
         },
         MethodChoice::Auto | MethodChoice::Banded => Decision {
             method: Method::Lsh,
-            reason: "auto: lsh (--db reuses the index's MinHash signatures)".into(),
+            reason: Reason::IndexSignatures,
         },
     };
     let done = refresh(index, config, reporter, true)?;

@@ -57,8 +57,8 @@ mod schema;
 mod update;
 
 pub use crate::params::{Params, ParamsError};
-pub use error::IndexError;
 use error::classify;
+pub use error::{IndexError, Remedy};
 pub use schema::{APPLICATION_ID, FORMAT_VERSION, OLDEST_READABLE, PREFIX_TABLE, SCHEMA};
 use schema::{
     DOC_COLUMNS, RawDoc, blob_to_hash, blob_to_path, blob_to_signature, hash_to_blob, path_to_blob,

@@ -26,7 +26,7 @@ use super::{Index, IndexError, ParamsError, StoredDoc};
 use crate::input::read::{self, ReadOptions};
 use crate::lsh::{scurve, tune};
 use crate::pipeline::{self, ReloadError, Verification};
-use crate::progress::Reporter;
+use crate::progress::{Reporter, Warning};
 use crate::recipe::Recipe;
 use crate::similarity::{sets, verify};
 use crate::sketch::{AnySketcher, Sketcher};
@@ -131,11 +131,18 @@ struct NotVerified(ReloadError);
 impl fmt::Display for NotVerified {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.0 {
-            ReloadError::Changed => f.write_str(
-                "changed since it was indexed; run `simfind index` to refresh the index",
-            ),
+            ReloadError::Changed => write!(f, "{}", Warning::ChangedSinceIndexed),
             ReloadError::Read(err) => err.fmt(f),
         }
+    }
+}
+
+/// Warns that a candidate was not verified, as a typed [`Warning`] when it
+/// changed since it was indexed.
+fn warn_not_verified(reporter: &dyn Reporter, path: &std::path::Path, err: ReloadError) {
+    match err {
+        ReloadError::Changed => reporter.warning(path, &Warning::ChangedSinceIndexed),
+        err => reporter.warn(path, &NotVerified(err)),
     }
 }
 
@@ -393,7 +400,7 @@ impl<'a> Query<'a> {
             for (hash, path, result) in loaded {
                 let result = result
                     .map_err(|err| {
-                        reporter.warn(path, &NotVerified(err));
+                        warn_not_verified(reporter, path, err);
                         unverified += 1;
                     })
                     .ok();
@@ -497,7 +504,7 @@ impl<'a> Query<'a> {
         for (hash, path, result) in loaded {
             let set = result
                 .map_err(|err| {
-                    reporter.warn(path, &NotVerified(err));
+                    warn_not_verified(reporter, path, err);
                     failed += 1;
                 })
                 .ok();

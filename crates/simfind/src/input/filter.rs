@@ -16,6 +16,7 @@
 //! glob that ends in `/` matches directories only (gitignore's spelling of
 //! `target/`), which prunes them.
 
+use std::fmt;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
@@ -34,10 +35,35 @@ pub struct Excludes {
     dir_only: Vec<bool>,
 }
 
+/// Why exclusion patterns do not compile.
+#[derive(Debug)]
+pub enum ExcludeError {
+    /// One pattern is no glob.
+    Pattern {
+        pattern: String,
+        err: globset::Error,
+    },
+    /// The set of them cannot be built.
+    Set(globset::Error),
+}
+
+impl fmt::Display for ExcludeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ExcludeError::Pattern { pattern, err } => {
+                write!(f, "invalid exclude pattern '{pattern}': {err}")
+            }
+            ExcludeError::Set(err) => write!(f, "{err}"),
+        }
+    }
+}
+
+impl std::error::Error for ExcludeError {}
+
 impl Excludes {
     /// Compiles `patterns` (`literal_separator(false)`: `*` crosses `/`, as
     /// the globs always have); `Err` names the bad pattern.
-    pub fn new(patterns: &[String]) -> Result<Option<Self>, String> {
+    pub fn new(patterns: &[String]) -> Result<Option<Self>, ExcludeError> {
         if patterns.is_empty() {
             return Ok(None);
         }
@@ -49,12 +75,15 @@ impl Excludes {
             let glob = GlobBuilder::new(if is_dir { trimmed } else { pattern })
                 .literal_separator(false)
                 .build()
-                .map_err(|err| format!("invalid --exclude pattern '{pattern}': {err}"))?;
+                .map_err(|err| ExcludeError::Pattern {
+                    pattern: pattern.clone(),
+                    err,
+                })?;
             set.add(glob);
             dir_only.push(is_dir);
         }
         Ok(Some(Excludes {
-            set: set.build().map_err(|err| err.to_string())?,
+            set: set.build().map_err(ExcludeError::Set)?,
             patterns: patterns.to_vec(),
             dir_only,
         }))

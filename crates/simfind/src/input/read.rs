@@ -159,6 +159,24 @@ pub enum ReadError {
     /// The path now leads to another file than the walk found (another
     /// device or inode: replaced, or reached through a swapped directory).
     NotTheWalkedFile,
+    /// Changed between two passes over it (important-word weighting counts
+    /// words in the first and signs in the second): [`Warning::ChangedBetweenPasses`].
+    ///
+    /// [`Warning::ChangedBetweenPasses`]: crate::progress::Warning::ChangedBetweenPasses
+    ChangedBetweenPasses,
+}
+
+impl ReadError {
+    /// Tells `reporter` that `path` failed with this error, as a typed
+    /// [`crate::progress::Warning`] where there is one.
+    pub fn warn(&self, reporter: &dyn crate::progress::Reporter, path: &Path) {
+        match self {
+            ReadError::ChangedBetweenPasses => {
+                reporter.warning(path, &crate::progress::Warning::ChangedBetweenPasses)
+            }
+            err => reporter.warn(path, err),
+        }
+    }
 }
 
 impl fmt::Display for ReadError {
@@ -177,6 +195,9 @@ impl fmt::Display for ReadError {
             }
             ReadError::NotTheWalkedFile => {
                 f.write_str("is not the file the walk found (replaced after the walk)")
+            }
+            ReadError::ChangedBetweenPasses => {
+                write!(f, "{}", crate::progress::Warning::ChangedBetweenPasses)
             }
         }
     }

@@ -262,7 +262,7 @@ impl RowSink for BitSink {
         match parse_bits(&fields[1], &mut self.scratch) {
             Ok(n) => self.len = n,
             Err(_) if first => return Row::Header,
-            Err(why) => return Row::Bad(why),
+            Err(why) => return Row::Bad(why.to_string()),
         }
         if !self.out.is_empty() && self.len != self.out.bits {
             return Row::Bad(format!(
@@ -410,22 +410,53 @@ pub fn concat<P: Points + Default>(
     Ok((out, starts))
 }
 
+/// Why a field is not a component or a bit string; the text quotes the
+/// field (trimmed) or the character at fault.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FieldError {
+    NotANumber(String),
+    /// Infinite, NaN or beyond `f32`'s range.
+    NotFinite(String),
+    /// `0x` and nothing after it.
+    NoHexDigits,
+    NotAHexDigit(char),
+    NoBits,
+    NotABit(char),
+}
+
+impl std::fmt::Display for FieldError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FieldError::NotANumber(text) => write!(f, "{text:?} is not a number"),
+            FieldError::NotFinite(text) => {
+                write!(f, "{text:?} is not a finite number (or is beyond ±3.4e38)")
+            }
+            FieldError::NoHexDigits => f.write_str("\"0x\" without hexadecimal digits"),
+            FieldError::NotAHexDigit(c) => write!(f, "{c:?} is not a hexadecimal digit"),
+            FieldError::NoBits => f.write_str("an empty bit string"),
+            FieldError::NotABit(c) => {
+                write!(f, "{c:?} is not a bit (0 or 1; hexadecimal needs 0x)")
+            }
+        }
+    }
+}
+
+impl std::error::Error for FieldError {}
+
 /// A finite `f32` from a decimal field (surrounding spaces allowed).
-pub fn parse_number(field: &str) -> Result<f32, String> {
+pub fn parse_number(field: &str) -> Result<f32, FieldError> {
     let text = field.trim();
     let x: f32 = text
         .parse()
-        .map_err(|_| format!("{text:?} is not a number"))?;
+        .map_err(|_| FieldError::NotANumber(text.to_string()))?;
     if !x.is_finite() {
-        return Err(format!(
-            "{text:?} is not a finite number (or is beyond ±3.4e38)"
-        ));
+        return Err(FieldError::NotFinite(text.to_string()));
     }
     Ok(x)
 }
 
 /// Packs `0101…` or `0x…` into `words`; returns the number of bits.
-pub fn parse_bits(field: &str, words: &mut Vec<u64>) -> Result<usize, String> {
+pub fn parse_bits(field: &str, words: &mut Vec<u64>) -> Result<usize, FieldError> {
     let text = field.trim();
     words.clear();
     let mut set = |i: usize, on: bool| {
@@ -438,12 +469,10 @@ pub fn parse_bits(field: &str, words: &mut Vec<u64>) -> Result<usize, String> {
     };
     if let Some(hex) = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
         if hex.is_empty() {
-            return Err("\"0x\" without hexadecimal digits".into());
+            return Err(FieldError::NoHexDigits);
         }
         for (k, c) in hex.chars().enumerate() {
-            let digit = c
-                .to_digit(16)
-                .ok_or_else(|| format!("{c:?} is not a hexadecimal digit"))?;
+            let digit = c.to_digit(16).ok_or(FieldError::NotAHexDigit(c))?;
             // Most significant bit of the digit first, as the digits are read.
             for b in 0..4 {
                 set(4 * k + b, digit >> (3 - b) & 1 == 1);
@@ -452,13 +481,13 @@ pub fn parse_bits(field: &str, words: &mut Vec<u64>) -> Result<usize, String> {
         Ok(4 * hex.chars().count())
     } else {
         if text.is_empty() {
-            return Err("an empty bit string".into());
+            return Err(FieldError::NoBits);
         }
         for (i, c) in text.chars().enumerate() {
             match c {
                 '0' => set(i, false),
                 '1' => set(i, true),
-                _ => return Err(format!("{c:?} is not a bit (0 or 1; hexadecimal needs 0x)")),
+                _ => return Err(FieldError::NotABit(c)),
             }
         }
         Ok(text.chars().count())
@@ -518,6 +547,7 @@ impl RowLoop<'_> {
                 Row::Bad(why) => Err(why),
             },
             None => split_fields(bytes, self.delimiter, &mut self.fields, &mut self.spare)
+                .map_err(|why| why.to_string())
                 .and_then(|()| match sink.parse(&self.fields, self.first) {
                     Row::Good => Ok(Some(self.fields[0].as_str())),
                     Row::Header => Ok(None),
@@ -651,8 +681,25 @@ fn read_rows(
     }
 }
 
-/// Splits one line into UTF-8 fields at `delimiter`; a field may be quoted
-/// (RFC 4180: `"a,b"`, `""` for a quote inside).
+/// Why a line does not split into fields; each names the field's 1-based
+/// number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SplitError {
+    NoClosingQuote(usize),
+    TextAfterQuote(usize),
+    NotUtf8(usize),
+}
+
+impl std::fmt::Display for SplitError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SplitError::NoClosingQuote(n) => write!(f, "field {n} has no closing quote"),
+            SplitError::TextAfterQuote(n) => write!(f, "field {n}: text after the closing quote"),
+            SplitError::NotUtf8(n) => write!(f, "field {n} is not valid UTF-8"),
+        }
+    }
+}
+
 /// Splits `line` into `fields` (RFC 4180 quotes; `""` inside quotes is one
 /// quote). The strings of the previous row are written over, not made anew:
 /// a row of `d` numbers costs no allocation once the first row has been read
@@ -662,7 +709,7 @@ fn split_fields(
     delimiter: u8,
     fields: &mut Vec<String>,
     spare: &mut Vec<String>,
-) -> Result<(), String> {
+) -> Result<(), SplitError> {
     spare.append(fields);
     let mut quoted: Vec<u8> = Vec::new();
     let mut i = 0;
@@ -673,7 +720,7 @@ fn split_fields(
             i += 1;
             loop {
                 match line.get(i) {
-                    None => return Err(format!("field {number} has no closing quote")),
+                    None => return Err(SplitError::NoClosingQuote(number)),
                     Some(b'"') if line.get(i + 1) == Some(&b'"') => {
                         quoted.push(b'"');
                         i += 2;
@@ -689,7 +736,7 @@ fn split_fields(
                 }
             }
             if i < line.len() && line[i] != delimiter {
-                return Err(format!("field {number}: text after the closing quote"));
+                return Err(SplitError::TextAfterQuote(number));
             }
             &quoted
         } else {
@@ -699,8 +746,7 @@ fn split_fields(
             }
             &line[start..i]
         };
-        let text =
-            std::str::from_utf8(bytes).map_err(|_| format!("field {number} is not valid UTF-8"))?;
+        let text = std::str::from_utf8(bytes).map_err(|_| SplitError::NotUtf8(number))?;
         let mut field = spare.pop().unwrap_or_default();
         field.clear();
         field.push_str(text);

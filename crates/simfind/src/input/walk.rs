@@ -44,6 +44,7 @@ use globset::GlobSet;
 use walkdir::WalkDir;
 
 use super::filter::{Excludes, IgnoreStack, is_hidden};
+use crate::progress::Notice;
 
 #[derive(Clone, Debug, Default)]
 pub struct WalkOptions {
@@ -135,6 +136,13 @@ pub struct WalkProblem {
     pub reason: String,
 }
 
+/// An entry passed over without error, and the rule that passed it over.
+#[derive(Debug)]
+pub struct WalkSkip {
+    pub path: PathBuf,
+    pub why: Notice,
+}
+
 #[derive(Debug, Default)]
 pub struct Walked {
     pub files: Vec<FileEntry>,
@@ -147,7 +155,7 @@ pub enum WalkEvent<'a> {
     FileFound,
     Problem(&'a WalkProblem),
     /// Passed over without error (hidden, excluded, ignored, a hard link, ...).
-    Skipped(&'a WalkProblem),
+    Skipped(&'a WalkSkip),
 }
 
 /// What [`walk_each`] tells its caller as it goes.
@@ -156,7 +164,7 @@ pub enum StreamEvent<'a> {
     File(FileEntry),
     Problem(&'a WalkProblem),
     /// Passed over without error (hidden, excluded, ignored, a hard link, ...).
-    Skipped(&'a WalkProblem),
+    Skipped(&'a WalkSkip),
 }
 
 /// What [`walk_each`] returns once every file has been handed over.
@@ -333,11 +341,10 @@ impl Dedup {
         } else {
             self.hard_links += 1;
             if let Some(first) = self.names.as_ref().and_then(|names| names.kept(&file)) {
-                let note = WalkProblem {
-                    reason: format!(
-                        "hard link to {}: counted once (--hardlinks-as-copies to pair them)",
-                        first.display()
-                    ),
+                let note = WalkSkip {
+                    why: Notice::HardLink {
+                        first: first.to_path_buf(),
+                    },
                     path: file.path,
                 };
                 on_event(StreamEvent::Skipped(&note));
@@ -473,8 +480,13 @@ struct Pruned {
     hidden: u64,
     excluded: u64,
     ignored: u64,
-    /// (path, reason, is a problem rather than a skip).
-    notes: Vec<(PathBuf, String, bool)>,
+    /// Skips and problems, in the order met.
+    notes: Vec<PrunedNote>,
+}
+
+enum PrunedNote {
+    Skip(WalkSkip),
+    Problem(WalkProblem),
 }
 
 fn report_pruned(
@@ -483,13 +495,13 @@ fn report_pruned(
     on_event: &mut impl FnMut(Found<'_>),
 ) {
     let notes = std::mem::take(&mut pruned.borrow_mut().notes);
-    for (path, reason, is_problem) in notes {
-        let p = WalkProblem { path, reason };
-        if is_problem {
-            on_event(Found::Event(StreamEvent::Problem(&p)));
-            end.problems.push(p);
-        } else {
-            on_event(Found::Event(StreamEvent::Skipped(&p)));
+    for note in notes {
+        match note {
+            PrunedNote::Problem(p) => {
+                on_event(Found::Event(StreamEvent::Problem(&p)));
+                end.problems.push(p);
+            }
+            PrunedNote::Skip(skip) => on_event(Found::Event(StreamEvent::Skipped(&skip))),
         }
     }
 }
@@ -502,11 +514,11 @@ fn matches(set: &GlobSet, rel: &Path) -> bool {
 }
 
 /// A skip named for `-v` and counted.
-fn skipped(end_count: &mut u64, path: &Path, reason: &str, on_event: &mut impl FnMut(Found<'_>)) {
+fn skipped(end_count: &mut u64, path: &Path, why: Notice, on_event: &mut impl FnMut(Found<'_>)) {
     *end_count += 1;
-    let note = WalkProblem {
+    let note = WalkSkip {
         path: path.to_path_buf(),
-        reason: reason.into(),
+        why,
     };
     on_event(Found::Event(StreamEvent::Skipped(&note)));
 }
@@ -532,7 +544,7 @@ fn walk_root(
         if depth > 0 {
             let why = if !opts.hidden && is_hidden(e.file_name()) {
                 pruned.borrow_mut().hidden += 1;
-                Some("hidden (-H to include)")
+                Some(Notice::Hidden)
             } else if opts.exclude.as_ref().is_some_and(|x| {
                 x.matched(
                     e.path().strip_prefix(root).unwrap_or(e.path()),
@@ -541,20 +553,20 @@ fn walk_root(
                 )
             }) {
                 pruned.borrow_mut().excluded += 1;
-                Some("excluded by --exclude")
+                Some(Notice::Excluded)
             } else if let Some(stack) = ignores.as_mut()
                 && stack.ignored(e.path(), depth, is_dir)
             {
                 pruned.borrow_mut().ignored += 1;
-                Some("ignored by an ignore file (--no-ignore to include)")
+                Some(Notice::Ignored)
             } else {
                 None
             };
             if let Some(why) = why {
-                pruned
-                    .borrow_mut()
-                    .notes
-                    .push((e.path().to_path_buf(), why.into(), false));
+                pruned.borrow_mut().notes.push(PrunedNote::Skip(WalkSkip {
+                    path: e.path().to_path_buf(),
+                    why,
+                }));
                 return false;
             }
         }
@@ -564,7 +576,12 @@ fn walk_root(
             pruned
                 .borrow_mut()
                 .notes
-                .extend(problems.into_iter().map(|p| (p.path, p.reason, true)));
+                .extend(problems.into_iter().map(|p| {
+                    PrunedNote::Problem(WalkProblem {
+                        path: p.path,
+                        reason: p.reason,
+                    })
+                }));
         }
         true
     });
@@ -623,7 +640,7 @@ fn walk_root(
                 skipped(
                     &mut end.skips.symlinks,
                     entry.path(),
-                    "symbolic link not followed (-L to follow)",
+                    Notice::SymlinkNotFollowed,
                     on_event,
                 );
             }
@@ -633,7 +650,7 @@ fn walk_root(
             skipped(
                 &mut end.skips.special,
                 entry.path(),
-                "special file (FIFO, socket or device): not read",
+                Notice::Special,
                 on_event,
             );
             continue;
@@ -675,7 +692,7 @@ fn found_file(
         skipped(
             &mut end.skips.size,
             path,
-            "outside --min-size/--max-size",
+            Notice::OutsideSizeLimits,
             on_event,
         );
         return;
@@ -728,12 +745,7 @@ fn walk_listed(
         .as_ref()
         .is_some_and(|x| x.matched(path, false, used))
     {
-        return skipped(
-            &mut end.skips.excluded,
-            path,
-            "excluded by --exclude",
-            on_event,
-        );
+        return skipped(&mut end.skips.excluded, path, Notice::Excluded, on_event);
     }
     if opts.include.as_ref().is_some_and(|set| !matches(set, path)) {
         return;

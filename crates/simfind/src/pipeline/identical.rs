@@ -15,7 +15,7 @@ use std::str::FromStr;
 use rayon::prelude::*;
 use xxhash_rust::xxh3::{xxh3_64, xxh3_128};
 
-use super::plan::{Decision, Method};
+use super::plan::{Decision, Method, Reason};
 use super::{ScanConfig, ScanOutcome, ScanStats, walk_files};
 use crate::input::read;
 use crate::model::{DocPairs, DocStatus, SimilarPair};
@@ -33,23 +33,44 @@ pub enum IdenticalBy {
     Positions(u64),
 }
 
+/// Why a string names no [`IdenticalBy`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParseIdenticalByError {
+    /// `prefix:` or `positions:` followed by no positive whole number.
+    NotACount(String),
+    /// Neither `full`, `prefix:N` nor `positions:N`.
+    Unknown(String),
+}
+
+impl std::fmt::Display for ParseIdenticalByError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ParseIdenticalByError::NotACount(n) => {
+                write!(f, "{n:?} is not a positive whole number")
+            }
+            ParseIdenticalByError::Unknown(s) => write!(
+                f,
+                "{s:?}: expected full, prefix:N (bytes) or positions:N (random positions)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ParseIdenticalByError {}
+
 impl FromStr for IdenticalBy {
-    type Err = String;
+    type Err = ParseIdenticalByError;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let count = |n: &str| -> Result<u64, String> {
-            match n.parse::<u64>() {
-                Ok(n) if n > 0 => Ok(n),
-                _ => Err(format!("{n:?} is not a positive whole number")),
-            }
+        let count = |n: &str| match n.parse::<u64>() {
+            Ok(n) if n > 0 => Ok(n),
+            _ => Err(ParseIdenticalByError::NotACount(n.to_string())),
         };
         match s.split_once(':') {
             None if s == "full" => Ok(IdenticalBy::Full),
             Some(("prefix", n)) => Ok(IdenticalBy::Prefix(count(n)?)),
             Some(("positions", n)) => Ok(IdenticalBy::Positions(count(n)?)),
-            _ => Err(format!(
-                "{s:?}: expected full, prefix:N (bytes) or positions:N (random positions)"
-            )),
+            _ => Err(ParseIdenticalByError::Unknown(s.to_string())),
         }
     }
 }
@@ -173,7 +194,7 @@ pub fn find_identical(
             match result {
                 Ok(key) => ok.push((id, key)),
                 Err(err) => {
-                    reporter.warn(&files[id as usize].path, &err);
+                    err.warn(reporter, &files[id as usize].path);
                     failed.push(id);
                 }
             }
@@ -246,7 +267,7 @@ pub fn find_identical(
         stats,
         decision: Decision {
             method: Method::Exact,
-            reason: format!("identical contents by {by}"),
+            reason: Reason::Identical(by),
         },
     };
     (outcome, extra)

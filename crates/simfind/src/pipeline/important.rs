@@ -190,10 +190,7 @@ fn count_one(
 
 /// The reason a file that changed between the passes is dropped for.
 fn changed_between_passes() -> ReadError {
-    ReadError::Io(std::io::Error::other(
-        "changed between the two passes of --important-words (its words were counted from \
-         other bytes)",
-    ))
+    ReadError::ChangedBetweenPasses
 }
 
 /// Pass 2: signs the files the first pass read (a file it could not read is

@@ -147,7 +147,7 @@ pub fn walk_files(
         |event| match event {
             WalkEvent::FileFound => reporter.advance(1),
             WalkEvent::Problem(p) => reporter.warn(&p.path, &p.reason),
-            WalkEvent::Skipped(p) => reporter.note(&p.path, &p.reason),
+            WalkEvent::Skipped(p) => reporter.notice(&p.path, &p.why),
         },
     );
     reporter.end(Stage::Walk);

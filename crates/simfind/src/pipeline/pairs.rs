@@ -14,13 +14,13 @@ use rayon::prelude::*;
 
 use super::contents::{ContentGroup, Items, Signed};
 use super::docs::Docs;
-use super::plan::{Decision, Method, MethodChoice};
+use super::plan::{Decision, Method, MethodChoice, Reason};
 use super::reload::{FileReload, Reload, ReloadError};
 use super::{ScanConfig, ScanOutcome, ScanStats, Verification};
 use crate::input::walk;
 use crate::lsh;
 use crate::model::{DocPairs, DocStatus, SimilarPair};
-use crate::progress::{Reporter, Stage};
+use crate::progress::{Notice, Reporter, Stage};
 use crate::similarity::{join, sets, verify};
 use crate::sketch::Sketcher;
 
@@ -58,14 +58,11 @@ pub(super) fn pairs_of_given(
         match documents.status(id) {
             DocStatus::Failed => {
                 let (_, err) = failures.next().expect("one reason per failed document");
-                reporter.warn(&documents.path(id), &err);
+                err.warn(reporter, &documents.path(id));
                 stats.errors += 1;
             }
             DocStatus::Binary => {
-                reporter.note(
-                    &documents.path(id),
-                    &"looks binary (a NUL byte in the first 8 KiB); --binary reads it",
-                );
+                reporter.notice(&documents.path(id), &Notice::LooksBinary);
                 stats.binary += 1;
             }
             DocStatus::Read => stats.bytes += documents.size(id),
@@ -354,14 +351,12 @@ fn verify(
             }
             for p in &outcome.parted {
                 let path = |i: u32| documents.path(items[i as usize].loader as usize);
-                let note = format!(
-                    "verified against {} in {} passes over parts of the hash space: \
-                     their shingle sets need ~{} MiB, more than --verify-memory",
-                    path(p.b).display(),
-                    p.passes,
-                    p.need.div_ceil(1 << 20),
-                );
-                reporter.note(&path(p.a), &note);
+                let note = Notice::VerifiedInParts {
+                    other: path(p.b).to_path_buf(),
+                    passes: p.passes,
+                    need_mib: p.need.div_ceil(1 << 20) as u64,
+                };
+                reporter.notice(&path(p.a), &note);
             }
             // A content none of whose files reads as it any more has lost
             // its pairs; every file that failed is named below.
@@ -587,7 +582,7 @@ fn exact_join(
     config: &ScanConfig,
     stats: &mut ScanStats,
     reporter: &dyn Reporter,
-) -> (Vec<SimilarPair>, Option<String>) {
+) -> (Vec<SimilarPair>, Option<Reason>) {
     reporter.begin(Stage::Join, None);
     // Sets probed / sets, so the bar moves instead of a spinner stuck at 0.
     let total_known = std::sync::Once::new();
@@ -630,12 +625,11 @@ fn exact_join(
         }
         Err(abandoned) => {
             let p = &abandoned.prediction;
-            let reason = format!(
-                "auto: lsh (the exact join's sampled probes predicted ~{:.1} s of CPU, more than {:.1} × the ~{:.1} s of LSH over its sets in memory)",
-                p.seconds(),
-                super::plan::join_margin(p),
-                super::plan::fallback_seconds(p, banding),
-            );
+            let reason = Reason::JoinAbandoned {
+                join_seconds: p.seconds(),
+                margin: super::plan::join_margin(p),
+                lsh_seconds: super::plan::fallback_seconds(p, banding),
+            };
             let pairs = super::join_fallback::lsh_in_memory(&abandoned, config, stats, reporter);
             (pairs, Some(reason))
         }

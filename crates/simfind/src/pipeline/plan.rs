@@ -58,8 +58,120 @@ pub struct Workload {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Decision {
     pub method: Method,
-    /// One line for the summary, e.g. "auto: exact (est. 0.4 s vs 1.9 s for LSH)".
-    pub reason: String,
+    pub reason: Reason,
+}
+
+/// Why a method was chosen: what the summary line says, as values. The
+/// library's wording ([`Decision`]'s `Display`) names parameters; the binary
+/// words it with its flags.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Reason {
+    /// The method was fixed by the caller.
+    Requested,
+    /// `auto`: bands and rows were given, which only LSH uses.
+    BandingGiven,
+    /// `auto`: similarity is estimated from signatures, which only LSH makes.
+    BySignature,
+    /// `auto`: the exact method's shingle sets (`need` bytes) exceed the
+    /// verification memory budget.
+    OverBudget { need: f64, budget: f64 },
+    /// `auto`: the exact method's sets need more memory than LSH would.
+    OverEnvelope { need: f64, envelope: f64 },
+    /// `auto`: the cost model's estimates, in CPU seconds beyond reading,
+    /// and the exact method's memory.
+    CostModel {
+        threshold: f64,
+        exact_seconds: f64,
+        lsh_seconds: f64,
+        exact_memory: f64,
+    },
+    /// `auto`: the exact method's memory estimate passed the budget while
+    /// the files were still being walked.
+    OverBudgetDuringWalk,
+    /// `auto`: the exact join, once its index was built, predicted itself
+    /// more than `margin` × dearer than LSH over its sets in memory.
+    JoinAbandoned {
+        join_seconds: f64,
+        margin: f64,
+        lsh_seconds: f64,
+    },
+    /// Only identical contents were looked for, compared this way.
+    Identical(super::identical::IdenticalBy),
+    /// Records: the method was fixed by the caller.
+    RecordsRequested,
+    /// Records: bands and rows were given.
+    RecordsBandingGiven,
+    /// Records under `auto`: LSH, since the join's prefix filter gains little
+    /// on short records' shingles (docs/RECORDS.md).
+    RecordsAuto,
+    /// Candidates read from a band join run elsewhere, at this path.
+    BandJoin(std::path::PathBuf),
+    /// `auto` with an index: its MinHash signatures are reused.
+    IndexSignatures,
+}
+
+impl std::fmt::Display for Decision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let method = self.method.name();
+        match &self.reason {
+            Reason::Requested => write!(f, "{method} (as requested)"),
+            Reason::BandingGiven => f.write_str("auto: lsh (bands and rows given)"),
+            Reason::BySignature => f.write_str(
+                "auto: lsh (verification by signature estimates similarity from signatures)",
+            ),
+            Reason::OverBudget { need, budget } => write!(
+                f,
+                "auto: lsh (exact would hold ~{} of shingle sets, over the {} budget of \
+                 verify_memory)",
+                human_bytes(*need),
+                human_bytes(*budget)
+            ),
+            Reason::OverEnvelope { need, envelope } => write!(
+                f,
+                "auto: lsh (exact would hold ~{} of shingle sets, more than the ~{} LSH needs; \
+                 the exact method, asked for, forces it)",
+                human_bytes(*need),
+                human_bytes(*envelope)
+            ),
+            Reason::CostModel {
+                threshold,
+                exact_seconds,
+                lsh_seconds,
+                exact_memory,
+            } => write!(
+                f,
+                "auto: {method} (cost model at t = {threshold:.3}: exact ~{exact_seconds:.1} s, \
+                 lsh ~{lsh_seconds:.1} s of CPU beyond reading; exact needs ~{} of memory)",
+                human_bytes(*exact_memory)
+            ),
+            Reason::JoinAbandoned {
+                join_seconds,
+                margin,
+                lsh_seconds,
+            } => write!(
+                f,
+                "auto: lsh (the exact join's sampled probes predicted ~{join_seconds:.1} s of \
+                 CPU, more than {margin:.1} × the ~{lsh_seconds:.1} s of LSH over its sets in \
+                 memory)"
+            ),
+            Reason::OverBudgetDuringWalk => f.write_str(
+                "auto: lsh (exact's memory estimate passed verify_memory during the walk)",
+            ),
+            Reason::Identical(by) => write!(f, "identical contents by {by}"),
+            Reason::RecordsRequested => write!(f, "{method} (as requested)"),
+            Reason::RecordsBandingGiven => f.write_str("lsh (bands and rows given)"),
+            Reason::RecordsAuto => f.write_str(
+                "auto: lsh (records: the join's prefix filter gains little on short records' \
+                 shingles, see docs/RECORDS.md; the exact method finds every pair)",
+            ),
+            Reason::BandJoin(path) => {
+                write!(f, "lsh: candidates of the band join in {}", path.display())
+            }
+            Reason::IndexSignatures => {
+                f.write_str("auto: lsh (an index's MinHash signatures are reused)")
+            }
+        }
+    }
 }
 
 /// Distinct shingles per input byte (per document, summed), measured on the
@@ -136,15 +248,15 @@ pub fn settled(choice: MethodChoice, signature_verification: bool) -> Option<Dec
     match choice {
         MethodChoice::Fixed(method) => Some(Decision {
             method,
-            reason: format!("{} (as requested)", method.name()),
+            reason: Reason::Requested,
         }),
         MethodChoice::Banded => Some(Decision {
             method: Method::Lsh,
-            reason: "auto: lsh (--bands/--rows given)".into(),
+            reason: Reason::BandingGiven,
         }),
         MethodChoice::Auto if signature_verification => Some(Decision {
             method: Method::Lsh,
-            reason: "auto: lsh (--verify signature estimates similarity from signatures)".into(),
+            reason: Reason::BySignature,
         }),
         MethodChoice::Auto => None,
     }
@@ -160,22 +272,20 @@ pub fn choose(choice: MethodChoice, w: &Workload) -> Decision {
     if memory > w.memory_budget as f64 {
         return Decision {
             method: Method::Lsh,
-            reason: format!(
-                "auto: lsh (exact would hold ~{} of shingle sets, over the {} budget of --verify-memory)",
-                human_bytes(memory),
-                human_bytes(w.memory_budget as f64)
-            ),
+            reason: Reason::OverBudget {
+                need: memory,
+                budget: w.memory_budget as f64,
+            },
         };
     }
     let envelope = lsh_memory_envelope(w);
     if memory > envelope {
         return Decision {
             method: Method::Lsh,
-            reason: format!(
-                "auto: lsh (exact would hold ~{} of shingle sets, more than the ~{} LSH needs; --method exact forces it)",
-                human_bytes(memory),
-                human_bytes(envelope)
-            ),
+            reason: Reason::OverEnvelope {
+                need: memory,
+                envelope,
+            },
         };
     }
     let method = if exact <= lsh {
@@ -185,18 +295,17 @@ pub fn choose(choice: MethodChoice, w: &Workload) -> Decision {
     };
     Decision {
         method,
-        reason: format!(
-            "auto: {} (cost model at t = {:.3}: exact ~{:.1} s, lsh ~{:.1} s of CPU beyond reading; exact needs ~{} of memory)",
-            method.name(),
-            w.threshold,
-            exact,
-            lsh,
-            human_bytes(memory)
-        ),
+        reason: Reason::CostModel {
+            threshold: w.threshold,
+            exact_seconds: exact,
+            lsh_seconds: lsh,
+            exact_memory: memory,
+        },
     }
 }
 
-fn human_bytes(bytes: f64) -> String {
+/// Bytes as the reasons say them: GB with one decimal, else whole MB.
+pub fn human_bytes(bytes: f64) -> String {
     if bytes >= 1e9 {
         format!("{:.1} GB", bytes / 1e9)
     } else {
@@ -318,10 +427,10 @@ mod tests {
     fn small_corpora_pick_exact_at_low_thresholds_lsh_at_high_ones() {
         // 10 MB of text: the join's ~48 MB of sets fit in the 67 MB envelope.
         let low = choose(MethodChoice::Auto, &workload(10_000_000, 0.5));
-        assert_eq!(low.method, Method::Exact, "{}", low.reason);
+        assert_eq!(low.method, Method::Exact, "{low}");
         let high = choose(MethodChoice::Auto, &workload(10_000_000, 0.9));
-        assert_eq!(high.method, Method::Lsh, "{}", high.reason);
-        assert!(high.reason.starts_with("auto: lsh (cost model"));
+        assert_eq!(high.method, Method::Lsh, "{high}");
+        assert!(high.to_string().starts_with("auto: lsh (cost model"));
     }
 
     #[test]
@@ -332,22 +441,22 @@ mod tests {
         assert!(exact_peak_bytes(&w) < w.memory_budget as f64);
         assert!(exact_peak_bytes(&w) > lsh_memory_envelope(&w));
         let d = choose(MethodChoice::Auto, &w);
-        assert_eq!(d.method, Method::Lsh, "{}", d.reason);
-        assert!(d.reason.contains("more than the"), "{}", d.reason);
+        assert_eq!(d.method, Method::Lsh, "{d}");
+        assert!(matches!(d.reason, Reason::OverEnvelope { .. }), "{d}");
     }
 
     #[test]
     fn a_given_banding_or_signature_verification_means_lsh() {
         let d = choose(MethodChoice::Banded, &workload(10_000_000, 0.5));
-        assert_eq!(d.method, Method::Lsh, "{}", d.reason);
+        assert_eq!(d.method, Method::Lsh, "{d}");
         // Without it, this workload takes the join (see above).
         let w = Workload {
             signature_verification: true,
             ..workload(10_000_000, 0.5)
         };
         let d = choose(MethodChoice::Auto, &w);
-        assert_eq!(d.method, Method::Lsh, "{}", d.reason);
-        assert!(d.reason.contains("--verify signature"), "{}", d.reason);
+        assert_eq!(d.method, Method::Lsh, "{d}");
+        assert_eq!(d.reason, Reason::BySignature, "{d}");
         // A method given by --method still wins.
         assert_eq!(
             choose(MethodChoice::Fixed(Method::Exact), &w).method,
@@ -368,6 +477,6 @@ mod tests {
     fn corpora_too_big_for_memory_use_lsh() {
         let d = choose(MethodChoice::Auto, &workload(1_000_000_000, 0.95));
         assert_eq!(d.method, Method::Lsh);
-        assert!(d.reason.contains("budget"), "{}", d.reason);
+        assert!(matches!(d.reason, Reason::OverBudget { .. }), "{d}");
     }
 }

@@ -32,7 +32,7 @@ use rayon::prelude::*;
 
 mod compact;
 
-use super::plan::{Decision, Method, MethodChoice};
+use super::plan::{Decision, Method, MethodChoice, Reason};
 use super::{ScanConfig, ScanOutcome, ScanStats, Verification};
 use crate::input::kind::InputKind;
 use crate::input::records::Records;
@@ -107,12 +107,9 @@ pub fn scan_records(
         MethodChoice::Banded | MethodChoice::Auto => Method::Lsh,
     };
     let reason = match config.method {
-        MethodChoice::Fixed(Method::Exact) => "exact (--method exact)".to_string(),
-        MethodChoice::Fixed(Method::Lsh) => "lsh (--method lsh)".to_string(),
-        MethodChoice::Banded => "lsh (--bands/--rows given)".to_string(),
-        MethodChoice::Auto => "auto: lsh (records: the join's prefix filter gains little on \
-             short records' shingles, see docs/RECORDS.md; --method exact finds every pair)"
-            .to_string(),
+        MethodChoice::Fixed(_) => Reason::RecordsRequested,
+        MethodChoice::Banded => Reason::RecordsBandingGiven,
+        MethodChoice::Auto => Reason::RecordsAuto,
     };
     // Whole text records under LSH (the default): without holding the sets.
     if method == Method::Lsh
@@ -142,7 +139,7 @@ fn scan_held(
     config: &ScanConfig,
     record: &RecordConfig,
     method: Method,
-    reason: String,
+    reason: Reason,
     reporter: &dyn Reporter,
 ) -> RecordOutcome {
     let mut stats = stats_of(&records);
@@ -364,10 +361,7 @@ fn scan_held(
             documents,
             pairs,
             stats,
-            decision: Decision {
-                method,
-                reason: reason.to_string(),
-            },
+            decision: Decision { method, reason },
         },
         fields,
     }

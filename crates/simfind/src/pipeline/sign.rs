@@ -167,7 +167,7 @@ pub(super) fn sign_one<S: Sketcher>(
         set: if keep == Keep::Set {
             let mut set = Vec::new();
             let what = "the shingle sets of the exact method";
-            memory::reserve(&mut set, buffers.set.len(), what, memory::LOWER_SETS);
+            memory::reserve(&mut set, buffers.set.len(), what, memory::Lower::Sets);
             set.extend_from_slice(&buffers.set);
             set
         } else {
@@ -407,7 +407,7 @@ pub(super) fn sign_all<S: Sketcher + Sync>(
         files.len(),
         n,
         "the signature matrix",
-        memory::LOWER_SIGNATURES,
+        memory::Lower::Signatures,
     );
     let sign = |buffers: &mut Buffers, id: usize, row: &mut [u32], ahead: ReadAhead| {
         let claim = |hash| lock(&contents).claim(hash, id as u32).1;

@@ -21,14 +21,14 @@ use rayon::prelude::*;
 use super::contents::{Attempt, ContentTable, NO_CONTENT, SignOutcome, Signed, SignedContent};
 use super::docs::Docs;
 use super::locks::{into_inner, lock, wait};
-use super::plan::{Decision, Method, choose_method, method_known};
+use super::plan::{Decision, Method, Reason, choose_method, method_known};
 use super::prefetch::{Prefetcher, ReadAhead};
 use super::shingles::Buffers;
 use super::sign::{Keep, sign_one};
 use super::{ScanConfig, ScanStats, Verification};
 use crate::input::read::ReadError;
 use crate::input::walk::{self, FileEntry, StreamEvent, WalkEnd};
-use crate::memory::{self, LOWER_SIGNATURES as LOWER};
+use crate::memory::{self, Lower};
 use crate::model::DocStatus;
 use crate::progress::{Reporter, Stage};
 use crate::sketch::{AnySketcher, Sketcher};
@@ -261,7 +261,7 @@ fn walk_in_batches(
                 }
             }
             StreamEvent::Problem(p) => reporter.warn(&p.path, &p.reason),
-            StreamEvent::Skipped(p) => reporter.note(&p.path, &p.reason),
+            StreamEvent::Skipped(p) => reporter.notice(&p.path, &p.why),
         },
     );
     let mut decision = choose_method(config, files, bytes);
@@ -271,8 +271,7 @@ fn walk_in_batches(
         // but should it change, the scan stays consistent.
         decision = Decision {
             method: Method::Lsh,
-            reason: "auto: lsh (exact's memory estimate passed --verify-memory during the walk)"
-                .into(),
+            reason: Reason::OverBudgetDuringWalk,
         };
     }
     // Before the last batch, so that it is signed the final way.
@@ -550,7 +549,13 @@ impl<'a> Signing<'a> {
             sheet.content_of[first + k] = c;
         }
         if !worker.signed.is_empty() && sheet.matrix.len() < end * n {
-            memory::resize(&mut sheet.matrix, end * n, u32::MAX, MATRIX, LOWER);
+            memory::resize(
+                &mut sheet.matrix,
+                end * n,
+                u32::MAX,
+                MATRIX,
+                Lower::Signatures,
+            );
         }
         for &k in &worker.signed {
             sheet.matrix[(first + k) * n..][..n].copy_from_slice(&worker.rows[k * n..][..n]);
@@ -618,7 +623,13 @@ impl<'a> Signing<'a> {
         for ((loader, _), row) in held.iter().zip(rows.chunks_exact(n)) {
             let at = *loader as usize * n;
             if sheet.matrix.len() < at + n {
-                memory::resize(&mut sheet.matrix, at + n, u32::MAX, MATRIX, LOWER);
+                memory::resize(
+                    &mut sheet.matrix,
+                    at + n,
+                    u32::MAX,
+                    MATRIX,
+                    Lower::Signatures,
+                );
             }
             sheet.matrix[at..at + n].copy_from_slice(row);
         }
@@ -651,7 +662,13 @@ impl<'a> Signing<'a> {
             documents.set_status(id, status.expect("every walked file was signed"));
         }
         if method == Method::Lsh {
-            memory::resize(&mut matrix, documents.len() * n, u32::MAX, MATRIX, LOWER);
+            memory::resize(
+                &mut matrix,
+                documents.len() * n,
+                u32::MAX,
+                MATRIX,
+                Lower::Signatures,
+            );
         } else {
             matrix = Vec::new();
         }

@@ -74,7 +74,11 @@ pub(super) fn run(args: Args) -> Result<i32> {
             MethodChoice::Fixed(Method::Lsh) | MethodChoice::Banded
         )
     {
-        eprintln!("{} {warning}", warning_prefix());
+        eprintln!(
+            "{} {}",
+            warning_prefix(),
+            crate::app::speak::steep_part(&warning)
+        );
     }
     let mut report = Report::from_args(&args.report, &mut Vec::new())?;
     let summary_json = summary::open(&args.summary_json, args.output.as_deref())?;
@@ -189,6 +193,6 @@ fn summary_line(
         s.no_shingles,
         plural(s.pairs, "pair", "pairs"),
         config.threshold,
-        outcome.decision.reason,
+        crate::app::speak::decision(&outcome.decision),
     )
 }

@@ -78,17 +78,32 @@ impl ExactIndex {
     }
 }
 
+/// A name that is none of [`ExactIndex::ALL`]'s (quoted in the text).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownExactIndex(pub String);
+
+impl std::fmt::Display for UnknownExactIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<_> = ExactIndex::ALL.iter().map(|v| v.name()).collect();
+        write!(
+            f,
+            "unknown exact index {:?}; one of {}",
+            self.0,
+            names.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for UnknownExactIndex {}
+
 impl FromStr for ExactIndex {
-    type Err = String;
+    type Err = UnknownExactIndex;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         ExactIndex::ALL
             .into_iter()
             .find(|v| v.name() == s)
-            .ok_or_else(|| {
-                let names: Vec<_> = ExactIndex::ALL.iter().map(|v| v.name()).collect();
-                format!("unknown exact index {s:?}; one of {}", names.join(", "))
-            })
+            .ok_or_else(|| UnknownExactIndex(s.to_string()))
     }
 }
 

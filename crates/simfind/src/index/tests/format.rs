@@ -65,7 +65,7 @@ fn other_parameters_are_refused_with_a_rebuild_hint() {
         let msg = err.to_string();
         let name = params().differences(&other)[0].0;
         assert!(msg.contains(&format!("({name}: ")), "{msg}");
-        assert!(msg.contains("simfind index DIR... --db"), "{msg}");
+        assert!(msg.contains("rebuild the index"), "{msg}");
         assert!(msg.contains(&db.display().to_string()), "{msg}");
     }
     // The refused open changed nothing.
@@ -159,7 +159,8 @@ fn a_missing_or_empty_file_is_no_index_to_query_but_fine_to_build() {
     let err = Index::open_existing(&db, opts()).unwrap_err();
     assert!(matches!(err, IndexError::Missing { .. }));
     assert!(
-        err.to_string().contains("build one with `simfind index"),
+        err.to_string()
+            .contains("build one by indexing the directories into"),
         "{err}"
     );
     let index = Index::open_or_create(&db, &params(), opts()).unwrap();

@@ -173,8 +173,32 @@ pub struct Reread {
 /// A CSV or TSV input read again ([`Reread::read_at`]).
 type RowTable = csv::Table<io::BufReader<std::fs::File>>;
 
-/// Why a record read again is not there.
-const SHORTER: &str = "no record there now (the input is shorter)";
+/// Why a record cannot be read again where it was.
+#[derive(Debug)]
+enum Again {
+    /// Its input cannot be opened.
+    CannotOpen(io::Error),
+    /// Its input's header is no longer one (the reason the reader gives).
+    Header(String),
+    /// Its input cannot be read at the offset.
+    CannotRead(io::Error),
+    /// The input ends before the offset.
+    Shorter,
+    /// The line there is no record (the reason the reader gives).
+    NotARecord(String),
+}
+
+impl fmt::Display for Again {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Again::CannotOpen(err) => write!(f, "cannot open again: {err}"),
+            Again::Header(reason) => write!(f, "its header now: {reason}"),
+            Again::CannotRead(err) => write!(f, "cannot read again: {err}"),
+            Again::Shorter => f.write_str("no record there now (the input is shorter)"),
+            Again::NotARecord(reason) => f.write_str(reason),
+        }
+    }
+}
 
 /// The read buffer of [`Reread::read_at`]: a record is read with one
 /// buffer's worth, so small (records are short and candidates far apart;
@@ -214,15 +238,13 @@ impl Reread {
                 found,
                 |reader, name, input| {
                     csv::Table::open(reader, name, input, &self.options)
-                        .map_err(|err| format!("its header now: {}", err.reason))
+                        .map_err(|err| Again::Header(err.reason))
                 },
                 |table: &mut RowTable, offset| {
-                    table
-                        .seek(offset)
-                        .map_err(|err| format!("cannot read again: {err}"))?;
+                    table.seek(offset).map_err(Again::CannotRead)?;
                     match table.next_record() {
-                        None => Err(SHORTER.into()),
-                        Some(Err(err)) => Err(err.reason),
+                        None => Err(Again::Shorter),
+                        Some(Err(err)) => Err(Again::NotARecord(err.reason)),
                         Some(Ok(record)) => Ok(record),
                     }
                 },
@@ -236,13 +258,13 @@ impl Reread {
                 },
                 |(lines, parser): &mut (Lines<io::BufReader<std::fs::File>>, jsonl::Parser),
                  offset| {
-                    lines
-                        .seek(offset)
-                        .map_err(|err| format!("cannot read again: {err}"))?;
+                    lines.seek(offset).map_err(Again::CannotRead)?;
                     match lines.next_line() {
-                        None => Err(SHORTER.into()),
-                        Some(Err(err)) => Err(format!("cannot read again: {err}")),
-                        Some(Ok(line)) => parser.parse(line.bytes, 0, offset).map_err(|e| e.reason),
+                        None => Err(Again::Shorter),
+                        Some(Err(err)) => Err(Again::CannotRead(err)),
+                        Some(Ok(line)) => parser
+                            .parse(line.bytes, 0, offset)
+                            .map_err(|e| Again::NotARecord(e.reason)),
                     }
                 },
             ),
@@ -258,36 +280,33 @@ impl Reread {
         &self,
         at: &[(u32, u64)],
         found: &mut dyn FnMut(usize, Result<Record, RowError>),
-        open: impl Fn(io::BufReader<std::fs::File>, &str, u32) -> Result<T, String>,
-        mut read: impl FnMut(&mut T, u64) -> Result<Record, String>,
+        open: impl Fn(io::BufReader<std::fs::File>, &str, u32) -> Result<T, Again>,
+        mut read: impl FnMut(&mut T, u64) -> Result<Record, Again>,
     ) {
+        let error = |name: &str, why: Again| RowError {
+            input: name.to_string(),
+            line: 0,
+            reason: why.to_string(),
+        };
         // The input open: its number, name and reader (or why it has none).
-        let mut current: Option<(u32, String, Result<T, String>)> = None;
+        let mut current: Option<(u32, String, Result<T, RowError>)> = None;
         for (k, &(input, offset)) in at.iter().enumerate() {
             if current.as_ref().is_none_or(|(i, _, _)| *i != input) {
                 let name = display_name(&self.inputs[input as usize]);
                 let reader = std::fs::File::open(&self.inputs[input as usize])
-                    .map_err(|err| format!("cannot open again: {err}"))
-                    .and_then(|file| {
-                        open(io::BufReader::with_capacity(BUFFER, file), &name, input)
-                    });
+                    .map_err(Again::CannotOpen)
+                    .and_then(|file| open(io::BufReader::with_capacity(BUFFER, file), &name, input))
+                    .map_err(|why| error(&name, why));
                 current = Some((input, name, reader));
             }
             let Some((_, name, reader)) = current.as_mut() else {
                 continue;
             };
             let record = match reader {
-                Ok(reader) => read(reader, offset),
-                Err(reason) => Err(reason.clone()),
+                Ok(reader) => read(reader, offset).map_err(|why| error(name, why)),
+                Err(err) => Err(err.clone()),
             };
-            found(
-                k,
-                record.map_err(|reason| RowError {
-                    input: name.clone(),
-                    line: 0,
-                    reason,
-                }),
-            );
+            found(k, record);
         }
     }
 

@@ -130,8 +130,8 @@ impl Sets {
                 };
                 match weighed(token, weight) {
                     Ok(weight) => format!("{token}\t{weight}"),
-                    Err(reason) => {
-                        bad.push(self.error(origin.line, reason));
+                    Err(why) => {
+                        bad.push(self.error(origin.line, why.to_string()));
                         continue;
                     }
                 }
@@ -160,21 +160,46 @@ impl Sets {
     }
 }
 
+/// Why a `token<TAB>weight` field has no weight.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum BadWeight<'a> {
+    /// A weight with no token before it.
+    NoToken { weight: &'a str },
+    /// A weight that is not a finite number > 0.
+    NotPositive { token: &'a str, weight: &'a str },
+}
+
+impl std::fmt::Display for BadWeight<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BadWeight::NoToken { weight } => {
+                write!(f, "empty token before the weight '{weight}'")
+            }
+            BadWeight::NotPositive { token, weight } => {
+                write!(
+                    f,
+                    "weight '{weight}' of token '{token}' is not a number > 0"
+                )
+            }
+        }
+    }
+}
+
 /// A token's weight: 1 when none is given, else the number given, which
 /// must be finite and > 0.
-fn weighed(token: &str, weight: Option<&str>) -> Result<f64, String> {
+fn weighed<'a>(token: &'a str, weight: Option<&'a str>) -> Result<f64, BadWeight<'a>> {
     if token.is_empty() {
-        return Err(format!(
-            "empty token before the weight '{}'",
-            weight.unwrap_or_default()
-        ));
+        return Err(BadWeight::NoToken {
+            weight: weight.unwrap_or_default(),
+        });
     }
     let Some(text) = weight else { return Ok(1.0) };
     match text.parse::<f64>() {
         Ok(w) if w.is_finite() && w > 0.0 => Ok(w),
-        _ => Err(format!(
-            "weight '{text}' of token '{token}' is not a number > 0"
-        )),
+        _ => Err(BadWeight::NotPositive {
+            token,
+            weight: text,
+        }),
     }
 }
 
@@ -234,8 +259,8 @@ impl Source for Sets {
                         Some((token, weight)) => (token, Some(weight)),
                         None => (token, None),
                     };
-                    let weight =
-                        weighed(token, weight).map_err(|reason| self.error(origin.line, reason))?;
+                    let weight = weighed(token, weight)
+                        .map_err(|why| self.error(origin.line, why.to_string()))?;
                     fields.push(format!("{token}\t{weight}"));
                 }
                 Ok(Record {

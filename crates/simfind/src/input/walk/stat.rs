@@ -20,17 +20,17 @@ const STAT_PARALLEL_MIN: usize = 64;
 /// A file's stat (or why not) handed on: a problem, or [`found_file`].
 pub(super) fn stat_found(
     entry: &walkdir::DirEntry,
-    meta: Result<Stat, String>,
+    meta: std::io::Result<Stat>,
     opts: &WalkOptions,
     end: &mut WalkEnd,
     on_event: &mut impl FnMut(Found<'_>),
 ) {
     match meta {
         Ok(meta) => found_file(entry.path(), &meta, opts, end, on_event),
-        Err(reason) => {
+        Err(err) => {
             let problem = WalkProblem {
                 path: entry.path().to_path_buf(),
-                reason,
+                reason: err.to_string(),
             };
             on_event(Found::Event(StreamEvent::Problem(&problem)));
             end.problems.push(problem);
@@ -51,7 +51,7 @@ pub(super) fn stat_batch(
     on_event: &mut impl FnMut(Found<'_>),
 ) {
     let follow = opts.follow_links;
-    let stats: Vec<Result<Stat, String>> = if batch.len() < STAT_PARALLEL_MIN {
+    let stats: Vec<std::io::Result<Stat>> = if batch.len() < STAT_PARALLEL_MIN {
         batch.iter().map(|e| dir.stat(e, follow)).collect()
     } else {
         let (first, second) = batch.split_at(batch.len() / 2);
@@ -141,9 +141,13 @@ pub(super) struct OpenDir {
 
 impl OpenDir {
     /// The metadata of `entry` (of the link's target when `follow`, as
-    /// walkdir's `DirEntry::metadata`), or why not, worded as the error of
-    /// `std::fs::metadata`.
-    pub(super) fn stat(&mut self, entry: &walkdir::DirEntry, follow: bool) -> Result<Stat, String> {
+    /// walkdir's `DirEntry::metadata`), or why not, as the error of
+    /// `std::fs::metadata` would say it.
+    pub(super) fn stat(
+        &mut self,
+        entry: &walkdir::DirEntry,
+        follow: bool,
+    ) -> std::io::Result<Stat> {
         let path = entry.path().as_os_str().as_bytes();
         let slash = path.iter().rposition(|&c| c == b'/');
         if entry.depth() > 0
@@ -172,12 +176,15 @@ impl OpenDir {
                 let name = std::ffi::OsStr::from_bytes(&path[slash + 1..]);
                 return rustix::fs::statat(fd, name, flags)
                     .map(Stat::from)
-                    .map_err(|e| std::io::Error::from(e).to_string());
+                    .map_err(std::io::Error::from);
             }
         }
+        // An I/O error is handed on as it is, without walkdir's path prefix;
+        // walkdir's own errors (a loop) keep their text.
         entry.metadata().map(|m| Stat::from(&m)).map_err(|err| {
-            err.io_error()
-                .map_or_else(|| err.to_string(), |e| e.to_string())
+            let text = err.to_string();
+            err.into_io_error()
+                .unwrap_or_else(|| std::io::Error::other(text))
         })
     }
 }

@@ -261,7 +261,7 @@ fn events(roots: &[PathBuf], opts: &WalkOptions) -> (Vec<String>, WalkSkips, usi
                 f.ino
             ),
             StreamEvent::Problem(p) => format!("problem {} {}", p.path.display(), p.reason),
-            StreamEvent::Skipped(p) => format!("skipped {} {}", p.path.display(), p.reason),
+            StreamEvent::Skipped(p) => format!("skipped {} {}", p.path.display(), p.why),
         })
     });
     (log, end.skips, end.problems.len())

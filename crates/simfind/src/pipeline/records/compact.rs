@@ -30,7 +30,7 @@ use crate::input::records::{Records, Reread};
 use crate::lsh;
 use crate::model::{DocPairs, DocStatus, Document, SimilarPair};
 use crate::pipeline::pairs::release_free_pages;
-use crate::pipeline::plan::{Decision, Method};
+use crate::pipeline::plan::{Decision, Method, Reason};
 use crate::pipeline::{ScanConfig, ScanOutcome};
 use crate::progress::{Reporter, Stage};
 use crate::similarity::sets;
@@ -105,7 +105,7 @@ pub(super) fn scan(
     records: Records,
     config: &ScanConfig,
     link: bool,
-    reason: String,
+    reason: Reason,
     reporter: &dyn Reporter,
 ) -> RecordOutcome {
     let mut stats = super::stats_of(&records);

@@ -49,9 +49,74 @@ pub struct Choice {
     pub lsh_cost: Option<f64>,
     /// The LSH considered: its banding, width, expected candidates.
     pub lsh: Option<Priced>,
-    /// Why, in a few words (printed in the summary line).
-    pub reason: &'static str,
+    /// Why (the summary line says it in a few words).
+    pub reason: Reason,
 }
+
+/// Why the method was chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reason {
+    /// The method asked for.
+    Asked,
+    /// LSH: similarity estimated from signatures, which only LSH makes.
+    BySignature,
+    /// LSH: bands and rows were given.
+    BandingGiven,
+    /// The predicted work of the method chosen is the smaller.
+    PredictedCheaper,
+    /// Exact: no banding within [`cost::MAX_HASHES`] reaches the recall floor.
+    NoBandingReachesRecall,
+}
+
+impl Choice {
+    /// The method's name and why, in a few words, naming parameters.
+    pub fn describe(&self) -> String {
+        let method = match self.method {
+            Method::Exact => "exact",
+            Method::Lsh { .. } => "lsh",
+        };
+        let why = match self.reason {
+            Reason::Asked => "asked",
+            Reason::BySignature => "verification by signature",
+            Reason::BandingGiven => "bands and rows given",
+            Reason::PredictedCheaper => "predicted cheaper",
+            Reason::NoBandingReachesRecall => "no banding reaches min_recall",
+        };
+        format!("{method} ({why})")
+    }
+}
+
+/// Why no method can be chosen.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ChooseError {
+    /// The exact method asked for, with similarity estimated from
+    /// signatures, which only LSH makes.
+    ExactBySignature,
+    /// LSH needed, and no banding within `max_hashes` finds pairs at the
+    /// threshold with probability at least `min_recall`.
+    Unreachable { min_recall: f64, max_hashes: usize },
+}
+
+impl std::fmt::Display for ChooseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            ChooseError::ExactBySignature => f.write_str(
+                "verification by signature estimates from LSH's signatures: the exact method \
+                 measures every pair (verify exactly instead)",
+            ),
+            ChooseError::Unreachable {
+                min_recall,
+                max_hashes,
+            } => write!(
+                f,
+                "no b·r ≤ {max_hashes} finds pairs at the threshold with probability ≥ \
+                 {min_recall}; give bands and rows, a lower min_recall, or the exact method"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ChooseError {}
 
 /// What the arguments fix.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -109,7 +174,12 @@ fn work(n: usize, dim: usize, link: Option<u32>) -> Work {
 
 /// The choice between the exact method and the cheapest LSH (or the given
 /// banding, priced).
-fn decide(metric: Metric, work: Work, given: Given, lsh: Option<Priced>) -> Result<Choice, String> {
+fn decide(
+    metric: Metric,
+    work: Work,
+    given: Given,
+    lsh: Option<Priced>,
+) -> Result<Choice, ChooseError> {
     let exact_cost = cost::exact_cost(metric, work);
     let lsh_cost = lsh.map(|p| p.cost);
     let lsh_method = |p: Priced| Method::Lsh {
@@ -120,23 +190,19 @@ fn decide(metric: Metric, work: Work, given: Given, lsh: Option<Priced>) -> Resu
         width: p.width,
     };
     let (method, reason) = match given.asked {
-        Asked::Exact if given.by_signature => {
-            return Err("--verify signature estimates from LSH's signatures: \
-                        --method exact measures every pair (leave out --verify)"
-                .into());
-        }
-        Asked::Exact => (Method::Exact, "exact (asked)"),
+        Asked::Exact if given.by_signature => return Err(ChooseError::ExactBySignature),
+        Asked::Exact => (Method::Exact, Reason::Asked),
         Asked::Lsh => match lsh {
-            Some(p) => (lsh_method(p), "lsh (asked)"),
+            Some(p) => (lsh_method(p), Reason::Asked),
             None => return Err(unreachable_recall(given.min_recall)),
         },
         Asked::Auto => match lsh {
-            Some(p) if given.by_signature => (lsh_method(p), "lsh (--verify signature)"),
-            Some(p) if given.banding.is_some() => (lsh_method(p), "lsh (--bands/--rows given)"),
-            Some(p) if p.cost < exact_cost => (lsh_method(p), "lsh (predicted cheaper)"),
+            Some(p) if given.by_signature => (lsh_method(p), Reason::BySignature),
+            Some(p) if given.banding.is_some() => (lsh_method(p), Reason::BandingGiven),
+            Some(p) if p.cost < exact_cost => (lsh_method(p), Reason::PredictedCheaper),
             _ if given.by_signature => return Err(unreachable_recall(given.min_recall)),
-            Some(_) => (Method::Exact, "exact (predicted cheaper)"),
-            None => (Method::Exact, "exact (no banding reaches --min-recall)"),
+            Some(_) => (Method::Exact, Reason::PredictedCheaper),
+            None => (Method::Exact, Reason::NoBandingReachesRecall),
         },
     };
     Ok(Choice {
@@ -148,12 +214,11 @@ fn decide(metric: Metric, work: Work, given: Given, lsh: Option<Priced>) -> Resu
     })
 }
 
-fn unreachable_recall(min_recall: f64) -> String {
-    format!(
-        "no b·r ≤ {} finds pairs at the threshold with probability ≥ {min_recall}; \
-         give --bands and --rows, a lower --min-recall, or --method exact",
-        cost::MAX_HASHES
-    )
+fn unreachable_recall(min_recall: f64) -> ChooseError {
+    ChooseError::Unreachable {
+        min_recall,
+        max_hashes: cost::MAX_HASHES,
+    }
 }
 
 /// The given banding priced, or the cheapest; for Euclidean with no width
@@ -188,7 +253,7 @@ pub fn choose_vectors(
     query: VectorQuery,
     width_given: bool,
     given: Given,
-) -> Result<Choice, String> {
+) -> Result<Choice, ChooseError> {
     let n = points.len();
     let w = work(n, points.dim, given.link);
     let row = |i: usize| points.row(i);
@@ -221,7 +286,7 @@ pub fn choose_vectors(
 }
 
 /// The choice for bit strings within `radius` bits.
-pub fn choose_bits(strings: &BitStrings, radius: f64, given: Given) -> Result<Choice, String> {
+pub fn choose_bits(strings: &BitStrings, radius: f64, given: Given) -> Result<Choice, ChooseError> {
     let n = strings.len();
     let w = work(n, strings.bits, given.link);
     let sample = sample_distances(n, given.link, |a, b| {

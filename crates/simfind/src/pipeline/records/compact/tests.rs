@@ -90,7 +90,7 @@ fn columns_give_what_held_sets_give() {
                     link,
                     candidate_fields: Vec::new(),
                 };
-                let reason = "why".to_string();
+                let reason = Reason::RecordsAuto;
                 let held = scan_held(
                     records(),
                     &config,
@@ -261,11 +261,18 @@ fn read_again_gives_what_held_sets_give(kind: InputKind) {
                 &config,
                 &record,
                 Method::Lsh,
-                "why".into(),
+                Reason::RecordsAuto,
                 &Silent,
             )
             .outcome;
-            let again = scan(read(&paths, &options), &config, link, "why".into(), &Silent).outcome;
+            let again = scan(
+                read(&paths, &options),
+                &config,
+                link,
+                Reason::RecordsAuto,
+                &Silent,
+            )
+            .outcome;
             let what = format!("{kind:?}, link {link}, {verification:?}");
             assert!(held.pairs.len() > 3, "{what}: the corpus has pairs");
             assert_eq!(
@@ -315,7 +322,7 @@ fn changed_record_is_named(kind: InputKind) {
         read(&paths, &options),
         &config,
         false,
-        "why".into(),
+        Reason::RecordsAuto,
         &Silent,
     )
     .outcome;
@@ -357,7 +364,7 @@ fn changed_record_is_named(kind: InputKind) {
         read(&paths, &options),
         &config,
         false,
-        "why".into(),
+        Reason::RecordsAuto,
         &changer,
     )
     .outcome;
