@@ -15,7 +15,7 @@ use simfind::action::Action;
 use simfind::action::apply::{self, Event};
 use simfind::action::journal::{self, Outcome};
 use simfind::action::plan::{self, Candidate};
-use simfind::cluster::removal::RemovalRun;
+use simfind::cluster::removal::{RemovalRun, SAFE_THRESHOLD};
 use simfind::cluster::{self, ClusterMethod, ClusterParams};
 use simfind::pipeline;
 
@@ -228,15 +228,15 @@ pub fn run(args: Args) -> Result<i32> {
         );
     }
     if !args.verbosity.quiet {
-        eprintln!(
-            "simfind: threshold {:.3}{}",
-            config.threshold,
-            if default_threshold {
-                " (dedupe's default: only files at least 90 % alike are acted on; give -t to change it)"
-            } else {
-                ""
-            }
-        );
+        let note = if default_threshold {
+            format!(
+                " (dedupe's default: only files at least {:.0} % alike are acted on; give -t to change it)",
+                SAFE_THRESHOLD * 100.0
+            )
+        } else {
+            String::new()
+        };
+        eprintln!("simfind: threshold {:.3}{note}", config.threshold);
     }
 
     let ui = Ui::with(args.verbosity);
