@@ -9,7 +9,11 @@
 # tests; the examples are built, as plain `cargo test` does), then the slow
 # engine tests (`tests/engines/`: Spark, DuckDB, Chromium). Cargo cannot
 # leave one test target out of a workspace run, so the first step names its
-# targets. The arguments are passed on to every `cargo test`.
+# targets. The second step is a workspace run too: with the same packages
+# selected, cargo resolves the same features (the core's `test-support`
+# comes from the engine's dev-dependencies), so it reuses the first step's
+# crates and only links the engine tests instead of compiling the three
+# crates again. The arguments are passed on to every `cargo test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-engines.sh
@@ -20,4 +24,4 @@ cargo build "${profile[@]}" --workspace --examples
 cargo test "${profile[@]}" --workspace --lib --bins --test suite "$@"
 cargo test "${profile[@]}" --workspace --doc "$@"
 echo "--- tests: the engine tests (Spark, DuckDB, Chromium)" >&2
-cargo test "${profile[@]}" --test engines "$@"
+cargo test "${profile[@]}" --workspace --test engines "$@"
