@@ -22,7 +22,7 @@
 
 use std::hash::{BuildHasherDefault, Hasher};
 
-use super::shingle::{find_words, hash_shingle};
+use super::words::{find_words, hash_shingle};
 
 /// Each document's words (in order, repeats kept), as the word shingler
 /// finds them.

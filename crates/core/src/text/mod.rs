@@ -21,3 +21,4 @@ pub mod important;
 pub mod normalize;
 pub mod shingle;
 pub mod short_hash;
+pub mod words;

@@ -10,80 +10,16 @@
 //! Empty files pair nothing (as in the scan: an empty set is not "identical").
 
 use std::collections::HashMap;
-use std::str::FromStr;
 
 use rayon::prelude::*;
 use xxhash_rust::xxh3::{xxh3_64, xxh3_128};
 
+pub use super::config::{IdenticalBy, ParseIdenticalByError};
 use super::plan::{Decision, Method, Reason};
 use super::{ScanConfig, ScanOutcome, ScanStats, walk_files};
 use crate::input::read;
 use crate::model::{DocPairs, DocStatus, SimilarPair};
 use crate::progress::{Reporter, Stage};
-
-/// Which bytes bucket the files before the full hash (`--identical-by`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum IdenticalBy {
-    /// Every file of a size shared with another is hashed in full.
-    Full,
-    /// The first `N` bytes.
-    Prefix(u64),
-    /// The bytes at `N` positions, the same fractions of every file's length
-    /// (fixed by a seed), so that files of one size are sampled alike.
-    Positions(u64),
-}
-
-/// Why a string names no [`IdenticalBy`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ParseIdenticalByError {
-    /// `prefix:` or `positions:` followed by no positive whole number.
-    NotACount(String),
-    /// Neither `full`, `prefix:N` nor `positions:N`.
-    Unknown(String),
-}
-
-impl std::fmt::Display for ParseIdenticalByError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ParseIdenticalByError::NotACount(n) => {
-                write!(f, "{n:?} is not a positive whole number")
-            }
-            ParseIdenticalByError::Unknown(s) => write!(
-                f,
-                "{s:?}: expected full, prefix:N (bytes) or positions:N (random positions)"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for ParseIdenticalByError {}
-
-impl FromStr for IdenticalBy {
-    type Err = ParseIdenticalByError;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let count = |n: &str| match n.parse::<u64>() {
-            Ok(n) if n > 0 => Ok(n),
-            _ => Err(ParseIdenticalByError::NotACount(n.to_string())),
-        };
-        match s.split_once(':') {
-            None if s == "full" => Ok(IdenticalBy::Full),
-            Some(("prefix", n)) => Ok(IdenticalBy::Prefix(count(n)?)),
-            Some(("positions", n)) => Ok(IdenticalBy::Positions(count(n)?)),
-            _ => Err(ParseIdenticalByError::Unknown(s.to_string())),
-        }
-    }
-}
-
-impl std::fmt::Display for IdenticalBy {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            IdenticalBy::Full => f.write_str("full"),
-            IdenticalBy::Prefix(n) => write!(f, "prefix:{n}"),
-            IdenticalBy::Positions(n) => write!(f, "positions:{n}"),
-        }
-    }
-}
 
 /// The positions sampled in a file of `size` bytes: `n` fractions of the
 /// length drawn from a fixed seed (splitmix64), sorted, duplicates kept.

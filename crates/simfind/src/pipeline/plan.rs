@@ -96,7 +96,7 @@ pub enum Reason {
         lsh_seconds: f64,
     },
     /// Only identical contents were looked for, compared this way.
-    Identical(super::identical::IdenticalBy),
+    Identical(super::config::IdenticalBy),
     /// Records: the method was fixed by the caller.
     RecordsRequested,
     /// Records: bands and rows were given.

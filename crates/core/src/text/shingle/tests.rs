@@ -2,6 +2,7 @@
 //! non-ASCII paths against each other, and property tests over random text.
 
 use super::*;
+use crate::text::words::{class_masks, class_masks_partial};
 use proptest::prelude::*;
 
 fn char_shingles_oracle(text: &str, k: usize) -> Vec<u64> {
