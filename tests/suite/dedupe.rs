@@ -481,3 +481,188 @@ fn help_documents_examples_and_exit_status() {
     assert!(help.contains("  130  interrupted"));
     assert!(help.contains("0.9"));
 }
+
+#[test]
+fn a_second_run_on_the_same_or_a_nested_tree_is_refused_naming_the_holder() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = corpus(dir.path());
+    let before = snapshot(&root);
+    let args = [
+        "dedupe",
+        "r",
+        "--move-to",
+        "q",
+        "--journal",
+        "j.jsonl",
+        "--pause-at",
+        "0",
+    ];
+    let (child, err) = paused(dir.path(), &args);
+    let pid = child.id();
+    // The same tree, and a tree inside it: both refused at once, nothing changed.
+    for second in [
+        &["dedupe", "r", "--remove", "--journal", "k.jsonl"][..],
+        &["dedupe", "r/sub", "--link", "--journal", "l.jsonl"][..],
+    ] {
+        let out = sim_in(dir.path(), second);
+        assert_eq!(code(&out), 2, "{}", stderr(&out));
+        let log = stderr(&out);
+        assert!(log.contains("is locked by another simfind run"), "{log}");
+        assert!(log.contains(&format!("pid {pid}, started ")), "{log}");
+        assert!(log.contains("--pause-at 0"), "{log}");
+        assert!(!dir.path().join("k.jsonl").exists());
+        assert!(!dir.path().join("l.jsonl").exists());
+    }
+    assert_eq!(snapshot(&root), before);
+    let (status, log) = resume(child, err);
+    assert_eq!(status, 0, "{log}");
+    let undo = sim_in(dir.path(), &["undo", "j.jsonl"]);
+    assert_eq!(code(&undo), 0, "{}", stderr(&undo));
+    assert_eq!(snapshot(&root), before);
+    // An undo is a run that changes files too.
+    let (child, err) = paused(
+        dir.path(),
+        &[
+            "dedupe",
+            "r",
+            "--remove",
+            "--journal",
+            "m.jsonl",
+            "--pause-at",
+            "0",
+        ],
+    );
+    let undo = sim_in(dir.path(), &["undo", "j.jsonl"]);
+    assert_eq!(code(&undo), 2, "{}", stderr(&undo));
+    assert!(
+        stderr(&undo).contains(&format!("pid {}, started ", child.id())),
+        "{}",
+        stderr(&undo)
+    );
+    let (status, log) = resume(child, err);
+    assert_eq!(status, 0, "{log}");
+    // Once the holder is gone the lock is free.
+    let undo = sim_in(dir.path(), &["undo", "j.jsonl"]);
+    assert_ne!(code(&undo), 2, "{}", stderr(&undo));
+}
+
+#[test]
+fn a_run_killed_with_sigkill_does_not_block_the_next() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = corpus(dir.path());
+    let args = [
+        "dedupe",
+        "r",
+        "--move-to",
+        "q",
+        "--journal",
+        "j.jsonl",
+        "--pause-at",
+        "0",
+    ];
+    let (mut child, _err) = paused(dir.path(), &args);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // Its holder file is still there; the kernel dropped its lock.
+    let out = sim_in(
+        dir.path(),
+        &["dedupe", "r", "--move-to", "q2", "--journal", "k.jsonl"],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(dir.path().join("q2").exists());
+    let undo = sim_in(dir.path(), &["undo", "k.jsonl"]);
+    assert_eq!(code(&undo), 0, "{}", stderr(&undo));
+    let undo = sim_in(dir.path(), &["undo", "j.jsonl"]);
+    assert_eq!(code(&undo), 0, "{}", stderr(&undo));
+    assert!(root.join("sub/a-copy.txt").exists());
+}
+
+#[test]
+fn a_kept_copy_changed_after_the_plan_keeps_its_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = corpus(dir.path());
+    let a = std::fs::read(root.join("a.txt")).unwrap();
+    let args = [
+        "dedupe",
+        "r",
+        "--remove",
+        "--journal",
+        "j.jsonl",
+        "--pause-at",
+        "0",
+    ];
+    let (child, err) = paused(dir.path(), &args);
+    // The kept copy is rewritten with other bytes of the same size.
+    let mut other = a.clone();
+    other[0] = if other[0] == b'x' { b'y' } else { b'x' };
+    std::fs::write(root.join("a.txt"), &other).unwrap();
+    let (status, log) = resume(child, err);
+    assert_eq!(status, 1, "{log}");
+    assert!(log.contains("skipped: its kept copy"), "{log}");
+    // Both of the original contents are still there.
+    assert_eq!(std::fs::read(root.join("sub/a-copy.txt")).unwrap(), a);
+    assert_eq!(std::fs::read(root.join("a.txt")).unwrap(), other);
+    assert!(root.join("near.txt").exists());
+}
+
+/// The proof of issue 38 (N3.21): two `dedupe --remove` runs at once on one
+/// tree, one keeping the first copy and the other the newest, each keeping
+/// what the other removes. Whatever the timing, every content keeps a copy.
+#[test]
+fn two_concurrent_removals_with_opposite_keep_never_lose_a_content() {
+    for trial in 0..20 {
+        let dir = tempfile::tempdir().unwrap();
+        let mut contents = std::collections::BTreeSet::new();
+        for i in 0..40u64 {
+            let body = text(&[&words(1000 + i, 60)]);
+            write(dir.path(), &format!("t/c1/f{i:02}.txt"), &body);
+            let newer = write(dir.path(), &format!("t/c2/f{i:02}.txt"), &body);
+            let f = std::fs::File::options().write(true).open(newer).unwrap();
+            f.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(86_400))
+                .unwrap();
+            contents.insert(body);
+        }
+        let spawn = |keep: &str, journal: &str| {
+            Command::new(env!("CARGO_BIN_EXE_simfind"))
+                .current_dir(dir.path())
+                .args([
+                    "dedupe",
+                    "-q",
+                    "t",
+                    "--remove",
+                    "--keep",
+                    keep,
+                    "-t",
+                    "1",
+                    "--journal",
+                    journal,
+                ])
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        };
+        let first = spawn("first", "a.jsonl");
+        let newest = spawn("newest", "b.jsonl");
+        for child in [first, newest] {
+            let out = child.wait_with_output().unwrap();
+            let status = out.status.code().unwrap();
+            // Refused by the lock (2), done (0), or skipped what the other
+            // run had removed (1).
+            assert!(
+                [0, 1, 2].contains(&status),
+                "trial {trial}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        let left: std::collections::BTreeSet<Vec<u8>> =
+            snapshot(&dir.path().join("t")).into_values().collect();
+        let lost: Vec<_> = contents.difference(&left).collect();
+        assert!(
+            lost.is_empty(),
+            "trial {trial}: {} of {} contents have no copy left",
+            lost.len(),
+            contents.len()
+        );
+    }
+}

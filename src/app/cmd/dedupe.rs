@@ -9,12 +9,13 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use simfind::action::Action;
 use simfind::action::apply::{self, Event};
 use simfind::action::journal::{self, Outcome};
 use simfind::action::plan::{self, Candidate};
+use simfind::action::{Action, lock};
 use simfind::cluster::removal::{RemovalRun, SAFE_THRESHOLD};
 use simfind::cluster::{self, ClusterMethod, ClusterParams};
 use simfind::pipeline;
@@ -23,6 +24,7 @@ use crate::app::args::{self, ExitRow, FileArgs, MatchArgs, SigningArgs};
 use crate::app::config;
 use crate::app::exit;
 use crate::app::flags::defs;
+use crate::app::output::rfc3339;
 use crate::app::report::{self, KeepArg, human_bytes};
 use crate::app::ui::{Ui, Verbosity, plural, warning_prefix};
 
@@ -227,6 +229,19 @@ pub fn run(args: Args) -> Result<i32> {
             path.display()
         );
     }
+    // Held until this function returns (an error or a panic too): no other
+    // run changes files in these trees meanwhile, so the re-check of each
+    // kept copy just before an action stays true while the action runs.
+    let _lock = match (&action, &journal_path) {
+        (Some(action), Some(_)) => {
+            let mut trees = config.roots.clone();
+            if let Action::MoveTo(dir) = action {
+                trees.push(dir.clone());
+            }
+            Some(lock_trees(&trees)?)
+        }
+        _ => None,
+    };
     if !args.verbosity.quiet {
         let note = if default_threshold {
             format!(
@@ -489,6 +504,37 @@ fn candidates(
         }
     }
     out
+}
+
+/// Takes the lock that keeps other runs that change files (`dedupe` acting,
+/// `undo`) out of `trees`, or refuses at once naming the run that holds it.
+pub(crate) fn lock_trees(trees: &[PathBuf]) -> Result<lock::TreeLock> {
+    let command = std::env::args_os()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join(" ");
+    match lock::lock(&lock::default_dir(), trees, &command, Duration::ZERO) {
+        Ok(held) => Ok(held),
+        Err(lock::LockError::Busy {
+            tree, holder, file, ..
+        }) => {
+            let who = match holder {
+                Some(h) => format!(
+                    "pid {}, started {}: {}",
+                    h.pid,
+                    rfc3339(h.started_at()),
+                    h.command
+                ),
+                None => format!("its lock file {} does not say who", file.display()),
+            };
+            bail!(
+                "{} is locked by another simfind run that is changing files in it ({who}); \
+                 nothing was changed: run again when it has finished",
+                tree.display()
+            )
+        }
+        Err(err) => Err(err.into()),
+    }
 }
 
 /// `--journal`, or the default: beside the quarantine for a move, else under

@@ -72,6 +72,36 @@ pub fn run(args: Args) -> Result<i32> {
             args.journal.display()
         );
     }
+    // Every directory the journal touches, so no other run changes files
+    // there while this one puts them back.
+    let mut trees: Vec<PathBuf> = read
+        .records
+        .iter()
+        .flat_map(|r| {
+            [
+                Some(&r.entry.path),
+                Some(&r.entry.kept),
+                r.entry.to.as_ref(),
+            ]
+            .into_iter()
+            .flatten()
+            .filter_map(|p| p.parent().map(PathBuf::from))
+        })
+        .collect();
+    trees.sort();
+    trees.dedup();
+    // A directory inside another already listed adds nothing.
+    let mut outer: Vec<PathBuf> = Vec::new();
+    for tree in trees {
+        if !outer.last().is_some_and(|o| tree.starts_with(o)) {
+            outer.push(tree);
+        }
+    }
+    let _lock = if outer.is_empty() {
+        None
+    } else {
+        Some(crate::app::cmd::dedupe::lock_trees(&outer)?)
+    };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let mut write_error = None;

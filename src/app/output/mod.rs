@@ -33,6 +33,7 @@ pub(crate) mod pending;
 mod streams;
 pub mod summary;
 mod text;
+pub use text::rfc3339;
 
 use atomic::AtomicFile;
 

@@ -140,6 +140,16 @@ fn recheck<'a>(entry: &'a Entry, action: &Action) -> Result<(), Stale<'a>> {
     }
     let kept = entry.kept.as_path();
     state::verify(kept, &entry.kept_fingerprint).map_err(|why| Stale::KeptCopy { kept, why })?;
+    // Same bytes and times, but another file: not the copy that was checked
+    // (it may be one another process is about to remove).
+    if let Some(id) = entry.kept_id
+        && state::file_id(kept) != Some(id)
+    {
+        return Err(Stale::KeptCopy {
+            kept,
+            why: state::Mismatch::Changed("device or inode"),
+        });
+    }
     state::verify(&entry.path, &entry.fingerprint).map_err(Stale::Changed)?;
     if action.needs_identical() {
         if state::same_inode(&entry.path, kept) {

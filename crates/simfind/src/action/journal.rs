@@ -138,7 +138,8 @@ pub fn path_value(path: &Path) -> Value {
     }
 }
 
-fn value_path(v: &Value) -> Option<PathBuf> {
+/// A path as [`path_value`] writes it.
+pub fn value_path(v: &Value) -> Option<PathBuf> {
     if let Some(s) = v.as_str() {
         return Some(PathBuf::from(s));
     }
@@ -217,6 +218,9 @@ pub fn read(path: &Path) -> io::Result<Read> {
                     similarity: value["similarity"].as_f64(),
                     fingerprint: get_fingerprint(&value, "")?,
                     kept_fingerprint: get_fingerprint(&value, "kept_")?,
+                    // Undo checks bytes, not identity: a restored kept copy
+                    // may be a new file.
+                    kept_id: None,
                 })
             })()
             .ok_or_else(|| bad(number, "an intent line without its fields"))?;

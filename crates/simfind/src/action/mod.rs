@@ -30,6 +30,7 @@
 pub mod apply;
 pub mod fsops;
 pub mod journal;
+pub mod lock;
 pub mod plan;
 pub mod state;
 pub mod undo;

@@ -39,6 +39,10 @@ pub struct Entry {
     pub similarity: Option<f64>,
     pub fingerprint: Fingerprint,
     pub kept_fingerprint: Fingerprint,
+    /// The kept copy's device and inode when planned: a kept copy replaced
+    /// by another file with the same bytes and times is still not the copy
+    /// that was checked. `None` when not known (read back from a journal).
+    pub kept_id: Option<(u64, u64)>,
 }
 
 /// A candidate left out, and why.
@@ -256,6 +260,7 @@ pub fn build(
             plan.skipped.push(skip(SkipReason::OwnKeptCopy));
             continue;
         }
+        let kept_id = state::file_id(&kept);
         plan.entries.push(Entry {
             to: destinations.as_ref().map(|d| d[root].join(&rel)),
             path: path.0,
@@ -263,6 +268,7 @@ pub fn build(
             identical: c.identical && path.1.hash == kept_fingerprint.hash,
             similarity: c.similarity,
             fingerprint: path.1,
+            kept_id,
             kept_fingerprint,
         });
     }

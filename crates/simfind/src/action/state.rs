@@ -160,6 +160,13 @@ pub fn same_inode(a: &Path, b: &Path) -> bool {
     }
 }
 
+/// The device and inode of `path`, not following a symlink.
+pub fn file_id(path: &Path) -> Option<(u64, u64)> {
+    std::fs::symlink_metadata(path)
+        .ok()
+        .map(|m| (m.dev(), m.ino()))
+}
+
 /// Checks that `path` holds the bytes of `expected` (size and hash; the time
 /// may differ, as a copy's does).
 pub fn verify_bytes(path: &Path, expected: &Fingerprint) -> Result<(), Mismatch> {
