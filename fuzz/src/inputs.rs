@@ -252,7 +252,7 @@ type Base = (Vec<(PathBuf, Vec<u8>)>, Vec<(i64, Vec<u8>)>);
 fn exchange_base() -> &'static Base {
     static BASE: OnceLock<Base> = OnceLock::new();
     BASE.get_or_init(|| {
-        use simfind::exchange::{DocRecord, ShardWriter};
+        use simfind::exchange::{DocRecord, KeyKind, ShardWriter};
         let dir = tempfile::tempdir().expect("a temporary directory");
         let recipe = simfind::recipe::Recipe {
             normalization: Normalization::default(),
@@ -264,7 +264,8 @@ fn exchange_base() -> &'static Base {
         };
         let params = simfind::index::Params::of(&recipe);
         let shard = "0/1".parse().expect("a shard");
-        let mut writer = ShardWriter::create(dir.path(), shard, &params, "path").expect("a writer");
+        let mut writer =
+            ShardWriter::create(dir.path(), shard, &params, KeyKind::Path).expect("a writer");
         let mut ids = Vec::new();
         for (path, text) in [("a.txt", "the cat sat on the mat"), ("b.txt", "")] {
             let set = recipe.set_of(text.as_bytes());

@@ -240,7 +240,11 @@ pub fn exchange(
     };
     let keep_doc = |doc_id: i64, hash: u128| part_of(doc_id, hash) != Some(false);
     let exchange = simfind::exchange::read_docs_where(&args.docs, split.map(|_| &keep_doc as _))?;
-    if !["path", "record", "vector"].contains(&exchange.key_kind.as_str()) {
+    use simfind::exchange::KeyKind;
+    if !matches!(
+        exchange.kind(),
+        Some(KeyKind::Path | KeyKind::Record | KeyKind::Point)
+    ) {
         bail!(
             "{}: its documents are keyed by {:?}, neither files (path), records nor \
              points (vector)",
@@ -249,7 +253,7 @@ pub fn exchange(
         );
     }
     // Points are measured, not shingled: their shards' recipe is the banding.
-    let recipe = if exchange.key_kind == "vector" {
+    let recipe = if exchange.kind() == Some(KeyKind::Point) {
         Ok(simfind::exchange::vector_recipe(&exchange.params))
     } else {
         exchange.params.recipe()

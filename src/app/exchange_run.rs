@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Result, bail};
-use simfind::exchange::Shard;
+use simfind::exchange::{KeyKind, Shard};
 use simfind::pipeline::{ScanConfig, ScanOutcome, Verification};
 
 use crate::app::args::ExchangeArgs;
@@ -31,7 +31,7 @@ pub fn verify_and_report(
     // The library's removal rule, as scan applies it.
     let threshold = report_args.removal_run().threshold(exchange_args.threshold);
     let (mut config, exchange, candidates) = config::exchange(exchange_args, threshold, split)?;
-    if exchange.key_kind == "vector" {
+    if exchange.kind() == Some(KeyKind::Point) {
         return verify_points(
             exchange_args,
             report_args,
@@ -41,7 +41,7 @@ pub fn verify_and_report(
             candidates,
         );
     }
-    let records = exchange.key_kind == "record";
+    let records = exchange.kind() == Some(KeyKind::Record);
     if records {
         for (given, flag) in [
             (report_args.list_removable, "--list-removable"),

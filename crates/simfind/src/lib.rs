@@ -11,6 +11,8 @@
 //! - [`model`]: the types that cross stages (documents, similar pairs).
 //! - [`recipe`]: how a document becomes a set, a signature and band keys.
 //! - [`input`]: the walk and safe reading of files (the file system).
+//! - [`source`]: the seam between a document and its bytes: `Source`, `DocKey`,
+//!   `Document`, the binary rule and the extraction step, over `input`.
 //! - [`text`]: normalisation, shingling, window hashing, distinct hashes (pure).
 //! - [`sketch`]: MinHash and one-permutation hashing, behind the `Sketcher` seam (pure).
 //! - [`lsh`]: banding, candidate pairs, the S-curve and the choice of b × r (pure).
@@ -34,6 +36,7 @@ pub mod exchange;
 pub mod index;
 pub mod input;
 pub mod pipeline;
+pub mod source;
 
 // The pure stages live in `simfind-core`; re-exported under their own names
 // so that `simfind::text`, `crate::sketch` and the rest read as one library.

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use simfind::input::kind::InputKind;
-use simfind::input::read::{self, ReadOptions};
+use simfind::input::read::ReadOptions;
 use simfind::input::records::{self, RecordOptions};
 use simfind::input::vectors::{self as points, BitStrings, Vectors};
 use simfind::recipe::Recipe;
@@ -14,6 +14,7 @@ use simfind::similarity::measures;
 use simfind::similarity::vectors;
 use simfind::sketch::Sketcher;
 use simfind::sketch::icws::Icws;
+use simfind::source;
 use simfind::text::normalize::normalize;
 use simfind::text::shingle::{Scratch, Shingler};
 
@@ -300,7 +301,7 @@ pub fn run(args: Args) -> Result<i32> {
 }
 
 fn read_text(path: &Path, recipe: &Recipe) -> Result<String> {
-    let contents = read::read_file(path, &ReadOptions::default())
+    let contents = source::open_named(path, &ReadOptions::default())
         .with_context(|| format!("cannot read {}", path.display()))?;
     Ok(normalize(&contents, recipe.normalization))
 }

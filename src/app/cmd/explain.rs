@@ -16,8 +16,9 @@ use clap::builder::styling::{AnsiColor, Style};
 use serde_json::{Value, json};
 use simfind::explain::{Explanation, explain, spans::BYTES_PER_INPUT_BYTE};
 use simfind::input::kind::InputKind;
-use simfind::input::read::{self, ReadOptions};
+use simfind::input::read::ReadOptions;
 use simfind::recipe::Recipe;
+use simfind::source::{self, Document};
 use simfind::text::normalize::normalize;
 
 use crate::app::args::{
@@ -268,7 +269,7 @@ fn records_of(args: &Args, kind: InputKind, limit: u64) -> Result<(Vec<u8>, Vec<
 
 /// The file's bytes, refused before reading when it is larger than `limit`
 /// (and after, if it grew meanwhile).
-fn read_bounded(path: &Path, limit: u64) -> Result<read::Contents> {
+fn read_bounded(path: &Path, limit: u64) -> Result<Document> {
     let too_large = |size: u64| {
         anyhow::anyhow!(
             "{} is {size} bytes, over --max-size {limit}: explain holds about \
@@ -285,7 +286,7 @@ fn read_bounded(path: &Path, limit: u64) -> Result<read::Contents> {
     if meta.len() > limit {
         return Err(too_large(meta.len()));
     }
-    let contents = read::read_file(path, &ReadOptions::default())
+    let contents = source::open_named(path, &ReadOptions::default())
         .with_context(|| format!("cannot read {}", path.display()))?;
     if contents.len() as u64 > limit {
         return Err(too_large(contents.len() as u64));

@@ -250,7 +250,7 @@ fn export(args: &Args, out: &std::path::Path) -> Result<i32> {
     use std::os::unix::ffi::OsStrExt;
     use std::time::{Duration, UNIX_EPOCH};
 
-    use simfind::exchange::{DocRecord, Shard, ShardWriter};
+    use simfind::exchange::{DocRecord, KeyKind, Shard, ShardWriter};
     use simfind::index::{Index, OpenOptions};
 
     let options = OpenOptions {
@@ -259,7 +259,7 @@ fn export(args: &Args, out: &std::path::Path) -> Result<i32> {
     let index = Index::open_existing(&args.db, options)?;
     let started = Instant::now();
     let docs = index.documents()?;
-    let mut writer = ShardWriter::create(out, Shard::WHOLE, index.params(), "path")?;
+    let mut writer = ShardWriter::create(out, Shard::WHOLE, index.params(), KeyKind::Path)?;
     for doc in docs.iter().filter(|d| !d.binary) {
         let ns = doc.stat.mtime_ns;
         let modified = if ns >= 0 {

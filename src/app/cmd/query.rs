@@ -10,10 +10,11 @@ use std::time::Instant;
 use anyhow::{Result, bail};
 use simfind::index::query::{Answer, Query, QueryOptions};
 use simfind::index::{Index, OpenOptions};
-use simfind::input::read::{self, ReadOptions};
+use simfind::input::read::ReadOptions;
 use simfind::lsh::tune::{self, DEFAULT_MIN_RECALL};
 use simfind::pipeline::Verification;
 use simfind::progress::Reporter;
+use simfind::source;
 
 use crate::app::args::{self, VerifyArg};
 use crate::app::exit;
@@ -291,6 +292,7 @@ fn read_query(path: &Path) -> Result<QueryDocument, String> {
             .map_err(|e| e.to_string())?;
         return Ok((bytes, None));
     }
-    let contents = read::read_file(path, &ReadOptions::default()).map_err(|e| e.to_string())?;
-    Ok((contents.to_vec(), contents.identity()))
+    let contents = source::open_named(path, &ReadOptions::default()).map_err(|e| e.to_string())?;
+    let identity = contents.identity();
+    Ok((contents.into_vec(), identity))
 }

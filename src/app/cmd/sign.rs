@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Result, anyhow, bail};
-use simfind::exchange::{self, DocRecord, RecordOrigin, Shard, ShardWriter};
+use simfind::exchange::{self, DocRecord, KeyKind, RecordOrigin, Shard, ShardWriter};
 use simfind::index::Params;
 use simfind::input::kind::InputKind;
 use simfind::input::records;
@@ -157,7 +157,7 @@ pub fn run(args: Args) -> Result<i32> {
     let n = config.recipe.banding.signature_len();
     // The signed row (and count) of each content: its copies carry the same.
     let signed = SignOutcome::signed_rows(&outcomes);
-    let mut writer = ShardWriter::create(&args.out, shard, &params, "path")?;
+    let mut writer = ShardWriter::create(&args.out, shard, &params, KeyKind::Path)?;
     let (mut binary, mut errors) = (0u64, stats.errors);
     for (file, outcome) in files.iter().zip(&outcomes) {
         let (hash, row, shingles) = match outcome {
@@ -300,11 +300,18 @@ fn run_records(args: Args) -> Result<i32> {
         .collect();
     let mut metadata = exchange::record_metadata(&options);
     let mut writer = match &per_field {
-        None => ShardWriter::create_with(&args.out, shard, &params, "record", &metadata)?,
+        None => ShardWriter::create_with(&args.out, shard, &params, KeyKind::Record, &metadata)?,
         Some(per_field) => {
             metadata.extend(exchange::per_field_metadata(per_field));
             let fields = per_field.names.len();
-            ShardWriter::create_fields(&args.out, shard, &params, "record", &metadata, fields)?
+            ShardWriter::create_fields(
+                &args.out,
+                shard,
+                &params,
+                KeyKind::Record,
+                &metadata,
+                fields,
+            )?
         }
     };
     use std::os::unix::ffi::OsStrExt;
@@ -521,7 +528,8 @@ fn run_points(args: Args) -> Result<i32> {
     skipped += dropped;
     let params = exchange::vector_params(family, banding, seed);
     let metadata = exchange::family_metadata(family, width);
-    let mut writer = ShardWriter::create_with(&args.out, shard, &params, "vector", &metadata)?;
+    let mut writer =
+        ShardWriter::create_with(&args.out, shard, &params, KeyKind::Point, &metadata)?;
     let n = banding.signature_len();
     use std::os::unix::ffi::OsStrExt;
     for (i, id) in ids.iter().enumerate() {

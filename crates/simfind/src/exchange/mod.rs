@@ -55,6 +55,8 @@ use xxhash_rust::xxh3::xxh3_64;
 
 use crate::params::Params;
 
+/// The kind of key a shard's documents have (`simfind.key`).
+pub use crate::source::KeyKind;
 pub use read::{
     DocOrigin, Exchange, ExchangeDoc, read_components, read_docs, read_docs_where, read_pairs,
     read_pairs_where,

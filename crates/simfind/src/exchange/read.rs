@@ -21,6 +21,7 @@ use super::{
     KEY_TABLE, params_of,
 };
 use crate::params::Params;
+use crate::source::KeyKind;
 
 mod check;
 use check::{Checker, check_inputs};
@@ -57,7 +58,9 @@ pub struct DocOrigin {
 #[derive(Debug)]
 pub struct Exchange {
     pub params: Params,
-    /// `path` or `record` (see the module documentation).
+    /// The key kind as stored (`path`, `record` or `vector`: see the module
+    /// documentation); [`Exchange::kind`] is its typed reading. Kept as
+    /// stored so that a shard of an unknown kind can be named in a message.
     pub key_kind: String,
     /// A record source's reading options (`simfind.records.*`), the same in
     /// every docs file; empty for files.
@@ -77,6 +80,12 @@ pub struct Exchange {
 }
 
 impl Exchange {
+    /// The kind of key its documents have; `None` for a kind this version
+    /// does not know ([`Exchange::key_kind`] names it).
+    pub fn kind(&self) -> Option<KeyKind> {
+        KeyKind::parse(&self.key_kind)
+    }
+
     /// The index into `docs` of `doc_id`.
     pub fn index_of(&self, doc_id: i64) -> Option<u32> {
         self.ids
@@ -380,7 +389,7 @@ pub fn read_docs_where(
         checker.check(&opened, "docs")?;
         key_kind = opened.metadata.get(KEY_KIND).cloned().unwrap_or_default();
         // Records and vectors say where each document was read.
-        let records = key_kind == "record" || key_kind == "vector";
+        let records = KeyKind::parse(&key_kind).is_some_and(KeyKind::is_row);
         let mut these: Vec<(String, String)> = opened
             .metadata
             .iter()
@@ -508,7 +517,7 @@ pub fn read_docs_where(
         .as_ref()
         .map(|(_, p)| p.clone())
         .expect("at least one docs file");
-    if key_kind == "record" || key_kind == "vector" {
+    if KeyKind::parse(&key_kind).is_some_and(KeyKind::is_row) {
         // A scan numbers records (and points) by input, then line.
         docs.sort_by_key(|d| {
             let o = d.origin.as_ref().expect("record docs have origins");

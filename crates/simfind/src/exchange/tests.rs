@@ -27,7 +27,7 @@ fn recipe(seed: u64) -> Recipe {
 /// Writes `texts` as shard `shard` under `dir`; returns their signatures.
 fn write(dir: &Path, shard: Shard, recipe: &Recipe, texts: &[(&str, &str)]) -> Vec<Vec<u32>> {
     let params = Params::of(recipe);
-    let mut writer = ShardWriter::create(dir, shard, &params, "path").unwrap();
+    let mut writer = ShardWriter::create(dir, shard, &params, KeyKind::Path).unwrap();
     let mut signatures = Vec::new();
     for (i, (path, text)) in texts.iter().enumerate() {
         let set = recipe.set_of(text.as_bytes());
@@ -99,6 +99,7 @@ fn two_shards_read_back_in_path_order() {
     let ex = read_docs(dir.path()).unwrap();
     assert_eq!(ex.params, Params::of(&r));
     assert_eq!(ex.key_kind, "path");
+    assert_eq!(ex.kind(), Some(KeyKind::Path));
     let paths: Vec<&[u8]> = ex.docs.iter().map(|d| &d.path[..]).collect();
     assert_eq!(paths, [&b"a.txt"[..], b"b.txt", b"c.txt", b"d.txt"]);
     assert_eq!(ex.docs[1].doc_id, Shard { index: 1, count: 2 }.doc_id(0));
@@ -204,7 +205,7 @@ fn record_docs_carry_their_origin_and_are_numbered_by_input_and_line() {
     let recipe = recipe(1);
     let params = Params::of(&recipe);
     let mut writer =
-        ShardWriter::create_with(dir.path(), Shard::WHOLE, &params, "record", &[]).unwrap();
+        ShardWriter::create_with(dir.path(), Shard::WHOLE, &params, KeyKind::Record, &[]).unwrap();
     // Added out of order: the reader numbers by (input, offset).
     for (id, input, line, offset) in [("b", 1u32, 1u64, 0u64), ("a2", 0, 3, 40), ("a1", 0, 1, 0)] {
         let set = recipe.set_of(format!("text of record {id}").as_bytes());
@@ -231,6 +232,7 @@ fn record_docs_carry_their_origin_and_are_numbered_by_input_and_line() {
     writer.finish().unwrap();
     let ex = read_docs(dir.path()).unwrap();
     assert_eq!(ex.key_kind, "record");
+    assert_eq!(ex.kind(), Some(KeyKind::Record));
     let ids: Vec<&[u8]> = ex.docs.iter().map(|d| d.path.as_slice()).collect();
     assert_eq!(ids, [b"a1".as_slice(), b"a2", b"b"]);
     let origin = ex.docs[1].origin.as_ref().unwrap();

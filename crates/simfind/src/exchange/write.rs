@@ -24,6 +24,7 @@ use super::{
 };
 use crate::lsh::{self, Banding};
 use crate::params::Params;
+use crate::source::KeyKind;
 
 /// Key of the run that wrote a shard: its three files carry the same one, so
 /// a reader can tell a shard's files from a mix of two runs.
@@ -216,24 +217,25 @@ pub struct ShardWriter {
 
 impl ShardWriter {
     /// Starts the shard's three files under `dir` (created if missing).
-    /// `key_kind` is `path` for files, `record` for a record source.
+    /// `key_kind` is [`KeyKind::Path`] for files, [`KeyKind::Record`] for a
+    /// record source, [`KeyKind::Point`] for points.
     pub fn create(
         dir: &Path,
         shard: Shard,
         params: &Params,
-        key_kind: &str,
+        key_kind: KeyKind,
     ) -> Result<ShardWriter, ExchangeError> {
         ShardWriter::create_with(dir, shard, params, key_kind, &[])
     }
 
     /// [`ShardWriter::create`] with more key-value metadata (a record
-    /// source's reading options). With `key_kind` `record`, documents are
+    /// source's reading options). With a row `key_kind`, documents are
     /// added by [`ShardWriter::add_record`].
     pub fn create_with(
         dir: &Path,
         shard: Shard,
         params: &Params,
-        key_kind: &str,
+        key_kind: KeyKind,
         extra: &[(String, String)],
     ) -> Result<ShardWriter, ExchangeError> {
         ShardWriter::create_fields(dir, shard, params, key_kind, extra, 1)
@@ -241,14 +243,14 @@ impl ShardWriter {
 
     /// [`ShardWriter::create_with`] for documents of `fields` signatures
     /// each (records signed per field): rows of `fields × n` values, field
-    /// `f`'s band `j` written as band `f·b + j`. With key kind `record` or
-    /// `vector`, documents are added by [`ShardWriter::add_record`] (or
+    /// `f`'s band `j` written as band `f·b + j`. With key kind
+    /// [`KeyKind::Record`] or [`KeyKind::Point`], documents are added by [`ShardWriter::add_record`] (or
     /// [`ShardWriter::add_record_fields`]).
     pub fn create_fields(
         dir: &Path,
         shard: Shard,
         params: &Params,
-        key_kind: &str,
+        key_kind: KeyKind,
         extra: &[(String, String)],
         fields: usize,
     ) -> Result<ShardWriter, ExchangeError> {
@@ -263,7 +265,7 @@ impl ShardWriter {
         let mut metadata = vec![
             (KEY_FORMAT.to_string(), FORMAT_VERSION.to_string()),
             (KEY_SHARD.to_string(), shard.to_string()),
-            (KEY_KIND.to_string(), key_kind.to_string()),
+            (KEY_KIND.to_string(), key_kind.as_str().to_string()),
             (KEY_RUN.to_string(), run),
         ];
         metadata.extend(recipe_metadata(params));
@@ -272,7 +274,7 @@ impl ShardWriter {
             (fields * params.n as usize).to_string(),
         ));
         metadata.extend(extra.iter().cloned());
-        let records = key_kind == "record" || key_kind == "vector";
+        let records = key_kind.is_row();
         let mut docs_schema = docs_schema();
         if records {
             let mut fields: Vec<Field> = docs_schema

@@ -22,6 +22,7 @@ use crate::input::read::{self, ReadOptions};
 use crate::input::walk::FileEntry;
 use crate::progress::Reporter;
 use crate::recipe::Recipe;
+use crate::source;
 
 /// One document to add.
 pub enum NewDoc<'a> {
@@ -121,7 +122,7 @@ fn document(
         NewDoc::File(path) => {
             let fail = |e: read::ReadError| (path.to_owned(), e);
             let meta = std::fs::metadata(path).map_err(|e| fail(read::ReadError::Io(e)))?;
-            let contents = read::read_file(path, read).map_err(fail)?;
+            let contents = source::open_named(path, read).map_err(fail)?;
             use std::os::unix::fs::MetadataExt;
             let entry = FileEntry {
                 path: path.to_owned(),
@@ -139,7 +140,7 @@ fn document(
             if entry.modified.is_none_or(|m| m > racy_after) {
                 stat.mtime_ns = UNTRUSTED_MTIME;
             }
-            (path.to_owned(), contents.to_vec(), stat)
+            (path.to_owned(), contents.into_vec(), stat)
         }
         NewDoc::Bytes { name, bytes } => {
             let stat = FileStat {
@@ -151,7 +152,7 @@ fn document(
             (name.to_owned(), bytes, stat)
         }
     };
-    if !recipe.include_binary && read::looks_binary(&bytes) {
+    if source::skips_binary(recipe.include_binary, &bytes) {
         return Ok((
             IndexedDoc {
                 path,

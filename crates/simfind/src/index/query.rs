@@ -23,13 +23,14 @@ use rayon::prelude::*;
 use xxhash_rust::xxh3::{Xxh3, xxh3_128};
 
 use super::{Index, IndexError, ParamsError, StoredDoc};
-use crate::input::read::{self, ReadOptions};
+use crate::input::read::ReadOptions;
 use crate::lsh::{scurve, tune};
 use crate::pipeline::{self, ReloadError, Verification};
 use crate::progress::{Reporter, Warning};
 use crate::recipe::Recipe;
 use crate::similarity::{sets, verify};
 use crate::sketch::{AnySketcher, Sketcher};
+use crate::source::{self, Reopen};
 
 /// What to report for each query document.
 #[derive(Clone, Copy, Debug)]
@@ -221,7 +222,7 @@ impl<'a> Query<'a> {
         options: &QueryOptions,
         reporter: &dyn Reporter,
     ) -> Result<Answer, IndexError> {
-        if !self.recipe.include_binary && read::looks_binary(&bytes) {
+        if source::skips_binary(self.recipe.include_binary, &bytes) {
             return Ok(Answer::Binary);
         }
         let set = self.recipe.set_of(&bytes);
@@ -563,10 +564,11 @@ fn same_content(
     doc: &StoredDoc,
     read: &crate::input::read::ReadOptions,
 ) -> Result<(), pipeline::ReloadError> {
-    let contents = match doc.stat.dev.zip(doc.stat.inode) {
-        Some(identity) => read::read_file_identified(&doc.path, identity, read)?,
-        None => read::read_file_nofollow(&doc.path, read)?,
+    let how = match doc.stat.dev.zip(doc.stat.inode) {
+        Some((dev, ino)) => Reopen::Identified(dev, ino),
+        None => Reopen::NoFollow,
     };
+    let contents = source::reopen_path(&doc.path, how, read)?;
     // A chunk at a time, each released once hashed, as a large file's
     // reload reads: its pages need not all stay resident.
     let mut digest = Xxh3::new();

@@ -9,6 +9,8 @@
 //! `--files-from` lists. [`kind`] names what the inputs are (`--input`);
 //! [`records`] is the other source: files of records (JSON Lines, CSV/TSV,
 //! sets), one document per line or row, read by a [`records::Source`].
+//! The stages do not call [`read`] themselves: they get a document's bytes
+//! through [`crate::source`], the seam over this layer.
 //!
 //! Invariants: files come out in byte order of their paths (document ids
 //! follow it), each file once; a file that cannot be read, or that changed

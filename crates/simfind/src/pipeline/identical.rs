@@ -20,6 +20,7 @@ use super::{ScanConfig, ScanOutcome, ScanStats, walk_files};
 use crate::input::read;
 use crate::model::{DocPairs, DocStatus, SimilarPair};
 use crate::progress::{Reporter, Stage};
+use crate::source::{FileSource, Source};
 
 /// The positions sampled in a file of `size` bytes: `n` fractions of the
 /// length drawn from a fixed seed (splitmix64), sorted, duplicates kept.
@@ -109,17 +110,11 @@ pub fn find_identical(
     extra.unique_size = files.iter().filter(|f| f.size > 0).count() as u64 - sized;
 
     reporter.begin(Stage::Sign, Some(sized));
-    let follow = config.walk.follow_links;
+    let source = FileSource::new(&files, config.walk.follow_links, &config.read);
     // One pass of reads: `key(bytes)` of each file of `ids`, or the error.
     let pass = |ids: &[u32], key: &(dyn Fn(&[u8]) -> (u64, u128) + Sync)| {
         ids.par_iter()
-            .map(|&id| {
-                let file = &files[id as usize];
-                (
-                    id,
-                    read::read_walked(file, follow, &config.read).map(|c| key(&c)),
-                )
-            })
+            .map(|&id| (id, source.open(id as usize).map(|c| key(&c))))
             .collect::<Vec<_>>()
     };
     let mut failed = Vec::new();

@@ -33,9 +33,10 @@ use xxhash_rust::xxh3::xxh3_128;
 use super::locks::lock;
 use super::plan::{self, Decision};
 use super::{ScanConfig, ScanOutcome, ScanStats, SignOutcome, find_pairs, sign_files, walk_files};
-use crate::input::read::{self, ReadError};
+use crate::input::read::ReadError;
 use crate::input::walk::FileEntry;
 use crate::progress::{Reporter, Stage};
+use crate::source::{Admit, FileSource, Source};
 use crate::text::important::{self, ByHash, DocumentFrequencies, Selection};
 use crate::text::normalize::normalize_into;
 
@@ -159,7 +160,12 @@ fn count_one(
     counted: &Mutex<HashSet<u128>>,
     buffers: &mut Buffers,
 ) -> (Seen, bool) {
-    let contents = match read::read_walked(file, config.walk.follow_links, &config.read) {
+    let source = FileSource::new(
+        std::slice::from_ref(file),
+        config.walk.follow_links,
+        &config.read,
+    );
+    let contents = match source.open(0) {
         Ok(contents) => contents,
         Err(err) => return (Seen::Failed(err), false),
     };
@@ -167,8 +173,10 @@ fn count_one(
         Ok(()) => seen,
         Err(err) => Seen::Failed(err),
     };
-    if !config.recipe.include_binary && read::looks_binary(&contents) {
-        return (unchanged(Seen::Binary), false);
+    match contents.admit(config.recipe.include_binary) {
+        Admit::Text => {}
+        Admit::Binary => return (Seen::Binary, false),
+        Admit::Changed(err) => return (Seen::Failed(err), false),
     }
     let hash = xxh3_128(&contents);
     if lock(counted).contains(&hash) {

@@ -4,7 +4,7 @@
 //! the cores and the link idle.
 //!
 //! A stage between the walker and the workers: each batch the walk hands over
-//! is read by a pool of `N` threads (the same [`read::read_walked`] a worker
+//! is read by a pool of `N` threads (the same [`FileSource`] open a worker
 //! would do, with its checks), then queued for the workers, who sign what was
 //! read instead of reading it. Only files below the mapping threshold are read
 //! ahead: larger ones are mapped and signed a chunk at a time by the worker
@@ -18,8 +18,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use crate::input::read::{self, Contents, ReadError, ReadOptions};
+use crate::input::read::{ReadError, ReadOptions};
 use crate::input::walk::FileEntry;
+use crate::source::{Document, FileSource, Source};
 
 /// Bytes read ahead and not yet signed, at most. Enough for thousands of
 /// typical documents in flight, little beside the memory budget of a scan
@@ -27,7 +28,7 @@ use crate::input::walk::FileEntry;
 pub(super) const BUDGET: u64 = 64 << 20;
 
 /// A file's read, done ahead; `None` where the worker reads it itself.
-pub(super) type ReadAhead = Option<Result<Contents, ReadError>>;
+pub(super) type ReadAhead = Option<Result<Document, ReadError>>;
 
 pub(super) struct Prefetcher {
     pool: rayon::ThreadPool,
@@ -61,14 +62,13 @@ impl Prefetcher {
     /// the pool allows; one entry per file.
     pub(super) fn read(&self, files: &[FileEntry]) -> Vec<ReadAhead> {
         let taken: Vec<bool> = files.iter().map(|f| self.take(f.size)).collect();
+        let source = FileSource::new(files, self.follow_links, &self.options);
         self.pool.install(|| {
-            files
+            taken
                 .par_iter()
-                .zip(&taken)
+                .enumerate()
                 .with_max_len(1)
-                .map(|(file, &taken)| {
-                    taken.then(|| read::read_walked(file, self.follow_links, &self.options))
-                })
+                .map(|(id, &taken)| taken.then(|| source.open(id)))
                 .collect()
         })
     }

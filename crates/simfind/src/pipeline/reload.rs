@@ -19,6 +19,7 @@ use super::shingles::{Buffers, filtered_windows_into, sorted_set_chunked, sorted
 use crate::input::read::{self, ReadError, ReadOptions};
 use crate::recipe::Recipe;
 use crate::similarity::verify::Part;
+use crate::source::{Reopen, reopen_path};
 
 /// Why a file could not be reloaded.
 #[derive(Debug)]
@@ -103,17 +104,17 @@ impl Reload for FileReload<'_> {
         // followed, in the file's own name or in a directory above it.
         let roots = &self.config.roots;
         let open = if self.config.walk.follow_links || roots.iter().any(|r| r == path) {
-            Open::Follow
+            Reopen::Follow
         } else {
             let index = crate::input::walk::root_index(roots, path) as usize;
             match (roots.get(index), self.root_dirs.get(index)) {
                 (Some(root), Some(dir)) => {
                     match dir.get_or_init(|| read::RootDir::open(root).ok()) {
-                        Some(dir) => Open::BeneathDir(root, dir),
-                        None => Open::Beneath(root),
+                        Some(dir) => Reopen::BeneathDir(root, dir),
+                        None => Reopen::Beneath(root),
                     }
                 }
-                _ => Open::NoFollow,
+                _ => Reopen::NoFollow,
             }
         };
         reload_from(
@@ -147,7 +148,7 @@ pub fn reload_part(
     read: &ReadOptions,
     part: Part,
 ) -> Result<Vec<u64>, ReloadError> {
-    reload_from(path, expected_hash, recipe, read, part, Open::Follow)
+    reload_from(path, expected_hash, recipe, read, part, Reopen::Follow)
 }
 
 /// [`reload_set`] of a file an index recorded with `identity` (device,
@@ -162,23 +163,8 @@ pub fn reload_indexed(
     recipe: &Recipe,
     read: &ReadOptions,
 ) -> Result<Vec<u64>, ReloadError> {
-    let open = identity.map_or(Open::NoFollow, |(dev, ino)| Open::Identified(dev, ino));
+    let open = identity.map_or(Reopen::NoFollow, |(dev, ino)| Reopen::Identified(dev, ino));
     reload_from(path, expected_hash, recipe, read, Part::WHOLE, open)
-}
-
-/// How a reload opens its file.
-#[derive(Clone, Copy)]
-enum Open<'a> {
-    /// As the path leads, through any link.
-    Follow,
-    /// Refusing a link in the last component.
-    NoFollow,
-    /// Refusing a link in any component below this root.
-    Beneath(&'a std::path::Path),
-    /// As `Beneath`, below the root's directory already open.
-    BeneathDir(&'a std::path::Path, &'a read::RootDir),
-    /// Refusing any file but the one with this device and inode.
-    Identified(u64, u64),
 }
 
 /// [`reload_part`], opening the file as `open` says.
@@ -188,15 +174,9 @@ fn reload_from(
     recipe: &Recipe,
     read: &ReadOptions,
     part: Part,
-    open: Open<'_>,
+    open: Reopen<'_>,
 ) -> Result<Vec<u64>, ReloadError> {
-    let contents = match open {
-        Open::Follow => read::read_file(path, read)?,
-        Open::NoFollow => read::read_file_nofollow(path, read)?,
-        Open::Beneath(root) => read::read_file_beneath(root, path, read)?,
-        Open::BeneathDir(root, dir) => read::read_file_beneath_dir(dir, root, path, read)?,
-        Open::Identified(dev, ino) => read::read_file_identified(path, (dev, ino), read)?,
-    };
+    let contents = reopen_path(path, open, read)?;
     thread_local! {
         // Each verifying thread keeps its text buffer and hash table from one
         // reload to the next, as signing does, instead of allocating and

@@ -21,12 +21,13 @@ use super::prefetch::{Prefetcher, ReadAhead};
 use super::shingles::{
     Buffers, CLASSIC_BATCH, Chunks, filtered_windows_into, sorted_set_chunked, sorted_shingles_into,
 };
-use crate::input::read::{self, ReadError};
+use crate::input::read::ReadError;
 use crate::input::walk::FileEntry;
 use crate::memory;
 use crate::progress::Reporter;
 use crate::similarity::verify::Part;
 use crate::sketch::{SketchBuilder, Sketcher};
+use crate::source::{Admit, FileSource, Source};
 use crate::text::chunked;
 use crate::text::distinct::RepeatFilter;
 use crate::text::normalize::normalize_into;
@@ -52,7 +53,7 @@ pub(super) enum Keep {
 }
 
 /// Reads, checks and signs one file (or the file's `prefetched` read, the
-/// same [`read::read_walked`] done ahead by an I/O thread). `claim(hash)` says
+/// same [`FileSource`] open done ahead by an I/O thread). `claim(hash)` says
 /// whether this file is the one to sign its content (true) or a copy of a
 /// content signed elsewhere.
 #[expect(
@@ -67,21 +68,24 @@ pub(super) fn sign_one<S: Sketcher>(
     claim: &(dyn Fn(u128) -> bool + Sync),
     buffers: &mut Buffers,
     row: &mut [u32],
-    prefetched: Option<Result<read::Contents, read::ReadError>>,
+    prefetched: ReadAhead,
 ) -> SignOutcome {
-    let read = prefetched
-        .unwrap_or_else(|| read::read_walked(file, config.walk.follow_links, &config.read));
+    let read = prefetched.unwrap_or_else(|| {
+        FileSource::new(
+            std::slice::from_ref(file),
+            config.walk.follow_links,
+            &config.read,
+        )
+        .open(0)
+    });
     let contents = match read {
         Ok(contents) => contents,
         Err(err) => return SignOutcome::Failed(err),
     };
-    if !config.recipe.include_binary && read::looks_binary(&contents) {
-        // Pages of a mapping truncated under us read as zeros, which look
-        // binary: only a file that did not change is really binary.
-        return match contents.verify_unchanged() {
-            Ok(()) => SignOutcome::Binary,
-            Err(err) => SignOutcome::Failed(err),
-        };
+    match contents.admit(config.recipe.include_binary) {
+        Admit::Text => {}
+        Admit::Binary => return SignOutcome::Binary,
+        Admit::Changed(err) => return SignOutcome::Failed(err),
     }
     // A large file on the path that needs no whole set is read a chunk at a
     // time (twice: identity first, so that a copy is never signed), and what

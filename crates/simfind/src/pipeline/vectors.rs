@@ -14,7 +14,6 @@ use rayon::prelude::*;
 pub mod choose;
 
 use super::{ScanConfig, Verification};
-use crate::input::read;
 use crate::input::vectors::{BitStrings, Vectors};
 use crate::input::walk::FileEntry;
 use crate::lsh::family::pigeonhole;
@@ -26,6 +25,7 @@ use crate::sketch::bit_sampling::{self, BitSampling};
 use crate::sketch::hyperplane::{self, Hyperplanes};
 use crate::sketch::pstable::PStable;
 use crate::sketch::{VectorSketcher, simhash};
+use crate::source::{FileSource, Source, skips_binary};
 use crate::text::normalize::normalize;
 use crate::text::shingle::Scratch;
 
@@ -297,7 +297,7 @@ pub(super) enum FileShingles {
 /// and makes each into a `T` by `make`, in the files' order. Read errors are
 /// reported as warnings. Shared by SimHash's fingerprints and ICWS's bags.
 ///
-/// Files are opened as the MinHash path opens them ([`read::read_walked`]):
+/// Files are opened as the MinHash path opens them ([`FileSource`]):
 /// the file read is the one the walk saw, a link swapped in after the walk is
 /// not followed (unless links are followed), and a file that changed while
 /// it was read is a warning, not a fingerprint of bytes it never held.
@@ -312,11 +312,15 @@ pub(super) fn each_file_shingled<T: Send>(
     let out = files
         .par_iter()
         .map_init(Scratch::default, |scratch, file| {
-            let read = read::read_walked(file, config.walk.follow_links, &config.read);
-            let shingles = match read {
+            let source = FileSource::new(
+                std::slice::from_ref(file),
+                config.walk.follow_links,
+                &config.read,
+            );
+            let shingles = match source.open(0) {
                 Err(err) => Err(err),
                 Ok(contents) => {
-                    let shingles = if !recipe.include_binary && read::looks_binary(&contents) {
+                    let shingles = if skips_binary(recipe.include_binary, &contents) {
                         FileShingles::Skipped("binary")
                     } else {
                         let text = normalize(&contents, recipe.normalization);

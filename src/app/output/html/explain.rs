@@ -19,9 +19,10 @@ use rayon::prelude::*;
 use serde_json::{Value, json};
 use simfind::cluster::Clustering;
 use simfind::explain::spans;
-use simfind::input::read::{self, ReadOptions};
+use simfind::input::read::ReadOptions;
 use simfind::pipeline::Document;
 use simfind::recipe::Recipe;
+use simfind::source::{self, Reopen};
 
 /// Largest file whose text the report embeds for an explanation.
 pub const FILE_CAP: u64 = 256 * 1024;
@@ -108,7 +109,7 @@ pub fn explain_groups(
         .par_iter()
         .map(|&d| {
             let path = &documents[d as usize].path;
-            match read::read_file_nofollow(path, read_options) {
+            match source::reopen_path(path, Reopen::NoFollow, read_options) {
                 Ok(c) if c.len() as u64 > FILE_CAP => Err(format!(
                     "now larger than {} KiB (changed since the scan)",
                     FILE_CAP / 1024
