@@ -1,33 +1,33 @@
-//! Sketches: a document's shingle hashes → a MinHash signature (MMDS 3.3).
+//! Sketches: a document's features → a row of `u32` values whose agreement
+//! estimates a similarity (MMDS 3.3, 3.6–3.7).
 //!
 //! Role: the "sign" stage. Inputs: 64-bit shingle hashes (a set for
-//! [`minhash`], any stream with repeats for [`oph`]) and the recipe's
-//! signature length and seed. Outputs: `n` 32-bit values per document, such
-//! that two documents' signatures agree in each position with probability
-//! (close to) the Jaccard similarity of their shingle sets.
+//! [`minhash`], any stream with repeats for [`oph`]), weighted bags, vectors
+//! or bit strings, and the recipe's signature length and seed. Outputs: `n`
+//! 32-bit values per document or point, such that two rows agree in each
+//! position with a probability given by their similarity (for MinHash, close
+//! to the Jaccard similarity of their shingle sets).
 //!
-//! Invariants: a signature depends only on the set of hashes, the seed and
+//! Invariants: a signature depends only on the features, the seed and
 //! the sketch kind, never on the order of the hashes, the CPU or the SIMD
 //! variant that computed it ([`crate::simd`]; each variant is tested bit for
 //! bit against its scalar reference); signatures of different kinds or seeds
 //! are not comparable. Pure: no file system, no printing.
 //!
-//! [`Sketcher`] is what a sketch family offers the rest of the program: its
-//! signature length, signing a set, a streaming [`SketchBuilder`] for a
-//! document's window hashes, the Jaccard estimate of two signatures, the
-//! probability one position agrees, and whether a signature's positions are
-//! independent samples. [`AnySketcher`] is the closed set of families
-//! ([`SketchKind`]), implementing the trait by one `match` per call: callers
-//! dispatch once per file or per batch, never per hash.
-//!
 //! [`Family`] is the one interface of every family — MinHash (classic, OPH,
 //! block), ICWS, SimHash, hyperplanes, p-stable projections, bit sampling:
 //! [`Features`] in, a row of `u32` out, the estimate of two rows, the
 //! probability one position agrees, and the [`Measure`] it estimates.
-//! [`AnyFamily`] is the closed set, dispatched by one macro. Everything that
-//! is not the MinHash hot path (tuning, curves, estimates, the vector and
-//! weighted runs, the exchange) goes through it; the streaming MinHash path
-//! keeps [`Sketcher`] and its [`SketchBuilder`].
+//! [`AnyFamily`] is the closed set, dispatched by one macro. The vector and
+//! weighted runs sign and estimate through it; the S-curve and tuning speak
+//! its [`Measure`] through `lsh::family::Metric`.
+//!
+//! [`Sketcher`] is MinHash's fast path, which the file scan, the index and
+//! the records run use: signing a set, a streaming [`SketchBuilder`] for a
+//! document's window hashes, and whether a signature's positions are
+//! independent samples. [`AnySketcher`] is its closed set ([`SketchKind`]),
+//! one `match` per call: callers dispatch once per file or per batch, never
+//! per hash. Every [`Sketcher`] is a [`Family`] too (`minhash_family!`).
 //!
 //! A new family is one file here (a type implementing [`Family`]), one variant
 //! in [`AnyFamily`], and its [`Measure`] if it is a new one
