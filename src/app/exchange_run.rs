@@ -157,7 +157,7 @@ fn verify_points(
         bail!(
             "--list-removable, --keep and --reference work on MinHash shards of files, not on \
              the {} points of {}",
-            family.metric(),
+            family.measure().name(),
             docs.display()
         );
     }
@@ -167,16 +167,13 @@ fn verify_points(
         (_, Some(_)) => bail!(
             "-t is a cosine; the {} shards of {} were signed for a radius, which verify takes \
              from them",
-            family.metric(),
+            family.measure().name(),
             docs.display()
         ),
     }
-    let (format, method) = crate::app::families::output_format(report_args, family.metric())?;
-    let measure = match family {
-        Family::Cosine { .. } => Measure::Cosine,
-        Family::Euclidean { .. } => Measure::Euclidean,
-        Family::Hamming { .. } => Measure::Hamming,
-    };
+    let (format, method) =
+        crate::app::families::output_format(report_args, family.measure().name())?;
+    let measure = family.measure();
     let mut sink = Sink::create(output)?;
     output::install_interrupt_handler();
     let started = Instant::now();
@@ -201,7 +198,7 @@ fn verify_points(
             plural(engine_pairs as u64, "pair", "pairs"),
             plural(outcome.candidates, "candidate", "candidates"),
             plural(outcome.pairs.len() as u64, "pair", "pairs"),
-            family.metric(),
+            family.measure().name(),
             started.elapsed().as_secs_f64(),
             if outcome.errors > 0 {
                 format!("; {}", plural(outcome.errors, "error", "errors"))

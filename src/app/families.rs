@@ -481,13 +481,13 @@ fn method_summary(choice: &choose::Choice, outcome: &run::FamilyOutcome) -> Stri
 }
 
 fn metric_name(f: &FamilyArgs, kind: InputKind) -> &'static str {
-    match (f.metric, kind) {
-        (Some(MetricArg::Jaccard), _) => "jaccard",
-        (Some(MetricArg::Cosine), _) | (None, InputKind::Vectors) => "cosine",
-        (Some(MetricArg::Euclidean), _) => "euclidean",
-        (Some(MetricArg::Hamming), _) | (None, InputKind::Bits) => "hamming",
-        (None, _) => "jaccard",
-    }
+    let measure = match (f.metric, kind) {
+        (Some(metric), _) => metric.measure(),
+        (None, InputKind::Vectors) => Measure::Cosine,
+        (None, InputKind::Bits) => Measure::Hamming,
+        (None, _) => Measure::Jaccard,
+    };
+    measure.name()
 }
 
 /// -b and -r as given: one alone takes the other's default, as in MinHash scans.
@@ -568,10 +568,7 @@ pub fn exchange_banding(
 ) -> Result<Banding> {
     use simfind::exchange::Family;
     let (metric, distance) = match family {
-        Family::Cosine { min_cosine } => (
-            Metric::Cosine,
-            min_cosine.clamp(-1.0, 1.0).acos().to_degrees(),
-        ),
+        Family::Cosine { min_cosine } => (Metric::Cosine, Measure::Cosine.to_distance(min_cosine)),
         Family::Euclidean { radius, width } => (Metric::Euclidean, radius / width),
         Family::Hamming { radius } => {
             if radius as usize >= width {
@@ -623,7 +620,7 @@ fn vector_plan(f: &FamilyArgs, threshold: Option<f64>, banding: Option<Banding>)
             };
             Plan::Vectors {
                 query: VectorQuery::Euclidean { radius, width },
-                measure: Measure::Euclidean,
+                measure: Measure::L2,
                 banding,
                 width_given: f.bucket_width.is_some(),
             }

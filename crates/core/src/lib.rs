@@ -18,6 +18,8 @@
 //! - [`similarity`]: sorted-set algebra, exact verification, the exact join, measures.
 //! - [`cluster`]: verified pairs → groups and keep policies.
 //! - [`explain`]: where two documents share text, and plots of curves as strings.
+//! - [`measure`]: the one `Measure` enum (jaccard, weighted jaccard, cosine, L2,
+//!   Hamming) that families, curves, the exchange and output speak.
 //! - [`memory`]: large allocations made fallibly, ending the run with what
 //!   needed the memory.
 //! - [`progress`]: the `Reporter` through which stages report to a face.
@@ -27,6 +29,7 @@
 pub mod cluster;
 pub mod explain;
 pub mod lsh;
+pub mod measure;
 pub mod memory;
 pub mod model;
 pub mod params;

@@ -41,6 +41,6 @@ pub mod source;
 // The pure stages live in `simfind-core`; re-exported under their own names
 // so that `simfind::text`, `crate::sketch` and the rest read as one library.
 pub use simfind_core::{
-    cluster, explain, lsh, memory, model, params, progress, recipe, simd, similarity, size, sketch,
-    text,
+    cluster, explain, lsh, measure, memory, model, params, progress, recipe, simd, similarity,
+    size, sketch, text,
 };

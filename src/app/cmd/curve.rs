@@ -8,6 +8,7 @@ use clap::{Arg, ArgAction, ArgMatches};
 use simfind::explain::plot::{self, Labels, Series};
 use simfind::lsh::family::Metric;
 use simfind::lsh::scurve::{self, Stage};
+use simfind::measure::Measure;
 
 use crate::app::args::{self, TextOrCsv};
 use crate::app::exit;
@@ -307,12 +308,10 @@ fn configure(mut args: Args) -> anyhow::Result<Config> {
     if curves.is_empty() {
         bail!("nothing to draw: give --bands B --rows R, or a cascade such as --and 4 --or 4");
     }
-    let metric = match args.metric {
-        None | Some(args::MetricArg::Jaccard) => Metric::Jaccard,
-        Some(args::MetricArg::Cosine) => Metric::Cosine,
-        Some(args::MetricArg::Euclidean) => Metric::Euclidean,
-        Some(args::MetricArg::Hamming) => Metric::Hamming { bits: args.bits },
-    };
+    let measure = args
+        .metric
+        .map_or(Measure::Jaccard, args::MetricArg::measure);
+    let metric = Metric::of(measure, args.bits);
     for (name, given) in [("--d1", &args.d1), ("--d2", &args.d2)] {
         let Some((x, text)) = given else { continue };
         if metric == Metric::Jaccard {

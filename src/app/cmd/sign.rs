@@ -565,7 +565,7 @@ fn run_points(args: Args) -> Result<i32> {
             "simfind: shard {shard}: {} of {} ({}, {} bands × {} rows) signed into {} in {:.2} s{}",
             plural(written, "point", "points"),
             ids.len(),
-            family.metric(),
+            family.measure().name(),
             banding.bands,
             banding.rows,
             args.out.display(),

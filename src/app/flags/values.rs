@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use anyhow::{Result, bail};
 use clap::ValueEnum;
+use simfind::measure::Measure;
 use simfind::pipeline::Verification;
 use simfind::similarity::join::ExactIndex;
 use simfind::sketch::SketchKind;
@@ -193,6 +194,19 @@ pub enum MetricArg {
     Cosine,
     Euclidean,
     Hamming,
+}
+
+impl MetricArg {
+    /// The library's measure `--metric` names: the one place the flag's
+    /// vocabulary maps onto [`Measure`].
+    pub fn measure(self) -> Measure {
+        match self {
+            MetricArg::Jaccard => Measure::Jaccard,
+            MetricArg::Cosine => Measure::Cosine,
+            MetricArg::Euclidean => Measure::L2,
+            MetricArg::Hamming => Measure::Hamming,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -15,46 +15,9 @@ use simfind::pipeline::vectors::Found;
 
 use super::text::{json_path, json_str};
 
-/// How the measured value is named and written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Measure {
-    /// Cosine similarity, 6 decimals.
-    Cosine,
-    /// L2 distance, 6 decimals.
-    Euclidean,
-    /// Hamming distance, an integer.
-    Hamming,
-    /// Weighted Jaccard similarity Σ min / Σ max (`--sketch icws`), 6 decimals.
-    WeightedJaccard,
-}
-
-impl Measure {
-    pub fn metric(self) -> &'static str {
-        match self {
-            Measure::Cosine => "cosine",
-            Measure::Euclidean => "euclidean",
-            Measure::Hamming => "hamming",
-            Measure::WeightedJaccard => "weighted_jaccard",
-        }
-    }
-
-    /// `similarity` for a similarity, `distance` for a distance.
-    pub fn column(self) -> &'static str {
-        match self {
-            Measure::Cosine | Measure::WeightedJaccard => "similarity",
-            Measure::Euclidean | Measure::Hamming => "distance",
-        }
-    }
-
-    pub fn format(self, value: f64) -> String {
-        match self {
-            Measure::Cosine | Measure::Euclidean | Measure::WeightedJaccard => {
-                format!("{value:.6}")
-            }
-            Measure::Hamming => format!("{}", value as u64),
-        }
-    }
-}
+/// How the measured value is named and written: the library's one measure
+/// ([`Measure::name`], [`Measure::column`], [`Measure::format_value`]).
+pub use simfind::measure::Measure;
 
 /// Output formats a family run writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,8 +60,8 @@ pub fn write(
                 csv.write_record([
                     id(p.a),
                     id(p.b),
-                    measure.metric().as_bytes().to_vec(),
-                    measure.format(p.value).into_bytes(),
+                    measure.name().as_bytes().to_vec(),
+                    measure.format_value(p.value).into_bytes(),
                 ])?;
             }
             csv.flush()?;
@@ -109,7 +72,12 @@ pub fn write(
                 tsv_field(sink, &id(p.a))?;
                 sink.write_all(b"\t")?;
                 tsv_field(sink, &id(p.b))?;
-                writeln!(sink, "\t{}\t{}", measure.metric(), measure.format(p.value))?;
+                writeln!(
+                    sink,
+                    "\t{}\t{}",
+                    measure.name(),
+                    measure.format_value(p.value)
+                )?;
             }
         }
         Format::Jsonl => {
@@ -119,12 +87,12 @@ pub fn write(
                 sink.write_all(b",")?;
                 json_path(sink, "b", &id(p.b))?;
                 sink.write_all(b",\"metric\":")?;
-                json_str(sink, measure.metric())?;
+                json_str(sink, measure.name())?;
                 writeln!(
                     sink,
                     ",\"{}\":{}}}",
                     measure.column(),
-                    measure.format(p.value)
+                    measure.format_value(p.value)
                 )?;
             }
         }
@@ -172,16 +140,16 @@ fn write_groups(
     let clustering = cluster::cluster(&facts, &scored, &params);
     let value = |m: &cluster::Member| -> Option<String> {
         if m.representative {
-            Some(measure.format(if distance { 0.0 } else { 1.0 }))
+            Some(measure.format_value(if distance { 0.0 } else { 1.0 }))
         } else {
             m.similarity
-                .map(|s| measure.format(if distance { -s } else { s }))
+                .map(|s| measure.format_value(if distance { -s } else { s }))
         }
     };
     if jsonl {
         for (g, group) in clustering.groups().enumerate() {
             write!(sink, "{{\"group\":{},\"metric\":", g + 1)?;
-            json_str(sink, measure.metric())?;
+            json_str(sink, measure.name())?;
             sink.write_all(b",\"members\":[")?;
             for (k, m) in group.iter().enumerate() {
                 if k > 0 {
@@ -210,7 +178,7 @@ fn write_groups(
                 group_id.as_bytes(),
                 &ids[m.doc as usize],
                 if m.representative { b"true" } else { b"false" },
-                measure.metric().as_bytes(),
+                measure.name().as_bytes(),
                 value(m).unwrap_or_default().as_bytes(),
             ])?;
         }

@@ -9,12 +9,17 @@
 
 use super::Banding;
 use super::scurve::{self, Stage, Tuning, Unreachable};
+use crate::measure::Measure;
 use crate::sketch::bit_sampling::BitSampling;
 use crate::sketch::{bit_sampling, hyperplane, pstable};
 
 pub mod cost;
 
-/// A distance measure with its locality-sensitive family.
+/// The distance axis of a [`Measure`]'s S-curve: the measure, in the unit
+/// its family counts distance in (bucket widths for L2, bits out of a known
+/// length for Hamming). Not a second list of measures: [`Metric::measure`]
+/// says which one it draws, and [`Metric::of`] is the only way from a
+/// measure to an axis.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Metric {
     /// Jaccard distance `1 − J` (MinHash).
@@ -28,14 +33,31 @@ pub enum Metric {
 }
 
 impl Metric {
-    /// The name on the command line and in output.
-    pub fn name(self) -> &'static str {
-        match self {
-            Metric::Jaccard => "jaccard",
-            Metric::Cosine => "cosine",
-            Metric::Euclidean => "euclidean",
-            Metric::Hamming { .. } => "hamming",
+    /// The axis of `measure`; `bits` is the strings' length (Hamming only).
+    /// Weighted Jaccard is drawn on the Jaccard axis: its family (ICWS)
+    /// agrees with probability its similarity, as MinHash does.
+    pub fn of(measure: Measure, bits: usize) -> Metric {
+        match measure {
+            Measure::Jaccard | Measure::WeightedJaccard => Metric::Jaccard,
+            Measure::Cosine => Metric::Cosine,
+            Measure::L2 => Metric::Euclidean,
+            Measure::Hamming => Metric::Hamming { bits },
         }
+    }
+
+    /// The measure whose S-curve this axis draws.
+    pub fn measure(self) -> Measure {
+        match self {
+            Metric::Jaccard => Measure::Jaccard,
+            Metric::Cosine => Measure::Cosine,
+            Metric::Euclidean => Measure::L2,
+            Metric::Hamming { .. } => Measure::Hamming,
+        }
+    }
+
+    /// The name on the command line and in output: the measure's.
+    pub fn name(self) -> &'static str {
+        self.measure().name()
     }
 
     /// What the distance axis counts.
@@ -121,7 +143,7 @@ pub fn pigeonhole(len: usize, radius: usize) -> (BitSampling, Banding) {
 mod tests {
     use super::*;
     use crate::lsh::candidate_pairs;
-    use crate::sketch::family::VectorSketcher;
+    use crate::sketch::Family;
 
     /// MMDS 3.7.3: one hyperplane is (d1, d2, (180 − d1)/180, (180 − d2)/180)-
     /// sensitive; 3.7.4: a bucket width a is (a/2, 2a, ≥ 1/2, ≤ 1/3)-sensitive.
@@ -140,6 +162,21 @@ mod tests {
         // AND/OR amplification acts on p as for MinHash: b=20, r=5 at p = 0.8.
         let at = Metric::Cosine.probability(36.0, &scurve::banded(20, 5));
         assert!((at - scurve::candidate_probability(0.8, 20, 5)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn axes_map_to_their_measures_and_back() {
+        for m in [
+            Measure::Jaccard,
+            Measure::Cosine,
+            Measure::L2,
+            Measure::Hamming,
+        ] {
+            assert_eq!(Metric::of(m, 64).measure(), m);
+        }
+        assert_eq!(Metric::of(Measure::WeightedJaccard, 0), Metric::Jaccard);
+        assert_eq!(Metric::Euclidean.name(), "euclidean");
+        assert_eq!(Metric::Hamming { bits: 8 }.name(), "hamming");
     }
 
     #[test]
@@ -165,8 +202,8 @@ mod tests {
         let n = sampling.signature_len();
         for word in 0u64..1 << 12 {
             let mut sigs = vec![0; 2 * n];
-            sampling.sign_into(&[0], &mut sigs[..n]);
-            sampling.sign_into(&[word], &mut sigs[n..]);
+            sampling.sign(&[0], &mut sigs[..n]);
+            sampling.sign(&[word], &mut sigs[n..]);
             let found = !candidate_pairs(&sigs, banding).is_empty();
             if word.count_ones() <= 3 {
                 assert!(found, "{word:012b}");

@@ -5,7 +5,10 @@
 //! [`BitSampling::consecutive`] instead takes the first positions in order:
 //! the pigeonhole banding (`lsh::family::pigeonhole`) is built on it.
 
-use super::family::{Gaussian, VectorSketcher};
+use super::family::Gaussian;
+use super::hyperplane::agreeing;
+use super::{Family, Features, wrong_features};
+use crate::measure::Measure;
 use crate::similarity::vectors::bit;
 
 /// Positions sampled from bit strings of `len` bits.
@@ -51,21 +54,38 @@ pub fn estimate_distance(agree: usize, n: usize, len: usize) -> f64 {
     len as f64 * (1.0 - agree as f64 / n as f64)
 }
 
-impl VectorSketcher for BitSampling {
-    type Item = [u64];
-
-    fn signature_len(&self) -> usize {
-        self.positions.len()
-    }
-
-    fn sign_into(&self, item: &[u64], out: &mut [u32]) {
+impl BitSampling {
+    /// Writes the row of `item` (a packed string of the family's length)
+    /// into `out`.
+    pub fn sign(&self, item: &[u64], out: &mut [u32]) {
         for (value, &p) in out.iter_mut().zip(&self.positions) {
             *value = u32::from(bit(item, p as usize));
         }
     }
+}
+
+impl Family for BitSampling {
+    fn signature_len(&self) -> usize {
+        self.positions.len()
+    }
+
+    fn sign_into(&self, features: Features<'_>, out: &mut [u32]) {
+        match features {
+            Features::Bits(item) => self.sign(item, out),
+            other => wrong_features("bit sampling", &other),
+        }
+    }
+
+    fn estimate(&self, a: &[u32], b: &[u32]) -> f64 {
+        estimate_distance(agreeing(a, b), a.len(), self.len)
+    }
 
     fn collision_probability(&self, h: f64) -> f64 {
         collision_probability(h, self.len)
+    }
+
+    fn measure(&self) -> Measure {
+        Measure::Hamming
     }
 }
 
@@ -80,8 +100,8 @@ mod tests {
         let a = [u64::MAX, 0];
         let b = [u64::MAX ^ 0xFFFF_FFFF, 0]; // 32 of 100 bits differ
         let (mut sa, mut sb) = (vec![0; n], vec![0; n]);
-        sampling.sign_into(&a, &mut sa);
-        sampling.sign_into(&b, &mut sb);
+        sampling.sign(&a, &mut sa);
+        sampling.sign(&b, &mut sb);
         let agree = sa.iter().zip(&sb).filter(|(x, y)| x == y).count() as f64;
         let p = collision_probability(32.0, 100);
         let sigma = (n as f64 * p * (1.0 - p)).sqrt();
@@ -106,8 +126,8 @@ mod tests {
                 b[i / 64] |= 1 << (i % 64);
             }
             let (mut sa, mut sb) = (vec![0; n], vec![0; n]);
-            sampling.sign_into(&a, &mut sa);
-            sampling.sign_into(&b, &mut sb);
+            sampling.sign(&a, &mut sa);
+            sampling.sign(&b, &mut sb);
             let agree = sa.iter().zip(&sb).filter(|(x, y)| x == y).count();
             let p = collision_probability(h as f64, len);
             let sigma = len as f64 * (p * (1.0 - p) / n as f64).sqrt();

@@ -1,35 +1,13 @@
-//! The seam of the vector families (MMDS 3.6–3.7): a point (a real vector or
-//! a bit string) → a row of `u32` values that the same [`crate::lsh`] banding
-//! as MinHash cuts into bands.
+//! What the vector families (MMDS 3.6–3.7) share: Gaussian deviates from a
+//! seed for the directions of [`super::hyperplane`] and [`super::pstable`],
+//! and the fixed-order `f32` dot product they sign with. The families
+//! themselves — hyperplanes (cosine), p-stable projections (Euclidean), bit
+//! sampling (Hamming) and SimHash (documents, cosine) — implement
+//! [`super::Family`] like every other sketch, and their rows are banded by the
+//! same [`crate::lsh`] as MinHash.
 //!
-//! Each family is one file: [`super::hyperplane`] (cosine: random hyperplanes,
-//! one sign bit per value), [`super::pstable`] (Euclidean: Gaussian projections
-//! cut into buckets of width `a`), [`super::bit_sampling`] (Hamming: sampled
-//! bits) and [`super::simhash`] (documents: a 64-bit Charikar fingerprint, banded
-//! by the pigeonhole rule). Two points agree in one value with the probability
-//! [`VectorSketcher::collision_probability`] gives for their distance, which
-//! is what the S-curve `1 − (1 − p^r)^b` is raised from
-//! ([`crate::lsh::family`]).
-//!
-//! Invariants: a row depends only on the point, the seed and the family's
-//! parameters (never on the thread or the order points are signed in); pure.
-
-/// A locality-sensitive family over points of type `Item`.
-pub trait VectorSketcher: Sync {
-    /// What is signed: `[f32]` (a vector) or `[u64]` (a packed bit string).
-    type Item: ?Sized + Sync;
-
-    /// Values per row.
-    fn signature_len(&self) -> usize;
-
-    /// Writes the row of `item` into `out` (`signature_len` values).
-    fn sign_into(&self, item: &Self::Item, out: &mut [u32]);
-
-    /// The probability that one value of two points' rows agrees, for points
-    /// at `distance` in the family's own unit (degrees, units of the bucket
-    /// width, bits).
-    fn collision_probability(&self, distance: f64) -> f64;
-}
+//! Invariants: a draw depends only on the seed and its place in the stream;
+//! pure.
 
 /// Standard normal deviates from a seed (Box–Muller over SplitMix64):
 /// the directions of hyperplanes and projections.

@@ -8,7 +8,10 @@
 //! sensitive in degrees. (MMDS's ±1 "sketch" normals approximate this; they
 //! are not uniform in direction.) Memory: `n × d × 4` bytes of normals.
 
-use super::family::{Gaussian, VectorSketcher, dot_lanes};
+use super::family::{Gaussian, dot_lanes};
+use super::{Family, Features, wrong_features};
+use crate::measure::Measure;
+use crate::similarity::vectors::angle_degrees;
 
 /// `n` random hyperplanes in `d` dimensions.
 #[derive(Clone, Debug)]
@@ -40,29 +43,51 @@ pub fn estimate_cosine(agree: usize, n: usize) -> f64 {
     (std::f64::consts::PI * (1.0 - agree as f64 / n as f64)).cos()
 }
 
-impl VectorSketcher for Hyperplanes {
-    type Item = [f32];
-
-    fn signature_len(&self) -> usize {
-        self.normals.len().checked_div(self.dim).unwrap_or(0)
-    }
-
-    fn sign_into(&self, item: &[f32], out: &mut [u32]) {
+impl Hyperplanes {
+    /// Writes the row of `item` (a vector of the planes' dimension) into `out`.
+    pub fn sign(&self, item: &[f32], out: &mut [u32]) {
         debug_assert_eq!(item.len(), self.dim);
         for (value, normal) in out.iter_mut().zip(self.normals.chunks_exact(self.dim)) {
             *value = u32::from(dot_lanes(item, normal) > 0.0);
         }
     }
+}
 
-    fn collision_probability(&self, degrees: f64) -> f64 {
-        collision_probability(degrees)
+impl Family for Hyperplanes {
+    fn signature_len(&self) -> usize {
+        self.normals.len().checked_div(self.dim).unwrap_or(0)
     }
+
+    fn sign_into(&self, features: Features<'_>, out: &mut [u32]) {
+        match features {
+            Features::Vector(item) => self.sign(item, out),
+            other => wrong_features("hyperplanes", &other),
+        }
+    }
+
+    fn estimate(&self, a: &[u32], b: &[u32]) -> f64 {
+        estimate_cosine(agreeing(a, b), a.len())
+    }
+
+    fn collision_probability(&self, cosine: f64) -> f64 {
+        collision_probability(angle_degrees(cosine))
+    }
+
+    fn measure(&self) -> Measure {
+        Measure::Cosine
+    }
+}
+
+/// The positions in which two rows agree.
+pub(crate) fn agreeing(a: &[u32], b: &[u32]) -> usize {
+    assert_eq!(a.len(), b.len(), "rows of one family");
+    a.iter().zip(b).filter(|(x, y)| x == y).count()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::similarity::vectors::{angle_degrees, cosine};
+    use crate::similarity::vectors::cosine;
 
     /// Agreement rate of 4,000 hyperplanes against 1 − θ/180 (5σ of a binomial).
     #[test]
@@ -76,8 +101,8 @@ mod tests {
         ];
         for (a, b) in pairs {
             let (mut sa, mut sb) = (vec![0; n], vec![0; n]);
-            planes.sign_into(&a, &mut sa);
-            planes.sign_into(&b, &mut sb);
+            planes.sign(&a, &mut sa);
+            planes.sign(&b, &mut sb);
             let agree = sa.iter().zip(&sb).filter(|(x, y)| x == y).count() as f64;
             let p = collision_probability(angle_degrees(cosine(&a, &b).unwrap()));
             let sigma = (n as f64 * p * (1.0 - p)).sqrt();
@@ -120,8 +145,8 @@ mod tests {
                 0.0,
             ];
             let (mut sa, mut sb) = (vec![0; n], vec![0; n]);
-            planes.sign_into(&a, &mut sa);
-            planes.sign_into(&b, &mut sb);
+            planes.sign(&a, &mut sa);
+            planes.sign(&b, &mut sb);
             let agree = sa.iter().zip(&sb).filter(|(x, y)| x == y).count();
             let estimated = estimate_cosine(agree, n).clamp(-1.0, 1.0).acos();
             let p = 1.0 - theta / std::f64::consts::PI;

@@ -16,7 +16,9 @@
 //! shingle counts; `scan --sketch icws` weighted sets or bags of shingles
 //! (`pipeline::weighted`; docs/MMDS.md).
 
+use crate::measure::Measure;
 use crate::sketch::minhash::SplitMix64;
+use crate::sketch::{Family, Features, wrong_features};
 
 /// One sample: the element chosen and its quantised weight index t.
 pub type Sample = (u64, i64);
@@ -236,6 +238,13 @@ impl Icws {
             .collect()
     }
 
+    /// One sample as a band value: (k, t) mixed into 32 bits. Equal samples
+    /// give equal values; unequal ones collide with probability 2⁻³².
+    pub fn band_value(&(k, t): &Sample) -> u32 {
+        let mut mix = SplitMix64(k ^ (t as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        (mix.next_u64() >> 32) as u32
+    }
+
     /// The fraction of equal samples: the weighted Jaccard estimate.
     pub fn estimate(a: &[Sample], b: &[Sample]) -> f64 {
         assert_eq!(a.len(), b.len(), "signatures of one sketch");
@@ -244,6 +253,49 @@ impl Icws {
         }
         let equal = a.iter().zip(b).filter(|(x, y)| x == y).count();
         equal as f64 / a.len() as f64
+    }
+}
+
+/// ICWS as a [`Family`]: each sample's [`Icws::band_value`], the row
+/// weighted runs band. A set signs as a bag of weight-1 elements (its
+/// weighted Jaccard is its Jaccard); a bag with no positive weight signs as
+/// every value `u32::MAX` (runs leave such bags out).
+impl Family for Icws {
+    fn signature_len(&self) -> usize {
+        self.samples()
+    }
+
+    fn sign_into(&self, features: Features<'_>, out: &mut [u32]) {
+        let samples = match features {
+            Features::Weighted(bag) => self.sign(bag),
+            Features::Set(set) => {
+                let bag: Vec<(u64, f64)> = set.iter().map(|&k| (k, 1.0)).collect();
+                self.sign(&bag)
+            }
+            other => wrong_features("ICWS", &other),
+        };
+        match samples {
+            Some(samples) => {
+                for (value, sample) in out.iter_mut().zip(&samples) {
+                    *value = Icws::band_value(sample);
+                }
+            }
+            None => out.fill(u32::MAX),
+        }
+    }
+
+    /// The fraction of equal values (of equal samples, but for the 2⁻³²
+    /// collisions of [`Icws::band_value`]).
+    fn estimate(&self, a: &[u32], b: &[u32]) -> f64 {
+        crate::sketch::minhash::estimate(a, b)
+    }
+
+    fn collision_probability(&self, similarity: f64) -> f64 {
+        similarity.clamp(0.0, 1.0)
+    }
+
+    fn measure(&self) -> Measure {
+        Measure::WeightedJaccard
     }
 }
 

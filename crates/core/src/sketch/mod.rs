@@ -1,29 +1,39 @@
-//! Sketches: a document's shingle hashes → a MinHash signature (MMDS 3.3).
+//! Sketches: a document's features → a row of `u32` values whose agreement
+//! estimates a similarity (MMDS 3.3, 3.6–3.7).
 //!
 //! Role: the "sign" stage. Inputs: 64-bit shingle hashes (a set for
-//! [`minhash`], any stream with repeats for [`oph`]) and the recipe's
-//! signature length and seed. Outputs: `n` 32-bit values per document, such
-//! that two documents' signatures agree in each position with probability
-//! (close to) the Jaccard similarity of their shingle sets.
+//! [`minhash`], any stream with repeats for [`oph`]), weighted bags, vectors
+//! or bit strings, and the recipe's signature length and seed. Outputs: `n`
+//! 32-bit values per document or point, such that two rows agree in each
+//! position with a probability given by their similarity (for MinHash, close
+//! to the Jaccard similarity of their shingle sets).
 //!
-//! Invariants: a signature depends only on the set of hashes, the seed and
+//! Invariants: a signature depends only on the features, the seed and
 //! the sketch kind, never on the order of the hashes, the CPU or the SIMD
 //! variant that computed it ([`crate::simd`]; each variant is tested bit for
 //! bit against its scalar reference); signatures of different kinds or seeds
 //! are not comparable. Pure: no file system, no printing.
 //!
-//! [`Sketcher`] is what a sketch family offers the rest of the program: its
-//! signature length, signing a set, a streaming [`SketchBuilder`] for a
-//! document's window hashes, the Jaccard estimate of two signatures, the
-//! probability one position agrees, and whether a signature's positions are
-//! independent samples. [`AnySketcher`] is the closed set of families
-//! ([`SketchKind`]), implementing the trait by one `match` per call: callers
-//! dispatch once per file or per batch, never per hash.
+//! [`Family`] is the one interface of every family — MinHash (classic, OPH,
+//! block), ICWS, SimHash, hyperplanes, p-stable projections, bit sampling:
+//! [`Features`] in, a row of `u32` out, the estimate of two rows, the
+//! probability one position agrees, and the [`Measure`] it estimates.
+//! [`AnyFamily`] is the closed set, dispatched by one macro. The vector and
+//! weighted runs sign and estimate through it; the S-curve and tuning speak
+//! its [`Measure`] through `lsh::family::Metric`.
 //!
-//! A new family is one file here (a type implementing [`Sketcher`]), one
-//! variant in [`SketchKind`] and [`AnySketcher`] (with its name), and its
-//! measure in `similarity/` (`docs/ARCHITECTURE.md`, "How to add a sketch family").
+//! [`Sketcher`] is MinHash's fast path, which the file scan, the index and
+//! the records run use: signing a set, a streaming [`SketchBuilder`] for a
+//! document's window hashes, and whether a signature's positions are
+//! independent samples. [`AnySketcher`] is its closed set ([`SketchKind`]),
+//! one `match` per call: callers dispatch once per file or per batch, never
+//! per hash. Every [`Sketcher`] is a [`Family`] too (`minhash_family!`).
+//!
+//! A new family is one file here (a type implementing [`Family`]), one variant
+//! in [`AnyFamily`], and its [`Measure`] if it is a new one
+//! (`docs/ARCHITECTURE.md`, "How to add a sketch family").
 
+pub mod any;
 pub mod bit_sampling;
 pub mod block;
 pub mod classic;
@@ -40,10 +50,76 @@ pub mod textbook;
 use std::fmt;
 use std::str::FromStr;
 
+pub use any::AnyFamily;
+pub use bit_sampling::BitSampling;
 pub use block::Block;
 pub use classic::Classic;
-pub use family::VectorSketcher;
+pub use hyperplane::Hyperplanes;
+pub use icws::Icws;
 pub use one_permutation::OnePermutation;
+pub use pstable::PStable;
+pub use simhash::SimHash;
+
+use crate::measure::Measure;
+
+/// What a family signs: the features of one document or point. Each family
+/// takes the kinds its [`Family::sign_into`] names; any other is a caller's
+/// bug, and panics.
+#[derive(Clone, Copy, Debug)]
+pub enum Features<'a> {
+    /// Distinct 64-bit hashes (shingles, tokens), any order, non-empty.
+    Set(&'a [u64]),
+    /// Distinct elements with their weights (a bag of counts, `token:weight`).
+    Weighted(&'a [(u64, f64)]),
+    /// A real vector of the family's dimension.
+    Vector(&'a [f32]),
+    /// A bit string of the family's length, packed in 64-bit words, bit `i`
+    /// at `words[i / 64] >> (i % 64)`.
+    Bits(&'a [u64]),
+}
+
+impl Features<'_> {
+    /// The kind's name, for the message of a mismatch.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Features::Set(_) => "a set",
+            Features::Weighted(_) => "a weighted bag",
+            Features::Vector(_) => "a vector",
+            Features::Bits(_) => "a bit string",
+        }
+    }
+}
+
+/// A locality-sensitive family: features → a row of `u32` values, two rows
+/// agreeing in each position with [`Family::collision_probability`] of the
+/// two inputs' [`Family::measure`]. What the S-curve, the tuner, `--verify
+/// signature` and the banding of every run build on.
+pub trait Family {
+    /// Values per row.
+    fn signature_len(&self) -> usize;
+
+    /// Writes the row of `features` into `out` (`signature_len` values).
+    /// Panics when the family does not sign that kind of features.
+    fn sign_into(&self, features: Features<'_>, out: &mut [u32]);
+
+    /// The estimate of the measure from two rows of this family.
+    fn estimate(&self, a: &[u32], b: &[u32]) -> f64;
+
+    /// The probability that one position of two rows agrees, for inputs at
+    /// `value` of the measure (a similarity or a distance, as
+    /// [`Measure::larger_is_more_similar`] says; distances in the measure's
+    /// own unit, not the family's).
+    fn collision_probability(&self, value: f64) -> f64;
+
+    /// The measure the rows estimate.
+    fn measure(&self) -> Measure;
+}
+
+/// The panic of a family given features it does not sign.
+#[track_caller]
+pub(crate) fn wrong_features(family: &str, features: &Features<'_>) -> ! {
+    panic!("{family} does not sign {}", features.kind())
+}
 
 /// Which sketch signs the documents.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -145,6 +221,44 @@ pub trait Sketcher {
     }
 }
 
+/// The MinHash families are [`Family`] through their [`Sketcher`]: sets only,
+/// the Jaccard measure.
+macro_rules! minhash_family {
+    ($($ty:ty => $name:literal),* $(,)?) => {$(
+        impl Family for $ty {
+            fn signature_len(&self) -> usize {
+                Sketcher::signature_len(self)
+            }
+
+            fn sign_into(&self, features: Features<'_>, out: &mut [u32]) {
+                match features {
+                    Features::Set(set) => Sketcher::sign_into(self, set, out),
+                    other => wrong_features($name, &other),
+                }
+            }
+
+            fn estimate(&self, a: &[u32], b: &[u32]) -> f64 {
+                Sketcher::estimate(self, a, b)
+            }
+
+            fn collision_probability(&self, similarity: f64) -> f64 {
+                Sketcher::collision_probability(self, similarity)
+            }
+
+            fn measure(&self) -> Measure {
+                Measure::Jaccard
+            }
+        }
+    )*};
+}
+
+minhash_family!(
+    Classic => "classic MinHash",
+    OnePermutation => "one-permutation MinHash",
+    Block => "block MinHash",
+    AnySketcher => "MinHash",
+);
+
 /// Every sketch family, chosen at run time by [`SketchKind`].
 #[derive(Clone, Debug)]
 pub enum AnySketcher {
@@ -203,57 +317,57 @@ impl Sketcher for AnySketcher {
 
     fn signature_len(&self) -> usize {
         match self {
-            AnySketcher::Classic(s) => s.signature_len(),
-            AnySketcher::Oph(s) => s.signature_len(),
-            AnySketcher::Block(s) => s.signature_len(),
+            AnySketcher::Classic(s) => Sketcher::signature_len(s),
+            AnySketcher::Oph(s) => Sketcher::signature_len(s),
+            AnySketcher::Block(s) => Sketcher::signature_len(s),
         }
     }
 
     fn sign_into(&self, set: &[u64], out: &mut [u32]) {
         match self {
-            AnySketcher::Classic(s) => s.sign_into(set, out),
-            AnySketcher::Oph(s) => s.sign_into(set, out),
-            AnySketcher::Block(s) => s.sign_into(set, out),
+            AnySketcher::Classic(s) => Sketcher::sign_into(s, set, out),
+            AnySketcher::Oph(s) => Sketcher::sign_into(s, set, out),
+            AnySketcher::Block(s) => Sketcher::sign_into(s, set, out),
         }
     }
 
     fn takes_repeats(&self) -> bool {
         match self {
-            AnySketcher::Classic(s) => s.takes_repeats(),
-            AnySketcher::Oph(s) => s.takes_repeats(),
-            AnySketcher::Block(s) => s.takes_repeats(),
+            AnySketcher::Classic(s) => Sketcher::takes_repeats(s),
+            AnySketcher::Oph(s) => Sketcher::takes_repeats(s),
+            AnySketcher::Block(s) => Sketcher::takes_repeats(s),
         }
     }
 
     fn builder<'a>(&'a self, out: &'a mut [u32], scratch: &'a mut Vec<u32>) -> AnyBuilder<'a> {
         match self {
-            AnySketcher::Classic(s) => AnyBuilder::Classic(s.builder(out, scratch)),
-            AnySketcher::Oph(s) => AnyBuilder::Oph(s.builder(out, scratch)),
-            AnySketcher::Block(s) => AnyBuilder::Block(s.builder(out, scratch)),
+            AnySketcher::Classic(s) => AnyBuilder::Classic(Sketcher::builder(s, out, scratch)),
+            AnySketcher::Oph(s) => AnyBuilder::Oph(Sketcher::builder(s, out, scratch)),
+            AnySketcher::Block(s) => AnyBuilder::Block(Sketcher::builder(s, out, scratch)),
         }
     }
 
     fn estimate(&self, a: &[u32], b: &[u32]) -> f64 {
         match self {
-            AnySketcher::Classic(s) => s.estimate(a, b),
-            AnySketcher::Oph(s) => s.estimate(a, b),
-            AnySketcher::Block(s) => s.estimate(a, b),
+            AnySketcher::Classic(s) => Sketcher::estimate(s, a, b),
+            AnySketcher::Oph(s) => Sketcher::estimate(s, a, b),
+            AnySketcher::Block(s) => Sketcher::estimate(s, a, b),
         }
     }
 
     fn collision_probability(&self, similarity: f64) -> f64 {
         match self {
-            AnySketcher::Classic(s) => s.collision_probability(similarity),
-            AnySketcher::Oph(s) => s.collision_probability(similarity),
-            AnySketcher::Block(s) => s.collision_probability(similarity),
+            AnySketcher::Classic(s) => Sketcher::collision_probability(s, similarity),
+            AnySketcher::Oph(s) => Sketcher::collision_probability(s, similarity),
+            AnySketcher::Block(s) => Sketcher::collision_probability(s, similarity),
         }
     }
 
     fn positions_independent(&self, signature: &[u32], scratch: &mut Vec<u32>) -> bool {
         match self {
-            AnySketcher::Classic(s) => s.positions_independent(signature, scratch),
-            AnySketcher::Oph(s) => s.positions_independent(signature, scratch),
-            AnySketcher::Block(s) => s.positions_independent(signature, scratch),
+            AnySketcher::Classic(s) => Sketcher::positions_independent(s, signature, scratch),
+            AnySketcher::Oph(s) => Sketcher::positions_independent(s, signature, scratch),
+            AnySketcher::Block(s) => Sketcher::positions_independent(s, signature, scratch),
         }
     }
 }
@@ -283,7 +397,7 @@ mod tests {
         for kind in [SketchKind::Classic, SketchKind::Oph] {
             let sketcher = AnySketcher::new(kind, 64, 7);
             let mut whole = vec![0; 64];
-            sketcher.sign_into(&values, &mut whole);
+            Sketcher::sign_into(&sketcher, &values, &mut whole);
             let mut streamed = vec![0; 64];
             let mut scratch = Vec::new();
             let mut builder = sketcher.builder(&mut streamed, &mut scratch);
@@ -293,7 +407,7 @@ mod tests {
             }
             builder.finish();
             assert_eq!(streamed, whole, "{kind:?}");
-            assert_eq!(sketcher.estimate(&streamed, &whole), 1.0);
+            assert_eq!(Sketcher::estimate(&sketcher, &streamed, &whole), 1.0);
             assert!(sketcher.positions_independent(&whole, &mut scratch));
         }
     }

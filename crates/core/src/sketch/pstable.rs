@@ -9,7 +9,10 @@
 //! 0.1954 at `2a`, within MMDS's bounds (≥ 1/2, ≤ 1/3) for its random lines.
 //! Memory: `n × d × 4` bytes of directions.
 
-use super::family::{Gaussian, VectorSketcher, dot_lanes};
+use super::family::{Gaussian, dot_lanes};
+use super::hyperplane::agreeing;
+use super::{Family, Features, wrong_features};
+use crate::measure::Measure;
 
 /// `n` Gaussian projections in `d` dimensions, cut into buckets of `width`.
 #[derive(Clone, Debug)]
@@ -75,14 +78,10 @@ fn erfc(x: f64) -> f64 {
     if x >= 0.0 { r } else { 2.0 - r }
 }
 
-impl VectorSketcher for PStable {
-    type Item = [f32];
-
-    fn signature_len(&self) -> usize {
-        self.offsets.len()
-    }
-
-    fn sign_into(&self, item: &[f32], out: &mut [u32]) {
+impl PStable {
+    /// Writes the row of `item` (a vector of the projections' dimension)
+    /// into `out`.
+    pub fn sign(&self, item: &[f32], out: &mut [u32]) {
         debug_assert_eq!(item.len(), self.dim);
         for ((value, direction), offset) in out
             .iter_mut()
@@ -95,10 +94,63 @@ impl VectorSketcher for PStable {
             *value = bucket as i64 as u32;
         }
     }
+}
 
-    fn collision_probability(&self, distance_in_widths: f64) -> f64 {
-        collision_probability(distance_in_widths)
+impl Family for PStable {
+    fn signature_len(&self) -> usize {
+        self.offsets.len()
     }
+
+    fn sign_into(&self, features: Features<'_>, out: &mut [u32]) {
+        match features {
+            Features::Vector(item) => self.sign(item, out),
+            other => wrong_features("p-stable projections", &other),
+        }
+    }
+
+    /// The distance whose collision probability is the rows' agreement rate
+    /// (the formula inverted by bisection; it falls with the distance): 0
+    /// when every position agrees, infinite when none does.
+    fn estimate(&self, a: &[u32], b: &[u32]) -> f64 {
+        if a.is_empty() {
+            return 0.0;
+        }
+        let rate = agreeing(a, b) as f64 / a.len() as f64;
+        estimate_widths(rate) * self.width
+    }
+
+    fn collision_probability(&self, distance: f64) -> f64 {
+        collision_probability(distance / self.width)
+    }
+
+    fn measure(&self) -> Measure {
+        Measure::L2
+    }
+}
+
+/// The distance in bucket widths at which one projection agrees with
+/// probability `rate`.
+fn estimate_widths(rate: f64) -> f64 {
+    if rate >= 1.0 {
+        return 0.0;
+    }
+    if rate <= 0.0 {
+        return f64::INFINITY;
+    }
+    let mut high = 1.0;
+    while collision_probability(high) > rate {
+        high *= 2.0;
+    }
+    let mut low = 0.0;
+    for _ in 0..60 {
+        let mid = 0.5 * (low + high);
+        if collision_probability(mid) > rate {
+            low = mid;
+        } else {
+            high = mid;
+        }
+    }
+    0.5 * (low + high)
 }
 
 #[cfg(test)]
@@ -144,8 +196,8 @@ mod tests {
             ([-5.0, 0.0, 2.0, 1.0], [-4.0, 1.0, 2.0, 1.5]),
         ] {
             let (mut sa, mut sb) = (vec![0; n], vec![0; n]);
-            family.sign_into(&a, &mut sa);
-            family.sign_into(&b, &mut sb);
+            family.sign(&a, &mut sa);
+            family.sign(&b, &mut sb);
             let agree = sa.iter().zip(&sb).filter(|(x, y)| x == y).count() as f64;
             let p = collision_probability(euclidean(&a, &b) / width);
             let sigma = (n as f64 * p * (1.0 - p)).sqrt();

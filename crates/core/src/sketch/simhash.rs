@@ -12,6 +12,11 @@
 //! count in the document (a term-frequency vector, where repeated passages —
 //! boilerplate — weigh more).
 
+use super::hyperplane::{self, agreeing};
+use super::{Family, Features, wrong_features};
+use crate::measure::Measure;
+use crate::similarity::vectors::angle_degrees;
+
 /// How a document's shingles weigh in its fingerprint (`--simhash-weights`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Weights {
@@ -60,6 +65,74 @@ pub fn fingerprint(features: &[(u64, u32)], seed: u64) -> u64 {
     sums.iter()
         .enumerate()
         .fold(0u64, |fp, (i, &s)| fp | (u64::from(s > 0) << i))
+}
+
+/// [`fingerprint`] of real weights: the same fingerprint for whole weights
+/// (their sums are exact in `f64`), and what a `token:weight` bag signs.
+pub fn fingerprint_weighted(features: &[(u64, f64)], seed: u64) -> u64 {
+    let mut sums = [0f64; 64];
+    for &(hash, weight) in features {
+        let h = mix(hash, seed);
+        for (i, sum) in sums.iter_mut().enumerate() {
+            if h >> i & 1 == 1 {
+                *sum += weight;
+            } else {
+                *sum -= weight;
+            }
+        }
+    }
+    sums.iter()
+        .enumerate()
+        .fold(0u64, |fp, (i, &s)| fp | (u64::from(s > 0.0) << i))
+}
+
+/// SimHash as a [`Family`]: a row of 64 values, bit `i` of the fingerprint
+/// in value `i` (what `BitSampling::consecutive(64, 64)` reads from the
+/// fingerprint, so the pigeonhole bands cut the same row).
+#[derive(Clone, Copy, Debug)]
+pub struct SimHash {
+    seed: u64,
+}
+
+impl SimHash {
+    pub fn new(seed: u64) -> Self {
+        SimHash { seed }
+    }
+}
+
+impl Family for SimHash {
+    fn signature_len(&self) -> usize {
+        64
+    }
+
+    /// A set weighs each distinct hash once ([`Weights::Set`]); a bag by its
+    /// weights ([`Weights::Counts`] gives whole ones).
+    fn sign_into(&self, features: Features<'_>, out: &mut [u32]) {
+        let fp = match features {
+            Features::Set(hashes) => {
+                fingerprint(&self::features(hashes.to_vec(), Weights::Set), self.seed)
+            }
+            Features::Weighted(bag) => fingerprint_weighted(bag, self.seed),
+            other => wrong_features("SimHash", &other),
+        };
+        for (i, value) in out.iter_mut().enumerate().take(64) {
+            *value = (fp >> i & 1) as u32;
+        }
+    }
+
+    fn estimate(&self, a: &[u32], b: &[u32]) -> f64 {
+        hyperplane::estimate_cosine(agreeing(a, b), a.len())
+    }
+
+    /// One bit is one hyperplane with hashed ±1 normals: `1 − θ/180`, close
+    /// for documents of many features (their sums are near-Gaussian).
+    fn collision_probability(&self, cosine: f64) -> f64 {
+        hyperplane::collision_probability(angle_degrees(cosine))
+    }
+
+    fn measure(&self) -> Measure {
+        Measure::Cosine
+    }
 }
 
 #[cfg(test)]

@@ -27,11 +27,13 @@ use xxhash_rust::xxh3::xxh3_128;
 use super::{Exchange, FAMILY_PREFIX, MetadataError};
 use crate::input::vectors::{self, BitStrings, ReadError, RowError, Vectors};
 use crate::lsh::Banding;
+use crate::measure::Measure;
 use crate::params::Params;
 use crate::pipeline::vectors::{Found, sign_rows};
 use crate::progress::{Reporter, Stage, Warning};
 use crate::recipe::Recipe;
 use crate::similarity::vectors as measure;
+use crate::sketch::Features;
 use crate::sketch::SketchKind;
 use crate::sketch::bit_sampling::BitSampling;
 use crate::sketch::hyperplane::Hyperplanes;
@@ -52,12 +54,12 @@ pub enum Family {
 }
 
 impl Family {
-    /// The measure's name (`--metric`).
-    pub fn metric(self) -> &'static str {
+    /// The measure its query is in (its name is the `metric` key).
+    pub fn measure(self) -> Measure {
         match self {
-            Family::Cosine { .. } => "cosine",
-            Family::Euclidean { .. } => "euclidean",
-            Family::Hamming { .. } => "hamming",
+            Family::Cosine { .. } => Measure::Cosine,
+            Family::Euclidean { .. } => Measure::L2,
+            Family::Hamming { .. } => Measure::Hamming,
         }
     }
 
@@ -76,7 +78,7 @@ impl Family {
 /// they parse back to the same `f64`.
 pub fn family_metadata(family: Family, width: usize) -> Vec<(String, String)> {
     let mut kv = vec![
-        ("metric", family.metric().to_string()),
+        ("metric", family.measure().name().to_string()),
         ("sketch", family.sketch().to_string()),
         ("width", width.to_string()),
     ];
@@ -111,21 +113,24 @@ pub fn family_of(metadata: &[(String, String)]) -> Result<(Family, usize), Metad
         })
     }
     let width: usize = number("width", get("width")?)?;
-    let family = match get("metric")?.as_str() {
-        "cosine" => Family::Cosine {
+    let metric = get("metric")?;
+    // The measures without a vector family (the Jaccard ones) are refused
+    // as unknown names are.
+    let family = match metric.parse::<Measure>() {
+        Ok(Measure::Cosine) => Family::Cosine {
             min_cosine: number("min_cosine", get("min_cosine")?)?,
         },
-        "euclidean" => Family::Euclidean {
+        Ok(Measure::L2) => Family::Euclidean {
             radius: number("radius", get("radius")?)?,
             width: number("bucket_width", get("bucket_width")?)?,
         },
-        "hamming" => Family::Hamming {
+        Ok(Measure::Hamming) => Family::Hamming {
             radius: number("radius", get("radius")?)?,
         },
-        other => {
+        Ok(Measure::Jaccard | Measure::WeightedJaccard) | Err(_) => {
             return Err(MetadataError::NotAFamily {
                 key: format!("{FAMILY_PREFIX}metric"),
-                value: other.to_string(),
+                value: metric,
             });
         }
     };
@@ -183,11 +188,11 @@ pub fn sign_vectors(points: &Vectors, family: Family, banding: Banding, seed: u6
         Family::Euclidean { width, .. } => sign_rows(
             &PStable::new(points.dim, n, width, seed),
             points.len(),
-            |i| points.row(i),
+            |i| Features::Vector(points.row(i)),
         ),
         Family::Cosine { .. } | Family::Hamming { .. } => {
             sign_rows(&Hyperplanes::new(points.dim, n, seed), points.len(), |i| {
-                points.row(i)
+                Features::Vector(points.row(i))
             })
         }
     }
@@ -196,7 +201,7 @@ pub fn sign_vectors(points: &Vectors, family: Family, banding: Banding, seed: u6
 /// The rows of `strings`, sampled as `scan --input bits` samples them.
 pub fn sign_bits(strings: &BitStrings, banding: Banding, seed: u64) -> Vec<u32> {
     let sampling = BitSampling::random(strings.bits, banding.signature_len(), seed);
-    sign_rows(&sampling, strings.len(), |i| strings.row(i))
+    sign_rows(&sampling, strings.len(), |i| Features::Bits(strings.row(i)))
 }
 
 /// A vector's content hash: XXH3-128 of its components' bits.
@@ -446,6 +451,29 @@ mod tests {
                 .unwrap_err()
                 .to_string()
                 .contains("simfind.family.width")
+        );
+    }
+
+    /// The `metric` strings stored shards carry, whatever the measure's
+    /// variant is called; a Jaccard measure names no vector family.
+    #[test]
+    fn metric_strings_stay_as_stored() {
+        let metric = |family| family_metadata(family, 4)[0].1.clone();
+        assert_eq!(metric(Family::Cosine { min_cosine: 0.5 }), "cosine");
+        let l2 = Family::Euclidean {
+            radius: 1.0,
+            width: 2.0,
+        };
+        assert_eq!(metric(l2), "euclidean");
+        assert_eq!(metric(Family::Hamming { radius: 1 }), "hamming");
+        let mut kv = family_metadata(l2, 4);
+        kv[0].1 = "jaccard".to_string();
+        assert_eq!(
+            family_of(&kv),
+            Err(MetadataError::NotAFamily {
+                key: "simfind.family.metric".to_string(),
+                value: "jaccard".to_string(),
+            })
         );
     }
 }

@@ -1,7 +1,7 @@
 //! The vector families' runs (`scan --input vectors|bits`, `scan --sketch
 //! simhash`): orchestration only. Points are held in memory (`n × d × 4`
 //! bytes for vectors, `n × ⌈bits/64⌉ × 8` for bit strings), signed in
-//! parallel by a [`VectorSketcher`] into an `n × (b·r)` matrix of `u32`
+//! parallel by a [`Family`] into an `n × (b·r)` matrix of `u32`
 //! (`4·b·r` bytes a point), banded by [`lsh::candidate_pairs`], and every
 //! candidate is verified by the true measure
 //! ([`crate::similarity::vectors`]), so no reported pair is false.
@@ -21,10 +21,10 @@ use crate::lsh::{self, Banding};
 use crate::progress::{Reporter, Stage};
 use crate::similarity::vectors;
 use crate::similarity::vectors::all_pairs;
-use crate::sketch::bit_sampling::{self, BitSampling};
-use crate::sketch::hyperplane::{self, Hyperplanes};
+use crate::sketch::bit_sampling::BitSampling;
+use crate::sketch::hyperplane::Hyperplanes;
 use crate::sketch::pstable::PStable;
-use crate::sketch::{VectorSketcher, simhash};
+use crate::sketch::{AnyFamily, Family, Features, simhash};
 use crate::source::{FileSource, Source, skips_binary};
 use crate::text::normalize::normalize;
 use crate::text::shingle::Scratch;
@@ -66,8 +66,8 @@ pub struct RunOptions {
     pub link: Option<u32>,
     /// [`Verification::Signature`]: a candidate's value is the family's
     /// estimate from the agreement of its two rows (cosine:
-    /// [`hyperplane::estimate_cosine`]; Hamming:
-    /// [`bit_sampling::estimate_distance`]), nothing is measured. Euclidean
+    /// [`crate::sketch::hyperplane::estimate_cosine`]; Hamming:
+    /// [`crate::sketch::bit_sampling::estimate_distance`]), nothing is measured. Euclidean
     /// has none and is always measured exactly.
     pub verification: Verification,
 }
@@ -81,25 +81,23 @@ impl Default for RunOptions {
     }
 }
 
-/// The number of values in which rows `x` and `y` of `rows` agree.
-fn agreement(rows: &[u32], len: usize, x: u32, y: u32) -> usize {
-    let row = |i: u32| &rows[i as usize * len..(i as usize + 1) * len];
-    row(x).iter().zip(row(y)).filter(|(u, v)| u == v).count()
+/// Row `i` of a row-major matrix of rows of `len` values.
+fn row_of(rows: &[u32], len: usize, i: u32) -> &[u32] {
+    &rows[i as usize * len..(i as usize + 1) * len]
 }
 
 /// Signs `n` points in parallel into a row-major `n × signature_len` matrix.
-pub fn sign_rows<'a, S, F>(sketcher: &S, n: usize, point: F) -> Vec<u32>
+pub fn sign_rows<'a, S, F>(family: &S, n: usize, point: F) -> Vec<u32>
 where
-    S: VectorSketcher,
-    S::Item: 'a,
-    F: Fn(usize) -> &'a S::Item + Sync,
+    S: Family + Sync + ?Sized,
+    F: Fn(usize) -> Features<'a> + Sync,
 {
-    let len = sketcher.signature_len();
+    let len = family.signature_len();
     let mut rows = vec![0u32; n * len];
     if len > 0 {
         rows.par_chunks_mut(len)
             .enumerate()
-            .for_each(|(i, row)| sketcher.sign_into(point(i), row));
+            .for_each(|(i, row)| family.sign_into(point(i), row));
     }
     rows
 }
@@ -199,18 +197,11 @@ pub fn scan_vectors(
 ) -> FamilyOutcome {
     let n = banding.signature_len();
     reporter.begin(Stage::Sign, Some(points.len() as u64));
-    let rows = match query {
-        VectorQuery::Cosine { .. } => {
-            sign_rows(&Hyperplanes::new(points.dim, n, seed), points.len(), |i| {
-                points.row(i)
-            })
-        }
-        VectorQuery::Euclidean { width, .. } => sign_rows(
-            &PStable::new(points.dim, n, width, seed),
-            points.len(),
-            |i| points.row(i),
-        ),
+    let family: AnyFamily = match query {
+        VectorQuery::Cosine { .. } => Hyperplanes::new(points.dim, n, seed).into(),
+        VectorQuery::Euclidean { width, .. } => PStable::new(points.dim, n, width, seed).into(),
     };
+    let rows = sign_rows(&family, points.len(), |i| Features::Vector(points.row(i)));
     reporter.advance(points.len() as u64);
     reporter.end(Stage::Sign);
     let row = |i: u32| points.row(i as usize);
@@ -228,7 +219,7 @@ pub fn scan_vectors(
         options.link,
         |x, y| match query {
             VectorQuery::Cosine { min_cosine } if by_signature => {
-                Some(hyperplane::estimate_cosine(agreement(&rows, n, x, y), n))
+                Some(family.estimate(row_of(&rows, n, x), row_of(&rows, n, y)))
                     .filter(|&c| c >= min_cosine)
             }
             VectorQuery::Cosine { min_cosine } => {
@@ -254,7 +245,7 @@ pub fn scan_bits(
     reporter: &dyn Reporter,
 ) -> FamilyOutcome {
     reporter.begin(Stage::Sign, Some(strings.len() as u64));
-    let rows = sign_rows(sampling, strings.len(), |i| strings.row(i));
+    let rows = sign_rows(sampling, strings.len(), |i| Features::Bits(strings.row(i)));
     reporter.advance(strings.len() as u64);
     reporter.end(Stage::Sign);
     let n = sampling.signature_len();
@@ -264,7 +255,8 @@ pub fn scan_bits(
         options.link,
         |x, y| {
             if options.verification == Verification::Signature {
-                let h = bit_sampling::estimate_distance(agreement(&rows, n, x, y), n, strings.bits)
+                let h = sampling
+                    .estimate(row_of(&rows, n, x), row_of(&rows, n, y))
                     .round();
                 return (h <= f64::from(radius)).then_some(h);
             }
@@ -384,7 +376,9 @@ pub fn scan_fingerprints(
         ..BitStrings::default()
     };
     let (sampling, banding) = pigeonhole(64, radius as usize);
-    let rows = sign_rows(&sampling, fingerprints.len(), |i| strings.row(i));
+    let rows = sign_rows(&sampling, fingerprints.len(), |i| {
+        Features::Bits(strings.row(i))
+    });
     band_and_verify(
         &rows,
         banding,

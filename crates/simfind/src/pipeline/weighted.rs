@@ -27,8 +27,8 @@ use crate::input::walk::FileEntry;
 use crate::lsh::Banding;
 use crate::progress::{Reporter, Stage};
 use crate::similarity::measures;
-use crate::sketch::icws::{DRAW_CACHE_BYTES, DrawCache, Icws, Sample};
-use crate::sketch::minhash::SplitMix64;
+use crate::sketch::Family;
+use crate::sketch::icws::{DRAW_CACHE_BYTES, DrawCache, Icws};
 use crate::text::short_hash::xxh3_64;
 
 /// A weighted set of `(token, weight)` pairs as a sorted `(element, weight)`
@@ -54,12 +54,6 @@ pub fn weighted_set<'a>(tokens: impl IntoIterator<Item = (&'a str, f64)>) -> Vec
     set
 }
 
-/// One sample as a band value: (k, t) mixed into 32 bits.
-fn sample_value(&(k, t): &Sample) -> u32 {
-    let mut mix = SplitMix64(k ^ (t as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
-    (mix.next_u64() >> 32) as u32
-}
-
 /// Pairs of `sets` with weighted Jaccard similarity ≥ `threshold`, found by
 /// ICWS rows of `banding`'s length from `seed`. Empty sets are never
 /// paired. Pairs name the sets by their index in `sets`.
@@ -83,7 +77,7 @@ pub fn scan_weighted(
         rows.par_chunks_mut(n).zip(&kept).for_each(|(row, &i)| {
             if let Some(samples) = icws.sign_cached(&sets[i as usize], &cache) {
                 for (value, sample) in row.iter_mut().zip(&samples) {
-                    *value = sample_value(sample);
+                    *value = Icws::band_value(sample);
                 }
             }
             reporter.advance(1);
@@ -102,10 +96,7 @@ pub fn scan_weighted(
         link,
         |x, y| {
             let value = match options.verification {
-                Verification::Signature => {
-                    let equal = row(x).iter().zip(row(y)).filter(|(u, v)| u == v).count();
-                    Some(equal as f64 / n as f64)
-                }
+                Verification::Signature => Some(icws.estimate(row(x), row(y))),
                 _ => measures::weighted_jaccard_of(
                     &sets[kept[x as usize] as usize],
                     &sets[kept[y as usize] as usize],
@@ -187,6 +178,7 @@ pub fn bags_of_files(
 mod tests {
     use super::*;
     use crate::progress::Silent;
+    use crate::sketch::minhash::SplitMix64;
 
     /// Σ min / Σ max by the definition, over maps of token → weight.
     fn brute(a: &[(u64, f64)], b: &[(u64, f64)]) -> f64 {
