@@ -39,5 +39,5 @@ pub mod pipeline;
 // so that `simfind::text`, `crate::sketch` and the rest read as one library.
 pub use simfind_core::{
     cluster, explain, lsh, memory, model, params, progress, recipe, simd, similarity, size, sketch,
-    text,
+    spec, text,
 };
