@@ -5,6 +5,7 @@
 
 use std::fmt;
 
+use super::input::InputKind;
 use crate::lsh::tune::OutOfReach;
 
 /// A rule of [`super::SpecBuilder::build`] that the given fields break.
@@ -34,6 +35,33 @@ pub enum SpecError {
         field: &'static str,
         with: &'static str,
     },
+    /// A record field given for an input kind that has no such field.
+    NotForInput {
+        field: &'static str,
+        input: InputKind,
+    },
+    /// `field` is given without `needs`, which it qualifies.
+    Requires {
+        field: &'static str,
+        needs: &'static str,
+    },
+    /// Every field weight is 0.
+    WeightsAllZero,
+    /// Linking pairs the records of exactly two inputs.
+    LinkInputs { given: usize },
+    /// Standard input named as more than one input.
+    StdinTwice,
+    /// A weight count other than the inputs' field count.
+    WeightsCount { weights: usize, fields: Vec<String> },
+    /// `field` names `name`, which the inputs do not have.
+    UnknownField {
+        field: &'static str,
+        name: String,
+        fields: Vec<String>,
+    },
+    /// `important_words` ranks the words of whole texts: files, or records
+    /// of JSON Lines, CSV or TSV without per-field scores.
+    ImportantWordsInput,
 }
 
 impl fmt::Display for SpecError {
@@ -63,6 +91,34 @@ impl fmt::Display for SpecError {
             SpecError::Conflict { field, with } => {
                 write!(f, "{field} does not combine with {with} as given")
             }
+            SpecError::NotForInput { field, input } => {
+                write!(f, "{field} does not apply to {input} inputs")
+            }
+            SpecError::Requires { field, needs } => write!(f, "{field} applies only with {needs}"),
+            SpecError::WeightsAllZero => f.write_str("weights are all 0: one field must count"),
+            SpecError::LinkInputs { given } => {
+                write!(f, "link pairs the records of two inputs, got {given}")
+            }
+            SpecError::StdinTwice => f.write_str("standard input can be one input only"),
+            SpecError::WeightsCount { weights, fields } => write!(
+                f,
+                "{weights} weights for {} fields ({})",
+                fields.len(),
+                fields.join(",")
+            ),
+            SpecError::UnknownField {
+                field,
+                name,
+                fields,
+            } => write!(
+                f,
+                "{field} names '{name}', which is not a field ({})",
+                fields.join(",")
+            ),
+            SpecError::ImportantWordsInput => f.write_str(
+                "important_words ranks the words of whole texts: files, or jsonl, csv or tsv \
+                 records without per_field",
+            ),
         }
     }
 }

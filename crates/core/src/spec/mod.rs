@@ -16,9 +16,12 @@
 
 mod builder;
 mod error;
+pub mod input;
+mod records;
 
 pub use builder::SpecBuilder;
 pub use error::SpecError;
+pub use records::{Beside, RecordFields, important_words_shingles, important_words_with};
 
 use crate::lsh::Banding;
 use crate::recipe::Recipe;

@@ -1,6 +1,8 @@
-//! What the positional inputs of `scan` are: directories of files (the
-//! default) or files of records. One name per kind, used by `--input` and in
-//! messages, from [`InputKind::name`] and its `FromStr`.
+//! What a run's inputs are: directories of files (the default) or files of
+//! records, vectors or bit strings. One name per kind, used by the faces and
+//! in messages, from [`InputKind::name`] and its `FromStr`. Part of the
+//! [`super::Spec`] rules (which record fields apply to which kind); the
+//! engine reads each kind (`simfind::input`).
 
 use std::fmt;
 use std::str::FromStr;
@@ -20,9 +22,9 @@ pub enum InputKind {
     /// `id<TAB>token token …` per line (or `id<TAB>token` pairs): sets of
     /// whole tokens, not shingled.
     Sets,
-    /// CSV/TSV `id,x1,…,xd`: real vectors ([`crate::input::vectors`]).
+    /// CSV/TSV `id,x1,…,xd`: real vectors (the engine's `input::vectors`).
     Vectors,
-    /// CSV/TSV `id,0101…` or `id,0x…`: bit strings ([`crate::input::vectors`]).
+    /// CSV/TSV `id,0101…` or `id,0x…`: bit strings (the engine's `input::vectors`).
     Bits,
 }
 
@@ -38,7 +40,7 @@ impl InputKind {
         InputKind::Bits,
     ];
 
-    /// The name `--input` takes.
+    /// The kind's name (the CLI's `--input` takes it).
     pub fn name(self) -> &'static str {
         match self {
             InputKind::Files => "files",
@@ -62,7 +64,7 @@ impl InputKind {
     }
 
     /// Whether the inputs are vectors or bit strings, found by the families
-    /// of `pipeline::vectors` rather than by shingles and MinHash.
+    /// of the engine's `pipeline::vectors` rather than by shingles and MinHash.
     pub fn is_vectors(self) -> bool {
         matches!(self, InputKind::Vectors | InputKind::Bits)
     }
