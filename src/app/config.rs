@@ -21,7 +21,6 @@ use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use simfind::exchange::Exchange;
 use simfind::index::{Index, IndexError, OpenOptions, Params};
 use simfind::input::filter::Excludes;
-use simfind::input::kind::InputKind;
 use simfind::input::read::ReadOptions;
 use simfind::input::records::RecordOptions;
 use simfind::input::walk::WalkOptions;
@@ -382,49 +381,22 @@ pub fn records(
     inputs: &[PathBuf],
 ) -> Result<(RecordOptions, RecordConfig)> {
     let kind = input.input;
-    let table = matches!(kind, InputKind::Csv | InputKind::Tsv);
-    for (given, flag, applies) in [
-        (
-            input.id_field.is_some(),
-            "--id-field",
-            kind == InputKind::Jsonl,
-        ),
-        (
-            !input.text_field.is_empty(),
-            "--text-field",
-            kind == InputKind::Jsonl,
-        ),
-        (input.id_column.is_some(), "--id-column", table),
-        (!input.columns.is_empty(), "--columns", table),
-        (input.pairs, "--pairs", kind == InputKind::Sets),
-        (
-            input.per_field,
-            "--per-field",
-            table || kind == InputKind::Jsonl,
-        ),
-    ] {
-        if given && !applies {
-            bail!("{flag} does not apply to --input {kind}");
-        }
-    }
-    if !input.candidate_fields.is_empty() && !input.per_field {
-        bail!("--candidate-fields applies to --per-field: add --per-field");
-    }
-    if !input.weights.is_empty() && !input.per_field {
-        bail!("--weights applies to --per-field scores: add --per-field");
-    }
-    if !input.weights.is_empty() && input.weights.iter().all(|&w| w == 0.0) {
-        bail!("--weights are all 0: at least one field must count");
-    }
-    if input.link && inputs.len() != 2 {
-        bail!(
-            "--link pairs the records of two inputs: give exactly two, got {}",
-            inputs.len()
-        );
-    }
-    if inputs.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
-        bail!("'-' (stdin) can be given once");
-    }
+    let fields = simfind::spec::RecordFields {
+        kind,
+        id_field: input.id_field.clone(),
+        text_fields: input.text_field.clone(),
+        id_column: input.id_column.clone(),
+        columns: input.columns.clone(),
+        pairs: input.pairs,
+        per_field: input.per_field,
+        weights: input.weights.clone(),
+        link: input.link,
+        candidate_fields: input.candidate_fields.clone(),
+    };
+    let stdin = inputs.iter().filter(|p| p.as_os_str() == "-").count();
+    fields
+        .check(inputs.len(), stdin)
+        .map_err(lower::record_error)?;
     for path in inputs.iter().filter(|p| p.as_os_str() != "-") {
         let meta = std::fs::metadata(path)
             .with_context(|| format!("cannot read {} as {kind} records", path.display()))?;
@@ -464,19 +436,13 @@ pub fn records(
 /// record inputs turned out to have (known only once they are read), before
 /// anything is written.
 pub fn check_record_fields(record: &RecordConfig, fields: &[String]) -> Result<()> {
-    if record.per_field && !record.weights.is_empty() && record.weights.len() != fields.len() {
-        bail!(
-            "--weights gives {} weights for {} fields ({})",
-            record.weights.len(),
-            fields.len(),
-            fields.join(",")
-        );
-    }
-    if let Some(unknown) = record.candidate_fields.iter().find(|f| !fields.contains(f)) {
-        bail!(
-            "--candidate-fields names '{unknown}', which is not a field ({})",
-            fields.join(",")
-        );
-    }
+    let given = simfind::spec::RecordFields {
+        kind: record.kind,
+        per_field: record.per_field,
+        weights: record.weights.clone(),
+        candidate_fields: record.candidate_fields.clone(),
+        ..Default::default()
+    };
+    given.check_fields(fields).map_err(lower::record_error)?;
     Ok(())
 }

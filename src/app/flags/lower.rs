@@ -206,3 +206,45 @@ pub fn important_error(error: SpecError) -> Error {
         other => anyhow!(other),
     }
 }
+
+/// The record rules' errors in the command line's words.
+pub fn record_error(error: SpecError) -> Error {
+    let flag = |field: &str| match field {
+        "id_field" => "--id-field",
+        "text_fields" => "--text-field",
+        "id_column" => "--id-column",
+        "columns" => "--columns",
+        "pairs" => "--pairs",
+        "per_field" => "--per-field",
+        "weights" => "--weights",
+        "candidate_fields" => "--candidate-fields",
+        _ => "",
+    };
+    match error {
+        SpecError::NotForInput { field, input } => {
+            anyhow!("{} does not apply to --input {input}", flag(field))
+        }
+        SpecError::Requires {
+            field: "candidate_fields",
+            ..
+        } => anyhow!("--candidate-fields applies to --per-field: add --per-field"),
+        SpecError::Requires {
+            field: "weights", ..
+        } => anyhow!("--weights applies to --per-field scores: add --per-field"),
+        SpecError::WeightsAllZero => anyhow!("--weights are all 0: at least one field must count"),
+        SpecError::LinkInputs { given } => {
+            anyhow!("--link pairs the records of two inputs: give exactly two, got {given}")
+        }
+        SpecError::StdinTwice => anyhow!("'-' (stdin) can be given once"),
+        SpecError::WeightsCount { weights, fields } => anyhow!(
+            "--weights gives {weights} weights for {} fields ({})",
+            fields.len(),
+            fields.join(",")
+        ),
+        SpecError::UnknownField { name, fields, .. } => anyhow!(
+            "--candidate-fields names '{name}', which is not a field ({})",
+            fields.join(",")
+        ),
+        other => anyhow!(other),
+    }
+}
