@@ -21,39 +21,23 @@ use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use simfind::exchange::Exchange;
 use simfind::index::{Index, IndexError, OpenOptions, Params};
 use simfind::input::filter::Excludes;
-use simfind::input::kind::InputKind;
 use simfind::input::read::ReadOptions;
 use simfind::input::records::RecordOptions;
 use simfind::input::walk::WalkOptions;
-use simfind::lsh::{Banding, scurve, tune};
+use simfind::lsh::scurve;
 use simfind::pipeline::plan::{Method, MethodChoice};
 use simfind::pipeline::{RecordConfig, ScanConfig, Verification};
 use simfind::recipe::Recipe;
 use simfind::sketch::SketchKind;
-use simfind::text::normalize::Normalization;
-use simfind::text::shingle::{ShingleKind, Shingler, StopWords};
 
 use crate::app::args::{
-    self, DEFAULT_BANDS, DEFAULT_ROWS, ExchangeArgs, FileArgs, MatchArgs, MethodArg, MinHashArg,
-    ShingleArgs, SigningArgs, SketchArgs, VerifyArg,
+    self, ExchangeArgs, FileArgs, MatchArgs, ShingleArgs, SigningArgs, SketchArgs,
 };
+use crate::app::flags::lower::{self, BandingWords};
 use crate::app::speak;
 
-/// The limits of a recipe, in the library so that an index's stored
-/// parameters are held to them too (`index::Params::recipe`).
-pub use simfind::recipe::{MAX_K, MAX_SIGNATURE_LEN};
-
 /// Where scan's threshold came from, for its summary.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ThresholdSource {
-    Given,
-    SCurve,
-    /// Given alone; bands and rows were chosen by `tune`.
-    Tuned,
-    /// Given alone with an existing `--db` index: bands and rows are the
-    /// index's (its signatures were made with them), not tune's.
-    IndexShape,
-}
+pub use simfind::spec::ThresholdSource;
 
 /// `scan`'s configuration; `with_db` when the signatures come from an index
 /// (`--db`), which only the LSH method can use, and `adopted` the recipe of
@@ -68,47 +52,10 @@ pub fn scan(
     adopted: Option<&Recipe>,
 ) -> Result<(ScanConfig, ThresholdSource)> {
     check_roots(roots)?;
-    let (shingler, normalization) = shingling(&signing.shingles, adopted)?;
-    if let Some(t) = matching.threshold
-        && !(t > 0.0 && t <= 1.0)
-    {
-        bail!("--threshold must be in (0, 1], got {t}");
-    }
-    // --threshold alone: bands and rows chosen by `tune` (docs/TUNING.md), unless
-    // an index fixes them: its signatures were made with its bands and rows.
-    let shape = tune::scan_shape(
-        signing.bands,
-        signing.rows,
-        matching.threshold.filter(|_| adopted.is_none()),
-        matching.min_recall,
-        default_shape(adopted),
-    )
-    .map_err(|e| anyhow::anyhow!(speak::out_of_reach(&e)))?;
-    let banding = banding(shape.bands, shape.rows)?;
-    let given_shape = signing.bands.is_some() || signing.rows.is_some();
-    let (threshold, threshold_source) = match matching.threshold {
-        Some(t) if shape.tuned.is_some() => (t, ThresholdSource::Tuned),
-        Some(t) if adopted.is_some() && !given_shape => (t, ThresholdSource::IndexShape),
-        Some(t) => (t, ThresholdSource::Given),
-        None => (
-            scurve::threshold(banding.bands, banding.rows),
-            ThresholdSource::SCurve,
-        ),
-    };
-    if matching.method == MethodArg::Exact && with_db {
-        bail!(
-            "--db stores MinHash signatures, which only the LSH method uses; drop --db for \
-             --method exact, or use --method lsh (or auto) with --db"
-        );
-    }
-    if matching.exact_index.is_some() && matching.method != MethodArg::Exact {
-        bail!("--exact-index chooses the exact join's index: add --method exact");
-    }
-    if matching.method == MethodArg::Exact && matching.verify == VerifyArg::Signature {
-        bail!(
-            "--verify signature applies to LSH only; the exact method always computes exact Jaccard (use --method lsh)"
-        );
-    }
+    let (builder, stop_words) = lower::signing(signing, files.binary, adopted);
+    let spec = lower::matching(builder, matching, with_db)
+        .build()
+        .map_err(|e| lower::error(e, stop_words, BandingWords::Scan))?;
     let (mut walk, read) = source(files)?;
     if matching.isolate {
         let sources = roots.len() + usize::from(!walk.listed.is_empty());
@@ -124,45 +71,15 @@ pub fn scan(
         }
         walk.isolate = true;
     }
-    let config = ScanConfig {
-        roots: roots.to_vec(),
+    let config = ScanConfig::from_spec(
+        &spec,
+        roots.to_vec(),
         walk,
         read,
-        recipe: signing_recipe(
-            signing,
-            shingler,
-            normalization,
-            banding,
-            files.binary,
-            adopted,
-        ),
-        threshold,
-        verification: matching.verify.verification(),
-        verify_memory: usize::try_from(matching.verify_memory).unwrap_or(usize::MAX),
-        exact_index: matching.exact_index.map(|i| i.index()),
-        method: match matching.method {
-            MethodArg::Auto if signing.bands.is_some() || signing.rows.is_some() => {
-                banded_choice(banding, threshold, matching.min_recall)
-            }
-            MethodArg::Auto => MethodChoice::Auto,
-            MethodArg::Exact => MethodChoice::Fixed(Method::Exact),
-            MethodArg::Lsh => MethodChoice::Fixed(Method::Lsh),
-        },
-    };
+        usize::try_from(matching.verify_memory).unwrap_or(usize::MAX),
+    );
+    let threshold_source = spec.threshold_source;
     Ok((config, threshold_source))
-}
-
-/// `--method auto` with a given `--bands`/`--rows`: LSH with that banding
-/// ([`MethodChoice::Banded`]) unless its recall at the threshold is below
-/// `--min-recall`; then the cost model decides as for plain `auto`, which takes
-/// the exact join where its sets fit the memory budget (`docs/TUNING.md`, "A recall floor": 20 × 5 at
-/// t = 0.5 found only 78 % of debian-docs' pairs). If it still picks LSH, scan
-/// warns with the expected recall.
-fn banded_choice(banding: Banding, threshold: f64, min_recall: f64) -> MethodChoice {
-    match tune::recall_below_floor(banding.bands, banding.rows, threshold, min_recall) {
-        Some(_) => MethodChoice::Auto,
-        None => MethodChoice::Banded,
-    }
 }
 
 /// `index`'s configuration: files walked and signed exactly as `scan --db` with
@@ -177,35 +94,22 @@ pub fn index(
     adopted: Option<&Recipe>,
 ) -> Result<ScanConfig> {
     check_roots(roots)?;
-    let (shingler, normalization) = shingling(&signing.shingles, adopted)?;
-    let shape = tune::scan_shape(
-        signing.bands,
-        signing.rows,
-        None,
-        tune::DEFAULT_MIN_RECALL,
-        default_shape(adopted),
-    )
-    .map_err(|e| anyhow::anyhow!(speak::out_of_reach(&e)))?;
-    let banding = banding(shape.bands, shape.rows)?;
+    let (builder, stop_words) = lower::signing(signing, files.binary, adopted);
+    // An index stores signatures for LSH: the S-curve's threshold, exact
+    // verification, no memory bound.
+    let spec = builder
+        .method(simfind::spec::Method::Lsh)
+        .stored(true)
+        .build()
+        .map_err(|e| lower::error(e, stop_words, BandingWords::Scan))?;
     let (walk, read) = source(files)?;
-    Ok(ScanConfig {
-        roots: roots.to_vec(),
+    Ok(ScanConfig::from_spec(
+        &spec,
+        roots.to_vec(),
         walk,
         read,
-        recipe: signing_recipe(
-            signing,
-            shingler,
-            normalization,
-            banding,
-            files.binary,
-            adopted,
-        ),
-        threshold: scurve::threshold(banding.bands, banding.rows),
-        verification: Verification::Exact,
-        verify_memory: usize::MAX,
-        exact_index: None,
-        method: MethodChoice::Fixed(Method::Lsh),
-    })
+        usize::MAX,
+    ))
 }
 
 /// What [`exchange`] gives: the configuration, the signed documents, and the
@@ -317,21 +221,16 @@ pub fn compare(
     rows: usize,
     seed: u64,
 ) -> Result<Recipe> {
-    let (shingler, normalization) = shingling(shingles, None)?;
-    let signature_len = bands.checked_mul(rows).unwrap_or(0);
-    if signature_len == 0 || signature_len > MAX_SIGNATURE_LEN {
-        bail!(
-            "--bands and --rows must be at least 1, and --bands × --rows at most {MAX_SIGNATURE_LEN}"
-        );
-    }
-    Ok(Recipe {
-        include_binary: true,
-        normalization,
-        shingler,
-        banding: Banding { bands, rows },
-        seed,
-        sketch: sketch.minhash.unwrap_or(MinHashArg::Classic).sketch(),
-    })
+    let (builder, stop_words) = lower::shingles(shingles);
+    let spec = builder
+        .bands(Some(bands))
+        .rows(Some(rows))
+        .seed(Some(seed))
+        .sketch(Some(lower::sketch(sketch).unwrap_or(SketchKind::Classic)))
+        .include_binary(true)
+        .build()
+        .map_err(|e| lower::error(e, stop_words, BandingWords::Compare))?;
+    Ok(spec.recipe())
 }
 
 /// The recipe of the index at `db` if there is one (a missing or empty file is
@@ -360,13 +259,6 @@ pub fn existing_recipe(db: &Path, wait: f64) -> Result<Option<Recipe>> {
         )
     })?;
     Ok(Some(recipe))
-}
-
-/// Bands and rows when neither is given: the index's, or scan's default.
-fn default_shape(adopted: Option<&Recipe>) -> (usize, usize) {
-    adopted.map_or((DEFAULT_BANDS, DEFAULT_ROWS), |r| {
-        (r.banding.bands, r.banding.rows)
-    })
 }
 
 /// Opens (or creates) the index at `db` for signatures made with `config`,
@@ -428,121 +320,6 @@ fn listed(files: &FileArgs) -> Result<Vec<PathBuf>> {
         std::fs::read(path).with_context(|| format!("cannot read {flag} {}", path.display()))?
     };
     Ok(simfind::input::list::parse(&bytes, separator))
-}
-
-/// The shingler and normalisation of `shingles`; what they leave out is
-/// `adopted`'s (an existing index's), else the default.
-fn shingling(
-    shingles: &ShingleArgs,
-    adopted: Option<&Recipe>,
-) -> Result<(Shingler, Normalization)> {
-    let (kind, k) = shingle_kind(shingles, adopted)?;
-    let stop_words = stop_words(shingles, kind, adopted)?;
-    if shingles.drop_whitespace && kind != ShingleKind::Char {
-        // Words are what whitespace separates: without it there are none.
-        bail!("--drop-whitespace applies only to character shingles (--shingle char)");
-    }
-    let normalization = Normalization {
-        lowercase: !shingles.keep_case && adopted.is_none_or(|r| r.normalization.lowercase),
-        collapse_whitespace: !shingles.keep_whitespace
-            && !shingles.drop_whitespace
-            && adopted.is_none_or(|r| r.normalization.collapse_whitespace),
-        drop_whitespace: shingles.drop_whitespace
-            || adopted.is_some_and(|r| r.normalization.drop_whitespace),
-    };
-    Ok((Shingler::try_new(kind, k, stop_words)?, normalization))
-}
-
-/// The shingle kind and length, 1 ≤ k ≤ [`MAX_K`]. Without `--shingle`, the
-/// index's kind; without `-k`, the index's k for the index's kind.
-fn shingle_kind(shingles: &ShingleArgs, adopted: Option<&Recipe>) -> Result<(ShingleKind, usize)> {
-    let kind = shingles
-        .shingle
-        .map(|s| s.kind())
-        .or(adopted.map(|r| r.shingler.kind()))
-        .unwrap_or_default();
-    let k = shingles.k.unwrap_or_else(|| match adopted {
-        Some(r) if r.shingler.kind() == kind => r.shingler.k(),
-        _ => kind.default_k(),
-    });
-    if k == 0 {
-        bail!("--shingle-size must be at least 1");
-    }
-    if k > MAX_K {
-        bail!(
-            "--shingle-size must be at most {MAX_K}, got {k}: shingles that long make every edited file look unrelated, and shingling costs k × the bytes read"
-        );
-    }
-    Ok((kind, k))
-}
-
-/// The stop words of `kind`: `--stopwords FILE` (stop-word shingles only) or the
-/// built-in English list, or the index's list when the index has stop-word
-/// shingles too.
-fn stop_words(
-    shingles: &ShingleArgs,
-    kind: ShingleKind,
-    adopted: Option<&Recipe>,
-) -> Result<StopWords> {
-    Ok(match (&shingles.stopwords, kind) {
-        (Some(path), ShingleKind::StopWord | ShingleKind::Important) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read stop words from {}", path.display()))?;
-            let words = StopWords::from_words(text.lines());
-            if words.is_empty() {
-                bail!("{} contains no stop words", path.display());
-            }
-            words
-        }
-        (Some(_), _) => bail!("--stopwords applies only with --shingle stopword or important"),
-        (None, ShingleKind::StopWord | ShingleKind::Important) => match adopted {
-            Some(r) if r.shingler.kind() == kind => r.shingler.stop_words().clone(),
-            _ => kind.default_stop_words(),
-        },
-        (None, _) => kind.default_stop_words(),
-    })
-}
-
-/// A validated b × r shape.
-fn banding(bands: usize, rows: usize) -> Result<Banding> {
-    if bands == 0 || rows == 0 {
-        bail!("--bands and --rows must be at least 1");
-    }
-    if bands
-        .checked_mul(rows)
-        .is_none_or(|n| n > MAX_SIGNATURE_LEN)
-    {
-        bail!("--bands × --rows must be at most {MAX_SIGNATURE_LEN}");
-    }
-    Ok(Banding { bands, rows })
-}
-
-/// The recipe of `scan` and `index`: seed, sketch and `--binary` as given, else
-/// `adopted`'s (an existing index's), else the defaults.
-fn signing_recipe(
-    signing: &SigningArgs,
-    shingler: Shingler,
-    normalization: Normalization,
-    banding: Banding,
-    binary: bool,
-    adopted: Option<&Recipe>,
-) -> Recipe {
-    Recipe {
-        include_binary: binary || adopted.is_some_and(|r| r.include_binary),
-        normalization,
-        shingler,
-        banding,
-        seed: signing
-            .seed
-            .or(adopted.map(|r| r.seed))
-            .unwrap_or(args::DEFAULT_SEED),
-        sketch: signing
-            .sketch
-            .minhash
-            .map(MinHashArg::sketch)
-            .or(adopted.map(|r| r.sketch))
-            .unwrap_or(SketchKind::Classic),
-    }
 }
 
 /// The walk and read options of `files`.
@@ -608,49 +385,22 @@ pub fn records(
     inputs: &[PathBuf],
 ) -> Result<(RecordOptions, RecordConfig)> {
     let kind = input.input;
-    let table = matches!(kind, InputKind::Csv | InputKind::Tsv);
-    for (given, flag, applies) in [
-        (
-            input.id_field.is_some(),
-            "--id-field",
-            kind == InputKind::Jsonl,
-        ),
-        (
-            !input.text_field.is_empty(),
-            "--text-field",
-            kind == InputKind::Jsonl,
-        ),
-        (input.id_column.is_some(), "--id-column", table),
-        (!input.columns.is_empty(), "--columns", table),
-        (input.pairs, "--pairs", kind == InputKind::Sets),
-        (
-            input.per_field,
-            "--per-field",
-            table || kind == InputKind::Jsonl,
-        ),
-    ] {
-        if given && !applies {
-            bail!("{flag} does not apply to --input {kind}");
-        }
-    }
-    if !input.candidate_fields.is_empty() && !input.per_field {
-        bail!("--candidate-fields applies to --per-field: add --per-field");
-    }
-    if !input.weights.is_empty() && !input.per_field {
-        bail!("--weights applies to --per-field scores: add --per-field");
-    }
-    if !input.weights.is_empty() && input.weights.iter().all(|&w| w == 0.0) {
-        bail!("--weights are all 0: at least one field must count");
-    }
-    if input.link && inputs.len() != 2 {
-        bail!(
-            "--link pairs the records of two inputs: give exactly two, got {}",
-            inputs.len()
-        );
-    }
-    if inputs.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
-        bail!("'-' (stdin) can be given once");
-    }
+    let fields = simfind::spec::RecordFields {
+        kind,
+        id_field: input.id_field.clone(),
+        text_fields: input.text_field.clone(),
+        id_column: input.id_column.clone(),
+        columns: input.columns.clone(),
+        pairs: input.pairs,
+        per_field: input.per_field,
+        weights: input.weights.clone(),
+        link: input.link,
+        candidate_fields: input.candidate_fields.clone(),
+    };
+    let stdin = inputs.iter().filter(|p| p.as_os_str() == "-").count();
+    fields
+        .check(inputs.len(), stdin)
+        .map_err(lower::record_error)?;
     for path in inputs.iter().filter(|p| p.as_os_str() != "-") {
         let meta = std::fs::metadata(path)
             .with_context(|| format!("cannot read {} as {kind} records", path.display()))?;
@@ -690,19 +440,13 @@ pub fn records(
 /// record inputs turned out to have (known only once they are read), before
 /// anything is written.
 pub fn check_record_fields(record: &RecordConfig, fields: &[String]) -> Result<()> {
-    if record.per_field && !record.weights.is_empty() && record.weights.len() != fields.len() {
-        bail!(
-            "--weights gives {} weights for {} fields ({})",
-            record.weights.len(),
-            fields.len(),
-            fields.join(",")
-        );
-    }
-    if let Some(unknown) = record.candidate_fields.iter().find(|f| !fields.contains(f)) {
-        bail!(
-            "--candidate-fields names '{unknown}', which is not a field ({})",
-            fields.join(",")
-        );
-    }
+    let given = simfind::spec::RecordFields {
+        kind: record.kind,
+        per_field: record.per_field,
+        weights: record.weights.clone(),
+        candidate_fields: record.candidate_fields.clone(),
+        ..Default::default()
+    };
+    given.check_fields(fields).map_err(lower::record_error)?;
     Ok(())
 }

@@ -5,60 +5,30 @@
 //! their document frequencies are one pass over them ([`apply`]); files
 //! are read twice, by [`simfind::pipeline::important`].
 
-use anyhow::{Result, bail};
-use simfind::input::kind::InputKind;
+use anyhow::Result;
 use simfind::input::records::Records;
+use simfind::spec::{Beside, important_words_shingles, important_words_with};
 use simfind::text::important::{top_tfidf, words};
 use simfind::text::normalize::{Normalization, normalize};
 
 use crate::app::args::{InputArgs, ShingleArg, ShingleArgs};
-
-/// What a file scan's `--important-words` cannot combine with, and why: in
-/// the order [`check`]'s `beside` gives them.
-const REFUSED: [(&str, &str); 4] = [
-    (
-        "--db",
-        "an index keeps each file's signature, and a file's TF.IDF words change with every \
-         file added (their document frequencies are the whole corpus's)",
-    ),
-    (
-        "--identical-by",
-        "it finds byte-identical files and ranks no word",
-    ),
-    (
-        "--sketch simhash|icws or --metric",
-        "the important words are a set for MinHash and Jaccard similarity",
-    ),
-    (
-        "--format html",
-        "its explanations show shared passages, which a set of selected words has not",
-    ),
-];
+use crate::app::flags::lower;
 
 /// Refuses `--important-words` where there are no whole texts to rank, or
 /// on files beside what it cannot combine with (`beside`: whether `--db`,
 /// `--identical-by`, a vector or weighted family and `--format html` are
-/// given): before any work.
+/// given): before any work. The rules are the library's
+/// ([`important_words_with`]); the words, [`lower::important_error`]'s.
 pub fn check(input: &InputArgs, beside: [bool; 4]) -> Result<()> {
-    if input.important_words.is_none() {
-        return Ok(());
-    }
-    if !matches!(
-        input.input,
-        InputKind::Files | InputKind::Jsonl | InputKind::Csv | InputKind::Tsv
-    ) || input.per_field
-    {
-        bail!(
-            "--important-words ranks the words of whole texts: give directories (or files), or \
-             --input jsonl, csv or tsv, without --per-field"
-        );
-    }
-    if input.input == InputKind::Files
-        && let Some((_, (flag, why))) = beside.iter().zip(REFUSED).find(|(given, _)| **given)
-    {
-        bail!("{flag} does not combine with --important-words: {why}");
-    }
-    Ok(())
+    let [stored, identical_by, family, report] = beside;
+    let beside = Beside {
+        stored,
+        identical_by,
+        family,
+        report,
+    };
+    important_words_with(input.important_words, input.input, input.per_field, beside)
+        .map_err(lower::important_error)
 }
 
 /// With `--important-words`, makes the shingles single words (refusing
@@ -67,16 +37,10 @@ pub fn shingles(input: &InputArgs, shingles: &mut ShingleArgs) -> Result<()> {
     if input.important_words.is_none() {
         return Ok(());
     }
-    if !matches!(shingles.shingle, None | Some(ShingleArg::Word))
-        || !matches!(shingles.k, None | Some(1))
-    {
-        bail!(
-            "--important-words compares sets of words: leave out --shingle and -k (or give \
-             --shingle word -k 1)"
-        );
-    }
+    let (_, k) = important_words_shingles(shingles.shingle.map(|s| s.kind()), shingles.k)
+        .map_err(lower::important_error)?;
     shingles.shingle = Some(ShingleArg::Word);
-    shingles.k = Some(1);
+    shingles.k = Some(k);
     Ok(())
 }
 

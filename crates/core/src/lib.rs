@@ -14,6 +14,8 @@
 //! - [`params`]: the stored form of a recipe (index, Parquet metadata).
 //! - [`text`]: normalisation, shingling, window hashing, distinct hashes.
 //! - [`sketch`]: MinHash and one-permutation hashing, behind the `Sketcher` seam.
+//! - [`spec`]: the validated description of a run, built by `SpecBuilder`
+//!   with every rule and default (errors name fields, not flags).
 //! - [`lsh`]: banding, candidate pairs, the S-curve and the choice of b × r.
 //! - [`similarity`]: sorted-set algebra, exact verification, the exact join, measures.
 //! - [`cluster`]: verified pairs → groups and keep policies.
@@ -39,4 +41,5 @@ pub mod simd;
 pub mod similarity;
 pub mod size;
 pub mod sketch;
+pub mod spec;
 pub mod text;

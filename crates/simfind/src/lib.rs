@@ -42,5 +42,5 @@ pub mod source;
 // so that `simfind::text`, `crate::sketch` and the rest read as one library.
 pub use simfind_core::{
     cluster, explain, lsh, measure, memory, model, params, progress, recipe, simd, similarity,
-    size, sketch, text,
+    size, sketch, spec, text,
 };

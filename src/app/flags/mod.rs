@@ -11,6 +11,7 @@
 
 pub mod defs;
 pub mod exit_status;
+pub mod lower;
 pub mod short;
 pub mod values;
 

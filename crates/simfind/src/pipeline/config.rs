@@ -70,6 +70,50 @@ pub struct ScanConfig {
     pub exact_index: Option<ExactIndex>,
 }
 
+impl From<crate::spec::Verification> for Verification {
+    fn from(v: crate::spec::Verification) -> Self {
+        match v {
+            crate::spec::Verification::Exact => Verification::Exact,
+            crate::spec::Verification::Signature => Verification::Signature,
+        }
+    }
+}
+
+impl From<crate::spec::Method> for MethodChoice {
+    fn from(m: crate::spec::Method) -> Self {
+        match m {
+            crate::spec::Method::Auto => MethodChoice::Auto,
+            crate::spec::Method::Banded => MethodChoice::Banded,
+            crate::spec::Method::Exact => MethodChoice::Fixed(Method::Exact),
+            crate::spec::Method::Lsh => MethodChoice::Fixed(Method::Lsh),
+        }
+    }
+}
+
+impl ScanConfig {
+    /// The scan of `spec` over what the caller walked and read: the spec
+    /// says what a run means, the rest is where its documents come from.
+    pub fn from_spec(
+        spec: &crate::spec::Spec,
+        roots: Vec<PathBuf>,
+        walk: WalkOptions,
+        read: ReadOptions,
+        verify_memory: usize,
+    ) -> Self {
+        ScanConfig {
+            roots,
+            walk,
+            read,
+            recipe: spec.recipe(),
+            threshold: spec.threshold,
+            verification: spec.verification.into(),
+            method: spec.method.into(),
+            verify_memory,
+            exact_index: spec.exact_index,
+        }
+    }
+}
+
 /// Which bytes bucket the files before the full hash (`--identical-by`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum IdenticalBy {

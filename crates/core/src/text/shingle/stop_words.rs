@@ -141,6 +141,14 @@ pub const ENGLISH_STOP_WORDS: &[&str] = &[
 #[derive(Clone, Debug, Default)]
 pub struct StopWords(Arc<HashSet<Box<str>>>);
 
+/// Two lists are equal when they hold the same words (a `Spec` compares
+/// whole run descriptions).
+impl PartialEq for StopWords {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0) || self.0 == other.0
+    }
+}
+
 impl StopWords {
     pub fn english() -> Self {
         Self::from_words(ENGLISH_STOP_WORDS.iter().copied())

@@ -1,0 +1,250 @@
+//! The command line's flags lowered to the library's [`SpecBuilder`], and the
+//! builder's [`SpecError`]s raised back to the words the binary prints.
+//!
+//! The library names fields (a Python caller has no flags); this is the one
+//! place that knows which flag sets which field, so `scan`, `index` and
+//! `compare` mean the same by the same flags. Reading a stop-word file is
+//! the command line's business: the builder takes the words read.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Error, anyhow};
+use simfind::recipe::Recipe;
+use simfind::spec::{MAX_K, MAX_SIGNATURE_LEN, Method, SpecBuilder, SpecError};
+
+use crate::app::args::{MatchArgs, MethodArg, MinHashArg, ShingleArgs, SigningArgs, SketchArgs};
+use crate::app::speak;
+
+/// Whose bands and rows a banding error is about: `compare` words the
+/// two limits in one sentence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BandingWords {
+    Scan,
+    Compare,
+}
+
+/// A `--stopwords FILE` as read: its lines, or why it could not be read.
+/// The read error is held back until the builder says the list is used, so
+/// a wrong `-k` or `--shingle` is still the first error, as it was when
+/// the file was read during validation.
+pub struct StopWordsFile {
+    path: PathBuf,
+    read: Result<Vec<String>, Error>,
+}
+
+impl StopWordsFile {
+    pub fn read(path: &Path) -> Self {
+        let read = std::fs::read_to_string(path)
+            .map(|text| text.lines().map(str::to_owned).collect())
+            .map_err(|e| {
+                Error::new(e).context(format!("cannot read stop words from {}", path.display()))
+            });
+        StopWordsFile {
+            path: path.to_owned(),
+            read,
+        }
+    }
+}
+
+/// The builder of `--shingle`, `-k`, the normalisation flags and
+/// `--stopwords` (read here), and the file that was read.
+pub fn shingles(shingles: &ShingleArgs) -> (SpecBuilder, Option<StopWordsFile>) {
+    let file = shingles.stopwords.as_deref().map(StopWordsFile::read);
+    let words = file.as_ref().map(|f| match &f.read {
+        Ok(words) => words.clone(),
+        // Empty: refused as an empty list, then worded as the read error.
+        Err(_) => Vec::new(),
+    });
+    let builder = SpecBuilder::new()
+        .shingle_kind(shingles.shingle.map(|s| s.kind()))
+        .k(shingles.k)
+        .stop_words(words)
+        .keep_case(shingles.keep_case)
+        .keep_whitespace(shingles.keep_whitespace)
+        .drop_whitespace(shingles.drop_whitespace);
+    (builder, file)
+}
+
+/// [`shingles`] and the rest of `scan`'s and `index`'s signing flags.
+pub fn signing(
+    signing: &SigningArgs,
+    binary: bool,
+    adopted: Option<&Recipe>,
+) -> (SpecBuilder, Option<StopWordsFile>) {
+    let (builder, file) = shingles(&signing.shingles);
+    let builder = builder
+        .adopted(adopted.cloned())
+        .bands(signing.bands)
+        .rows(signing.rows)
+        .seed(signing.seed)
+        .sketch(sketch(&signing.sketch))
+        .include_binary(binary);
+    (builder, file)
+}
+
+/// `--minhash`.
+pub fn sketch(sketch: &SketchArgs) -> Option<simfind::sketch::SketchKind> {
+    sketch.minhash.map(MinHashArg::sketch)
+}
+
+/// `scan`'s matching flags; `with_db`: signatures are kept in `--db`.
+pub fn matching(builder: SpecBuilder, matching: &MatchArgs, with_db: bool) -> SpecBuilder {
+    builder
+        .threshold(matching.threshold)
+        .min_recall(matching.min_recall)
+        .method(match matching.method {
+            MethodArg::Auto => Method::Auto,
+            MethodArg::Exact => Method::Exact,
+            MethodArg::Lsh => Method::Lsh,
+        })
+        .verification(match matching.verify.verification() {
+            simfind::pipeline::Verification::Exact => simfind::spec::Verification::Exact,
+            simfind::pipeline::Verification::Signature => simfind::spec::Verification::Signature,
+        })
+        .exact_index(matching.exact_index.map(|i| i.index()))
+        .stored(with_db)
+}
+
+/// `error` in the command line's words: the message the binary printed
+/// before the rules moved to the library, flag names included.
+pub fn error(error: SpecError, stop_words: Option<StopWordsFile>, banding: BandingWords) -> Error {
+    match error {
+        SpecError::ShingleLength { given: 0, .. } => anyhow!("--shingle-size must be at least 1"),
+        SpecError::ShingleLength { given, .. } => anyhow!(
+            "--shingle-size must be at most {MAX_K}, got {given}: shingles that long make every edited file look unrelated, and shingling costs k × the bytes read"
+        ),
+        SpecError::StopWordsUnused { .. } => {
+            anyhow!("--stopwords applies only with --shingle stopword or important")
+        }
+        SpecError::StopWordsEmpty => match stop_words {
+            Some(StopWordsFile { read: Err(e), .. }) => e,
+            Some(StopWordsFile { path, .. }) => {
+                anyhow!("{} contains no stop words", path.display())
+            }
+            None => anyhow!("--stopwords contains no stop words"),
+        },
+        SpecError::Conflict {
+            field: "drop_whitespace",
+            ..
+        } => anyhow!("--drop-whitespace applies only to character shingles (--shingle char)"),
+        SpecError::Threshold { given } => anyhow!("--threshold must be in (0, 1], got {given}"),
+        SpecError::OutOfReach(e) => anyhow!(speak::out_of_reach(&e)),
+        SpecError::Banding { .. } if banding == BandingWords::Compare => anyhow!(
+            "--bands and --rows must be at least 1, and --bands × --rows at most {MAX_SIGNATURE_LEN}"
+        ),
+        SpecError::Banding { bands, rows, .. } if bands == 0 || rows == 0 => {
+            anyhow!("--bands and --rows must be at least 1")
+        }
+        SpecError::Banding { max, .. } => anyhow!("--bands × --rows must be at most {max}"),
+        SpecError::Conflict {
+            field: "stored", ..
+        } => anyhow!(
+            "--db stores MinHash signatures, which only the LSH method uses; drop --db for \
+             --method exact, or use --method lsh (or auto) with --db"
+        ),
+        SpecError::Conflict {
+            field: "exact_index",
+            ..
+        } => anyhow!("--exact-index chooses the exact join's index: add --method exact"),
+        SpecError::Conflict {
+            field: "verification",
+            ..
+        } => anyhow!(
+            "--verify signature applies to LSH only; the exact method always computes exact Jaccard (use --method lsh)"
+        ),
+        // Rules no flag of these commands reaches: the library's words.
+        other => anyhow!(other),
+    }
+}
+
+/// What a file scan's `--important-words` cannot combine with, by the
+/// library's field, and why.
+const IMPORTANT_BESIDE: [(&str, &str, &str); 4] = [
+    (
+        "stored",
+        "--db",
+        "an index keeps each file's signature, and a file's TF.IDF words change with every \
+         file added (their document frequencies are the whole corpus's)",
+    ),
+    (
+        "identical_by",
+        "--identical-by",
+        "it finds byte-identical files and ranks no word",
+    ),
+    (
+        "family",
+        "--sketch simhash|icws or --metric",
+        "the important words are a set for MinHash and Jaccard similarity",
+    ),
+    (
+        "report",
+        "--format html",
+        "its explanations show shared passages, which a set of selected words has not",
+    ),
+];
+
+/// The important-words rules' errors in the command line's words.
+pub fn important_error(error: SpecError) -> Error {
+    match error {
+        SpecError::ImportantWordsInput => anyhow!(
+            "--important-words ranks the words of whole texts: give directories (or files), or \
+             --input jsonl, csv or tsv, without --per-field"
+        ),
+        SpecError::ImportantWordsShingles => anyhow!(
+            "--important-words compares sets of words: leave out --shingle and -k (or give \
+             --shingle word -k 1)"
+        ),
+        SpecError::Conflict {
+            field: "important_words",
+            with,
+        } => match IMPORTANT_BESIDE.iter().find(|(field, _, _)| *field == with) {
+            Some((_, flag, why)) => {
+                anyhow!("{flag} does not combine with --important-words: {why}")
+            }
+            None => anyhow!(error),
+        },
+        other => anyhow!(other),
+    }
+}
+
+/// The record rules' errors in the command line's words.
+pub fn record_error(error: SpecError) -> Error {
+    let flag = |field: &str| match field {
+        "id_field" => "--id-field",
+        "text_fields" => "--text-field",
+        "id_column" => "--id-column",
+        "columns" => "--columns",
+        "pairs" => "--pairs",
+        "per_field" => "--per-field",
+        "weights" => "--weights",
+        "candidate_fields" => "--candidate-fields",
+        _ => "",
+    };
+    match error {
+        SpecError::NotForInput { field, input } => {
+            anyhow!("{} does not apply to --input {input}", flag(field))
+        }
+        SpecError::Requires {
+            field: "candidate_fields",
+            ..
+        } => anyhow!("--candidate-fields applies to --per-field: add --per-field"),
+        SpecError::Requires {
+            field: "weights", ..
+        } => anyhow!("--weights applies to --per-field scores: add --per-field"),
+        SpecError::WeightsAllZero => anyhow!("--weights are all 0: at least one field must count"),
+        SpecError::LinkInputs { given } => {
+            anyhow!("--link pairs the records of two inputs: give exactly two, got {given}")
+        }
+        SpecError::StdinTwice => anyhow!("'-' (stdin) can be given once"),
+        SpecError::WeightsCount { weights, fields } => anyhow!(
+            "--weights gives {weights} weights for {} fields ({})",
+            fields.len(),
+            fields.join(",")
+        ),
+        SpecError::UnknownField { name, fields, .. } => anyhow!(
+            "--candidate-fields names '{name}', which is not a field ({})",
+            fields.join(",")
+        ),
+        other => anyhow!(other),
+    }
+}
