@@ -85,10 +85,11 @@ impl Holder {
 #[derive(Debug)]
 pub enum LockError {
     /// A live run holds a tree that overlaps `tree`. `holder` is `None` when
-    /// its holder file could not be read.
+    /// its holder file could not be read (boxed: it is the rare, large case
+    /// of a `Result` returned on every lock attempt).
     Busy {
         tree: PathBuf,
-        holder: Option<Holder>,
+        holder: Option<Box<Holder>>,
         file: PathBuf,
         waited: Duration,
     },
@@ -316,7 +317,7 @@ fn try_lock(dir: &Path, trees: &[PathBuf], command: &str) -> Result<TreeLock, Lo
         if let Some(tree) = clash {
             return Err(LockError::Busy {
                 tree: tree.clone(),
-                holder,
+                holder: holder.map(Box::new),
                 file: path,
                 waited: Duration::ZERO,
             });
@@ -380,7 +381,13 @@ mod tests {
     #[test]
     fn same_inner_and_outer_trees_exclude_each_other_and_name_the_holder() {
         let (tmp, locks, tree) = setup();
-        let held = lock(&locks, &[tree.clone()], "first run", Duration::ZERO).unwrap();
+        let held = lock(
+            &locks,
+            std::slice::from_ref(&tree),
+            "first run",
+            Duration::ZERO,
+        )
+        .unwrap();
         // flock locks belong to the open file, so this process's second
         // attempt is refused like another process's would be.
         for other in [tree.clone(), tree.join("b"), tmp.path().to_path_buf()] {
@@ -390,7 +397,7 @@ mod tests {
                 }) => {
                     assert_eq!(h.pid, std::process::id());
                     assert_eq!(h.command, "first run");
-                    assert_eq!(h.trees, canonical_trees(&[tree.clone()]));
+                    assert_eq!(h.trees, canonical_trees(std::slice::from_ref(&tree)));
                 }
                 other => panic!("not refused: {other:?}"),
             }
@@ -419,7 +426,7 @@ mod tests {
             pid: 999_999,
             started: 1,
             command: "killed".into(),
-            trees: canonical_trees(&[tree.clone()]),
+            trees: canonical_trees(std::slice::from_ref(&tree)),
         };
         fs::write(&stale, dead.to_json().to_string()).unwrap();
         let held = lock(&locks, &[tree], "next", Duration::ZERO).unwrap();
@@ -430,7 +437,7 @@ mod tests {
     #[test]
     fn a_run_waits_for_the_holder_when_asked_to() {
         let (_tmp, locks, tree) = setup();
-        let held = lock(&locks, &[tree.clone()], "first", Duration::ZERO).unwrap();
+        let held = lock(&locks, std::slice::from_ref(&tree), "first", Duration::ZERO).unwrap();
         let release = std::thread::spawn(move || {
             std::thread::sleep(Duration::from_millis(200));
             drop(held);
