@@ -3,11 +3,11 @@
 # into a temporary root, and checks what a user gets: the binary runs, finds
 # the shipped testdata's pairs, names its build, prints completions for every
 # shell and a man page that renders. `.ci/run` runs it after the tests with
-# `--target-dir target` (the tests build another profile, so this builds the
-# release profile once there); alone, cargo install builds from scratch in a
-# temporary target directory (minutes on 2 cores), which is why it is a
-# script and not a test. Extra arguments go to cargo install.
-#   bench/install_check.sh [--offline] [--target-dir DIR]
+# `--target-dir target --profile release-tests`, reusing the tests' build;
+# alone, cargo install builds the release profile from scratch in a temporary
+# target directory (minutes on 2 cores), which is why it is a script and not
+# a test. Extra arguments go to cargo install.
+#   bench/install_check.sh [--offline] [--target-dir DIR] [--profile P]
 # Exits 1 with the failing step named.
 set -euo pipefail
 cd "$(dirname "$0")/.."
