@@ -182,7 +182,7 @@ fn verify_memory_bounds_one_pair_of_huge_sets() {
 #[test]
 fn a_whitespace_free_pair_verifies_in_bounded_memory() {
     let dir = tempfile::tempdir().unwrap();
-    let f = 32 * MB;
+    let f = 24 * MB;
     let cap = 4 * MB;
     let text: Vec<u8> = random_text(f + f / 76, 13)
         .into_iter()
