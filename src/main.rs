@@ -2,6 +2,28 @@
 //! subcommand and maps its outcome to an exit code (see [`exit`]). All real work is
 //! in the `simfind` library crate.
 
+// `eprintln!`/`eprint!` for the whole binary, shadowing std's (a
+// `macro_rules!` in textual scope wins over the prelude's): std's panic when
+// stderr cannot be written ("failed printing to stderr"), so a reader that
+// closed stderr early (`scan -vv 2>&1 >/dev/null | head -1`) made a run exit
+// 101. A message to people that cannot be delivered is dropped and the run
+// goes on to its own exit code; the data goes to stdout, whose failures are
+// handled where it is written.
+macro_rules! eprintln {
+    () => {
+        $crate::app::ui::write_to_stderr(format_args!("\n"))
+    };
+    ($($arg:tt)*) => {
+        $crate::app::ui::write_to_stderr(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+macro_rules! eprint {
+    ($($arg:tt)*) => {
+        $crate::app::ui::write_to_stderr(format_args!($($arg)*))
+    };
+}
+
 mod app;
 
 /// `System`, plus a note of failed allocations so that running out of memory

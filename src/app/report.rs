@@ -120,11 +120,13 @@ impl ReportArgs {
 
     /// A `simfind dedupe` command line that acts on the list a report
     /// exports, over `roots` with the run's threshold, keep policy and
-    /// references.
+    /// references. Pasted into a shell it is a dry run whatever the names:
+    /// every path is one shell word, the references are glued to their flag
+    /// (`--reference=PATH`), and the roots come after `--`, so a root named
+    /// `--remove` or `-rf` is a root and never an option.
     pub fn dedupe_command(&self, roots: &[PathBuf], threshold: f64) -> String {
         let word = |p: &Path| html::shell_word(&p.to_string_lossy());
         let mut dedupe = vec!["simfind".to_string(), "dedupe".to_string()];
-        dedupe.extend(roots.iter().map(|r| word(r)));
         dedupe.push(format!("-t {threshold}"));
         if let Some(keep) = self.keep {
             dedupe.push(format!(
@@ -135,9 +137,11 @@ impl ReportArgs {
             ));
         }
         for r in &self.reference {
-            dedupe.push(format!("--reference {}", word(r)));
+            dedupe.push(format!("--reference={}", word(r)));
         }
         dedupe.push("--from-list simfind-removal.nul".to_string());
+        dedupe.push("--".to_string());
+        dedupe.extend(roots.iter().map(|r| word(r)));
         dedupe.join(" ")
     }
 }

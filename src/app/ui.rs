@@ -5,7 +5,7 @@
 //! stage took (for `-vv` and `--summary-json`), and `--color`: the one place
 //! that decides whether the `error:`/`warning:` prefixes are coloured.
 
-use std::fmt::Display;
+use std::fmt::{self, Display};
 use std::io::IsTerminal;
 use std::path::Path;
 use std::sync::Mutex;
@@ -250,4 +250,12 @@ fn bar_style() -> ProgressStyle {
     ProgressStyle::with_template("{prefix} [{bar:30}] {human_pos}/{human_len} ({eta})")
         .expect("valid template")
         .progress_chars("=> ")
+}
+
+/// What the binary's `eprintln!`/`eprint!` do (`src/main.rs`): one message to
+/// stderr, written under its lock so that messages of several threads do not
+/// interleave, and dropped if stderr cannot take it (closed, full).
+pub fn write_to_stderr(args: fmt::Arguments<'_>) {
+    use std::io::Write;
+    let _ = std::io::stderr().lock().write_fmt(args);
 }

@@ -666,3 +666,94 @@ fn two_concurrent_removals_with_opposite_keep_never_lose_a_content() {
         );
     }
 }
+
+/// The reliability review's N3.9 and N3.8: one damaged line in the middle of
+/// a journal made `undo` refuse the whole journal, and a journal line was
+/// read without a cap (`undo /dev/zero` grew to 4 GB). A damaged line is now
+/// named and skipped, everything else is undone, and the exit code says that
+/// something may be left; a line over the cap is never held.
+#[test]
+fn undo_goes_on_past_a_damaged_journal_line_and_reads_within_a_cap() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = corpus(dir.path());
+    let before = snapshot(&root);
+    let journal = dir.path().join("j.jsonl");
+    let moved = sim_in(
+        dir.path(),
+        &["dedupe", "r", "--move-to", "q", "--journal", "j.jsonl"],
+    );
+    assert_eq!(code(&moved), 0, "{}", stderr(&moved));
+    let original = std::fs::read_to_string(&journal).unwrap();
+    let lines: Vec<&str> = original.lines().collect();
+    assert_eq!(lines.len(), 5, "{original}");
+    assert!(lines[1].contains("\"intent\"") && lines[2].contains("\"done\""));
+    let first = journal_path(lines[1]);
+
+    // The first action's intent line overwritten with NULs, as a file system
+    // can leave it: that action is unknown (its file stays in the
+    // quarantine), its done line has no intent, the second is undone.
+    let mut damaged = original.clone().into_bytes();
+    let start = lines[0].len() + 1;
+    damaged[start..start + lines[1].len()].fill(0);
+    std::fs::write(&journal, &damaged).unwrap();
+    let undo = sim_in(dir.path(), &["undo", "j.jsonl"]);
+    assert_eq!(code(&undo), 1, "{}", stderr(&undo));
+    let err = stderr(&undo);
+    assert!(err.contains("j.jsonl:2: not a JSON line"), "{err}");
+    assert!(err.contains("j.jsonl:3: an outcome for seq"), "{err}");
+    assert_eq!(stdout(&undo).lines().count(), 1, "{}", stdout(&undo));
+    assert!(
+        !root.join(&first).exists(),
+        "{first:?} is not known to undo"
+    );
+    assert!(dir.path().join("q/r").join(&first).exists());
+
+    // With the line back, undo finishes the job.
+    std::fs::write(&journal, &original).unwrap();
+    let again = sim_in(dir.path(), &["undo", "j.jsonl"]);
+    assert_eq!(code(&again), 0, "{}", stderr(&again));
+    assert_eq!(snapshot(&root), before);
+
+    // A line far over the cap in the middle is skipped, not held; a first
+    // line over it is not a journal; a device is not a journal.
+    let mut long = lines[0].to_string() + "\n";
+    long.push_str(&"x".repeat(3 << 20));
+    long.push('\n');
+    std::fs::write(&journal, &long).unwrap();
+    let skipped = sim_in(dir.path(), &["undo", "j.jsonl"]);
+    assert_eq!(code(&skipped), 1, "{}", stderr(&skipped));
+    assert!(
+        stderr(&skipped).contains("j.jsonl:2: a line of 3145728 bytes"),
+        "{}",
+        stderr(&skipped)
+    );
+    std::fs::write(&journal, "y".repeat(3 << 20)).unwrap();
+    let refused = sim_in(dir.path(), &["undo", "j.jsonl"]);
+    assert_eq!(code(&refused), 2, "{}", stderr(&refused));
+    assert!(
+        stderr(&refused).contains("not a simfind journal"),
+        "{}",
+        stderr(&refused)
+    );
+    let zero = sim_in(dir.path(), &["undo", "/dev/zero"]);
+    assert_eq!(code(&zero), 2, "{}", stderr(&zero));
+    assert!(
+        stderr(&zero).contains("not a regular file"),
+        "{}",
+        stderr(&zero)
+    );
+    assert_eq!(snapshot(&root), before);
+}
+
+/// A journal line's `path`, relative to the corpus root `r`.
+fn journal_path(line: &str) -> PathBuf {
+    let value: serde_json::Value = serde_json::from_str(line).unwrap();
+    let path = match &value["path"] {
+        serde_json::Value::String(s) => PathBuf::from(s),
+        other => panic!("path as bytes: {other}"),
+    };
+    path.components()
+        .skip_while(|c| c.as_os_str() != "r")
+        .skip(1)
+        .collect()
+}

@@ -395,3 +395,43 @@ fn index_export_writes_what_sign_writes() {
     }
     assert_eq!(a.signatures, b.signatures);
 }
+
+/// The reliability review's N2.14: every Parquet file of `sign` and `index
+/// --export` was mode 0600 whatever the umask, so an engine or a `verify` run
+/// as another user (a Spark executor on a shared file system) could not read
+/// the shards. They get 0666 less the umask, as a shell redirection would.
+#[test]
+fn parquet_files_get_the_umask_s_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let files = tmp.path().join("files");
+    corpus(&files);
+    let db = tmp.path().join("i.simfind");
+    ok(&run(&["index", path_str(&files), "--db", path_str(&db)]));
+    let bin = env!("CARGO_BIN_EXE_simfind");
+    for (umask, mode) in [("022", 0o644), ("077", 0o600), ("002", 0o664)] {
+        let signed = tmp.path().join(format!("signed-{umask}"));
+        let exported = tmp.path().join(format!("exported-{umask}"));
+        let script = format!(
+            "umask {umask} && \"$0\" sign -q \"$1\" --out \"$2\" && \"$0\" index -q --db \"$3\" --export \"$4\""
+        );
+        let out = std::process::Command::new("sh")
+            .args(["-c", &script, bin])
+            .args([&files, &signed, &db, &exported])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        let mut seen = 0;
+        for top in [&signed, &exported] {
+            for table in std::fs::read_dir(top).unwrap() {
+                for file in std::fs::read_dir(table.unwrap().path()).unwrap() {
+                    let file = file.unwrap().path();
+                    let got = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+                    assert_eq!(got, mode, "{} under umask {umask}", file.display());
+                    seen += 1;
+                }
+            }
+        }
+        assert!(seen >= 4, "{seen} Parquet files");
+    }
+}

@@ -132,6 +132,36 @@ fn a_closed_stdout_is_an_error_before_any_work() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
 
+/// Issue #36, point 10: a reader of stderr that goes away early (`scan -vv
+/// testdata 2>&1 >/dev/null | head -1`) made the run panic (exit 101) at its
+/// next message. Messages that cannot be delivered are dropped: the run
+/// writes all its output and exits as it would have. The read end is closed
+/// before the run starts, so every message meets a broken pipe.
+#[test]
+fn a_closed_stderr_pipe_drops_the_messages_and_keeps_the_output() {
+    for args in [
+        &["scan", "-vv", "testdata"][..],
+        &["scan", "-v", "testdata", "--format", "clusters"][..],
+    ] {
+        let mut child = simfind()
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stderr.take());
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        let whole = run(args);
+        assert_eq!(whole.status.code(), Some(0));
+        assert!(
+            !stderr(&whole).is_empty(),
+            "{args:?} says something on stderr"
+        );
+        assert_eq!(out.stdout, whole.stdout, "{args:?}");
+    }
+}
+
 /// Case 6.22: `-o` naming the `--db` file replaced the index with CSV.
 #[test]
 fn output_naming_the_index_is_refused_before_any_work() {

@@ -24,6 +24,7 @@ use crate::app::args::{self, ExitRow, FileArgs, MatchArgs, SigningArgs};
 use crate::app::config;
 use crate::app::exit;
 use crate::app::flags::defs;
+use crate::app::output::html::shell_word;
 use crate::app::output::rfc3339;
 use crate::app::report::{self, KeepArg, human_bytes};
 use crate::app::ui::{Ui, Verbosity, plural, warning_prefix};
@@ -335,9 +336,9 @@ pub fn run(args: Args) -> Result<i32> {
     let mut journal = journal::Writer::create(&journal_path, &action)
         .with_context(|| format!("cannot create the journal {}", journal_path.display()))?;
     eprintln!(
-        "simfind: journal: {} (undo with: simfind undo {})",
+        "simfind: journal: {} (undo with: simfind undo -- {})",
         journal.path().display(),
-        shell_word(journal.path())
+        shell_word(&journal.path().to_string_lossy())
     );
     if action == Action::Remove {
         eprintln!(
@@ -556,17 +557,4 @@ fn journal_path(given: Option<&Path>, action: &Action) -> Result<PathBuf> {
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/state")))
         .context("no journal directory: set HOME or XDG_STATE_HOME, or give --journal FILE")?;
     Ok(state.join("simfind").join(name))
-}
-
-/// `path` quoted for a shell when it needs it.
-fn shell_word(path: &Path) -> String {
-    let text = path.display().to_string();
-    if text
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || b"/._-+,:@".contains(&b))
-    {
-        text
-    } else {
-        format!("'{}'", text.replace('\'', r"'\''"))
-    }
 }

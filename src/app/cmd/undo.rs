@@ -40,8 +40,8 @@ pub const EXIT_STATUS: &[ExitRow] = &[
     ),
     (
         exit::PARTIAL,
-        "some files could not be put back (warnings on stderr name each one and why);\n\
-         everything else is undone",
+        "some files could not be put back, or a damaged journal line was skipped\n\
+         (warnings on stderr name each one and why); everything else is undone",
     ),
     (
         exit::FATAL,
@@ -74,6 +74,13 @@ pub fn run(args: Args) -> Result<i32> {
     }
     // Every directory the journal touches, so no other run changes files
     // there while this one puts them back.
+    for (line, why) in &read.damaged {
+        eprintln!(
+            "{} {}:{line}: {why}; line skipped (if it recorded an action, that file stays where the run left it)",
+            warning_prefix(),
+            args.journal.display()
+        );
+    }
     let mut trees: Vec<PathBuf> = read
         .records
         .iter()
@@ -136,7 +143,7 @@ pub fn run(args: Args) -> Result<i32> {
     {
         return Err(err.into());
     }
-    Ok(if counts.refused > 0 {
+    Ok(if counts.refused > 0 || !read.damaged.is_empty() {
         exit::PARTIAL
     } else {
         exit::OK

@@ -152,6 +152,12 @@ pub fn value_path(v: &Value) -> Option<PathBuf> {
     Some(PathBuf::from(std::ffi::OsString::from_vec(bytes)))
 }
 
+/// The longest journal line read. A line holds one action: two or three
+/// paths (each at most `PATH_MAX` bytes, written as JSON byte arrays of up to
+/// four characters a byte where not UTF-8) and fixed fields, far below this;
+/// a longer run of bytes is damage, and is not read on.
+pub const MAX_LINE: usize = 1 << 20;
+
 /// What reading a journal found.
 #[derive(Debug, Default)]
 pub struct Read {
@@ -160,34 +166,123 @@ pub struct Read {
     /// The last line was cut short (the run was killed while writing it)
     /// and was ignored: its action had not started.
     pub truncated_tail: bool,
+    /// Lines that could not be read (line number, why), skipped. An intent
+    /// line among them is an action undo cannot know about: the file it
+    /// names stays where the run left it.
+    pub damaged: Vec<(usize, String)>,
 }
 
-/// Reads a journal. A damaged line other than a cut-short last one is an
-/// error naming its line number.
+/// One line of at most [`MAX_LINE`] bytes into `line`, without its newline
+/// (`Ok(true)`; `Ok(false)` for a last line without one), or `None` at the
+/// end. An over-long line is never held: it is `Err(bytes)`, read up to its
+/// newline to go on after it, or, with `stop_at_cap`, given up at the cap.
+fn next_line(
+    reader: &mut impl BufRead,
+    line: &mut Vec<u8>,
+    stop_at_cap: bool,
+) -> io::Result<Option<Result<bool, u64>>> {
+    line.clear();
+    let mut skipped: u64 = 0;
+    loop {
+        let buf = reader.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(if skipped > 0 {
+                Some(Err(skipped))
+            } else if line.is_empty() {
+                None
+            } else {
+                Some(Ok(false))
+            });
+        }
+        let (chunk, found) = match memchr::memchr(b'\n', buf) {
+            Some(i) => (&buf[..i], true),
+            None => (buf, false),
+        };
+        let taken = chunk.len() + usize::from(found);
+        if skipped > 0 || line.len() + chunk.len() > MAX_LINE {
+            skipped += (line.len() + chunk.len()) as u64;
+            line.clear();
+            if stop_at_cap {
+                return Ok(Some(Err(skipped)));
+            }
+        } else {
+            line.extend_from_slice(chunk);
+        }
+        reader.consume(taken);
+        if found {
+            return Ok(Some(if skipped > 0 { Err(skipped) } else { Ok(true) }));
+        }
+    }
+}
+
+/// Reads a journal, line by line within [`MAX_LINE`]. The first line must
+/// be a journal header; after it, a damaged line (not JSON, too long, without
+/// its fields, an outcome without its intent) is named in
+/// [`Read::damaged`] and skipped, so the rest can still be undone, and a
+/// cut-short last line is [`Read::truncated_tail`].
 pub fn read(path: &Path) -> io::Result<Read> {
-    let reader = BufReader::new(File::open(path)?);
+    let file = File::open(path)?;
+    // A journal is a file simfind wrote; a device or a pipe could be endless.
+    if !file.metadata()?.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{}: not a regular file", path.display()),
+        ));
+    }
+    let mut reader = BufReader::new(file);
     let bad = |line: usize, why: &str| {
         io::Error::new(
             io::ErrorKind::InvalidData,
             format!("{}:{line}: {why}", path.display()),
         )
     };
-    let lines: Vec<Vec<u8>> = reader.split(b'\n').collect::<io::Result<_>>()?;
-    let ends_with_newline = std::fs::read(path)?.last() == Some(&b'\n');
     let mut out = Read::default();
-    for (i, line) in lines.iter().enumerate() {
-        let number = i + 1;
-        let last = i + 1 == lines.len();
-        let value: Value = match serde_json::from_slice(line) {
-            Ok(v) => v,
-            Err(_) if last && !ends_with_newline && i > 0 => {
-                out.truncated_tail = true;
-                break;
+    let mut line = Vec::new();
+    let mut number = 0;
+    let mut header = false;
+    // A line that failed to parse is judged once the next is known: only the
+    // last, without a newline, is a cut-short tail.
+    let mut pending: Option<(usize, String)> = None;
+    while let Some(next) = next_line(&mut reader, &mut line, !header)? {
+        number += 1;
+        if let Some(damage) = pending.take() {
+            out.damaged.push(damage);
+        }
+        let ended = match next {
+            Ok(ended) => ended,
+            Err(len) => {
+                if !header {
+                    return Err(bad(
+                        number,
+                        &format!(
+                            "a first line of more than {MAX_LINE} bytes: not a simfind journal"
+                        ),
+                    ));
+                }
+                out.damaged.push((
+                    number,
+                    format!("a line of {len} bytes, longer than a journal line can be ({MAX_LINE} bytes): damaged"),
+                ));
+                continue;
             }
-            Err(_) if line.is_empty() => continue,
+        };
+        if line.is_empty() {
+            continue;
+        }
+        let value: Value = match serde_json::from_slice(&line) {
+            Ok(v) => v,
+            Err(err) if header => {
+                let why = format!("not a JSON line ({err})");
+                if ended {
+                    out.damaged.push((number, why));
+                } else {
+                    pending = Some((number, why));
+                }
+                continue;
+            }
             Err(err) => return Err(bad(number, &format!("not a JSON line ({err})"))),
         };
-        if i == 0 {
+        if !header {
             match value.get("simfind_journal").and_then(Value::as_u64) {
                 Some(VERSION) => {}
                 Some(v) => {
@@ -199,60 +294,65 @@ pub fn read(path: &Path) -> io::Result<Read> {
                 None => return Err(bad(number, "not a simfind journal")),
             }
             out.action = value["action"].as_str().unwrap_or("").to_string();
+            header = true;
             continue;
         }
-        let seq = value["seq"]
-            .as_u64()
-            .ok_or_else(|| bad(number, "no \"seq\""))?;
-        let event = value["event"].as_str().unwrap_or("");
-        if event == "intent" {
-            let entry = (|| {
-                Some(Entry {
-                    path: value_path(&value["path"])?,
-                    kept: value_path(&value["kept"])?,
-                    to: match &value["to"] {
-                        Value::Null => None,
-                        v => Some(value_path(v)?),
-                    },
-                    identical: value["identical"].as_bool()?,
-                    similarity: value["similarity"].as_f64(),
-                    fingerprint: get_fingerprint(&value, "")?,
-                    kept_fingerprint: get_fingerprint(&value, "kept_")?,
-                    // Undo checks bytes, not identity: a restored kept copy
-                    // may be a new file.
-                    kept_id: None,
-                })
-            })()
-            .ok_or_else(|| bad(number, "an intent line without its fields"))?;
-            out.records.push(Record {
-                seq,
-                action: value["action"].as_str().unwrap_or(&out.action).to_string(),
-                entry,
-                outcome: Outcome::Unfinished,
-            });
-            continue;
+        if let Err(why) = take_line(&value, &mut out) {
+            out.damaged.push((number, why));
         }
-        let record = out
-            .records
-            .iter_mut()
-            .rev()
-            .find(|r| r.seq == seq)
-            .ok_or_else(|| {
-                bad(
-                    number,
-                    &format!("an outcome for seq {seq} without its intent"),
-                )
-            })?;
-        let text = |key: &str| value[key].as_str().unwrap_or("").to_string();
-        record.outcome = match event {
-            "done" => Outcome::Done(text("how")),
-            "skipped" => Outcome::Skipped(text("reason")),
-            "failed" => Outcome::Failed(text("reason")),
-            other => return Err(bad(number, &format!("unknown event {other:?}"))),
-        };
     }
-    if out.action.is_empty() && out.records.is_empty() && !out.truncated_tail && lines.is_empty() {
+    if pending.is_some() {
+        out.truncated_tail = true;
+    }
+    if !header {
         return Err(bad(1, "empty: not a simfind journal"));
     }
     Ok(out)
+}
+
+/// One line after the header into `out`, or why it cannot be used.
+fn take_line(value: &Value, out: &mut Read) -> Result<(), String> {
+    let seq = value["seq"].as_u64().ok_or("no \"seq\"")?;
+    let event = value["event"].as_str().unwrap_or("");
+    if event == "intent" {
+        let entry = (|| {
+            Some(Entry {
+                path: value_path(&value["path"])?,
+                kept: value_path(&value["kept"])?,
+                to: match &value["to"] {
+                    Value::Null => None,
+                    v => Some(value_path(v)?),
+                },
+                identical: value["identical"].as_bool()?,
+                similarity: value["similarity"].as_f64(),
+                fingerprint: get_fingerprint(value, "")?,
+                kept_fingerprint: get_fingerprint(value, "kept_")?,
+                // Undo checks bytes, not identity: a restored kept copy
+                // may be a new file.
+                kept_id: None,
+            })
+        })()
+        .ok_or("an intent line without its fields")?;
+        out.records.push(Record {
+            seq,
+            action: value["action"].as_str().unwrap_or(&out.action).to_string(),
+            entry,
+            outcome: Outcome::Unfinished,
+        });
+        return Ok(());
+    }
+    let record = out
+        .records
+        .iter_mut()
+        .rev()
+        .find(|r| r.seq == seq)
+        .ok_or_else(|| format!("an outcome for seq {seq} without its intent"))?;
+    let text = |key: &str| value[key].as_str().unwrap_or("").to_string();
+    record.outcome = match event {
+        "done" => Outcome::Done(text("how")),
+        "skipped" => Outcome::Skipped(text("reason")),
+        "failed" => Outcome::Failed(text("reason")),
+        other => return Err(format!("unknown event {other:?}")),
+    };
+    Ok(())
 }

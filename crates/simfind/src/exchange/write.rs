@@ -4,6 +4,7 @@
 //! at most a `.`-prefixed `.tmp` file, which no reader takes for a table.
 
 use std::fs::File;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -128,9 +129,14 @@ impl Table {
         };
         std::fs::create_dir_all(&dir).map_err(io(&dir))?;
         let target = dir.join(shard.file_name());
+        // Created 0666 less the umask, as a shell redirection would: the
+        // shards are read by engines that often run as another user on a
+        // shared file system (tempfile's default is 0600). The rename keeps
+        // the mode.
         let temp = tempfile::Builder::new()
             .prefix(&format!(".{}.", shard.file_name()))
             .suffix(".tmp")
+            .permissions(std::fs::Permissions::from_mode(0o666))
             .tempfile_in(&dir)
             .map_err(io(&dir))?;
         let file = temp.as_file().try_clone().map_err(io(temp.path()))?;
