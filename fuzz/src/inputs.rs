@@ -492,3 +492,104 @@ pub fn explain(data: &[u8]) {
         );
     }
 }
+
+/// `csv_recovery`: CSV or TSV rows built from the input (quoted or not,
+/// holding delimiters, doubled quotes and newlines, some with a line over a
+/// small cap), read skipping bad rows, give exactly the rows whose every
+/// line fits, each with its text and byte offset, and one skip per other
+/// row: an over-long row's lost closing quote never swallows the rows
+/// after it (review N1.19/N1.20).
+pub fn csv_recovery(data: &[u8]) {
+    let Some((&mode, rest)) = data.split_first() else {
+        return;
+    };
+    let (kind, delimiter) = if mode & 1 == 1 {
+        (InputKind::Tsv, '\t')
+    } else {
+        (InputKind::Csv, ',')
+    };
+    let cap = 8 + usize::from(mode >> 1) % 56;
+    let mut input = format!("id{delimiter}text\n");
+    let mut kept = Vec::new();
+    let mut over = 0u64;
+    for (id, chunk) in rest.chunks(8).take(64).enumerate() {
+        let quoted = chunk[0] & 1 == 1;
+        let mut text = String::new();
+        for &b in &chunk[1..] {
+            match b % 8 {
+                0 if quoted => text.push(delimiter),
+                1 if quoted => text.push('"'),
+                2 if quoted => text.push('\n'),
+                3 => text.push_str(&"w".repeat(usize::from(b) / 4)),
+                _ => text.push(char::from(b'a' + b % 26)),
+            }
+        }
+        let written = if quoted {
+            format!("\"{}\"", text.replace('"', "\"\""))
+        } else {
+            text.clone()
+        };
+        let row = format!("{id}{delimiter}{written}\n");
+        if row
+            .trim_end_matches('\n')
+            .split('\n')
+            .all(|l| l.len() <= cap)
+        {
+            kept.push((id.to_string(), text, input.len() as u64));
+        } else {
+            over += 1;
+        }
+        input.push_str(&row);
+    }
+    let file = as_file(input.as_bytes());
+    let mut options = RecordOptions::new(kind);
+    options.max_line = cap;
+    options.skip_bad_rows = true;
+    let read = records::read_inputs(&[file.path().to_owned()], &options, &mut |_| {})
+        .unwrap_or_else(|e| panic!("{e}"));
+    let got: Vec<(String, String, u64)> = read
+        .records
+        .iter()
+        .map(|r| (r.id.clone(), r.fields.join(""), r.origin.offset))
+        .collect();
+    assert_eq!(got, kept, "input:\n{input}");
+    assert_eq!(read.skipped, over);
+}
+
+/// `bits_header`: the header rule of `--input bits`. A first row is taken
+/// as a header only when its value holds no digit of any script; a first
+/// row with a digit that is not a bit string is an error naming line 1,
+/// never silently dropped (review N1.41). A byte-order mark is never part
+/// of an id.
+pub fn bits_header(data: &[u8]) {
+    if data.starts_with(b"\xEF\xBB\xBF") {
+        return;
+    }
+    let mut text = b"\xEF\xBB\xBF".to_vec();
+    text.extend_from_slice(data);
+    let read = vectors::read_bits(&text[..], false, &mut |e| panic!("strict skipped {e}"));
+    let plain = vectors::read_bits(data, false, &mut |e| panic!("strict skipped {e}"));
+    match (&read, &plain) {
+        (Ok(a), Ok(b)) => assert_eq!(a.ids, b.ids),
+        (Err(_), Err(_)) => {}
+        _ => panic!("a byte-order mark changed the outcome: {read:?} vs {plain:?}"),
+    }
+    let Ok(bits) = &plain else { return };
+    assert!(bits.ids.iter().all(|id| !id.starts_with('\u{feff}')));
+    let first = data.split(|&b| b == b'\n').next().unwrap_or_default();
+    let Ok(first) = std::str::from_utf8(first) else {
+        return;
+    };
+    let first = first.trim_end_matches('\r');
+    let dropped = !first.trim().is_empty()
+        && !first.contains('"')
+        && bits.lines.first().is_none_or(|&line| line != 1);
+    if dropped {
+        // Taken as a header: its value (after the id) has no digit.
+        let value = first.split([',', '\t']).nth(1).unwrap_or_default();
+        assert!(
+            !value.chars().any(char::is_numeric),
+            "first row {first:?} dropped as a header"
+        );
+    }
+}

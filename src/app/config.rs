@@ -311,14 +311,14 @@ fn listed(files: &FileArgs) -> Result<Vec<PathBuf>> {
         (None, Some(path)) => (path, b'\0', "--files0-from"),
         (None, None) => return Ok(Vec::new()),
     };
-    let bytes = if path.as_os_str() == "-" {
-        let mut bytes = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)
-            .with_context(|| format!("cannot read {flag} from stdin"))?;
-        bytes
-    } else {
-        std::fs::read(path).with_context(|| format!("cannot read {flag} {}", path.display()))?
-    };
+    let cap = simfind::input::bounded::caps::PATH_LIST;
+    let bytes = simfind::input::bounded::read_path(path, cap).with_context(|| {
+        if path.as_os_str() == "-" {
+            format!("cannot read {flag} from stdin")
+        } else {
+            format!("cannot read {flag} {}", path.display())
+        }
+    })?;
     Ok(simfind::input::list::parse(&bytes, separator))
 }
 

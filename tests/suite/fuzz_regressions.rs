@@ -95,6 +95,16 @@ fn vectors() {
 }
 
 #[test]
+fn csv_recovery() {
+    replay("csv_recovery", inputs::csv_recovery);
+}
+
+#[test]
+fn bits_header() {
+    replay("bits_header", inputs::bits_header);
+}
+
+#[test]
 #[cfg_attr(miri, ignore = "Parquet files on disk: Miri runs no file system")]
 fn exchange() {
     replay("exchange", inputs::exchange);

@@ -23,8 +23,10 @@ mod props;
 
 mod auto_method;
 mod bigfile;
+mod bounded;
 mod cli;
 mod conventions;
+mod csv_recovery;
 mod curve_tune;
 mod dedupe;
 mod doc_commands;

@@ -793,3 +793,19 @@ fn records_that_decide_removals_default_to_the_safe_threshold() {
         assert!(err.contains("≥ 0.900"), "{input:?}: {err}");
     }
 }
+
+/// Review N1.24: a UTF-8 byte-order mark before the first JSON line was
+/// "not JSON"; skipped now, also when the record is read again to verify.
+#[test]
+fn jsonl_with_a_byte_order_mark_pairs_its_first_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "\u{feff}{\"id\":\"a\",\"text\":\"x y z w\"}\n{\"id\":\"b\",\"text\":\"x y z w\"}\n";
+    write(dir.path(), "bom.jsonl", text.as_bytes());
+    let out = simfind()
+        .current_dir(dir.path())
+        .args(["scan", "-q", "--input", "jsonl", "bom.jsonl", "-t", "0.3"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("\na,b,1.0"), "{}", stdout(&out));
+}

@@ -188,7 +188,7 @@ pub fn run(args: Args) -> Result<i32> {
     }
     let from_list = match &args.from_list {
         Some(file) => Some(
-            std::fs::read(file)
+            simfind::input::bounded::read_path(file, simfind::input::bounded::caps::PATH_LIST)
                 .map(|bytes| simfind::input::list::parse(&bytes, b'\0'))
                 .with_context(|| format!("cannot read --from-list {}", file.display()))?,
         ),

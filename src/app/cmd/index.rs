@@ -4,8 +4,6 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use std::io::Read;
-
 use anyhow::{Context, Result, bail};
 use simfind::index::add::{self, NewDoc};
 use simfind::index::incremental;
@@ -205,10 +203,9 @@ fn add_and_remove(args: Args) -> Result<i32> {
     let mut docs = Vec::with_capacity(args.add.len());
     for path in &args.add {
         if path.as_os_str() == "-" {
-            let mut bytes = Vec::new();
-            std::io::stdin()
-                .lock()
-                .read_to_end(&mut bytes)
+            // Bounded: an endless stdin (`< /dev/zero`) stops at the cap.
+            let cap = simfind::input::bounded::caps::STDIN_DOCUMENT;
+            let bytes = simfind::input::bounded::read_all(std::io::stdin().lock(), cap)
                 .context("cannot read standard input")?;
             let name = name.as_deref().expect("checked above");
             docs.push(NewDoc::Bytes { name, bytes });

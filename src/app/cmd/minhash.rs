@@ -388,8 +388,9 @@ fn write_columns(
 }
 
 fn read_matrix(path: &Path) -> anyhow::Result<Matrix> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let cap = simfind::input::bounded::caps::OPTION_FILE;
+    let text = simfind::input::bounded::read_text(path, cap)
+        .with_context(|| format!("reading {}", path.display()))?;
     let mut lines = text
         .lines()
         .enumerate()

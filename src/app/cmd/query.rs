@@ -2,7 +2,6 @@
 //! to this one? The arguments, reading the query documents and printing the
 //! rows; the lookup itself is [`simfind::index::query`].
 
-use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -10,6 +9,7 @@ use std::time::Instant;
 use anyhow::{Result, bail};
 use simfind::index::query::{Answer, Query, QueryOptions};
 use simfind::index::{Index, OpenOptions};
+use simfind::input::bounded;
 use simfind::input::read::ReadOptions;
 use simfind::lsh::tune::{self, DEFAULT_MIN_RECALL};
 use simfind::pipeline::Verification;
@@ -285,11 +285,10 @@ type QueryDocument = (Vec<u8>, Option<(u64, u64)>);
 
 fn read_query(path: &Path) -> Result<QueryDocument, String> {
     if path.as_os_str() == "-" {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .lock()
-            .read_to_end(&mut bytes)
-            .map_err(|e| e.to_string())?;
+        // Bounded: an endless stdin (`< /dev/zero`) stops at the cap.
+        let cap = bounded::caps::STDIN_DOCUMENT;
+        let bytes = bounded::read_all(std::io::stdin().lock(), cap)
+            .map_err(|e| format!("standard input: {e}"))?;
         return Ok((bytes, None));
     }
     let contents = source::open_named(path, &ReadOptions::default()).map_err(|e| e.to_string())?;

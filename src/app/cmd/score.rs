@@ -153,7 +153,8 @@ pub fn run(args: Args) -> Result<i32> {
     let table = match &args.equivalents {
         None => entity::Equivalents::default(),
         Some(path) => {
-            let text = std::fs::read_to_string(path)
+            let cap = simfind::input::bounded::caps::OPTION_FILE;
+            let text = simfind::input::bounded::read_text(path, cap)
                 .with_context(|| format!("cannot read --equivalents {}", path.display()))?;
             entity::Equivalents::parse(&text)
                 .map_err(|(line, reason)| anyhow::anyhow!("{}:{line}: {reason}", path.display()))?

@@ -34,7 +34,8 @@ pub struct StopWordsFile {
 
 impl StopWordsFile {
     pub fn read(path: &Path) -> Self {
-        let read = std::fs::read_to_string(path)
+        let cap = simfind::input::bounded::caps::OPTION_FILE;
+        let read = simfind::input::bounded::read_text(path, cap)
             .map(|text| text.lines().map(str::to_owned).collect())
             .map_err(|e| {
                 Error::new(e).context(format!("cannot read stop words from {}", path.display()))

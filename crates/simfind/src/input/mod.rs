@@ -6,7 +6,8 @@
 //! turns one path into its bytes, read or memory-mapped, never blocking on a
 //! FIFO and never crashing on a file truncated under a mapping. [`filter`]
 //! holds what ignore files and `--exclude` leave out; [`list`] parses
-//! `--files-from` lists. [`kind`] names what the inputs are (`--input`);
+//! `--files-from` lists; [`bounded`] reads every other input (lists, option
+//! files, stdin documents, journals) under a cap. [`kind`] names what the inputs are (`--input`);
 //! [`records`] is the other source: files of records (JSON Lines, CSV/TSV,
 //! sets), one document per line or row, read by a [`records::Source`].
 //! The stages do not call [`read`] themselves: they get a document's bytes
@@ -20,6 +21,7 @@
 //! ([`crate::index`]) creates, reads and writes its own SQLite database file,
 //! and the binary writes the output file.
 
+pub mod bounded;
 #[doc(hidden)]
 pub mod faults;
 pub mod filter;

@@ -58,6 +58,18 @@ use std::path::Path;
 
 use crate::input::walk::FileEntry;
 
+/// The error when the buffer for a file's `size` bytes cannot be had: the
+/// memory ran out (an address-space limit, `ulimit -v`), not the file's size,
+/// and the reason says so (a file of a few MB is not "too large").
+pub(crate) fn no_memory_for(size: u64) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::OutOfMemory,
+        format!(
+            "out of memory for a buffer of its {size} bytes (a memory limit such as ulimit -v?)"
+        ),
+    )
+}
+
 /// Number of leading bytes [`looks_binary`] inspects. 8 KiB is two pages, the
 /// same order as git's `buffer_is_binary` (8000 bytes), and small enough that
 /// for a mapped file the check faults in at most two pages before the file can
@@ -594,7 +606,7 @@ fn read_opened(
 
     let mut buf = Vec::new();
     buf.try_reserve_exact(len)
-        .map_err(|_| io::Error::new(io::ErrorKind::OutOfMemory, "file too large to read"))?;
+        .map_err(|_| no_memory_for(size))?;
     // `take`: a file that grew after fstat is read only up to the size we saw, so
     // the bytes always match the snapshot that verify_unchanged compares against.
     (&file).take(size).read_to_end(&mut buf)?;

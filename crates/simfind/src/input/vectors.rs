@@ -2,8 +2,9 @@
 //! --input`): one point per line, `id,x1,…,xd` or `id,bits`.
 //!
 //! Format: CSV (RFC 4180 quoting) or, when the first line holds a tab, TSV;
-//! blank lines are skipped; a first line whose values are not numbers (bit
-//! strings) is a header. Vectors: every row has the same number of
+//! blank lines are skipped; a leading UTF-8 byte-order mark is skipped; a
+//! first line whose values are not numbers (for bit strings: a value with
+//! no digit at all) is a header. Vectors: every row has the same number of
 //! components, finite decimal numbers of any sign (as `f32`: NaN, infinity
 //! and values beyond ±3.4 × 10³⁸ are refused). Bit strings: `0`/`1`
 //! characters, or hexadecimal after `0x` (4 bits a digit), all of one length.
@@ -261,7 +262,10 @@ impl RowSink for BitSink {
         }
         match parse_bits(&fields[1], &mut self.scratch) {
             Ok(n) => self.len = n,
-            Err(_) if first => return Row::Header,
+            // A header names its column; a value with a digit in it (of any
+            // script) is a bit string written wrong, an error like on any
+            // other line (review N1.41: `a,0101x101` was dropped silently).
+            Err(_) if first && !fields[1].chars().any(char::is_numeric) => return Row::Header,
             Err(why) => return Row::Bad(why.to_string()),
         }
         if !self.out.is_empty() && self.len != self.out.bits {
@@ -609,6 +613,15 @@ fn read_rows(
     sink: &mut dyn RowSink,
 ) -> Result<(), ReadError> {
     let mut input = BufReader::with_capacity(1 << 16, input);
+    // A UTF-8 byte-order mark (spreadsheets write one) is not part of the
+    // first id (review N1.38), as the CSV records reader skips it too.
+    if input
+        .fill_buf()
+        .map_err(ReadError::Io)?
+        .starts_with(b"\xEF\xBB\xBF")
+    {
+        input.consume(3);
+    }
     let head = input.fill_buf().map_err(ReadError::Io)?;
     let first_line = head.split(|&b| b == b'\n').next().unwrap_or_default();
     let delimiter = if first_line.contains(&b'\t') {

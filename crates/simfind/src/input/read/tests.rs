@@ -439,3 +439,14 @@ fn reading_by_identity_refuses_another_file_at_the_path() {
     let err = read_file_identified(&other, identity, &opts).unwrap_err();
     assert!(matches!(err, ReadError::NotTheWalkedFile), "{err}");
 }
+
+/// Review 9.1: under `ulimit -v` a 2 MB file was skipped as "file too large
+/// to read"; the address space ran out, not the file's size.
+#[test]
+fn a_buffer_that_cannot_be_had_is_out_of_memory_not_too_large() {
+    let err = super::no_memory_for(2 << 20);
+    assert_eq!(err.kind(), io::ErrorKind::OutOfMemory);
+    let said = err.to_string();
+    assert!(said.contains("out of memory"), "{said}");
+    assert!(!said.contains("too large"), "{said}");
+}

@@ -26,13 +26,13 @@ struct Overflow {
     lines: Cell<u64>,
     longest: Cell<u64>,
     /// Per over-long line not yet behind the rows read: (bytes passed on
-    /// before its drop, bytes dropped), in input order.
-    drops: RefCell<VecDeque<(u64, u64)>>,
+    /// before its drop, bytes dropped less bytes added), in input order.
+    drops: RefCell<VecDeque<(u64, i64)>>,
 }
 
 impl Overflow {
     /// Counts a drop of `n` bytes after `passed` bytes were passed on.
-    fn dropped(&self, passed: u64, n: u64) {
+    fn dropped(&self, passed: u64, n: i64) {
         let mut drops = self.drops.borrow_mut();
         match drops.back_mut() {
             Some((at, total)) if *at == passed => *total += n,
@@ -41,8 +41,54 @@ impl Overflow {
     }
 }
 
+/// Where the CSV parser is in a row, as the `csv` crate's lexer moves
+/// (RFC 4180 with doubled quotes; `\r` or `\n` ends a row outside quotes;
+/// a quote inside an unquoted field is a plain byte).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Lex {
+    /// At the start of a field (or of a row).
+    Start,
+    /// In a field that did not open with a quote.
+    Unquoted,
+    /// In a quoted field: a delimiter or newline is part of it.
+    Quoted,
+    /// Just after a quote in a quoted field: it closes the field, unless
+    /// another quote follows (a doubled quote).
+    QuoteInQuoted,
+}
+
+impl Lex {
+    fn next(self, byte: u8, delimiter: u8) -> Lex {
+        let ends = byte == delimiter || byte == b'\n' || byte == b'\r';
+        match self {
+            Lex::Start if byte == b'"' => Lex::Quoted,
+            Lex::Start | Lex::Unquoted | Lex::QuoteInQuoted if ends => Lex::Start,
+            Lex::QuoteInQuoted if byte == b'"' => Lex::Quoted,
+            Lex::Start | Lex::Unquoted | Lex::QuoteInQuoted => Lex::Unquoted,
+            Lex::Quoted if byte == b'"' => Lex::QuoteInQuoted,
+            Lex::Quoted => Lex::Quoted,
+        }
+    }
+
+    fn over(mut self, bytes: &[u8], delimiter: u8) -> Lex {
+        for &b in bytes {
+            self = self.next(b, delimiter);
+        }
+        self
+    }
+}
+
 /// A reader that passes at most `cap` bytes of each line; the rest of a
 /// longer line is read and dropped (counted in `overflow`).
+///
+/// Dropped bytes can hold the quote that closes (or opens) a quoted field,
+/// so the parser, which never sees them, would read the following rows as
+/// one field (review N1.19/N1.20: rows lost without a word). `Capped`
+/// therefore follows the quoting of the whole input and of what it passed
+/// on ([`Lex`]); at the newline that ends a drop it adds the quote (or
+/// delimiter and quote) that puts the parser where the input is: the
+/// over-long row ends where it really ends, and every following row is
+/// read as written.
 struct Capped<R> {
     inner: R,
     /// Bytes taken from `inner` so far (passed on or dropped): where it is
@@ -56,11 +102,44 @@ struct Capped<R> {
     /// Bytes passed on so far (the parser's byte positions count these).
     passed: u64,
     overflow: Rc<Overflow>,
+    delimiter: u8,
+    /// The parser's place, after the bytes passed on.
+    passed_lex: Lex,
+    /// The input's place, after the bytes of a drop.
+    input_lex: Lex,
+    /// Bytes added to bring the parser back in step, passed on next.
+    added: Vec<u8>,
+}
+
+impl<R> Capped<R> {
+    /// At the newline that ends a drop: the bytes that take the parser
+    /// from `passed_lex` to where the input is (`input_lex`), so that the
+    /// newline ends the row, or stays in a quoted field, as in the input.
+    fn resync(&mut self) {
+        let inside = self.input_lex == Lex::Quoted;
+        let add: &[u8] = match (inside, self.passed_lex) {
+            (true, Lex::Quoted) | (false, Lex::Start | Lex::Unquoted | Lex::QuoteInQuoted) => &[],
+            (true, Lex::Start | Lex::QuoteInQuoted) | (false, Lex::Quoted) => b"\"",
+            (true, Lex::Unquoted) => &[self.delimiter, b'"'],
+        };
+        if !add.is_empty() {
+            self.overflow.dropped(self.passed, -(add.len() as i64));
+            self.added.extend_from_slice(add);
+        }
+        self.passed_lex = self.input_lex;
+    }
 }
 
 impl<R: BufRead> Read for Capped<R> {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
         loop {
+            if !self.added.is_empty() {
+                let n = self.added.len().min(out.len());
+                out[..n].copy_from_slice(&self.added[..n]);
+                self.added.drain(..n);
+                self.passed += n as u64;
+                return Ok(n);
+            }
             let available = self.inner.fill_buf()?;
             if available.is_empty() || out.is_empty() {
                 return Ok(0);
@@ -72,7 +151,8 @@ impl<R: BufRead> Read for Capped<R> {
                 // newline, which is then passed on so that the parser ends
                 // the row.
                 self.in_line += content as u64;
-                self.overflow.dropped(self.passed, content as u64);
+                self.overflow.dropped(self.passed, content as i64);
+                self.input_lex = self.input_lex.over(&available[..content], self.delimiter);
                 self.inner.consume(content);
                 self.at += content as u64;
                 if newline.is_some() {
@@ -83,17 +163,20 @@ impl<R: BufRead> Read for Capped<R> {
                         .set(self.overflow.longest.get().max(length));
                     self.dropping = false;
                     self.in_line = 0;
+                    self.resync();
                 }
                 continue;
             }
             let room = usize::try_from(self.cap - self.in_line).unwrap_or(usize::MAX);
             if room == 0 && content > 0 {
                 self.dropping = true;
+                self.input_lex = self.passed_lex;
                 continue;
             }
             let whole = newline.map_or(available.len(), |at| at + 1);
             let n = if content <= room { whole } else { room }.min(out.len());
             out[..n].copy_from_slice(&available[..n]);
+            self.passed_lex = self.passed_lex.over(&available[..n], self.delimiter);
             self.inner.consume(n);
             self.at += n as u64;
             self.passed += n as u64;
@@ -121,6 +204,8 @@ impl io::Seek for Capped<io::BufReader<std::fs::File>> {
         self.passed = to;
         self.in_line = 0;
         self.dropping = false;
+        self.passed_lex = Lex::Start;
+        self.added.clear();
         self.overflow.drops.borrow_mut().clear();
         Ok(to)
     }
@@ -130,9 +215,9 @@ pub(super) struct Table<R = Box<dyn BufRead>> {
     reader: csv::Reader<Capped<R>>,
     overflow: Rc<Overflow>,
     seen_overflow: u64,
-    /// Bytes dropped before the rows read so far: a parser offset plus
-    /// this is the input's.
-    shift: u64,
+    /// Bytes dropped (less bytes added) before the rows read so far: a
+    /// parser offset plus this is the input's.
+    shift: i64,
     name: String,
     input: u32,
     width: usize,
@@ -157,6 +242,11 @@ impl<R: BufRead> Table<R> {
             reason,
         };
         let overflow = Rc::new(Overflow::default());
+        let delimiter = if options.kind == InputKind::Tsv {
+            b'\t'
+        } else {
+            b','
+        };
         let capped = Capped {
             inner: reader,
             at: 0,
@@ -165,13 +255,13 @@ impl<R: BufRead> Table<R> {
             dropping: false,
             passed: 0,
             overflow: Rc::clone(&overflow),
+            delimiter,
+            passed_lex: Lex::Start,
+            input_lex: Lex::Start,
+            added: Vec::new(),
         };
         let mut reader = ReaderBuilder::new()
-            .delimiter(if options.kind == InputKind::Tsv {
-                b'\t'
-            } else {
-                b','
-            })
+            .delimiter(delimiter)
             .has_headers(false)
             .flexible(true)
             .from_reader(capped);
@@ -237,7 +327,7 @@ impl<R: BufRead> Table<R> {
     /// Bytes [`Capped`] dropped before the parser's offset `passed` (a row's
     /// start, never inside a dropped line). Rows come in order, so drops
     /// behind one are folded into `shift` and forgotten.
-    fn dropped_before(&mut self, passed: u64) -> u64 {
+    fn dropped_before(&mut self, passed: u64) -> i64 {
         let mut drops = self.overflow.drops.borrow_mut();
         while let Some(&(at, n)) = drops.front() {
             if at >= passed {
@@ -286,7 +376,7 @@ impl<R: BufRead> Source for Table<R> {
         let position = self.row.position().cloned();
         let line = position.as_ref().map_or(0, csv::Position::line);
         let offset = position.as_ref().map_or(0, csv::Position::byte);
-        let offset = offset + self.dropped_before(offset);
+        let offset = offset.saturating_add_signed(self.dropped_before(offset));
         match more {
             Ok(false) => return None,
             Ok(true) => {}

@@ -234,3 +234,28 @@ fn jsonl_skips_blank_lines_and_reads_nested_paths() {
     assert_eq!(records.records[1].fields, [""]);
     assert_eq!(records.records[1].origin.line, 4);
 }
+
+/// Review N1.23: ids beyond 64 bits went through f64, so two distinct ids
+/// became one "duplicate". Such an id is now refused, naming the way out.
+#[test]
+fn jsonl_number_ids_beyond_64_bits_are_refused_not_rounded_into_duplicates() {
+    let text = "{\"id\":12345678901234567890123,\"text\":\"a\"}\n\
+                {\"id\":12345678901234567890124,\"text\":\"a\"}\n";
+    let err = read(InputKind::Jsonl, &[("b.jsonl", text)], |_| {}).unwrap_err();
+    assert_eq!(err.line, 1, "{err}");
+    assert!(err.reason.contains("not a 64-bit integer"), "{err}");
+    assert!(err.reason.contains("JSON string"), "{err}");
+    let fits = "{\"id\":18446744073709551615,\"text\":\"a\"}\n{\"id\":-5,\"text\":\"a\"}\n";
+    let records = read(InputKind::Jsonl, &[("b.jsonl", fits)], |_| {}).unwrap();
+    assert_eq!(records.records[0].id, "18446744073709551615");
+    assert_eq!(records.records[1].id, "-5");
+}
+
+/// Review N1.24: a byte-order mark before the first line was "not JSON".
+#[test]
+fn jsonl_skips_a_byte_order_mark_before_the_first_line() {
+    let text = "\u{feff}{\"id\":\"a\",\"text\":\"x\"}\n{\"id\":\"b\",\"text\":\"y\"}\n";
+    let records = read(InputKind::Jsonl, &[("bom.jsonl", text)], |_| {}).unwrap();
+    let ids: Vec<&str> = records.records.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(ids, ["a", "b"]);
+}

@@ -323,3 +323,30 @@ fn rows_read_ahead_keep_order_lines_and_messages() {
     let e = row_error(read_vectors(text.as_bytes(), false, &mut |_| {}));
     assert_eq!((e.line, e.reason), want_bad[0].clone());
 }
+
+/// Review N1.38: a byte-order mark became part of the first id.
+#[test]
+fn a_byte_order_mark_is_not_part_of_the_first_id() {
+    let v = vectors("\u{feff}a,1,0\nb,0,1\n").unwrap();
+    assert_eq!(v.ids, ["a", "b"]);
+    let b = bits("\u{feff}id,bits\na,0101\n").unwrap();
+    assert_eq!(b.ids, ["a"]);
+}
+
+/// Review N1.41: a malformed first row of bits was dropped as a header,
+/// without a word. A value with a digit is a bit string written wrong.
+#[test]
+fn a_malformed_first_bit_string_is_an_error_not_a_header() {
+    for first in [
+        "a,0101x101",
+        "a,0101 0101",
+        "a,\u{ff10}\u{ff11}\u{ff10}\u{ff11}",
+    ] {
+        let text = format!("{first}\nb,01010101\nc,01010101\n");
+        let err = row_error(bits(&text));
+        assert_eq!(err.line, 1, "{first}: {err}");
+    }
+    // A header names its column: no digit.
+    let b = bits("id,bits\na,0101\n").unwrap();
+    assert_eq!(b.ids, ["a"]);
+}
