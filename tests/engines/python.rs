@@ -108,7 +108,7 @@ import json, sys
 import simfind
 
 texts = [json.loads(line)["text"] for line in open(sys.argv[1], encoding="utf-8")]
-pairs = simfind.dedupe(texts, **json.loads(sys.argv[2]))
+pairs = simfind.dedupe(texts, **json.loads(sys.argv[2])).pairs
 for a, b, s in zip(*(pairs.column(c).to_pylist() for c in ("left", "right", "similarity"))):
     print(f"{a},{b},{s:.6f}")
 "#;
@@ -205,10 +205,13 @@ cases = [
     ("threads", lambda: simfind.dedupe(["a"], threads=0)),
     ("column", lambda: simfind.dedupe(pa.table({"body": ["a"]}), column="text")),
     ("table", lambda: simfind.dedupe(pa.table({"body": ["a"]}))),
-    ("empty", lambda: simfind.dedupe([]).num_rows),
-    ("bytes", lambda: simfind.dedupe([b"\xff\xfe same text here", b"\xff\xfe same text here"]).num_rows),
-    ("arrow", lambda: simfind.dedupe(pa.table({"t": ["one text", "one text"]}), column="t").num_rows),
-    ("iterator", lambda: simfind.dedupe(iter(["one text", "one text"])).num_rows),
+    ("empty", lambda: simfind.dedupe([]).pairs.num_rows),
+    ("bytes", lambda: simfind.dedupe([b"\xff\xfe same text here", b"\xff\xfe same text here"]).pairs.num_rows),
+    ("arrow", lambda: simfind.dedupe(pa.table({"t": ["one text", "one text"]}), column="t").pairs.num_rows),
+    ("iterator", lambda: simfind.dedupe(iter(["one text", "one text"])).pairs.num_rows),
+    ("keep", lambda: simfind.dedupe(["one text", "another", "one text"]).keep.to_pylist()),
+    ("groups", lambda: simfind.dedupe(["one text", "another", "one text"]).groups.to_pylist()),
+    ("cluster", lambda: simfind.dedupe(["a"], cluster="star")),
 ]
 for name, call in cases:
     try:
@@ -249,6 +252,8 @@ fn python_dedupe_refuses_bad_input_with_named_errors() {
         ("bytes", "returned 1"),
         ("arrow", "returned 1"),
         ("iterator", "returned 1"),
+        ("keep", "returned [True, True, False]"),
+        ("groups", "returned [0, None, 0]"),
     ];
     for (name, answer) in expect {
         assert_eq!(answers[name], answer, "{name}");
@@ -260,7 +265,7 @@ fn python_dedupe_refuses_bad_input_with_named_errors() {
             answers[name]
         );
     }
-    for name in ["method", "verify"] {
+    for name in ["method", "verify", "cluster"] {
         assert!(
             answers[name].starts_with("ValueError"),
             "{name}: {}",

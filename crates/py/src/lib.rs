@@ -16,6 +16,7 @@ use std::borrow::Cow;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyInt, PyString};
+use simfind::cluster::{ClusterMethod, ClusterParams, FileFacts, KeepPolicy, cluster_contents};
 use simfind::input::records::{Origin, Record, Records};
 use simfind::pipeline::{RecordConfig, ScanConfig, scan_records};
 use simfind::progress::Silent;
@@ -173,7 +174,8 @@ fn records_of(texts: &Bound<'_, PyAny>) -> PyResult<Records> {
 #[pyfunction]
 #[pyo3(signature = (
     texts, *, shingle = "char", k = None, threshold = None, bands = None, rows = None,
-    method = "auto", seed = None, verify = "exact", threads = None
+    method = "auto", seed = None, verify = "exact", cluster = "center", keep = "first",
+    threads = None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn _pairs(
@@ -187,8 +189,29 @@ fn _pairs(
     method: &str,
     seed: Option<u64>,
     verify: &str,
+    cluster: &str,
+    keep: &str,
     threads: Option<usize>,
-) -> PyResult<(Vec<u32>, Vec<u32>, Vec<f64>)> {
+) -> PyResult<Found> {
+    let cluster = match cluster {
+        "center" => ClusterMethod::Center,
+        "connected" => ClusterMethod::Connected,
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "cluster must be one of center, connected, got {cluster:?}"
+            )));
+        }
+    };
+    let keep = match keep {
+        "first" => KeepPolicy::First,
+        "largest" => KeepPolicy::Largest,
+        "smallest" => KeepPolicy::Smallest,
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "keep must be one of first, largest, smallest, got {keep:?}"
+            )));
+        }
+    };
     let kind: ShingleKind = shingle.parse().map_err(|_| {
         PyValueError::new_err(format!(
             "shingle must be one of {}, got {shingle:?}",
@@ -249,14 +272,53 @@ fn _pairs(
         .num_threads(threads.unwrap_or(0))
         .build()
         .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
-    let outcome = py.detach(|| pool.install(|| scan_records(records, &config, &record, &Silent)));
-    let mut columns = (Vec::new(), Vec::new(), Vec::new());
-    for pair in outcome.outcome.pairs.iter() {
-        columns.0.push(pair.a);
-        columns.1.push(pair.b);
-        columns.2.push(pair.similarity);
+    let params = ClusterParams {
+        threshold: config.threshold,
+        method: cluster,
+        keep,
+    };
+    Ok(py.detach(|| {
+        pool.install(|| {
+            let outcome = scan_records(records, &config, &record, &Silent).outcome;
+            found(&outcome, &params)
+        })
+    }))
+}
+
+/// What `_pairs` hands back: the pairs as three columns, then per text its
+/// group (None: in no group) and whether it is kept.
+type Found = ((Vec<u32>, Vec<u32>, Vec<f64>), Vec<Option<u32>>, Vec<bool>);
+
+/// The pairs of `outcome` and its groups as the command's `--format
+/// clusters` makes them (the library's clustering and keep policy).
+fn found(outcome: &simfind::pipeline::ScanOutcome, params: &ClusterParams) -> Found {
+    use std::os::unix::ffi::OsStrExt;
+    let mut pairs = (Vec::new(), Vec::new(), Vec::new());
+    for pair in outcome.pairs.iter() {
+        pairs.0.push(pair.a);
+        pairs.1.push(pair.b);
+        pairs.2.push(pair.similarity);
     }
-    Ok(columns)
+    let facts: Vec<FileFacts<'_>> = outcome
+        .documents
+        .iter()
+        .map(|d| FileFacts {
+            path: d.path.as_os_str().as_bytes(),
+            size: d.size,
+            modified: d.modified,
+            reference: false,
+        })
+        .collect();
+    let clustering = cluster_contents(&facts, &outcome.pairs, params);
+    let mut groups = vec![None; facts.len()];
+    let mut kept = vec![true; facts.len()];
+    for (g, members) in clustering.groups().enumerate() {
+        for m in members {
+            groups[m.doc as usize] = Some(g as u32);
+            kept[m.doc as usize] = m.kept;
+        }
+    }
+    (pairs, groups, kept)
 }
 
 #[pymodule]

@@ -7,7 +7,33 @@ and options. The code is native (``simfind._simfind``); this package is its publ
 
 from ._simfind import __version__, _pairs, jaccard, shingles
 
-__all__ = ["__version__", "dedupe", "jaccard", "shingles"]
+__all__ = ["Duplicates", "__version__", "dedupe", "jaccard", "shingles"]
+
+
+class Duplicates:
+    """What `dedupe` found, as pyarrow objects (`.to_pandas()` converts each).
+
+    `pairs`: a Table of `left`, `right` (positions in the input, left < right) and
+    `similarity`, sorted by (left, right).
+    `groups`: a uint32 Array aligned with the input, each text's group id (null for
+    a text in no group), the groups the command's `--format clusters` makes.
+    `keep`: a boolean Array aligned with the input: False for the texts the keep
+    policy removes (every group keeps one), True for the rest.
+    """
+
+    __slots__ = ("pairs", "groups", "keep")
+
+    def __init__(self, pairs, groups, keep):
+        self.pairs = pairs
+        self.groups = groups
+        self.keep = keep
+
+    def __repr__(self):
+        removed = len(self.keep) - self.keep.true_count if len(self.keep) else 0
+        return (
+            f"Duplicates({self.pairs.num_rows} pairs, {len(self.keep)} texts, "
+            f"{removed} removable)"
+        )
 
 
 def _texts_of(texts, column):
@@ -42,6 +68,8 @@ def dedupe(
     method="auto",
     seed=None,
     verify="exact",
+    cluster="center",
+    keep="first",
     threads=None,
 ):
     """The similar pairs among `texts`, as `simfind scan --input jsonl` finds them
@@ -52,17 +80,18 @@ def dedupe(
     Options (keyword-only) are the command's: `shingle` ("char", "word", "stopword",
     "important") and `k`; `threshold`; `bands` and `rows` (tuned from the threshold
     when unset); `method` ("auto", "exact", "lsh"); `seed`; `verify` ("exact" or
-    "signature"); `threads` (the size of the call's own thread pool; all cores when
+    "signature"); `cluster` ("center" or "connected") and `keep` ("first",
+    "largest", "smallest"), how groups are made and which text of each is kept;
+    `threads` (the size of the call's own thread pool; all cores when
     None). Rules the options break raise ValueError naming the argument; an item
     that is not str or bytes raises TypeError naming its position.
 
-    Returns a pyarrow Table with columns `left`, `right` (positions in `texts`,
-    left < right) and `similarity`, sorted by (left, right). `.to_pandas()`
-    converts it.
+    Returns `Duplicates`: `.pairs` (a pyarrow Table of `left`, `right`,
+    `similarity`), `.groups` and `.keep` (pyarrow Arrays aligned with `texts`).
     """
     import pyarrow as pa
 
-    left, right, similarity = _pairs(
+    (left, right, similarity), groups, kept = _pairs(
         _texts_of(texts, column),
         shingle=shingle,
         k=k,
@@ -72,12 +101,15 @@ def dedupe(
         method=method,
         seed=seed,
         verify=verify,
+        cluster=cluster,
+        keep=keep,
         threads=threads,
     )
-    return pa.table(
+    pairs = pa.table(
         {
             "left": pa.array(left, pa.uint32()),
             "right": pa.array(right, pa.uint32()),
             "similarity": pa.array(similarity, pa.float64()),
         }
     )
+    return Duplicates(pairs, pa.array(groups, pa.uint32()), pa.array(kept, pa.bool_()))

@@ -23,5 +23,9 @@ def _pairs(
     method: str = "auto",
     seed: Optional[int] = None,
     verify: str = "exact",
+    cluster: str = "center",
+    keep: str = "first",
     threads: Optional[int] = None,
-) -> Tuple[List[int], List[int], List[float]]: ...
+) -> Tuple[
+    Tuple[List[int], List[int], List[float]], List[Optional[int]], List[bool]
+]: ...
