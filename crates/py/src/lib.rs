@@ -16,8 +16,14 @@ use std::borrow::Cow;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyInt, PyString};
+use simfind::cluster::{ClusterMethod, ClusterParams, FileFacts, KeepPolicy, cluster_contents};
+use simfind::input::records::{Origin, Record, Records};
+use simfind::pipeline::{RecordConfig, ScanConfig, scan_records};
+use simfind::progress::Silent;
 use simfind::recipe::{MAX_K, shingle_set};
 use simfind::similarity::measures;
+use simfind::spec::input::InputKind;
+use simfind::spec::{Method, SpecBuilder, SpecError, Verification};
 use simfind::text::normalize::Normalization;
 use simfind::text::shingle::{ShingleKind, Shingler};
 
@@ -123,10 +129,203 @@ fn jaccard(
     Ok(py.detach(|| measures::jaccard(&shingling.set_of(&a), &shingling.set_of(&b))))
 }
 
+/// A rule of the library's `Spec` as a `ValueError` in this module's words:
+/// the Spec names its fields, and the few whose Python argument is spelt
+/// differently are renamed here (the rule itself stays the library's).
+fn spec_error(error: SpecError) -> PyErr {
+    let message = error
+        .to_string()
+        .replace("shingle_kind", "shingle")
+        .replace("verification", "verify");
+    PyValueError::new_err(message)
+}
+
+/// The texts of `texts` in order, as records of one text field: `str` as
+/// given, `bytes` decoded with invalid UTF-8 replaced (as a JSON Lines input
+/// cannot hold them either). Anything else is a `TypeError` naming its
+/// position.
+fn records_of(texts: &Bound<'_, PyAny>) -> PyResult<Records> {
+    let mut records = Vec::new();
+    for (i, item) in texts.try_iter()?.enumerate() {
+        let item = item?;
+        let text = text_of(&item, &format!("texts[{i}]"))?;
+        records.push(Record {
+            id: i.to_string(),
+            fields: vec![String::from_utf8_lossy(&text).into_owned()],
+            origin: Origin {
+                input: 0,
+                line: i as u64 + 1,
+                offset: 0,
+            },
+        });
+    }
+    Ok(Records {
+        fields: vec!["text".to_owned()],
+        records,
+        skipped: 0,
+        reread: None,
+    })
+}
+
+/// The similar pairs among `texts` as `simfind scan --input jsonl` finds them
+/// among records of one text field with the same options: three lists,
+/// `(left, right, similarity)`, `left < right` being positions in `texts`,
+/// sorted by `(left, right)`. The public `simfind.dedupe` wraps them.
+#[pyfunction]
+#[pyo3(signature = (
+    texts, *, shingle = "char", k = None, threshold = None, bands = None, rows = None,
+    method = "auto", seed = None, verify = "exact", cluster = "center", keep = "first",
+    threads = None
+))]
+#[allow(clippy::too_many_arguments)]
+fn _pairs(
+    py: Python<'_>,
+    texts: &Bound<'_, PyAny>,
+    shingle: &str,
+    k: Option<usize>,
+    threshold: Option<f64>,
+    bands: Option<usize>,
+    rows: Option<usize>,
+    method: &str,
+    seed: Option<u64>,
+    verify: &str,
+    cluster: &str,
+    keep: &str,
+    threads: Option<usize>,
+) -> PyResult<Found> {
+    let cluster = match cluster {
+        "center" => ClusterMethod::Center,
+        "connected" => ClusterMethod::Connected,
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "cluster must be one of center, connected, got {cluster:?}"
+            )));
+        }
+    };
+    let keep = match keep {
+        "first" => KeepPolicy::First,
+        "largest" => KeepPolicy::Largest,
+        "smallest" => KeepPolicy::Smallest,
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "keep must be one of first, largest, smallest, got {keep:?}"
+            )));
+        }
+    };
+    let kind: ShingleKind = shingle.parse().map_err(|_| {
+        PyValueError::new_err(format!(
+            "shingle must be one of {}, got {shingle:?}",
+            ShingleKind::ALL.map(ShingleKind::name).join(", ")
+        ))
+    })?;
+    let method = match method {
+        "auto" => Method::Auto,
+        "exact" => Method::Exact,
+        "lsh" => Method::Lsh,
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "method must be one of auto, exact, lsh, got {method:?}"
+            )));
+        }
+    };
+    let verification = match verify {
+        "exact" => Verification::Exact,
+        "signature" => Verification::Signature,
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "verify must be one of exact, signature, got {verify:?}"
+            )));
+        }
+    };
+    if threads == Some(0) {
+        return Err(PyValueError::new_err("threads must be at least 1, got 0"));
+    }
+    let spec = SpecBuilder::new()
+        .shingle_kind(Some(kind))
+        .k(k)
+        .threshold(threshold)
+        .bands(bands)
+        .rows(rows)
+        .seed(seed)
+        .method(method)
+        .verification(verification)
+        .build()
+        .map_err(spec_error)?;
+    let records = records_of(texts)?;
+    let config = ScanConfig::from_spec(
+        &spec,
+        Vec::new(),
+        Default::default(),
+        Default::default(),
+        simfind::pipeline::DEFAULT_VERIFY_MEMORY,
+    );
+    let record = RecordConfig {
+        kind: InputKind::Jsonl,
+        per_field: false,
+        weights: Vec::new(),
+        link: false,
+        candidate_fields: Vec::new(),
+    };
+    // Its own pool: the host's threads (and any global pool another
+    // extension set up) are left alone.
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.unwrap_or(0))
+        .build()
+        .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
+    let params = ClusterParams {
+        threshold: config.threshold,
+        method: cluster,
+        keep,
+    };
+    Ok(py.detach(|| {
+        pool.install(|| {
+            let outcome = scan_records(records, &config, &record, &Silent).outcome;
+            found(&outcome, &params)
+        })
+    }))
+}
+
+/// What `_pairs` hands back: the pairs as three columns, then per text its
+/// group (None: in no group) and whether it is kept.
+type Found = ((Vec<u32>, Vec<u32>, Vec<f64>), Vec<Option<u32>>, Vec<bool>);
+
+/// The pairs of `outcome` and its groups as the command's `--format
+/// clusters` makes them (the library's clustering and keep policy).
+fn found(outcome: &simfind::pipeline::ScanOutcome, params: &ClusterParams) -> Found {
+    use std::os::unix::ffi::OsStrExt;
+    let mut pairs = (Vec::new(), Vec::new(), Vec::new());
+    for pair in outcome.pairs.iter() {
+        pairs.0.push(pair.a);
+        pairs.1.push(pair.b);
+        pairs.2.push(pair.similarity);
+    }
+    let facts: Vec<FileFacts<'_>> = outcome
+        .documents
+        .iter()
+        .map(|d| FileFacts {
+            path: d.path.as_os_str().as_bytes(),
+            size: d.size,
+            modified: d.modified,
+            reference: false,
+        })
+        .collect();
+    let clustering = cluster_contents(&facts, &outcome.pairs, params);
+    let mut groups = vec![None; facts.len()];
+    let mut kept = vec![true; facts.len()];
+    for (g, members) in clustering.groups().enumerate() {
+        for m in members {
+            groups[m.doc as usize] = Some(g as u32);
+            kept[m.doc as usize] = m.kept;
+        }
+    }
+    (pairs, groups, kept)
+}
+
 #[pymodule]
 fn _simfind(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     module.add_function(wrap_pyfunction!(shingles, module)?)?;
     module.add_function(wrap_pyfunction!(jaccard, module)?)?;
+    module.add_function(wrap_pyfunction!(_pairs, module)?)?;
     Ok(())
 }

@@ -5,6 +5,111 @@ measures, so a value computed here is the one the command reports for the same t
 and options. The code is native (``simfind._simfind``); this package is its public name.
 """
 
-from ._simfind import __version__, jaccard, shingles
+from ._simfind import __version__, _pairs, jaccard, shingles
 
-__all__ = ["__version__", "jaccard", "shingles"]
+__all__ = ["Duplicates", "__version__", "dedupe", "jaccard", "shingles"]
+
+
+class Duplicates:
+    """What `dedupe` found, as pyarrow objects (`.to_pandas()` converts each).
+
+    `pairs`: a Table of `left`, `right` (positions in the input, left < right) and
+    `similarity`, sorted by (left, right).
+    `groups`: a uint32 Array aligned with the input, each text's group id (null for
+    a text in no group), the groups the command's `--format clusters` makes.
+    `keep`: a boolean Array aligned with the input: False for the texts the keep
+    policy removes (every group keeps one), True for the rest.
+    """
+
+    __slots__ = ("pairs", "groups", "keep")
+
+    def __init__(self, pairs, groups, keep):
+        self.pairs = pairs
+        self.groups = groups
+        self.keep = keep
+
+    def __repr__(self):
+        removed = len(self.keep) - self.keep.true_count if len(self.keep) else 0
+        return (
+            f"Duplicates({self.pairs.num_rows} pairs, {len(self.keep)} texts, "
+            f"{removed} removable)"
+        )
+
+
+def _texts_of(texts, column):
+    """The items of `texts` as something the native half iterates: pyarrow
+    arrays and table columns become Python lists (their scalars are not str),
+    anything else is iterated as given (lists, iterators, pandas Series)."""
+    if column is not None:
+        names = getattr(texts, "column_names", None)
+        if names is None:
+            raise TypeError("column is given, so texts must be a pyarrow Table")
+        if column not in names:
+            raise KeyError(f"column {column!r} is not in the table (it has {', '.join(names)})")
+        texts = texts.column(column)
+    elif hasattr(texts, "column_names"):
+        raise TypeError("texts is a table: name its text column with column=")
+    if type(texts).__module__.startswith("pyarrow") and hasattr(texts, "to_pylist"):
+        return texts.to_pylist()
+    if isinstance(texts, (str, bytes)):
+        raise TypeError("texts must be a collection of texts, not a single str or bytes")
+    return texts
+
+
+def dedupe(
+    texts,
+    *,
+    column=None,
+    shingle="char",
+    k=None,
+    threshold=None,
+    bands=None,
+    rows=None,
+    method="auto",
+    seed=None,
+    verify="exact",
+    cluster="center",
+    keep="first",
+    threads=None,
+):
+    """The similar pairs among `texts`, as `simfind scan --input jsonl` finds them
+    among records with one text field and the same options.
+
+    `texts`: a list or iterator of str/bytes, a pandas Series, a pyarrow Array or
+    ChunkedArray, or a pyarrow Table with `column=` naming the text column.
+    Options (keyword-only) are the command's: `shingle` ("char", "word", "stopword",
+    "important") and `k`; `threshold`; `bands` and `rows` (tuned from the threshold
+    when unset); `method` ("auto", "exact", "lsh"); `seed`; `verify` ("exact" or
+    "signature"); `cluster` ("center" or "connected") and `keep` ("first",
+    "largest", "smallest"), how groups are made and which text of each is kept;
+    `threads` (the size of the call's own thread pool; all cores when
+    None). Rules the options break raise ValueError naming the argument; an item
+    that is not str or bytes raises TypeError naming its position.
+
+    Returns `Duplicates`: `.pairs` (a pyarrow Table of `left`, `right`,
+    `similarity`), `.groups` and `.keep` (pyarrow Arrays aligned with `texts`).
+    """
+    import pyarrow as pa
+
+    (left, right, similarity), groups, kept = _pairs(
+        _texts_of(texts, column),
+        shingle=shingle,
+        k=k,
+        threshold=threshold,
+        bands=bands,
+        rows=rows,
+        method=method,
+        seed=seed,
+        verify=verify,
+        cluster=cluster,
+        keep=keep,
+        threads=threads,
+    )
+    pairs = pa.table(
+        {
+            "left": pa.array(left, pa.uint32()),
+            "right": pa.array(right, pa.uint32()),
+            "similarity": pa.array(similarity, pa.float64()),
+        }
+    )
+    return Duplicates(pairs, pa.array(groups, pa.uint32()), pa.array(kept, pa.bool_()))

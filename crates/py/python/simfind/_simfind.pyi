@@ -1,4 +1,4 @@
-from typing import List, Optional, Union
+from typing import Iterable, List, Optional, Tuple, Union
 
 __version__: str
 
@@ -12,3 +12,20 @@ def jaccard(
     shingle: str = "char",
     k: Optional[int] = None,
 ) -> Optional[float]: ...
+def _pairs(
+    texts: Iterable[Union[str, bytes]],
+    *,
+    shingle: str = "char",
+    k: Optional[int] = None,
+    threshold: Optional[float] = None,
+    bands: Optional[int] = None,
+    rows: Optional[int] = None,
+    method: str = "auto",
+    seed: Optional[int] = None,
+    verify: str = "exact",
+    cluster: str = "center",
+    keep: str = "first",
+    threads: Optional[int] = None,
+) -> Tuple[
+    Tuple[List[int], List[int], List[float]], List[Optional[int]], List[bool]
+]: ...

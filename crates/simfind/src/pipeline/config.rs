@@ -49,6 +49,11 @@ pub enum MethodChoice {
     Fixed(Method),
 }
 
+/// The cap on shingle sets held for exact verification when the caller
+/// gives none: the command line's `--verify-memory` default, for faces
+/// without that flag (Python).
+pub const DEFAULT_VERIFY_MEMORY: usize = 1 << 30;
+
 /// Everything a scan needs, validated by the caller.
 #[derive(Clone, Debug)]
 pub struct ScanConfig {

@@ -63,7 +63,7 @@ pub mod weighted;
 use crate::input::walk::{self, FileEntry, WalkEvent, WalkSkips};
 pub use crate::model::{DocPairs, DocStatus, Document, SimilarPair};
 use crate::progress::{Reporter, Stage};
-pub use config::{ScanConfig, Verification};
+pub use config::{DEFAULT_VERIFY_MEMORY, ScanConfig, Verification};
 pub use contents::ContentTable;
 use contents::Signed;
 pub use contents::{SignOutcome, SignedContent};
