@@ -757,3 +757,54 @@ fn journal_path(line: &str) -> PathBuf {
         .skip(1)
         .collect()
 }
+
+/// N3.29: a file re-created by `undo` from its kept copy gets back its own
+/// mode (and, when the run may set it, its owner and group), not the kept
+/// copy's, after `--remove` and after `--link`.
+#[test]
+fn undo_gives_a_recreated_file_back_its_mode_and_owner() {
+    use std::os::unix::fs::PermissionsExt;
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let root_user = unsafe { libc::geteuid() } == 0;
+    for action in ["--remove", "--link"] {
+        let dir = tempfile::tempdir().unwrap();
+        let root = corpus(dir.path());
+        let copy = root.join("sub/a-copy.txt");
+        std::fs::set_permissions(root.join("a.txt"), std::fs::Permissions::from_mode(0o644))
+            .unwrap();
+        std::fs::set_permissions(&copy, std::fs::Permissions::from_mode(0o600)).unwrap();
+        if root_user {
+            std::os::unix::fs::lchown(&copy, Some(65534), Some(65533)).unwrap();
+        }
+        let before = snapshot(&root);
+        let out = sim_in(
+            dir.path(),
+            &["dedupe", "r", action, "-t", "1", "--journal", "j.jsonl"],
+        );
+        assert!(code(&out) <= 1, "{action}: {}", stderr(&out));
+        let acted = std::fs::symlink_metadata(&copy).map(|m| m.ino()).ok()
+            == std::fs::metadata(root.join("a.txt")).map(|m| m.ino()).ok();
+        assert!(
+            !copy.exists() || acted,
+            "{action} did not act on the copy: {}",
+            stdout(&out)
+        );
+
+        let undo = sim_in(dir.path(), &["undo", "j.jsonl"]);
+        assert_eq!(code(&undo), 0, "{action}: {}", stderr(&undo));
+        assert_eq!(snapshot(&root), before, "{action}");
+        let meta = std::fs::symlink_metadata(&copy).unwrap();
+        assert_eq!(meta.mode() & 0o7777, 0o600, "{action}: mode");
+        if root_user {
+            assert_eq!((meta.uid(), meta.gid()), (65534, 65533), "{action}: owner");
+        } else {
+            eprintln!("note: not root; the owner half of this test did not run");
+        }
+        let kept = std::fs::metadata(root.join("a.txt")).unwrap();
+        assert_eq!(
+            kept.mode() & 0o7777,
+            0o644,
+            "{action}: the kept copy's mode"
+        );
+    }
+}

@@ -12,7 +12,7 @@ use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::os::unix::io::AsRawFd;
 use std::path::Path;
 
-use super::state::{self, Fingerprint};
+use super::state::{self, Fingerprint, Owner};
 
 /// How a move was made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -101,24 +101,35 @@ pub fn move_file(from: &Path, to: &Path, expected: &Fingerprint) -> io::Result<M
 /// permissions and modification time, synced, and verified against
 /// `expected` before it gets its name.
 pub fn copy_new(from: &Path, to: &Path, expected: &Fingerprint) -> io::Result<()> {
-    let tmp = copy_to_temp(from, to, expected, false)?;
+    let tmp = copy_to_temp(from, to, expected, false, None)?;
     tmp.persist_noclobber(to).map_err(|e| e.error)?;
     sync_parent(to)
 }
 
 /// Re-creates `to` (which must not exist) as a copy of `from` whose bytes
-/// are `expected`, with `expected`'s modification time (undo of a removal
-/// or of a link: the file gets back the time it had).
-pub fn restore_new(from: &Path, to: &Path, expected: &Fingerprint) -> io::Result<()> {
-    let tmp = copy_to_temp(from, to, expected, true)?;
+/// are `expected`, with `expected`'s modification time and `owner`'s mode
+/// and owner (undo of a removal or of a link: the file gets back the time
+/// and permissions it had, not those of the copy it is made from).
+pub fn restore_new(
+    from: &Path,
+    to: &Path,
+    expected: &Fingerprint,
+    owner: Option<&Owner>,
+) -> io::Result<()> {
+    let tmp = copy_to_temp(from, to, expected, true, owner)?;
     tmp.persist_noclobber(to).map_err(|e| e.error)?;
     sync_parent(to)
 }
 
 /// Replaces `path` by a fresh copy of `from` whose bytes are `expected`, with
-/// `expected`'s modification time, atomically.
-pub fn replace_with_copy(path: &Path, from: &Path, expected: &Fingerprint) -> io::Result<()> {
-    let tmp = copy_to_temp(from, path, expected, true)?;
+/// `expected`'s modification time and `owner`'s mode and owner, atomically.
+pub fn replace_with_copy(
+    path: &Path,
+    from: &Path,
+    expected: &Fingerprint,
+    owner: Option<&Owner>,
+) -> io::Result<()> {
+    let tmp = copy_to_temp(from, path, expected, true, owner)?;
     tmp.persist(path).map_err(|e| e.error)?;
     sync_parent(path)
 }
@@ -128,6 +139,7 @@ fn copy_to_temp(
     beside: &Path,
     expected: &Fingerprint,
     expected_time: bool,
+    owner: Option<&Owner>,
 ) -> io::Result<tempfile::NamedTempFile> {
     let (mut src, meta) = state::open_regular(from).map_err(to_io)?;
     let dir = beside.parent().unwrap_or(Path::new("."));
@@ -137,7 +149,7 @@ fn copy_to_temp(
         .tempfile_in(dir)?;
     io::copy(&mut src, tmp.as_file_mut())?;
     let file = tmp.as_file_mut();
-    file.set_permissions(fs::Permissions::from_mode(meta.mode() & 0o7777))?;
+    give_owner(file, owner.copied().unwrap_or_else(|| Owner::of(&meta)))?;
     set_times(file, &meta)?;
     if expected_time {
         set_mtime(file, expected.mtime_ns)?;
@@ -152,6 +164,20 @@ fn copy_to_temp(
         )));
     }
     Ok(tmp)
+}
+
+/// Gives `file` the mode of `owner` and, when this process may (it runs as
+/// root), its owner and group too. The owner goes first: changing it clears
+/// set-id bits.
+fn give_owner(file: &File, owner: Owner) -> io::Result<()> {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        // SAFETY: the descriptor is open for the life of `file`.
+        if unsafe { libc::fchown(file.as_raw_fd(), owner.uid, owner.gid) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    file.set_permissions(fs::Permissions::from_mode(owner.mode))
 }
 
 /// Gives `file` the access and modification times of `meta`.

@@ -10,7 +10,8 @@
 //! ```text
 //! {"simfind_journal":1,"action":"move","move_to":"/q"}
 //! {"seq":0,"event":"intent","action":"move","path":"/d/b.txt","kept":"/d/a.txt","to":"/q/d/b.txt",
-//!  "identical":false,"size":10,"mtime_ns":…,"hash":"…","kept_size":…,"kept_mtime_ns":…,"kept_hash":"…"}
+//!  "identical":false,"size":10,"mtime_ns":…,"hash":"…","kept_size":…,"kept_mtime_ns":…,"kept_hash":"…",
+//!  "mode":420,"uid":1000,"gid":1000}
 //! {"seq":0,"event":"done","how":"rename"}
 //! ```
 
@@ -22,7 +23,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use super::plan::Entry;
-use super::state::Fingerprint;
+use super::state::{Fingerprint, Owner};
 
 /// The version written in the header; a reader refuses others.
 pub const VERSION: u64 = 1;
@@ -102,6 +103,11 @@ impl Writer {
         });
         put_fingerprint(&mut v, "", &entry.fingerprint);
         put_fingerprint(&mut v, "kept_", &entry.kept_fingerprint);
+        if let Some(owner) = entry.owner {
+            v["mode"] = json!(owner.mode);
+            v["uid"] = json!(owner.uid);
+            v["gid"] = json!(owner.gid);
+        }
         self.line(&v)
     }
 
@@ -127,6 +133,15 @@ fn get_fingerprint(v: &Value, prefix: &str) -> Option<Fingerprint> {
         size: v.get(format!("{prefix}size"))?.as_u64()?,
         mtime_ns: v.get(format!("{prefix}mtime_ns"))?.as_str()?.parse().ok()?,
         hash: u128::from_str_radix(v.get(format!("{prefix}hash"))?.as_str()?, 16).ok()?,
+    })
+}
+
+fn get_owner(v: &Value) -> Option<Owner> {
+    let field = |key: &str| v.get(key)?.as_u64().and_then(|n| u32::try_from(n).ok());
+    Some(Owner {
+        mode: field("mode")? & 0o7777,
+        uid: field("uid")?,
+        gid: field("gid")?,
     })
 }
 
@@ -330,6 +345,7 @@ fn take_line(value: &Value, out: &mut Read) -> Result<(), String> {
                 // Undo checks bytes, not identity: a restored kept copy
                 // may be a new file.
                 kept_id: None,
+                owner: get_owner(value),
             })
         })()
         .ok_or("an intent line without its fields")?;

@@ -43,6 +43,9 @@ pub struct Entry {
     /// by another file with the same bytes and times is still not the copy
     /// that was checked. `None` when not known (read back from a journal).
     pub kept_id: Option<(u64, u64)>,
+    /// The file's mode and owner when planned, for `undo` to give back to
+    /// a copy it re-creates. `None` in journals written before it was kept.
+    pub owner: Option<state::Owner>,
 }
 
 /// A candidate left out, and why.
@@ -261,7 +264,9 @@ pub fn build(
             continue;
         }
         let kept_id = state::file_id(&kept);
+        let owner = state::owner(&path.0);
         plan.entries.push(Entry {
+            owner,
             to: destinations.as_ref().map(|d| d[root].join(&rel)),
             path: path.0,
             kept,

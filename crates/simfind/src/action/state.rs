@@ -20,6 +20,31 @@ pub struct Fingerprint {
     pub hash: u128,
 }
 
+/// A file's permission bits and owner, which a copy does not carry over by
+/// itself: `undo` gives them back to a file it re-creates from another.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Owner {
+    /// Permission bits, set-id and sticky bits included (`mode & 0o7777`).
+    pub mode: u32,
+    pub uid: u32,
+    pub gid: u32,
+}
+
+impl Owner {
+    pub fn of(meta: &Metadata) -> Owner {
+        Owner {
+            mode: meta.mode() & 0o7777,
+            uid: meta.uid(),
+            gid: meta.gid(),
+        }
+    }
+}
+
+/// The mode and owner of `path`, not following a symlink.
+pub fn owner(path: &Path) -> Option<Owner> {
+    std::fs::symlink_metadata(path).ok().map(|m| Owner::of(&m))
+}
+
 /// Why a file does not match what was expected of it.
 #[derive(Debug)]
 pub enum Mismatch {

@@ -133,7 +133,7 @@ fn undo_link(record: &Record) -> Undone {
         if let Err(m) = state::verify_bytes(&e.kept, &e.fingerprint) {
             return Undone::Refused(format!("{}: {m}", e.kept.display()));
         }
-        return match fsops::replace_with_copy(&e.path, &e.kept, &e.fingerprint) {
+        return match fsops::replace_with_copy(&e.path, &e.kept, &e.fingerprint, e.owner.as_ref()) {
             Ok(()) => Undone::Restored("a separate copy again"),
             Err(err) => Undone::Refused(format!("cannot copy {}: {err}", e.kept.display())),
         };
@@ -150,7 +150,7 @@ fn undo_link(record: &Record) -> Undone {
 fn recreate_from_kept(record: &Record) -> Undone {
     let e = &record.entry;
     match state::verify_bytes(&e.kept, &e.fingerprint) {
-        Ok(()) => match fsops::restore_new(&e.kept, &e.path, &e.fingerprint) {
+        Ok(()) => match fsops::restore_new(&e.kept, &e.path, &e.fingerprint, e.owner.as_ref()) {
             Ok(()) => Undone::Restored("re-created from the identical kept copy"),
             Err(err) => Undone::Refused(format!("cannot re-create {}: {err}", e.path.display())),
         },
