@@ -12,7 +12,9 @@ mod split;
 
 use std::path::Path;
 
-use crate::util::exchange::{all_pairs, corpus, ok, path_str, sign, write_pairs};
+use crate::util::exchange::{
+    all_pairs, corpus, estimated_pairs, ok, path_str, sign, write_estimated_pairs, write_pairs,
+};
 use crate::util::{self, run, stderr};
 use simfind::exchange::{self, Shard};
 
@@ -433,5 +435,62 @@ fn parquet_files_get_the_umask_s_mode() {
             }
         }
         assert!(seen >= 4, "{seen} Parquet files");
+    }
+}
+
+/// N2.10: pairs joined from another signing run, with doc_ids in range, were
+/// verified against these documents without a word. The band join's
+/// `estimate` is the agreement of the signatures it joined: `verify` and
+/// `group` refuse pairs whose estimate is not that of the signatures given,
+/// and take an engine's own pairs as before.
+#[test]
+fn pairs_joined_from_another_signing_run_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let files = tmp.path().join("files");
+    corpus(&files);
+    let signed = tmp.path().join("signed");
+    let other = tmp.path().join("other");
+    ok(&sign(&[&files], &signed, &[]));
+    ok(&sign(&[&files], &other, &["--seed", "7"]));
+
+    let own = tmp.path().join("own/pairs/part-0.parquet");
+    write_estimated_pairs(&own, &estimated_pairs(&signed));
+    let plain = tmp.path().join("plain/pairs/part-0.parquet");
+    write_pairs(&plain, &all_pairs(&signed));
+    let with_estimate = run(&[
+        "verify",
+        "--pairs",
+        path_str(&own),
+        "--docs",
+        path_str(&signed),
+    ]);
+    ok(&with_estimate);
+    let without = run(&[
+        "verify",
+        "--pairs",
+        path_str(&plain),
+        "--docs",
+        path_str(&signed),
+    ]);
+    ok(&without);
+    assert_eq!(with_estimate.stdout, without.stdout);
+    assert!(with_estimate.stdout.len() > 20, "some pairs verified");
+
+    let foreign = tmp.path().join("foreign/pairs/part-0.parquet");
+    let pairs = estimated_pairs(&other);
+    write_estimated_pairs(&foreign, &pairs);
+    for verb in ["verify", "group"] {
+        let out = run(&[
+            verb,
+            "--pairs",
+            path_str(&foreign),
+            "--docs",
+            path_str(&signed),
+        ]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{verb}: {err}");
+        assert!(err.contains("part-0.parquet"), "{verb}: {err}");
+        assert!(err.contains("another signing run"), "{verb}: {err}");
+        assert!(out.stdout.is_empty(), "{verb}: no rows on a refusal");
     }
 }

@@ -72,6 +72,55 @@ pub fn write_pairs(path: &Path, pairs: &[(i64, i64)]) {
     writer.close().unwrap();
 }
 
+/// Writes a pairs Parquet file (`a`, `b`, `estimate`) as the band join of
+/// `spark/` writes it.
+pub fn write_estimated_pairs(path: &Path, pairs: &[(i64, i64, f64)]) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("a", DataType::Int64, false),
+        Field::new("b", DataType::Int64, false),
+        Field::new("estimate", DataType::Float64, true),
+    ]));
+    let batch = RecordBatch::try_new(
+        schema.clone(),
+        vec![
+            Arc::new(Int64Array::from_iter_values(pairs.iter().map(|p| p.0))),
+            Arc::new(Int64Array::from_iter_values(pairs.iter().map(|p| p.1))),
+            Arc::new(arrow_array::Float64Array::from_iter_values(
+                pairs.iter().map(|p| p.2),
+            )),
+        ],
+    )
+    .unwrap();
+    let file = std::fs::File::create(path).unwrap();
+    let mut writer = parquet::arrow::ArrowWriter::try_new(file, schema, None).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+}
+
+/// Every pair of documents with a signature, with the engine's estimate
+/// (agreeing positions over the signature's length) of the signatures in
+/// `signed`.
+pub fn estimated_pairs(signed: &Path) -> Vec<(i64, i64, f64)> {
+    let ex = exchange::read_docs(signed).unwrap();
+    let n = ex.signature_len;
+    let rows: Vec<(i64, &[u32])> = ex
+        .docs
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| d.shingles > 0)
+        .map(|(i, d)| (d.doc_id, &ex.signatures[i * n..(i + 1) * n]))
+        .collect();
+    let mut pairs = Vec::new();
+    for (i, &(a, sa)) in rows.iter().enumerate() {
+        for &(b, sb) in &rows[i + 1..] {
+            let agree = sa.iter().zip(sb).filter(|(x, y)| x == y).count();
+            pairs.push((a.min(b), a.max(b), agree as f64 / n as f64));
+        }
+    }
+    pairs
+}
+
 /// The data rows of any CSV output (its header dropped unchecked: the
 /// families' and per-field outputs have columns of their own).
 pub fn data_rows(bytes: &[u8]) -> Vec<Vec<String>> {

@@ -352,6 +352,16 @@ pub enum ExchangeError {
         path: PathBuf,
         doc_id: i64,
     },
+    /// Pairs whose `estimate` is not the agreement of the signatures given:
+    /// joined from other shards' signatures (`count` of `total`; the first
+    /// is `a`, `b`).
+    NotCandidates {
+        path: PathBuf,
+        count: usize,
+        total: usize,
+        a: i64,
+        b: i64,
+    },
     /// A directory with no Parquet file of the table.
     Empty {
         path: PathBuf,
@@ -400,6 +410,20 @@ impl fmt::Display for ExchangeError {
                 f,
                 "{}: pair names doc_id {doc_id}, which no docs file has (pairs of other \
                  shards than the docs given?)",
+                path.display()
+            ),
+            ExchangeError::NotCandidates {
+                path,
+                count,
+                total,
+                a,
+                b,
+            } => write!(
+                f,
+                "{}: {count} of its {total} pairs (the first: doc_ids {a} and {b}) have an \
+                 estimate that is not the agreement of the signatures given: these pairs were \
+                 joined from another signing run or with other options; join the shards \
+                 given again",
                 path.display()
             ),
             ExchangeError::Empty { path, what } => {

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::{Int32Type, Int64Type, TimestampMicrosecondType};
+use arrow_array::types::{Float64Type, Int32Type, Int64Type, TimestampMicrosecondType};
 use arrow_array::{Array, RecordBatch};
 use arrow_schema::DataType;
 use parquet::arrow::ProjectionMask;
@@ -92,6 +92,24 @@ impl Exchange {
             .binary_search_by_key(&doc_id, |&(id, _)| id)
             .ok()
             .map(|i| self.ids[i].1)
+    }
+
+    /// The share of signature positions where documents `a` and `b`
+    /// (indices into `docs`) agree: what the band join's `estimate` column
+    /// holds for a pair joined from these signatures. `None` when either has
+    /// no signature (an empty set: no row an engine could join).
+    pub fn agreement(&self, a: u32, b: u32) -> Option<f64> {
+        let (a, b) = (a as usize, b as usize);
+        let n = self.signature_len;
+        if n == 0 || self.docs[a].shingles == 0 || self.docs[b].shingles == 0 {
+            return None;
+        }
+        let (ra, rb) = (
+            &self.signatures[a * n..][..n],
+            &self.signatures[b * n..][..n],
+        );
+        let agree = ra.iter().zip(rb).filter(|(x, y)| x == y).count();
+        Some(agree as f64 / n as f64)
     }
 }
 
@@ -657,11 +675,18 @@ pub fn read_pairs_where(
     keep: Option<&dyn Fn(i64, i64) -> bool>,
 ) -> Result<Vec<(u32, u32)>, ExchangeError> {
     let mut pairs = Vec::new();
+    let mut foreign = Foreign::default();
     for file in parquet_files(path, "pairs")? {
         let opened = open(&file)?;
         for batch in opened.batches(&[("a", DataType::Int64), ("b", DataType::Int64)])? {
             let a = i64_column(&batch, "a");
             let b = i64_column(&batch, "b");
+            // The band join's estimate, where the engine wrote one: the
+            // agreement of the two signatures it joined, which must be that
+            // of the signatures given.
+            let estimate = batch
+                .column_by_name("estimate")
+                .and_then(|c| c.as_primitive_opt::<Float64Type>());
             for i in 0..batch.num_rows() {
                 let index = |id: i64| {
                     exchange.index_of(id).ok_or_else(|| ExchangeError::Unknown {
@@ -670,12 +695,41 @@ pub fn read_pairs_where(
                     })
                 };
                 if keep.is_none_or(|keep| keep(a.value(i), b.value(i))) {
-                    pairs.push((index(a.value(i))?, index(b.value(i))?));
+                    let pair = (index(a.value(i))?, index(b.value(i))?);
+                    let claimed = estimate.filter(|e| e.is_valid(i)).map(|e| e.value(i));
+                    if claimed.is_some_and(|claimed| {
+                        exchange
+                            .agreement(pair.0, pair.1)
+                            .is_none_or(|agreement| (agreement - claimed).abs() > 1e-9)
+                    }) {
+                        foreign.count += 1;
+                        foreign
+                            .first
+                            .get_or_insert((file.clone(), a.value(i), b.value(i)));
+                    }
+                    pairs.push(pair);
                 }
             }
         }
     }
+    if let Some((file, a, b)) = foreign.first {
+        return Err(ExchangeError::NotCandidates {
+            path: file,
+            count: foreign.count,
+            total: pairs.len(),
+            a,
+            b,
+        });
+    }
     Ok(pairs)
+}
+
+/// Pairs whose estimate is not the agreement of the signatures read, and the
+/// first of them.
+#[derive(Default)]
+struct Foreign {
+    count: usize,
+    first: Option<(PathBuf, i64, i64)>,
 }
 
 /// An engine's components (`doc_id`, `component`: int64; other columns
