@@ -69,3 +69,33 @@ fn an_endless_files_from_list_stops_at_the_cap() {
     stopped_at_the_cap(&out, 2);
     assert!(stderr(&out).contains("--files-from"), "{}", stderr(&out));
 }
+
+/// A record, set, vector or bit-string input whose line never ends stops at
+/// the line cap when a bad row stops the run (no `--skip-bad-rows`): it is
+/// not read on to the line's end (review N1.31: `--input csv /dev/zero` read
+/// on for ever), and the message names the cap and the ways past it.
+#[test]
+fn an_endless_line_of_records_stops_at_the_line_cap() {
+    let dir = tempfile::tempdir().unwrap();
+    let measured: &[&str] = &["-t", "0.9"];
+    for (kind, extra) in [
+        ("csv", &[][..]),
+        ("tsv", &[]),
+        ("jsonl", &[]),
+        ("sets", &[]),
+        ("vectors", measured),
+        ("bits", &["--radius", "3"]),
+    ] {
+        let mut args = vec!["scan", "-q", "--input", kind, "--max-line-length", "1M"];
+        args.extend_from_slice(extra);
+        args.push("-");
+        let out = with_endless_stdin(&args, dir.path());
+        let said = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{kind}: {said}");
+        assert!(
+            said.contains("longer than the cap of 1048576 bytes, not read on"),
+            "{kind}: {said}"
+        );
+        assert!(out.stdout.is_empty(), "{kind}: no output");
+    }
+}

@@ -639,7 +639,7 @@ fn read_rows(
         spare: Vec::new(),
         first: true,
     };
-    let mut lines = Lines::new(input, max_line);
+    let mut lines = Lines::new(input, max_line).stopping_at_cap(!skip_bad);
     let mut batch = Batch::default();
     loop {
         batch.text.clear();

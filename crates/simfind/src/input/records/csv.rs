@@ -109,6 +109,10 @@ struct Capped<R> {
     input_lex: Lex,
     /// Bytes added to bring the parser back in step, passed on next.
     added: Vec<u8>,
+    /// A line over the cap is an error where it passes the cap, instead of
+    /// being dropped to its end (the header's always; a row's where a bad
+    /// row stops the run): nothing after the cap is read.
+    stop_at_cap: bool,
 }
 
 impl<R> Capped<R> {
@@ -169,6 +173,12 @@ impl<R: BufRead> Read for Capped<R> {
             }
             let room = usize::try_from(self.cap - self.in_line).unwrap_or(usize::MAX);
             if room == 0 && content > 0 {
+                if self.stop_at_cap {
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        too_long(super::STOPPED, self.cap as usize),
+                    ));
+                }
                 self.dropping = true;
                 self.input_lex = self.passed_lex;
                 continue;
@@ -259,6 +269,7 @@ impl<R: BufRead> Table<R> {
             passed_lex: Lex::Start,
             input_lex: Lex::Start,
             added: Vec::new(),
+            stop_at_cap: true,
         };
         let mut reader = ReaderBuilder::new()
             .delimiter(delimiter)
@@ -274,6 +285,7 @@ impl<R: BufRead> Table<R> {
         if overflow.lines.get() > 0 {
             return Err(error(1, too_long(overflow.longest.get(), options.max_line)));
         }
+        reader.get_mut().stop_at_cap = !options.skip_bad_rows;
         let mut names = Vec::with_capacity(header.len());
         for field in &header {
             match std::str::from_utf8(field) {

@@ -505,7 +505,7 @@ fn open_source(
     let cap = options.max_line;
     Ok(match options.kind {
         InputKind::Jsonl => Box::new(jsonl::Jsonl::new(
-            Lines::new(reader, cap),
+            Lines::new(reader, cap).stopping_at_cap(!options.skip_bad_rows),
             name,
             input,
             options,
@@ -514,7 +514,7 @@ fn open_source(
             Box::new(csv::Table::open(reader, name, input, options)?)
         }
         InputKind::Sets => Box::new(sets::Sets::new(
-            Lines::new(reader, cap),
+            Lines::new(reader, cap).stopping_at_cap(!options.skip_bad_rows),
             name,
             input,
             options,
@@ -563,6 +563,10 @@ pub(crate) struct Lines<R: BufRead = Box<dyn BufRead>> {
     pub(crate) too_long: u64,
     /// A read failed: the lines end (an I/O error is not retried forever).
     failed: bool,
+    /// A line over the cap ends the lines where it passes the cap, instead of
+    /// being read to its end: where a bad row stops the run, nothing after
+    /// the cap is read (an endless line, such as `/dev/zero`, ends at once).
+    stop_at_cap: bool,
 }
 
 impl<R: BufRead> Lines<R> {
@@ -576,7 +580,15 @@ impl<R: BufRead> Lines<R> {
             lent: 0,
             too_long: 0,
             failed: false,
+            stop_at_cap: false,
         }
+    }
+
+    /// With `stop`, a line over the cap is the last: it is given as
+    /// [`STOPPED`] and nothing after its cap is read.
+    pub(crate) fn stopping_at_cap(mut self, stop: bool) -> Self {
+        self.stop_at_cap = stop;
+        self
     }
 
     /// The next line; `None` at the end of the input.
@@ -633,6 +645,16 @@ impl<R: BufRead> Lines<R> {
                 if self.buf.len() + take > self.cap.saturating_add(2) {
                     over = true;
                     self.buf = Vec::new();
+                    if self.stop_at_cap {
+                        self.failed = true;
+                        self.number += 1;
+                        self.too_long += 1;
+                        return Some(Ok(Line {
+                            number: self.number,
+                            offset: start,
+                            bytes: Err(STOPPED),
+                        }));
+                    }
                 } else {
                     self.buf.extend_from_slice(&available[..take]);
                 }
@@ -715,8 +737,18 @@ fn trimmed(line: &[u8], over: bool, content: u64, cap: usize) -> (Result<&[u8], 
     }
 }
 
+/// The length given for a line over the cap that was not read to its end
+/// ([`Lines::stopping_at_cap`]).
+pub(crate) const STOPPED: u64 = u64::MAX;
+
 /// The reason given for a line longer than the cap.
 pub(crate) fn too_long(length: u64, cap: usize) -> String {
+    if length == STOPPED {
+        return format!(
+            "a line longer than the cap of {cap} bytes, not read on (raise the cap with \
+             --max-line-length SIZE, or skip such rows with --skip-bad-rows)"
+        );
+    }
     format!(
         "line of {length} bytes is longer than the cap of {cap} bytes (raise it with \
          --max-line-length SIZE)"
