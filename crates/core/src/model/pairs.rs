@@ -94,6 +94,40 @@ impl DocPairs {
         set
     }
 
+    /// These pairs and, for each of `sets` (documents in none of these
+    /// contents, increasing), a content whose documents pair with each other
+    /// with `fields`: identical files found apart from the rest (binary
+    /// copies, whose similarity was never measured).
+    pub fn with_identical<'m>(
+        mut self,
+        sets: impl IntoIterator<Item = &'m [u32]>,
+        fields: SimilarPair,
+    ) -> DocPairs {
+        if self.starts.is_empty() {
+            self.starts.push(0);
+        }
+        for members in sets.into_iter().filter(|m| m.len() > 1) {
+            debug_assert!(members.windows(2).all(|w| w[0] < w[1]));
+            self.members.extend_from_slice(members);
+            self.starts.push(self.members.len());
+            self.identical.push(Some(fields));
+        }
+        self.index();
+        self
+    }
+
+    /// Whether documents `a` and `b` are of one content (byte-identical
+    /// files, as the scan grouped them by content hash).
+    pub fn same_content(&self, a: u32, b: u32) -> bool {
+        let content = |d: u32| {
+            self.by_doc
+                .binary_search_by_key(&d, |&(doc, _)| doc)
+                .ok()
+                .map(|i| self.by_doc[i].1)
+        };
+        matches!((content(a), content(b)), (Some(x), Some(y)) if x == y)
+    }
+
     /// Rebuilds the adjacency of contents and the document map.
     fn index(&mut self) {
         let n = self.identical.len();
@@ -182,6 +216,13 @@ impl DocPairs {
             }
         }
         self.between.retain(|p| keep(p.similarity));
+        self.index();
+    }
+
+    /// Keeps only the pairs of documents of one content (byte-identical
+    /// files): `-t 1` read as "identical", not "equal once normalised".
+    pub fn retain_identical(&mut self) {
+        self.between.clear();
         self.index();
     }
 
