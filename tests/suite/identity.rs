@@ -257,3 +257,124 @@ fn remove_skips_near_duplicates_unless_allowed_by_name() {
     let refused = sim_in(dir.path(), &["dedupe", "r", "--link", "--allow-near"]);
     assert_eq!(code(&refused), 2, "{}", stderr(&refused));
 }
+
+/// Each JSON line of `out` parsed.
+fn json_lines(out: &Output) -> Vec<serde_json::Value> {
+    stdout(out)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect()
+}
+
+#[test]
+fn jsonl_pairs_and_groups_say_which_files_are_byte_identical() {
+    let dir = tempfile::tempdir().unwrap();
+    normalised_copies(dir.path());
+    write(dir.path(), "r/x.png", &binary(PNG, 3000, 1));
+    write(dir.path(), "r/y.png", &binary(PNG, 3000, 1));
+
+    // Similarity 1 does not tell a CRLF copy from a copy; `identical` does.
+    let out = sim_in(
+        dir.path(),
+        &[
+            "scan",
+            "r",
+            "-t",
+            "1",
+            "--same-text",
+            "--format",
+            "jsonl",
+            "-q",
+        ],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let mut seen = Vec::new();
+    for v in json_lines(&out) {
+        let name = |k: &str| v[k].as_str().unwrap().trim_start_matches("r/").to_string();
+        seen.push((name("a"), name("b"), v["identical"].as_bool().unwrap()));
+    }
+    assert!(
+        seen.contains(&("a.txt".into(), "e-copy.txt".into(), true)),
+        "{seen:?}"
+    );
+    assert!(
+        seen.contains(&("a.txt".into(), "b-crlf.txt".into(), false)),
+        "{seen:?}"
+    );
+    assert!(
+        seen.contains(&("x.png".into(), "y.png".into(), true)),
+        "{seen:?}"
+    );
+    assert_eq!(seen.iter().filter(|p| p.2).count(), 2, "{seen:?}");
+
+    // A group member against its representative; null for the representative.
+    let out = sim_in(
+        dir.path(),
+        &[
+            "scan",
+            "r",
+            "-t",
+            "1",
+            "--same-text",
+            "--format",
+            "jsonl",
+            "--cluster",
+            "center",
+            "-q",
+        ],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let mut members = Vec::new();
+    for v in json_lines(&out) {
+        for f in v["files"].as_array().unwrap() {
+            let path = f["path"]
+                .as_str()
+                .unwrap()
+                .trim_start_matches("r/")
+                .to_string();
+            members.push((
+                path,
+                f["representative"].as_bool().unwrap(),
+                f["identical"].clone(),
+            ));
+        }
+    }
+    for (path, representative, identical) in &members {
+        let expected = match (representative, path.as_str()) {
+            (true, _) => serde_json::Value::Null,
+            (false, "e-copy.txt" | "y.png") => true.into(),
+            (false, _) => false.into(),
+        };
+        assert_eq!(identical, &expected, "{path}: {members:?}");
+    }
+}
+
+#[test]
+fn t1_with_isolate_still_pairs_copies_across_roots() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = prose();
+    write(dir.path(), "one/a.txt", text.as_bytes());
+    write(dir.path(), "two/a.txt", text.as_bytes());
+    write(
+        dir.path(),
+        "two/b-crlf.txt",
+        text.replace('\n', "\r\n").as_bytes(),
+    );
+    let out = sim_in(
+        dir.path(),
+        &["scan", "one", "two", "--isolate", "-t", "1", "-q"],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        pair_paths(&out.stdout),
+        [("one/a.txt".into(), "two/a.txt".into())]
+    );
+
+    let dry = sim_in(
+        dir.path(),
+        &["dedupe", "one", "two", "--isolate", "-t", "1"],
+    );
+    assert_eq!(code(&dry), 0, "{}", stderr(&dry));
+    assert_eq!(stdout(&dry).lines().count(), 1, "{}", stdout(&dry));
+    assert!(stdout(&dry).ends_with("\tidentical\n"), "{}", stdout(&dry));
+}

@@ -513,12 +513,6 @@ fn candidates(
 ) -> Vec<Candidate> {
     let docs = &outcome.documents;
     let pairs = &outcome.pairs;
-    let mut content = vec![u32::MAX; docs.len()];
-    for c in 0..pairs.contents() as u32 {
-        for &id in pairs.members(c) {
-            content[id as usize] = c;
-        }
-    }
     let reference = report::reference_flags(outcome, references);
     let members = report::file_facts(docs, &reference);
     let params = ClusterParams {
@@ -539,8 +533,7 @@ fn candidates(
                 kept: k.path.to_path_buf(),
                 kept_size: k.size,
                 kept_modified: k.modified,
-                identical: content[m.doc as usize] != u32::MAX
-                    && content[m.doc as usize] == content[rep],
+                identical: pairs.same_content(m.doc, rep as u32),
                 similarity: m.similarity,
             });
         }

@@ -68,7 +68,8 @@ their representative's path, the representative first, then the others in path o
 newline, carriage return, backslash.
 --format jsonl: the same fields, one pair or (with --cluster) one group
 {\"group\":…,\"files\":[…]} per line; a path that is not UTF-8 is written lossily
-plus \"<field>_bytes\": [its bytes].
+plus \"<field>_bytes\": [its bytes]. Plus \"identical\": whether the pair's files,
+or a member and its representative, are byte-identical (null for itself).
 --format html: one self-contained page (no network) with the summary, the
 histogram, the S-curve and the groups of --format clusters (t = 0.9 unless -t),
 each member's side-by-side explanation against its kept copy (within

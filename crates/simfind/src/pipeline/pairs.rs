@@ -870,7 +870,12 @@ fn expand_to_documents(
             }
         }
     }
-    DocPairs::new(parts.iter().map(|(_, m)| (&m[..], None)), between)
+    // The parts of one content keep its class: byte-identical across roots.
+    let class = (0..items.len()).flat_map(|g| (first[g]..first[g + 1]).map(move |_| g as u32));
+    DocPairs::new_classed(
+        parts.iter().zip(class).map(|((_, m), g)| (&m[..], None, g)),
+        between,
+    )
 }
 
 /// With `--isolate`, the root of every document (see [`walk::root_index`]).
