@@ -128,14 +128,13 @@ impl DocPairs {
             self.starts.push(0);
         }
         // Classes of their own: these files share no bytes with the rest.
-        let mut class = self.class.iter().max().map_or(0, |&c| c + 1);
-        for members in sets.into_iter().filter(|m| m.len() > 1) {
+        let first = self.class.iter().max().map_or(0, |&c| c + 1);
+        for (class, members) in (first..).zip(sets.into_iter().filter(|m| m.len() > 1)) {
             debug_assert!(members.windows(2).all(|w| w[0] < w[1]));
             self.members.extend_from_slice(members);
             self.starts.push(self.members.len());
             self.identical.push(Some(fields));
             self.class.push(class);
-            class += 1;
         }
         self.index();
         self
