@@ -222,6 +222,7 @@ pub struct FileArgs {
     pub max_size: Option<u64>,
 
     /// Also read files that look binary (a NUL byte in the first 8 KiB).
+    /// Without it they are paired only with their byte-identical copies.
     #[arg(long, help_heading = "Files")]
     pub binary: bool,
 

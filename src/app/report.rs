@@ -359,7 +359,10 @@ impl Report {
         match self.output {
             Output::PairsCsv => pairs::write_csv_fields(docs, written, fields, sink)?,
             Output::PairsTsv => pairs::write_tsv_fields(docs, written, fields, sink)?,
-            Output::PairsJsonl => pairs::write_jsonl_fields(docs, written, fields, sink)?,
+            Output::PairsJsonl => {
+                let identical = |a, b| pairs.same_content(a, b);
+                pairs::write_jsonl_fields(docs, written, Some(&identical), fields, sink)?
+            }
             Output::GroupsCsv
             | Output::GroupsJsonl
             | Output::GroupsHtml
@@ -379,7 +382,15 @@ impl Report {
                         groups::write_csv(docs, &is_reference, &clustering, self.limit, sink)?
                     }
                     Output::GroupsJsonl => {
-                        groups::write_jsonl(docs, &is_reference, &clustering, self.limit, sink)?
+                        let identical = |a, b| pairs.same_content(a, b);
+                        groups::write_jsonl(
+                            docs,
+                            &is_reference,
+                            &identical,
+                            &clustering,
+                            self.limit,
+                            sink,
+                        )?
                     }
                     Output::GroupsHtml => {
                         let run = self

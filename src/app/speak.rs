@@ -275,16 +275,26 @@ pub fn exchange_error(e: &simfind::exchange::ExchangeError) -> String {
     }
 }
 
-/// Why `dedupe` leaves a candidate out, naming the actions that link.
-pub fn skip_reason(reason: &simfind::action::plan::SkipReason) -> String {
+/// Why `dedupe` leaves a candidate out of `action`, naming what would act
+/// on it.
+pub fn skip_reason(
+    reason: &simfind::action::plan::SkipReason,
+    action: &simfind::action::Action,
+) -> String {
     use simfind::action::plan::SkipReason;
     match reason {
         SkipReason::NearDuplicate { kept, similarity } => format!(
-            "not byte-identical to {} ({}): --link and --reflink never replace a near-duplicate",
+            "not byte-identical to {} ({}): {}",
             kept.display(),
             match similarity {
                 Some(s) => format!("similarity {s:.3}"),
                 None => "similar through its group".to_string(),
+            },
+            if *action == simfind::action::Action::Remove {
+                "--remove deletes only byte-identical copies (undo re-creates them); \
+                 --move-to DIR acts on near-duplicates undoably, --allow-near removes them for good"
+            } else {
+                "--link and --reflink never replace a near-duplicate"
             }
         ),
         other => other.to_string(),

@@ -310,12 +310,12 @@ fn help_documents_schema_examples_and_exit_codes() {
 }
 
 #[test]
-fn empty_and_short_documents_are_never_paired() {
+fn empty_and_short_documents_pair_only_with_identical_copies() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "empty-1", b"");
     write(dir.path(), "empty-2", b"");
     write(dir.path(), "short-1", b"abc");
-    write(dir.path(), "short-2", b"abc");
+    write(dir.path(), "short-2", b"abd");
     let out = run(&["scan", dir.path().to_str().unwrap(), "-t", "0.1"]);
     assert_eq!(out.status.code(), Some(0));
     assert!(csv_rows(&out.stdout).is_empty());
@@ -332,13 +332,30 @@ fn binary_files_are_skipped_unless_asked_for() {
     let mut blob = prose(1, 300).into_bytes();
     blob[10] = 0;
     write(dir.path(), "a.bin", &blob);
+    // Near, not identical: binary files are compared for identity only.
+    let last = blob.len() - 1;
+    blob[last] ^= 1;
     write(dir.path(), "b.bin", &blob);
     let d = dir.path().to_str().unwrap();
     let out = run(&["scan", d, "-t", "0.9"]);
     assert!(csv_rows(&out.stdout).is_empty());
-    assert!(stderr(&out).contains("2 binary"));
+    assert!(stderr(&out).contains("2 binary (identical copies only)"));
     let out = run(&["scan", d, "-t", "0.9", "--binary"]);
     assert_eq!(csv_rows(&out.stdout).len(), 1);
+}
+
+#[test]
+fn identical_short_and_binary_files_pair_at_one() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "short-1", b"abc");
+    write(dir.path(), "short-2", b"abc");
+    write(dir.path(), "x.bin", b"\0\x01\x02");
+    write(dir.path(), "y.bin", b"\0\x01\x02");
+    let out = run(&["scan", dir.path().to_str().unwrap(), "-t", "0.9"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let rows = csv_rows(&out.stdout);
+    assert_eq!(rows.len(), 2, "{}", stdout(&out));
+    assert!(rows.iter().all(|r| &r[2] == b"1.000000"), "{rows:?}");
 }
 
 #[test]

@@ -115,7 +115,7 @@ fn exact_and_lsh_write_the_same_schema_and_agree_on_testdata() {
 }
 
 #[test]
-fn exact_method_pairs_identical_files_and_skips_short_ones() {
+fn exact_method_pairs_identical_files_and_short_ones_only_as_copies() {
     let dir = tempfile::tempdir().unwrap();
     let text = prose(7, 300);
     write(dir.path(), "a.txt", text.as_bytes());
@@ -147,11 +147,13 @@ fn exact_method_pairs_identical_files_and_skips_short_ones() {
         vec![
             pair("a.txt", "b.txt"),
             pair("a.txt", "c.txt"),
-            pair("b.txt", "c.txt")
+            pair("b.txt", "c.txt"),
+            pair("e.txt", "f.txt")
         ]
     );
     assert!(
-        // a/b and e/f are identical contents; e and f are still never paired.
+        // a/b and e/f are identical contents; e and f, too short to shingle,
+        // pair as byte-identical files.
         stderr(&out).contains("2 identical files"),
         "{}",
         stderr(&out)

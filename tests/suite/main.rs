@@ -40,6 +40,7 @@ mod fuzz_regressions;
 mod groups;
 mod hostile;
 mod hostile_rows;
+mod identity;
 mod important_words;
 mod index;
 mod index_prefix;

@@ -48,14 +48,22 @@ kept copy are re-checked against the scan (size, modification time, content
 hash) and skipped with a warning if either changed; the kept copy must exist, so
 the last copy of a group is never touched. Symlinks are never followed (-L is
 refused), nothing outside the roots is touched, nothing is overwritten.
---link and --reflink replace only byte-identical files (compared byte for byte).
+--link, --reflink and --remove act only on byte-identical files (compared byte
+for byte); --remove --allow-near deletes near-duplicates too, for good. -t 1 means
+byte-identical files, of any type (binary ones too); --same-text adds texts equal
+once normalised.
+
+OUTPUT (one line per file, tab-separated):
+VERB, path, kept copy, similarity, [destination of a move,] identical|near
+(whether the file is byte-identical to its kept copy).
 
 JOURNAL (JSON Lines, one line synced to disk before each action and one after):
 by default DIR/simfind-journal-<time>-<pid>.jsonl with --move-to DIR, else under
 $XDG_STATE_HOME/simfind (~/.local/state/simfind); its path is printed. After a
 crash or kill -9 it tells exactly what may have been done; `simfind undo` reverses
 it. --move-to can always be undone; --remove only for byte-identical files (undo
-copies them back from the kept copy): a removed near-duplicate is gone.
+copies them back from the kept copy): a near-duplicate removed with --allow-near
+is gone.
 
 ";
 
@@ -68,8 +76,8 @@ pub const EXIT_STATUS: &[ExitRow] = &[
     (
         exit::PARTIAL,
         "finished, but some files were skipped (changed since the scan, unreadable,\n\
-         not identical for --link, destination taken) or an action failed; warnings on\n\
-         stderr name each file, the journal records what was done",
+         not identical for --link or --remove, destination taken) or an action\n\
+         failed; warnings on stderr name each file, the journal records what was done",
     ),
     (
         exit::FATAL,
@@ -121,10 +129,22 @@ pub struct Args {
     #[arg(long, value_name = "DIR", group = "action", help_heading = "Action")]
     pub move_to: Option<PathBuf>,
 
-    /// Delete each copy. Undo can re-create only byte-identical ones (from
-    /// their kept copy): a removed near-duplicate is gone. Prefer --move-to.
+    /// Delete each byte-identical copy (undo re-creates it from its kept copy);
+    /// near-duplicates are skipped unless --allow-near. Prefer --move-to.
     #[arg(long, group = "action", help_heading = "Action")]
     pub remove: bool,
+
+    /// With --remove, also delete copies that are not byte-identical to their
+    /// kept copy (near-duplicates, or texts equal once normalised). Undo cannot
+    /// re-create them; --move-to is the undoable way to act on near-duplicates.
+    #[arg(long, help_heading = "Action")]
+    pub allow_near: bool,
+
+    /// With -t 1, also treat files whose texts are only equal once normalised
+    /// (a CRLF, an ALL-CAPS or a reflowed copy) as copies. Without it, -t 1
+    /// means byte-identical files.
+    #[arg(long, help_heading = "Action")]
+    pub same_text: bool,
 
     /// Replace each byte-identical copy by a hard link to its kept copy;
     /// near-duplicates are skipped.
@@ -177,6 +197,12 @@ pub fn run(args: Args) -> Result<i32> {
         (None, _, _, true) => Some(Action::Reflink),
         _ => None,
     };
+    if args.allow_near && action != Some(Action::Remove) {
+        bail!(
+            "--allow-near goes with --remove only: --link and --reflink never replace a \
+             near-duplicate, and --move-to moves near-duplicates already"
+        );
+    }
     let dry_run = args.dry_run || action.is_none();
     if let Some(journal) = &args.journal
         && dry_run
@@ -256,8 +282,11 @@ pub fn run(args: Args) -> Result<i32> {
     }
 
     let ui = Ui::with(args.verbosity);
-    let outcome = pipeline::scan(&config, &ui);
+    let mut outcome = pipeline::scan(&config, &ui);
     drop(ui);
+    if config.threshold >= 1.0 && !args.same_text {
+        pipeline::keep_byte_identical(&mut outcome);
+    }
     let mut candidates = candidates(&outcome, &references, config.threshold, args.keep);
     let mut unlisted = 0;
     if let Some(list) = &from_list {
@@ -278,13 +307,16 @@ pub fn run(args: Args) -> Result<i32> {
         }
     }
     let plan_action = action.clone().unwrap_or(Action::Remove);
-    let plan = plan::build(&config.roots, &plan_action, &candidates)?;
+    let mut plan = plan::build(&config.roots, &plan_action, &candidates)?;
+    if action == Some(Action::Remove) && !args.allow_near {
+        plan.hold_back_near();
+    }
     for skip in &plan.skipped {
         eprintln!(
             "{} {}: skipped: {}",
             warning_prefix(),
             skip.path.display(),
-            crate::app::speak::skip_reason(&skip.reason)
+            crate::app::speak::skip_reason(&skip.reason, &plan_action)
         );
     }
     let mut status = if outcome.stats.errors > 0 || !plan.skipped.is_empty() || unlisted > 0 {
@@ -313,6 +345,7 @@ pub fn run(args: Args) -> Result<i32> {
                 e.to.as_deref(),
                 &e.kept,
                 e.similarity,
+                e.identical,
             )?;
         }
         out.flush()?;
@@ -381,6 +414,7 @@ pub fn run(args: Args) -> Result<i32> {
                         entry.to.as_deref(),
                         &entry.kept,
                         entry.similarity,
+                        entry.identical,
                     ) {
                         write_error.get_or_insert(err);
                     }
@@ -438,7 +472,9 @@ pub fn run(args: Args) -> Result<i32> {
     Ok(status)
 }
 
-/// One line of stdout: `VERB<TAB>PATH<TAB>KEPT<TAB>SIMILARITY[<TAB>TO]`.
+/// One line of stdout:
+/// `VERB<TAB>PATH<TAB>KEPT<TAB>SIMILARITY[<TAB>TO]<TAB>identical|near`, the
+/// last column added at the end so that the earlier ones keep their places.
 fn write_line(
     out: &mut impl Write,
     verb: &str,
@@ -446,6 +482,7 @@ fn write_line(
     to: Option<&Path>,
     kept: &Path,
     similarity: Option<f64>,
+    identical: bool,
 ) -> std::io::Result<()> {
     out.write_all(verb.as_bytes())?;
     out.write_all(b"\t")?;
@@ -460,7 +497,11 @@ fn write_line(
         out.write_all(b"\t")?;
         out.write_all(to.as_os_str().as_bytes())?;
     }
-    out.write_all(b"\n")
+    out.write_all(if identical {
+        b"\tidentical\n"
+    } else {
+        b"\tnear\n"
+    })
 }
 
 /// The removable files of the center grouping, each with its kept copy.
@@ -472,12 +513,6 @@ fn candidates(
 ) -> Vec<Candidate> {
     let docs = &outcome.documents;
     let pairs = &outcome.pairs;
-    let mut content = vec![u32::MAX; docs.len()];
-    for c in 0..pairs.contents() as u32 {
-        for &id in pairs.members(c) {
-            content[id as usize] = c;
-        }
-    }
     let reference = report::reference_flags(outcome, references);
     let members = report::file_facts(docs, &reference);
     let params = ClusterParams {
@@ -498,8 +533,7 @@ fn candidates(
                 kept: k.path.to_path_buf(),
                 kept_size: k.size,
                 kept_modified: k.modified,
-                identical: content[m.doc as usize] != u32::MAX
-                    && content[m.doc as usize] == content[rep],
+                identical: pairs.same_content(m.doc, rep as u32),
                 similarity: m.similarity,
             });
         }

@@ -68,7 +68,8 @@ their representative's path, the representative first, then the others in path o
 newline, carriage return, backslash.
 --format jsonl: the same fields, one pair or (with --cluster) one group
 {\"group\":…,\"files\":[…]} per line; a path that is not UTF-8 is written lossily
-plus \"<field>_bytes\": [its bytes].
+plus \"<field>_bytes\": [its bytes]. Plus \"identical\": whether the pair's files,
+or a member and its representative, are byte-identical (null for itself).
 --format html: one self-contained page (no network) with the summary, the
 histogram, the S-curve and the groups of --format clusters (t = 0.9 unless -t),
 each member's side-by-side explanation against its kept copy (within
@@ -76,7 +77,11 @@ each member's side-by-side explanation against its kept copy (within
 
 NORMALISATION (default): UTF-8 decoded lossily, full Unicode lowercase, every
 whitespace run replaced by one space, trimmed. Words are maximal runs of
-alphanumeric characters. A file shorter than one shingle is never paired.
+alphanumeric characters. A file shorter than one shingle, and a file that looks
+binary (without --binary), is paired only with its byte-identical copies.
+
+IDENTICAL: -t 1 reports byte-identical files only (same content hash), whatever
+their type; --same-text adds files whose texts are equal once normalised.
 
 ";
 
@@ -150,6 +155,12 @@ pub struct Args {
     /// not apply.
     #[arg(long, value_name = "BY", help_heading = "Method")]
     pub identical_by: Option<pipeline::identical::IdenticalBy>,
+
+    /// With -t 1, also pair files whose texts are only equal once normalised
+    /// (a CRLF, an ALL-CAPS or a reflowed copy). Without it, -t 1 means
+    /// byte-identical files, as in fclones.
+    #[arg(long, help_heading = "Method")]
+    pub same_text: bool,
 }
 
 pub fn run(args: Args) -> Result<i32> {
@@ -275,6 +286,9 @@ fn scan_files(args: Args, mode: Mode) -> Result<i32> {
         }
         _ => pipeline::scan(&config, &ui),
     };
+    if config.threshold >= 1.0 && !args.same_text {
+        pipeline::keep_byte_identical(&mut outcome);
+    }
     for pattern in &outcome.stats.walk_skips.unused_excludes {
         eprintln!("{} --exclude '{pattern}' matched nothing", warning_prefix());
     }
@@ -510,7 +524,11 @@ fn summary(
     let s = &outcome.stats;
     let mut skipped = Vec::new();
     for (count, one, many) in [
-        (s.binary, "binary", "binary"),
+        (
+            s.binary,
+            "binary (identical copies only)",
+            "binary (identical copies only)",
+        ),
         (
             s.no_shingles,
             "shorter than one shingle",

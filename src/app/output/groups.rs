@@ -57,27 +57,37 @@ pub fn write_csv(
 }
 
 /// `{"group":1,"files":[{"path":…,"size":…,"modified":…|null,"similarity":…|null,
-/// "representative":…,"reference":…,"kept":…},…]}` per line, files as in the CSV.
+/// "representative":…,"reference":…,"kept":…,"identical":…|null},…]}` per
+/// line, files as in the CSV; `identical` says whether a file is
+/// byte-identical to its group's representative (`identical(a, b)`), null
+/// for the representative itself.
 pub fn write_jsonl(
     documents: &[Document],
     reference: &dyn Fn(u32) -> bool,
+    identical: &dyn Fn(u32, u32) -> bool,
     clustering: &Clustering,
     limit: usize,
     sink: &mut impl Write,
 ) -> Result<()> {
     for (i, group) in clustering.groups().take(limit).enumerate() {
+        let representative = group.iter().find(|m| m.representative).map(|m| m.doc);
         write!(sink, "{{\"group\":{},\"files\":[", i + 1)?;
         for (j, m) in group.iter().enumerate() {
             if j > 0 {
                 sink.write_all(b",")?;
             }
             write_member(sink, &documents[m.doc as usize], m, reference(m.doc))?;
+            match representative.filter(|&r| r != m.doc) {
+                Some(r) => write!(sink, ",\"identical\":{}}}", identical(m.doc, r))?,
+                None => sink.write_all(b",\"identical\":null}")?,
+            }
         }
         sink.write_all(b"]}\n")?;
     }
     Ok(())
 }
 
+/// One file of a group, its object left open for the caller's last field.
 fn write_member(sink: &mut impl Write, d: &Document, m: &Member, reference: bool) -> Result<()> {
     sink.write_all(b"{")?;
     json_path(sink, "path", d.path.as_os_str().as_bytes())?;
@@ -93,7 +103,7 @@ fn write_member(sink: &mut impl Write, d: &Document, m: &Member, reference: bool
     }
     write!(
         sink,
-        ",\"representative\":{},\"reference\":{},\"kept\":{}}}",
+        ",\"representative\":{},\"reference\":{},\"kept\":{}",
         m.representative, reference, m.kept
     )?;
     Ok(())

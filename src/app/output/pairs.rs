@@ -234,9 +234,10 @@ fn micro(s: f64) -> u64 {
 /// One object per line with the CSV's fields: `a`, `b` (strings; plus
 /// `a_bytes`/`b_bytes` when a path is not UTF-8), `similarity`, `estimate`
 /// (numbers, 6 decimals; `estimate` null with the exact method),
-/// `shingles_a`, `shingles_b`, `shared` (integer or null); with per-field
-/// scores, `fields`: an object of each field's similarity (null where the
-/// field was not compared).
+/// `shingles_a`, `shingles_b`, `shared` (integer or null); from a scan,
+/// `identical` (whether the two are byte-identical, which a similarity of 1
+/// does not say); with per-field scores, `fields`: an object of each field's
+/// similarity (null where the field was not compared).
 #[allow(
     dead_code,
     reason = "the fuzz properties (fuzz/src/props.rs) write through it"
@@ -246,13 +247,16 @@ pub fn write_jsonl(
     pairs: impl Iterator<Item = SimilarPair>,
     sink: &mut impl Write,
 ) -> Result<()> {
-    write_jsonl_fields(documents, pairs, None, sink)
+    write_jsonl_fields(documents, pairs, None, None, sink)
 }
 
-/// [`write_jsonl`] with each pair's per-field similarities after its columns.
+/// [`write_jsonl`] with, given `identical`, whether the two documents of a
+/// pair are byte-identical, and each pair's per-field similarities after its
+/// columns.
 pub fn write_jsonl_fields(
     documents: &[Document],
     pairs: impl Iterator<Item = SimilarPair>,
+    identical: Option<&dyn Fn(u32, u32) -> bool>,
     fields: Option<&FieldScores>,
     sink: &mut impl Write,
 ) -> Result<()> {
@@ -273,6 +277,9 @@ pub fn write_jsonl_fields(
         match pair.shared {
             Some(n) => write!(sink, "{n}")?,
             None => sink.write_all(b"null")?,
+        }
+        if let Some(identical) = identical {
+            write!(sink, ",\"identical\":{}", identical(pair.a, pair.b))?;
         }
         if let Some(fields) = fields {
             // Per field, its similarity or null (not compared).

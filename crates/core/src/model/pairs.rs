@@ -36,6 +36,10 @@ pub struct DocPairs {
     adjacent: Vec<(ContentId, u32)>,
     /// Every document with its content, by document id.
     by_doc: Vec<(u32, ContentId)>,
+    /// Per content, which bytes its documents have: contents with one class
+    /// are byte-identical (the parts of one content split by `--isolate`),
+    /// contents with two are not, whatever their similarity.
+    class: Vec<u32>,
 }
 
 impl DocPairs {
@@ -48,9 +52,25 @@ impl DocPairs {
     /// If a pair names a content outside `contents`.
     pub fn new<'m>(
         contents: impl IntoIterator<Item = (&'m [u32], Option<SimilarPair>)>,
+        between: Vec<SimilarPair>,
+    ) -> DocPairs {
+        DocPairs::new_classed(
+            contents
+                .into_iter()
+                .enumerate()
+                .map(|(c, (members, same))| (members, same, c as u32)),
+            between,
+        )
+    }
+
+    /// [`DocPairs::new`] with, per content, the class of its bytes: contents
+    /// of one class are byte-identical to each other (one content split into
+    /// parts that are not paired among themselves), of two classes are not.
+    pub fn new_classed<'m>(
+        contents: impl IntoIterator<Item = (&'m [u32], Option<SimilarPair>, u32)>,
         mut between: Vec<SimilarPair>,
     ) -> DocPairs {
-        let contents: Vec<(&[u32], Option<SimilarPair>)> = contents.into_iter().collect();
+        let contents: Vec<(&[u32], Option<SimilarPair>, u32)> = contents.into_iter().collect();
         // A content without documents pairs nothing (and would join its
         // partners to each other when grouping).
         between.retain(|p| {
@@ -58,7 +78,7 @@ impl DocPairs {
         });
         let mut paired: Vec<bool> = contents
             .iter()
-            .map(|(m, same)| m.len() > 1 && same.is_some())
+            .map(|(m, same, _)| m.len() > 1 && same.is_some())
             .collect();
         for p in &between {
             paired[p.a as usize] = true;
@@ -69,7 +89,7 @@ impl DocPairs {
             starts: vec![0],
             ..DocPairs::default()
         };
-        for (c, (members, same)) in contents.into_iter().enumerate() {
+        for (c, (members, same, class)) in contents.into_iter().enumerate() {
             if !paired[c] {
                 continue;
             }
@@ -78,6 +98,7 @@ impl DocPairs {
             set.members.extend_from_slice(members);
             set.starts.push(set.members.len());
             set.identical.push(same.filter(|_| members.len() > 1));
+            set.class.push(class);
         }
         set.between = between
             .into_iter()
@@ -92,6 +113,43 @@ impl DocPairs {
             .collect();
         set.index();
         set
+    }
+
+    /// These pairs and, for each of `sets` (documents in none of these
+    /// contents, increasing), a content whose documents pair with each other
+    /// with `fields`: identical files found apart from the rest (binary
+    /// copies, whose similarity was never measured).
+    pub fn with_identical<'m>(
+        mut self,
+        sets: impl IntoIterator<Item = &'m [u32]>,
+        fields: SimilarPair,
+    ) -> DocPairs {
+        if self.starts.is_empty() {
+            self.starts.push(0);
+        }
+        // Classes of their own: these files share no bytes with the rest.
+        let first = self.class.iter().max().map_or(0, |&c| c + 1);
+        for (class, members) in (first..).zip(sets.into_iter().filter(|m| m.len() > 1)) {
+            debug_assert!(members.windows(2).all(|w| w[0] < w[1]));
+            self.members.extend_from_slice(members);
+            self.starts.push(self.members.len());
+            self.identical.push(Some(fields));
+            self.class.push(class);
+        }
+        self.index();
+        self
+    }
+
+    /// Whether documents `a` and `b` are byte-identical: of one content (as
+    /// the scan grouped them by content hash) or of two parts of one.
+    pub fn same_content(&self, a: u32, b: u32) -> bool {
+        let class = |d: u32| {
+            self.by_doc
+                .binary_search_by_key(&d, |&(doc, _)| doc)
+                .ok()
+                .map(|i| self.class[self.by_doc[i].1 as usize])
+        };
+        matches!((class(a), class(b)), (Some(x), Some(y)) if x == y)
     }
 
     /// Rebuilds the adjacency of contents and the document map.
@@ -182,6 +240,15 @@ impl DocPairs {
             }
         }
         self.between.retain(|p| keep(p.similarity));
+        self.index();
+    }
+
+    /// Keeps only the pairs of documents of one content (byte-identical
+    /// files): `-t 1` read as "identical", not "equal once normalised".
+    pub fn retain_identical(&mut self) {
+        let class = &self.class;
+        self.between
+            .retain(|p| class[p.a as usize] == class[p.b as usize]);
         self.index();
     }
 
@@ -390,5 +457,25 @@ mod tests {
         assert_eq!(set.len(), 100_000 * 99_999 / 2);
         let first: Vec<(u32, u32)> = set.iter().take(3).map(|p| (p.a, p.b)).collect();
         assert_eq!(first, vec![(0, 1), (0, 2), (0, 3)]);
+    }
+
+    #[test]
+    fn identity_follows_the_class_of_the_bytes_not_the_similarity() {
+        // Parts 0 and 1 are of one content (one class, as --isolate splits
+        // it); part 2 is equal to them once normalised only; documents 4 and
+        // 5 are copies found apart (binary files).
+        let parts: [(&[u32], Option<SimilarPair>, u32); 3] =
+            [(&[0, 1], None, 7), (&[2], None, 7), (&[3], None, 9)];
+        let mut set = DocPairs::new_classed(
+            parts,
+            vec![between(0, 1, 1.0), between(0, 2, 1.0), between(1, 2, 1.0)],
+        )
+        .with_identical([&[4u32, 5][..]], fields(1.0));
+        assert!(set.same_content(0, 2) && set.same_content(4, 5));
+        assert!(!set.same_content(0, 3) && !set.same_content(2, 4));
+        assert!(set.same_content(0, 1), "one part of one content");
+        set.retain_identical();
+        let left: Vec<(u32, u32)> = set.iter().map(|p| (p.a, p.b)).collect();
+        assert_eq!(left, vec![(0, 2), (1, 2), (4, 5)]);
     }
 }

@@ -103,6 +103,25 @@ pub struct Plan {
     pub skipped: Vec<Skip>,
 }
 
+impl Plan {
+    /// Moves every entry that is not byte-identical to its kept copy to the
+    /// skipped ones: `--remove` deletes only files that undo can re-create
+    /// (from the kept copy) unless near-duplicates are allowed by name.
+    pub fn hold_back_near(&mut self) {
+        let (identical, near): (Vec<Entry>, Vec<Entry>) = std::mem::take(&mut self.entries)
+            .into_iter()
+            .partition(|e| e.identical);
+        self.entries = identical;
+        self.skipped.extend(near.into_iter().map(|e| Skip {
+            path: e.path,
+            reason: SkipReason::NearDuplicate {
+                kept: e.kept,
+                similarity: e.similarity,
+            },
+        }));
+    }
+}
+
 /// A plan that cannot be made at all.
 #[derive(Debug)]
 pub enum PlanError {

@@ -18,6 +18,7 @@ pub use super::config::{IdenticalBy, ParseIdenticalByError};
 use super::plan::{Decision, Method, Reason};
 use super::{ScanConfig, ScanOutcome, ScanStats, walk_files};
 use crate::input::read;
+use crate::input::walk::FileEntry;
 use crate::model::{DocPairs, DocStatus, SimilarPair};
 use crate::progress::{Reporter, Stage};
 use crate::source::{FileSource, Source};
@@ -86,48 +87,53 @@ fn groups<K: std::hash::Hash + Eq>(keyed: Vec<(u32, K)>) -> Vec<Vec<u32>> {
     out
 }
 
-/// Finds every set of byte-identical files under the roots; see the module
-/// documentation. Unreadable files are warned about and counted as errors.
-pub fn find_identical(
-    config: &ScanConfig,
-    by: IdenticalBy,
-    reporter: &dyn Reporter,
-) -> (ScanOutcome, IdenticalStats) {
-    let mut stats = ScanStats::default();
-    let files = walk_files(config, reporter, &mut stats);
-    let mut documents: Vec<_> = files.iter().cloned().map(document_of).collect();
-    let mut extra = IdenticalStats::default();
+/// What [`identical_sets`] found among the files it was given.
+pub(crate) struct IdenticalSets {
+    /// Each set of two or more byte-identical files (ids as given),
+    /// increasing, the sets in the order of their first member.
+    pub sets: Vec<Vec<u32>>,
+    /// Files that could not be read, in id order, with the reason.
+    pub failed: Vec<(u32, read::ReadError)>,
+    pub stats: IdenticalStats,
+}
 
+/// The sets of byte-identical files among `ids` (indices into `files`,
+/// increasing): size first, then the cheap key `by` names, then the full
+/// XXH3-128 of the files still sharing a bucket, each pass in parallel
+/// (`open(id)` reads file `id`). A
+/// file whose size no other file among `ids` has is never opened. Empty
+/// files pair nothing. Shared by `--identical-by` and the scan's pairing of
+/// identical binary files (`pairs.rs`), so both decide identity alike.
+pub(crate) fn identical_sets(
+    files: &[FileEntry],
+    ids: &[u32],
+    by: IdenticalBy,
+    open: &(dyn Fn(usize) -> Result<crate::source::Document, read::ReadError> + Sync),
+) -> IdenticalSets {
+    let mut extra = IdenticalStats::default();
     let by_size = groups(
-        files
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| f.size > 0)
-            .map(|(i, f)| (i as u32, f.size))
+        ids.iter()
+            .filter(|&&i| files[i as usize].size > 0)
+            .map(|&i| (i, files[i as usize].size))
             .collect(),
     );
     let sized: u64 = by_size.iter().map(|g| g.len() as u64).sum();
-    extra.unique_size = files.iter().filter(|f| f.size > 0).count() as u64 - sized;
+    extra.unique_size = ids.iter().filter(|&&i| files[i as usize].size > 0).count() as u64 - sized;
 
-    reporter.begin(Stage::Sign, Some(sized));
-    let source = FileSource::new(&files, config.walk.follow_links, &config.read);
     // One pass of reads: `key(bytes)` of each file of `ids`, or the error.
     let pass = |ids: &[u32], key: &(dyn Fn(&[u8]) -> (u64, u128) + Sync)| {
         ids.par_iter()
-            .map(|&id| (id, source.open(id as usize).map(|c| key(&c))))
+            .map(|&id| (id, open(id as usize).map(|c| key(&c))))
             .collect::<Vec<_>>()
     };
     let mut failed = Vec::new();
     type Keyed = Vec<(u32, Result<(u64, u128), read::ReadError>)>;
-    let keep = |results: Keyed, failed: &mut Vec<u32>| {
+    let keep = |results: Keyed, failed: &mut Vec<(u32, read::ReadError)>| {
         let mut ok = Vec::new();
         for (id, result) in results {
             match result {
                 Ok(key) => ok.push((id, key)),
-                Err(err) => {
-                    err.warn(reporter, &files[id as usize].path);
-                    failed.push(id);
-                }
+                Err(err) => failed.push((id, err)),
             }
         }
         ok
@@ -138,7 +144,6 @@ pub fn find_identical(
         by_size
     } else {
         let cheap = pass(&candidates, &|bytes| (cheap_key(bytes, by), 0));
-        reporter.advance(candidates.len() as u64);
         let keyed = keep(cheap, &mut failed);
         extra.bytes_examined += keyed
             .iter()
@@ -167,18 +172,52 @@ pub fn find_identical(
         .iter()
         .map(|(id, _)| files[*id as usize].size)
         .sum::<u64>();
-    let same = groups(
+    let sets = groups(
         keyed
             .into_iter()
             .map(|(id, (_, hash))| (id, (files[id as usize].size, hash)))
             .collect(),
     );
-    reporter.end(Stage::Sign);
-
-    for &id in &failed {
-        documents[id as usize].status = DocStatus::Failed;
+    failed.sort_unstable_by_key(|(id, _)| *id);
+    IdenticalSets {
+        sets,
+        failed,
+        stats: extra,
     }
-    stats.errors += failed.len() as u64;
+}
+
+/// Finds every set of byte-identical files under the roots; see the module
+/// documentation. Unreadable files are warned about and counted as errors.
+pub fn find_identical(
+    config: &ScanConfig,
+    by: IdenticalBy,
+    reporter: &dyn Reporter,
+) -> (ScanOutcome, IdenticalStats) {
+    let mut stats = ScanStats::default();
+    let files = walk_files(config, reporter, &mut stats);
+    let mut documents: Vec<_> = files.iter().cloned().map(document_of).collect();
+    let sized = {
+        let mut sizes: HashMap<u64, u32> = HashMap::new();
+        for f in files.iter().filter(|f| f.size > 0) {
+            *sizes.entry(f.size).or_default() += 1;
+        }
+        sizes.values().filter(|&&n| n > 1).map(|&n| n as u64).sum()
+    };
+
+    reporter.begin(Stage::Sign, Some(sized));
+    let source = FileSource::new(&files, config.walk.follow_links, &config.read);
+    let all: Vec<u32> = (0..files.len() as u32).collect();
+    let found = identical_sets(&files, &all, by, &|id| source.open(id));
+    reporter.advance(sized);
+    reporter.end(Stage::Sign);
+    let extra = found.stats;
+    let same = found.sets;
+
+    for (id, err) in &found.failed {
+        err.warn(reporter, &files[*id as usize].path);
+        documents[*id as usize].status = DocStatus::Failed;
+    }
+    stats.errors += found.failed.len() as u64;
     stats.bytes = extra.bytes_examined;
     stats.identical_files = same.iter().map(|g| g.len() as u64 - 1).sum();
     stats.unique_contents = same.len() as u64;

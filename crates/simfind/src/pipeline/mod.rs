@@ -131,6 +131,16 @@ pub fn scan(config: &ScanConfig, reporter: &dyn Reporter) -> ScanOutcome {
     pairs_of(config, signed, decision, stats, reporter)
 }
 
+/// `-t 1` as people read it: keeps only the pairs of byte-identical files
+/// (one content hash), dropping pairs whose texts are only equal once
+/// normalised (a CRLF, an ALL-CAPS or a reflowed copy), which no undo could
+/// re-create from the kept copy. The callers apply it at threshold 1 unless
+/// normalised equality was asked for by name.
+pub fn keep_byte_identical(outcome: &mut ScanOutcome) {
+    outcome.pairs.retain_identical();
+    outcome.stats.pairs = outcome.pairs.len();
+}
+
 /// Stage 1: walks the roots (warnings for what cannot be walked) and fills the
 /// walk counts of `stats`. Files come sorted by path bytes; their order is the
 /// document ids.

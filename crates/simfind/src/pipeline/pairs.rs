@@ -75,10 +75,11 @@ pub(super) fn pairs_of_given(
             stats.no_shingles += 1;
             reporter.note(
                 &documents.path(id),
-                &"shorter than one shingle: empty set, never paired",
+                &"shorter than one shingle: paired only with byte-identical copies",
             );
         }
     }
+    let copies = copies_without_text(config, &mut documents, &groups, &mut stats, reporter);
 
     // Only non-empty contents take part: two empty sets are not "identical".
     // The join takes the kept sets over (of the non-empty contents, in
@@ -115,6 +116,7 @@ pub(super) fn pairs_of_given(
             (Verification::Exact, signed),
             roots.as_deref(),
         );
+        let pairs = with_copies(pairs, &copies);
         stats.pairs = pairs.len();
         drop(groups);
         return ScanOutcome {
@@ -154,6 +156,7 @@ pub(super) fn pairs_of_given(
         (config.verification, true),
         doc_roots.as_deref(),
     );
+    let pairs = with_copies(pairs, &copies);
     stats.pairs = pairs.len();
     // The groups go before the documents are made.
     drop(groups);
@@ -163,6 +166,117 @@ pub(super) fn pairs_of_given(
         stats,
         decision,
     }
+}
+
+/// How many leading bytes of a binary file key its bucket before the full
+/// hash (`--identical-by prefix:N`'s cheap key): same-size files that differ
+/// early are told apart without reading them whole.
+const COPY_PREFIX: u64 = 4096;
+
+/// The sets of byte-identical files that have no text to compare: files
+/// skipped as binary, and non-empty files shorter than one shingle. Their
+/// similarity cannot be measured, but a copy is a copy (`-t 1`, `dedupe
+/// --link`): each set is paired at 1.0. Only the binary files are read again,
+/// and only those whose size another binary file shares (the `--identical-by`
+/// stages, `identical.rs`); the short text files were hashed when signed. A
+/// binary file that cannot be read now is warned about and counted as an
+/// error instead. With `--isolate` none are paired (a set would pair files
+/// under one root too).
+fn copies_without_text(
+    config: &ScanConfig,
+    documents: &mut Docs,
+    groups: &super::contents::ContentGroups,
+    stats: &mut ScanStats,
+    reporter: &dyn Reporter,
+) -> Vec<Vec<u32>> {
+    if config.walk.isolate {
+        return Vec::new();
+    }
+    let items = groups.items();
+    let mut sets: Vec<Vec<u32>> = items
+        .iter()
+        .filter(|g| g.content.shingles == 0)
+        .map(|g| {
+            items
+                .members(g)
+                .iter()
+                .copied()
+                .filter(|&d| {
+                    documents.status(d as usize) == DocStatus::Read
+                        && documents.size(d as usize) > 0
+                })
+                .collect::<Vec<u32>>()
+        })
+        .filter(|m| m.len() > 1)
+        .collect();
+    // Sizes first, from the columns: paths are made only for the binary
+    // files another binary file could equal (fclones' first stage).
+    let mut binary: Vec<u32> = (0..documents.len() as u32)
+        .filter(|&d| documents.status(d as usize) == DocStatus::Binary)
+        .collect();
+    let mut sizes: std::collections::HashMap<u64, u32> = std::collections::HashMap::new();
+    for &d in &binary {
+        *sizes.entry(documents.size(d as usize)).or_default() += 1;
+    }
+    binary.retain(|&d| {
+        let size = documents.size(d as usize);
+        size > 0 && sizes[&size] > 1
+    });
+    drop(sizes);
+    if binary.len() > 1 {
+        let entries: Vec<walk::FileEntry> = binary
+            .iter()
+            .map(|&d| walk::FileEntry {
+                path: documents.path(d as usize),
+                size: documents.size(d as usize),
+                modified: documents.modified(d as usize),
+                dev: 0, // not read: files are opened by path below
+                ino: 0,
+            })
+            .collect();
+        // By path, as verification reloads files: the columns kept per
+        // document hold no device and inode to pin the walked file with.
+        let how = if config.walk.follow_links {
+            crate::source::Reopen::Follow
+        } else {
+            crate::source::Reopen::NoFollow
+        };
+        let open = |i: usize| crate::source::reopen_path(&entries[i].path, how, &config.read);
+        let ids: Vec<u32> = (0..entries.len() as u32).collect();
+        let found = super::identical::identical_sets(
+            &entries,
+            &ids,
+            super::identical::IdenticalBy::Prefix(COPY_PREFIX),
+            &open,
+        );
+        for (i, err) in &found.failed {
+            let d = binary[*i as usize] as usize;
+            err.warn(reporter, &entries[*i as usize].path);
+            documents.set_status(d, DocStatus::Failed);
+            stats.binary -= 1;
+            stats.errors += 1;
+        }
+        for set in found.sets {
+            stats.identical_files += set.len() as u64 - 1;
+            sets.push(set.into_iter().map(|i| binary[i as usize]).collect());
+        }
+    }
+    sets
+}
+
+/// `pairs` and, for each of `copies`, its files paired with each other at 1.0.
+fn with_copies(pairs: DocPairs, copies: &[Vec<u32>]) -> DocPairs {
+    if copies.is_empty() {
+        return pairs;
+    }
+    let identical = SimilarPair {
+        a: 0,
+        b: 0,
+        similarity: 1.0,
+        estimate: None,
+        shared: None,
+    };
+    pairs.with_identical(copies.iter().map(|set| &set[..]), identical)
 }
 
 /// Gives the pages that signing freed back to the system before banding (the
@@ -756,7 +870,12 @@ fn expand_to_documents(
             }
         }
     }
-    DocPairs::new(parts.iter().map(|(_, m)| (&m[..], None)), between)
+    // The parts of one content keep its class: byte-identical across roots.
+    let class = (0..items.len()).flat_map(|g| (first[g]..first[g + 1]).map(move |_| g as u32));
+    DocPairs::new_classed(
+        parts.iter().zip(class).map(|((_, m), g)| (&m[..], None, g)),
+        between,
+    )
 }
 
 /// With `--isolate`, the root of every document (see [`walk::root_index`]).
