@@ -12,14 +12,16 @@
 //! a signal handler, reads a file or touches process-wide state.
 
 use std::borrow::Cow;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyInt, PyString};
+use pyo3::types::{PyBool, PyBytes, PyFloat, PyInt, PyString};
 use simfind::cluster::{ClusterMethod, ClusterParams, FileFacts, KeepPolicy, cluster_contents};
 use simfind::input::records::{Origin, Record, Records};
 use simfind::pipeline::{RecordConfig, ScanConfig, scan_records};
-use simfind::progress::Silent;
+use simfind::progress::Reporter;
 use simfind::recipe::{MAX_K, shingle_set};
 use simfind::similarity::measures;
 use simfind::spec::input::InputKind;
@@ -144,10 +146,22 @@ fn spec_error(error: SpecError) -> PyErr {
 /// given, `bytes` decoded with invalid UTF-8 replaced (as a JSON Lines input
 /// cannot hold them either). Anything else is a `TypeError` naming its
 /// position.
-fn records_of(texts: &Bound<'_, PyAny>) -> PyResult<Records> {
+fn records_of(py: Python<'_>, texts: &Bound<'_, PyAny>) -> PyResult<Records> {
     let mut records = Vec::new();
     for (i, item) in texts.try_iter()?.enumerate() {
         let item = item?;
+        // A long list is read without running Python code, which is where
+        // Python notices Ctrl-C: asked here now and then.
+        if i % 65536 == 65535 {
+            py.check_signals()?;
+        }
+        if is_missing(&item) {
+            return Err(PyValueError::new_err(format!(
+                "texts[{i}] is a missing value ({}): drop or fill missing values first \
+                 (pandas: .dropna() or .fillna(\"\"))",
+                item.repr()?
+            )));
+        }
         let text = text_of(&item, &format!("texts[{i}]"))?;
         records.push(Record {
             id: i.to_string(),
@@ -167,6 +181,99 @@ fn records_of(texts: &Bound<'_, PyAny>) -> PyResult<Records> {
     })
 }
 
+/// Whether `item` is what pandas and pyarrow put where a value is missing:
+/// None, a float NaN (pandas' object columns hold `nan`), `pd.NA`.
+fn is_missing(item: &Bound<'_, PyAny>) -> bool {
+    item.is_none()
+        || item
+            .cast::<PyFloat>()
+            .is_ok_and(|f| f.value().is_nan())
+        // pandas' own missing values (`pd.NA` in its string columns).
+        || item
+            .get_type()
+            .name()
+            .is_ok_and(|name| name == "NAType" || name == "NaTType")
+}
+
+/// An optional count argument (`k`, `bands`, `rows`, `seed`, `threads`) as
+/// Python gave it: an int, or a TypeError naming it; an int the type cannot
+/// hold (negative, too large) is a ValueError naming it, not PyO3's
+/// OverflowError. Ranges are the Spec's to check.
+fn count_arg<'py, T>(name: &str, value: Option<&Bound<'py, PyAny>>) -> PyResult<Option<T>>
+where
+    T: for<'a> FromPyObject<'a, 'py>,
+{
+    let Some(value) = value else {
+        return Ok(None);
+    };
+    if !value.is_instance_of::<PyInt>() || value.is_instance_of::<PyBool>() {
+        return Err(PyTypeError::new_err(format!(
+            "{name} must be an int, not {}",
+            value.get_type().name()?
+        )));
+    }
+    value.extract::<T>().map(Some).map_err(|_| {
+        PyValueError::new_err(format!(
+            "{name} must be a non-negative int that fits in {} bits, got {value}",
+            8 * std::mem::size_of::<T>()
+        ))
+    })
+}
+
+/// The reporter of a call run on a worker thread: silent, and asked to stop
+/// when the calling thread sees Ctrl-C (see [`run_interruptibly`]).
+#[derive(Default)]
+struct Cancel(AtomicBool);
+
+impl Reporter for Cancel {
+    fn cancelled(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// How often the calling thread asks Python for a pending Ctrl-C while the
+/// work runs: prompt to a person, nothing to the work.
+const POLL: Duration = Duration::from_millis(50);
+
+/// Runs `work` on a worker thread with the GIL released, while this thread
+/// asks Python for signals every [`POLL`]: on KeyboardInterrupt (or whatever
+/// a signal handler raised) the work is asked to stop through `cancel`, its
+/// incomplete result is discarded once it has, and the exception is raised.
+/// The work is thus stopped by the library's own checks, never killed.
+fn run_interruptibly<T: Send>(
+    py: Python<'_>,
+    cancel: &Cancel,
+    work: impl FnOnce() -> T + Send,
+) -> PyResult<T> {
+    std::thread::scope(|scope| {
+        let caller = std::thread::current();
+        let worker = scope.spawn(move || {
+            // A panic unwinds past the unpark: the caller then sees the
+            // worker finished at its next poll.
+            let result = work();
+            caller.unpark();
+            result
+        });
+        while !worker.is_finished() {
+            py.detach(|| std::thread::park_timeout(POLL));
+            if worker.is_finished() {
+                break;
+            }
+            if let Err(interrupt) = py.check_signals() {
+                cancel.0.store(true, Ordering::Relaxed);
+                // Waiting for the stop without the GIL, so that the host's
+                // other threads run meanwhile.
+                let _ = py.detach(|| worker.join());
+                return Err(interrupt);
+            }
+        }
+        match py.detach(|| worker.join()) {
+            Ok(result) => Ok(result),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    })
+}
+
 /// The similar pairs among `texts` as `simfind scan --input jsonl` finds them
 /// among records of one text field with the same options: three lists,
 /// `(left, right, similarity)`, `left < right` being positions in `texts`,
@@ -182,17 +289,22 @@ fn _pairs(
     py: Python<'_>,
     texts: &Bound<'_, PyAny>,
     shingle: &str,
-    k: Option<usize>,
+    k: Option<&Bound<'_, PyAny>>,
     threshold: Option<f64>,
-    bands: Option<usize>,
-    rows: Option<usize>,
+    bands: Option<&Bound<'_, PyAny>>,
+    rows: Option<&Bound<'_, PyAny>>,
     method: &str,
-    seed: Option<u64>,
+    seed: Option<&Bound<'_, PyAny>>,
     verify: &str,
     cluster: &str,
     keep: &str,
-    threads: Option<usize>,
+    threads: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Found> {
+    let k: Option<usize> = count_arg("k", k)?;
+    let bands: Option<usize> = count_arg("bands", bands)?;
+    let rows: Option<usize> = count_arg("rows", rows)?;
+    let seed: Option<u64> = count_arg("seed", seed)?;
+    let threads: Option<usize> = count_arg("threads", threads)?;
     let cluster = match cluster {
         "center" => ClusterMethod::Center,
         "connected" => ClusterMethod::Connected,
@@ -251,7 +363,7 @@ fn _pairs(
         .verification(verification)
         .build()
         .map_err(spec_error)?;
-    let records = records_of(texts)?;
+    let records = records_of(py, texts)?;
     let config = ScanConfig::from_spec(
         &spec,
         Vec::new(),
@@ -277,12 +389,13 @@ fn _pairs(
         method: cluster,
         keep,
     };
-    Ok(py.detach(|| {
+    let cancel = Cancel::default();
+    run_interruptibly(py, &cancel, || {
         pool.install(|| {
-            let outcome = scan_records(records, &config, &record, &Silent).outcome;
+            let outcome = scan_records(records, &config, &record, &cancel).outcome;
             found(&outcome, &params)
         })
-    }))
+    })
 }
 
 /// What `_pairs` hands back: the pairs as three columns, then per text its

@@ -36,20 +36,47 @@ class Duplicates:
         )
 
 
+def _is_arrow(obj):
+    return type(obj).__module__.startswith("pyarrow")
+
+
 def _texts_of(texts, column):
-    """The items of `texts` as something the native half iterates: pyarrow
-    arrays and table columns become Python lists (their scalars are not str),
-    anything else is iterated as given (lists, iterators, pandas Series)."""
+    """The items of `texts` as something the native half iterates: a table's
+    column picked by `column`, pyarrow arrays as Python lists (their scalars are
+    not str), anything else as given (lists, iterators, pandas Series)."""
     if column is not None:
-        names = getattr(texts, "column_names", None)
-        if names is None:
-            raise TypeError("column is given, so texts must be a pyarrow Table")
+        if hasattr(texts, "column_names"):  # a pyarrow Table or RecordBatch
+            names = list(texts.column_names)
+        elif hasattr(texts, "columns") and hasattr(texts, "iloc"):  # a pandas DataFrame
+            names = list(texts.columns)
+        else:
+            raise TypeError(
+                "column is given, so texts must be a table (pyarrow Table or RecordBatch, "
+                f"pandas DataFrame), not {type(texts).__name__}"
+            )
         if column not in names:
-            raise KeyError(f"column {column!r} is not in the table (it has {', '.join(names)})")
-        texts = texts.column(column)
-    elif hasattr(texts, "column_names"):
+            raise KeyError(
+                f"column {column!r} is not in the table (it has {', '.join(map(str, names))})"
+            )
+        texts = texts.column(column) if hasattr(texts, "column_names") else texts[column]
+    elif hasattr(texts, "column_names") or (hasattr(texts, "columns") and hasattr(texts, "iloc")):
         raise TypeError("texts is a table: name its text column with column=")
-    if type(texts).__module__.startswith("pyarrow") and hasattr(texts, "to_pylist"):
+    if _is_arrow(texts) and hasattr(texts, "to_pylist"):
+        import pyarrow as pa
+
+        kind = texts.type
+        if pa.types.is_dictionary(kind):
+            kind = kind.value_type
+        if not (
+            pa.types.is_string(kind)
+            or pa.types.is_large_string(kind)
+            or pa.types.is_binary(kind)
+            or pa.types.is_large_binary(kind)
+            or getattr(pa.types, "is_string_view", lambda _: False)(kind)
+            or getattr(pa.types, "is_binary_view", lambda _: False)(kind)
+        ):
+            what = f"column {column!r}" if column is not None else "texts"
+            raise TypeError(f"{what} must hold strings or binary, not {texts.type}")
         return texts.to_pylist()
     if isinstance(texts, (str, bytes)):
         raise TypeError("texts must be a collection of texts, not a single str or bytes")
