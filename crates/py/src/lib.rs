@@ -24,6 +24,7 @@ use simfind::pipeline::{RecordConfig, ScanConfig, scan_records};
 use simfind::progress::Reporter;
 use simfind::recipe::{MAX_K, shingle_set};
 use simfind::similarity::measures;
+use simfind::sketch::{AnyFamily, AnySketcher, Family, Features, SketchKind};
 use simfind::spec::input::InputKind;
 use simfind::spec::{Method, SpecBuilder, SpecError, Verification};
 use simfind::text::normalize::Normalization;
@@ -434,11 +435,130 @@ fn found(outcome: &simfind::pipeline::ScanOutcome, params: &ClusterParams) -> Fo
     (pairs, groups, kept)
 }
 
+/// The recipe a `Signatures` carries, so that two are compared only when
+/// signed alike: `(shingle, k, seed, sketch, bands, rows)`.
+type RecipeTuple = (&'static str, usize, u64, &'static str, usize, usize);
+
+/// The MinHash signatures of `texts` as `simfind sign --input jsonl` computes
+/// them for records of one text field with the same options (bands × rows
+/// values each, through the library's `AnyFamily`): the rows one after the
+/// other as little-endian `u32` bytes (numpy reads them without a copy),
+/// per text whether it has no shingle (its row is zeros, never compared),
+/// and the recipe. The public `simfind.minhash` wraps them.
+#[pyfunction]
+#[pyo3(signature = (
+    texts, *, shingle = "char", k = None, threshold = None, bands = None, rows = None,
+    seed = None, sketch = None, threads = None
+))]
+#[allow(clippy::too_many_arguments)]
+fn _minhash<'py>(
+    py: Python<'py>,
+    texts: &Bound<'py, PyAny>,
+    shingle: &str,
+    k: Option<&Bound<'py, PyAny>>,
+    threshold: Option<f64>,
+    bands: Option<&Bound<'py, PyAny>>,
+    rows: Option<&Bound<'py, PyAny>>,
+    seed: Option<&Bound<'py, PyAny>>,
+    sketch: Option<&str>,
+    threads: Option<&Bound<'py, PyAny>>,
+) -> PyResult<(Bound<'py, PyBytes>, Vec<bool>, RecipeTuple)> {
+    let kind: ShingleKind = shingle.parse().map_err(|_| {
+        PyValueError::new_err(format!(
+            "shingle must be one of {}, got {shingle:?}",
+            ShingleKind::ALL.map(ShingleKind::name).join(", ")
+        ))
+    })?;
+    let sketch = sketch.map(sketch_kind).transpose()?;
+    let threads: Option<usize> = count_arg("threads", threads)?;
+    if threads == Some(0) {
+        return Err(PyValueError::new_err("threads must be at least 1, got 0"));
+    }
+    let spec = SpecBuilder::new()
+        .shingle_kind(Some(kind))
+        .k(count_arg("k", k)?)
+        .threshold(threshold)
+        .bands(count_arg("bands", bands)?)
+        .rows(count_arg("rows", rows)?)
+        .seed(count_arg("seed", seed)?)
+        .sketch(sketch)
+        .build()
+        .map_err(spec_error)?;
+    let recipe = spec.recipe();
+    let records = records_of(py, texts)?;
+    let family = AnyFamily::from(recipe.sketcher());
+    let n = family.signature_len();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.unwrap_or(0))
+        .build()
+        .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
+    let cancel = Cancel::default();
+    let (matrix, empty) = run_interruptibly(py, &cancel, || {
+        use rayon::prelude::*;
+        let mut matrix = vec![0u32; records.records.len() * n];
+        let mut empty = vec![false; records.records.len()];
+        pool.install(|| {
+            matrix
+                .par_chunks_mut(n.max(1))
+                .zip(empty.par_iter_mut())
+                .zip(records.records.par_iter())
+                .for_each(|((row, empty), record)| {
+                    if cancel.cancelled() {
+                        return;
+                    }
+                    let set = recipe.set_of(record.fields[0].as_bytes());
+                    *empty = set.is_empty();
+                    if !set.is_empty() {
+                        family.sign_into(Features::Set(&set), row);
+                    }
+                });
+        });
+        (matrix, empty)
+    })?;
+    let bytes: Vec<u8> = matrix.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let recipe = (
+        recipe.shingler.kind().name(),
+        recipe.shingler.k(),
+        recipe.seed,
+        recipe.sketch.name(),
+        recipe.banding.bands,
+        recipe.banding.rows,
+    );
+    Ok((PyBytes::new(py, &bytes), empty, recipe))
+}
+
+/// `sketch` as Python gave it: a MinHash kind's name.
+fn sketch_kind(sketch: &str) -> PyResult<SketchKind> {
+    sketch.parse().map_err(|_| {
+        PyValueError::new_err(format!(
+            "sketch must be one of classic, oph, block, got {sketch:?}"
+        ))
+    })
+}
+
+/// The library's estimate of the similarity of two signatures of the same
+/// `sketch` kind and `seed` (the fraction of positions that agree; for
+/// "block", a/(a+d) over the positions not empty in both).
+#[pyfunction]
+fn _estimate(a: Vec<u32>, b: Vec<u32>, sketch: &str, seed: u64) -> PyResult<f64> {
+    if a.len() != b.len() || a.is_empty() {
+        return Err(PyValueError::new_err(format!(
+            "signatures of different lengths ({} and {}) cannot be compared",
+            a.len(),
+            b.len()
+        )));
+    }
+    let family = AnyFamily::from(AnySketcher::new(sketch_kind(sketch)?, a.len(), seed));
+    Ok(family.estimate(&a, &b))
+}
+
 #[pymodule]
 fn _simfind(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     module.add_function(wrap_pyfunction!(shingles, module)?)?;
     module.add_function(wrap_pyfunction!(jaccard, module)?)?;
     module.add_function(wrap_pyfunction!(_pairs, module)?)?;
+    module.add_function(wrap_pyfunction!(_minhash, module)?)?;
+    module.add_function(wrap_pyfunction!(_estimate, module)?)?;
     Ok(())
 }

@@ -5,9 +5,18 @@ measures, so a value computed here is the one the command reports for the same t
 and options. The code is native (``simfind._simfind``); this package is its public name.
 """
 
-from ._simfind import __version__, _pairs, jaccard, shingles
+from ._simfind import __version__, _estimate, _minhash, _pairs, jaccard, shingles
 
-__all__ = ["Duplicates", "__version__", "dedupe", "jaccard", "shingles"]
+__all__ = [
+    "Duplicates",
+    "Signatures",
+    "Sketch",
+    "__version__",
+    "dedupe",
+    "jaccard",
+    "minhash",
+    "shingles",
+]
 
 
 class Duplicates:
@@ -140,3 +149,130 @@ def dedupe(
         }
     )
     return Duplicates(pairs, pa.array(groups, pa.uint32()), pa.array(kept, pa.bool_()))
+
+
+class Sketch:
+    """One text's MinHash signature: `values` (a 1-D numpy uint32 array, None for
+    a text with no shingle) and the `recipe` it was signed with (a dict of
+    `shingle`, `k`, `seed`, `sketch`, `bands`, `rows`). Picklable.
+    """
+
+    __slots__ = ("values", "recipe")
+
+    def __init__(self, values, recipe):
+        self.values = values
+        self.recipe = dict(recipe)
+
+    def __getstate__(self):
+        return (self.values, self.recipe)
+
+    def __setstate__(self, state):
+        self.values, self.recipe = state
+
+    def __eq__(self, other):
+        if not isinstance(other, Sketch):
+            return NotImplemented
+        if self.recipe != other.recipe or (self.values is None) != (other.values is None):
+            return False
+        return self.values is None or bool((self.values == other.values).all())
+
+    def __repr__(self):
+        if self.values is None:
+            return f"Sketch(empty, {self.recipe['sketch']})"
+        return f"Sketch({len(self.values)} values, {self.recipe['sketch']}, seed {self.recipe['seed']})"
+
+    def jaccard(self, other):
+        """The estimate of the Jaccard similarity of the two texts' shingle sets
+        from their signatures, the library's (`--verify signature`'s); None when
+        either text has no shingle. ValueError for sketches of different
+        recipes (their values are not comparable)."""
+        if self.recipe != other.recipe:
+            raise ValueError(
+                f"sketches of different recipes cannot be compared: {self.recipe} and {other.recipe}"
+            )
+        if self.values is None or other.values is None:
+            return None
+        return _estimate(
+            self.values.tolist(), other.values.tolist(), self.recipe["sketch"], self.recipe["seed"]
+        )
+
+
+class Signatures:
+    """The MinHash signatures of a collection of texts (what `minhash` returns).
+
+    `values`: a 2-D numpy uint32 array, one row of `bands * rows` values per text,
+    in input order (zeros for a text with no shingle). `empty`: a numpy bool array,
+    True for the texts with no shingle. `recipe`: how they were signed (a dict of
+    `shingle`, `k`, `seed`, `sketch`, `bands`, `rows`). `len()` is the number of
+    texts; `signatures[i]` is text i's `Sketch`. Picklable.
+    """
+
+    __slots__ = ("values", "empty", "recipe")
+
+    def __init__(self, values, empty, recipe):
+        self.values = values
+        self.empty = empty
+        self.recipe = dict(recipe)
+
+    def __getstate__(self):
+        return (self.values, self.empty, self.recipe)
+
+    def __setstate__(self, state):
+        self.values, self.empty, self.recipe = state
+
+    def __len__(self):
+        return len(self.values)
+
+    def __getitem__(self, i):
+        return Sketch(None if self.empty[i] else self.values[i], self.recipe)
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    def __repr__(self):
+        r = self.recipe
+        return (
+            f"Signatures({len(self)} texts x {r['bands'] * r['rows']} values, "
+            f"{r['sketch']}, seed {r['seed']})"
+        )
+
+
+def minhash(
+    texts,
+    *,
+    column=None,
+    shingle="char",
+    k=None,
+    threshold=None,
+    bands=None,
+    rows=None,
+    seed=None,
+    sketch=None,
+    threads=None,
+):
+    """The MinHash signatures of `texts`, the values `simfind sign --input jsonl`
+    writes for records with one text field and the same options.
+
+    `texts` and `column` as for `dedupe`. Each signature has `bands * rows`
+    values: give both, or a `threshold` they are tuned for (as `dedupe` does);
+    `seed` and `sketch` ("classic", "oph", "block"; the command's default when
+    None) choose the hash functions. Two signatures are comparable only with the
+    same recipe. Returns `Signatures`.
+    """
+    import numpy as np
+
+    data, empty, recipe = _minhash(
+        _texts_of(texts, column),
+        shingle=shingle,
+        k=k,
+        threshold=threshold,
+        bands=bands,
+        rows=rows,
+        seed=seed,
+        sketch=sketch,
+        threads=threads,
+    )
+    names = ("shingle", "k", "seed", "sketch", "bands", "rows")
+    recipe = dict(zip(names, recipe))
+    values = np.frombuffer(data, dtype="<u4").reshape(len(empty), recipe["bands"] * recipe["rows"])
+    return Signatures(values, np.array(empty, dtype=bool), recipe)
