@@ -49,11 +49,79 @@ def _is_arrow(obj):
     return type(obj).__module__.startswith("pyarrow")
 
 
+def _paths_of(texts, column):
+    """`texts` as a list of file paths when it names files: a path object (or a
+    list of them), or, with `column=`, a str (or a list of str). None when
+    `texts` holds texts."""
+    import os
+
+    if isinstance(texts, os.PathLike) or (isinstance(texts, str) and column is not None):
+        return [texts]
+    if isinstance(texts, (list, tuple)) and texts:
+        if all(isinstance(t, os.PathLike) for t in texts):
+            return list(texts)
+        if column is not None and all(isinstance(t, (str, os.PathLike)) for t in texts):
+            return list(texts)
+    return None
+
+
+def _file_texts(paths, column):
+    """The `column` values of the Parquet and JSON Lines files `paths`, in order,
+    read lazily: Parquet one row group at a time, the column alone (through
+    pyarrow, which the package's results need anyway); JSON Lines a line at a
+    time. A file of another suffix is a ValueError; a missing column or field,
+    a KeyError naming the file (and line)."""
+    import json
+    import os
+
+    for path in paths:
+        name = os.fspath(path)
+        lower = name.lower()
+        if lower.endswith((".parquet", ".parq", ".pq")):
+            import pyarrow.parquet as pq
+
+            with pq.ParquetFile(name) as parquet:
+                names = parquet.schema_arrow.names
+                if column not in names:
+                    raise KeyError(
+                        f"column {column!r} is not in {name} (it has {', '.join(names)})"
+                    )
+                for group in range(parquet.num_row_groups):
+                    table = parquet.read_row_group(group, columns=[column])
+                    yield from _texts_of(table, column)
+        elif lower.endswith((".jsonl", ".ndjson", ".json")):
+            with open(name, encoding="utf-8") as lines:
+                for number, line in enumerate(lines, 1):
+                    if not line.strip():
+                        continue
+                    record = json.loads(line)
+                    if not isinstance(record, dict) or column not in record:
+                        raise KeyError(f"{name}:{number}: the record has no field {column!r}")
+                    yield record[column]
+        else:
+            raise ValueError(
+                f"{name}: not a Parquet (.parquet) or JSON Lines (.jsonl, .ndjson) file"
+            )
+
+
 def _texts_of(texts, column):
-    """The items of `texts` as something the native half iterates: a table's
-    column picked by `column`, pyarrow arrays as Python lists (their scalars are
-    not str), anything else as given (lists, iterators, pandas Series)."""
+    """The items of `texts` as something the native half iterates: the texts of
+    files, a table's column picked by `column`, pyarrow arrays as Python lists
+    (their scalars are not str), anything else as given (lists, iterators,
+    pandas Series)."""
+    paths = _paths_of(texts, column)
+    if paths is not None:
+        if column is None:
+            raise TypeError("texts names files: name their text column with column=")
+        return _file_texts(paths, column)
     if column is not None:
+        if type(texts).__module__.startswith("datasets"):  # a Hugging Face Dataset
+            names = list(texts.column_names)
+            if column not in names:
+                raise KeyError(
+                    f"column {column!r} is not in the dataset (it has {', '.join(names)})"
+                )
+            return texts[column]
         if hasattr(texts, "column_names"):  # a pyarrow Table or RecordBatch
             names = list(texts.column_names)
         elif hasattr(texts, "columns") and hasattr(texts, "iloc"):  # a pandas DataFrame
