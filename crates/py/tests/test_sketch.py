@@ -99,3 +99,9 @@ def test_a_text_with_no_shingle_has_no_estimate():
 def test_bad_options_name_the_argument(kwargs, error, message):
     with pytest.raises(error, match=message):
         simfind.minhash(["a text"], **kwargs)
+
+
+def test_signatures_do_not_depend_on_threads(texts):
+    one = simfind.minhash(texts, bands=8, rows=4, seed=9, threads=1)
+    two = simfind.minhash(texts, bands=8, rows=4, seed=9, threads=2)
+    assert np.array_equal(one.values, two.values)
