@@ -3,7 +3,8 @@
 #   - a Python venv at target/engines/venv with scripts/engines-requirements.txt
 #     (pyspark, duckdb, pyarrow, ...: the engines simfind's exchange files meet);
 #   - the `simfind` Python package (crates/py), built into a wheel by maturin
-#     (from that venv) and installed into the venv (tests/python.rs);
+#     (from that venv) and installed into the venv (tests/engines/python.rs
+#     runs its pytest files, crates/py/tests);
 #   - Debian's chromium (the HTML report's browser test), when apt-get can.
 # Idempotent: a second run with nothing changed takes a second. build.rs reads
 # target/engines/ to mark the engine tests ignored (with the reason) where a

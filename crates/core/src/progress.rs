@@ -178,6 +178,15 @@ pub trait Reporter: Sync {
     fn wants_notes(&self) -> bool {
         false
     }
+    /// Whether the host asked the run to stop (the Python package does on
+    /// KeyboardInterrupt). The long stages of a records scan ask it between
+    /// work items and skip what is left, so that a stop is prompt without a
+    /// second error path through every stage: the outcome of a run asked to
+    /// stop is incomplete, and whoever asked discards it. The command never
+    /// asks (its Ctrl-C ends the process).
+    fn cancelled(&self) -> bool {
+        false
+    }
 }
 
 /// A reporter that ignores everything.

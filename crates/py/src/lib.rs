@@ -12,16 +12,19 @@
 //! a signal handler, reads a file or touches process-wide state.
 
 use std::borrow::Cow;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyInt, PyString};
+use pyo3::types::{PyBool, PyBytes, PyFloat, PyInt, PyString};
 use simfind::cluster::{ClusterMethod, ClusterParams, FileFacts, KeepPolicy, cluster_contents};
 use simfind::input::records::{Origin, Record, Records};
 use simfind::pipeline::{RecordConfig, ScanConfig, scan_records};
-use simfind::progress::Silent;
+use simfind::progress::Reporter;
 use simfind::recipe::{MAX_K, shingle_set};
 use simfind::similarity::measures;
+use simfind::sketch::{AnyFamily, AnySketcher, Family, Features, SketchKind};
 use simfind::spec::input::InputKind;
 use simfind::spec::{Method, SpecBuilder, SpecError, Verification};
 use simfind::text::normalize::Normalization;
@@ -144,10 +147,22 @@ fn spec_error(error: SpecError) -> PyErr {
 /// given, `bytes` decoded with invalid UTF-8 replaced (as a JSON Lines input
 /// cannot hold them either). Anything else is a `TypeError` naming its
 /// position.
-fn records_of(texts: &Bound<'_, PyAny>) -> PyResult<Records> {
+fn records_of(py: Python<'_>, texts: &Bound<'_, PyAny>) -> PyResult<Records> {
     let mut records = Vec::new();
     for (i, item) in texts.try_iter()?.enumerate() {
         let item = item?;
+        // A long list is read without running Python code, which is where
+        // Python notices Ctrl-C: asked here now and then.
+        if i % 65536 == 65535 {
+            py.check_signals()?;
+        }
+        if is_missing(&item) {
+            return Err(PyValueError::new_err(format!(
+                "texts[{i}] is a missing value ({}): drop or fill missing values first \
+                 (pandas: .dropna() or .fillna(\"\"))",
+                item.repr()?
+            )));
+        }
         let text = text_of(&item, &format!("texts[{i}]"))?;
         records.push(Record {
             id: i.to_string(),
@@ -167,6 +182,99 @@ fn records_of(texts: &Bound<'_, PyAny>) -> PyResult<Records> {
     })
 }
 
+/// Whether `item` is what pandas and pyarrow put where a value is missing:
+/// None, a float NaN (pandas' object columns hold `nan`), `pd.NA`.
+fn is_missing(item: &Bound<'_, PyAny>) -> bool {
+    item.is_none()
+        || item
+            .cast::<PyFloat>()
+            .is_ok_and(|f| f.value().is_nan())
+        // pandas' own missing values (`pd.NA` in its string columns).
+        || item
+            .get_type()
+            .name()
+            .is_ok_and(|name| name == "NAType" || name == "NaTType")
+}
+
+/// An optional count argument (`k`, `bands`, `rows`, `seed`, `threads`) as
+/// Python gave it: an int, or a TypeError naming it; an int the type cannot
+/// hold (negative, too large) is a ValueError naming it, not PyO3's
+/// OverflowError. Ranges are the Spec's to check.
+fn count_arg<'py, T>(name: &str, value: Option<&Bound<'py, PyAny>>) -> PyResult<Option<T>>
+where
+    T: for<'a> FromPyObject<'a, 'py>,
+{
+    let Some(value) = value else {
+        return Ok(None);
+    };
+    if !value.is_instance_of::<PyInt>() || value.is_instance_of::<PyBool>() {
+        return Err(PyTypeError::new_err(format!(
+            "{name} must be an int, not {}",
+            value.get_type().name()?
+        )));
+    }
+    value.extract::<T>().map(Some).map_err(|_| {
+        PyValueError::new_err(format!(
+            "{name} must be a non-negative int that fits in {} bits, got {value}",
+            8 * std::mem::size_of::<T>()
+        ))
+    })
+}
+
+/// The reporter of a call run on a worker thread: silent, and asked to stop
+/// when the calling thread sees Ctrl-C (see [`run_interruptibly`]).
+#[derive(Default)]
+struct Cancel(AtomicBool);
+
+impl Reporter for Cancel {
+    fn cancelled(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// How often the calling thread asks Python for a pending Ctrl-C while the
+/// work runs: prompt to a person, nothing to the work.
+const POLL: Duration = Duration::from_millis(50);
+
+/// Runs `work` on a worker thread with the GIL released, while this thread
+/// asks Python for signals every [`POLL`]: on KeyboardInterrupt (or whatever
+/// a signal handler raised) the work is asked to stop through `cancel`, its
+/// incomplete result is discarded once it has, and the exception is raised.
+/// The work is thus stopped by the library's own checks, never killed.
+fn run_interruptibly<T: Send>(
+    py: Python<'_>,
+    cancel: &Cancel,
+    work: impl FnOnce() -> T + Send,
+) -> PyResult<T> {
+    std::thread::scope(|scope| {
+        let caller = std::thread::current();
+        let worker = scope.spawn(move || {
+            // A panic unwinds past the unpark: the caller then sees the
+            // worker finished at its next poll.
+            let result = work();
+            caller.unpark();
+            result
+        });
+        while !worker.is_finished() {
+            py.detach(|| std::thread::park_timeout(POLL));
+            if worker.is_finished() {
+                break;
+            }
+            if let Err(interrupt) = py.check_signals() {
+                cancel.0.store(true, Ordering::Relaxed);
+                // Waiting for the stop without the GIL, so that the host's
+                // other threads run meanwhile.
+                let _ = py.detach(|| worker.join());
+                return Err(interrupt);
+            }
+        }
+        match py.detach(|| worker.join()) {
+            Ok(result) => Ok(result),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    })
+}
+
 /// The similar pairs among `texts` as `simfind scan --input jsonl` finds them
 /// among records of one text field with the same options: three lists,
 /// `(left, right, similarity)`, `left < right` being positions in `texts`,
@@ -182,17 +290,22 @@ fn _pairs(
     py: Python<'_>,
     texts: &Bound<'_, PyAny>,
     shingle: &str,
-    k: Option<usize>,
+    k: Option<&Bound<'_, PyAny>>,
     threshold: Option<f64>,
-    bands: Option<usize>,
-    rows: Option<usize>,
+    bands: Option<&Bound<'_, PyAny>>,
+    rows: Option<&Bound<'_, PyAny>>,
     method: &str,
-    seed: Option<u64>,
+    seed: Option<&Bound<'_, PyAny>>,
     verify: &str,
     cluster: &str,
     keep: &str,
-    threads: Option<usize>,
+    threads: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Found> {
+    let k: Option<usize> = count_arg("k", k)?;
+    let bands: Option<usize> = count_arg("bands", bands)?;
+    let rows: Option<usize> = count_arg("rows", rows)?;
+    let seed: Option<u64> = count_arg("seed", seed)?;
+    let threads: Option<usize> = count_arg("threads", threads)?;
     let cluster = match cluster {
         "center" => ClusterMethod::Center,
         "connected" => ClusterMethod::Connected,
@@ -251,7 +364,7 @@ fn _pairs(
         .verification(verification)
         .build()
         .map_err(spec_error)?;
-    let records = records_of(texts)?;
+    let records = records_of(py, texts)?;
     let config = ScanConfig::from_spec(
         &spec,
         Vec::new(),
@@ -277,12 +390,13 @@ fn _pairs(
         method: cluster,
         keep,
     };
-    Ok(py.detach(|| {
+    let cancel = Cancel::default();
+    run_interruptibly(py, &cancel, || {
         pool.install(|| {
-            let outcome = scan_records(records, &config, &record, &Silent).outcome;
+            let outcome = scan_records(records, &config, &record, &cancel).outcome;
             found(&outcome, &params)
         })
-    }))
+    })
 }
 
 /// What `_pairs` hands back: the pairs as three columns, then per text its
@@ -321,11 +435,130 @@ fn found(outcome: &simfind::pipeline::ScanOutcome, params: &ClusterParams) -> Fo
     (pairs, groups, kept)
 }
 
+/// The recipe a `Signatures` carries, so that two are compared only when
+/// signed alike: `(shingle, k, seed, sketch, bands, rows)`.
+type RecipeTuple = (&'static str, usize, u64, &'static str, usize, usize);
+
+/// The MinHash signatures of `texts` as `simfind sign --input jsonl` computes
+/// them for records of one text field with the same options (bands × rows
+/// values each, through the library's `AnyFamily`): the rows one after the
+/// other as little-endian `u32` bytes (numpy reads them without a copy),
+/// per text whether it has no shingle (its row is zeros, never compared),
+/// and the recipe. The public `simfind.minhash` wraps them.
+#[pyfunction]
+#[pyo3(signature = (
+    texts, *, shingle = "char", k = None, threshold = None, bands = None, rows = None,
+    seed = None, sketch = None, threads = None
+))]
+#[allow(clippy::too_many_arguments)]
+fn _minhash<'py>(
+    py: Python<'py>,
+    texts: &Bound<'py, PyAny>,
+    shingle: &str,
+    k: Option<&Bound<'py, PyAny>>,
+    threshold: Option<f64>,
+    bands: Option<&Bound<'py, PyAny>>,
+    rows: Option<&Bound<'py, PyAny>>,
+    seed: Option<&Bound<'py, PyAny>>,
+    sketch: Option<&str>,
+    threads: Option<&Bound<'py, PyAny>>,
+) -> PyResult<(Bound<'py, PyBytes>, Vec<bool>, RecipeTuple)> {
+    let kind: ShingleKind = shingle.parse().map_err(|_| {
+        PyValueError::new_err(format!(
+            "shingle must be one of {}, got {shingle:?}",
+            ShingleKind::ALL.map(ShingleKind::name).join(", ")
+        ))
+    })?;
+    let sketch = sketch.map(sketch_kind).transpose()?;
+    let threads: Option<usize> = count_arg("threads", threads)?;
+    if threads == Some(0) {
+        return Err(PyValueError::new_err("threads must be at least 1, got 0"));
+    }
+    let spec = SpecBuilder::new()
+        .shingle_kind(Some(kind))
+        .k(count_arg("k", k)?)
+        .threshold(threshold)
+        .bands(count_arg("bands", bands)?)
+        .rows(count_arg("rows", rows)?)
+        .seed(count_arg("seed", seed)?)
+        .sketch(sketch)
+        .build()
+        .map_err(spec_error)?;
+    let recipe = spec.recipe();
+    let records = records_of(py, texts)?;
+    let family = AnyFamily::from(recipe.sketcher());
+    let n = family.signature_len();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.unwrap_or(0))
+        .build()
+        .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
+    let cancel = Cancel::default();
+    let (matrix, empty) = run_interruptibly(py, &cancel, || {
+        use rayon::prelude::*;
+        let mut matrix = vec![0u32; records.records.len() * n];
+        let mut empty = vec![false; records.records.len()];
+        pool.install(|| {
+            matrix
+                .par_chunks_mut(n.max(1))
+                .zip(empty.par_iter_mut())
+                .zip(records.records.par_iter())
+                .for_each(|((row, empty), record)| {
+                    if cancel.cancelled() {
+                        return;
+                    }
+                    let set = recipe.set_of(record.fields[0].as_bytes());
+                    *empty = set.is_empty();
+                    if !set.is_empty() {
+                        family.sign_into(Features::Set(&set), row);
+                    }
+                });
+        });
+        (matrix, empty)
+    })?;
+    let bytes: Vec<u8> = matrix.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let recipe = (
+        recipe.shingler.kind().name(),
+        recipe.shingler.k(),
+        recipe.seed,
+        recipe.sketch.name(),
+        recipe.banding.bands,
+        recipe.banding.rows,
+    );
+    Ok((PyBytes::new(py, &bytes), empty, recipe))
+}
+
+/// `sketch` as Python gave it: a MinHash kind's name.
+fn sketch_kind(sketch: &str) -> PyResult<SketchKind> {
+    sketch.parse().map_err(|_| {
+        PyValueError::new_err(format!(
+            "sketch must be one of classic, oph, block, got {sketch:?}"
+        ))
+    })
+}
+
+/// The library's estimate of the similarity of two signatures of the same
+/// `sketch` kind and `seed` (the fraction of positions that agree; for
+/// "block", a/(a+d) over the positions not empty in both).
+#[pyfunction]
+fn _estimate(a: Vec<u32>, b: Vec<u32>, sketch: &str, seed: u64) -> PyResult<f64> {
+    if a.len() != b.len() || a.is_empty() {
+        return Err(PyValueError::new_err(format!(
+            "signatures of different lengths ({} and {}) cannot be compared",
+            a.len(),
+            b.len()
+        )));
+    }
+    let family = AnyFamily::from(AnySketcher::new(sketch_kind(sketch)?, a.len(), seed));
+    Ok(family.estimate(&a, &b))
+}
+
 #[pymodule]
 fn _simfind(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     module.add_function(wrap_pyfunction!(shingles, module)?)?;
     module.add_function(wrap_pyfunction!(jaccard, module)?)?;
     module.add_function(wrap_pyfunction!(_pairs, module)?)?;
+    module.add_function(wrap_pyfunction!(_minhash, module)?)?;
+    module.add_function(wrap_pyfunction!(_estimate, module)?)?;
     Ok(())
 }

@@ -5,9 +5,18 @@ measures, so a value computed here is the one the command reports for the same t
 and options. The code is native (``simfind._simfind``); this package is its public name.
 """
 
-from ._simfind import __version__, _pairs, jaccard, shingles
+from ._simfind import __version__, _estimate, _minhash, _pairs, jaccard, shingles
 
-__all__ = ["Duplicates", "__version__", "dedupe", "jaccard", "shingles"]
+__all__ = [
+    "Duplicates",
+    "Signatures",
+    "Sketch",
+    "__version__",
+    "dedupe",
+    "jaccard",
+    "minhash",
+    "shingles",
+]
 
 
 class Duplicates:
@@ -36,20 +45,115 @@ class Duplicates:
         )
 
 
+def _is_arrow(obj):
+    return type(obj).__module__.startswith("pyarrow")
+
+
+def _paths_of(texts, column):
+    """`texts` as a list of file paths when it names files: a path object (or a
+    list of them), or, with `column=`, a str (or a list of str). None when
+    `texts` holds texts."""
+    import os
+
+    if isinstance(texts, os.PathLike) or (isinstance(texts, str) and column is not None):
+        return [texts]
+    if isinstance(texts, (list, tuple)) and texts:
+        if all(isinstance(t, os.PathLike) for t in texts):
+            return list(texts)
+        if column is not None and all(isinstance(t, (str, os.PathLike)) for t in texts):
+            return list(texts)
+    return None
+
+
+def _file_texts(paths, column):
+    """The `column` values of the Parquet and JSON Lines files `paths`, in order,
+    read lazily: Parquet one row group at a time, the column alone (through
+    pyarrow, which the package's results need anyway); JSON Lines a line at a
+    time. A file of another suffix is a ValueError; a missing column or field,
+    a KeyError naming the file (and line)."""
+    import json
+    import os
+
+    for path in paths:
+        name = os.fspath(path)
+        lower = name.lower()
+        if lower.endswith((".parquet", ".parq", ".pq")):
+            import pyarrow.parquet as pq
+
+            with pq.ParquetFile(name) as parquet:
+                names = parquet.schema_arrow.names
+                if column not in names:
+                    raise KeyError(
+                        f"column {column!r} is not in {name} (it has {', '.join(names)})"
+                    )
+                for group in range(parquet.num_row_groups):
+                    table = parquet.read_row_group(group, columns=[column])
+                    yield from _texts_of(table, column)
+        elif lower.endswith((".jsonl", ".ndjson", ".json")):
+            with open(name, encoding="utf-8") as lines:
+                for number, line in enumerate(lines, 1):
+                    if not line.strip():
+                        continue
+                    record = json.loads(line)
+                    if not isinstance(record, dict) or column not in record:
+                        raise KeyError(f"{name}:{number}: the record has no field {column!r}")
+                    yield record[column]
+        else:
+            raise ValueError(
+                f"{name}: not a Parquet (.parquet) or JSON Lines (.jsonl, .ndjson) file"
+            )
+
+
 def _texts_of(texts, column):
-    """The items of `texts` as something the native half iterates: pyarrow
-    arrays and table columns become Python lists (their scalars are not str),
-    anything else is iterated as given (lists, iterators, pandas Series)."""
+    """The items of `texts` as something the native half iterates: the texts of
+    files, a table's column picked by `column`, pyarrow arrays as Python lists
+    (their scalars are not str), anything else as given (lists, iterators,
+    pandas Series)."""
+    paths = _paths_of(texts, column)
+    if paths is not None:
+        if column is None:
+            raise TypeError("texts names files: name their text column with column=")
+        return _file_texts(paths, column)
     if column is not None:
-        names = getattr(texts, "column_names", None)
-        if names is None:
-            raise TypeError("column is given, so texts must be a pyarrow Table")
+        if type(texts).__module__.startswith("datasets"):  # a Hugging Face Dataset
+            names = list(texts.column_names)
+            if column not in names:
+                raise KeyError(
+                    f"column {column!r} is not in the dataset (it has {', '.join(names)})"
+                )
+            return texts[column]
+        if hasattr(texts, "column_names"):  # a pyarrow Table or RecordBatch
+            names = list(texts.column_names)
+        elif hasattr(texts, "columns") and hasattr(texts, "iloc"):  # a pandas DataFrame
+            names = list(texts.columns)
+        else:
+            raise TypeError(
+                "column is given, so texts must be a table (pyarrow Table or RecordBatch, "
+                f"pandas DataFrame), not {type(texts).__name__}"
+            )
         if column not in names:
-            raise KeyError(f"column {column!r} is not in the table (it has {', '.join(names)})")
-        texts = texts.column(column)
-    elif hasattr(texts, "column_names"):
+            raise KeyError(
+                f"column {column!r} is not in the table (it has {', '.join(map(str, names))})"
+            )
+        texts = texts.column(column) if hasattr(texts, "column_names") else texts[column]
+    elif hasattr(texts, "column_names") or (hasattr(texts, "columns") and hasattr(texts, "iloc")):
         raise TypeError("texts is a table: name its text column with column=")
-    if type(texts).__module__.startswith("pyarrow") and hasattr(texts, "to_pylist"):
+    if _is_arrow(texts) and hasattr(texts, "to_pylist"):
+        import pyarrow as pa
+
+        kind = texts.type
+        if pa.types.is_dictionary(kind):
+            kind = kind.value_type
+        if not (
+            pa.types.is_string(kind)
+            or pa.types.is_large_string(kind)
+            or pa.types.is_binary(kind)
+            or pa.types.is_large_binary(kind)
+            or getattr(pa.types, "is_string_view", lambda _: False)(kind)
+            or getattr(pa.types, "is_binary_view", lambda _: False)(kind)
+        ):
+            what = f"column {column!r}" if column is not None else "texts"
+            raise TypeError(f"{what} must hold strings or binary, not {texts.type}")
         return texts.to_pylist()
     if isinstance(texts, (str, bytes)):
         raise TypeError("texts must be a collection of texts, not a single str or bytes")
@@ -113,3 +217,130 @@ def dedupe(
         }
     )
     return Duplicates(pairs, pa.array(groups, pa.uint32()), pa.array(kept, pa.bool_()))
+
+
+class Sketch:
+    """One text's MinHash signature: `values` (a 1-D numpy uint32 array, None for
+    a text with no shingle) and the `recipe` it was signed with (a dict of
+    `shingle`, `k`, `seed`, `sketch`, `bands`, `rows`). Picklable.
+    """
+
+    __slots__ = ("values", "recipe")
+
+    def __init__(self, values, recipe):
+        self.values = values
+        self.recipe = dict(recipe)
+
+    def __getstate__(self):
+        return (self.values, self.recipe)
+
+    def __setstate__(self, state):
+        self.values, self.recipe = state
+
+    def __eq__(self, other):
+        if not isinstance(other, Sketch):
+            return NotImplemented
+        if self.recipe != other.recipe or (self.values is None) != (other.values is None):
+            return False
+        return self.values is None or bool((self.values == other.values).all())
+
+    def __repr__(self):
+        if self.values is None:
+            return f"Sketch(empty, {self.recipe['sketch']})"
+        return f"Sketch({len(self.values)} values, {self.recipe['sketch']}, seed {self.recipe['seed']})"
+
+    def jaccard(self, other):
+        """The estimate of the Jaccard similarity of the two texts' shingle sets
+        from their signatures, the library's (`--verify signature`'s); None when
+        either text has no shingle. ValueError for sketches of different
+        recipes (their values are not comparable)."""
+        if self.recipe != other.recipe:
+            raise ValueError(
+                f"sketches of different recipes cannot be compared: {self.recipe} and {other.recipe}"
+            )
+        if self.values is None or other.values is None:
+            return None
+        return _estimate(
+            self.values.tolist(), other.values.tolist(), self.recipe["sketch"], self.recipe["seed"]
+        )
+
+
+class Signatures:
+    """The MinHash signatures of a collection of texts (what `minhash` returns).
+
+    `values`: a 2-D numpy uint32 array, one row of `bands * rows` values per text,
+    in input order (zeros for a text with no shingle). `empty`: a numpy bool array,
+    True for the texts with no shingle. `recipe`: how they were signed (a dict of
+    `shingle`, `k`, `seed`, `sketch`, `bands`, `rows`). `len()` is the number of
+    texts; `signatures[i]` is text i's `Sketch`. Picklable.
+    """
+
+    __slots__ = ("values", "empty", "recipe")
+
+    def __init__(self, values, empty, recipe):
+        self.values = values
+        self.empty = empty
+        self.recipe = dict(recipe)
+
+    def __getstate__(self):
+        return (self.values, self.empty, self.recipe)
+
+    def __setstate__(self, state):
+        self.values, self.empty, self.recipe = state
+
+    def __len__(self):
+        return len(self.values)
+
+    def __getitem__(self, i):
+        return Sketch(None if self.empty[i] else self.values[i], self.recipe)
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    def __repr__(self):
+        r = self.recipe
+        return (
+            f"Signatures({len(self)} texts x {r['bands'] * r['rows']} values, "
+            f"{r['sketch']}, seed {r['seed']})"
+        )
+
+
+def minhash(
+    texts,
+    *,
+    column=None,
+    shingle="char",
+    k=None,
+    threshold=None,
+    bands=None,
+    rows=None,
+    seed=None,
+    sketch=None,
+    threads=None,
+):
+    """The MinHash signatures of `texts`, the values `simfind sign --input jsonl`
+    writes for records with one text field and the same options.
+
+    `texts` and `column` as for `dedupe`. Each signature has `bands * rows`
+    values: give both, or a `threshold` they are tuned for (as `dedupe` does);
+    `seed` and `sketch` ("classic", "oph", "block"; the command's default when
+    None) choose the hash functions. Two signatures are comparable only with the
+    same recipe. Returns `Signatures`.
+    """
+    import numpy as np
+
+    data, empty, recipe = _minhash(
+        _texts_of(texts, column),
+        shingle=shingle,
+        k=k,
+        threshold=threshold,
+        bands=bands,
+        rows=rows,
+        seed=seed,
+        sketch=sketch,
+        threads=threads,
+    )
+    names = ("shingle", "k", "seed", "sketch", "bands", "rows")
+    recipe = dict(zip(names, recipe))
+    values = np.frombuffer(data, dtype="<u4").reshape(len(empty), recipe["bands"] * recipe["rows"])
+    return Signatures(values, np.array(empty, dtype=bool), recipe)

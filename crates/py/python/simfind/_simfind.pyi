@@ -29,3 +29,16 @@ def _pairs(
 ) -> Tuple[
     Tuple[List[int], List[int], List[float]], List[Optional[int]], List[bool]
 ]: ...
+def _minhash(
+    texts: Iterable[Union[str, bytes]],
+    *,
+    shingle: str = "char",
+    k: Optional[int] = None,
+    threshold: Optional[float] = None,
+    bands: Optional[int] = None,
+    rows: Optional[int] = None,
+    seed: Optional[int] = None,
+    sketch: Optional[str] = None,
+    threads: Optional[int] = None,
+) -> Tuple[bytes, List[bool], Tuple[str, int, int, str, int, int]]: ...
+def _estimate(a: List[int], b: List[int], sketch: str, seed: int) -> float: ...

@@ -166,6 +166,9 @@ fn scan_held(
         .records
         .par_iter()
         .map(|r| {
+            if reporter.cancelled() {
+                return vec![Vec::new(); fields];
+            }
             let sets = sets_of(&r.fields, config, record);
             reporter.advance(1);
             sets
@@ -217,7 +220,7 @@ fn scan_held(
             for (_, sets) in field_sets
                 .iter()
                 .enumerate()
-                .filter(|(f, _)| candidate_field(*f))
+                .filter(|(f, _)| candidate_field(*f) && !reporter.cancelled())
             {
                 // The threshold is in (0, 1] and ids fit u32 (checked by the
                 // reader), the join's only refusals.
@@ -260,7 +263,7 @@ fn scan_held(
                 for &i in &items {
                     banded.extend_from_slice(&matrix[i as usize * n..(i as usize + 1) * n]);
                 }
-                if !items.is_empty() && candidate_field(f) {
+                if !items.is_empty() && candidate_field(f) && !reporter.cancelled() {
                     let pairs = lsh::candidate_pairs(&banded, config.recipe.banding);
                     all.extend(
                         pairs
@@ -294,6 +297,9 @@ fn scan_held(
     let scored: Vec<Option<Scored>> = candidates
         .par_iter()
         .map(|&(a, b)| {
+            if reporter.cancelled() {
+                return None;
+            }
             let mut total = 0.0;
             let mut weight = 0.0;
             let mut estimated = 0.0;

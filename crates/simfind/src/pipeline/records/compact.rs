@@ -174,6 +174,9 @@ pub(super) fn scan(
             .for_each(|(t, (rows, counts))| {
                 let done = counts.len() as u64;
                 for (k, (row, len)) in rows.chunks_exact_mut(n).zip(counts).enumerate() {
+                    if reporter.cancelled() {
+                        return;
+                    }
                     let set = recipe.set_of(chunk.get(t * CHUNK + k));
                     if !set.is_empty() {
                         sketcher.sign_into(&set, row);
@@ -221,7 +224,7 @@ pub(super) fn scan(
     });
     let record = |x: u32| items.as_ref().map_or(x, |items| items[x as usize]);
     let cross = |a: u32, b: u32| !link || input_of(a) != input_of(b);
-    let candidates: Vec<(u32, u32)> = if matrix.is_empty() {
+    let candidates: Vec<(u32, u32)> = if matrix.is_empty() || reporter.cancelled() {
         Vec::new()
     } else {
         lsh::candidate_pairs(&matrix, recipe.banding)
@@ -270,6 +273,9 @@ pub(super) fn scan(
     let scored: Vec<Result<SimilarPair, [Option<u32>; 2]>> = candidates
         .par_iter()
         .filter_map(|&(a, b, estimate)| {
+            if reporter.cancelled() {
+                return None;
+            }
             let (similarity, shared) = if by_signature {
                 (estimate, None)
             } else {

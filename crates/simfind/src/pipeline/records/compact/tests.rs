@@ -391,3 +391,60 @@ fn changed_record_is_named(kind: InputKind) {
     );
     std::fs::remove_dir_all(paths[0].parent().unwrap()).unwrap();
 }
+
+/// A reporter that asks the run to stop once `after` items are done.
+struct StopAfter {
+    after: u64,
+    done: std::sync::atomic::AtomicU64,
+}
+
+impl Reporter for StopAfter {
+    fn advance(&self, done: u64) {
+        self.done
+            .fetch_add(done, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    fn cancelled(&self) -> bool {
+        self.done.load(std::sync::atomic::Ordering::Relaxed) >= self.after
+    }
+}
+
+#[test]
+fn a_run_asked_to_stop_skips_the_rest_and_still_returns() {
+    let config = config(Verification::Exact, SketchKind::Classic);
+    let record = RecordConfig {
+        kind: InputKind::Jsonl,
+        per_field: false,
+        weights: Vec::new(),
+        link: false,
+        candidate_fields: Vec::new(),
+    };
+    let full = scan(records(), &config, false, Reason::RecordsAuto, &Silent).outcome;
+    assert!(full.pairs.len() > 3, "the corpus has pairs");
+    for after in [0, 10] {
+        let stop = || StopAfter {
+            after,
+            done: Default::default(),
+        };
+        let mut outcomes =
+            vec![scan(records(), &config, false, Reason::RecordsAuto, &stop()).outcome];
+        for method in [Method::Exact, Method::Lsh] {
+            let reason = Reason::RecordsAuto;
+            outcomes.push(scan_held(records(), &config, &record, method, reason, &stop()).outcome);
+        }
+        for outcome in outcomes {
+            // Incomplete, never more than the full run found.
+            assert!(
+                outcome
+                    .pairs
+                    .iter()
+                    .all(|p| full.pairs.iter().any(|q| q == p)),
+                "after {after}"
+            );
+            if after == 0 {
+                assert_eq!(outcome.pairs.len(), 0);
+                assert_eq!(outcome.stats.candidates, 0);
+            }
+        }
+    }
+}

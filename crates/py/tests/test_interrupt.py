@@ -1,0 +1,45 @@
+"""Ctrl-C stops a long `dedupe` promptly, with KeyboardInterrupt."""
+
+import signal
+import subprocess
+import sys
+import time
+
+# A dedupe that takes many seconds on one thread: many bands (a long
+# signature each) over texts from a small vocabulary (many candidates).
+LONG = r"""
+import random, sys
+import simfind
+
+rng = random.Random(1)
+words = [f"w{i}" for i in range(5000)]
+texts = [" ".join(rng.choices(words, k=150)) for _ in range(20000)]
+print("started", flush=True)
+try:
+    simfind.dedupe(texts, threshold=0.1, bands=200, rows=5, threads=1)
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+    sys.exit(3)
+print("finished", flush=True)
+"""
+
+
+def test_keyboard_interrupt_stops_dedupe_promptly():
+    child = subprocess.Popen(
+        [sys.executable, "-c", LONG], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert child.stdout.readline() == "started\n"
+        time.sleep(1)
+        assert child.poll() is None, "dedupe ended before the interrupt: make it longer"
+        child.send_signal(signal.SIGINT)
+        sent = time.monotonic()
+        out, err = child.communicate(timeout=30)
+        waited = time.monotonic() - sent
+    finally:
+        child.kill()
+    assert out == "interrupted\n", (out, err)
+    assert child.returncode == 3, err
+    # The work checks between records; a few seconds leaves room for a
+    # loaded machine.
+    assert waited < 5, f"it took {waited:.1f} s to stop"
