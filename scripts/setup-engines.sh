@@ -5,7 +5,10 @@
 #   - the `simfind` Python package (crates/py), built into a wheel by maturin
 #     (from that venv) and installed into the venv (tests/engines/python.rs
 #     runs its pytest files, crates/py/tests);
-#   - Debian's chromium (the HTML report's browser test), when apt-get can.
+#   - Debian's chromium (the HTML report's browser test), when apt-get can;
+#   - the document producers the extraction tests of issue 34 will use
+#     (pandoc, libreoffice-writer-nogui, poppler-utils, qpdf), when apt-get can:
+#     real files by real producers, not hand-made fakes.
 # Idempotent: a second run with nothing changed takes a second. build.rs reads
 # target/engines/ to mark the engine tests ignored (with the reason) where a
 # piece is missing, so plain `cargo test` still passes and says what it skipped.
@@ -76,5 +79,21 @@ if [ -z "$chromium" ]; then
 fi
 if [ -n "$chromium" ]; then
     ln -sf "$chromium" "$root/chromium"
+fi
+docs_missing=""
+for tool in pandoc soffice pdftotext qpdf; do
+    command -v "$tool" >/dev/null 2>&1 || docs_missing="$docs_missing $tool"
+done
+if [ -n "$docs_missing" ]; then
+    sudo=""
+    [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1 && sudo="sudo"
+    if [ "$(id -u)" -eq 0 ] || [ -n "$sudo" ]; then
+        echo "setup-engines: installing the document producers (missing:$docs_missing)" >&2
+        $sudo apt-get update -qq >/dev/null
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+            pandoc libreoffice-writer-nogui poppler-utils qpdf >/dev/null
+    else
+        echo "setup-engines: document producers missing ($docs_missing ) and apt-get needs root: the extraction tests will be skipped" >&2
+    fi
 fi
 echo "setup-engines: python $("$venv/bin/python" --version 2>&1) with simfind $("$venv/bin/python" -c 'import simfind; print(simfind.__version__)'), chromium ${chromium:-absent}" >&2
