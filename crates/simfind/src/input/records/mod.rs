@@ -746,7 +746,7 @@ pub(crate) fn too_long(length: u64, cap: usize) -> String {
     if length == STOPPED {
         return format!(
             "a line longer than the cap of {cap} bytes, not read on (raise the cap with \
-             --max-line-length SIZE, or skip such rows with --skip-bad-rows)"
+             --max-line-length SIZE)"
         );
     }
     format!(
