@@ -81,18 +81,6 @@ fn mtimes(dir: &Path) -> BTreeMap<PathBuf, i64> {
         .collect()
 }
 
-fn sim_in(dir: &Path, args: &[&str]) -> Output {
-    simfind()
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("simfind runs")
-}
-
-fn code(out: &Output) -> i32 {
-    out.status.code().expect("exited")
-}
-
 fn column(out: &Output, verb: &str) -> Vec<String> {
     stdout(out)
         .lines()

@@ -9,18 +9,6 @@ use std::process::Output;
 
 use crate::util::*;
 
-fn sim_in(dir: &Path, args: &[&str]) -> Output {
-    simfind()
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("simfind runs")
-}
-
-fn code(out: &Output) -> i32 {
-    out.status.code().expect("exited")
-}
-
 /// Some paragraphs of prose, long enough for many shingles.
 fn prose() -> String {
     let mut text = String::new();

@@ -117,6 +117,20 @@ pub fn prose(seed: u64, words: usize) -> String {
 
 /// `simfind ARGS` run inside `dir` (so paths are short and relative), with
 /// `stdin` fed in.
+/// `simfind ARGS` run in `dir` with no input, its output captured.
+pub fn sim_in(dir: &Path, args: &[&str]) -> Output {
+    simfind()
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("simfind runs")
+}
+
+/// The exit code of a run that exited (not killed by a signal).
+pub fn code(out: &Output) -> i32 {
+    out.status.code().expect("exited")
+}
+
 pub fn run_in(dir: &Path, args: &[&str], stdin: &[u8]) -> Output {
     use std::io::Write;
     let mut child = simfind()

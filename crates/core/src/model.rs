@@ -52,3 +52,16 @@ pub struct SimilarPair {
     /// Size of the intersection of the shingle sets, when verified exactly.
     pub shared: Option<usize>,
 }
+
+impl SimilarPair {
+    /// Two byte-identical files: similar at 1.0 by their content hash alone,
+    /// with no signature or set compared (`a` and `b` are filled in where it
+    /// is used).
+    pub const IDENTICAL: SimilarPair = SimilarPair {
+        a: 0,
+        b: 0,
+        similarity: 1.0,
+        estimate: None,
+        shared: None,
+    };
+}

@@ -222,14 +222,10 @@ pub fn find_identical(
     stats.identical_files = same.iter().map(|g| g.len() as u64 - 1).sum();
     stats.unique_contents = same.len() as u64;
     stats.candidates = extra.full;
-    let identical = SimilarPair {
-        a: 0,
-        b: 0,
-        similarity: 1.0,
-        estimate: None,
-        shared: None,
-    };
-    let pairs = DocPairs::new(same.iter().map(|g| (&g[..], Some(identical))), Vec::new());
+    let pairs = DocPairs::new(
+        same.iter().map(|g| (&g[..], Some(SimilarPair::IDENTICAL))),
+        Vec::new(),
+    );
     stats.pairs = pairs.len();
     let outcome = ScanOutcome {
         documents,

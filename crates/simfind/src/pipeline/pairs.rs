@@ -269,14 +269,7 @@ fn with_copies(pairs: DocPairs, copies: &[Vec<u32>]) -> DocPairs {
     if copies.is_empty() {
         return pairs;
     }
-    let identical = SimilarPair {
-        a: 0,
-        b: 0,
-        similarity: 1.0,
-        estimate: None,
-        shared: None,
-    };
-    pairs.with_identical(copies.iter().map(|set| &set[..]), identical)
+    pairs.with_identical(copies.iter().map(|set| &set[..]), SimilarPair::IDENTICAL)
 }
 
 /// Gives the pages that signing freed back to the system before banding (the
