@@ -10,7 +10,8 @@
 //!    under `target/engines/`: the Python venv (`no_python_engines` when
 //!    absent), the `simfind` Python package built from crates/py and
 //!    installed into it (`no_python_package`) and a headless browser
-//!    (`no_chromium`). Tests that need one are ignored with the reason where
+//!    (`no_chromium`), and the office documents the extraction tests read,
+//!    made by real producers (`no_documents`). Tests that need one are ignored with the reason where
 //!    it is missing; with `SIMFIND_ENGINES=required` (set by
 //!    `scripts/test.sh`, the README's test command) a missing engine is an
 //!    error instead.
@@ -34,6 +35,7 @@ fn mark_engines() {
     println!("cargo::rustc-check-cfg=cfg(no_python_engines)");
     println!("cargo::rustc-check-cfg=cfg(no_chromium)");
     println!("cargo::rustc-check-cfg=cfg(no_python_package)");
+    println!("cargo::rustc-check-cfg=cfg(no_documents)");
     println!("cargo::rerun-if-env-changed=SIMFIND_ENGINES");
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/engines");
     let required = std::env::var("SIMFIND_ENGINES").as_deref() == Ok("required");
@@ -48,6 +50,11 @@ fn mark_engines() {
             "no_python_package",
             "python-package.installed",
             "the Python package (crates/py)",
+        ),
+        (
+            "no_documents",
+            "documents/.done",
+            "the office documents of the extraction tests (scripts/make-documents.sh)",
         ),
     ];
     for (cfg, marker, what) in engines {

@@ -226,6 +226,15 @@ pub struct FileArgs {
     #[arg(long, help_heading = "Files")]
     pub binary: bool,
 
+    /// Which document formats have their text extracted before comparing: `auto`
+    /// (default) reads every format simfind knows, told by content, not name: PDF,
+    /// docx/pptx/xlsx, odt/odp/ods, EPUB, HTML, e-mail (.eml, mbox), RTF, and text in
+    /// UTF-16/32 or a legacy encoding; `none` compares the bytes as they are; or a list
+    /// such as `pdf,docx,html` (docs/FORMATS.md). Paths stay the original files'.
+    #[arg(long, value_name = "FORMATS", default_value = "auto",
+          value_parser = parse_extract, help_heading = "Files")]
+    pub extract: simfind::source::Extract,
+
     /// Read files ahead with N threads besides the -j signing threads, for network
     /// file systems (NFS, SMB) where every open and read waits on the network; 0
     /// (default): each signing thread reads its own files, which suits local disks.
@@ -385,4 +394,10 @@ pub struct FamilyArgs {
     /// boilerplate weighs more) [default: set].
     #[arg(long, value_enum, value_name = "WEIGHTS", help_heading = "Families")]
     pub simhash_weights: Option<SimHashWeightsArg>,
+}
+
+/// `--extract`'s value, checked before any work starts.
+fn parse_extract(list: &str) -> Result<simfind::source::Extract, String> {
+    list.parse()
+        .map_err(|err: simfind::source::extract::UnknownFormat| err.to_string())
 }

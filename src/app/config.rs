@@ -196,11 +196,17 @@ pub fn exchange(
             args.pairs.display()
         );
     }
+    // The documents are read again as the signing run read them.
+    let extract = simfind::source::Extract::from_recipe_name(&exchange.params.extraction)
+        .map_err(|reason| anyhow::anyhow!("{}: {reason}", args.docs.display()))?;
     let banding = recipe.banding;
     let config = ScanConfig {
         roots: Vec::new(),
         walk: WalkOptions::default(),
-        read: ReadOptions::default(),
+        read: ReadOptions {
+            extract,
+            ..ReadOptions::default()
+        },
         recipe,
         threshold: threshold.unwrap_or_else(|| scurve::threshold(banding.bands, banding.rows)),
         verification: Verification::Exact,
@@ -283,7 +289,7 @@ pub fn open_index(db: &Path, config: &ScanConfig, wait: f64) -> Result<Index> {
             dir.display()
         );
     }
-    let params = Params::of(&config.recipe);
+    let params = Params::of(&config.recipe).with_extraction(config.read.extract.recipe_name());
     Ok(Index::open_or_create(db, &params, options)?)
 }
 
@@ -359,6 +365,7 @@ fn read_options(files: &FileArgs) -> Result<ReadOptions> {
         read.chunk_size = usize::try_from(size).unwrap_or(usize::MAX);
     }
     read.io_threads = usize::from(files.io_threads);
+    read.extract = files.extract;
     Ok(read)
 }
 

@@ -201,7 +201,7 @@ pub fn notice(n: &Notice) -> String {
              their shingle sets need ~{need_mib} MiB, more than --verify-memory",
             other.display()
         ),
-        Notice::Special => n.to_string(),
+        Notice::Special | Notice::NotExtracted(_) => n.to_string(),
     }
 }
 

@@ -37,6 +37,11 @@ pub struct Params {
     pub stop_words: String,
     /// Whether files that look binary were shingled (`true`) or skipped.
     pub include_binary: bool,
+    /// How documents' text was had from their files: `none` (the bytes are
+    /// the text), or the formats extracted and the extractors' version
+    /// (`pdf,docx,…@1`). Set by the engine, which extracts; stores written
+    /// before extraction existed read as `none`.
+    pub extraction: String,
 }
 
 /// Why stored parameters cannot be turned back into a [`Recipe`]: a value
@@ -50,6 +55,8 @@ pub enum ParamsError {
     Zero,
     /// `n` is not `bands × rows`.
     SignatureLength(u32),
+    /// The extraction stored is not one this simfind can repeat (the reason).
+    Extraction(String),
     /// `k` or `n` beyond what simfind ever writes ([`MAX_K`],
     /// [`MAX_SIGNATURE_LEN`]): a damaged index, whose recipe would ask for
     /// gigabytes of hash functions.
@@ -64,6 +71,7 @@ impl fmt::Display for ParamsError {
             ParamsError::Sketch(err) => err.fmt(f),
             ParamsError::Zero => f.write_str("k, bands and rows must be at least 1"),
             ParamsError::SignatureLength(n) => write!(f, "n = {n} is not bands × rows"),
+            ParamsError::Extraction(reason) => write!(f, "extraction: {reason}"),
             ParamsError::TooLarge(name, v) => write!(
                 f,
                 "{name} = {v} is larger than simfind allows (k ≤ {MAX_K}, n ≤ {MAX_SIGNATURE_LEN})"
@@ -94,7 +102,15 @@ impl Params {
                 _ => String::new(),
             },
             include_binary: recipe.include_binary,
+            extraction: "none".to_string(),
         }
+    }
+
+    /// These parameters, with documents' text had as `extraction` says
+    /// ([`Params::extraction`]).
+    pub fn with_extraction(mut self, extraction: impl Into<String>) -> Params {
+        self.extraction = extraction.into();
+        self
     }
 
     /// The recipe these parameters describe; an error names the value this
@@ -155,6 +171,7 @@ impl Params {
                 }
                 .to_string(),
             ),
+            ("extraction", self.extraction.clone()),
         ]
     }
 

@@ -67,6 +67,10 @@ pub enum Notice {
     HardLink { first: PathBuf },
     /// A NUL byte in its first 8 KiB: not read as text.
     LooksBinary,
+    /// A document format (PDF, docx, …) whose text could not be had: the
+    /// reason, as the extraction words it ("PDF without a text layer
+    /// (scanned?)", "damaged docx (…)").
+    NotExtracted(String),
     /// Verified against `other` in `passes` passes over parts of the hash
     /// space, since their shingle sets (`need_mib` MiB) exceed the memory
     /// of exact verification.
@@ -93,6 +97,10 @@ impl Display for Notice {
             ),
             Notice::LooksBinary => f.write_str(
                 "looks binary (a NUL byte in the first 8 KiB); including binary files reads it",
+            ),
+            Notice::NotExtracted(why) => write!(
+                f,
+                "not compared: {why}; paired only with byte-identical copies"
             ),
             Notice::VerifiedInParts {
                 other,

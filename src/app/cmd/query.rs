@@ -185,7 +185,7 @@ pub fn run(args: Args) -> Result<i32> {
     let mut csv = csv::WriterBuilder::new().from_writer(&mut sink);
     csv.write_record(PAIRS_HEADER)?;
     for query in &args.files {
-        let (bytes, identity) = match read_query(query) {
+        let (bytes, identity) = match read_query(query, lookup.read_options()) {
             Ok(read) => read,
             Err(reason) => {
                 ui.warn(query, &reason);
@@ -281,17 +281,18 @@ pub fn run(args: Args) -> Result<i32> {
 
 /// A query document's bytes and, for a file, its device and inode (so that
 /// the lookup need not read it again when it is indexed itself).
-type QueryDocument = (Vec<u8>, Option<(u64, u64)>);
+type QueryDocument = (source::Document, Option<(u64, u64)>);
 
-fn read_query(path: &Path) -> Result<QueryDocument, String> {
+fn read_query(path: &Path, read: &ReadOptions) -> Result<QueryDocument, String> {
     if path.as_os_str() == "-" {
         // Bounded: an endless stdin (`< /dev/zero`) stops at the cap.
         let cap = bounded::caps::STDIN_DOCUMENT;
         let bytes = bounded::read_all(std::io::stdin().lock(), cap)
             .map_err(|e| format!("standard input: {e}"))?;
-        return Ok((bytes, None));
+        let document = source::Document::from_bytes(bytes).extracted(&read.extract);
+        return Ok((document, None));
     }
-    let contents = source::open_named(path, &ReadOptions::default()).map_err(|e| e.to_string())?;
+    let contents = source::open_named(path, read).map_err(|e| e.to_string())?;
     let identity = contents.identity();
-    Ok((contents.into_vec(), identity))
+    Ok((contents, identity))
 }

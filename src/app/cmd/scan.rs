@@ -564,6 +564,15 @@ fn summary(
             skipped.push(plural(count, one, many));
         }
     }
+    // Documents whose text could not be had, by reason, beside the binary
+    // files (both are paired only with byte-identical copies).
+    let at = usize::from(s.binary > 0);
+    for (k, (category, count)) in s.unextracted.iter().enumerate() {
+        skipped.insert(
+            at + k,
+            format!("{count} {category} (identical copies only)"),
+        );
+    }
     let threshold = match source {
         ThresholdSource::Given => format!("{:.3}", config.threshold),
         ThresholdSource::Tuned => format!(

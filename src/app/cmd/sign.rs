@@ -145,7 +145,7 @@ pub fn run(args: Args) -> Result<i32> {
         }
     }
     let shard = args.shard.unwrap_or(Shard::WHOLE);
-    let params = Params::of(&config.recipe);
+    let params = Params::of(&config.recipe).with_extraction(config.read.extract.recipe_name());
     let started = Instant::now();
     let ui = Ui::with(args.verbosity);
     let mut stats = ScanStats::default();
@@ -174,6 +174,14 @@ pub fn run(args: Args) -> Result<i32> {
                 ui.note(
                     &file.path,
                     &"looks binary (a NUL byte in the first 8 KiB); --binary reads it",
+                );
+                binary += 1;
+                continue;
+            }
+            SignOutcome::NotExtracted(why) => {
+                ui.note(
+                    &file.path,
+                    &simfind::progress::Notice::NotExtracted(why.to_string()),
                 );
                 binary += 1;
                 continue;

@@ -93,6 +93,7 @@ pub fn document(command: &str, exit_status: i32, fields: Map<String, Value>) -> 
 pub fn skipped(stats: &ScanStats) -> Value {
     json!({
         "binary": stats.binary,
+        "not_extracted": stats.unextracted,
         "too_short": stats.no_shingles,
         "special": stats.walk_skips.special,
         "symlinks": stats.walk_skips.symlinks,

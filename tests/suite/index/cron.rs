@@ -140,6 +140,7 @@ fn index_help_offers_only_options_index_takes() {
             ("--exact-prefix", _) => cmd.args(["--exact-prefix", "0.5"]),
             ("--include" | "--exclude", _) => cmd.args([flag.as_str(), "*.txt"]),
             ("--color", _) => cmd.args(["--color", "never"]),
+            ("--extract", _) => cmd.args(["--extract", "pdf,html"]),
             ("--summary-json", _) => cmd.arg(&flag).arg(dir.path().join(format!("{seen}.json"))),
             ("--files-from" | "--files0-from", _) => {
                 let list = dir.path().join(format!("{seen}.list"));

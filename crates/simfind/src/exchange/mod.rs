@@ -238,6 +238,8 @@ pub(crate) fn params_of(get: impl Fn(&str) -> Option<String>) -> Result<Params, 
                 });
             }
         },
+        // Shards written before extraction existed compared bytes.
+        extraction: field("extraction").unwrap_or_else(|_| "none".to_string()),
     })
 }
 

@@ -156,6 +156,7 @@ pub fn vector_params(family: Family, banding: Banding, seed: u64) -> Params {
         minhash: family.sketch().to_string(),
         stop_words: String::new(),
         include_binary: false,
+        extraction: "none".to_string(),
     }
 }
 

@@ -118,7 +118,7 @@ fn document(
     recipe: &Recipe,
     read: &ReadOptions,
 ) -> Result<(IndexedDoc, Vec<u64>), (PathBuf, read::ReadError)> {
-    let (path, bytes, stat) = match doc {
+    let (path, document, stat) = match doc {
         NewDoc::File(path) => {
             let fail = |e: read::ReadError| (path.to_owned(), e);
             let meta = std::fs::metadata(path).map_err(|e| fail(read::ReadError::Io(e)))?;
@@ -140,7 +140,7 @@ fn document(
             if entry.modified.is_none_or(|m| m > racy_after) {
                 stat.mtime_ns = UNTRUSTED_MTIME;
             }
-            (path.to_owned(), contents.into_vec(), stat)
+            (path.to_owned(), contents, stat)
         }
         NewDoc::Bytes { name, bytes } => {
             let stat = FileStat {
@@ -149,10 +149,12 @@ fn document(
                 dev: None,
                 inode: None,
             };
-            (name.to_owned(), bytes, stat)
+            let document = source::Document::from_bytes(bytes).extracted(&read.extract);
+            (name.to_owned(), document, stat)
         }
     };
-    if source::skips_binary(recipe.include_binary, &bytes) {
+    let bytes = document;
+    if !matches!(bytes.admit(recipe.include_binary), source::Admit::Text) {
         return Ok((
             IndexedDoc {
                 path,
@@ -166,7 +168,8 @@ fn document(
             Vec::new(),
         ));
     }
-    let content_hash = xxh3_128(&bytes);
+    // The bytes' hash, not the extracted text's: identity is the file's.
+    let content_hash = xxh3_128(bytes.raw());
     let set = recipe.set_of(&bytes);
     drop(bytes);
     let (signature, band_keys) = if set.is_empty() {

@@ -597,7 +597,8 @@ fn per_file(outcomes: Vec<SignOutcome>, matrix: &[u32], n: usize) -> Vec<FileSig
         .map(|o| match o {
             SignOutcome::Unique(c) => content(c.hash),
             SignOutcome::SameAs(hash) => content(hash),
-            SignOutcome::Binary => FileSignature::Binary,
+            // The index keeps "not compared", not why: a re-scan says why.
+            SignOutcome::Binary | SignOutcome::NotExtracted(_) => FileSignature::Binary,
             SignOutcome::Failed(err) => FileSignature::Failed(err),
         })
         .collect()

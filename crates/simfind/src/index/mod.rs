@@ -388,6 +388,8 @@ impl Index {
                     )));
                 }
             },
+            // Indexes made before extraction existed compared bytes.
+            extraction: get("extraction").unwrap_or("none").to_owned(),
         })
     }
 

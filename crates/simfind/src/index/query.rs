@@ -30,6 +30,7 @@ use crate::progress::{Reporter, Warning};
 use crate::recipe::Recipe;
 use crate::similarity::{sets, verify};
 use crate::sketch::{AnySketcher, Sketcher};
+use crate::source::Document;
 use crate::source::{self, Reopen};
 
 /// What to report for each query document.
@@ -169,14 +170,25 @@ impl<'a> Query<'a> {
     /// Queries of `index`; an error if its parameters are not understood.
     pub fn new(index: &'a Index) -> Result<Self, ParamsError> {
         let recipe = index.params().recipe()?;
+        // Queries and candidates are read as the index's documents were.
+        let extract = crate::input::extract::Extract::from_recipe_name(&index.params().extraction)
+            .map_err(ParamsError::Extraction)?;
         Ok(Query {
             index,
             sketcher: recipe.sketcher(),
             recipe,
-            read: ReadOptions::default(),
+            read: ReadOptions {
+                extract,
+                ..ReadOptions::default()
+            },
             sets: HashMap::new(),
             prefix_order: None,
         })
+    }
+
+    /// How the index's documents (and so queries) are read.
+    pub fn read_options(&self) -> &ReadOptions {
+        &self.read
     }
 
     /// The recipe the index was signed with.
@@ -207,7 +219,8 @@ impl<'a> Query<'a> {
         options: &QueryOptions,
         reporter: &dyn Reporter,
     ) -> Result<Answer, IndexError> {
-        self.ask_file(bytes, None, options, reporter)
+        let document = Document::from_bytes(bytes).extracted(&self.read.extract);
+        self.ask_file(document, None, options, reporter)
     }
 
     /// [`Query::ask`] for bytes read from the file with `identity` (device,
@@ -217,19 +230,23 @@ impl<'a> Query<'a> {
     /// indexed, is its own first candidate).
     pub fn ask_file(
         &mut self,
-        bytes: Vec<u8>,
+        document: Document,
         identity: Option<(u64, u64)>,
         options: &QueryOptions,
         reporter: &dyn Reporter,
     ) -> Result<Answer, IndexError> {
-        if source::skips_binary(self.recipe.include_binary, &bytes) {
+        if !matches!(
+            document.admit(self.recipe.include_binary),
+            source::Admit::Text
+        ) {
             return Ok(Answer::Binary);
         }
-        let set = self.recipe.set_of(&bytes);
+        let set = self.recipe.set_of(&document);
         // A candidate with this content hash has the query's own set: it is
         // checked by hashing its file, not shingled again ([`same_content`]).
-        let own = xxh3_128(&bytes);
-        drop(bytes);
+        // The hash is of the bytes, as the index stores it.
+        let own = xxh3_128(document.raw());
+        drop(document);
         if set.is_empty() {
             return Ok(Answer::NoShingles);
         }
@@ -573,9 +590,10 @@ fn same_content(
     // reload reads: its pages need not all stay resident.
     let mut digest = Xxh3::new();
     let chunk = read.chunk_size.max(1);
-    for start in (0..contents.len()).step_by(chunk) {
-        let end = contents.len().min(start + chunk);
-        digest.update(&contents[start..end]);
+    let raw = contents.raw();
+    for start in (0..raw.len()).step_by(chunk) {
+        let end = raw.len().min(start + chunk);
+        digest.update(&raw[start..end]);
         contents.release_before(end);
     }
     if digest.digest128() != doc.content_hash {

@@ -19,6 +19,7 @@ fn params() -> Params {
         minhash: "classic".into(),
         stop_words: String::new(),
         include_binary: false,
+        extraction: "none".into(),
     }
 }
 

@@ -22,6 +22,7 @@
 //! and the binary writes the output file.
 
 pub mod bounded;
+pub mod extract;
 #[doc(hidden)]
 pub mod faults;
 pub mod filter;

@@ -103,6 +103,10 @@ pub struct ReadOptions {
     /// `open` and `read` waits on the network (NFS, SMB), this many reads are
     /// in flight at once instead of one per worker.
     pub io_threads: usize,
+    /// Which document formats have their text extracted (`--extract`), and
+    /// the bounds of one extraction. Applied by every opener of the source
+    /// seam to what this layer read; this layer itself reads bytes only.
+    pub extract: super::extract::Extract,
 }
 
 impl ReadOptions {
@@ -147,6 +151,7 @@ impl Default for ReadOptions {
             chunked_min_size: Self::DEFAULT_CHUNKED_MIN_SIZE,
             chunk_size: Self::DEFAULT_CHUNK_SIZE,
             io_threads: 0,
+            extract: super::extract::Extract::auto(),
         }
     }
 }

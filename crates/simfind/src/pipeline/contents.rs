@@ -14,6 +14,7 @@ use hashbrown::hash_table::Entry;
 use rayon::prelude::*;
 
 use super::docs::Docs;
+use crate::input::extract::Unextracted;
 use crate::input::read::ReadError;
 use crate::input::walk::FileEntry;
 use crate::model::DocStatus;
@@ -46,6 +47,9 @@ pub enum SignOutcome {
     /// Same bytes as a file already signed (by content hash).
     SameAs(u128),
     Binary,
+    /// A document format whose text could not be had ([`Unextracted`]):
+    /// not compared, like a binary file, for this reason.
+    NotExtracted(Unextracted),
     Failed(ReadError),
 }
 
@@ -509,6 +513,9 @@ pub(super) struct Signed {
     pub(super) groups: ContentGroups,
     /// Why each [`DocStatus::Failed`] document failed, by ascending id.
     pub(super) failures: Vec<(u32, ReadError)>,
+    /// Why each document of a known format has no text, by ascending id
+    /// (their status is [`DocStatus::Binary`]: not compared).
+    pub(super) unextracted: Vec<(u32, Unextracted)>,
     /// Row `i` (`n` values) is document `i`'s signature when it is a group's
     /// loader with a non-empty set (LSH); empty with the exact method.
     pub(super) matrix: Vec<u32>,
@@ -525,6 +532,7 @@ impl Signed {
         let mut content_of = vec![NO_CONTENT; files.len()];
         let mut copies = Vec::new();
         let mut failures = Vec::new();
+        let mut unextracted = Vec::new();
         let mut documents = Docs::default();
         for (id, (file, outcome)) in files.into_iter().zip(outcomes).enumerate() {
             documents.push(&file);
@@ -534,6 +542,10 @@ impl Signed {
                 }
                 SignOutcome::SameAs(hash) => copies.push((id, hash)),
                 SignOutcome::Binary => documents.set_status(id, DocStatus::Binary),
+                SignOutcome::NotExtracted(why) => {
+                    documents.set_status(id, DocStatus::Binary);
+                    unextracted.push((id as u32, why));
+                }
                 SignOutcome::Failed(err) => {
                     documents.set_status(id, DocStatus::Failed);
                     failures.push((id as u32, err));
@@ -552,6 +564,7 @@ impl Signed {
             documents,
             groups,
             failures,
+            unextracted,
             matrix,
         }
     }

@@ -123,7 +123,7 @@ pub(crate) fn identical_sets(
     // One pass of reads: `key(bytes)` of each file of `ids`, or the error.
     let pass = |ids: &[u32], key: &(dyn Fn(&[u8]) -> (u64, u128) + Sync)| {
         ids.par_iter()
-            .map(|&id| (id, open(id as usize).map(|c| key(&c))))
+            .map(|&id| (id, open(id as usize).map(|c| key(c.raw()))))
             .collect::<Vec<_>>()
     };
     let mut failed = Vec::new();
@@ -205,7 +205,12 @@ pub fn find_identical(
     };
 
     reporter.begin(Stage::Sign, Some(sized));
-    let source = FileSource::new(&files, config.walk.follow_links, &config.read);
+    // Identical means byte-identical: the files are hashed as they are.
+    let raw = crate::input::read::ReadOptions {
+        extract: crate::input::extract::Extract::NONE,
+        ..config.read.clone()
+    };
+    let source = FileSource::new(&files, config.walk.follow_links, &raw);
     let all: Vec<u32> = (0..files.len() as u32).collect();
     let found = identical_sets(&files, &all, by, &|id| source.open(id));
     reporter.advance(sized);

@@ -175,10 +175,10 @@ fn count_one(
     };
     match contents.admit(config.recipe.include_binary) {
         Admit::Text => {}
-        Admit::Binary => return (Seen::Binary, false),
+        Admit::Binary | Admit::NotExtracted(_) => return (Seen::Binary, false),
         Admit::Changed(err) => return (Seen::Failed(err), false),
     }
-    let hash = xxh3_128(&contents);
+    let hash = xxh3_128(contents.raw());
     if lock(counted).contains(&hash) {
         // A copy of a content counted already: only hashed.
         return (unchanged(Seen::Text(hash)), false);

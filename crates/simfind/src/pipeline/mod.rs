@@ -85,6 +85,11 @@ pub struct ScanStats {
     pub bytes: u64,
     pub walk_skips: WalkSkips,
     pub binary: u64,
+    /// Documents of a known format whose text could not be had, by reason
+    /// ([`crate::input::extract::Unextracted::category`]), in the reasons'
+    /// order: not compared, paired only with byte-identical copies. Not
+    /// counted in `binary`.
+    pub unextracted: std::collections::BTreeMap<String, u64>,
     /// Files read whose shingle set is empty (shorter than one shingle).
     pub no_shingles: u64,
     /// Files skipped or dropped because of an error (each reported as a warning).

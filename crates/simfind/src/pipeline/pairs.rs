@@ -49,11 +49,17 @@ pub(super) fn pairs_of_given(
         mut documents,
         mut groups,
         failures,
+        unextracted,
         mut matrix,
     } = signed;
     release_free_pages();
     // Warnings and notes in document order, whatever order files were signed in.
     let mut failures = failures.into_iter();
+    let unextracted_ids: std::collections::HashMap<u32, String> = unextracted
+        .iter()
+        .map(|(id, why)| (*id, why.category()))
+        .collect();
+    let mut unextracted = unextracted.into_iter().peekable();
     for id in 0..documents.len() {
         match documents.status(id) {
             DocStatus::Failed => {
@@ -61,10 +67,17 @@ pub(super) fn pairs_of_given(
                 err.warn(reporter, &documents.path(id));
                 stats.errors += 1;
             }
-            DocStatus::Binary => {
-                reporter.notice(&documents.path(id), &Notice::LooksBinary);
-                stats.binary += 1;
-            }
+            DocStatus::Binary => match unextracted.next_if(|&(d, _)| d as usize == id) {
+                Some((_, why)) => {
+                    let notice = Notice::NotExtracted(why.to_string());
+                    reporter.notice(&documents.path(id), &notice);
+                    *stats.unextracted.entry(why.category()).or_default() += 1;
+                }
+                None => {
+                    reporter.notice(&documents.path(id), &Notice::LooksBinary);
+                    stats.binary += 1;
+                }
+            },
             DocStatus::Read => stats.bytes += documents.size(id),
         }
     }
@@ -79,7 +92,14 @@ pub(super) fn pairs_of_given(
             );
         }
     }
-    let copies = copies_without_text(config, &mut documents, &groups, &mut stats, reporter);
+    let copies = copies_without_text(
+        config,
+        &mut documents,
+        &groups,
+        &unextracted_ids,
+        &mut stats,
+        reporter,
+    );
 
     // Only non-empty contents take part: two empty sets are not "identical".
     // The join takes the kept sets over (of the non-empty contents, in
@@ -186,6 +206,7 @@ fn copies_without_text(
     config: &ScanConfig,
     documents: &mut Docs,
     groups: &super::contents::ContentGroups,
+    unextracted: &std::collections::HashMap<u32, String>,
     stats: &mut ScanStats,
     reporter: &dyn Reporter,
 ) -> Vec<Vec<u32>> {
@@ -241,7 +262,12 @@ fn copies_without_text(
         } else {
             crate::source::Reopen::NoFollow
         };
-        let open = |i: usize| crate::source::reopen_path(&entries[i].path, how, &config.read);
+        // Identity is the files' bytes: nothing is extracted to hash them.
+        let raw = crate::input::read::ReadOptions {
+            extract: crate::input::extract::Extract::NONE,
+            ..config.read.clone()
+        };
+        let open = |i: usize| crate::source::reopen_path(&entries[i].path, how, &raw);
         let ids: Vec<u32> = (0..entries.len() as u32).collect();
         let found = super::identical::identical_sets(
             &entries,
@@ -253,7 +279,17 @@ fn copies_without_text(
             let d = binary[*i as usize] as usize;
             err.warn(reporter, &entries[*i as usize].path);
             documents.set_status(d, DocStatus::Failed);
-            stats.binary -= 1;
+            match unextracted.get(&(d as u32)) {
+                Some(category) => {
+                    if let Some(count) = stats.unextracted.get_mut(category) {
+                        *count -= 1;
+                        if *count == 0 {
+                            stats.unextracted.remove(category);
+                        }
+                    }
+                }
+                None => stats.binary -= 1,
+            }
             stats.errors += 1;
         }
         for set in found.sets {

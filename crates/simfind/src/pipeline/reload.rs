@@ -197,7 +197,7 @@ fn reload_from(
                 .ok_or(ReloadError::Changed)
         })?
     } else {
-        if xxh3_128(&contents) != expected_hash {
+        if xxh3_128(contents.raw()) != expected_hash {
             return Err(ReloadError::Changed);
         }
         BUFFERS.with_borrow_mut(|buffers| {

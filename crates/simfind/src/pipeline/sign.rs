@@ -85,22 +85,28 @@ pub(super) fn sign_one<S: Sketcher>(
     match contents.admit(config.recipe.include_binary) {
         Admit::Text => {}
         Admit::Binary => return SignOutcome::Binary,
+        Admit::NotExtracted(why) => return SignOutcome::NotExtracted(why),
         Admit::Changed(err) => return SignOutcome::Failed(err),
     }
     // A large file on the path that needs no whole set is read a chunk at a
     // time (twice: identity first, so that a copy is never signed), and what
     // is read is released at once: memory per file is a chunk, not the file.
-    let chunked = keep != Keep::Set && contents.len() as u64 >= config.read.chunked_min_size;
+    // Text extracted from a document format is in memory already.
+    let chunked = keep != Keep::Set
+        && !contents.is_extracted()
+        && contents.len() as u64 >= config.read.chunked_min_size;
     let release = |offset| contents.release_before(offset);
     let hash = if chunked {
-        let hash = hash_in_chunks(&contents, config.read.chunk_size, &release);
+        let hash = hash_in_chunks(contents.raw(), config.read.chunk_size, &release);
         let between = crate::input::faults::Point::BetweenPasses;
         if let Err(err) = crate::input::faults::at(between, &file.path) {
             return SignOutcome::Failed(err.into());
         }
         hash
     } else {
-        xxh3_128(&contents)
+        // The file's bytes, not its extracted text: a content is a file's
+        // bytes, so copies are byte-identical.
+        xxh3_128(contents.raw())
     };
     if !claim(hash) {
         return match contents.verify_unchanged() {

@@ -26,6 +26,7 @@ use super::prefetch::{Prefetcher, ReadAhead};
 use super::shingles::Buffers;
 use super::sign::{Keep, sign_one};
 use super::{ScanConfig, ScanStats, Verification};
+use crate::input::extract::Unextracted;
 use crate::input::read::ReadError;
 use crate::input::walk::{self, FileEntry, StreamEvent, WalkEnd};
 use crate::memory::{self, Lower};
@@ -374,6 +375,7 @@ pub(super) struct Sheet {
     /// Index into [`Claims::contents`], or [`NO_CONTENT`].
     content_of: Vec<u32>,
     failures: Vec<(u32, ReadError)>,
+    unextracted: Vec<(u32, Unextracted)>,
     /// (id, device, inode) of each copy of a content signed by another file:
     /// what the walk saw of the files the rescue may read again.
     copies: Vec<(u32, u64, u64)>,
@@ -481,6 +483,7 @@ impl<'a> Signing<'a> {
         let mut status = Vec::with_capacity(len);
         let mut content_of = Vec::with_capacity(len);
         let mut failures = Vec::new();
+        let mut unextracted = Vec::new();
         let mut copies = Vec::new();
         for (k, file) in files.into_iter().enumerate() {
             let id = first + k as u32;
@@ -526,6 +529,10 @@ impl<'a> Signing<'a> {
                     copies.push(identity);
                 }
                 SignOutcome::Binary => doc = DocStatus::Binary,
+                SignOutcome::NotExtracted(why) => {
+                    doc = DocStatus::Binary;
+                    unextracted.push((id, why));
+                }
                 SignOutcome::Failed(err) => {
                     doc = DocStatus::Failed;
                     failures.push((id, err));
@@ -561,6 +568,7 @@ impl<'a> Signing<'a> {
             sheet.matrix[(first + k) * n..][..n].copy_from_slice(&worker.rows[k * n..][..n]);
         }
         sheet.failures.extend(failures);
+        sheet.unextracted.extend(unextracted);
         sheet.copies.extend(copies);
         drop(sheet);
         self.reporter.advance(len as u64);
@@ -649,6 +657,7 @@ impl<'a> Signing<'a> {
             status,
             mut content_of,
             mut failures,
+            mut unextracted,
             mut matrix,
             mut copies,
         } = into_inner(self.sheet);
@@ -728,6 +737,11 @@ impl<'a> Signing<'a> {
                     documents.set_status(id, DocStatus::Binary);
                     content_of[id] = NO_CONTENT;
                 }
+                SignOutcome::NotExtracted(why) => {
+                    documents.set_status(id, DocStatus::Binary);
+                    unextracted.push((id as u32, why));
+                    content_of[id] = NO_CONTENT;
+                }
                 SignOutcome::Failed(err) => {
                     documents.set_status(id, DocStatus::Failed);
                     failures.push((id as u32, err));
@@ -736,11 +750,13 @@ impl<'a> Signing<'a> {
             }
         }
         failures.sort_unstable_by_key(|&(id, _)| id);
+        unextracted.sort_unstable_by_key(|&(id, _)| id);
         let groups = contents.into_groups(content_of, &mut documents);
         Signed {
             documents,
             groups,
             failures,
+            unextracted,
             matrix,
         }
     }

@@ -25,7 +25,7 @@ use crate::sketch::bit_sampling::BitSampling;
 use crate::sketch::hyperplane::Hyperplanes;
 use crate::sketch::pstable::PStable;
 use crate::sketch::{AnyFamily, Family, Features, simhash};
-use crate::source::{FileSource, Source, skips_binary};
+use crate::source::{FileSource, Source};
 use crate::text::normalize::normalize;
 use crate::text::shingle::Scratch;
 
@@ -312,7 +312,10 @@ pub(super) fn each_file_shingled<T: Send>(
             let shingles = match source.open(0) {
                 Err(err) => Err(err),
                 Ok(contents) => {
-                    let shingles = if skips_binary(recipe.include_binary, &contents) {
+                    let shingles = if !matches!(
+                        contents.admit(recipe.include_binary),
+                        crate::source::Admit::Text
+                    ) {
                         FileShingles::Skipped("binary")
                     } else {
                         let text = normalize(&contents, recipe.normalization);

@@ -4,13 +4,14 @@
 //! query's candidates, the HTML report) or by the user (`explain`, `compare`,
 //! `query`, `index add`).
 //!
-//! Every opener here hands its bytes to the [`Extract`] step, so a file read
+//! Every opener here hands its bytes to the reading options'
+//! [`Extract`](super::Extract) step, so a file read
 //! for signing and the same file read again for verification go through the
 //! same stage.
 
 use std::path::Path;
 
-use super::{DocKey, Document, Extract, Source, SourceError, not_in_source};
+use super::{DocKey, Document, Source, SourceError, not_in_source};
 use crate::input::read::{self, ReadError, ReadOptions, RootDir};
 use crate::input::walk::FileEntry;
 
@@ -21,7 +22,6 @@ pub struct FileSource<'a> {
     files: &'a [FileEntry],
     follow_links: bool,
     read: &'a ReadOptions,
-    extract: Extract,
 }
 
 impl<'a> FileSource<'a> {
@@ -32,7 +32,6 @@ impl<'a> FileSource<'a> {
             files,
             follow_links,
             read,
-            extract: Extract::Identity,
         }
     }
 
@@ -48,12 +47,13 @@ impl<'a> FileSource<'a> {
 
     /// Opens `file`, one the walk found (of this source or not: the scan's
     /// stages hold entries, not ids): [`read::read_walked`], then the
-    /// [`Extract`] step. The hot path of signing: no copy, no allocation
-    /// beyond the read's own.
+    /// reading options' [`Extract`](super::Extract) step. The hot path of
+    /// signing: no copy, no allocation beyond the read's own, for a file
+    /// that is not a document format.
     #[inline]
     pub fn open_file(&self, file: &FileEntry) -> Result<Document, SourceError> {
         let contents = read::read_walked(file, self.follow_links, self.read)?;
-        self.extract.apply(Document::from_contents(contents))
+        Ok(Document::from_contents(contents).extracted(&self.read.extract))
     }
 
     /// The walked entry at `path`, if the walk found one there.
@@ -110,7 +110,8 @@ pub enum Reopen<'a> {
 }
 
 /// Opens the file at `path` again, as `how` says (each mode is one of the
-/// file layer's checked openers), then the [`Extract`] step.
+/// file layer's checked openers), then `opts`' [`Extract`](super::Extract)
+/// step.
 pub fn reopen_path(
     path: &Path,
     how: Reopen<'_>,
@@ -123,7 +124,7 @@ pub fn reopen_path(
         Reopen::BeneathDir(root, dir) => read::read_file_beneath_dir(dir, root, path, opts)?,
         Reopen::Identified(dev, ino) => read::read_file_identified(path, (dev, ino), opts)?,
     };
-    Extract::Identity.apply(Document::from_contents(contents))
+    Ok(Document::from_contents(contents).extracted(&opts.extract))
 }
 
 /// Opens a file the user named (`explain`, `compare`, `query`, `index add`):

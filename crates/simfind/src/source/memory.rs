@@ -6,7 +6,7 @@ use super::{DocKey, Document, Extract, Source, SourceError, not_in_source};
 
 /// Documents held in memory, keyed by their position ([`DocKey::Memory`]).
 /// Opening one shares its bytes (no copy).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct MemorySource {
     texts: Vec<Arc<[u8]>>,
     extract: Extract,
@@ -17,8 +17,15 @@ impl MemorySource {
     pub fn new<T: Into<Vec<u8>>>(texts: impl IntoIterator<Item = T>) -> Self {
         MemorySource {
             texts: texts.into_iter().map(|t| Arc::from(t.into())).collect(),
-            extract: Extract::Identity,
+            extract: Extract::NONE,
         }
+    }
+
+    /// These documents, each read as `extract` says (texts handed in are
+    /// texts: nothing is extracted unless asked).
+    pub fn with_extract(mut self, extract: Extract) -> Self {
+        self.extract = extract;
+        self
     }
 
     /// Adds one document; its id.
@@ -43,10 +50,16 @@ impl Source for MemorySource {
 
     fn reopen(&self, key: &DocKey) -> Result<Document, SourceError> {
         match key {
-            DocKey::Memory(id) if *id < self.texts.len() => self
-                .extract
-                .apply(Document::from_shared(Arc::clone(&self.texts[*id]))),
+            DocKey::Memory(id) if *id < self.texts.len() => {
+                Ok(Document::from_shared(Arc::clone(&self.texts[*id])).extracted(&self.extract))
+            }
             _ => Err(not_in_source(key)),
         }
+    }
+}
+
+impl Default for MemorySource {
+    fn default() -> Self {
+        MemorySource::new(Vec::<Vec<u8>>::new())
     }
 }

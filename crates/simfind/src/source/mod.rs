@@ -6,8 +6,9 @@
 //! words, SimHash/ICWS, verification's reloads, the index, and the binary's
 //! `explain`, `compare`, `query` and HTML report) gets them here, as a
 //! [`Document`]. So what stands between a file and the shingler is written in
-//! one place: the "binary, skipped" rule ([`skips_binary`]) and, later, the
-//! extraction of text from a file format ([`Extract`], the identity today).
+//! one place: the "binary, skipped" rule ([`skips_binary`]) and the
+//! extraction of text from document formats ([`Extract`], `input::extract`),
+//! which every opener here applies as the reading options say.
 //!
 //! A [`Source`] lists its documents by [`DocKey`] and can [`Source::reopen`]
 //! one by its key (verification re-reads the documents it reports). The
@@ -33,6 +34,9 @@ use std::ops::Deref;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+pub use crate::input::extract::{
+    self as extract, Extract, Failure as ExtractFailure, Format, Unextracted,
+};
 pub use crate::input::read::ReadError;
 use crate::input::read::{self, Contents};
 pub use files::{FileSource, Reopen, open_named, reopen_path};
@@ -140,9 +144,13 @@ impl fmt::Display for DocKey {
 }
 
 /// A document's bytes: a file's [`Contents`] (mapped or read, kept with its
-/// handle so a change can be noticed) or bytes held in memory.
+/// handle so a change can be noticed) or bytes held in memory; and, when
+/// [`Extract`] read a format, the text extracted from them (or why there is
+/// none). Dereferenced, a document is its text: what every stage shingles.
+/// Its identity (content hashes, "byte-identical") is [`Document::raw`].
 pub struct Document {
     body: Body,
+    extracted: Extracted,
 }
 
 enum Body {
@@ -151,26 +159,71 @@ enum Body {
     Shared(Arc<[u8]>),
 }
 
+/// What extraction made of the body.
+enum Extracted {
+    /// Nothing to extract: the body is the text.
+    Body,
+    /// The body's text, in UTF-8.
+    Text(Vec<u8>),
+    /// A format whose text could not be had.
+    Failed(Unextracted),
+}
+
 impl Document {
-    /// A file's contents, as the file layer read them.
-    pub fn from_contents(contents: Contents) -> Document {
+    fn of(body: Body) -> Document {
         Document {
-            body: Body::File(contents),
+            body,
+            extracted: Extracted::Body,
         }
     }
 
+    /// A file's contents, as the file layer read them.
+    pub fn from_contents(contents: Contents) -> Document {
+        Document::of(Body::File(contents))
+    }
+
     /// Bytes already in memory (a query read from standard input, a text
-    /// handed in, extracted text).
+    /// handed in).
     pub fn from_bytes(bytes: Vec<u8>) -> Document {
-        Document {
-            body: Body::Owned(bytes),
-        }
+        Document::of(Body::Owned(bytes))
     }
 
     /// Bytes shared with the source that holds them.
     pub fn from_shared(bytes: Arc<[u8]>) -> Document {
-        Document {
-            body: Body::Shared(bytes),
+        Document::of(Body::Shared(bytes))
+    }
+
+    /// This document's text as `extract` finds it in its bytes (itself,
+    /// untouched and zero-copy, when its format is not one to extract).
+    pub fn extracted(mut self, extract: &Extract) -> Document {
+        self.extracted = match extract.run(self.raw()) {
+            None => Extracted::Body,
+            Some(Ok(text)) => Extracted::Text(text),
+            Some(Err(why)) => Extracted::Failed(why),
+        };
+        self
+    }
+
+    /// The bytes as stored (the file's own): what identity is decided on.
+    pub fn raw(&self) -> &[u8] {
+        match &self.body {
+            Body::File(contents) => contents,
+            Body::Owned(bytes) => bytes,
+            Body::Shared(bytes) => bytes,
+        }
+    }
+
+    /// Whether the text was extracted from the bytes (then it is not the
+    /// bytes, and not a mapping).
+    pub fn is_extracted(&self) -> bool {
+        !matches!(self.extracted, Extracted::Body)
+    }
+
+    /// Why a document of a known format has no text, if so.
+    pub fn unextracted(&self) -> Option<&Unextracted> {
+        match &self.extracted {
+            Extracted::Failed(why) => Some(why),
+            _ => None,
         }
     }
 
@@ -182,12 +235,13 @@ impl Document {
         }
     }
 
-    /// The bytes as an owned buffer (copied unless they are one already).
+    /// The text as an owned buffer (copied unless it is one already).
     pub fn into_vec(self) -> Vec<u8> {
-        match self.body {
-            Body::Owned(bytes) => bytes,
-            Body::File(contents) => contents.to_vec(),
-            Body::Shared(bytes) => bytes.to_vec(),
+        match (self.extracted, self.body) {
+            (Extracted::Text(text), _) => text,
+            (_, Body::Owned(bytes)) => bytes,
+            (_, Body::File(contents)) => contents.to_vec(),
+            (_, Body::Shared(bytes)) => bytes.to_vec(),
         }
     }
 
@@ -196,9 +250,9 @@ impl Document {
         self.contents().and_then(Contents::identity)
     }
 
-    /// Whether the bytes come from a memory mapping.
+    /// Whether the text comes straight from a memory mapping.
     pub fn is_mapped(&self) -> bool {
-        self.contents().is_some_and(Contents::is_mapped)
+        !self.is_extracted() && self.contents().is_some_and(Contents::is_mapped)
     }
 
     /// For a file, [`Contents::verify_unchanged`]: run after the bytes were
@@ -211,22 +265,29 @@ impl Document {
         }
     }
 
-    /// For a mapped file, [`Contents::release_before`]; otherwise nothing.
+    /// For a mapped file read as it is, [`Contents::release_before`];
+    /// otherwise nothing (an offset into extracted text is none into the
+    /// file).
     pub fn release_before(&self, offset: usize) {
-        if let Body::File(contents) = &self.body {
+        if let (Body::File(contents), Extracted::Body) = (&self.body, &self.extracted) {
             contents.release_before(offset);
         }
     }
 
-    /// The "binary, skipped" decision for these bytes ([`skips_binary`]),
+    /// The "binary, skipped" decision for this document ([`skips_binary`]),
     /// trusted only once the file is known unchanged: pages of a mapping
-    /// truncated under the reader read as zeros, which look binary.
+    /// truncated under the reader read as zeros, which look binary. A
+    /// format whose text could not be had is not compared either, unless
+    /// binary documents are included (then its bytes are).
     pub fn admit(&self, include_binary: bool) -> Admit {
-        if !skips_binary(include_binary, self) {
-            return Admit::Text;
-        }
+        let verdict = match &self.extracted {
+            Extracted::Failed(why) if !include_binary => Admit::NotExtracted(why.clone()),
+            Extracted::Failed(_) => return Admit::Text,
+            _ if skips_binary(include_binary, self) => Admit::Binary,
+            _ => return Admit::Text,
+        };
         match self.verify_unchanged() {
-            Ok(()) => Admit::Binary,
+            Ok(()) => verdict,
             Err(err) => Admit::Changed(err),
         }
     }
@@ -235,10 +296,9 @@ impl Document {
 impl Deref for Document {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
-        match &self.body {
-            Body::File(contents) => contents,
-            Body::Owned(bytes) => bytes,
-            Body::Shared(bytes) => bytes,
+        match &self.extracted {
+            Extracted::Text(text) => text,
+            Extracted::Body | Extracted::Failed(_) => self.raw(),
         }
     }
 }
@@ -246,9 +306,20 @@ impl Deref for Document {
 impl fmt::Debug for Document {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.body {
-            Body::File(contents) => contents.fmt(f),
-            Body::Owned(bytes) => f.debug_struct("Owned").field("len", &bytes.len()).finish(),
-            Body::Shared(bytes) => f.debug_struct("Shared").field("len", &bytes.len()).finish(),
+            Body::File(contents) => contents.fmt(f)?,
+            Body::Owned(bytes) => f
+                .debug_struct("Owned")
+                .field("len", &bytes.len())
+                .finish()?,
+            Body::Shared(bytes) => f
+                .debug_struct("Shared")
+                .field("len", &bytes.len())
+                .finish()?,
+        }
+        match &self.extracted {
+            Extracted::Body => Ok(()),
+            Extracted::Text(text) => write!(f, " (extracted: {} bytes)", text.len()),
+            Extracted::Failed(why) => write!(f, " (not extracted: {why})"),
         }
     }
 }
@@ -260,6 +331,9 @@ pub enum Admit {
     Text,
     /// Binary and unchanged: skipped as binary.
     Binary,
+    /// A known format without text, unchanged: not compared, for this
+    /// reason.
+    NotExtracted(Unextracted),
     /// Looked binary, but the file changed while it was read.
     Changed(ReadError),
 }
@@ -270,30 +344,6 @@ pub enum Admit {
 /// holds a file).
 pub fn skips_binary(include_binary: bool, bytes: &[u8]) -> bool {
     !include_binary && read::looks_binary(bytes)
-}
-
-/// The stage between a document's bytes and the text that is shingled: where
-/// the extraction of text from file formats (PDF, DOCX, HTML, e-mail) will go,
-/// applied by every opener of this module to every document it opens, so a
-/// scan, its verification and a query see the same text. Today there is one
-/// step, the identity: the bytes are the text, and a file's bytes are passed
-/// on zero-copy.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Extract {
-    /// The bytes as they are.
-    #[default]
-    Identity,
-}
-
-impl Extract {
-    /// The text of `document` (for [`Extract::Identity`], the document
-    /// itself, untouched).
-    #[inline]
-    pub fn apply(self, document: Document) -> Result<Document, SourceError> {
-        match self {
-            Extract::Identity => Ok(document),
-        }
-    }
 }
 
 /// A set of documents and how to open each one again.

@@ -51,6 +51,10 @@ fn other_parameters_are_refused_with_a_rebuild_hint() {
             minhash: "oph".into(),
             ..params()
         },
+        Params {
+            extraction: "pdf,docx@1".into(),
+            ..params()
+        },
     ];
     for other in variants {
         let err = Index::open_or_create(&db, &other, opts()).unwrap_err();

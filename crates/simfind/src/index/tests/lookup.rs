@@ -123,7 +123,12 @@ fn ask(
     };
     let mut query = Query::new(index).unwrap();
     match query
-        .ask_file(bytes.to_vec(), identity, &options, warnings)
+        .ask_file(
+            crate::source::Document::from_bytes(bytes.to_vec()),
+            identity,
+            &options,
+            warnings,
+        )
         .unwrap()
     {
         Answer::Matches {
