@@ -6,9 +6,10 @@
 #     (from that venv) and installed into the venv (tests/engines/python.rs
 #     runs its pytest files, crates/py/tests);
 #   - Debian's chromium (the HTML report's browser test), when apt-get can;
-#   - the document producers the extraction tests of issue 34 will use
+#   - the document producers the extraction tests of issue 34 use
 #     (pandoc, libreoffice-writer-nogui, poppler-utils, qpdf), when apt-get can:
-#     real files by real producers, not hand-made fakes.
+#     real files by real producers, not hand-made fakes; then the documents
+#     themselves (scripts/make-documents.sh, into target/engines/documents).
 # Idempotent: a second run with nothing changed takes a second. build.rs reads
 # target/engines/ to mark the engine tests ignored (with the reason) where a
 # piece is missing, so plain `cargo test` still passes and says what it skipped.
@@ -94,6 +95,16 @@ if [ -n "$docs_missing" ]; then
             pandoc libreoffice-writer-nogui poppler-utils qpdf >/dev/null
     else
         echo "setup-engines: document producers missing ($docs_missing ) and apt-get needs root: the extraction tests will be skipped" >&2
+    fi
+fi
+# The extraction tests' documents, made by the producers above (a few
+# seconds; remade when the script changes).
+if command -v pandoc >/dev/null 2>&1 && command -v soffice >/dev/null 2>&1 && command -v qpdf >/dev/null 2>&1; then
+    docs_stamp="$root/documents/.script.sha256"
+    want=$(sha256sum scripts/make-documents.sh | cut -d' ' -f1)
+    if [ ! -f "$root/documents/.done" ] || [ "$(cat "$docs_stamp" 2>/dev/null)" != "$want" ]; then
+        bash scripts/make-documents.sh "$root/documents"
+        echo "$want" > "$docs_stamp"
     fi
 fi
 echo "setup-engines: python $("$venv/bin/python" --version 2>&1) with simfind $("$venv/bin/python" -c 'import simfind; print(simfind.__version__)'), chromium ${chromium:-absent}" >&2

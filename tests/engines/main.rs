@@ -12,6 +12,7 @@
 #[path = "../util/mod.rs"]
 mod util;
 
+mod documents;
 mod exchange;
 mod python;
 mod records;

@@ -343,6 +343,12 @@ fn is_legacy_text(bytes: &[u8]) -> bool {
         return false;
     }
     let head = &bytes[..bytes.len().min(64 << 10)];
+    // The common case, UTF-8 text, in one fast validation.
+    match std::str::from_utf8(head) {
+        Ok(_) => return false,
+        Err(err) if err.error_len().is_none() => return false,
+        Err(_) => {}
+    }
     let (mut invalid, mut multibyte) = (0usize, 0usize);
     let mut chunks = head.utf8_chunks().peekable();
     while let Some(chunk) = chunks.next() {

@@ -38,6 +38,9 @@ fn plain_utf8_text_is_left_as_it_is() {
     // Binary that is no known format: not extracted, so "looks binary".
     assert_eq!(sniff(b"\x7fELF\x02\x01\x01\x00\x00\x00"), None);
     assert_eq!(sniff(b"PK\x03\x04 not really a zip at all"), None);
+    // Small 16-bit numbers have UTF-16's zero pattern, not its text.
+    let numbers: Vec<u8> = (0u16..2000).flat_map(|n| (n % 31).to_le_bytes()).collect();
+    assert_eq!(sniff(&numbers), None);
 }
 
 #[test]

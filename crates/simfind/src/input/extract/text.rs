@@ -37,10 +37,33 @@ pub(super) fn unmarked_utf(bytes: &[u8]) -> Option<Format> {
         }
     }
     let (odd, even) = (zeros_at(2, &[1]), zeros_at(2, &[0]));
-    if (odd > 0.6 && even < 0.05) || (even > 0.6 && odd < 0.05) {
+    let little_endian = odd > 0.6 && even < 0.05;
+    if (little_endian || (even > 0.6 && odd < 0.05)) && printable_utf16(head, little_endian) {
         return Some(Format::Utf16);
     }
     None
+}
+
+/// Whether `head`, read as UTF-16, is text: binary data of small 16-bit
+/// numbers has the zero pattern too, but decodes to control characters.
+fn printable_utf16(head: &[u8], little_endian: bool) -> bool {
+    let units = head.chunks_exact(2).map(|pair| {
+        if little_endian {
+            u16::from_le_bytes([pair[0], pair[1]])
+        } else {
+            u16::from_be_bytes([pair[0], pair[1]])
+        }
+    });
+    let (mut total, mut control) = (0usize, 0usize);
+    for c in char::decode_utf16(units) {
+        total += 1;
+        match c {
+            Ok(c) if c.is_control() && !matches!(c, '\n' | '\r' | '\t' | '\u{c}') => control += 1,
+            Err(_) => control += 1,
+            Ok(_) => {}
+        }
+    }
+    control * 100 <= total
 }
 
 /// The UTF-8 text of `bytes` in `format`.
