@@ -171,7 +171,7 @@ mod tests {
 
     #[test]
     fn an_empty_root_with_stored_documents_is_refused() {
-        let got = run(&["share"], &[], &[("share/a", true)], MaxDelete::Count(5));
+        let got = run(&["share"], &[], &[("share/a", true)], MaxDelete::DEFAULT);
         assert!(matches!(got, Err(Refusal::EmptyRoot { stored: 1, .. })));
         // Unless every document may go.
         assert_eq!(
