@@ -31,7 +31,8 @@ use crate::app::ui::plural;
 #[derive(clap::Args, Debug)]
 #[command(
     mut_args(defs::one("keep", defs::keep(defs::Groups::Report))),
-    mut_args(defs::one("reference", defs::reference(defs::Groups::Report)))
+    mut_args(defs::one("reference", defs::reference(defs::Groups::Report))),
+    mut_args(defs::one("exit_code", defs::exit_code(defs::ExitCode::Scan)))
 )]
 pub struct ReportArgs {
     /// What to write: pairs (CSV, one row per similar pair), tsv (the same
@@ -82,8 +83,7 @@ pub struct ReportArgs {
     #[arg(long, value_name = "SIZE", default_value = "16M", value_parser = crate::app::args::parse_size, help_heading = "Output")]
     pub html_budget: u64,
 
-    /// Exit with status 3 when nothing was found (no pair, group or removable
-    /// path to write) and every file was read, so that 0 means "found".
+    // --exit-code: defs::exit_code.
     #[arg(long, help_heading = "Output")]
     pub exit_code: bool,
 

@@ -81,6 +81,17 @@ fn mtimes(dir: &Path) -> BTreeMap<PathBuf, i64> {
         .collect()
 }
 
+/// The one sub-folder a run made in the quarantine `q` (its journal beside it).
+fn run_folder(q: &Path) -> PathBuf {
+    let folders: Vec<PathBuf> = std::fs::read_dir(q)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    assert_eq!(folders.len(), 1, "{folders:?}");
+    folders.into_iter().next().unwrap()
+}
+
 fn column(out: &Output, verb: &str) -> Vec<String> {
     stdout(out)
         .lines()
@@ -188,9 +199,9 @@ fn move_and_undo_round_trip_and_undo_twice_changes_nothing() {
         "{}",
         stderr(&moved)
     );
-    // Quarantined under q/<root name>/<relative path>; the kept copy stays.
+    // Quarantined under q/<time>/<root name>/<relative path>; the kept copy stays.
     assert_eq!(
-        std::fs::read(dir.path().join("q/r/sub/a-copy.txt")).unwrap(),
+        std::fs::read(run_folder(&dir.path().join("q")).join("r/sub/a-copy.txt")).unwrap(),
         before[Path::new("a.txt")]
     );
     assert!(!root.join("near.txt").exists() && root.join("a.txt").exists());
@@ -267,7 +278,11 @@ fn a_file_changed_after_the_scan_is_skipped_with_a_warning() {
     );
     assert_eq!(std::fs::read(&near).unwrap(), edited);
     // The other copy went ahead.
-    assert!(dir.path().join("q/r/sub/a-copy.txt").exists());
+    assert!(
+        run_folder(&dir.path().join("q"))
+            .join("r/sub/a-copy.txt")
+            .exists()
+    );
 }
 
 #[test]
@@ -710,7 +725,12 @@ fn undo_goes_on_past_a_damaged_journal_line_and_reads_within_a_cap() {
         !root.join(&first).exists(),
         "{first:?} is not known to undo"
     );
-    assert!(dir.path().join("q/r").join(&first).exists());
+    assert!(
+        run_folder(&dir.path().join("q"))
+            .join("r")
+            .join(&first)
+            .exists()
+    );
 
     // With the line back, undo finishes the job.
     std::fs::write(&journal, &original).unwrap();
@@ -812,3 +832,5 @@ fn undo_gives_a_recreated_file_back_its_mode_and_owner() {
         );
     }
 }
+
+mod cron;

@@ -729,6 +729,7 @@ fn an_index_in_a_missing_directory_is_one_clear_message() {
 /// Issue 15 item 5, the index in cron: recipe adoption, help, single
 /// documents, exact query.
 mod cron;
+mod guard;
 
 mod links;
 

@@ -25,15 +25,20 @@ use crate::app::config;
 use crate::app::exit;
 use crate::app::flags::defs;
 use crate::app::output::html::shell_word;
+use crate::app::output::pairs::tsv_field;
 use crate::app::output::rfc3339;
+use crate::app::output::summary::{self, SummaryArgs, SummaryJson};
 use crate::app::report::{self, KeepArg, human_bytes};
 use crate::app::ui::{Ui, Verbosity, plural, warning_prefix};
 
 const EXAMPLES: &str = "EXAMPLES:
   simfind dedupe ./docs                       dry run: what would be acted on (t = 0.9)
   simfind dedupe ./docs -t 0.95 --keep newest --move-to ~/quarantine
-                                              move the copies away, keeping their paths
+                                              move the copies into ~/quarantine/<time>/,
+                                              keeping their paths
   simfind undo ~/quarantine/simfind-journal-….jsonl    and put them back
+  simfind dedupe /srv/share --move-to /srv/q -q --summary-json run.json
+                                              nightly from cron: silent on success
   simfind dedupe ./drop --reference ./archive --move-to /srv/q
                                               what the archive already holds
   simfind dedupe ./photos -t 1 --link         hard-link byte-identical files
@@ -84,6 +89,10 @@ pub const EXIT_STATUS: &[ExitRow] = &[
         "usage error or fatal error; nothing was touched after the error",
     ),
     (
+        exit::NONE_FOUND,
+        "with --exit-code: nothing to act on, and every file was read",
+    ),
+    (
         exit::INTERRUPTED,
         "interrupted (SIGINT/SIGTERM) between two actions; the journal is complete",
     ),
@@ -100,11 +109,16 @@ pub const EXIT_STATUS: &[ExitRow] = &[
 #[command(after_help = args::after_help(EXAMPLES, EXIT_STATUS))]
 #[command(
     mut_args(defs::one("keep", defs::keep(defs::Groups::Dedupe))),
-    mut_args(defs::one("reference", defs::reference(defs::Groups::Dedupe)))
+    mut_args(defs::one("reference", defs::reference(defs::Groups::Dedupe))),
+    mut_args(defs::one("exit_code", defs::exit_code(defs::ExitCode::Dedupe)))
 )]
 pub struct Args {
-    /// Directories to scan.
-    #[arg(required = true, value_name = "DIR")]
+    /// Directories to scan; optional with --files-from/--files0-from (a listed
+    /// file's directory is then its root).
+    #[arg(
+        required_unless_present_any = ["files_from", "files0_from"],
+        value_name = "DIR"
+    )]
     pub roots: Vec<PathBuf>,
 
     #[command(flatten)]
@@ -123,9 +137,11 @@ pub struct Args {
     #[arg(long, help_heading = "Groups")]
     pub reference: Vec<PathBuf>,
 
-    /// Move each copy under DIR, keeping its path relative to its root (as
-    /// DIR/<root name>/<path>): quarantine that `simfind undo` reverses. DIR must
-    /// lie outside the roots.
+    /// Move each copy into a new sub-folder of DIR named after the run's time
+    /// (UTC), keeping its path relative to its root (as DIR/<time>/<root
+    /// name>/<path>, e.g. DIR/2026-11-29T031500Z/docs/a.txt): quarantine that
+    /// `simfind undo` reverses, and that the same DIR can take every night. DIR
+    /// must lie outside the roots.
     #[arg(long, value_name = "DIR", group = "action", help_heading = "Action")]
     pub move_to: Option<PathBuf>,
 
@@ -176,6 +192,13 @@ pub struct Args {
     #[command(flatten)]
     pub verbosity: Verbosity,
 
+    // --exit-code: defs::exit_code.
+    #[arg(long, help_heading = "Output")]
+    pub exit_code: bool,
+
+    #[command(flatten)]
+    pub summary_json: SummaryArgs,
+
     // The scan before the action signs and verifies on the threads.
     #[command(flatten)]
     pub threads: args::ThreadArgs,
@@ -220,6 +243,13 @@ pub fn run(args: Args) -> Result<i32> {
         ),
         None => None,
     };
+    // Opened before any work: an unwritable destination fails at once. The
+    // data is on stdout, so `-` is refused.
+    let summary_json = SummaryJson::open(&args.summary_json, true)?;
+    // Paths are reported absolute everywhere (stdout, warnings, journal):
+    // the roots, the listed files and the --from-list entries are made
+    // absolute before the walk, so a path reads the same in every message.
+    let from_list = from_list.map(|list| list.iter().map(|p| absolute(p)).collect::<Vec<_>>());
     // dedupe always acts (or shows what it would do): the library's removal
     // rule gives it the safe threshold unless -t is given.
     let mut matching = args.matching.clone();
@@ -229,15 +259,24 @@ pub fn run(args: Args) -> Result<i32> {
         ..RemovalRun::default()
     };
     matching.threshold = acting.threshold(matching.threshold);
-    let (mut config, _) = config::scan(
-        &args.roots,
-        &args.signing,
-        &matching,
-        &args.files,
-        false,
-        None,
-    )?;
+    let roots: Vec<PathBuf> = args.roots.iter().map(|r| absolute(r)).collect();
+    let (mut config, threshold_source) =
+        config::scan(&roots, &args.signing, &matching, &args.files, false, None)?;
+    for listed in &mut config.walk.listed {
+        *listed = absolute(listed);
+    }
     let references = report::resolve_references(&args.reference, &mut config.roots)?;
+    // The roots a file must lie under to be acted on (and whose names the
+    // quarantine keeps): the directories given, and each listed file's own
+    // directory.
+    let mut plan_roots = config.roots.clone();
+    for listed in &config.walk.listed {
+        if let Some(parent) = listed.parent()
+            && !plan_roots.iter().any(|r| r == parent)
+        {
+            plan_roots.push(parent.to_path_buf());
+        }
+    }
     let journal_path = match (&action, dry_run) {
         (Some(action), false) => {
             // Absolute, so the printed undo command works from any directory.
@@ -261,13 +300,19 @@ pub fn run(args: Args) -> Result<i32> {
     // kept copy just before an action stays true while the action runs.
     let _lock = match (&action, &journal_path) {
         (Some(action), Some(_)) => {
-            let mut trees = config.roots.clone();
+            let mut trees = plan_roots.clone();
             if let Action::MoveTo(dir) = action {
                 trees.push(dir.clone());
             }
             Some(lock_trees(&trees)?)
         }
         _ => None,
+    };
+    // Each run moves into its own new sub-folder of --move-to, chosen under
+    // the lock (no other run picks the same one meanwhile).
+    let action = match action {
+        Some(Action::MoveTo(dir)) => Some(Action::MoveTo(run_folder(&dir))),
+        action => action,
     };
     if !args.verbosity.quiet {
         let note = if default_threshold {
@@ -282,8 +327,23 @@ pub fn run(args: Args) -> Result<i32> {
     }
 
     let ui = Ui::with(args.verbosity);
+    let started = std::time::Instant::now();
     let mut outcome = pipeline::scan(&config, &ui);
+    let scan_seconds = started.elapsed().as_secs_f64();
+    let stage_seconds = ui.stage_seconds();
     drop(ui);
+    if !args.verbosity.quiet {
+        eprintln!(
+            "{}",
+            crate::app::cmd::scan::summary(
+                &outcome,
+                &config,
+                (threshold_source, matching.min_recall, None),
+                scan_seconds,
+                None,
+            )
+        );
+    }
     if config.threshold >= 1.0 && !args.same_text {
         pipeline::keep_byte_identical(&mut outcome);
     }
@@ -307,7 +367,7 @@ pub fn run(args: Args) -> Result<i32> {
         }
     }
     let plan_action = action.clone().unwrap_or(Action::Remove);
-    let mut plan = plan::build(&config.roots, &plan_action, &candidates)?;
+    let mut plan = plan::build(&plan_roots, &plan_action, &candidates)?;
     if action == Some(Action::Remove) && !args.allow_near {
         plan.hold_back_near();
     }
@@ -315,7 +375,7 @@ pub fn run(args: Args) -> Result<i32> {
         eprintln!(
             "{} {}: skipped: {}",
             warning_prefix(),
-            skip.path.display(),
+            resolved(&skip.path).display(),
             crate::app::speak::skip_reason(&skip.reason, &plan_action)
         );
     }
@@ -361,6 +421,23 @@ pub fn run(args: Args) -> Result<i32> {
                 }
             );
         }
+        let status = found_status(args.exit_code, status, plan.entries.is_empty());
+        let fields = serde_json::json!({
+            "dry_run": true,
+            "action": action_name(action.as_ref()),
+            "planned": plan.entries.len(),
+            "planned_bytes": bytes,
+            "skipped_files": plan.skipped.len() + unlisted,
+        });
+        write_summary(
+            summary_json,
+            status,
+            &outcome,
+            &config,
+            fields,
+            (threshold_source, matching.min_recall),
+            (scan_seconds, &stage_seconds),
+        )?;
         return Ok(status);
     }
 
@@ -368,12 +445,14 @@ pub fn run(args: Args) -> Result<i32> {
     let journal_path = journal_path.expect("a journal for a run that acts");
     let mut journal = journal::Writer::create(&journal_path, &action)
         .with_context(|| format!("cannot create the journal {}", journal_path.display()))?;
-    eprintln!(
-        "simfind: journal: {} (undo with: simfind undo -- {})",
-        journal.path().display(),
-        shell_word(&journal.path().to_string_lossy())
-    );
-    if action == Action::Remove {
+    if !args.verbosity.quiet {
+        eprintln!(
+            "simfind: journal: {} (undo with: simfind undo -- {})",
+            journal.path().display(),
+            shell_word(&journal.path().to_string_lossy())
+        );
+    }
+    if action == Action::Remove && !args.verbosity.quiet {
         eprintln!(
             "simfind: note: --remove: undo can re-create only the byte-identical files; removed near-duplicates are gone (--move-to can always be undone)"
         );
@@ -469,7 +548,97 @@ pub fn run(args: Args) -> Result<i32> {
     {
         return Err(err.into());
     }
+    let status = found_status(args.exit_code, status, plan.entries.is_empty());
+    let fields = serde_json::json!({
+        "dry_run": false,
+        "action": action_name(Some(&action)),
+        "planned": total,
+        "done": applied.done,
+        "done_bytes": applied.bytes,
+        "skipped_files": applied.skipped + plan.skipped.len() + unlisted,
+        "failed": applied.failed,
+        "journal": journal_path.to_string_lossy(),
+        "move_to": match &action {
+            Action::MoveTo(dir) => Some(dir.to_string_lossy().into_owned()),
+            _ => None,
+        },
+    });
+    write_summary(
+        summary_json,
+        status,
+        &outcome,
+        &config,
+        fields,
+        (threshold_source, matching.min_recall),
+        (scan_seconds, &stage_seconds),
+    )?;
     Ok(status)
+}
+
+/// With `--exit-code`, [`exit::NONE_FOUND`] for a complete run that found
+/// nothing to act on (scan's rule).
+fn found_status(exit_code: bool, status: i32, nothing: bool) -> i32 {
+    if exit_code && status == exit::OK && nothing {
+        exit::NONE_FOUND
+    } else {
+        status
+    }
+}
+
+fn action_name(action: Option<&Action>) -> Option<&'static str> {
+    action.map(|a| match a {
+        Action::MoveTo(_) => "move",
+        Action::Remove => "remove",
+        Action::Link => "link",
+        Action::Reflink => "reflink",
+    })
+}
+
+/// The `--summary-json` document: scan's fields, then what dedupe planned
+/// and did (`fields`).
+fn write_summary(
+    out: Option<SummaryJson>,
+    status: i32,
+    outcome: &pipeline::ScanOutcome,
+    config: &simfind::pipeline::ScanConfig,
+    fields: serde_json::Value,
+    (source, min_recall): (config::ThresholdSource, f64),
+    (seconds, stages): (f64, &crate::app::ui::StageSeconds),
+) -> Result<()> {
+    let Some(out) = out else { return Ok(()) };
+    let mut all =
+        crate::app::cmd::scan::summary_fields(outcome, config, (source, min_recall, None), None);
+    if let serde_json::Value::Object(fields) = fields {
+        all.extend(fields);
+    }
+    all.insert("seconds".into(), summary::seconds(seconds, stages));
+    out.write(&summary::document("dedupe", status, all))
+}
+
+/// `path` made absolute without touching the file system (no symlink
+/// resolved): how dedupe names every path it reports.
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// A walked path as the plan names the files it acts on: its directory
+/// resolved, its last component kept.
+fn resolved(path: &Path) -> PathBuf {
+    plan::absolute_no_follow(path).unwrap_or_else(|_| absolute(path))
+}
+
+/// This run's new sub-folder of the quarantine `dir`: the run's time in UTC,
+/// `2026-11-29T031500Z` (names sort by time), with `-2`, `-3`, … added when
+/// a folder of that name exists (two runs in one second).
+fn run_folder(dir: &Path) -> PathBuf {
+    let stamp = rfc3339(std::time::SystemTime::now()).replace(':', "");
+    let mut folder = dir.join(&stamp);
+    let mut n = 1;
+    while std::fs::symlink_metadata(&folder).is_ok() {
+        n += 1;
+        folder = dir.join(format!("{stamp}-{n}"));
+    }
+    folder
 }
 
 /// One line of stdout:
@@ -486,16 +655,16 @@ fn write_line(
 ) -> std::io::Result<()> {
     out.write_all(verb.as_bytes())?;
     out.write_all(b"\t")?;
-    out.write_all(path.as_os_str().as_bytes())?;
+    tsv_field(out, path.as_os_str().as_bytes())?;
     out.write_all(b"\t")?;
-    out.write_all(kept.as_os_str().as_bytes())?;
+    tsv_field(out, kept.as_os_str().as_bytes())?;
     match similarity {
         Some(s) => write!(out, "\t{s:.6}")?,
         None => out.write_all(b"\t")?,
     }
     if let Some(to) = to {
         out.write_all(b"\t")?;
-        out.write_all(to.as_os_str().as_bytes())?;
+        tsv_field(out, to.as_os_str().as_bytes())?;
     }
     out.write_all(if identical {
         b"\tidentical\n"

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
+use simfind::index::IndexError;
 use simfind::index::add::{self, NewDoc};
 use simfind::index::incremental;
 
@@ -24,6 +25,12 @@ const EXAMPLES: &str = "EXAMPLES:
   fetch-page | simfind index --db web.simfind --add - --name pages/today.html
   simfind index --db share.simfind --remove ./share/old.txt
   simfind index ./share --db share.simfind --exact-prefix 0.5   for exact queries ≥ 0.5
+
+An update that would forget more than --max-delete of the index's documents
+(half by default), or that finds a DIR empty while the index holds documents
+under it (an unmounted share), is refused with exit 2 and changes nothing.
+Documents are stored under their paths as walked: give each DIR spelled as
+when it was indexed (or give --max-delete 100% to re-index under a new one).
 
 An update keeps the stored signature of every file whose size, modification
 time, device and inode are unchanged (without reading it), signs new and changed
@@ -100,6 +107,15 @@ pub struct Args {
           conflicts_with_all = ["add", "remove", "export"])]
     pub exact_prefix: Option<f64>,
 
+    /// Refuse (exit 2, nothing changed) an update that would forget more than
+    /// this share (`50%`) or count (`100`) of the index's documents, or that finds
+    /// a DIR empty while the index holds documents under it: what an unmounted
+    /// share, a narrower DIR or DIR spelled otherwise than before looks like.
+    /// `100%` lets every update through.
+    #[arg(long, value_name = "LIMIT", default_value = "50%", value_parser = args::max_delete,
+          conflicts_with_all = ["add", "remove", "export"])]
+    pub max_delete: simfind::index::guard::MaxDelete,
+
     // --wait: defs::wait.
     #[arg(long, default_value_t = 30.0)]
     pub wait: f64,
@@ -141,8 +157,15 @@ pub fn run(args: Args) -> Result<i32> {
             .with_context(|| format!("cannot update the index {}", args.db.display()))?;
     }
     let ui = Ui::with(args.verbosity);
-    let refreshed = incremental::refresh(&mut index, &config, &ui, false)
-        .with_context(|| format!("cannot update the index {}", args.db.display()))?;
+    let refreshed =
+        incremental::refresh_guarded(&mut index, &config, &ui, false, Some(args.max_delete))
+            .map_err(|err| match err {
+                IndexError::Refused { .. } => anyhow::anyhow!(
+                    "{err}; if those files are really gone, run again with --max-delete 100%"
+                ),
+                err => anyhow::Error::new(err)
+                    .context(format!("cannot update the index {}", args.db.display())),
+            })?;
     let size = std::fs::metadata(&args.db).map(|m| m.len()).unwrap_or(0);
     let docs = index.len()?;
     if !args.verbosity.quiet {

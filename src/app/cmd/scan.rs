@@ -421,7 +421,7 @@ fn html_run(
 
 /// The `--summary-json` fields of the scan itself (the report adds its own):
 /// every count of [`summary`]'s line, by name.
-fn summary_fields(
+pub(crate) fn summary_fields(
     outcome: &ScanOutcome,
     config: &ScanConfig,
     (source, min_recall, missed): (ThresholdSource, f64, Option<f64>),
@@ -514,7 +514,7 @@ fn low_recall_warning(
 
 /// `source`: where the threshold came from, `--min-recall`, and for a tuned
 /// LSH scan the pairs ≥ T it likely missed.
-fn summary(
+pub(crate) fn summary(
     outcome: &ScanOutcome,
     config: &ScanConfig,
     (source, min_recall, missed): (ThresholdSource, f64, Option<f64>),

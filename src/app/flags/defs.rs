@@ -595,3 +595,27 @@ pub fn set_pairs(at: SetPairs) -> impl FnOnce(Arg) -> Arg {
     }
     }
 }
+
+/// Where `--exit-code` appears.
+#[derive(Clone, Copy, Debug)]
+pub enum ExitCode {
+    /// `scan`, `verify` and `group` (`ReportArgs`).
+    Scan,
+    Dedupe,
+}
+
+/// `--exit-code`: status 3 ([`crate::app::exit::NONE_FOUND`]) for a complete
+/// run that found nothing, so that 0 means "found".
+pub fn exit_code(at: ExitCode) -> impl FnOnce(Arg) -> Arg {
+    move |arg| match at {
+        ExitCode::Scan => arg.help(
+            "Exit with status 3 when nothing was found (no pair, group or removable \
+             path to write) and every file was read, so that 0 means \"found\"",
+        ),
+        ExitCode::Dedupe => arg.help(
+            "Exit with status 3 when nothing was found to act on (no removable file) \
+             and every file was read, so that 0 means \"found\" (and, unless a dry run, \
+             acted on)",
+        ),
+    }
+}

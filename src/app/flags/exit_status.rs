@@ -43,7 +43,7 @@ pub const EXIT_STATUS_INDEX: &[ExitRow] = &[
     (
         exit::FATAL,
         "usage error or fatal error (including a locked, damaged or incompatible\n\
-         index); the index is unchanged",
+         index, or an update refused by --max-delete); the index is unchanged",
     ),
 ];
 
@@ -133,7 +133,7 @@ mod tests {
   1    finished, but some files were skipped because of errors (warnings on stderr
        name each file); the index holds every other file
   2    usage error or fatal error (including a locked, damaged or incompatible
-       index); the index is unchanged"
+       index, or an update refused by --max-delete); the index is unchanged"
         );
         assert!(
             exit_status(EXIT_STATUS_SCAN)

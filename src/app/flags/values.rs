@@ -216,6 +216,26 @@ pub enum SketchFamilyArg {
     Icws,
 }
 
+/// `--max-delete`: a share of the index's documents (`50%`) or a count (`10`).
+pub fn max_delete(text: &str) -> Result<simfind::index::guard::MaxDelete, String> {
+    use simfind::index::guard::MaxDelete;
+    match text.strip_suffix('%') {
+        Some(share) => match share.trim().parse::<f64>() {
+            Ok(p) if (0.0..=100.0).contains(&p) => Ok(MaxDelete::Share(p / 100.0)),
+            _ => Err(format!(
+                "`{text}`: a share is a percentage from 0% to 100% (e.g. 50%)"
+            )),
+        },
+        None => text
+            .trim()
+            .parse::<u64>()
+            .map(MaxDelete::Count)
+            .map_err(|_| {
+                format!("`{text}`: give a share of the documents (e.g. 50%) or a count (e.g. 100)")
+            }),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -194,7 +194,7 @@ pub fn write_tsv_fields(
 }
 
 /// `bytes` with `\t`, `\n`, `\r` and `\\` escaped.
-fn tsv_field(sink: &mut impl Write, bytes: &[u8]) -> std::io::Result<()> {
+pub(crate) fn tsv_field(sink: &mut impl Write, bytes: &[u8]) -> std::io::Result<()> {
     let mut start = 0;
     for (i, &byte) in bytes.iter().enumerate() {
         let escaped: &[u8] = match byte {

@@ -32,6 +32,12 @@ pub enum IndexError {
     /// A caller-side inconsistency: wrong signature length, adding a path that is
     /// already indexed, changing or removing one that is not.
     Invalid { path: PathBuf, reason: String },
+    /// An update that would empty the index, or most of it, refused before
+    /// anything changed ([`super::guard`]).
+    Refused {
+        path: PathBuf,
+        refusal: super::guard::Refusal,
+    },
     /// Any other SQLite or I/O failure (disk full, permission denied, …).
     Sqlite {
         path: PathBuf,
@@ -139,6 +145,11 @@ impl IndexError {
             IndexError::Sqlite { path, source } => {
                 write!(f, "index {}: {source}", path.display())
             }
+            IndexError::Refused { path, refusal } => write!(
+                f,
+                "index {}: update refused, nothing was changed: {refusal}",
+                path.display()
+            ),
         }
     }
 }

@@ -25,6 +25,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use crate::index::guard::{self, MaxDelete};
 use crate::index::{self, Changes, FileStat, Index, IndexError, IndexedDoc, UpdateSummary};
 use crate::input::read::ReadError;
 use crate::input::walk::FileEntry;
@@ -97,6 +98,20 @@ pub fn refresh(
     reporter: &dyn Reporter,
     want_signatures: bool,
 ) -> Result<Refreshed, IndexError> {
+    refresh_guarded(index, config, reporter, want_signatures, None)
+}
+
+/// [`refresh`], refused with [`IndexError::Refused`] before anything is
+/// read or changed when the walk finds a root empty that holds stored
+/// documents, or would remove more of them than `max_delete` allows
+/// ([`guard`](crate::index::guard)). `None`: unguarded.
+pub fn refresh_guarded(
+    index: &mut Index,
+    config: &ScanConfig,
+    reporter: &dyn Reporter,
+    want_signatures: bool,
+    max_delete: Option<MaxDelete>,
+) -> Result<Refreshed, IndexError> {
     let index_path = index.path().to_owned();
     let mut update = index.begin_update()?;
     let racy_after = SystemTime::now()
@@ -140,7 +155,7 @@ pub fn refresh(
     // An index kept inside a scanned directory is not one of its documents: it
     // changes on every run and would be re-read (and, with --binary, shingled)
     // each time.
-    if let Ok(meta) = std::fs::metadata(index_path) {
+    if let Ok(meta) = std::fs::metadata(&index_path) {
         use std::os::unix::fs::MetadataExt;
         let before = files.len();
         files.retain(|f| !(f.dev == meta.dev() && f.ino == meta.ino()));
@@ -165,6 +180,25 @@ pub fn refresh(
             known.push(found.is_some());
         }
         slot[i] = found.map_or(Stored::NONE, |at| at as u32);
+    }
+    if let Some(limit) = max_delete {
+        use std::os::unix::ffi::OsStrExt;
+        let stored_paths = (0..stored.ends.len()).map(|i| {
+            (
+                std::path::Path::new(std::ffi::OsStr::from_bytes(stored.path(i))),
+                !stored.walked[i],
+            )
+        });
+        guard::check(
+            &config.roots,
+            |root| files.iter().any(|f| f.path.starts_with(root)),
+            stored_paths,
+            limit,
+        )
+        .map_err(|refusal| IndexError::Refused {
+            path: index_path.clone(),
+            refusal,
+        })?;
     }
     let (fresh_outcomes, fresh_matrix) =
         pipeline::sign_files(&to_sign, config, Method::Lsh, reporter);

@@ -49,6 +49,7 @@
 
 pub mod add;
 mod error;
+pub mod guard;
 pub mod incremental;
 
 pub mod prefix;
