@@ -512,7 +512,8 @@ pub fn explain(data: &[u8]) {
 /// small cap), read skipping bad rows, give exactly the rows whose every
 /// line fits, each with its text and byte offset, and one skip per other
 /// row: an over-long row's lost closing quote never swallows the rows
-/// after it (review N1.19/N1.20).
+/// after it (review N1.19/N1.20). An input left without a row is reported
+/// once more as a whole, naming the skipped rows, not an empty input.
 pub fn csv_recovery(data: &[u8]) {
     let Some((&mode, rest)) = data.split_first() else {
         return;
@@ -559,22 +560,44 @@ pub fn csv_recovery(data: &[u8]) {
     let mut options = RecordOptions::new(kind);
     options.max_line = cap;
     options.skip_bad_rows = true;
-    let read = records::read_inputs(&[file.path().to_owned()], &options, &mut |_| {})
-        .unwrap_or_else(|e| panic!("{e}"));
+    let mut reported = Vec::new();
+    let read = records::read_inputs(&[file.path().to_owned()], &options, &mut |e| {
+        reported.push((e.line, e.reason.clone()))
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
     let got: Vec<(String, String, u64)> = read
         .records
         .iter()
         .map(|r| (r.id.clone(), r.fields.join(""), r.origin.offset))
         .collect();
     assert_eq!(got, kept, "input:\n{input}");
-    assert_eq!(read.skipped, over);
+    // One report per over-long row, and one for the whole input (line 0)
+    // when no row was kept: it names the skipped rows as the cause, never
+    // an empty input.
+    let whole: Vec<&String> = reported
+        .iter()
+        .filter(|(line, _)| *line == 0)
+        .map(|(_, why)| why)
+        .collect();
+    if kept.is_empty() {
+        let why = if over > 0 {
+            "no records: every row was skipped"
+        } else {
+            "no records (empty input)"
+        };
+        assert_eq!(whole, [why], "input:\n{input}");
+    } else {
+        assert!(whole.is_empty(), "{whole:?}");
+    }
+    assert_eq!(read.skipped, over + u64::from(kept.is_empty()));
+    assert_eq!(reported.len() as u64, read.skipped);
 }
 
 /// `bits_header`: the header rule of `--input bits`. A first row is taken
 /// as a header only when its value holds no digit of any script; a first
 /// row with a digit that is not a bit string is an error naming line 1,
-/// never silently dropped (review N1.41). A byte-order mark is never part
-/// of an id.
+/// never silently dropped (review N1.41). A byte-order mark at the start
+/// of the file is never part of an id.
 pub fn bits_header(data: &[u8]) {
     if data.starts_with(b"\xEF\xBB\xBF") {
         return;
@@ -589,7 +612,22 @@ pub fn bits_header(data: &[u8]) {
         _ => panic!("a byte-order mark changed the outcome: {read:?} vs {plain:?}"),
     }
     let Ok(bits) = &plain else { return };
-    assert!(bits.ids.iter().all(|id| !id.starts_with('\u{feff}')));
+    // Only the file's leading mark is skipped (checked above: the outcome
+    // is the same with and without one). A U+FEFF on a later line is that
+    // line's text, as in the CSV records reader: an id starting with one
+    // comes from its own line's bytes, never from the start of the file.
+    let lines: Vec<&[u8]> = data.split(|&b| b == b'\n').collect();
+    for (id, &line) in bits.ids.iter().zip(&bits.lines) {
+        if id.starts_with('\u{feff}') {
+            let own = usize::try_from(line)
+                .ok()
+                .and_then(|n| lines.get(n.checked_sub(1)?));
+            assert!(
+                own.is_some_and(|l| l.windows(3).any(|w| w == b"\xEF\xBB\xBF")),
+                "id {id:?} of line {line} starts with a mark its line does not hold"
+            );
+        }
+    }
     let first = data.split(|&b| b == b'\n').next().unwrap_or_default();
     let Ok(first) = std::str::from_utf8(first) else {
         return;
