@@ -3,5 +3,6 @@
 //! The same files are included by `tests/suite/fuzz_regressions.rs`, which
 //! replays every kept input (`fuzz/corpus/`, `fuzz/regressions/`) on stable
 //! with every `cargo test`.
+pub mod actions;
 pub mod inputs;
 pub mod props;

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use crate::{inputs, props};
+use crate::{actions, inputs, props};
 
 type Property = fn(&[u8]);
 
@@ -108,6 +108,16 @@ fn bits_header() {
 #[cfg_attr(miri, ignore = "Parquet files on disk: Miri runs no file system")]
 fn exchange() {
     replay("exchange", inputs::exchange);
+}
+
+#[test]
+fn journal() {
+    replay("journal", actions::journal);
+}
+
+#[test]
+fn from_list() {
+    replay("from_list", actions::from_list);
 }
 
 #[test]
