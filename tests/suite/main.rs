@@ -18,6 +18,8 @@ mod util;
 // crate.
 #[path = "../../fuzz/src/actions.rs"]
 mod actions;
+#[path = "../../fuzz/src/exchange.rs"]
+mod exchange_input;
 #[path = "../../fuzz/src/inputs.rs"]
 mod inputs;
 #[path = "../../fuzz/src/props.rs"]
