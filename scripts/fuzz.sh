@@ -110,8 +110,10 @@ run() {
         runs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$work.log" | tail -n 1 || true)
         echo "--- fuzz $t: ok in $((SECONDS - step)) s (${runs:-replayed})" >&2
     else
-        echo "--- fuzz $t: FAILED; the last lines of its log:" >&2
-        tail -n 30 "$work.log" >&2
+        echo "--- fuzz $t: FAILED; what failed, and the last lines of its log:" >&2
+        grep -E -A3 '^(thread .* panicked|error(\[|:))' "$work.log" | head -n 20 >&2 || true
+        grep -E '^(SUMMARY|Base64|artifact_prefix)' "$work.log" >&2 || true
+        tail -n 12 "$work.log" >&2
         failed+=("$t")
     fi
     rm -rf "$work" "$work.log"
