@@ -111,8 +111,8 @@ run() {
         echo "--- fuzz $t: ok in $((SECONDS - step)) s (${runs:-replayed})" >&2
     else
         echo "--- fuzz $t: FAILED; what failed, and the last lines of its log:" >&2
-        grep -E -A3 '^(thread .* panicked|error(\[|:))' "$work.log" | head -n 20 >&2 || true
-        grep -E '^(SUMMARY|Base64|artifact_prefix)' "$work.log" >&2 || true
+        grep -a -E -A3 '^(thread .* panicked|error(\[|:))' "$work.log" | head -n 20 >&2 || true
+        grep -a -E '^(SUMMARY|Base64|artifact_prefix)' "$work.log" >&2 || true
         tail -n 12 "$work.log" >&2
         failed+=("$t")
     fi
