@@ -86,8 +86,9 @@ pub fn records(data: &[u8]) {
         }
         // A strict read stops an over-long line at the cap, so it cannot
         // give the line's length as the skipping read does: the same row,
-        // and a reason of the same kind.
-        (Err(e), Some(first)) if e.reason.contains("not read on") => {
+        // and a reason of the same kind. (The same error is no stop at the
+        // cap, whatever its text quotes from the input.)
+        (Err(e), Some(first)) if e != first && e.reason.contains("not read on") => {
             assert_eq!(
                 (&e.input, e.line),
                 (&first.input, first.line),
