@@ -119,3 +119,35 @@ fn the_rows_after_an_over_long_quoted_row_pair_as_written() {
         stderr(&out)
     );
 }
+
+/// A last row over the cap without a newline after it (found by the
+/// `records` fuzz target) was read as its first `--max-line-length` bytes,
+/// without a warning: here a truncated copy of row 1, a false duplicate at
+/// 1.0 and exit 0. It is reported and skipped like any over-long row.
+#[test]
+fn an_over_long_last_row_without_a_newline_is_reported_not_cut() {
+    let dir = tempfile::tempdir().unwrap();
+    for kind in ["csv", "tsv"] {
+        let d = if kind == "csv" { ',' } else { '\t' };
+        let name = format!("last.{kind}");
+        let text = format!(
+            "id{d}text\n1{d}the cat sat on the mat\n2{d}the cat sat on the mat and more words here"
+        );
+        write(dir.path(), &name, text.as_bytes());
+        let out = simfind()
+            .current_dir(dir.path())
+            .args(["scan", "--input", kind, &name, "-t", "0.1"])
+            .args(["--max-line-length", "24", "--skip-bad-rows"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        assert!(!stdout(&out).contains("1,2,"), "{}", stdout(&out));
+        assert!(
+            stderr(&out).contains(&format!(
+                "{name}:3: line of 44 bytes is longer than the cap of 24 bytes"
+            )),
+            "{}",
+            stderr(&out)
+        );
+    }
+}

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use crate::{inputs, props};
+use crate::{actions, exchange_input, inputs, props};
 
 type Property = fn(&[u8]);
 
@@ -107,7 +107,17 @@ fn bits_header() {
 #[test]
 #[cfg_attr(miri, ignore = "Parquet files on disk: Miri runs no file system")]
 fn exchange() {
-    replay("exchange", inputs::exchange);
+    replay("exchange", exchange_input::exchange);
+}
+
+#[test]
+fn journal() {
+    replay("journal", actions::journal);
+}
+
+#[test]
+fn from_list() {
+    replay("from_list", actions::from_list);
 }
 
 #[test]
@@ -128,7 +138,7 @@ fn damaged_exchange_files_are_refused_by_verify_and_group() {
     for file in reproducers {
         let data = std::fs::read(&file).expect("a readable input");
         let dir = tempfile::tempdir().expect("a temporary directory");
-        if inputs::damaged_exchange(&data, dir.path()).is_none() {
+        if exchange_input::damaged_exchange(&data, dir.path()).is_none() {
             continue;
         }
         for command in ["verify", "group"] {

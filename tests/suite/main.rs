@@ -16,6 +16,10 @@ mod util;
 // The fuzz targets' properties (`fuzz/src/`), replayed by `fuzz_regressions`;
 // at the crate root because `inputs.rs` names `crate::props`, as in the fuzz
 // crate.
+#[path = "../../fuzz/src/actions.rs"]
+mod actions;
+#[path = "../../fuzz/src/exchange.rs"]
+mod exchange_input;
 #[path = "../../fuzz/src/inputs.rs"]
 mod inputs;
 #[path = "../../fuzz/src/props.rs"]

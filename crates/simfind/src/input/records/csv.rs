@@ -116,6 +116,18 @@ struct Capped<R> {
 }
 
 impl<R> Capped<R> {
+    /// The end of a dropped line (at its newline, or at the end of the
+    /// input): one more over-long line, of the length read.
+    fn end_drop(&mut self) {
+        let length = self.in_line;
+        self.overflow.lines.set(self.overflow.lines.get() + 1);
+        self.overflow
+            .longest
+            .set(self.overflow.longest.get().max(length));
+        self.dropping = false;
+        self.in_line = 0;
+    }
+
     /// At the newline that ends a drop: the bytes that take the parser
     /// from `passed_lex` to where the input is (`input_lex`), so that the
     /// newline ends the row, or stays in a quoted field, as in the input.
@@ -144,6 +156,12 @@ impl<R: BufRead> Read for Capped<R> {
                 self.passed += n as u64;
                 return Ok(n);
             }
+            if self.dropping && self.inner.fill_buf()?.is_empty() {
+                // An over-long last line without a newline ends here: it is
+                // counted like any other, so that its row is reported
+                // instead of read as what was passed on, cut at the cap.
+                self.end_drop();
+            }
             let available = self.inner.fill_buf()?;
             if available.is_empty() || out.is_empty() {
                 return Ok(0);
@@ -160,13 +178,7 @@ impl<R: BufRead> Read for Capped<R> {
                 self.inner.consume(content);
                 self.at += content as u64;
                 if newline.is_some() {
-                    let length = self.in_line;
-                    self.overflow.lines.set(self.overflow.lines.get() + 1);
-                    self.overflow
-                        .longest
-                        .set(self.overflow.longest.get().max(length));
-                    self.dropping = false;
-                    self.in_line = 0;
+                    self.end_drop();
                     self.resync();
                 }
                 continue;

@@ -398,6 +398,7 @@ pub fn read_inputs(
             first_at.clear();
         }
         let before = out.records.len();
+        let skipped_before = out.skipped;
         while let Some(row) = source.next_record() {
             match row {
                 Ok(record) => {
@@ -425,10 +426,18 @@ pub fn read_inputs(
             }
         }
         if out.records.len() == before {
+            // An input whose every row was reported and skipped is not
+            // empty: saying so would send the reader looking for a wrong
+            // file instead of at the warnings above.
+            let reason = if out.skipped > skipped_before {
+                "no records: every row was skipped"
+            } else {
+                "no records (empty input)"
+            };
             let err = RowError {
                 input: name,
                 line: 0,
-                reason: "no records (empty input)".into(),
+                reason: reason.into(),
             };
             bad(err, &mut out)?;
         }
