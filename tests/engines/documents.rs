@@ -53,6 +53,18 @@ fn copy_of(sub: &str) -> (tempfile::TempDir, PathBuf) {
     (dir, to)
 }
 
+/// Every file of `dir` with its bytes, to compare after an action and undo.
+fn contents_of(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let path = e.unwrap().path();
+            let bytes = std::fs::read(&path).unwrap();
+            (path, bytes)
+        })
+        .collect()
+}
+
 #[test]
 #[cfg_attr(
     no_documents,
@@ -154,14 +166,7 @@ fn identical_images_and_pdfs_pair_at_1_and_dedupe_links_and_undoes_them() {
     assert_eq!(found.len(), 2, "{}", stdout(&out));
 
     let (dir, files) = copy_of("identical");
-    let before: Vec<(PathBuf, Vec<u8>)> = std::fs::read_dir(&files)
-        .unwrap()
-        .map(|e| {
-            let p = e.unwrap().path();
-            let bytes = std::fs::read(&p).unwrap();
-            (p, bytes)
-        })
-        .collect();
+    let before = contents_of(&files);
     let dedupe = sim_in(
         dir.path(),
         &[
@@ -247,14 +252,7 @@ fn bad_documents_are_named_with_their_reason_counted_and_the_run_goes_on() {
 )]
 fn dedupe_moves_the_original_documents_and_undo_brings_them_back() {
     let (dir, same) = copy_of("same");
-    let before: Vec<(PathBuf, Vec<u8>)> = std::fs::read_dir(&same)
-        .unwrap()
-        .map(|e| {
-            let p = e.unwrap().path();
-            let bytes = std::fs::read(&p).unwrap();
-            (p, bytes)
-        })
-        .collect();
+    let before = contents_of(&same);
     let out = sim_in(
         dir.path(),
         &[
