@@ -159,16 +159,26 @@ impl SpecBuilder {
         // A threshold alone: bands and rows are tuned (docs/TUNING.md),
         // unless an adopted index fixes them, its signatures being made
         // with its bands and rows.
-        let shape = tune::scan_shape(
+        let fallback = adopted.map_or((DEFAULT_BANDS, DEFAULT_ROWS), |r| {
+            (r.banding.bands, r.banding.rows)
+        });
+        let shape = match tune::scan_shape(
             self.bands,
             self.rows,
             self.threshold.filter(|_| adopted.is_none()),
             min_recall,
-            adopted.map_or((DEFAULT_BANDS, DEFAULT_ROWS), |r| {
-                (r.banding.bands, r.banding.rows)
-            }),
-        )
-        .map_err(SpecError::OutOfReach)?;
+            fallback,
+        ) {
+            Ok(shape) => shape,
+            // The exact method bands nothing, so a recall floor no banding
+            // reaches does not stop it: the shape is then only the
+            // signatures' (given, or the defaults), as with no threshold.
+            Err(_) if self.method == Some(Method::Exact) => {
+                tune::scan_shape(self.bands, self.rows, None, min_recall, fallback)
+                    .map_err(SpecError::OutOfReach)?
+            }
+            Err(err) => return Err(SpecError::OutOfReach(err)),
+        };
         let banding = banding(shape.bands, shape.rows)?;
         let given_shape = self.bands.is_some() || self.rows.is_some();
         let (threshold, threshold_source) = match self.threshold {

@@ -157,6 +157,19 @@ fn a_recall_floor_out_of_reach_is_refused() {
 }
 
 #[test]
+fn the_exact_method_is_not_stopped_by_a_recall_floor_no_banding_reaches() {
+    // Low thresholds are out of LSH's reach within 100 hashes: refused for
+    // the methods that band, built for the exact join, which bands nothing.
+    let e = err(SpecBuilder::new().threshold(Some(0.05)));
+    assert!(matches!(e, SpecError::OutOfReach(_)), "{e:?}");
+    let spec = ok(SpecBuilder::new()
+        .threshold(Some(0.05))
+        .method(Method::Exact));
+    assert_eq!(spec.method, Method::Exact);
+    assert_eq!(spec.threshold, 0.05);
+}
+
+#[test]
 fn bands_and_rows_are_at_least_1_and_their_product_bounded() {
     for (b, r) in [(0, 5), (20, 0), (MAX_SIGNATURE_LEN + 1, 1), (usize::MAX, 2)] {
         assert_eq!(
