@@ -257,13 +257,7 @@ fn extract_format(format: Format, bytes: &[u8]) -> Result<String, Failure> {
         #[cfg(feature = "extract-pdf")]
         Format::Pdf => pdf::text(bytes),
         #[cfg(feature = "extract-office")]
-        Format::Docx
-        | Format::Pptx
-        | Format::Xlsx
-        | Format::Odt
-        | Format::Odp
-        | Format::Ods
-        | Format::Epub => office::text(format, bytes),
+        format if format.is_office() => office::text(format, bytes),
         #[cfg(feature = "extract-html")]
         Format::Html => html::text(bytes),
         #[cfg(feature = "extract-mail")]

@@ -56,6 +56,23 @@ impl Format {
         Format::Legacy8Bit,
     ];
 
+    /// The formats in a zip container of XML parts (`office.rs`), which
+    /// `--extract office` names.
+    pub const OFFICE: [Format; 7] = [
+        Format::Docx,
+        Format::Pptx,
+        Format::Xlsx,
+        Format::Odt,
+        Format::Odp,
+        Format::Ods,
+        Format::Epub,
+    ];
+
+    /// Whether it is one of [`Format::OFFICE`].
+    pub fn is_office(self) -> bool {
+        Format::OFFICE.contains(&self)
+    }
+
     /// The names `--extract` takes, for messages.
     pub const NAMES: &'static str = "pdf, docx, pptx, xlsx, odt, odp, ods, epub, html, eml, mbox, rtf, \
          utf8-bom, utf16, utf32, legacy (or the groups office, mail, text)";
@@ -104,15 +121,7 @@ impl Format {
     pub fn by_name(name: &str) -> Vec<Format> {
         let name = name.to_ascii_lowercase();
         match name.as_str() {
-            "office" => vec![
-                Format::Docx,
-                Format::Pptx,
-                Format::Xlsx,
-                Format::Odt,
-                Format::Odp,
-                Format::Ods,
-                Format::Epub,
-            ],
+            "office" => Format::OFFICE.to_vec(),
             "mail" | "email" | "e-mail" => vec![Format::Mail, Format::Mbox],
             "text" => vec![
                 Format::Utf8Bom,
@@ -134,6 +143,8 @@ impl Format {
     pub fn built_in(self) -> bool {
         match self {
             Format::Pdf => cfg!(feature = "extract-pdf"),
+            // Listed, not `is_office()`: the match stays exhaustive, so a new
+            // format must say which feature builds it.
             Format::Docx
             | Format::Pptx
             | Format::Xlsx
