@@ -276,11 +276,71 @@ fn last_words(
     }
 }
 
-/// Strategies the engine's chunked-signing oracle shares (`test-support`).
-#[cfg(any(test, feature = "test-support"))]
+/// Pieces of text for the property tests of chunked reading, here and in
+/// the engine's chunked-signing oracle. Plain data outside `cfg(test)` so
+/// that the engine's tests need no feature of this crate: a test-only
+/// feature would give the test build a core other than the one `cargo
+/// install` builds, and compile the three crates twice in CI.
 #[doc(hidden)]
-pub mod tests {
-    #![cfg_attr(not(test), allow(dead_code))]
+pub mod fragments {
+    /// Pieces that stress every claim of the module docs: every ASCII
+    /// whitespace byte (in runs, so that they fall on chunk edges), Unicode
+    /// whitespace, Σ/σ/ς and case-ignorable marks, a character that
+    /// lowercases to two, invalid and truncated UTF-8, stop words,
+    /// punctuation.
+    pub const FRAGMENTS: &[&[u8]] = &[
+        b" ",
+        b"\t",
+        b"\n",
+        b"\x0B",
+        b"\x0C",
+        b"\r",
+        b"  \r\n ",
+        "\u{a0}".as_bytes(),
+        "\u{2003}".as_bytes(),
+        "\u{85}".as_bytes(),
+        "\u{3a3}".as_bytes(),
+        "\u{3c3}".as_bytes(),
+        "\u{3c2}".as_bytes(),
+        "O\u{3a3}".as_bytes(),
+        "\u{391}\u{3a3}'".as_bytes(),
+        "\u{301}".as_bytes(),
+        "\u{130}".as_bytes(),
+        "é".as_bytes(),
+        b"\xff",
+        b"\xc3",
+        b"\xe2\x82",
+        b"\xf0\x9f\x98",
+        b"A",
+        b"b",
+        b"Word",
+        b"the",
+        b"a",
+        b"ab",
+        b"x_y-z",
+        b"--",
+        b".",
+        b"\x00",
+        b"9",
+        b"+/=",
+        b"'",
+        b":^`",
+        b"_",
+        "\u{3a3}.".as_bytes(),
+        "\u{3a3}A".as_bytes(),
+        "\u{4e00}".as_bytes(),
+        "\u{6587}\u{5b57}".as_bytes(),
+        "\u{9fff}".as_bytes(),
+        "\u{4dff}".as_bytes(),
+        "\u{3000}".as_bytes(),
+        "\u{30fc}".as_bytes(),
+        b"ACGT",
+    ];
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fragments::FRAGMENTS;
     use super::*;
     use crate::text::normalize::normalize;
     use proptest::prelude::*;
@@ -335,64 +395,10 @@ pub mod tests {
     }
 
     /// Text built from up to 60 [`FRAGMENTS`].
-    pub fn texts() -> impl Strategy<Value = Vec<u8>> {
+    fn texts() -> impl Strategy<Value = Vec<u8>> {
         prop::collection::vec(prop::sample::select(FRAGMENTS), 0..60)
             .prop_map(|parts| parts.concat())
     }
-
-    /// Pieces that stress every claim of the module docs: every ASCII
-    /// whitespace byte (in runs, so that they fall on chunk edges), Unicode
-    /// whitespace, Σ/σ/ς and case-ignorable marks, a character that
-    /// lowercases to two, invalid and truncated UTF-8, stop words,
-    /// punctuation.
-    pub const FRAGMENTS: &[&[u8]] = &[
-        b" ",
-        b"\t",
-        b"\n",
-        b"\x0B",
-        b"\x0C",
-        b"\r",
-        b"  \r\n ",
-        "\u{a0}".as_bytes(),
-        "\u{2003}".as_bytes(),
-        "\u{85}".as_bytes(),
-        "\u{3a3}".as_bytes(),
-        "\u{3c3}".as_bytes(),
-        "\u{3c2}".as_bytes(),
-        "O\u{3a3}".as_bytes(),
-        "\u{391}\u{3a3}'".as_bytes(),
-        "\u{301}".as_bytes(),
-        "\u{130}".as_bytes(),
-        "é".as_bytes(),
-        b"\xff",
-        b"\xc3",
-        b"\xe2\x82",
-        b"\xf0\x9f\x98",
-        b"A",
-        b"b",
-        b"Word",
-        b"the",
-        b"a",
-        b"ab",
-        b"x_y-z",
-        b"--",
-        b".",
-        b"\x00",
-        b"9",
-        b"+/=",
-        b"'",
-        b":^`",
-        b"_",
-        "\u{3a3}.".as_bytes(),
-        "\u{3a3}A".as_bytes(),
-        "\u{4e00}".as_bytes(),
-        "\u{6587}\u{5b57}".as_bytes(),
-        "\u{9fff}".as_bytes(),
-        "\u{4dff}".as_bytes(),
-        "\u{3000}".as_bytes(),
-        "\u{30fc}".as_bytes(),
-        b"ACGT",
-    ];
 
     fn config() -> Config {
         Config {

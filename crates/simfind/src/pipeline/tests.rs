@@ -289,9 +289,8 @@ fn both_paths(bytes: &[u8], config: &ScanConfig) -> (Signature, Signature, u128)
 /// Text longer, once normalised, than the classic path gathers before it
 /// streams ([`sign_windows_chunked`]): hex words from a small vocabulary
 /// (so that values repeat and the filter's state matters) between the
-/// fragments of [`chunked::tests::FRAGMENTS`].
+/// fragments of [`FRAGMENTS`].
 fn long_texts() -> impl Strategy<Value = Vec<u8>> {
-    use crate::text::chunked::tests::FRAGMENTS;
     prop::collection::vec((0u16..3000, 0..FRAGMENTS.len()), 18_000..20_000).prop_map(|parts| {
         let mut out = Vec::new();
         for (word, f) in parts {
@@ -302,7 +301,14 @@ fn long_texts() -> impl Strategy<Value = Vec<u8>> {
     })
 }
 
+use crate::text::chunked::fragments::FRAGMENTS;
 use proptest::prelude::*;
+
+/// Text built from up to 60 [`FRAGMENTS`], as the core's chunking
+/// properties draw it.
+fn texts() -> impl Strategy<Value = Vec<u8>> {
+    prop::collection::vec(prop::sample::select(FRAGMENTS), 0..60).prop_map(|parts| parts.concat())
+}
 
 fn proptest_config(cases: u32) -> proptest::test_runner::Config {
     proptest::test_runner::Config {
@@ -321,7 +327,7 @@ proptest! {
     /// whole-file path signs and counts what it counts.
     #[test]
     fn chunked_signing_equals_whole_file_signing(
-        bytes in crate::text::chunked::tests::texts(),
+        bytes in texts(),
         chunk in 1usize..64,
         kind in 0usize..3,
         k in 1usize..=9,
