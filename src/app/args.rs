@@ -235,6 +235,9 @@ pub struct FileArgs {
           value_parser = parse_extract, help_heading = "Files")]
     pub extract: simfind::source::Extract,
 
+    #[command(flatten)]
+    pub transform: TransformArgs,
+
     /// Read files ahead with N threads besides the -j signing threads, for network
     /// file systems (NFS, SMB) where every open and read waits on the network; 0
     /// (default): each signing thread reads its own files, which suits local disks.
@@ -252,6 +255,44 @@ pub struct FileArgs {
     /// (default 128K, at least 1).
     #[arg(long, value_name = "SIZE", value_parser = parse_size, hide = true)]
     pub chunk_size: Option<u64>,
+}
+
+/// `--transform`: the user's command that makes a file's text. In `scan` and
+/// `index` (through [`FileArgs`]), and where stored texts are read again
+/// (`query`, `verify`, `group`): a command stored in an index or a signing
+/// run's metadata is run again only when given again.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct TransformArgs {
+    /// Make each file's text with the command CMD, run by /bin/sh with the file's bytes
+    /// on stdin, or, where CMD holds {}, in a private temporary copy whose path replaces
+    /// {}; what it prints is the text: `--transform 'antiword -'`, `--transform
+    /// 'pdftotext {} -'`. For every file, or those matching --transform-glob, instead of
+    /// --extract. A file it fails on (exit status, no output, over the time budget) is
+    /// named and paired only with its byte-identical copies (docs/FORMATS.md).
+    #[arg(long, value_name = "CMD", help_heading = "Files")]
+    pub transform: Option<String>,
+
+    /// With --transform: only the files whose path matches GLOB (repeatable; case is
+    /// ignored, `*` crosses folders: `*.doc` matches REPORT.DOC anywhere).
+    #[arg(
+        long,
+        value_name = "GLOB",
+        requires = "transform",
+        help_heading = "Files"
+    )]
+    pub transform_glob: Vec<String>,
+}
+
+impl TransformArgs {
+    /// The command as the library takes it; a usage error naming the flag.
+    pub fn parse(&self) -> anyhow::Result<Option<simfind::source::Transform>> {
+        match &self.transform {
+            None => Ok(None),
+            Some(command) => simfind::source::Transform::new(command, &self.transform_glob)
+                .map(Some)
+                .map_err(|reason| anyhow::anyhow!("--transform: {reason}")),
+        }
+    }
 }
 
 /// What the positional inputs are, and how records are read from them
@@ -357,6 +398,9 @@ pub struct ExchangeArgs {
     pub threshold: Option<f64>,
     #[arg(long, default_value = "1G", help_heading = "Exchange")]
     pub verify_memory: u64,
+
+    #[command(flatten)]
+    pub transform: TransformArgs,
 }
 
 /// The vector families (`docs/FAMILIES.md`): what the input is, the distance,

@@ -197,8 +197,11 @@ pub fn exchange(
         );
     }
     // The documents are read again as the signing run read them.
-    let extract = simfind::source::Extract::from_recipe_name(&exchange.params.extraction)
-        .map_err(|reason| anyhow::anyhow!("{}: {reason}", args.docs.display()))?;
+    let extract = simfind::source::Extract::from_recipe_name(
+        &exchange.params.extraction,
+        args.transform.parse()?.as_ref(),
+    )
+    .map_err(|reason| anyhow::anyhow!("{}: {reason}", args.docs.display()))?;
     let banding = recipe.banding;
     let config = ScanConfig {
         roots: Vec::new(),
@@ -365,7 +368,10 @@ fn read_options(files: &FileArgs) -> Result<ReadOptions> {
         read.chunk_size = usize::try_from(size).unwrap_or(usize::MAX);
     }
     read.io_threads = usize::from(files.io_threads);
-    read.extract = files.extract;
+    read.extract = match files.transform.parse()? {
+        Some(transform) => files.extract.clone().with_transform(transform),
+        None => files.extract.clone(),
+    };
     Ok(read)
 }
 

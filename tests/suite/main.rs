@@ -70,5 +70,6 @@ mod records_reread;
 mod report_html;
 mod same_file;
 mod summary_json;
+mod transform;
 mod tuning_doc;
 mod weighted;

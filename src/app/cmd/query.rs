@@ -106,6 +106,9 @@ pub struct Args {
 
     #[command(flatten)]
     pub summary_json: SummaryArgs,
+
+    #[command(flatten)]
+    pub transform: args::TransformArgs,
 }
 
 pub fn run(args: Args) -> Result<i32> {
@@ -130,12 +133,19 @@ pub fn run(args: Args) -> Result<i32> {
             }
         );
     }
+    let transform = args.transform.parse()?;
     let options = OpenOptions {
         busy_timeout: args::wait_duration(args.wait)?,
     };
     let started = Instant::now();
     let index = Index::open_existing(&args.db, options)?;
-    let mut lookup = Query::new(&index).map_err(|reason| {
+    let mut lookup = Query::with_transform(&index, transform.as_ref()).map_err(|reason| {
+        // A command stored in the index is not a reason to rebuild it.
+        if let simfind::params::ParamsError::Extraction(why) = &reason
+            && simfind::source::Extract::stores_transform(&index.params().extraction)
+        {
+            return anyhow::anyhow!("index {}: {why}", args.db.display());
+        }
         anyhow::anyhow!(
             "index {} has parameters this simfind cannot use ({reason}); delete it and rebuild \
              it with `simfind index DIR... --db {}`",

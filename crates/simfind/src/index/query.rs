@@ -169,10 +169,21 @@ const POINT_LOOKUPS: usize = 2048;
 impl<'a> Query<'a> {
     /// Queries of `index`; an error if its parameters are not understood.
     pub fn new(index: &'a Index) -> Result<Self, ParamsError> {
+        Query::with_transform(index, None)
+    }
+
+    /// Queries of `index`, whose documents' text may have been made by the
+    /// user's command `given` (`--transform`): an index that stored a
+    /// command is queried only with the same one given again.
+    pub fn with_transform(
+        index: &'a Index,
+        given: Option<&crate::input::extract::Transform>,
+    ) -> Result<Self, ParamsError> {
         let recipe = index.params().recipe()?;
         // Queries and candidates are read as the index's documents were.
-        let extract = crate::input::extract::Extract::from_recipe_name(&index.params().extraction)
-            .map_err(ParamsError::Extraction)?;
+        let extract =
+            crate::input::extract::Extract::from_recipe_name(&index.params().extraction, given)
+                .map_err(ParamsError::Extraction)?;
         Ok(Query {
             index,
             sketcher: recipe.sketcher(),

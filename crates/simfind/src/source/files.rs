@@ -53,7 +53,7 @@ impl<'a> FileSource<'a> {
     #[inline]
     pub fn open_file(&self, file: &FileEntry) -> Result<Document, SourceError> {
         let contents = read::read_walked(file, self.follow_links, self.read)?;
-        Ok(Document::from_contents(contents).extracted(&self.read.extract))
+        Ok(Document::from_contents(contents).extracted_at(&self.read.extract, Some(&file.path)))
     }
 
     /// The walked entry at `path`, if the walk found one there.
@@ -124,7 +124,7 @@ pub fn reopen_path(
         Reopen::BeneathDir(root, dir) => read::read_file_beneath_dir(dir, root, path, opts)?,
         Reopen::Identified(dev, ino) => read::read_file_identified(path, (dev, ino), opts)?,
     };
-    Ok(Document::from_contents(contents).extracted(&opts.extract))
+    Ok(Document::from_contents(contents).extracted_at(&opts.extract, Some(path)))
 }
 
 /// Opens a file the user named (`explain`, `compare`, `query`, `index add`):

@@ -35,7 +35,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use crate::input::extract::{
-    self as extract, Extract, Failure as ExtractFailure, Format, Unextracted,
+    self as extract, Extract, Failure as ExtractFailure, Format, Transform, Unextracted,
 };
 pub use crate::input::read::ReadError;
 use crate::input::read::{self, Contents};
@@ -195,8 +195,14 @@ impl Document {
 
     /// This document's text as `extract` finds it in its bytes (itself,
     /// untouched and zero-copy, when its format is not one to extract).
-    pub fn extracted(mut self, extract: &Extract) -> Document {
-        self.extracted = match extract.run(self.raw()) {
+    pub fn extracted(self, extract: &Extract) -> Document {
+        self.extracted_at(extract, None)
+    }
+
+    /// [`extracted`](Self::extracted) for the file at `path`, which decides
+    /// whether a `--transform` with globs applies to it.
+    pub fn extracted_at(mut self, extract: &Extract, path: Option<&std::path::Path>) -> Document {
+        self.extracted = match extract.run_named(path, self.raw()) {
             None => Extracted::Body,
             Some(Ok(text)) => Extracted::Text(text),
             Some(Err(why)) => Extracted::Failed(why),

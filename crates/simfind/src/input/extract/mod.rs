@@ -38,17 +38,24 @@ pub mod sniff;
 #[cfg(test)]
 mod tests;
 mod text;
+mod transform;
 
 use std::fmt;
+use std::path::Path;
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 pub use sniff::Format;
+pub use transform::Transform;
 
-/// Which formats are extracted, and the bounds of one extraction.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Which formats are extracted, the user's command that makes the text of
+/// the files it applies to (`--transform`), and the bounds of one
+/// extraction.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Extract {
     formats: u32,
+    transform: Option<Arc<Transform>>,
     /// Files larger than this are not extracted (named, not compared).
     pub max_input: u64,
     /// Extracted text beyond this many bytes is cut (a note says so).
@@ -77,6 +84,7 @@ impl Extract {
     /// No extraction: a file's bytes are its text (`--extract none`).
     pub const NONE: Extract = Extract {
         formats: 0,
+        transform: None,
         max_input: Self::DEFAULT_MAX_INPUT,
         max_text: Self::DEFAULT_MAX_TEXT,
         budget: Self::DEFAULT_BUDGET,
@@ -96,9 +104,21 @@ impl Extract {
         extract
     }
 
+    /// These formats, and `transform`'s command for the files it applies to
+    /// (before, and instead of, the built-in extractors).
+    pub fn with_transform(mut self, transform: Transform) -> Extract {
+        self.transform = Some(Arc::new(transform));
+        self
+    }
+
+    /// The user's command, if there is one.
+    pub fn transform(&self) -> Option<&Transform> {
+        self.transform.as_deref()
+    }
+
     /// Whether nothing is extracted.
     pub fn is_none(&self) -> bool {
-        self.formats == 0
+        self.formats == 0 && self.transform.is_none()
     }
 
     /// Whether `format` is extracted.
@@ -114,20 +134,56 @@ impl Extract {
     /// How the extraction is stored in a recipe (the index, Parquet
     /// metadata): `none`, or the formats' names joined by commas, then the
     /// extractors' version, so an index built by other extractors is told
-    /// apart.
+    /// apart; then, with a `--transform`, ` transform=` and its command and
+    /// globs as JSON.
     pub fn recipe_name(&self) -> String {
-        if self.is_none() {
-            return "none".to_string();
+        let formats = if self.formats == 0 {
+            "none".to_string()
+        } else {
+            let names: Vec<&str> = self.formats().map(Format::name).collect();
+            format!("{}@{}", names.join(","), EXTRACTORS_VERSION)
+        };
+        match &self.transform {
+            None => formats,
+            Some(transform) => {
+                let stored = serde_json::json!({
+                    "command": transform.command(),
+                    "globs": transform.globs(),
+                });
+                format!("{formats}{TRANSFORM_MARK}{stored}")
+            }
         }
-        let names: Vec<&str> = self.formats().map(Format::name).collect();
-        format!("{}@{}", names.join(","), EXTRACTORS_VERSION)
     }
 
     /// The text of `raw`, a file's bytes: `None` when its format is not one
     /// to extract (the bytes are the text), else the extracted text in UTF-8
-    /// or why there is none.
+    /// or why there is none. For a document without a path: a `--transform`
+    /// with globs does not apply to it.
     pub fn run(&self, raw: &[u8]) -> Option<Result<Vec<u8>, Unextracted>> {
-        if self.is_none() {
+        self.run_named(None, raw)
+    }
+
+    /// [`run`](Self::run) for the file at `path`: the user's command when it
+    /// applies to that path, else the built-in extractor of its format.
+    pub fn run_named(
+        &self,
+        path: Option<&Path>,
+        raw: &[u8],
+    ) -> Option<Result<Vec<u8>, Unextracted>> {
+        if let Some(transform) = &self.transform
+            && transform.applies_to(path)
+        {
+            let format = Format::Transform;
+            if raw.len() as u64 > self.max_input {
+                let failure = Failure::TooLarge(self.max_input);
+                return Some(Err(Unextracted { format, failure }));
+            }
+            let text = transform
+                .run(path, raw, self.budget, self.max_text)
+                .and_then(|text| finish(text, self.max_text));
+            return Some(text.map_err(|failure| Unextracted { format, failure }));
+        }
+        if self.formats == 0 {
             return None;
         }
         let format = sniff::sniff(raw)?;
@@ -147,8 +203,43 @@ impl Extract {
 impl Extract {
     /// The extraction a recipe stored ([`Extract::recipe_name`]); an error
     /// when it names extractors of another version or formats this build
-    /// lacks, since the text they made cannot be made again here.
-    pub fn from_recipe_name(name: &str) -> Result<Extract, String> {
+    /// lacks, since the text they made cannot be made again here. A stored
+    /// `--transform` command is run again only when the user gave the same
+    /// one (`given`): a command read from a file is never run on the file's
+    /// word alone.
+    pub fn from_recipe_name(name: &str, given: Option<&Transform>) -> Result<Extract, String> {
+        let (formats, stored) = match name.split_once(TRANSFORM_MARK) {
+            Some((formats, stored)) => (formats, Some(stored)),
+            None => (name, None),
+        };
+        let mut extract = Extract::formats_from_recipe_name(formats)?;
+        if let Some(stored) = stored {
+            let transform = stored_transform(stored)
+                .ok_or_else(|| format!("{name:?} is not an extraction this simfind knows"))?;
+            if given != Some(&transform) {
+                return Err(format!(
+                    "its texts were made by the command {:?}{}: give the same --transform{} to \
+                     run it again",
+                    transform.command(),
+                    globs_note(&transform),
+                    if transform.globs().is_empty() {
+                        ""
+                    } else {
+                        " and --transform-glob"
+                    },
+                ));
+            }
+            extract = extract.with_transform(transform);
+        }
+        Ok(extract)
+    }
+
+    /// Whether a stored extraction holds a `--transform` command.
+    pub fn stores_transform(name: &str) -> bool {
+        name.contains(TRANSFORM_MARK)
+    }
+
+    fn formats_from_recipe_name(name: &str) -> Result<Extract, String> {
         if name == "none" {
             return Ok(Extract::NONE);
         }
@@ -161,6 +252,31 @@ impl Extract {
             ));
         }
         list.parse().map_err(|err: UnknownFormat| err.to_string())
+    }
+}
+
+/// What separates the formats from a stored `--transform` in a recipe.
+const TRANSFORM_MARK: &str = " transform=";
+
+/// The `--transform` a recipe stored, as JSON.
+fn stored_transform(json: &str) -> Option<Transform> {
+    let value: serde_json::Value = serde_json::from_str(json).ok()?;
+    let command = value.get("command")?.as_str()?;
+    let globs = value
+        .get("globs")?
+        .as_array()?
+        .iter()
+        .map(|g| g.as_str().map(str::to_string))
+        .collect::<Option<Vec<String>>>()?;
+    Transform::new(command, &globs).ok()
+}
+
+/// " for the files matching …" when the command had globs.
+fn globs_note(transform: &Transform) -> String {
+    if transform.globs().is_empty() {
+        String::new()
+    } else {
+        format!(" for the files matching {}", transform.globs().join(", "))
     }
 }
 
@@ -196,6 +312,15 @@ impl Unextracted {
     /// a text layer (scanned?)", "encrypted PDF", "damaged docx".
     pub fn category(&self) -> String {
         let name = self.format.display_name();
+        if self.format == Format::Transform {
+            return match self.failure {
+                Failure::NoText => "without text from --transform",
+                Failure::Encrypted | Failure::Damaged(_) => "failed by --transform",
+                Failure::TooLarge(_) => "over the extraction size cap",
+                Failure::TimedOut(_) => "over the --transform time budget",
+            }
+            .to_string();
+        }
         match self.failure {
             Failure::NoText if self.format == Format::Pdf => {
                 "PDF without a text layer (scanned?)".to_string()

@@ -33,6 +33,9 @@ pub enum Format {
     /// Not UTF-8 and not binary: a legacy 8-bit (or CJK multi-byte)
     /// encoding, detected.
     Legacy8Bit,
+    /// Any file the user's `--transform` command reads. Never sniffed and
+    /// not in [`Format::ALL`]: it names the command in messages.
+    Transform,
 }
 
 impl Format {
@@ -96,6 +99,7 @@ impl Format {
             Format::Utf16 => "utf16",
             Format::Utf32 => "utf32",
             Format::Legacy8Bit => "legacy",
+            Format::Transform => "transform",
         }
     }
 
@@ -112,6 +116,7 @@ impl Format {
             Format::Utf16 => "UTF-16 text",
             Format::Utf32 => "UTF-32 text",
             Format::Legacy8Bit => "8-bit text",
+            Format::Transform => "--transform",
             other => other.name(),
         }
     }
@@ -156,6 +161,7 @@ impl Format {
             Format::Mail | Format::Mbox => cfg!(feature = "extract-mail"),
             Format::Rtf => cfg!(feature = "extract-rtf"),
             Format::Utf8Bom | Format::Utf16 | Format::Utf32 | Format::Legacy8Bit => true,
+            Format::Transform => false,
         }
     }
 }

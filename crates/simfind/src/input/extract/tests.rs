@@ -331,3 +331,179 @@ fn extraction_lists_parse_and_name_what_is_wrong() {
     assert_eq!(Extract::NONE.recipe_name(), "none");
     assert!(list.recipe_name().starts_with("pdf,docx@"));
 }
+
+/// `--transform`: what the user's command prints for `raw`, with the
+/// budget and cap given.
+fn transformed(
+    command: &str,
+    globs: &[&str],
+    path: Option<&str>,
+    raw: &[u8],
+    budget: Duration,
+    max_text: usize,
+) -> Option<Result<String, Failure>> {
+    let globs: Vec<String> = globs.iter().map(|g| g.to_string()).collect();
+    let mut extract =
+        Extract::auto().with_transform(super::Transform::new(command, &globs).unwrap());
+    extract.budget = budget;
+    extract.max_text = max_text;
+    extract
+        .run_named(path.map(std::path::Path::new), raw)
+        .map(|r| {
+            r.map(|t| String::from_utf8(t).unwrap())
+                .map_err(|u| u.failure)
+        })
+}
+
+const BUDGET: Duration = Duration::from_secs(20);
+
+#[test]
+fn a_transform_reads_the_bytes_on_stdin_or_as_a_private_copy() {
+    let raw = b"Report \x00\x01 on the QUARTERLY figures";
+    let on_stdin = transformed(
+        "tr -d '\\000\\001' | tr A-Z a-z",
+        &[],
+        None,
+        raw,
+        BUDGET,
+        1 << 20,
+    );
+    assert_eq!(
+        on_stdin,
+        Some(Ok("report  on the quarterly figures".to_string()))
+    );
+    // `{}`: a temporary copy holding the same bytes, with the file's
+    // extension, never the file's own path (which a shell would misread).
+    let script = "case {} in *.doc) ;; *) echo wrong extension >&2; exit 9;; esac; \
+                  test {} != \"/share/it's; rm -rf ~.doc\" && tr -d '\\000\\001' < {}";
+    let copy = transformed(
+        script,
+        &[],
+        Some("/share/it's; rm -rf ~.doc"),
+        raw,
+        BUDGET,
+        1 << 20,
+    );
+    assert_eq!(
+        copy,
+        Some(Ok("Report  on the QUARTERLY figures".to_string()))
+    );
+}
+
+#[test]
+fn a_transform_applies_only_to_the_paths_its_globs_match() {
+    let run =
+        |path: Option<&str>| transformed("echo made", &["*.doc", "*.wpd"], path, b"x", BUDGET, 64);
+    assert_eq!(run(Some("a/b/REPORT.DOC")), Some(Ok("made\n".to_string())));
+    assert_eq!(run(Some("old.wpd")), Some(Ok("made\n".to_string())));
+    // Not matched: the built-in extraction decides (plain text: nothing).
+    assert_eq!(run(Some("notes.txt")), None);
+    // No path (standard input): only a command without globs applies.
+    assert_eq!(run(None), None);
+    assert_eq!(
+        transformed("echo made", &[], None, b"x", BUDGET, 64),
+        Some(Ok("made\n".to_string()))
+    );
+}
+
+#[test]
+fn a_failing_transform_names_its_status_and_first_error_line() {
+    let failed = transformed(
+        "echo partial; printf '\\nno such format\\nmore\\n' >&2; exit 3",
+        &[],
+        None,
+        b"x",
+        BUDGET,
+        64,
+    );
+    let Some(Err(Failure::Damaged(reason))) = failed else {
+        panic!("{failed:?}")
+    };
+    assert_eq!(reason, "the command exited with status 3: no such format");
+    let killed = transformed("kill -9 $$", &[], None, b"x", BUDGET, 64);
+    assert!(
+        matches!(&killed, Some(Err(Failure::Damaged(r))) if r == "the command was killed by signal 9"),
+        "{killed:?}"
+    );
+    // Nothing printed, or only whitespace: no text.
+    assert_eq!(
+        transformed("printf '  \\n'", &[], None, b"x", BUDGET, 64),
+        Some(Err(Failure::NoText))
+    );
+    // A command that does not read its input is not a failure for that.
+    let big = vec![b'a'; 4 << 20];
+    assert_eq!(
+        transformed("echo ok", &[], None, &big, BUDGET, 64),
+        Some(Ok("ok\n".to_string()))
+    );
+}
+
+#[test]
+fn a_transform_over_its_budget_is_killed_with_its_children() {
+    let marker = tempfile::NamedTempFile::new().unwrap().into_temp_path();
+    let marker = marker.to_str().unwrap().to_string();
+    // A pipeline whose last stage outlives the shell, holding the output
+    // pipe: the budget ends it all, and the child never writes its mark.
+    let command = format!("(sleep 3; echo late > {marker}) | cat & sleep 60");
+    let started = std::time::Instant::now();
+    let late = transformed(&command, &[], None, b"x", Duration::from_millis(300), 64);
+    assert_eq!(
+        late,
+        Some(Err(Failure::TimedOut(Duration::from_millis(300))))
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    std::thread::sleep(Duration::from_secs(4));
+    assert_eq!(
+        std::fs::read_to_string(&marker).unwrap(),
+        "",
+        "the pipeline's child lived on"
+    );
+}
+
+#[test]
+fn a_transform_output_is_cut_at_the_text_cap() {
+    let started = std::time::Instant::now();
+    // `yes` never ends: the cap stops it, well within the budget.
+    let cut = transformed("yes abc", &[], None, b"x", BUDGET, 1000);
+    let Some(Ok(text)) = cut else {
+        panic!("{cut:?}")
+    };
+    assert_eq!(text.len(), 1000);
+    assert!(text.starts_with("abc\nabc\n"));
+    assert!(started.elapsed() < Duration::from_secs(10));
+}
+
+#[test]
+fn a_stored_transform_runs_again_only_when_given_again() {
+    let transform = super::Transform::new("antiword -", &["*.doc".to_string()]).unwrap();
+    let extract = Extract::only([Format::Pdf]).with_transform(transform.clone());
+    let stored = extract.recipe_name();
+    assert!(Extract::stores_transform(&stored));
+    assert!(!Extract::stores_transform(&Extract::auto().recipe_name()));
+    assert_eq!(
+        Extract::from_recipe_name(&stored, Some(&transform)),
+        Ok(extract)
+    );
+    let refused = Extract::from_recipe_name(&stored, None).unwrap_err();
+    assert!(
+        refused.contains("\"antiword -\"") && refused.contains("--transform"),
+        "{refused}"
+    );
+    let other = super::Transform::new("catdoc", &["*.doc".to_string()]).unwrap();
+    assert!(Extract::from_recipe_name(&stored, Some(&other)).is_err());
+    // Without a transform the stored name is what it always was.
+    assert_eq!(
+        Extract::only([Format::Pdf]).recipe_name(),
+        format!("pdf@{}", super::EXTRACTORS_VERSION)
+    );
+}
+
+#[test]
+fn a_transform_is_refused_when_it_cannot_run() {
+    assert!(super::Transform::new("  ", &[]).is_err());
+    assert!(super::Transform::new("cat", &["[".to_string()]).is_err());
+}
