@@ -85,10 +85,10 @@ fn identical_pngs_and_pdfs_pair_at_one() {
             "{}",
             stdout(&out)
         );
-        // The ones left alone are still named, and why: the PNGs as binary,
+        // The ones left alone are still named, and why: the PNGs as images,
         // these PDFs (a header and noise) as PDFs without readable text.
         assert!(
-            stderr(&out).contains("3 binary (identical copies only)"),
+            stderr(&out).contains("3 image files (identical copies only)"),
             "{}",
             stderr(&out)
         );

@@ -203,3 +203,36 @@ fn a_bad_transform_is_refused_before_any_work() {
         );
     }
 }
+
+#[test]
+fn binary_files_are_counted_by_kind_and_an_old_office_file_names_transform() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    write(d, "a.png", b"\x89PNG\r\n\x1A\n\0\0\0\rIHDR\0\0\0\x01");
+    write(d, "b.png", b"\x89PNG\r\n\x1A\n\0\0\0\rIHDR\0\0\0\x02");
+    write(d, "c.gz", b"\x1F\x8B\x08\0\0\0\0\0\0\x03");
+    write(d, "d.doc", b"\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1\0\0\0\0");
+    write(d, "e.bin", b"\0\x01\x02 no known signature");
+    write(d, "f.txt", prose(7, 200).as_bytes());
+    let out = sim_in(d, &["scan", ".", "-v"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(
+            "not paired: 1 binary (identical copies only), 1 archive file (identical copies only), \
+             2 image files (identical copies only), 1 old Office file (identical copies only)"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("./d.doc: not compared: old Office file (.doc, .xls, .ppt); --transform with a converter"),
+        "{err}"
+    );
+    assert!(
+        err.contains("./a.png: not compared: image file; --binary compares its bytes"),
+        "{err}"
+    );
+    // --binary keeps its meaning: every file is read as bytes.
+    let bytes = sim_in(d, &["scan", ".", "--binary"]);
+    assert!(!stderr(&bytes).contains("image file"), "{}", stderr(&bytes));
+}

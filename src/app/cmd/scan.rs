@@ -568,6 +568,11 @@ pub(crate) fn summary(
     // files (both are paired only with byte-identical copies).
     let at = usize::from(s.binary > 0);
     for (k, (category, count)) in s.unextracted.iter().enumerate() {
+        // Kinds of binary file are named "image file": plural by count.
+        let category = match category.strip_suffix(" file") {
+            Some(kind) if *count != 1 => format!("{kind} files"),
+            _ => category.clone(),
+        };
         skipped.insert(
             at + k,
             format!("{count} {category} (identical copies only)"),

@@ -289,7 +289,17 @@ impl Document {
         let verdict = match &self.extracted {
             Extracted::Failed(why) if !include_binary => Admit::NotExtracted(why.clone()),
             Extracted::Failed(_) => return Admit::Text,
-            _ if skips_binary(include_binary, self) => Admit::Binary,
+            // A binary file of a kind its magic bytes tell is named by kind
+            // ("image file"), as a document without text is by its reason.
+            _ if skips_binary(include_binary, self) => {
+                match crate::input::extract::sniff::binary_kind(self.raw()) {
+                    Some(format) => Admit::NotExtracted(Unextracted {
+                        format,
+                        failure: ExtractFailure::NoText,
+                    }),
+                    None => Admit::Binary,
+                }
+            }
             _ => return Admit::Text,
         };
         match self.verify_unchanged() {

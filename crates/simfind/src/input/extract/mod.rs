@@ -201,6 +201,21 @@ impl Extract {
 }
 
 impl Extract {
+    /// Extracts `raw` as `format` whatever its content sniffs as, within
+    /// this extraction's bounds: for the fuzz targets of each extractor,
+    /// which give it bytes the sniffer would not pass on. Files are always
+    /// sniffed ([`run`](Self::run)).
+    #[doc(hidden)]
+    pub fn run_as(&self, format: Format, raw: &[u8]) -> Result<Vec<u8>, Unextracted> {
+        if raw.len() as u64 > self.max_input {
+            let failure = Failure::TooLarge(self.max_input);
+            return Err(Unextracted { format, failure });
+        }
+        extract(format, raw, self).map_err(|failure| Unextracted { format, failure })
+    }
+}
+
+impl Extract {
     /// The extraction a recipe stored ([`Extract::recipe_name`]); an error
     /// when it names extractors of another version or formats this build
     /// lacks, since the text they made cannot be made again here. A stored
@@ -321,6 +336,9 @@ impl Unextracted {
             }
             .to_string();
         }
+        if self.format.is_binary_kind() {
+            return name.to_string();
+        }
         match self.failure {
             Failure::NoText if self.format == Format::Pdf => {
                 "PDF without a text layer (scanned?)".to_string()
@@ -338,9 +356,20 @@ impl fmt::Display for Unextracted {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.category())?;
         match &self.failure {
-            Failure::Damaged(reason) => write!(f, " ({reason})"),
+            // One line per file on stderr, whatever a parser's message holds.
+            Failure::Damaged(reason) => write!(
+                f,
+                " ({})",
+                reason.split_whitespace().collect::<Vec<_>>().join(" ")
+            ),
             Failure::TooLarge(cap) => write!(f, " of {cap} bytes"),
             Failure::TimedOut(budget) => write!(f, " of {} s", budget.as_secs_f64()),
+            Failure::NoText if self.format == Format::OldOffice => f.write_str(
+                " (.doc, .xls, .ppt); --transform with a converter reads it (docs/FORMATS.md)",
+            ),
+            Failure::NoText if self.format.is_binary_kind() => {
+                f.write_str("; --binary compares its bytes")
+            }
             Failure::NoText | Failure::Encrypted => Ok(()),
         }
     }

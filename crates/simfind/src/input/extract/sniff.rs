@@ -9,7 +9,9 @@
 //! (not any `Name: value` lines, which Debian copyright files and many
 //! configuration files are), a zip must hold an office document's entries.
 
-/// A format simfind extracts text from.
+/// A format simfind recognises by content: the ones it extracts text from
+/// ([`Format::ALL`]), and, never extracted, the user's `--transform` and
+/// the kinds of binary file the summary names ([`binary_kind`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Format {
     Pdf,
@@ -36,6 +38,16 @@ pub enum Format {
     /// Any file the user's `--transform` command reads. Never sniffed and
     /// not in [`Format::ALL`]: it names the command in messages.
     Transform,
+    /// Kinds of binary file ([`binary_kind`]): not in [`Format::ALL`], never
+    /// extracted, named so that the summary says what was not compared.
+    /// Word 97–2003, Excel, PowerPoint and other OLE2 compound files.
+    OldOffice,
+    Image,
+    Archive,
+    Audio,
+    Video,
+    Executable,
+    Database,
 }
 
 impl Format {
@@ -71,6 +83,21 @@ impl Format {
         Format::Epub,
     ];
 
+    /// Whether it is a kind of binary file ([`binary_kind`]), not a format
+    /// with text.
+    pub fn is_binary_kind(self) -> bool {
+        matches!(
+            self,
+            Format::OldOffice
+                | Format::Image
+                | Format::Archive
+                | Format::Audio
+                | Format::Video
+                | Format::Executable
+                | Format::Database
+        )
+    }
+
     /// Whether it is one of [`Format::OFFICE`].
     pub fn is_office(self) -> bool {
         Format::OFFICE.contains(&self)
@@ -100,6 +127,13 @@ impl Format {
             Format::Utf32 => "utf32",
             Format::Legacy8Bit => "legacy",
             Format::Transform => "transform",
+            Format::OldOffice => "old-office",
+            Format::Image => "image",
+            Format::Archive => "archive",
+            Format::Audio => "audio",
+            Format::Video => "video",
+            Format::Executable => "executable",
+            Format::Database => "database",
         }
     }
 
@@ -117,6 +151,13 @@ impl Format {
             Format::Utf32 => "UTF-32 text",
             Format::Legacy8Bit => "8-bit text",
             Format::Transform => "--transform",
+            Format::OldOffice => "old Office file",
+            Format::Image => "image file",
+            Format::Archive => "archive file",
+            Format::Audio => "audio file",
+            Format::Video => "video file",
+            Format::Executable => "executable file",
+            Format::Database => "database file",
             other => other.name(),
         }
     }
@@ -161,7 +202,14 @@ impl Format {
             Format::Mail | Format::Mbox => cfg!(feature = "extract-mail"),
             Format::Rtf => cfg!(feature = "extract-rtf"),
             Format::Utf8Bom | Format::Utf16 | Format::Utf32 | Format::Legacy8Bit => true,
-            Format::Transform => false,
+            Format::Transform
+            | Format::OldOffice
+            | Format::Image
+            | Format::Archive
+            | Format::Audio
+            | Format::Video
+            | Format::Executable
+            | Format::Database => false,
         }
     }
 }
@@ -197,6 +245,58 @@ pub fn sniff(bytes: &[u8]) -> Option<Format> {
         return Some(Format::Legacy8Bit);
     }
     None
+}
+
+/// What kind of binary file `bytes` is, by its magic bytes, for the summary
+/// ("40 image files, 3 archive files (identical copies only)"); `None` when
+/// no common signature matches (then it is counted as "binary").
+pub fn binary_kind(bytes: &[u8]) -> Option<Format> {
+    let at = |offset: usize, magic: &[u8]| bytes.get(offset..offset + magic.len()) == Some(magic);
+    let riff = |form: &[u8]| at(0, b"RIFF") && at(8, form);
+    let ftyp = at(4, b"ftyp");
+    let kind = if at(0, b"\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1") {
+        Format::OldOffice
+    } else if at(0, b"\x89PNG\r\n\x1A\n")
+        || at(0, b"\xFF\xD8\xFF")
+        || at(0, b"GIF87a")
+        || at(0, b"GIF89a")
+        || at(0, b"II*\x00")
+        || at(0, b"MM\x00*")
+        || riff(b"WEBP")
+        || (ftyp && (at(8, b"heic") || at(8, b"heix") || at(8, b"avif") || at(8, b"mif1")))
+    {
+        Format::Image
+    } else if at(0, b"PK\x03\x04")
+        || at(0, b"PK\x05\x06")
+        || at(0, b"\x1F\x8B")
+        || at(0, b"BZh")
+        || at(0, b"\xFD7zXZ\x00")
+        || at(0, b"\x28\xB5\x2F\xFD")
+        || at(0, b"7z\xBC\xAF\x27\x1C")
+        || at(0, b"Rar!\x1A\x07")
+        || at(257, b"ustar")
+    {
+        Format::Archive
+    } else if at(0, b"ID3") || at(0, b"fLaC") || at(0, b"OggS") || riff(b"WAVE") {
+        Format::Audio
+    } else if ftyp || at(0, b"\x1A\x45\xDF\xA3") || riff(b"AVI ") {
+        Format::Video
+    } else if at(0, b"\x7FELF")
+        || at(0, b"MZ")
+        || at(0, b"\xFE\xED\xFA\xCE")
+        || at(0, b"\xFE\xED\xFA\xCF")
+        || at(0, b"\xCF\xFA\xED\xFE")
+        || at(0, b"\xCE\xFA\xED\xFE")
+        || at(0, b"\x00asm")
+        || at(0, b"\xCA\xFE\xBA\xBE")
+    {
+        Format::Executable
+    } else if at(0, b"SQLite format 3\x00") {
+        Format::Database
+    } else {
+        return None;
+    };
+    Some(kind)
 }
 
 /// A PDF: the header at the start, or (as readers accept it) elsewhere in

@@ -507,3 +507,35 @@ fn a_transform_is_refused_when_it_cannot_run() {
     assert!(super::Transform::new("  ", &[]).is_err());
     assert!(super::Transform::new("cat", &["[".to_string()]).is_err());
 }
+
+#[test]
+fn binary_files_are_named_by_the_kind_their_magic_bytes_tell() {
+    use super::sniff::binary_kind;
+    let mut tar = vec![0u8; 512];
+    tar[257..262].copy_from_slice(b"ustar");
+    let cases: [(&[u8], Option<Format>); 12] = [
+        (b"\x89PNG\r\n\x1A\n\0\0\0\rIHDR", Some(Format::Image)),
+        (b"\xFF\xD8\xFF\xE0\0\x10JFIF\0", Some(Format::Image)),
+        (b"RIFF\0\0\0\0WEBPVP8 ", Some(Format::Image)),
+        (b"\0\0\0\x18ftypheic\0\0", Some(Format::Image)),
+        (b"\0\0\0\x18ftypisom\0\0", Some(Format::Video)),
+        (b"\x1F\x8B\x08\0\0\0\0\0", Some(Format::Archive)),
+        (&tar, Some(Format::Archive)),
+        (
+            b"\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1\0\0",
+            Some(Format::OldOffice),
+        ),
+        (b"\x7FELF\x02\x01\x01\0", Some(Format::Executable)),
+        (b"SQLite format 3\0\x10\0", Some(Format::Database)),
+        (b"RIFF\0\0\0\0WAVEfmt ", Some(Format::Audio)),
+        (b"\0\x01\x02 no known signature", None),
+    ];
+    for (bytes, kind) in cases {
+        assert_eq!(binary_kind(bytes), kind, "{bytes:?}");
+    }
+    // Kinds are never formats to extract, nor names --extract takes.
+    for kind in [Format::Image, Format::OldOffice, Format::Archive] {
+        assert!(kind.is_binary_kind() && !kind.built_in() && !Format::ALL.contains(&kind));
+        assert!(Format::by_name(kind.name()).is_empty());
+    }
+}
