@@ -17,6 +17,8 @@
 #   identical/  two byte-identical PNGs and two byte-identical PDFs
 #   bad/        encrypted.pdf (user password), scanned.pdf (an image only),
 #               damaged.docx, bomb.docx, open.pdf (empty user password)
+#   pages/      two-pages.pdf (lighthouse.txt, a page break, bakery.txt)
+#               and bakery.txt
 # Writes OUT_DIR/.done last, so a half-made corpus is never taken as whole.
 set -euo pipefail
 out=${1:?usage: make-documents.sh OUT_DIR}
@@ -26,7 +28,7 @@ for tool in pandoc soffice qpdf iconv python3; do
     command -v "$tool" >/dev/null || { echo "make-documents: $tool is missing (scripts/setup-engines.sh installs it)" >&2; exit 3; }
 done
 rm -rf "$out"
-mkdir -p "$out"/{same,edited,identical,bad}
+mkdir -p "$out"/{same,edited,identical,bad,pages}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # LibreOffice wants a writable profile of its own (two runs at once would
@@ -41,6 +43,16 @@ for fmt in docx odt html epub rtf; do
 done
 "${lo[@]}" --convert-to pdf --outdir "$work" "$out/same/lighthouse.docx" >/dev/null 2>&1
 mv "$work/lighthouse.pdf" "$out/same/lighthouse.pdf"
+# Two pages: a docx page break (pandoc's raw OOXML) that LibreOffice keeps.
+{
+    cat "$src/lighthouse.txt"
+    printf '\n\n```{=openxml}\n<w:p><w:r><w:br w:type="page"/></w:r></w:p>\n```\n\n'
+    cat "$src/bakery.txt"
+} >"$work/two-pages.md"
+pandoc --from markdown --to docx -o "$work/two-pages.docx" "$work/two-pages.md"
+"${lo[@]}" --convert-to pdf --outdir "$work" "$work/two-pages.docx" >/dev/null 2>&1
+mv "$work/two-pages.pdf" "$out/pages/two-pages.pdf"
+cp "$src/bakery.txt" "$out/pages/bakery.txt"
 iconv -f UTF-8 -t UTF-16 "$src/lighthouse.txt" > "$out/same/lighthouse-utf16.txt"
 iconv -f UTF-8 -t UTF-16LE "$src/lighthouse.txt" > "$out/same/lighthouse-utf16le-nobom.txt"
 python3 - "$src/lighthouse.txt" "$out/same" <<'PY'

@@ -295,3 +295,42 @@ fn dedupe_moves_the_original_documents_and_undo_brings_them_back() {
         assert_eq!(std::fs::read(&path).unwrap(), bytes, "{}", path.display());
     }
 }
+
+#[test]
+#[cfg_attr(
+    no_documents,
+    ignore = "needs the made documents: bash scripts/setup-engines.sh"
+)]
+fn explain_says_on_which_page_of_a_pdf_a_passage_is() {
+    let dir = documents().join("pages");
+    let pdf = dir.join("two-pages.pdf");
+    let bakery = dir.join("bakery.txt");
+    let out = sim_in(
+        &dir,
+        &[
+            "explain",
+            pdf.to_str().unwrap(),
+            bakery.to_str().unwrap(),
+            "--min-shingles",
+            "50",
+        ],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let text = stdout(&out);
+    // The bakery text is LibreOffice's second page; the lighthouse text,
+    // only in the PDF, its first. The text file has no pages.
+    let shared: Vec<&str> = text.lines().filter(|l| l.starts_with("= a ")).collect();
+    assert!(!shared.is_empty(), "{text}");
+    for line in &shared {
+        assert!(
+            line.contains(" (page 2)  b ") && !line.contains("(page 1)"),
+            "{line}"
+        );
+        assert!(
+            !line.split("  b ").nth(1).unwrap().contains("page"),
+            "{line}"
+        );
+    }
+    let only_a: Vec<&str> = text.lines().filter(|l| l.starts_with("- a ")).collect();
+    assert!(only_a.iter().any(|l| l.ends_with(" (page 1)")), "{text}");
+}

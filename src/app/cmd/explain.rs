@@ -154,6 +154,9 @@ pub fn run(args: Args, color: ColorArg) -> Result<i32> {
     let limit = args
         .max_size
         .min(simfind::explain::spans::MAX_MAPPED_LEN as u64);
+    // Whether each text is a document's pages (a PDF's, separated by form
+    // feeds), so that passages are located by page too.
+    let mut paged = [false; 2];
     let (a, b, labels): (Vec<u8>, Vec<u8>, [String; 2]) = match args.input {
         None => {
             if let Some(extra) = &args.id_b {
@@ -162,6 +165,9 @@ pub fn run(args: Args, color: ColorArg) -> Result<i32> {
             let a = read_bounded(&args.a, limit)?;
             let b = read_bounded(&args.b, limit)?;
             let labels = [args.a.display().to_string(), args.b.display().to_string()];
+            for (paged, doc) in paged.iter_mut().zip([&a, &b]) {
+                *paged = doc.is_paged();
+            }
             (a.to_vec(), b.to_vec(), labels)
         }
         Some(kind) => records_of(&args, kind, limit)?,
@@ -196,6 +202,7 @@ pub fn run(args: Args, color: ColorArg) -> Result<i32> {
                 e: &explanation,
                 a: &a,
                 b: &b,
+                paged,
                 paint,
             };
             view.write(&mut out)?;
@@ -383,6 +390,8 @@ struct View<'a> {
     e: &'a Explanation,
     a: &'a [u8],
     b: &'a [u8],
+    /// Whether A's and B's texts are pages ([`page_label`]).
+    paged: [bool; 2],
     paint: Painter,
 }
 
@@ -434,12 +443,14 @@ impl View<'_> {
         for s in listed {
             writeln!(
                 out,
-                "{} a {}..{}  b {}..{}  share {:.6}  ({})",
+                "{} a {}..{}{}  b {}..{}{}  share {:.6}  ({})",
                 paint.paint("=", SHARED.bold()),
                 s.a.start,
                 s.a.end,
+                page_label(self.paged[0], self.a, &s.a),
                 s.b.start,
                 s.b.end,
+                page_label(self.paged[1], self.b, &s.b),
                 s.share,
                 count(s.shingles, "shingle", "shingles"),
             )?;
@@ -475,13 +486,15 @@ impl View<'_> {
             write!(out, " (and {} of whitespace only)", blank.len())?;
         }
         writeln!(out)?;
+        let paged = self.paged[usize::from(side == "b")];
         for r in shown {
             writeln!(
                 out,
-                "{} {side} {}..{}",
+                "{} {side} {}..{}{}",
                 self.paint.paint(marker, style.bold()),
                 r.start,
-                r.end
+                r.end,
+                page_label(paged, bytes, r)
             )?;
             self.excerpt(out, &bytes[r.clone()], style)?;
         }
@@ -491,6 +504,21 @@ impl View<'_> {
     fn excerpt(&self, out: &mut impl Write, bytes: &[u8], style: Style) -> std::io::Result<()> {
         let text = excerpt(bytes, self.args.max_chars as usize);
         writeln!(out, "  │ {}", self.paint.paint(&text, style))
+    }
+}
+
+/// ` (page 2)` or ` (pages 2–3)`: where `range` is in a text whose pages
+/// form feeds separate (a PDF's, as extraction writes it); nothing for a
+/// text that is not `paged`.
+fn page_label(paged: bool, text: &[u8], range: &Range<usize>) -> String {
+    if !paged {
+        return String::new();
+    }
+    let (first, last) = simfind::source::extract::pages_of(text, range.clone());
+    if first == last {
+        format!(" (page {first})")
+    } else {
+        format!(" (pages {first}–{last})")
     }
 }
 

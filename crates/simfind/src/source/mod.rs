@@ -219,6 +219,12 @@ impl Document {
         }
     }
 
+    /// Whether the text is pages ([`extract::PAGE_BREAK`] between them):
+    /// text extracted from a document of more than one page.
+    pub fn is_paged(&self) -> bool {
+        self.is_extracted() && memchr::memchr(extract::PAGE_BREAK, self).is_some()
+    }
+
     /// Whether the text was extracted from the bytes (then it is not the
     /// bytes, and not a mapping).
     pub fn is_extracted(&self) -> bool {

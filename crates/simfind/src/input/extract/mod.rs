@@ -295,9 +295,23 @@ fn globs_note(transform: &Transform) -> String {
     }
 }
 
+/// What separates the pages of an extracted text (a PDF's), as `pdftotext`
+/// separates them: a form feed, which normalisation and shingling take for
+/// whitespace.
+pub const PAGE_BREAK: u8 = b'\x0C';
+
+/// The first and last page (from 1) that `range` of a paged text covers.
+pub fn pages_of(text: &[u8], range: std::ops::Range<usize>) -> (usize, usize) {
+    let first = 1 + memchr::memchr_iter(PAGE_BREAK, &text[..range.start]).count();
+    (
+        first,
+        first + memchr::memchr_iter(PAGE_BREAK, &text[range]).count(),
+    )
+}
+
 /// Bumped when an extractor's output changes, so stored signatures made
 /// from the old text are not mixed with new ones.
-pub const EXTRACTORS_VERSION: u32 = 1;
+pub const EXTRACTORS_VERSION: u32 = 2;
 
 /// Why a [`Format::Text`]-like decode or an extractor gave no text.
 #[derive(Clone, Debug, PartialEq, Eq)]

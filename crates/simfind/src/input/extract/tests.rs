@@ -539,3 +539,14 @@ fn binary_files_are_named_by_the_kind_their_magic_bytes_tell() {
         assert!(Format::by_name(kind.name()).is_empty());
     }
 }
+
+#[test]
+fn a_range_of_a_paged_text_is_located_by_page() {
+    use super::pages_of;
+    let text = b"first page\x0Csecond page\x0Cthird";
+    assert_eq!(pages_of(text, 0..5), (1, 1));
+    assert_eq!(pages_of(text, 11..17), (2, 2));
+    assert_eq!(pages_of(text, 6..20), (1, 2));
+    assert_eq!(pages_of(text, 0..text.len()), (1, 3));
+    assert_eq!(pages_of(text, 23..28), (3, 3));
+}
