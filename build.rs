@@ -36,6 +36,9 @@ fn mark_engines() {
     println!("cargo::rustc-check-cfg=cfg(no_chromium)");
     println!("cargo::rustc-check-cfg=cfg(no_python_package)");
     println!("cargo::rustc-check-cfg=cfg(no_documents)");
+    // Set by cargo-fuzz when the fuzz properties (fuzz/src/, which the
+    // suite includes to replay them) are built for fuzzing.
+    println!("cargo::rustc-check-cfg=cfg(fuzzing)");
     println!("cargo::rerun-if-env-changed=SIMFIND_ENGINES");
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/engines");
     let required = std::env::var("SIMFIND_ENGINES").as_deref() == Ok("required");

@@ -10,7 +10,9 @@
 #
 # Targets: every [[bin]] of fuzz/Cargo.toml (`cargo fuzz list`): normalize,
 # shingle, chunked, stopwords, size, index, writers, records, vectors,
-# exchange, explain, csv_recovery, bits_header, journal, from_list.
+# exchange, explain, csv_recovery, bits_header, journal, from_list, and one
+# per family of document extractors: extract_pdf, extract_office,
+# extract_html, extract_mail, extract_rtf, extract_text.
 # `exchange` needs the fuzz crate's `parquet` feature (arrow and parquet,
 # left out of the common build); it runs last, built with it.
 #
@@ -56,6 +58,14 @@ features() {
     exchange) echo --features=parquet ;;
     esac
 }
+# The longest input a target mutates: documents (a PDF, a zipped office
+# file) are tens of KB, the seeds of the other targets a few hundred bytes.
+max_len() {
+    case $1 in
+    extract_*) echo 65536 ;;
+    *) echo 4096 ;;
+    esac
+}
 mapfile -t targets < <(for t in "${targets[@]}"; do
     echo "$([[ -n $(features "$t") ]] && echo 1 || echo 0) $t"
 done | sort -s -k1,1n | cut -d' ' -f2)
@@ -91,7 +101,7 @@ for t in "${targets[@]}"; do
     # .work/<t> first: libFuzzer writes new inputs to the first directory;
     # the kept corpus and the reproducers are read as seeds.
     if ! cargo +nightly fuzz run -O "$@" "$t" ".work/$t" "corpus/$t" "regressions/$t" -- \
-        -max_total_time="$seconds" -max_len=4096 -timeout=20 -rss_limit_mb=2048 \
+        -max_total_time="$seconds" -max_len="$(max_len "$t")" -timeout=20 -rss_limit_mb=2048 \
         -malloc_limit_mb=1024 -print_final_stats=1 \
         -artifact_prefix=".artifacts/$t/" 2>".work/$t.log"; then
         found=1

@@ -484,3 +484,89 @@ pub fn bits_header(data: &[u8]) {
         );
     }
 }
+
+/// The extractors' targets (`extract_pdf`, `extract_office`, `extract_html`,
+/// `extract_mail`, `extract_rtf`, `extract_text`): any bytes given to a
+/// format's extractor, as if sniffed as that format (the first byte picks
+/// the format where a target has several), end within the time budget, in
+/// bounded output, without a panic escaping, and:
+/// - a text is UTF-8, not only whitespace, and within the text cap;
+/// - a failure names the format it was given and is one line;
+/// - the extraction gives the same result twice (the text is what is
+///   hashed into signatures: it must not depend on the run).
+fn extract_as(formats: &[simfind::source::Format], data: &[u8]) {
+    use simfind::source::{Extract, ExtractFailure};
+    let (format, bytes) = match formats {
+        [one] => (*one, data),
+        _ => match data.split_first() {
+            Some((&pick, rest)) => (formats[usize::from(pick) % formats.len()], rest),
+            None => return,
+        },
+    };
+    let mut extract = Extract::auto();
+    // Within fuzz/run.sh's per-input timeout, so that a slow input is
+    // reported by the property with its format.
+    extract.budget = std::time::Duration::from_secs(10);
+    extract.max_text = 1 << 16;
+    let first = extract.run_as(format, bytes);
+    match &first {
+        Ok(text) => {
+            let text = std::str::from_utf8(text).expect("extracted text is UTF-8");
+            assert!(!text.trim().is_empty(), "a whitespace-only text is no text");
+            assert!(text.len() <= extract.max_text, "text over the cap");
+        }
+        Err(why) => {
+            assert_eq!(why.format, format);
+            let message = why.to_string();
+            assert!(
+                !message.contains(['\n', '\r']),
+                "a message over lines: {message:?}"
+            );
+            if let ExtractFailure::TimedOut(_) = why.failure {
+                // Under the fuzzer a slow input is a finding; a replay on a
+                // loaded test machine only checks the rest.
+                assert!(!cfg!(fuzzing), "{format:?} over its budget");
+                return;
+            }
+        }
+    }
+    assert_eq!(
+        extract.run_as(format, bytes),
+        first,
+        "{format:?}: two runs differ"
+    );
+}
+
+pub fn extract_pdf(data: &[u8]) {
+    extract_as(&[simfind::source::Format::Pdf], data);
+}
+
+pub fn extract_office(data: &[u8]) {
+    extract_as(&simfind::source::Format::OFFICE, data);
+}
+
+pub fn extract_html(data: &[u8]) {
+    extract_as(&[simfind::source::Format::Html], data);
+}
+
+pub fn extract_mail(data: &[u8]) {
+    use simfind::source::Format;
+    extract_as(&[Format::Mail, Format::Mbox], data);
+}
+
+pub fn extract_rtf(data: &[u8]) {
+    extract_as(&[simfind::source::Format::Rtf], data);
+}
+
+pub fn extract_text(data: &[u8]) {
+    use simfind::source::Format;
+    extract_as(
+        &[
+            Format::Utf8Bom,
+            Format::Utf16,
+            Format::Utf32,
+            Format::Legacy8Bit,
+        ],
+        data,
+    );
+}

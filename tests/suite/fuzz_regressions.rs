@@ -168,3 +168,33 @@ fn damaged_exchange_files_are_refused_by_verify_and_group() {
         }
     }
 }
+
+#[test]
+fn extract_pdf() {
+    replay("extract_pdf", inputs::extract_pdf);
+}
+
+#[test]
+fn extract_office() {
+    replay("extract_office", inputs::extract_office);
+}
+
+#[test]
+fn extract_html() {
+    replay("extract_html", inputs::extract_html);
+}
+
+#[test]
+fn extract_mail() {
+    replay("extract_mail", inputs::extract_mail);
+}
+
+#[test]
+fn extract_rtf() {
+    replay("extract_rtf", inputs::extract_rtf);
+}
+
+#[test]
+fn extract_text() {
+    replay("extract_text", inputs::extract_text);
+}
