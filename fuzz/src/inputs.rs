@@ -272,6 +272,8 @@ pub fn explain(data: &[u8]) {
         lowercase: flags & 1 == 0,
         collapse_whitespace: flags & 2 == 0,
         drop_whitespace: false,
+        fold_accents: false,
+        fold_punct: false,
     };
     let kind = crate::props::kind_of(flags >> 2);
     let k = 1 + usize::from(k % 8);

@@ -75,6 +75,26 @@ pub struct ShingleArgs {
     /// 3.2.2's alternative: "touch down" and "touchdown" give the same shingles).
     #[arg(long, help_heading = "Shingles", conflicts_with = "keep_whitespace")]
     pub drop_whitespace: bool,
+
+    /// Fold before shingling, comma-separated: `accents` (Unicode NFKD without combining
+    /// marks: "José" is "Jose", "ﬁ" is "fi"), `punct` (punctuation becomes a space:
+    /// "O'Brien-Smith" is "O Brien Smith"). Kept in the recipe, so an index and its
+    /// queries fold alike.
+    #[arg(
+        long,
+        value_name = "WHAT",
+        value_enum,
+        value_delimiter = ',',
+        help_heading = "Shingles"
+    )]
+    pub fold: Vec<FoldArg>,
+}
+
+/// What `--fold` folds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum FoldArg {
+    Accents,
+    Punct,
 }
 
 /// Which sketch signs the shingle sets. Shared by `scan`, `index` (through

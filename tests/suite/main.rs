@@ -40,6 +40,7 @@ mod exchange;
 mod explain;
 mod families;
 mod faults;
+mod fold;
 mod fuzz_regressions;
 mod groups;
 mod hostile;
