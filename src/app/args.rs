@@ -347,6 +347,20 @@ pub struct InputArgs {
     #[arg(long, help_heading = "Records")]
     pub skip_bad_rows: bool,
 
+    /// csv/tsv: the character between fields, one byte: `;` and `|` are common, `\t`
+    /// is a tab [default: `,` for csv, a tab for tsv].
+    #[arg(long, value_name = "C", value_parser = crate::app::flags::values::delimiter,
+          help_heading = "Records")]
+    pub delimiter: Option<u8>,
+
+    /// The records' text encoding, a WHATWG name (`utf-8`, `windows-1252`, `latin1`,
+    /// `utf-16le`, `shift_jis`, …) [default: detected per input: a byte-order mark,
+    /// UTF-16, UTF-8, else the legacy encoding the text looks like]. gzip and zstd
+    /// inputs are told by their bytes and decompressed first.
+    #[arg(long, value_name = "NAME", value_parser = crate::app::flags::values::encoding,
+          help_heading = "Records")]
+    pub encoding: Option<simfind::input::records::Encoding>,
+
     /// The longest line (or CSV row) kept; a longer one is a bad row, read past
     /// without being held.
     #[arg(long, value_name = "SIZE", default_value = "16M", value_parser = parse_size,

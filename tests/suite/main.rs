@@ -67,6 +67,7 @@ mod query;
 mod read_guard;
 mod recall;
 mod records;
+mod records_inputs;
 mod records_reread;
 mod report_html;
 mod same_file;

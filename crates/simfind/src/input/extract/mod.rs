@@ -44,6 +44,8 @@ use std::str::FromStr;
 use std::time::Duration;
 
 pub use sniff::Format;
+/// Encoding detection, also what the record readers decode their inputs by.
+pub(crate) use text::{guess_legacy_of, unmarked_utf, utf16_big_endian};
 
 /// Which formats are extracted, and the bounds of one extraction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
