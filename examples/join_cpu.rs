@@ -27,6 +27,8 @@ fn main() {
         lowercase: true,
         collapse_whitespace: true,
         drop_whitespace: false,
+        fold_accents: false,
+        fold_punct: false,
     };
     let mut sets: Vec<Vec<u64>> = paths
         .par_iter()

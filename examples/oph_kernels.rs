@@ -34,6 +34,8 @@ fn main() -> std::io::Result<()> {
         lowercase: true,
         collapse_whitespace: true,
         drop_whitespace: false,
+        fold_accents: false,
+        fold_punct: false,
     };
     let shingler = Shingler::new(ShingleKind::Char, 5, StopWords::default());
     let mut scratch = Scratch::default();

@@ -51,6 +51,8 @@ fn main() {
                 lowercase: true,
                 collapse_whitespace: true,
                 drop_whitespace: false,
+                fold_accents: false,
+                fold_punct: false,
             },
             shingler: if word {
                 Shingler::new(ShingleKind::Word, 3, StopWords::default())

@@ -29,7 +29,9 @@ fn as_file(data: &[u8]) -> tempfile::NamedTempFile {
 ///   same records;
 /// - records come in line order, ids non-empty and unique, each with one
 ///   field per field name (sets: any number of tokens), its origin's line
-///   the line its offset starts (1 + newlines before it);
+///   the line its offset starts (1 + newlines before it) when the bytes
+///   were read as they are (not transcoded from a legacy encoding or
+///   UTF-16, not decompressed);
 /// - a JSON Lines record's id and texts are what serde_json finds at their
 ///   paths in the line at its offset;
 /// - every reported row names a line of the file (0: the whole file) and a
@@ -122,6 +124,11 @@ pub fn records(data: &[u8]) {
             "out of offset order: {r:?}"
         );
         (last_line, last_offset) = (r.origin.line, Some(r.origin.offset));
+        if skipping.decoded {
+            // Read in another encoding (or decompressed): offsets are the
+            // text's, not these bytes'.
+            continue;
+        }
         let offset = usize::try_from(r.origin.offset).expect("an offset");
         assert!(offset < rest.len(), "offset beyond the file: {r:?}");
         let before = rest[..offset].iter().filter(|&&b| b == b'\n').count() as u64;
@@ -272,6 +279,8 @@ pub fn explain(data: &[u8]) {
         lowercase: flags & 1 == 0,
         collapse_whitespace: flags & 2 == 0,
         drop_whitespace: false,
+        fold_accents: false,
+        fold_punct: false,
     };
     let kind = crate::props::kind_of(flags >> 2);
     let k = 1 + usize::from(k % 8);

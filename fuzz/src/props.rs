@@ -30,6 +30,8 @@ fn norm_of(bits: u8) -> Normalization {
         lowercase: bits & 1 == 0,
         collapse_whitespace: bits & 2 == 0,
         drop_whitespace: false,
+        fold_accents: false,
+        fold_punct: false,
     }
 }
 

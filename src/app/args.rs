@@ -75,6 +75,26 @@ pub struct ShingleArgs {
     /// 3.2.2's alternative: "touch down" and "touchdown" give the same shingles).
     #[arg(long, help_heading = "Shingles", conflicts_with = "keep_whitespace")]
     pub drop_whitespace: bool,
+
+    /// Fold before shingling, comma-separated: `accents` (Unicode NFKD without combining
+    /// marks: "José" is "Jose", "ﬁ" is "fi"), `punct` (punctuation becomes a space:
+    /// "O'Brien-Smith" is "O Brien Smith"). Kept in the recipe, so an index and its
+    /// queries fold alike.
+    #[arg(
+        long,
+        value_name = "WHAT",
+        value_enum,
+        value_delimiter = ',',
+        help_heading = "Shingles"
+    )]
+    pub fold: Vec<FoldArg>,
+}
+
+/// What `--fold` folds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum FoldArg {
+    Accents,
+    Punct,
 }
 
 /// Which sketch signs the shingle sets. Shared by `scan`, `index` (through
@@ -367,6 +387,20 @@ pub struct InputArgs {
     /// file and line and is skipped (exit 1); by default it is an error (exit 2).
     #[arg(long, help_heading = "Records")]
     pub skip_bad_rows: bool,
+
+    /// csv/tsv: the character between fields, one byte: `;` and `|` are common, `\t`
+    /// is a tab [default: `,` for csv, a tab for tsv].
+    #[arg(long, value_name = "C", value_parser = crate::app::flags::values::delimiter,
+          help_heading = "Records")]
+    pub delimiter: Option<u8>,
+
+    /// The records' text encoding, a WHATWG name (`utf-8`, `windows-1252`, `latin1`,
+    /// `utf-16le`, `shift_jis`, …) [default: detected per input: a byte-order mark,
+    /// UTF-16, UTF-8, else the legacy encoding the text looks like]. gzip and zstd
+    /// inputs are told by their bytes and decompressed first.
+    #[arg(long, value_name = "NAME", value_parser = crate::app::flags::values::encoding,
+          help_heading = "Records")]
+    pub encoding: Option<simfind::input::records::Encoding>,
 
     /// The longest line (or CSV row) kept; a longer one is a bad row, read past
     /// without being held.

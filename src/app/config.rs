@@ -21,6 +21,7 @@ use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use simfind::exchange::Exchange;
 use simfind::index::{Index, IndexError, OpenOptions, Params};
 use simfind::input::filter::Excludes;
+use simfind::input::kind::InputKind;
 use simfind::input::read::ReadOptions;
 use simfind::input::records::RecordOptions;
 use simfind::input::walk::WalkOptions;
@@ -424,7 +425,20 @@ pub fn records(
             );
         }
     }
+    if input.delimiter.is_some() && !matches!(kind, InputKind::Csv | InputKind::Tsv) {
+        bail!("--delimiter does not apply to --input {kind}");
+    }
+    if input.encoding.is_some()
+        && !matches!(
+            kind,
+            InputKind::Jsonl | InputKind::Csv | InputKind::Tsv | InputKind::Sets
+        )
+    {
+        bail!("--encoding does not apply to --input {kind}");
+    }
     let mut options = RecordOptions::new(kind);
+    options.delimiter = input.delimiter;
+    options.encoding = input.encoding;
     if let Some(id) = &input.id_field {
         options.id_field = id.clone();
     }
@@ -433,6 +447,7 @@ pub fn records(
     }
     if let Some(id) = &input.id_column {
         options.id_column = id.clone();
+        options.id_column_given = true;
     }
     options.columns = input.columns.clone();
     options.pairs = input.pairs;

@@ -300,6 +300,26 @@ impl Report {
         })
     }
 
+    /// How pairs of at least `threshold` (the scan's) become groups.
+    fn params(&self, threshold: f64) -> ClusterParams {
+        ClusterParams {
+            threshold: threshold.max(self.min_similarity.unwrap_or(f64::NEG_INFINITY)),
+            method: self.method,
+            keep: self.keep,
+        }
+    }
+
+    /// The documents that are not kept, by the grouping and keep policy
+    /// `--list-removable` lists them by, over the pairs [`Report::write`]
+    /// left (its filters applied): what `--write-kept` leaves out.
+    pub fn removable(&self, outcome: &ScanOutcome, threshold: f64) -> Vec<u32> {
+        let reference = reference_flags(outcome, &self.references);
+        let members = file_facts(&outcome.documents, &reference);
+        let clustering =
+            cluster::cluster_contents(&members, &outcome.pairs, &self.params(threshold));
+        clustering.removable().map(|m| m.doc).collect()
+    }
+
     /// The HTML report is asked for: the scan must give it [`Report::set_run`].
     pub fn is_html(&self) -> bool {
         self.output == Output::GroupsHtml
@@ -370,12 +390,8 @@ impl Report {
                 let mut unread = 0;
                 let reference = reference_flags(outcome, &self.references);
                 let members = file_facts(docs, &reference);
-                let params = ClusterParams {
-                    threshold: threshold.max(min),
-                    method: self.method,
-                    keep: self.keep,
-                };
-                let clustering = cluster::cluster_contents(&members, pairs, &params);
+                let clustering =
+                    cluster::cluster_contents(&members, pairs, &self.params(threshold));
                 let is_reference = |id: u32| reference[id as usize];
                 match self.output {
                     Output::GroupsCsv => {

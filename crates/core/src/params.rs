@@ -237,6 +237,8 @@ mod tests {
                     lowercase: false,
                     collapse_whitespace: false,
                     drop_whitespace: false,
+                    fold_accents: false,
+                    fold_punct: false,
                 },
             ] {
                 let original = recipe(kind, words.clone(), norm);

@@ -121,6 +121,14 @@ pub fn normalization_name(n: Normalization) -> String {
     if n.drop_whitespace {
         steps.push(DROP_WHITESPACE);
     }
+    // Named after the older steps, and only when on, so that every
+    // normalisation without them keeps the name an index already stores.
+    if n.fold_accents {
+        steps.push(FOLD_ACCENTS);
+    }
+    if n.fold_punct {
+        steps.push(FOLD_PUNCT);
+    }
     steps.join(",")
 }
 
@@ -128,6 +136,8 @@ const UTF8_LOSSY: &str = "utf8-lossy";
 const LOWERCASE: &str = "lowercase";
 const COLLAPSE_WHITESPACE: &str = "collapse-whitespace";
 const DROP_WHITESPACE: &str = "drop-whitespace";
+const FOLD_ACCENTS: &str = "fold-accents";
+const FOLD_PUNCT: &str = "fold-punct";
 
 /// A normalisation name this simfind does not know.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -155,6 +165,8 @@ pub fn parse_normalization(name: &str) -> Result<Normalization, UnknownNormaliza
         lowercase: false,
         collapse_whitespace: false,
         drop_whitespace: false,
+        fold_accents: false,
+        fold_punct: false,
     };
     let mut steps = name.split(',');
     if steps.next() != Some(UTF8_LOSSY) {
@@ -165,6 +177,8 @@ pub fn parse_normalization(name: &str) -> Result<Normalization, UnknownNormaliza
             LOWERCASE => normalization.lowercase = true,
             COLLAPSE_WHITESPACE => normalization.collapse_whitespace = true,
             DROP_WHITESPACE => normalization.drop_whitespace = true,
+            FOLD_ACCENTS => normalization.fold_accents = true,
+            FOLD_PUNCT => normalization.fold_punct = true,
             other => return Err(UnknownNormalization::Step(other.to_string())),
         }
     }
@@ -192,11 +206,23 @@ mod tests {
             lowercase: true,
             collapse_whitespace: false,
             drop_whitespace: true,
+            fold_accents: false,
+            fold_punct: false,
         };
         assert_eq!(
             normalization_name(dropped),
             "utf8-lossy,lowercase,drop-whitespace"
         );
+        let folded = Normalization {
+            fold_accents: true,
+            fold_punct: true,
+            ..Normalization::default()
+        };
+        assert_eq!(
+            normalization_name(folded),
+            "utf8-lossy,lowercase,collapse-whitespace,fold-accents,fold-punct"
+        );
+        assert_eq!(parse_normalization(&normalization_name(folded)), Ok(folded));
         assert_eq!(
             parse_normalization(&normalization_name(dropped)),
             Ok(dropped)

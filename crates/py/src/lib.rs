@@ -179,6 +179,7 @@ fn records_of(py: Python<'_>, texts: &Bound<'_, PyAny>) -> PyResult<Records> {
         records,
         skipped: 0,
         reread: None,
+        decoded: false,
     })
 }
 

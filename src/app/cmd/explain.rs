@@ -246,6 +246,7 @@ fn records_of(args: &Args, kind: InputKind, limit: u64) -> Result<(Vec<u8>, Vec<
     }
     if let Some(column) = &args.id_column {
         options.id_column = column.clone();
+        options.id_column_given = true;
     }
     options.columns = args.columns.clone();
     options.skip_bad_rows = true;

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 use simfind::cluster::removal::{self, SAFE_THRESHOLD};
 use simfind::index::incremental;
 use simfind::lsh::tune;
@@ -138,6 +138,13 @@ pub struct Args {
     #[command(flatten)]
     pub report: ReportArgs,
 
+    /// Records: write the input's rows whose records are kept to FILE, in input order
+    /// and in the input's form (a CSV keeps its header and delimiter), as UTF-8,
+    /// atomically: the deduplicated file. Removals are decided as --list-removable
+    /// decides them (-t 0.9 unless given, --cluster, --keep). One input file.
+    #[arg(long, value_name = "FILE", help_heading = "Records")]
+    pub write_kept: Option<PathBuf>,
+
     // --db: defs::db.
     #[arg(long, help_heading = "Index")]
     pub db: Option<PathBuf>,
@@ -165,6 +172,28 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<i32> {
     let mode = Mode::of(&args)?;
+    let kind = args.input.input;
+    for (given, flag, applies) in [
+        (
+            args.input.delimiter.is_some(),
+            "--delimiter",
+            matches!(mode, Mode::Records | Mode::Icws),
+        ),
+        (
+            args.input.encoding.is_some(),
+            "--encoding",
+            matches!(mode, Mode::Records | Mode::Icws),
+        ),
+        (
+            args.write_kept.is_some(),
+            "--write-kept",
+            mode == Mode::Records,
+        ),
+    ] {
+        if given && !applies {
+            bail!("{flag} does not apply to --input {kind}");
+        }
+    }
     match mode {
         Mode::VectorFamily | Mode::Icws => {
             let family_args = families::ScanArgs {
@@ -370,7 +399,15 @@ fn scan_files(args: Args, mode: Mode) -> Result<i32> {
 /// Gives `matching` the removal rule's threshold when the run decides
 /// removals and none was given; whether it did.
 fn removal_threshold(report: &ReportArgs, matching: &mut MatchArgs) -> bool {
-    let default = report.removal_run().default_threshold();
+    removal_threshold_of(report.removal_run(), matching)
+}
+
+/// [`removal_threshold`] for a run described as `run`.
+fn removal_threshold_of(
+    run: simfind::cluster::removal::RemovalRun,
+    matching: &mut MatchArgs,
+) -> bool {
+    let default = run.default_threshold();
     let used = matching.threshold.is_none() && default.is_some();
     matching.threshold = matching.threshold.or(default);
     used

@@ -166,6 +166,7 @@ pub fn run(args: Args) -> Result<i32> {
     let mut options = RecordOptions::new(kind);
     options.columns = fields.clone();
     options.id_column = args.id_column.clone();
+    options.id_column_given = true;
     options.skip_bad_rows = true;
     let mut skipped = 0;
     let mut read = |path: &PathBuf| -> Result<Vec<Record>> {

@@ -12,7 +12,9 @@ use anyhow::{Error, anyhow};
 use simfind::recipe::Recipe;
 use simfind::spec::{MAX_K, MAX_SIGNATURE_LEN, Method, SpecBuilder, SpecError};
 
-use crate::app::args::{MatchArgs, MethodArg, MinHashArg, ShingleArgs, SigningArgs, SketchArgs};
+use crate::app::args::{
+    FoldArg, MatchArgs, MethodArg, MinHashArg, ShingleArgs, SigningArgs, SketchArgs,
+};
 use crate::app::speak;
 
 /// Whose bands and rows a banding error is about: `compare` words the
@@ -62,7 +64,11 @@ pub fn shingles(shingles: &ShingleArgs) -> (SpecBuilder, Option<StopWordsFile>) 
         .stop_words(words)
         .keep_case(shingles.keep_case)
         .keep_whitespace(shingles.keep_whitespace)
-        .drop_whitespace(shingles.drop_whitespace);
+        .drop_whitespace(shingles.drop_whitespace)
+        .fold(
+            shingles.fold.contains(&FoldArg::Accents),
+            shingles.fold.contains(&FoldArg::Punct),
+        );
     (builder, file)
 }
 

@@ -18,6 +18,37 @@ pub fn input_kind(text: &str) -> Result<simfind::input::kind::InputKind, String>
         .map_err(|e: simfind::input::kind::UnknownInputKind| e.to_string())
 }
 
+/// `--delimiter C`: one ASCII byte (`\t` or `tab` for a tab), not a
+/// quote or a line end.
+pub fn delimiter(text: &str) -> Result<u8, String> {
+    let byte = match text {
+        "\\t" | "tab" | "\t" => b'\t',
+        _ => match text.as_bytes() {
+            [byte] if byte.is_ascii() => *byte,
+            _ => {
+                return Err(format!(
+                    "'{text}' is not one character: give one such as ';' or '|', or '\\t' \
+                     for a tab"
+                ));
+            }
+        },
+    };
+    if matches!(byte, b'"' | b'\n' | b'\r') {
+        return Err("a quote or a line end cannot separate fields".into());
+    }
+    Ok(byte)
+}
+
+/// `--encoding NAME`: a WHATWG encoding label.
+pub fn encoding(text: &str) -> Result<simfind::input::records::Encoding, String> {
+    simfind::input::records::Encoding::for_label(text).ok_or_else(|| {
+        format!(
+            "'{text}' is not an encoding name (such as utf-8, windows-1252, latin1, utf-16le, \
+             shift_jis)"
+        )
+    })
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ShingleArg {
     Char,

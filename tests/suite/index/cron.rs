@@ -141,6 +141,7 @@ fn index_help_offers_only_options_index_takes() {
             ("--include" | "--exclude", _) => cmd.args([flag.as_str(), "*.txt"]),
             ("--color", _) => cmd.args(["--color", "never"]),
             ("--extract", _) => cmd.args(["--extract", "pdf,html"]),
+            ("--fold", _) => cmd.args(["--fold", "accents,punct"]),
             ("--summary-json", _) => cmd.arg(&flag).arg(dir.path().join(format!("{seen}.json"))),
             ("--files-from" | "--files0-from", _) => {
                 let list = dir.path().join(format!("{seen}.list"));

@@ -23,6 +23,8 @@ pub struct SpecBuilder {
     keep_case: bool,
     keep_whitespace: bool,
     drop_whitespace: bool,
+    fold_accents: bool,
+    fold_punct: bool,
     adopted: Option<Recipe>,
     bands: Option<usize>,
     rows: Option<usize>,
@@ -73,6 +75,14 @@ impl SpecBuilder {
     /// Remove all whitespace (character shingles only).
     pub fn drop_whitespace(mut self, drop: bool) -> Self {
         self.drop_whitespace = drop;
+        self
+    }
+
+    /// Fold accents (NFKD without combining marks) and punctuation (to a
+    /// space) before the other steps.
+    pub fn fold(mut self, accents: bool, punct: bool) -> Self {
+        self.fold_accents = accents;
+        self.fold_punct = punct;
         self
     }
 
@@ -290,6 +300,9 @@ impl SpecBuilder {
                 && adopted.is_none_or(|r| r.normalization.collapse_whitespace),
             drop_whitespace: self.drop_whitespace
                 || adopted.is_some_and(|r| r.normalization.drop_whitespace),
+            fold_accents: self.fold_accents
+                || adopted.is_some_and(|r| r.normalization.fold_accents),
+            fold_punct: self.fold_punct || adopted.is_some_and(|r| r.normalization.fold_punct),
         };
         Ok(Features {
             normalization,

@@ -34,7 +34,9 @@ fn defaults_are_char_5_grams_20_by_5_seed_42_and_the_s_curve() {
         Normalization {
             lowercase: true,
             collapse_whitespace: true,
-            drop_whitespace: false
+            drop_whitespace: false,
+            fold_accents: false,
+            fold_punct: false,
         }
     );
     assert_eq!(spec.banding, Banding { bands: 20, rows: 5 });

@@ -502,7 +502,13 @@ mod tests {
         fn dropped_whitespace_chunks_are_the_whole_text(
             bytes in texts(), size in 1usize..64, lowercase: bool, k in 1usize..=9,
         ) {
-            let norm = Normalization { lowercase, collapse_whitespace: false, drop_whitespace: true };
+            let norm = Normalization {
+                lowercase,
+                collapse_whitespace: false,
+                drop_whitespace: true,
+                fold_accents: false,
+                fold_punct: false,
+            };
             let shingler = shingler(0, k);
             let mut scratch = Scratch::default();
             let whole_text = normalize(&bytes, norm);

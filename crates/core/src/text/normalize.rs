@@ -11,6 +11,10 @@
 //!    space and trim both ends.
 //!
 //! Steps 2 and 3 can be switched off (`--keep-case`, `--keep-whitespace`).
+//! `--fold` adds a step between 1 and 2, one character at a time
+//! ([`fold_char`]): `accents` takes each character's compatibility
+//! decomposition (Unicode NFKD) without its combining marks (`José` is
+//! `Jose`, `ﬁ` is `fi`), `punct` makes punctuation a space.
 //! `--drop-whitespace` instead removes every whitespace character after
 //! step 2 (a pass over the output, only when asked for).
 //!
@@ -33,6 +37,10 @@ pub struct Normalization {
     /// the other steps; `--drop-whitespace` sets it with `collapse_whitespace`
     /// off, so that chunks of a large file join by concatenation.
     pub drop_whitespace: bool,
+    /// `--fold accents`: NFKD without combining marks, before the rest.
+    pub fold_accents: bool,
+    /// `--fold punct`: punctuation becomes a space, before the rest.
+    pub fold_punct: bool,
 }
 
 impl Normalization {
@@ -44,21 +52,29 @@ impl Normalization {
             lowercase: true,
             collapse_whitespace: true,
             drop_whitespace: false,
+            fold_accents: false,
+            fold_punct: false,
         },
         Normalization {
             lowercase: false,
             collapse_whitespace: true,
             drop_whitespace: false,
+            fold_accents: false,
+            fold_punct: false,
         },
         Normalization {
             lowercase: true,
             collapse_whitespace: false,
             drop_whitespace: false,
+            fold_accents: false,
+            fold_punct: false,
         },
         Normalization {
             lowercase: false,
             collapse_whitespace: false,
             drop_whitespace: false,
+            fold_accents: false,
+            fold_punct: false,
         },
     ];
 }
@@ -69,6 +85,8 @@ impl Default for Normalization {
             lowercase: true,
             collapse_whitespace: true,
             drop_whitespace: false,
+            fold_accents: false,
+            fold_punct: false,
         }
     }
 }
@@ -109,6 +127,20 @@ pub fn normalize_into_kernel(bytes: &[u8], norm: Normalization, out: &mut String
 }
 
 fn normalize_with_kernel(bytes: &[u8], norm: Normalization, out: &mut String, kernel: Kernel) {
+    if norm.folds() {
+        // Folding changes characters, not whitespace runs or case: the
+        // folded text then goes the usual way.
+        let mut folded = String::with_capacity(bytes.len());
+        for c in String::from_utf8_lossy(bytes).chars() {
+            fold_char(c, norm, &mut |f| folded.push(f));
+        }
+        let rest = Normalization {
+            fold_accents: false,
+            fold_punct: false,
+            ..norm
+        };
+        return normalize_with_kernel(folded.as_bytes(), rest, out, kernel);
+    }
     let mut buf = std::mem::take(out).into_bytes();
     buf.clear();
     buf.reserve(bytes.len());
@@ -128,6 +160,60 @@ fn normalize_with_kernel(bytes: &[u8], norm: Normalization, out: &mut String, ke
     if norm.drop_whitespace {
         out.retain(|c| !c.is_whitespace());
     }
+}
+
+impl Normalization {
+    /// Whether a `--fold` step is on.
+    pub fn folds(self) -> bool {
+        self.fold_accents || self.fold_punct
+    }
+}
+
+/// The characters `c` folds to under `norm`'s `--fold` steps, handed to
+/// `put`: with `accents`, its compatibility decomposition (NFKD) without
+/// combining marks; with `punct`, a space for each punctuation character
+/// ([`is_punctuation`]). One character at a time, so that a text folds the
+/// same whole or in chunks, and explain maps each output to its source.
+pub fn fold_char(c: char, norm: Normalization, put: &mut impl FnMut(char)) {
+    let mut one = |d: char| {
+        if norm.fold_punct && is_punctuation(d) {
+            put(' ');
+        } else {
+            put(d);
+        }
+    };
+    if norm.fold_accents && !c.is_ascii() {
+        unicode_normalization::char::decompose_compatible(c, |d| {
+            if !unicode_normalization::char::is_combining_mark(d) {
+                one(d);
+            }
+        });
+    } else {
+        one(c);
+    }
+}
+
+/// What `--fold punct` makes a space: ASCII punctuation and symbols
+/// (`!"#$%&'()*+,-./:;<=>?@[\]^_`{|}~`), Latin-1's (`¡§«¶·»¿`), the General
+/// Punctuation block (dashes, curly quotes, `…`, `‰`) and CJK punctuation
+/// (`、。「」【】`).
+pub fn is_punctuation(c: char) -> bool {
+    c.is_ascii_punctuation()
+        || matches!(
+            c,
+            '\u{a1}'
+                | '\u{a7}'
+                | '\u{ab}'
+                | '\u{b6}'
+                | '\u{b7}'
+                | '\u{bb}'
+                | '\u{bf}'
+                | '\u{2010}'..='\u{2027}'
+                | '\u{2030}'..='\u{205e}'
+                | '\u{3001}'..='\u{3003}'
+                | '\u{3008}'..='\u{3011}'
+                | '\u{3014}'..='\u{301f}'
+        )
 }
 
 /// The definition itself, for text with a capital sigma: decode, lowercase
@@ -467,6 +553,8 @@ mod tests {
         lowercase: true,
         collapse_whitespace: true,
         drop_whitespace: false,
+        fold_accents: false,
+        fold_punct: false,
     };
 
     #[test]
@@ -500,20 +588,67 @@ mod tests {
             lowercase: false,
             collapse_whitespace: false,
             drop_whitespace: false,
+            fold_accents: false,
+            fold_punct: false,
         };
         assert_eq!(normalize(b" A  b ", keep), " A  b ");
         let keep_case = Normalization {
             lowercase: false,
             collapse_whitespace: true,
             drop_whitespace: false,
+            fold_accents: false,
+            fold_punct: false,
         };
         assert_eq!(normalize(" Ä  b ".as_bytes(), keep_case), "Ä b");
+    }
+
+    #[test]
+    fn folding_accents_and_punctuation() {
+        let accents = Normalization {
+            fold_accents: true,
+            ..DEFAULT
+        };
+        assert_eq!(
+            normalize("José GARCÍA ﬁne".as_bytes(), accents),
+            "jose garcia fine"
+        );
+        // Already decomposed: the mark alone goes.
+        assert_eq!(normalize("Jose\u{301}".as_bytes(), accents), "jose");
+        let punct = Normalization {
+            fold_punct: true,
+            ..DEFAULT
+        };
+        assert_eq!(
+            normalize("O'Brien-Smith, J.  «x»".as_bytes(), punct),
+            "o brien smith j x"
+        );
+        let both = Normalization {
+            fold_accents: true,
+            fold_punct: true,
+            ..DEFAULT
+        };
+        assert_eq!(normalize("Café—Bar".as_bytes(), both), "cafe bar");
+        for norm in [accents, punct, both] {
+            for text in [
+                "José GARCÍA ﬁne",
+                "O'Brien-Smith, J.",
+                "ab\u{FFFD}\u{3000}、x ΟΔΟΣ.",
+            ] {
+                crate::simd::for_each_supported::<Kernel>(|kernel| {
+                    let mut out = String::new();
+                    normalize_into_kernel(text.as_bytes(), norm, &mut out, kernel);
+                    assert_eq!(out, normalize_mapped(text.as_bytes(), norm).text);
+                });
+            }
+        }
     }
 
     const KEEP_CASE: Normalization = Normalization {
         lowercase: false,
         collapse_whitespace: true,
         drop_whitespace: false,
+        fold_accents: false,
+        fold_punct: false,
     };
 
     const ALL: [Normalization; 4] = Normalization::ALL;
@@ -541,6 +676,8 @@ mod tests {
                 lowercase: !keep_case,
                 collapse_whitespace: false,
                 drop_whitespace: true,
+                fold_accents: false,
+                fold_punct: false,
             };
             for (bytes, want) in texts.iter().zip(expected) {
                 let definition = reference::by_definition(bytes, norm);

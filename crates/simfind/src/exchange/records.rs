@@ -39,6 +39,14 @@ pub fn record_metadata(options: &RecordOptions) -> Vec<(String, String)> {
         ("max_line", options.max_line.to_string()),
     ]
     .into_iter()
+    // Written only when given, so that files signed without them keep
+    // their metadata as it was.
+    .chain(
+        options
+            .delimiter
+            .map(|d| ("delimiter", char::from(d).to_string())),
+    )
+    .chain(options.encoding.map(|e| ("encoding", e.name().to_string())))
     .map(|(k, v)| (format!("{RECORDS_PREFIX}{k}"), v))
     .collect()
 }
@@ -85,6 +93,26 @@ pub fn record_options(metadata: &[(String, String)]) -> Result<RecordOptions, Me
             key: key("max_line"),
             value: None,
         })?;
+    if let Ok(delimiter) = get("delimiter") {
+        match delimiter.as_bytes() {
+            [byte] => options.delimiter = Some(*byte),
+            _ => {
+                return Err(MetadataError::Invalid {
+                    key: key("delimiter"),
+                    reason: "not one byte".into(),
+                });
+            }
+        }
+    }
+    if let Ok(label) = get("encoding") {
+        options.encoding =
+            Some(
+                records::Encoding::for_label(&label).ok_or_else(|| MetadataError::Invalid {
+                    key: key("encoding"),
+                    reason: format!("'{label}' is not an encoding"),
+                })?,
+            );
+    }
     Ok(options)
 }
 

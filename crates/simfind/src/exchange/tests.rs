@@ -15,6 +15,8 @@ fn recipe(seed: u64) -> Recipe {
             lowercase: true,
             collapse_whitespace: true,
             drop_whitespace: false,
+            fold_accents: false,
+            fold_punct: false,
         },
         shingler: Shingler::new(ShingleKind::Char, 3, StopWords::default()),
         sketch: SketchKind::Classic,

@@ -169,6 +169,8 @@ pub fn vector_recipe(params: &Params) -> Recipe {
             lowercase: false,
             collapse_whitespace: false,
             drop_whitespace: false,
+            fold_accents: false,
+            fold_punct: false,
         },
         shingler: Shingler::new(ShingleKind::Char, 1, StopWords::default()),
         sketch: SketchKind::Classic,

@@ -30,7 +30,6 @@ pub(super) fn run(args: Args) -> Result<i32> {
         (args.db.is_some(), "--db"),
         (args.matching.isolate, "--isolate (--link pairs two inputs)"),
         (files_from, "--files-from"),
-        (args.report.list_removable, "--list-removable"),
         (!args.report.reference.is_empty(), "--reference"),
     ] {
         if given {
@@ -42,6 +41,19 @@ pub(super) fn run(args: Args) -> Result<i32> {
         bail!("--input sets compares whole tokens: --shingle and -k do not apply");
     }
     let (options, record) = config::records(&args.input, &args.roots)?;
+    if args.write_kept.is_some() {
+        match &args.roots[..] {
+            [one] if one.as_os_str() != "-" => {}
+            [one] => bail!(
+                "--write-kept reads its input again: give a file, not stdin ({})",
+                one.display()
+            ),
+            _ => bail!("--write-kept writes the kept rows of one input: give one file"),
+        }
+        if kind == InputKind::Sets && args.input.pairs {
+            bail!("--write-kept does not apply to --input sets --pairs: a set is many lines");
+        }
+    }
     // A table's fields are short (names, addresses): char 2-shingles unless
     // -k says otherwise (docs/RECORDS.md, the benchmark that chose it).
     let mut signing = args.signing.clone();
@@ -55,9 +67,12 @@ pub(super) fn run(args: Args) -> Result<i32> {
     {
         signing.shingles.k = Some(RECORD_CHAR_K);
     }
-    // Records decide removals by the same rule as files.
+    // Records decide removals by the same rule as files; writing the kept
+    // rows decides them as listing the others does.
     let mut matching = args.matching.clone();
-    let removal_default = super::removal_threshold(&args.report, &mut matching);
+    let mut removal = args.report.removal_run();
+    removal.lists_removable |= args.write_kept.is_some();
+    let removal_default = super::removal_threshold_of(removal, &mut matching);
     let (config, threshold_source) =
         config::scan(&[], &signing, &matching, &args.files, false, None)?;
     if removal_default && !args.verbosity.quiet {
@@ -83,6 +98,11 @@ pub(super) fn run(args: Args) -> Result<i32> {
     let mut report = Report::from_args(&args.report, &mut Vec::new())?;
     let summary_json = summary::open(&args.summary_json, args.output.as_deref())?;
     let mut sink = Sink::create(args.output.as_deref())?;
+    // Created before any work, as -o is: a bad FILE fails first.
+    let kept_file = match &args.write_kept {
+        Some(path) => Some((path, Sink::create(Some(path.as_path()))?)),
+        None => None,
+    };
     output::install_interrupt_handler();
 
     let started = Instant::now();
@@ -99,6 +119,11 @@ pub(super) fn run(args: Args) -> Result<i32> {
     crate::app::important::apply(&mut records, args.input.important_words, normalization);
     config::check_record_fields(&record, &records.fields)?;
     let fields_used = records.fields.join(",");
+    // Each document's first line (documents are the records, in order).
+    let lines: Vec<u64> = match kept_file {
+        Some(_) => records.records.iter().map(|r| r.origin.line).collect(),
+        None => Vec::new(),
+    };
     let RecordOutcome {
         mut outcome,
         fields,
@@ -127,6 +152,33 @@ pub(super) fn run(args: Args) -> Result<i32> {
     let reported =
         report.write_with_fields(&mut outcome, config.threshold, fields.as_ref(), &mut sink)?;
     sink.commit()?;
+    if let Some((path, mut file)) = kept_file {
+        let removable: std::collections::HashSet<u32> = report
+            .removable(&outcome, config.threshold)
+            .into_iter()
+            .collect();
+        let kept: std::collections::HashSet<u64> = (0u32..)
+            .zip(&lines)
+            .filter(|(doc, _)| !removable.contains(doc))
+            .map(|(_, &line)| line)
+            .collect();
+        let written = records::write_kept(
+            &args.roots[0],
+            &options,
+            &|line| kept.contains(&line),
+            &mut file,
+        )
+        .map_err(|err| anyhow!("{err}"))?;
+        file.commit()?;
+        if !quiet {
+            eprintln!(
+                "simfind: {} kept ({} removable) written to {}",
+                plural(written, "row", "rows"),
+                removable.len(),
+                path.display()
+            );
+        }
+    }
 
     let seconds = started.elapsed().as_secs_f64();
     if !quiet {

@@ -223,6 +223,8 @@ fn a_passage_starting_in_kept_spaces_starts_at_the_same_text_in_both() {
         lowercase: true,
         collapse_whitespace: false,
         drop_whitespace: false,
+        fold_accents: false,
+        fold_punct: false,
     };
     let e = explain(a, b, &r);
     let norm = |bytes: &[u8]| crate::text::normalize::normalize(bytes, r.normalization);

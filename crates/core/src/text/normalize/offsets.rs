@@ -114,7 +114,14 @@ pub fn normalize_mapped(bytes: &[u8], norm: Normalization) -> Mapped {
     for chunk in bytes.utf8_chunks() {
         for c in chunk.valid().chars() {
             let len = c.len_utf8();
-            push(&mut out, &mut starts, c, i..i + len);
+            if norm.folds() {
+                // Each character it folds to stands for it.
+                super::fold_char(c, norm, &mut |f| {
+                    push(&mut out, &mut starts, f, i..i + len);
+                });
+            } else {
+                push(&mut out, &mut starts, c, i..i + len);
+            }
             i += len;
         }
         let invalid = chunk.invalid().len();
@@ -135,7 +142,12 @@ pub fn normalize_mapped(bytes: &[u8], norm: Normalization) -> Mapped {
         // both are two bytes, so the definition's text has the same length and
         // the same map.
         let mut context = Vec::new();
-        super::normalize_with_context(bytes, norm, &mut context);
+        if norm.folds() {
+            // The folded text's context, as the fast normaliser takes it.
+            context = super::normalize(bytes, norm).into_bytes();
+        } else {
+            super::normalize_with_context(bytes, norm, &mut context);
+        }
         debug_assert_eq!(context.len(), text.len());
         if context.len() == text.len() {
             text = String::from_utf8(context).expect("the definition's text is UTF-8");

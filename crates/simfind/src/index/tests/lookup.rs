@@ -25,6 +25,8 @@ fn recipe() -> Recipe {
             lowercase: true,
             collapse_whitespace: true,
             drop_whitespace: false,
+            fold_accents: false,
+            fold_punct: false,
         },
         shingler: Shingler::new(ShingleKind::Char, 5, StopWords::default()),
         sketch: SketchKind::Classic,

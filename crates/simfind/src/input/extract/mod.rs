@@ -47,6 +47,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use sniff::Format;
+/// Encoding detection, also what the record readers decode their inputs by.
+pub(crate) use text::{guess_legacy_of, unmarked_utf, utf16_big_endian};
 pub use transform::Transform;
 
 /// Which formats are extracted, the user's command that makes the text of

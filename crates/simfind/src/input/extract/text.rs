@@ -12,7 +12,7 @@ const PATTERN_LEN: usize = 4096;
 /// UTF-16 or UTF-32 without a byte-order mark, told by where the zero
 /// bytes fall: text in the Latin, Greek or Cyrillic ranges has a zero high
 /// byte in (nearly) every unit, and the other byte is rarely zero.
-pub(super) fn unmarked_utf(bytes: &[u8]) -> Option<Format> {
+pub(crate) fn unmarked_utf(bytes: &[u8]) -> Option<Format> {
     let head = &bytes[..bytes.len().min(PATTERN_LEN)];
     if head.len() < 8 || !head.contains(&0) {
         return None;
@@ -82,11 +82,21 @@ pub(super) fn decode(format: Format, bytes: &[u8]) -> Result<String, Failure> {
 /// mostly-UTF-8 file with a stray byte stays UTF-8), decoded by
 /// `encoding_rs` with replacement characters for what does not decode.
 pub(super) fn legacy(bytes: &[u8]) -> String {
-    let mut detector = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Deny);
-    detector.feed(bytes, true);
-    let encoding = detector.guess(None, chardetng::Utf8Detection::Allow);
-    let (text, _) = encoding.decode_without_bom_handling(bytes);
+    let (text, _) = guess_legacy(bytes).decode_without_bom_handling(bytes);
     text.into_owned()
+}
+
+/// The encoding `chardetng` guesses for `bytes` (all of a text, or its
+/// head when `last` is false), UTF-8 allowed: what [`legacy`] decodes with,
+/// and what the record readers decode a legacy file's stream with.
+pub(crate) fn guess_legacy_of(bytes: &[u8], last: bool) -> &'static encoding_rs::Encoding {
+    let mut detector = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Deny);
+    detector.feed(bytes, last);
+    detector.guess(None, chardetng::Utf8Detection::Allow)
+}
+
+fn guess_legacy(bytes: &[u8]) -> &'static encoding_rs::Encoding {
+    guess_legacy_of(bytes, true)
 }
 
 fn utf16(bytes: &[u8]) -> String {
@@ -95,11 +105,7 @@ fn utf16(bytes: &[u8]) -> String {
     } else if let Some(rest) = bytes.strip_prefix(b"\xFE\xFF") {
         (rest, true)
     } else {
-        // Unmarked: the byte order whose high bytes are the zeros.
-        let head = &bytes[..bytes.len().min(PATTERN_LEN)];
-        let odd_zeros = head.iter().skip(1).step_by(2).filter(|&&b| b == 0).count();
-        let even_zeros = head.iter().step_by(2).filter(|&&b| b == 0).count();
-        (bytes, even_zeros > odd_zeros)
+        (bytes, utf16_big_endian(bytes))
     };
     let encoding = if big_endian {
         encoding_rs::UTF_16BE
@@ -108,6 +114,15 @@ fn utf16(bytes: &[u8]) -> String {
     };
     let (text, _) = encoding.decode_without_bom_handling(body);
     text.into_owned()
+}
+
+/// Whether unmarked UTF-16 (as [`unmarked_utf`] told it) is big-endian:
+/// the byte order whose high bytes are the zeros.
+pub(crate) fn utf16_big_endian(bytes: &[u8]) -> bool {
+    let head = &bytes[..bytes.len().min(PATTERN_LEN)];
+    let odd_zeros = head.iter().skip(1).step_by(2).filter(|&&b| b == 0).count();
+    let even_zeros = head.iter().step_by(2).filter(|&&b| b == 0).count();
+    even_zeros > odd_zeros
 }
 
 fn utf32(bytes: &[u8]) -> String {

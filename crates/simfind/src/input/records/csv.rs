@@ -243,11 +243,18 @@ pub(super) struct Table<R = Box<dyn BufRead>> {
     name: String,
     input: u32,
     width: usize,
-    id: usize,
+    /// The id column; `None`: ids are the data rows' numbers.
+    id: Option<usize>,
+    /// Data rows read so far (blank lines not counted): the last row's
+    /// number, its id when there is no id column.
+    rows: u64,
     chosen: Vec<usize>,
     fields: Vec<String>,
     cap: usize,
     row: ByteRecord,
+    /// The header row as read, for a copy of the table ([`Table::header`]).
+    header: ByteRecord,
+    delimiter: u8,
     failed: bool,
 }
 
@@ -264,11 +271,13 @@ impl<R: BufRead> Table<R> {
             reason,
         };
         let overflow = Rc::new(Overflow::default());
-        let delimiter = if options.kind == InputKind::Tsv {
-            b'\t'
-        } else {
-            b','
-        };
+        let delimiter = options
+            .delimiter
+            .unwrap_or(if options.kind == InputKind::Tsv {
+                b'\t'
+            } else {
+                b','
+            });
         let capped = Capped {
             inner: reader,
             at: 0,
@@ -305,6 +314,22 @@ impl<R: BufRead> Table<R> {
                 Err(err) => return Err(error(1, format!("header {}", not_utf8(err)))),
             }
         }
+        if let [only] = &names[..] {
+            // One column is never a table of records: most likely a file
+            // separated by another byte (a European spreadsheet's `;`).
+            // Named, not guessed: a guess would pick wrong columns without
+            // a word on a file whose text holds the byte.
+            if let Some(other) = other_delimiter(only, delimiter) {
+                let shown = show_delimiter(other);
+                return Err(error(
+                    1,
+                    format!(
+                        "the header is one column ({only}): it looks separated by '{shown}'; \
+                         read it with --delimiter '{shown}'"
+                    ),
+                ));
+            }
+        }
         let listed = names.join(",");
         let column = |wanted: &str, flag: &str| {
             names.iter().position(|n| n == wanted).ok_or_else(|| {
@@ -314,9 +339,37 @@ impl<R: BufRead> Table<R> {
                 )
             })
         };
-        let id = column(&options.id_column, "--id-column")?;
+        let id = match names.iter().position(|n| *n == options.id_column) {
+            Some(id) => Some(id),
+            // No id column, none named: the rows are numbered (what a
+            // spreadsheet export without keys has; the number finds the
+            // row again). One that differs only in case is not taken for
+            // absent: it would be compared as text.
+            None if !options.id_column_given => {
+                if let Some(near) = names.iter().find(|n| n.eq_ignore_ascii_case("id")) {
+                    return Err(error(
+                        1,
+                        format!(
+                            "no column 'id' in the header ({listed}); name it with --id-column \
+                             {near}"
+                        ),
+                    ));
+                }
+                None
+            }
+            None => {
+                return Err(error(
+                    1,
+                    format!(
+                        "no column '{}' in the header ({listed}); name another with \
+                         --id-column, or leave it out to number the rows 1, 2, …",
+                        options.id_column
+                    ),
+                ));
+            }
+        };
         let chosen: Vec<usize> = if options.columns.is_empty() {
-            (0..names.len()).filter(|&i| i != id).collect()
+            (0..names.len()).filter(|&i| Some(i) != id).collect()
         } else {
             options
                 .columns
@@ -340,10 +393,13 @@ impl<R: BufRead> Table<R> {
             input,
             width: names.len(),
             id,
+            rows: 0,
             chosen,
             fields,
             cap: options.max_line,
             row: ByteRecord::new(),
+            header,
+            delimiter,
             failed: false,
         })
     }
@@ -370,6 +426,42 @@ impl<R: BufRead> Table<R> {
             reason,
         }
     }
+
+    /// The header row, as read.
+    pub(super) fn header(&self) -> &ByteRecord {
+        &self.header
+    }
+
+    /// The row of the last record read, every column as read (the id's
+    /// too): what a copy of the table writes.
+    pub(super) fn row(&self) -> &ByteRecord {
+        &self.row
+    }
+
+    /// The byte between fields.
+    pub(super) fn delimiter(&self) -> u8 {
+        self.delimiter
+    }
+}
+
+/// The byte among the usual delimiters (other than `used`) that splits a
+/// one-column `header` into the most fields, if any does.
+fn other_delimiter(header: &str, used: u8) -> Option<u8> {
+    [b',', b'|', b'\t', b';']
+        .into_iter()
+        .filter(|&d| d != used)
+        .map(|d| (header.bytes().filter(|&b| b == d).count(), d))
+        .filter(|&(n, _)| n > 0)
+        .max_by_key(|&(n, _)| n)
+        .map(|(_, d)| d)
+}
+
+/// A delimiter as `--delimiter` takes it (`\t` for a tab).
+fn show_delimiter(delimiter: u8) -> String {
+    match delimiter {
+        b'\t' => "\\t".into(),
+        d => char::from(d).to_string(),
+    }
 }
 
 impl Table<io::BufReader<std::fs::File>> {
@@ -390,6 +482,11 @@ impl Table<io::BufReader<std::fs::File>> {
 impl<R: BufRead> Source for Table<R> {
     fn fields(&self) -> &[String] {
         &self.fields
+    }
+
+    fn found_at_offsets(&self) -> bool {
+        // A row read alone at its offset does not know its number.
+        self.id.is_some()
     }
 
     fn next_record(&mut self) -> Option<Result<Record, RowError>> {
@@ -417,11 +514,12 @@ impl<R: BufRead> Source for Table<R> {
             let longest = self.overflow.longest.get();
             return Some(Err(self.error(line, too_long(longest, self.cap))));
         }
+        if self.row.len() == 1 && self.row[0].is_empty() {
+            // A blank line.
+            return self.next_record();
+        }
+        self.rows += 1;
         if self.row.len() != self.width {
-            if self.row.len() == 1 && self.row[0].is_empty() {
-                // A blank line.
-                return self.next_record();
-            }
             let reason = format!(
                 "{} fields where the header has {} (a ragged row)",
                 self.row.len(),
@@ -434,9 +532,10 @@ impl<R: BufRead> Source for Table<R> {
                 .map(str::to_owned)
                 .map_err(|err| self.error(line, format!("field {}: {}", i + 1, not_utf8(err))))
         };
-        let id = match text(self.id) {
-            Ok(id) => id.trim().to_owned(),
-            Err(err) => return Some(Err(err)),
+        let id = match self.id.map(text) {
+            Some(Ok(id)) => id.trim().to_owned(),
+            Some(Err(err)) => return Some(Err(err)),
+            None => self.rows.to_string(),
         };
         if id.is_empty() {
             return Some(Err(self.error(line, "missing id (empty id column)".into())));

@@ -20,8 +20,10 @@ use std::path::{Path, PathBuf};
 use super::kind::InputKind;
 
 mod csv;
+mod decode;
 mod jsonl;
 mod sets;
+pub use decode::Encoding;
 pub use sets::weighted_token;
 #[cfg(test)]
 mod tests;
@@ -41,6 +43,10 @@ pub struct RecordOptions {
     pub text_fields: Vec<String>,
     /// CSV/TSV: the id column's header name; default `id`.
     pub id_column: String,
+    /// `id_column` was named (`--id-column`): a header without it is an
+    /// error. Unnamed, a header without an `id` column numbers the data
+    /// rows (1 is the first row after the header) and those are the ids.
+    pub id_column_given: bool,
     /// CSV/TSV: the columns that make the document; empty = every column
     /// but the id's, in header order.
     pub columns: Vec<String>,
@@ -56,6 +62,10 @@ pub struct RecordOptions {
     pub max_line: usize,
     /// Report a bad row and go on, instead of stopping.
     pub skip_bad_rows: bool,
+    /// CSV/TSV: the byte between fields; `None` is the kind's (`,` or tab).
+    pub delimiter: Option<u8>,
+    /// The inputs' text encoding; `None` detects each input's.
+    pub encoding: Option<Encoding>,
 }
 
 impl RecordOptions {
@@ -66,12 +76,15 @@ impl RecordOptions {
             id_field: "id".into(),
             text_fields: vec!["text".into()],
             id_column: "id".into(),
+            id_column_given: false,
             columns: Vec::new(),
             pairs: false,
             weighted: false,
             link: false,
             max_line: DEFAULT_MAX_LINE,
             skip_bad_rows: false,
+            delimiter: None,
+            encoding: None,
         }
     }
 }
@@ -146,6 +159,11 @@ pub trait Source {
     fn fields(&self) -> &[String];
     /// The next row, `None` at the end.
     fn next_record(&mut self) -> Option<Result<Record, RowError>>;
+    /// Whether a record read again alone at its offset is the one read
+    /// here (its id is not the count of the rows before it).
+    fn found_at_offsets(&self) -> bool {
+        true
+    }
 }
 
 /// Everything read from the inputs, in document-id order.
@@ -156,6 +174,9 @@ pub struct Records {
     pub records: Vec<Record>,
     /// Rows reported and skipped (`skip_bad_rows`).
     pub skipped: u64,
+    /// Some input was decompressed or transcoded: its records' lines and
+    /// offsets count the text read, not the file's bytes.
+    pub decoded: bool,
     /// How to read a record again at its origin, when every input allows it.
     pub reread: Option<Reread>,
 }
@@ -206,15 +227,17 @@ impl fmt::Display for Again {
 const BUFFER: usize = 8 << 10;
 
 impl Reread {
-    /// For `inputs` read with `options`, if they can be read again.
-    fn of(inputs: &[PathBuf], options: &RecordOptions) -> Option<Reread> {
+    /// For `inputs` read with `options`, if they can be read again: `plain`
+    /// when every input was read as its own bytes (not decompressed, not
+    /// transcoded), so that a record's offset is one in its file.
+    fn of(inputs: &[PathBuf], options: &RecordOptions, plain: bool) -> Option<Reread> {
         let regular =
             |p: &PathBuf| p.as_os_str() != "-" && std::fs::metadata(p).is_ok_and(|m| m.is_file());
         let kind = matches!(
             options.kind,
             InputKind::Jsonl | InputKind::Csv | InputKind::Tsv
         );
-        (kind && inputs.iter().all(regular)).then(|| Reread {
+        (plain && kind && inputs.iter().all(regular)).then(|| Reread {
             inputs: inputs.to_vec(),
             options: options.clone(),
         })
@@ -349,6 +372,7 @@ pub fn read_inputs(
     let mut out = Records::default();
     let mut first_at: std::collections::HashMap<String, (u32, u64)> =
         std::collections::HashMap::new();
+    let mut plain = true;
     for (index, path) in inputs.iter().enumerate() {
         let input = u32::try_from(index).unwrap_or(u32::MAX);
         let name = display_name(path);
@@ -373,6 +397,17 @@ pub fn read_inputs(
                 continue;
             }
         };
+        let reader = match decode::decode(reader, options.encoding) {
+            Ok(decoded) => {
+                plain &= decoded.plain;
+                out.decoded |= !decoded.plain;
+                decoded.reader
+            }
+            Err(err) => {
+                bad(cannot_read(&name, &err), &mut out)?;
+                continue;
+            }
+        };
         let mut source = match open_source(reader, &name, input, options) {
             Ok(source) => source,
             Err(err) => {
@@ -380,6 +415,7 @@ pub fn read_inputs(
                 continue;
             }
         };
+        plain &= source.found_at_offsets();
         if index == 0 || out.fields.is_empty() {
             out.fields = source.fields().to_vec();
         } else if source.fields() != out.fields {
@@ -449,7 +485,7 @@ pub fn read_inputs(
             reason: format!("more than {} records", u32::MAX - 1),
         });
     }
-    out.reread = Reread::of(inputs, options);
+    out.reread = Reread::of(inputs, options, plain);
     Ok(out)
 }
 
@@ -469,6 +505,9 @@ pub fn reread(
         line: 0,
         reason: format!("cannot open: {err}"),
     })?;
+    let reader = decode::decode(reader, options.encoding)
+        .map_err(|err| cannot_read(&name, &err))?
+        .reader;
     let mut source = open_source(reader, &name, input, options)?;
     while let Some(row) = source.next_record() {
         if let Ok(record) = row {
@@ -476,6 +515,82 @@ pub fn reread(
         }
     }
     Ok(())
+}
+
+/// Writes the rows of input `path` (read with `options`, as
+/// [`read_inputs`] read it) whose records start on a line `keep` holds, in
+/// input order and in the input's form: a CSV or TSV with its header and
+/// delimiter (fields quoted where they need it), JSON Lines and sets line
+/// for line. Rows that were no record are not written (they were reported
+/// when read). The text written is UTF-8, whatever the input's encoding or
+/// compression. Returns the rows written.
+pub fn write_kept(
+    path: &Path,
+    options: &RecordOptions,
+    keep: &dyn Fn(u64) -> bool,
+    out: &mut dyn io::Write,
+) -> Result<u64, RowError> {
+    let name = display_name(path);
+    let failed = |err: io::Error| RowError {
+        input: name.clone(),
+        line: 0,
+        reason: format!("cannot write its kept rows: {err}"),
+    };
+    let reader = open(path).map_err(|err| RowError {
+        input: name.clone(),
+        line: 0,
+        reason: format!("cannot open: {err}"),
+    })?;
+    let reader = decode::decode(reader, options.encoding)
+        .map_err(|err| cannot_read(&name, &err))?
+        .reader;
+    let mut written = 0u64;
+    match options.kind {
+        InputKind::Csv | InputKind::Tsv => {
+            let mut table = csv::Table::open(reader, &name, 0, options)?;
+            let mut writer = ::csv::WriterBuilder::new()
+                .delimiter(table.delimiter())
+                .flexible(true)
+                .from_writer(out);
+            writer
+                .write_byte_record(table.header())
+                .map_err(|e| failed(e.into()))?;
+            while let Some(row) = table.next_record() {
+                if let Ok(record) = row
+                    && keep(record.origin.line)
+                {
+                    writer
+                        .write_byte_record(table.row())
+                        .map_err(|e| failed(e.into()))?;
+                    written += 1;
+                }
+            }
+            writer.flush().map_err(failed)?;
+        }
+        InputKind::Jsonl | InputKind::Sets if !options.pairs => {
+            let mut lines = Lines::new(reader, options.max_line);
+            while let Some(line) = lines.next_line() {
+                let line = line.map_err(|err| cannot_read(&name, &err))?;
+                if let Ok(bytes) = line.bytes
+                    && keep(line.number)
+                {
+                    out.write_all(bytes).map_err(failed)?;
+                    out.write_all(b"\n").map_err(failed)?;
+                    written += 1;
+                }
+            }
+            out.flush().map_err(failed)?;
+        }
+        _ => {
+            return Err(RowError {
+                input: name,
+                line: 0,
+                reason: "its records are not rows of their own (sets given as pairs, points)"
+                    .into(),
+            });
+        }
+    }
+    Ok(written)
 }
 
 /// `-` is stdin; anything else a file.
@@ -493,6 +608,16 @@ fn open(path: &Path) -> io::Result<Box<dyn BufRead>> {
             ));
         }
         Ok(Box::new(io::BufReader::with_capacity(1 << 16, file)))
+    }
+}
+
+/// An input that cannot be read from its start (not decompressed, not
+/// decoded).
+fn cannot_read(name: &str, err: &io::Error) -> RowError {
+    RowError {
+        input: name.into(),
+        line: 0,
+        reason: format!("cannot read: {err}"),
     }
 }
 

@@ -53,6 +53,7 @@ fn records() -> Records {
         records,
         skipped: 3,
         reread: None,
+        decoded: false,
     }
 }
 

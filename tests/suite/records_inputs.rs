@@ -1,0 +1,374 @@
+//! Record files as people have them (issue #39 point 3), through the real
+//! binary: another delimiter (`--delimiter`, and a semicolon file without
+//! it named), encodings other than UTF-8 (detected or `--encoding`), byte-
+//! order marks, and gzip/zstd inputs (files and stdin), each read as the
+//! same records as the plain UTF-8 file.
+
+use std::io::Write;
+use std::process::Output;
+
+use crate::util::*;
+
+/// Four people, two of them near each other twice: the UTF-8 text.
+const PEOPLE: &str = "id,name,city\n\
+                      1,José García,Málaga\n\
+                      2,José García,Malaga\n\
+                      3,Mary Smith,Denver\n\
+                      4,Mary Smyth,Denver\n";
+
+/// `scan --input KIND FILE -t 0.5` plus `extra`, run in `dir`.
+fn scan(dir: &std::path::Path, kind: &str, file: &str, extra: &[&str], stdin: &[u8]) -> Output {
+    let args = [&["scan", "--input", kind, file, "-t", "0.5"][..], extra].concat();
+    run_in(dir, &args, stdin)
+}
+
+/// The pairs the plain UTF-8 CSV gives: what every other form must give.
+fn expected(dir: &std::path::Path) -> Vec<u8> {
+    write(dir, "plain.csv", PEOPLE.as_bytes());
+    let out = scan(dir, "csv", "plain.csv", &[], b"");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(stdout(&out).contains("\n1,2,"), "{}", stdout(&out));
+    out.stdout
+}
+
+fn latin1(text: &str) -> Vec<u8> {
+    text.chars()
+        .map(|c| u8::try_from(u32::from(c)).unwrap())
+        .collect()
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(bytes).unwrap();
+    gz.finish().unwrap()
+}
+
+#[test]
+fn a_semicolon_file_is_read_with_delimiter_and_named_without() {
+    let dir = tempfile::tempdir().unwrap();
+    let want = expected(dir.path());
+    write(dir.path(), "semi.csv", PEOPLE.replace(',', ";").as_bytes());
+    let out = scan(dir.path(), "csv", "semi.csv", &["--delimiter", ";"], b"");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(out.stdout, want);
+
+    // Without it: the message names the flag and the byte, not the id.
+    let out = scan(dir.path(), "csv", "semi.csv", &[], b"");
+    assert_eq!(code(&out), 2);
+    let err = stderr(&out);
+    assert!(err.contains("semi.csv:1:"), "{err}");
+    assert!(err.contains("--delimiter ';'"), "{err}");
+
+    // A tab, written as \t, and `|`.
+    write(dir.path(), "tab.csv", PEOPLE.replace(',', "\t").as_bytes());
+    let out = scan(dir.path(), "csv", "tab.csv", &["--delimiter", "\\t"], b"");
+    assert_eq!(out.stdout, want, "{}", stderr(&out));
+    write(dir.path(), "bar.txt", PEOPLE.replace(',', "|").as_bytes());
+    let out = scan(dir.path(), "tsv", "bar.txt", &["--delimiter", "|"], b"");
+    assert_eq!(out.stdout, want, "{}", stderr(&out));
+}
+
+#[test]
+fn a_bad_delimiter_is_refused_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "p.csv", PEOPLE.as_bytes());
+    for bad in ["ab", "\"", "é"] {
+        let out = scan(dir.path(), "csv", "p.csv", &["--delimiter", bad], b"");
+        assert_eq!(code(&out), 2, "{bad}");
+        assert!(stderr(&out).contains("--delimiter"), "{}", stderr(&out));
+        assert!(out.stdout.is_empty());
+    }
+    write(dir.path(), "p.jsonl", b"{\"id\":\"a\",\"text\":\"x\"}\n");
+    let out = scan(dir.path(), "jsonl", "p.jsonl", &["--delimiter", ";"], b"");
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("--delimiter does not apply to --input jsonl"),
+        "{}",
+        stderr(&out)
+    );
+    let out = scan(dir.path(), "csv", "p.csv", &["--encoding", "klingon"], b"");
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("not an encoding name"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn latin1_and_utf16_files_read_as_their_utf8_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let want = expected(dir.path());
+
+    // Latin-1 (Windows-1252), detected, and named.
+    write(dir.path(), "latin1.csv", &latin1(PEOPLE));
+    let out = scan(dir.path(), "csv", "latin1.csv", &[], b"");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(out.stdout, want);
+    let out = scan(
+        dir.path(),
+        "csv",
+        "latin1.csv",
+        &["--encoding", "latin1"],
+        b"",
+    );
+    assert_eq!(out.stdout, want, "{}", stderr(&out));
+
+    // UTF-16LE with its byte-order mark, and UTF-16BE without one.
+    let mut le = vec![0xff, 0xfe];
+    let mut be = Vec::new();
+    for unit in PEOPLE.encode_utf16() {
+        le.extend_from_slice(&unit.to_le_bytes());
+        be.extend_from_slice(&unit.to_be_bytes());
+    }
+    write(dir.path(), "le.csv", &le);
+    write(dir.path(), "be.csv", &be);
+    for file in ["le.csv", "be.csv"] {
+        let out = scan(dir.path(), "csv", file, &[], b"");
+        assert_eq!(code(&out), 0, "{file}: {}", stderr(&out));
+        assert_eq!(out.stdout, want, "{file}");
+    }
+    // From stdin too.
+    let out = scan(dir.path(), "csv", "-", &[], &le);
+    assert_eq!(out.stdout, want, "{}", stderr(&out));
+}
+
+#[test]
+fn a_bom_is_skipped_in_jsonl_and_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    let want = expected(dir.path());
+    let marked = [&b"\xEF\xBB\xBF"[..], PEOPLE.as_bytes()].concat();
+    write(dir.path(), "bom.csv", &marked);
+    let out = scan(dir.path(), "csv", "bom.csv", &[], b"");
+    assert_eq!(out.stdout, want, "{}", stderr(&out));
+
+    let jsonl = "{\"id\":\"a\",\"text\":\"José García de Málaga\"}\n\
+                 {\"id\":\"b\",\"text\":\"José García de Málaga\"}\n";
+    let mut utf16 = vec![0xfe, 0xff];
+    for unit in jsonl.encode_utf16() {
+        utf16.extend_from_slice(&unit.to_be_bytes());
+    }
+    write(dir.path(), "bom.jsonl", &utf16);
+    let out = scan(dir.path(), "jsonl", "bom.jsonl", &[], b"");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(stdout(&out).contains("\na,b,1.000000"), "{}", stdout(&out));
+}
+
+#[test]
+fn mixed_bytes_are_named_with_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    // UTF-8 text with one Latin-1 byte on line 4.
+    let mut mixed = "id,name\n1,José\n2,Josè\n".as_bytes().to_vec();
+    mixed.extend_from_slice(b"3,Jos\xe9\n");
+    write(dir.path(), "mixed.csv", &mixed);
+    let out = scan(dir.path(), "csv", "mixed.csv", &[], b"");
+    assert_eq!(code(&out), 2);
+    let err = stderr(&out);
+    assert!(
+        err.contains("mixed.csv:4:") && err.contains("not valid UTF-8"),
+        "{err}"
+    );
+
+    // UTF-16 with a lone surrogate: the input and the line it is on.
+    let mut utf16 = vec![0xff, 0xfe];
+    for unit in "id,name\n1,ab\n2,ab\n".encode_utf16() {
+        utf16.extend_from_slice(&unit.to_le_bytes());
+    }
+    utf16.extend_from_slice(&[b'3', 0, b',', 0, 0x00, 0xd8, b'\n', 0]);
+    write(dir.path(), "broken.csv", &utf16);
+    let out = scan(dir.path(), "csv", "broken.csv", &[], b"");
+    assert_eq!(code(&out), 2);
+    let err = stderr(&out);
+    assert!(
+        err.contains("broken.csv:") && err.contains("not UTF-16LE"),
+        "{err}"
+    );
+}
+
+#[test]
+fn gzip_and_zstd_inputs_are_decompressed_files_and_stdin() {
+    let dir = tempfile::tempdir().unwrap();
+    let want = expected(dir.path());
+    let gz = gzip(PEOPLE.as_bytes());
+    write(dir.path(), "p.csv.gz", &gz);
+    let out = scan(dir.path(), "csv", "p.csv.gz", &[], b"");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(out.stdout, want);
+    let out = scan(dir.path(), "csv", "-", &[], &gz);
+    assert_eq!(out.stdout, want, "{}", stderr(&out));
+
+    // zstd, of Latin-1 text: decompressed, then decoded.
+    let zst = zstd::encode_all(&latin1(PEOPLE)[..], 3).unwrap();
+    write(dir.path(), "p.csv.zst", &zst);
+    let out = scan(dir.path(), "csv", "p.csv.zst", &[], b"");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(out.stdout, want);
+
+    // JSON Lines, gzip-compressed.
+    let jsonl = "{\"id\":\"a\",\"text\":\"the same words here\"}\n\
+                 {\"id\":\"b\",\"text\":\"the same words here\"}\n";
+    write(dir.path(), "d.jsonl.gz", &gzip(jsonl.as_bytes()));
+    let out = scan(dir.path(), "jsonl", "d.jsonl.gz", &[], b"");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(stdout(&out).contains("\na,b,1.000000"), "{}", stdout(&out));
+}
+
+#[test]
+fn a_gzip_bomb_ends_at_the_line_cap() {
+    let dir = tempfile::tempdir().unwrap();
+    // 64 MiB of zeros after a header: some 64 KB compressed.
+    let mut bomb = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    bomb.write_all(b"id,text\n1,").unwrap();
+    let zeros = vec![b'0'; 1 << 20];
+    for _ in 0..64 {
+        bomb.write_all(&zeros).unwrap();
+    }
+    write(dir.path(), "bomb.csv.gz", &bomb.finish().unwrap());
+    let out = scan(
+        dir.path(),
+        "csv",
+        "bomb.csv.gz",
+        &["--max-line-length", "1M"],
+        b"",
+    );
+    assert_eq!(code(&out), 2);
+    let err = stderr(&out);
+    assert!(err.contains("bomb.csv.gz:2:"), "{err}");
+    assert!(err.contains("cap of 1048576 bytes"), "{err}");
+}
+
+#[test]
+fn rows_are_numbered_without_an_id_column() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "noid.csv",
+        b"name,city\nJohn Smith,Boston\n\nJon Smith,Boston\nMary Jones,Denver\n",
+    );
+    let out = scan(dir.path(), "csv", "noid.csv", &[], b"");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    // The blank line is no row: Jon is row 2.
+    assert!(stdout(&out).contains("\n1,2,"), "{}", stdout(&out));
+
+    // A named id column that is missing says how to number instead.
+    let out = scan(dir.path(), "csv", "noid.csv", &["--id-column", "key"], b"");
+    assert_eq!(code(&out), 2);
+    let err = stderr(&out);
+    assert!(
+        err.contains("no column 'key'") && err.contains("leave it out"),
+        "{err}"
+    );
+
+    // An `ID` column is not taken for no id column.
+    write(dir.path(), "upper.csv", b"ID,name\n1,a b\n2,a b\n");
+    let out = scan(dir.path(), "csv", "upper.csv", &[], b"");
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("--id-column ID"), "{}", stderr(&out));
+}
+
+#[test]
+fn write_kept_writes_the_deduplicated_file_in_the_input_form() {
+    let dir = tempfile::tempdir().unwrap();
+    // A semicolon file, Latin-1, gzip-compressed: row 3 is a copy of row 1
+    // but for an accent, row 5 of row 4; the kept file is UTF-8 and plain.
+    let rows = "id;name;note\n\
+                a;José García;\"says \"\"hi\"\"; twice\"\n\
+                b;Mary Smith;x\n\
+                c;Jose Garcia;\"says \"\"hi\"\"; twice\"\n\
+                d;Robert Brown;y\n\
+                e;Robert Brown;y\n";
+    write(dir.path(), "p.csv.gz", &gzip(&latin1(rows)));
+    let args = [
+        "p.csv.gz",
+        "--delimiter",
+        ";",
+        "--fold",
+        "accents",
+        "--write-kept",
+        "kept.csv",
+        "-o",
+        "pairs.csv",
+    ];
+    let out = scan(dir.path(), "csv", args[0], &args[1..], b"");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let kept = std::fs::read_to_string(dir.path().join("kept.csv")).unwrap();
+    assert_eq!(
+        kept,
+        "id;name;note\n\
+         a;José García;\"says \"\"hi\"\"; twice\"\n\
+         b;Mary Smith;x\n\
+         d;Robert Brown;y\n"
+    );
+    // --list-removable names the ids left out, by the same rule.
+    let args = [
+        "p.csv.gz",
+        "--delimiter",
+        ";",
+        "--fold",
+        "accents",
+        "--list-removable",
+    ];
+    let out = scan(dir.path(), "csv", args[0], &args[1..], b"");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(stdout(&out), "c\ne\n");
+
+    // JSON Lines: line for line; the removal threshold is 0.9 unless -t.
+    let jsonl = "{\"id\":\"1\",\"text\":\"the quick brown fox jumps over the lazy dog\"}\n\
+                 {\"id\":\"2\",\"text\":\"the quick brown fox jumps over the lazy dog\"}\n\
+                 \n\
+                 {\"id\":\"3\",\"text\":\"an entirely different line of text here\"}\n";
+    write(dir.path(), "d.jsonl", jsonl.as_bytes());
+    let out = run_in(
+        dir.path(),
+        &[
+            "scan",
+            "--input",
+            "jsonl",
+            "d.jsonl",
+            "--write-kept",
+            "k.jsonl",
+        ],
+        b"",
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(stderr(&out).contains("threshold 0.900"), "{}", stderr(&out));
+    let kept = std::fs::read_to_string(dir.path().join("k.jsonl")).unwrap();
+    assert_eq!(
+        kept,
+        "{\"id\":\"1\",\"text\":\"the quick brown fox jumps over the lazy dog\"}\n\
+         {\"id\":\"3\",\"text\":\"an entirely different line of text here\"}\n"
+    );
+}
+
+#[test]
+fn write_kept_is_refused_where_it_cannot_be_written() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "p.csv", PEOPLE.as_bytes());
+    let out = scan(
+        dir.path(),
+        "csv",
+        "-",
+        &["--write-kept", "k.csv"],
+        PEOPLE.as_bytes(),
+    );
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("not stdin"), "{}", stderr(&out));
+    let out = scan(
+        dir.path(),
+        "csv",
+        "p.csv",
+        &["--write-kept", "no/such/dir/k.csv"],
+        b"",
+    );
+    assert_eq!(code(&out), 2);
+    assert!(out.stdout.is_empty(), "refused before any work");
+    std::fs::create_dir(dir.path().join("docs")).unwrap();
+    let out = sim_in(dir.path(), &["scan", "docs", "--write-kept", "k.csv"]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("--write-kept does not apply to --input files"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!dir.path().join("k.csv").exists());
+}
