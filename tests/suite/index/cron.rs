@@ -142,6 +142,10 @@ fn index_help_offers_only_options_index_takes() {
             ("--color", _) => cmd.args(["--color", "never"]),
             ("--extract", _) => cmd.args(["--extract", "pdf,html"]),
             ("--fold", _) => cmd.args(["--fold", "accents,punct"]),
+            ("--transform", _) => cmd.args(["--transform", "cat"]),
+            ("--transform-glob", _) => {
+                cmd.args(["--transform", "cat", "--transform-glob", "*.txt"])
+            }
             ("--summary-json", _) => cmd.arg(&flag).arg(dir.path().join(format!("{seen}.json"))),
             ("--files-from" | "--files0-from", _) => {
                 let list = dir.path().join(format!("{seen}.list"));
