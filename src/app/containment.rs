@@ -3,7 +3,10 @@
 //! which one is contained in the other at ≥ T, `C(A, B) = |A ∩ B| / |A|`
 //! over their shingle (or token) sets, found by the library's exact join
 //! ([`simfind::similarity::containment::contained_pairs`]: prefix and size
-//! filters, every candidate verified) and written with both directions.
+//! filters, every candidate verified) or, with `--method lsh`, by LSH
+//! Ensemble ([`simfind::lsh::ensemble`]: bands per pair of size partitions
+//! meeting `--min-recall`, every candidate verified), and written with both
+//! directions.
 //!
 //! The rules (sets only, a threshold, the exact method) are the library's
 //! `Spec`'s; the flags no containment run reads are refused here, before
@@ -21,7 +24,9 @@ use std::path::PathBuf;
 use anyhow::{Result, anyhow, bail};
 use simfind::input::kind::InputKind;
 use simfind::input::records;
+use simfind::lsh::ensemble::{self, ENSEMBLE_HASHES, PARTITIONS};
 use simfind::measure::Measure;
+use simfind::pipeline::plan::{Method, MethodChoice};
 use simfind::pipeline::weighted::{self as bags, Bag};
 use simfind::pipeline::{self, ScanStats};
 use simfind::similarity::containment::contained_pairs;
@@ -170,13 +175,35 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
             .collect();
         (sets, ids, None, "files")
     };
-    let pairs = contained_pairs(&sets, t, link);
+    let (pairs, how) = if config.method == MethodChoice::Fixed(Method::Lsh) {
+        let min_recall = args.matching.min_recall;
+        let found = ensemble::contained_pairs_lsh(
+            &sets,
+            t,
+            min_recall,
+            (ENSEMBLE_HASHES, config.recipe.seed),
+            link,
+        );
+        let how = format!(
+            "LSH Ensemble ({ENSEMBLE_HASHES} MinHash values, at most {PARTITIONS} size \
+             partitions, each pair at ≥ the threshold found with probability ≥ {min_recall}; \
+             {} of {} blocks compared pair by pair; {})",
+            found.exhaustive_blocks,
+            found.blocks,
+            plural(found.candidates, "candidate", "candidates"),
+        );
+        (found.pairs, how)
+    } else {
+        (
+            contained_pairs(&sets, t, link),
+            "exact containment join".to_string(),
+        )
+    };
     write(&mut sink, report.format, t, &pairs, &ids)?;
     sink.commit()?;
     if !quiet {
         eprintln!(
-            "simfind: {} {what}, exact containment join, {} with containment ≥ {t:.3} (one \
-             inside the other)",
+            "simfind: {} {what}, {how}, {} with containment ≥ {t:.3} (one inside the other)",
             sets.len(),
             plural(pairs.len() as u64, "pair", "pairs"),
         );

@@ -438,6 +438,65 @@ fn scan_of_sets_equals_the_brute_force() {
     }
 }
 
+/// `--method lsh` (LSH Ensemble): every pair it reports is a brute-force
+/// pair with the brute force's values (precision 1.0), and it finds at
+/// least the recall floor less a 4σ binomial margin of them, at a fixed
+/// seed. Hosts of 20–400 tokens and pieces of them of varied sizes put the
+/// pairs in many size partitions.
+#[test]
+fn scan_by_lsh_ensemble_keeps_the_recall_floor_and_reports_nothing_false() {
+    let mut rng = SplitMix64(37);
+    let mut file = String::new();
+    let mut next = 0u64;
+    for i in 0..250 {
+        let len = 20 + rng.next() % 380;
+        let host: Vec<u64> = (next..next + len).collect();
+        next += len;
+        let cut = 5 + rng.next() % (len / 2);
+        let start = rng.next() % (len - cut);
+        let mut piece: Vec<String> = host[start as usize..(start + cut) as usize]
+            .iter()
+            .map(|x| format!("w{x}"))
+            .collect();
+        for k in 0..rng.next() % (cut / 4 + 1) {
+            piece.push(format!("f{i}x{k}"));
+        }
+        let host: Vec<String> = host.iter().map(|x| format!("w{x}")).collect();
+        file += &format!("h{i}\t{}\np{i}\t{}\n", host.join(" "), piece.join(" "));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "sets.tsv", file.as_bytes());
+    let scan = |method: &str| {
+        scan_rows(&run_os(crate::util::args![
+            "scan",
+            "--input",
+            "sets",
+            path,
+            "--metric",
+            "containment",
+            "-t",
+            "0.7",
+            "--method",
+            method,
+            "--min-recall",
+            "0.9",
+            "-q"
+        ]))
+    };
+    let exact = scan("exact");
+    let lsh = scan("lsh");
+    assert!(exact.len() >= 250, "{}", exact.len());
+    for (pair, values) in &lsh {
+        assert_eq!(exact.get(pair), Some(values), "{pair:?} is a true pair");
+    }
+    let n = exact.len() as f64;
+    let recall = lsh.len() as f64 / n;
+    assert!(
+        recall >= 0.9 - 4.0 * (0.9 * 0.1 / n).sqrt(),
+        "recall {recall} of {n} pairs"
+    );
+}
+
 /// On testdata (binary files included, so both sides read the same bytes),
 /// the scan's pairs are exactly those `compare --metric containment` finds
 /// ≥ t among all pairs of files, with the same values.
@@ -604,8 +663,10 @@ fn scan_refusals_say_what_to_do() {
             "0.5",
             "--method",
             "lsh",
+            "-b",
+            "10",
         ],
-        "--method lsh does not search by containment yet",
+        "leave out --bands and --rows",
     );
     refused(
         &[

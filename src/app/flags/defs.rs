@@ -298,7 +298,7 @@ pub fn metric(at: Family) -> impl FnOnce(Arg) -> Arg {
             Family::Scan => arg.help(
                 "The distance: `jaccard` (shingle sets; the default for documents), \
                  `containment` (shingle or token sets: pairs one inside the other at ≥ -t, by \
-                 the exact join; docs/SEARCH.md), `cosine` (vectors: random hyperplanes; the \
+                 the exact join or --method lsh; docs/SEARCH.md), `cosine` (vectors: random hyperplanes; the \
                  default for --input vectors), `euclidean` (vectors: projections into buckets) \
                  or `hamming` (bit strings: bit sampling; SimHash fingerprints)",
             ),

@@ -181,15 +181,13 @@ pub fn measure_error(error: SpecError) -> Error {
         SpecError::Conflict {
             field: "measure",
             with: "stored",
-        } => anyhow!(
-            "--metric containment is found by the exact join, which reads no index: drop --db"
-        ),
+        } => anyhow!("--metric containment reads no index: drop --db"),
         SpecError::Conflict {
             field: "measure",
-            with: "method",
+            with: "bands",
         } => anyhow!(
-            "--metric containment is found by the exact join (--method exact, or auto): \
-             --method lsh does not search by containment yet"
+            "--metric containment --method lsh chooses bands and rows per size partition \
+             (LSH Ensemble): leave out --bands and --rows"
         ),
         SpecError::Conflict {
             field: "measure",

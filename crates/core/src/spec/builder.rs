@@ -196,7 +196,8 @@ impl SpecBuilder {
             // The exact method bands nothing, so a recall floor no banding
             // reaches does not stop it: the shape is then only the
             // signatures' (given, or the defaults), as with no threshold.
-            Err(_) if self.method == Some(Method::Exact) => {
+            // Containment's LSH tunes per size partition, not here.
+            Err(_) if self.method == Some(Method::Exact) || measure == Measure::Containment => {
                 tune::scan_shape(self.bands, self.rows, None, min_recall, fallback)
                     .map_err(SpecError::OutOfReach)?
             }
@@ -267,8 +268,10 @@ impl SpecBuilder {
     }
 
     /// Containment's rules: its threshold is given (no banding's S-curve
-    /// speaks of containment), and pairs are found by the exact join, which
-    /// neither reads an index's signatures nor estimates; auto means exact.
+    /// speaks of containment); pairs are found by the exact join (auto
+    /// means exact) or by LSH Ensemble, which chooses a banding per pair of
+    /// size partitions (so none is given); neither reads an index's
+    /// signatures nor estimates.
     fn containment_method(&mut self) -> Result<(), SpecError> {
         if self.threshold.is_none() {
             return Err(SpecError::Requires {
@@ -285,13 +288,15 @@ impl SpecBuilder {
         if self.stored {
             return conflict("stored");
         }
-        if self.method == Some(Method::Lsh) {
-            return conflict("method");
+        if self.method == Some(Method::Lsh) && (self.bands.is_some() || self.rows.is_some()) {
+            return conflict("bands");
         }
         if self.verification == Verification::Signature {
             return conflict("verification");
         }
-        self.method = Some(Method::Exact);
+        if self.method != Some(Method::Lsh) {
+            self.method = Some(Method::Exact);
+        }
         Ok(())
     }
 

@@ -376,12 +376,18 @@ fn containment_is_for_sets_with_a_threshold_by_the_exact_join() {
             needs: "threshold"
         }
     );
+    assert_eq!(ok(containment().method(Method::Lsh)).method, Method::Lsh);
     assert_eq!(
-        err(containment().method(Method::Lsh)),
+        err(containment().method(Method::Lsh).bands(Some(10))),
         SpecError::Conflict {
             field: "measure",
-            with: "method"
+            with: "bands"
         }
+    );
+    // A recall floor no Jaccard banding reaches does not stop it either.
+    assert_eq!(
+        ok(containment().method(Method::Lsh).min_recall(0.999_999_999)).method,
+        Method::Lsh
     );
     assert_eq!(
         err(containment().stored(true)),
