@@ -724,3 +724,55 @@ fn scan_refusals_say_what_to_do() {
         "nothing made"
     );
 }
+
+/// On the shared debian-docs corpus: containment is never below Jaccard
+/// (`|A ∩ B| / min(|A|, |B|) ≥ |A ∩ B| / |A ∪ B|`), so every pair of its
+/// Jaccard truth at ≥ 0.9 is a containment pair at 0.9; and a sample of the
+/// reported pairs carries the values `compare` computes for them.
+#[test]
+#[cfg_attr(no_shared_data, ignore = "needs ../shared/data")]
+fn scan_of_debian_docs_holds_every_jaccard_pair_and_agrees_with_compare() {
+    let files = crate::util::shared_data("debian-docs").join("files");
+    let prefix = format!("{}/", files.display());
+    let out = run(&[
+        "scan",
+        files.to_str().unwrap(),
+        "--metric",
+        "containment",
+        "-t",
+        "0.9",
+        "-q",
+    ]);
+    let rows = scan_rows(&out);
+    assert!(rows.len() > 1000, "{} pairs", rows.len());
+    let truth = crate::util::shared_data("debian-docs").join("truth_char5.csv");
+    let mut reader = csv::Reader::from_path(truth).unwrap();
+    let mut checked = 0;
+    for row in reader.records() {
+        let row = row.unwrap();
+        if row[2].parse::<f64>().unwrap() < 0.9 {
+            continue;
+        }
+        let (a, b) = (
+            format!("{prefix}{}", &row[0]),
+            format!("{prefix}{}", &row[1]),
+        );
+        assert!(
+            rows.contains_key(&(a.clone(), b.clone())) || rows.contains_key(&(b, a)),
+            "the Jaccard pair {} {} at {}",
+            &row[0],
+            &row[1],
+            &row[2]
+        );
+        checked += 1;
+    }
+    assert!(checked > 500, "{checked} truth pairs");
+    for ((a, b), (a_in_b, b_in_a, _)) in rows.iter().step_by(rows.len() / 25) {
+        let m = measures(&run(&["compare", a, b, "--metric", "containment", "-q"]));
+        assert_eq!(
+            (&m["containment_a_in_b"], &m["containment_b_in_a"]),
+            (a_in_b, b_in_a),
+            "{a} {b}"
+        );
+    }
+}

@@ -21,11 +21,10 @@
 //! the join's filters are derived from that same comparison, so they never
 //! drop a pair the verification would keep. Pure; parallel over sets.
 
-use std::collections::HashMap;
-
 use rayon::prelude::*;
 
 use super::sets::intersection_size;
+use crate::text::important::ByHash;
 
 /// `C(A, B) = |A ∩ B| / |A|` of two strictly increasing sets; 0 when A is
 /// empty (see the module's documentation).
@@ -108,27 +107,61 @@ impl ContainedPair {
 /// at ≥ `t` (`t` in (0, 1]), ordered by `(a, b)`, with `a < b`. With `link =
 /// Some(n)`, only pairs of one set below `n` and one at or above it.
 ///
+/// A pair is reported when one direction reaches `t`; the smaller set's
+/// containment in the larger is never below the other direction (same
+/// numerator, smaller denominator), so each pair is sought from its smaller
+/// side only (ties by index), which keeps a large set's long prefix from
+/// probing every smaller set.
+///
 /// Candidates (A as the contained side): in one global order of elements
 /// (rarest first, ties by value), if `|A ∩ B| ≥ s = min_shared(|A|, t)` then
 /// B holds one of A's first `|A| − s + 1` elements (else at most `s − 1` of
-/// A's elements are in B), and `|B| ≥ |A ∩ B| ≥ s`. So probing the postings
-/// of A's prefix with every set of size ≥ s finds every pair; each candidate
-/// is then verified by exact intersection. The postings hold every element
-/// of every set (B is probed whole, not by its prefix: containment bounds
-/// only A's share).
+/// A's elements are in B). So probing the postings of A's prefix with every
+/// set at least as large as A finds every pair (`|B| ≥ |A|` is the size
+/// filter, stronger than containment's own `|B| ≥ s`); each candidate
+/// is then verified by exact intersection. The postings list every set
+/// holding an element (B is probed whole, not by its prefix: containment
+/// bounds only A's share), but only for the elements of some prefix: no
+/// other element is ever probed.
 pub fn contained_pairs(sets: &[Vec<u64>], t: f64, link: Option<u32>) -> Vec<ContainedPair> {
     assert!(t > 0.0 && t <= 1.0, "threshold {t} outside (0, 1]");
     let n = sets.len();
-    let mut frequency: HashMap<u64, u32> = HashMap::new();
+    // Elements are hashes (shingles, tokens) or small numbers: the identity
+    // hasher of word hashes serves, and is far cheaper than SipHash.
+    let mut frequency: ByHash<u32> = ByHash::default();
     for set in sets {
         for &x in set {
             *frequency.entry(x).or_insert(0) += 1;
         }
     }
-    let mut postings: HashMap<u64, Vec<u32>> = HashMap::with_capacity(frequency.len());
+    // Each set's prefix: its first |A| − s + 1 elements, rarest first.
+    let prefixes: Vec<Vec<u64>> = sets
+        .par_iter()
+        .map(|a| {
+            let need = min_shared(a.len(), t);
+            if a.is_empty() || need > a.len() {
+                return Vec::new();
+            }
+            // Each element's frequency looked up once, not per comparison.
+            let mut ordered: Vec<(u32, u64)> = a.iter().map(|x| (frequency[x], *x)).collect();
+            let len = a.len() - need + 1;
+            if len < ordered.len() {
+                ordered.select_nth_unstable(len - 1);
+                ordered.truncate(len);
+            }
+            ordered.into_iter().map(|(_, x)| x).collect()
+        })
+        .collect();
+    let mut postings: ByHash<Vec<u32>> = prefixes
+        .iter()
+        .flatten()
+        .map(|&x| (x, Vec::new()))
+        .collect();
     for (id, set) in sets.iter().enumerate() {
-        for &x in set {
-            postings.entry(x).or_default().push(id as u32);
+        for x in set {
+            if let Some(list) = postings.get_mut(x) {
+                list.push(id as u32);
+            }
         }
     }
     let across = |x: u32, y: u32| match link {
@@ -142,17 +175,15 @@ pub fn contained_pairs(sets: &[Vec<u64>], t: f64, link: Option<u32>) -> Vec<Cont
             |seen, i| {
                 let a = &sets[i];
                 let need = min_shared(a.len(), t);
-                if a.is_empty() || need > a.len() {
-                    return Vec::new();
-                }
-                let mut ordered: Vec<u64> = a.clone();
-                ordered.sort_unstable_by_key(|x| (frequency[x], *x));
-                let prefix = &ordered[..a.len() - need + 1];
                 let mut candidates = Vec::new();
-                for x in prefix {
+                for x in &prefixes[i] {
                     for &j in &postings[x] {
                         let ju = j as usize;
-                        if ju == i || seen[ju] || sets[ju].len() < need || !across(i as u32, j) {
+                        // From the smaller side only (ties by index): its
+                        // containment in the larger is the larger of the
+                        // two directions, the one held against t.
+                        let smaller_first = (sets[ju].len(), ju) > (a.len(), i);
+                        if !smaller_first || seen[ju] || !across(i as u32, j) {
                             continue;
                         }
                         seen[ju] = true;
