@@ -57,6 +57,35 @@ pub fn scan(
     let spec = lower::matching(builder, matching, with_db)
         .build()
         .map_err(|e| lower::error(e, stop_words, BandingWords::Scan))?;
+    scan_of(spec, roots, matching, files)
+}
+
+/// [`scan`] by another measure than Jaccard (`--metric containment`), over
+/// inputs of `kind`: the library's rules for the measure apply first.
+pub fn scan_measured(
+    roots: &[PathBuf],
+    signing: &SigningArgs,
+    matching: &MatchArgs,
+    files: &FileArgs,
+    with_db: bool,
+    (measure, kind): (simfind::measure::Measure, simfind::input::kind::InputKind),
+) -> Result<(ScanConfig, ThresholdSource)> {
+    let (builder, stop_words) = lower::signing(signing, files.binary, None);
+    let builder = builder.measure(Some(measure)).input(kind);
+    let spec = lower::matching(builder, matching, with_db)
+        .build()
+        .map_err(|e| lower::error(e, stop_words, BandingWords::Scan))?;
+    check_roots(roots)?;
+    scan_of(spec, roots, matching, files)
+}
+
+/// The configuration of a built scan `spec`.
+fn scan_of(
+    spec: simfind::spec::Spec,
+    roots: &[PathBuf],
+    matching: &MatchArgs,
+    files: &FileArgs,
+) -> Result<(ScanConfig, ThresholdSource)> {
     let (mut walk, read) = source(files)?;
     if matching.isolate {
         let sources = roots.len() + usize::from(!walk.listed.is_empty());

@@ -626,6 +626,12 @@ fn vector_plan(f: &FamilyArgs, threshold: Option<f64>, banding: Option<Banding>)
             }
         }
         MetricArg::Hamming => bail!("--metric hamming compares bit strings: give --input bits"),
+        // `scan` routes containment to its own run, which refuses vectors;
+        // `sign --input vectors` reaches here.
+        MetricArg::Containment => bail!(
+            "--metric containment compares sets of shingles or tokens: it does not apply to \
+             --input vectors"
+        ),
         MetricArg::Jaccard => {
             bail!("--input vectors has no Jaccard similarity: give --metric cosine or euclidean")
         }

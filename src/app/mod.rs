@@ -12,6 +12,7 @@ pub mod args;
 pub mod cli;
 pub mod cmd;
 pub mod config;
+pub mod containment;
 pub mod exchange_run;
 pub mod exit;
 pub mod families;

@@ -11,6 +11,11 @@ use simfind::pipeline::plan::Decision;
 use simfind::pipeline::vectors::choose::{self, ChooseError};
 use simfind::progress::{Notice, Warning};
 
+/// Why `tune` and `curve` refuse `--metric containment`: they draw and
+/// choose bandings, and containment is found by the exact join.
+pub const CONTAINMENT_BANDS_NOTHING: &str = "--metric containment is found by the exact join \
+     (scan --metric containment -t T), which bands nothing: there is no S-curve to tune or draw";
+
 /// The options that make an allocation smaller.
 pub fn lower(lower: Lower) -> &'static str {
     match lower {

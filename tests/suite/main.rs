@@ -29,6 +29,7 @@ mod auto_method;
 mod bigfile;
 mod bounded;
 mod cli;
+mod containment;
 mod conventions;
 mod csv_recovery;
 mod curve_tune;

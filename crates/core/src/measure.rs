@@ -1,5 +1,5 @@
 //! Which measure a run compares by: the one name for "jaccard, weighted
-//! jaccard, cosine, euclidean, hamming" that sketch families, the S-curve
+//! jaccard, containment, cosine, euclidean, hamming" that sketch families, the S-curve
 //! code, the exchange and the output all speak.
 //!
 //! Invariants: a measure's [`Measure::name`] is what output columns, summaries
@@ -19,8 +19,9 @@ pub enum Measure {
     Jaccard,
     /// Weighted Jaccard similarity `Σ min / Σ max` of two bags (ICWS).
     WeightedJaccard,
-    // Containment `|A ∩ B| / |A|` goes here when the containment search
-    // lands: a similarity, not symmetric, signed by MinHash.
+    /// Containment `|A ∩ B| / |A|` of one set in another: a similarity, not
+    /// symmetric, 0 for an empty A (`similarity::containment`).
+    Containment,
     /// Cosine similarity of two vectors (random hyperplanes, SimHash).
     Cosine,
     /// Euclidean (L2) distance of two vectors (p-stable projections).
@@ -31,9 +32,10 @@ pub enum Measure {
 
 impl Measure {
     /// Every measure, in the order above.
-    pub const ALL: [Measure; 5] = [
+    pub const ALL: [Measure; 6] = [
         Measure::Jaccard,
         Measure::WeightedJaccard,
+        Measure::Containment,
         Measure::Cosine,
         Measure::L2,
         Measure::Hamming,
@@ -45,6 +47,7 @@ impl Measure {
         match self {
             Measure::Jaccard => "jaccard",
             Measure::WeightedJaccard => "weighted_jaccard",
+            Measure::Containment => "containment",
             Measure::Cosine => "cosine",
             Measure::L2 => "euclidean",
             Measure::Hamming => "hamming",
@@ -55,9 +58,27 @@ impl Measure {
     /// distance): what a threshold is compared against.
     pub fn larger_is_more_similar(self) -> bool {
         match self {
-            Measure::Jaccard | Measure::WeightedJaccard | Measure::Cosine => true,
+            Measure::Jaccard
+            | Measure::WeightedJaccard
+            | Measure::Containment
+            | Measure::Cosine => true,
             Measure::L2 | Measure::Hamming => false,
         }
+    }
+
+    /// Whether `m(A, B) = m(B, A)`: all but containment, whose two
+    /// directions output writes apart.
+    pub fn is_symmetric(self) -> bool {
+        self != Measure::Containment
+    }
+
+    /// Whether the measure compares sets (or bags) of features, shingles or
+    /// tokens, rather than vectors or bit strings.
+    pub fn of_sets(self) -> bool {
+        matches!(
+            self,
+            Measure::Jaccard | Measure::WeightedJaccard | Measure::Containment
+        )
     }
 
     /// The column a pair's value is written under: `similarity` or `distance`.
@@ -83,7 +104,7 @@ impl Measure {
     /// cosine; the distances as they are.
     pub fn to_distance(self, value: f64) -> f64 {
         match self {
-            Measure::Jaccard | Measure::WeightedJaccard => 1.0 - value,
+            Measure::Jaccard | Measure::WeightedJaccard | Measure::Containment => 1.0 - value,
             Measure::Cosine => value.clamp(-1.0, 1.0).acos().to_degrees(),
             Measure::L2 | Measure::Hamming => value,
         }
@@ -92,7 +113,7 @@ impl Measure {
     /// The inverse of [`Measure::to_distance`].
     pub fn from_distance(self, distance: f64) -> f64 {
         match self {
-            Measure::Jaccard | Measure::WeightedJaccard => 1.0 - distance,
+            Measure::Jaccard | Measure::WeightedJaccard | Measure::Containment => 1.0 - distance,
             Measure::Cosine => distance.to_radians().cos(),
             Measure::L2 | Measure::Hamming => distance,
         }
@@ -144,6 +165,7 @@ mod tests {
             [
                 "jaccard",
                 "weighted_jaccard",
+                "containment",
                 "cosine",
                 "euclidean",
                 "hamming"
@@ -163,6 +185,16 @@ mod tests {
         assert_eq!(Measure::Hamming.column(), "distance");
         assert_eq!(Measure::Hamming.format_value(3.0), "3");
         assert_eq!(Measure::L2.format_value(0.25), "0.250000");
+    }
+
+    #[test]
+    fn containment_is_an_asymmetric_similarity_of_sets() {
+        let c = Measure::Containment;
+        assert!(c.larger_is_more_similar() && c.of_sets() && !c.is_symmetric());
+        assert_eq!(c.column(), "similarity");
+        assert_eq!("containment".parse::<Measure>(), Ok(c));
+        assert!(Measure::ALL.iter().filter(|m| !m.is_symmetric()).eq([&c]));
+        assert!(!Measure::Cosine.of_sets() && !Measure::Hamming.of_sets());
     }
 
     #[test]

@@ -21,7 +21,7 @@ use simfind::text::shingle::{Scratch, Shingler};
 use crate::app::args::{self, DEFAULT_BANDS, DEFAULT_ROWS, DEFAULT_SEED, ShingleArgs, SketchArgs};
 use crate::app::config;
 use crate::app::exit;
-use crate::app::flags::defs;
+use crate::app::flags::{defs, lower};
 use crate::app::ui::Verbosity;
 
 /// Edit distances are computed only up to this many DP cells by default
@@ -37,6 +37,7 @@ const AFTER_HELP: &str = "EXAMPLES:
   simfind compare a.txt b.txt
   simfind compare a.txt b.txt --shingle word -k 3
   simfind compare a.txt b.txt | grep -E '^(jaccard|cosine),'
+  simfind compare snippet.txt article.txt --metric containment
   simfind compare --vector 1,-2,3 --vector 2,0,-1 --p 3
   simfind compare --bits 10101 --bits 11110
   simfind compare --input vectors points.csv id7 id42
@@ -83,6 +84,9 @@ reads them, a token repeated in a set counted once):
   jaccard, jaccard_distance  |A ∩ B| / |A ∪ B| and 1 − that
   hamming                  elements in exactly one (the 0/1 vectors' Hamming distance)
   cosine, angle_degrees    of the 0/1 vectors: shared / √(size_a · size_b), and its angle
+With --metric containment (files and sets), after jaccard_distance:
+  containment_a_in_b       |A ∩ B| / |A|: the share of A's shingles (elements) found in B
+  containment_b_in_a       |A ∩ B| / |B|; both 0 for an empty side (docs/SEARCH.md)
 Floats have 6 decimals. A value that is undefined (Jaccard of two empty sets, cosine
 with an empty file) or over --max-edit-cells is left empty, with a note on stderr.
 
@@ -159,6 +163,12 @@ pub struct Args {
     #[arg(long, help_heading = "LSH")]
     pub icws: bool,
 
+    /// With `containment`: also print `containment_a_in_b` and `containment_b_in_a`
+    /// after `jaccard_distance`, the share of each file's shingles (or set's elements)
+    /// found in the other (docs/SEARCH.md). Every other measure is printed whatever it is.
+    #[arg(long, value_enum, value_name = "METRIC")]
+    pub metric: Option<args::SetMetricArg>,
+
     /// Skip the edit distances when the texts, less their common prefix and suffix,
     /// would need more than N DP cells (length × length).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_EDIT_CELLS)]
@@ -169,12 +179,13 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<i32> {
+    let containment = containment_asked(&args)?;
     if args.input.is_some() || !args.vector.is_empty() || !args.bits.is_empty() {
         if args.icws {
             bail!("--icws weighs shingle counts: it is for two files, not vectors or bit strings");
         }
         if args.input.as_deref() == Some("sets") {
-            return run_sets(&args);
+            return run_sets(&args, containment);
         }
         if args.pairs {
             bail!("--pairs is for --input sets");
@@ -258,7 +269,7 @@ pub fn run(args: Args) -> Result<i32> {
             _ => String::new(),
         }
     });
-    let rows: [(&str, String); 19] = [
+    let mut rows: Vec<(&str, String)> = vec![
         ("shingles_a", set_a.len().to_string()),
         ("shingles_b", set_b.len().to_string()),
         ("shared", shared.to_string()),
@@ -288,6 +299,9 @@ pub fn run(args: Args) -> Result<i32> {
             float(measures::weighted_jaccard(&counts_a, &counts_b)),
         ),
     ];
+    if containment {
+        insert_containment(&mut rows, (set_a.len(), set_b.len(), shared));
+    }
     let mut out = csv::Writer::from_writer(std::io::stdout().lock());
     out.write_record(["measure", "value"])?;
     for (measure, value) in rows {
@@ -298,6 +312,43 @@ pub fn run(args: Args) -> Result<i32> {
     }
     out.flush()?;
     Ok(exit::OK)
+}
+
+/// Whether `--metric containment` asks for containment's rows; refuses
+/// vectors and bit strings (the library's rule).
+fn containment_asked(args: &Args) -> Result<bool> {
+    match args.metric {
+        None | Some(args::SetMetricArg::Jaccard) => Ok(false),
+        Some(args::SetMetricArg::Containment) => {
+            let kind = if !args.vector.is_empty() {
+                InputKind::Vectors
+            } else if !args.bits.is_empty() {
+                InputKind::Bits
+            } else {
+                match args.input.as_deref() {
+                    Some(name) => name.parse().unwrap_or(InputKind::Vectors),
+                    None => InputKind::Files,
+                }
+            };
+            simfind::spec::check_measure(simfind::measure::Measure::Containment, kind)
+                .map_err(lower::measure_error)?;
+            Ok(true)
+        }
+    }
+}
+
+/// `containment_a_in_b` and `containment_b_in_a` from `(|A|, |B|, |A ∩ B|)`,
+/// after `jaccard_distance`: both directions, since containment is not
+/// symmetric; 0 for an empty side (docs/SEARCH.md).
+fn insert_containment(rows: &mut Vec<(&str, String)>, (a, b, shared): (usize, usize, usize)) {
+    use simfind::similarity::containment::of_counts;
+    let at = rows
+        .iter()
+        .position(|(name, _)| *name == "jaccard_distance")
+        .map_or(rows.len(), |i| i + 1);
+    let float = |v: f64| format!("{v:.6}");
+    rows.insert(at, ("containment_a_in_b", float(of_counts(shared, a))));
+    rows.insert(at + 1, ("containment_b_in_a", float(of_counts(shared, b))));
 }
 
 fn read_text(path: &Path, recipe: &Recipe) -> Result<String> {
@@ -315,7 +366,7 @@ fn count_vector(shingler: &Shingler, text: &str) -> Vec<(u64, u32)> {
 /// `compare --input sets FILE ID_A ID_B`: the set measures of two rows, over
 /// their tokens as whole strings (numbered exactly, so no two tokens can
 /// collide as hashes could).
-fn run_sets(args: &Args) -> Result<i32> {
+fn run_sets(args: &Args, containment: bool) -> Result<i32> {
     if args.p.is_some() {
         bail!("--p is for vectors, not sets");
     }
@@ -379,6 +430,10 @@ fn run_sets(args: &Args) -> Result<i32> {
                 .unwrap_or_default(),
         ),
     ];
+    let mut rows = rows;
+    if containment {
+        insert_containment(&mut rows, (a.len(), b.len(), shared));
+    }
     if (a.is_empty() || b.is_empty()) && !args.verbosity.quiet {
         eprintln!(
             "simfind: note: an empty set has no angle (and two have no Jaccard similarity): those values are left empty"

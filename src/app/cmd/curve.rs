@@ -308,6 +308,9 @@ fn configure(mut args: Args) -> anyhow::Result<Config> {
     if curves.is_empty() {
         bail!("nothing to draw: give --bands B --rows R, or a cascade such as --and 4 --or 4");
     }
+    if args.metric == Some(args::MetricArg::Containment) {
+        bail!("{}", crate::app::speak::CONTAINMENT_BANDS_NOTHING);
+    }
     let measure = args
         .metric
         .map_or(Measure::Jaccard, args::MetricArg::measure);

@@ -38,6 +38,7 @@ const AFTER_HELP: &str = "EXAMPLES:
   simfind explain a.txt b.txt
   simfind explain a.txt b.txt --shingle word -k 3 --color always | less -R
   simfind explain a.txt b.txt --format json | jq '.shared[].a'
+  simfind explain snippet.txt article.txt --metric containment   how much of each is in the other
 
 OUTPUT (text): the two files, the exact Jaccard (as compare and scan report it) and
 the MinHash estimate, then the shared passages in A's order, each as
@@ -49,7 +50,9 @@ passage's share is the part of the Jaccard it accounts for: the shares add up to
 the Jaccard. Passages of fewer than --min-shingles shingles are counted, not
 listed. --color colours the markers and texts (auto: stdout is a terminal and
 NO_COLOR is unset or empty). --format json writes the same as one JSON document
-(docs/OUTPUT.md).
+(docs/OUTPUT.md). --metric containment adds the line
+  containment: a in b C (S of a's N), b in a C' (S of b's M)
+(in JSON: \"containment\": {\"a_in_b\": C, \"b_in_a\": C'}), |A ∩ B| / |A| each way.
 
 ";
 
@@ -113,6 +116,11 @@ pub struct Args {
     #[command(flatten)]
     pub sketch: SketchArgs,
 
+    /// With `containment`: also show how much of each side lies inside the other,
+    /// |A ∩ B| / |A| and |A ∩ B| / |B| of the shingle sets (docs/SEARCH.md).
+    #[arg(long, value_enum, value_name = "METRIC")]
+    pub metric: Option<args::SetMetricArg>,
+
     /// Output format: text for people, json for other tools.
     #[arg(long, value_enum, default_value_t = Format::Text, help_heading = "Output")]
     pub format: Format,
@@ -144,6 +152,13 @@ pub enum Format {
 }
 
 pub fn run(args: Args, color: ColorArg) -> Result<i32> {
+    if args.metric == Some(args::SetMetricArg::Containment) {
+        simfind::spec::check_measure(
+            simfind::measure::Measure::Containment,
+            args.input.unwrap_or_default(),
+        )
+        .map_err(crate::app::flags::lower::measure_error)?;
+    }
     let recipe = config::compare(
         &args.shingles,
         &args.sketch,
@@ -343,7 +358,7 @@ fn json_document(
         ),
     };
     let _ = labels;
-    json!({
+    let mut doc = json!({
         "a": a,
         "b": b,
         "shingle": recipe.shingler.kind().name(),
@@ -360,7 +375,22 @@ fn json_document(
         })).collect::<Vec<_>>(),
         "only_a": e.only_a.iter().map(range).collect::<Vec<_>>(),
         "only_b": e.only_b.iter().map(range).collect::<Vec<_>>(),
-    })
+    });
+    if args.metric == Some(args::SetMetricArg::Containment) {
+        let (a_in_b, b_in_a) = containment(e);
+        doc["containment"] = json!({ "a_in_b": a_in_b, "b_in_a": b_in_a });
+    }
+    doc
+}
+
+/// Both directions of containment of the explained shingle sets:
+/// `(|A ∩ B| / |A|, |A ∩ B| / |B|)`, 0 for an empty side.
+fn containment(e: &Explanation) -> (f64, f64) {
+    use simfind::similarity::containment::of_counts;
+    (
+        of_counts(e.shared_shingles, e.shingles_a),
+        of_counts(e.shared_shingles, e.shingles_b),
+    )
 }
 
 /// ANSI colours when on; the text unchanged otherwise.
@@ -424,6 +454,14 @@ impl View<'_> {
             e.shared_shingles,
             float(e.estimate),
         )?;
+        if self.args.metric == Some(args::SetMetricArg::Containment) {
+            let (a_in_b, b_in_a) = containment(e);
+            writeln!(
+                out,
+                "containment: a in b {a_in_b:.6} ({} of a's {}), b in a {b_in_a:.6} ({} of b's {})",
+                e.shared_shingles, e.shingles_a, e.shared_shingles, e.shingles_b
+            )?;
+        }
         writeln!(out)?;
         let min = self.args.min_shingles;
         let (listed, short): (Vec<_>, Vec<_>) = e.shared.iter().partition(|s| s.shingles >= min);

@@ -195,7 +195,7 @@ pub fn run(args: Args) -> Result<i32> {
         }
     }
     match mode {
-        Mode::VectorFamily | Mode::Icws => {
+        Mode::VectorFamily | Mode::Icws | Mode::Containment => {
             let family_args = families::ScanArgs {
                 roots: &args.roots,
                 input: args.input.input,
@@ -215,6 +215,8 @@ pub fn run(args: Args) -> Result<i32> {
             };
             if mode == Mode::Icws {
                 crate::app::weighted::scan(family_args)
+            } else if mode == Mode::Containment {
+                crate::app::containment::scan(family_args)
             } else {
                 families::scan(family_args)
             }

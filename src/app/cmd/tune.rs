@@ -108,6 +108,9 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
+    if args.metric == Some(args::MetricArg::Containment) {
+        bail!("{}", crate::app::speak::CONTAINMENT_BANDS_NOTHING);
+    }
     if args.metric.is_some_and(|m| m != args::MetricArg::Jaccard) {
         return run_family(&args);
     }
@@ -293,6 +296,7 @@ fn write_csv(out: &mut impl Write, t: &Tuning) -> anyhow::Result<()> {
 fn run_family(args: &Args) -> anyhow::Result<i32> {
     use args::MetricArg;
     let (metric, distance, what) = match args.metric {
+        Some(MetricArg::Containment) => bail!("{}", crate::app::speak::CONTAINMENT_BANDS_NOTHING),
         Some(MetricArg::Cosine) => {
             if args.radius.is_some() || args.bucket_width.is_some() {
                 bail!(

@@ -296,10 +296,11 @@ pub fn metric(at: Family) -> impl FnOnce(Arg) -> Arg {
         let arg = arg.value_name("METRIC");
         match at {
             Family::Scan => arg.help(
-                "The distance: `jaccard` (shingle sets; the default for documents), `cosine` \
-                 (vectors: random hyperplanes; the default for --input vectors), `euclidean` \
-                 (vectors: projections into buckets) or `hamming` (bit strings: bit sampling; \
-                 SimHash fingerprints)",
+                "The distance: `jaccard` (shingle sets; the default for documents), \
+                 `containment` (shingle or token sets: pairs one inside the other at ≥ -t, by \
+                 the exact join or --method lsh; docs/SEARCH.md), `cosine` (vectors: random hyperplanes; the \
+                 default for --input vectors), `euclidean` (vectors: projections into buckets) \
+                 or `hamming` (bit strings: bit sampling; SimHash fingerprints)",
             ),
             Family::Tune => arg.help(
                 "The family: `jaccard` (MinHash, the default), `cosine`, `euclidean` or \

@@ -159,7 +159,49 @@ pub fn error(error: SpecError, stop_words: Option<StopWordsFile>, banding: Bandi
         } => anyhow!(
             "--verify signature applies to LSH only; the exact method always computes exact Jaccard (use --method lsh)"
         ),
+        SpecError::MeasureNotForInput { .. }
+        | SpecError::Requires {
+            field: "measure", ..
+        }
+        | SpecError::Conflict {
+            field: "measure", ..
+        } => measure_error(error),
         // Rules no flag of these commands reaches: the library's words.
+        other => anyhow!(other),
+    }
+}
+
+/// The measure's rules' errors (`--metric containment`) in the command
+/// line's words.
+pub fn measure_error(error: SpecError) -> Error {
+    match error {
+        SpecError::MeasureNotForInput { measure, input } => anyhow!(
+            "--metric {measure} compares sets of shingles or tokens: it does not apply to \
+             --input {input}"
+        ),
+        SpecError::Requires {
+            field: "measure", ..
+        } => anyhow!(
+            "--metric containment needs -t T: pairs where one is contained in the other at ≥ T"
+        ),
+        SpecError::Conflict {
+            field: "measure",
+            with: "stored",
+        } => anyhow!("--metric containment reads no index: drop --db"),
+        SpecError::Conflict {
+            field: "measure",
+            with: "bands",
+        } => anyhow!(
+            "--metric containment --method lsh chooses bands and rows per size partition \
+             (LSH Ensemble): leave out --bands and --rows"
+        ),
+        SpecError::Conflict {
+            field: "measure",
+            with: "verification",
+        } => anyhow!(
+            "--verify signature estimates Jaccard; containment is verified exactly (leave out \
+             --verify)"
+        ),
         other => anyhow!(other),
     }
 }

@@ -222,6 +222,7 @@ pub enum SimHashWeightsArg {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum MetricArg {
     Jaccard,
+    Containment,
     Cosine,
     Euclidean,
     Hamming,
@@ -233,11 +234,20 @@ impl MetricArg {
     pub fn measure(self) -> Measure {
         match self {
             MetricArg::Jaccard => Measure::Jaccard,
+            MetricArg::Containment => Measure::Containment,
             MetricArg::Cosine => Measure::Cosine,
             MetricArg::Euclidean => Measure::L2,
             MetricArg::Hamming => Measure::Hamming,
         }
     }
+}
+
+/// `compare`'s and `explain`'s `--metric`: the set measures, of which
+/// containment adds its two directions to what they print.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SetMetricArg {
+    Jaccard,
+    Containment,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -189,7 +189,7 @@ fn write_groups(
 
 /// `bytes` with tab, newline, carriage return and backslash escaped, as the
 /// pairs TSV does.
-fn tsv_field(sink: &mut impl Write, bytes: &[u8]) -> std::io::Result<()> {
+pub(super) fn tsv_field(sink: &mut impl Write, bytes: &[u8]) -> std::io::Result<()> {
     for &byte in bytes {
         match byte {
             b'\t' => sink.write_all(b"\\t")?,

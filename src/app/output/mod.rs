@@ -25,6 +25,7 @@ use anyhow::{Context, Result};
 use crate::app::exit;
 
 mod atomic;
+pub mod containment;
 pub mod families;
 pub mod groups;
 pub mod html;

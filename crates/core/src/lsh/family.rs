@@ -38,7 +38,9 @@ impl Metric {
     /// agrees with probability its similarity, as MinHash does.
     pub fn of(measure: Measure, bits: usize) -> Metric {
         match measure {
-            Measure::Jaccard | Measure::WeightedJaccard => Metric::Jaccard,
+            // Containment's sets are signed by MinHash too; its search bands
+            // nothing yet (the exact join), so no curve speaks of it.
+            Measure::Jaccard | Measure::WeightedJaccard | Measure::Containment => Metric::Jaccard,
             Measure::Cosine => Metric::Cosine,
             Measure::L2 => Metric::Euclidean,
             Measure::Hamming => Metric::Hamming { bits },

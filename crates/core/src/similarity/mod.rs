@@ -8,12 +8,14 @@
 //!
 //! Inputs: shingle sets as strictly increasing `&[u64]`; candidate pairs
 //! `(a, b)` with `a < b` over document ids. Outputs: intersection sizes,
-//! Jaccard similarities, verified pairs, joined pairs, distance measures.
+//! Jaccard similarities, verified pairs, joined pairs, distance measures,
+//! containment and its exact join ([`containment`]).
 //!
 //! Invariants: one definition of the set arithmetic ([`sets`]) and of
 //! union-find ([`graph`]); every exact similarity is `ratio(shared, union)`,
 //! so two paths that compare the same sets print the same number; results do
 //! not depend on the thread count or on which SIMD kernel runs.
+pub mod containment;
 pub mod entity;
 pub mod graph;
 pub mod join;

@@ -2,11 +2,13 @@
 //! [`SpecBuilder::build`] in one fixed order, so that the first refusal a
 //! user sees does not depend on which command or face built the run.
 
+use super::input::InputKind;
 use super::{
     DEFAULT_BANDS, DEFAULT_MIN_RECALL, DEFAULT_ROWS, DEFAULT_SEED, Features, MAX_K,
     MAX_SIGNATURE_LEN, Method, Spec, SpecError, ThresholdSource, Verification,
 };
 use crate::lsh::{Banding, scurve, tune};
+use crate::measure::Measure;
 use crate::recipe::Recipe;
 use crate::similarity::join::ExactIndex;
 use crate::sketch::SketchKind;
@@ -17,6 +19,8 @@ use crate::text::shingle::{ShingleKind, StopWords};
 /// adopted recipe's value (an existing index's), else the default.
 #[derive(Clone, Debug, Default)]
 pub struct SpecBuilder {
+    measure: Option<Measure>,
+    input: Option<InputKind>,
     shingle_kind: Option<ShingleKind>,
     k: Option<usize>,
     stop_words: Option<Vec<String>>,
@@ -42,6 +46,18 @@ pub struct SpecBuilder {
 impl SpecBuilder {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// The measure pairs are found by; Jaccard when unset.
+    pub fn measure(mut self, measure: Option<Measure>) -> Self {
+        self.measure = measure;
+        self
+    }
+
+    /// The kind of the inputs, which decides the measures that apply.
+    pub fn input(mut self, input: InputKind) -> Self {
+        self.input = Some(input);
+        self
     }
 
     pub fn shingle_kind(mut self, kind: Option<ShingleKind>) -> Self {
@@ -155,16 +171,23 @@ impl SpecBuilder {
     }
 
     /// The validated spec, or the first rule the fields break, in this
-    /// order: features (k, stop words, whitespace), threshold, recall floor,
-    /// banding, method.
-    pub fn build(self) -> Result<Spec, SpecError> {
-        let adopted = self.adopted.as_ref();
+    /// order: measure and input, features (k, stop words, whitespace),
+    /// threshold, the measure's method, recall floor, banding, method.
+    pub fn build(mut self) -> Result<Spec, SpecError> {
+        let measure = self.measure.unwrap_or(Measure::Jaccard);
+        if let Some(input) = self.input {
+            super::check_measure(measure, input)?;
+        }
         let features = self.features()?;
         if let Some(t) = self.threshold
             && !(t > 0.0 && t <= 1.0)
         {
             return Err(SpecError::Threshold { given: t });
         }
+        if measure == Measure::Containment {
+            self.containment_method()?;
+        }
+        let adopted = self.adopted.as_ref();
         let min_recall = self.min_recall.unwrap_or(DEFAULT_MIN_RECALL);
         // A threshold alone: bands and rows are tuned (docs/TUNING.md),
         // unless an adopted index fixes them, its signatures being made
@@ -183,7 +206,8 @@ impl SpecBuilder {
             // The exact method bands nothing, so a recall floor no banding
             // reaches does not stop it: the shape is then only the
             // signatures' (given, or the defaults), as with no threshold.
-            Err(_) if self.method == Some(Method::Exact) => {
+            // Containment's LSH tunes per size partition, not here.
+            Err(_) if self.method == Some(Method::Exact) || measure == Measure::Containment => {
                 tune::scan_shape(self.bands, self.rows, None, min_recall, fallback)
                     .map_err(SpecError::OutOfReach)?
             }
@@ -232,6 +256,7 @@ impl SpecBuilder {
             other => other,
         };
         Ok(Spec {
+            measure,
             features,
             sketch: self
                 .sketch
@@ -250,6 +275,39 @@ impl SpecBuilder {
             verification: self.verification,
             exact_index: self.exact_index,
         })
+    }
+
+    /// Containment's rules: its threshold is given (no banding's S-curve
+    /// speaks of containment); pairs are found by the exact join (auto
+    /// means exact) or by LSH Ensemble, which chooses a banding per pair of
+    /// size partitions (so none is given); neither reads an index's
+    /// signatures nor estimates.
+    fn containment_method(&mut self) -> Result<(), SpecError> {
+        if self.threshold.is_none() {
+            return Err(SpecError::Requires {
+                field: "measure",
+                needs: "threshold",
+            });
+        }
+        let conflict = |with| {
+            Err(SpecError::Conflict {
+                field: "measure",
+                with,
+            })
+        };
+        if self.stored {
+            return conflict("stored");
+        }
+        if self.method == Some(Method::Lsh) && (self.bands.is_some() || self.rows.is_some()) {
+            return conflict("bands");
+        }
+        if self.verification == Verification::Signature {
+            return conflict("verification");
+        }
+        if self.method != Some(Method::Lsh) {
+            self.method = Some(Method::Exact);
+        }
+        Ok(())
     }
 
     /// Shingle kind and length, stop words and normalisation: given, else

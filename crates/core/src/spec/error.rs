@@ -7,6 +7,7 @@ use std::fmt;
 
 use super::input::InputKind;
 use crate::lsh::tune::OutOfReach;
+use crate::measure::Measure;
 
 /// A rule of [`super::SpecBuilder::build`] that the given fields break.
 #[derive(Clone, Debug, PartialEq)]
@@ -35,6 +36,9 @@ pub enum SpecError {
         field: &'static str,
         with: &'static str,
     },
+    /// A measure the inputs of this kind have no values of (containment of
+    /// vectors or bit strings).
+    MeasureNotForInput { measure: Measure, input: InputKind },
     /// A record field given for an input kind that has no such field.
     NotForInput {
         field: &'static str,
@@ -91,6 +95,10 @@ impl fmt::Display for SpecError {
             SpecError::Conflict { field, with } => {
                 write!(f, "{field} does not combine with {with} as given")
             }
+            SpecError::MeasureNotForInput { measure, input } => write!(
+                f,
+                "{measure} compares sets of shingles or tokens: it does not apply to {input} inputs"
+            ),
             SpecError::NotForInput { field, input } => {
                 write!(f, "{field} does not apply to {input} inputs")
             }

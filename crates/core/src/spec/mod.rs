@@ -24,6 +24,7 @@ pub use error::SpecError;
 pub use records::{Beside, RecordFields, important_words_shingles, important_words_with};
 
 use crate::lsh::Banding;
+use crate::measure::Measure;
 use crate::recipe::Recipe;
 use crate::similarity::join::ExactIndex;
 use crate::sketch::SketchKind;
@@ -93,6 +94,9 @@ pub enum Verification {
 /// A validated run description; see the module's documentation.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Spec {
+    /// What pairs are measured by: Jaccard unless set; containment only for
+    /// sets and the exact method.
+    pub measure: Measure,
     pub features: Features,
     pub sketch: SketchKind,
     pub banding: Banding,
@@ -107,6 +111,20 @@ pub struct Spec {
     pub verification: Verification,
     /// The exact join's index; `None`: the default, unnamed in summaries.
     pub exact_index: Option<ExactIndex>,
+}
+
+/// Whether `measure` has values for inputs of `kind`: containment compares
+/// sets (of shingles, or of tokens), so vectors and bit strings have none.
+/// [`SpecBuilder::build`] holds a run to it; a face comparing two items
+/// (`compare`, `explain`) asks it directly.
+pub fn check_measure(measure: Measure, kind: input::InputKind) -> Result<(), SpecError> {
+    if measure == Measure::Containment && kind.is_vectors() {
+        return Err(SpecError::MeasureNotForInput {
+            measure,
+            input: kind,
+        });
+    }
+    Ok(())
 }
 
 impl Spec {

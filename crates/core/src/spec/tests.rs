@@ -338,3 +338,73 @@ fn the_recipe_is_the_specs() {
     assert_eq!(recipe.banding, spec.banding);
     assert_eq!(recipe.normalization, spec.features.normalization);
 }
+
+#[test]
+fn containment_is_for_sets_with_a_threshold_by_the_exact_join() {
+    use crate::measure::Measure;
+    use crate::spec::input::InputKind;
+    let containment = || {
+        SpecBuilder::new()
+            .measure(Some(Measure::Containment))
+            .threshold(Some(0.8))
+    };
+    for input in [
+        InputKind::Files,
+        InputKind::Jsonl,
+        InputKind::Csv,
+        InputKind::Sets,
+    ] {
+        let spec = ok(containment().input(input));
+        assert_eq!(spec.measure, Measure::Containment);
+        assert_eq!(spec.method, Method::Exact, "auto is exact for containment");
+    }
+    for input in [InputKind::Vectors, InputKind::Bits] {
+        assert_eq!(
+            err(containment().input(input)),
+            SpecError::MeasureNotForInput {
+                measure: Measure::Containment,
+                input
+            }
+        );
+    }
+    assert_eq!(
+        err(containment().input(InputKind::Bits)).to_string(),
+        "containment compares sets of shingles or tokens: it does not apply to bits inputs"
+    );
+    assert_eq!(
+        err(SpecBuilder::new().measure(Some(Measure::Containment))),
+        SpecError::Requires {
+            field: "measure",
+            needs: "threshold"
+        }
+    );
+    assert_eq!(ok(containment().method(Method::Lsh)).method, Method::Lsh);
+    assert_eq!(
+        err(containment().method(Method::Lsh).bands(Some(10))),
+        SpecError::Conflict {
+            field: "measure",
+            with: "bands"
+        }
+    );
+    // A recall floor no Jaccard banding reaches does not stop it either.
+    assert_eq!(
+        ok(containment().method(Method::Lsh).min_recall(0.999_999_999)).method,
+        Method::Lsh
+    );
+    assert_eq!(
+        err(containment().stored(true)),
+        SpecError::Conflict {
+            field: "measure",
+            with: "stored"
+        }
+    );
+    assert_eq!(
+        err(containment().verification(Verification::Signature)),
+        SpecError::Conflict {
+            field: "measure",
+            with: "verification"
+        }
+    );
+    // Unset, the measure is Jaccard's, as every run before it.
+    assert_eq!(ok(SpecBuilder::new()).measure, Measure::Jaccard);
+}

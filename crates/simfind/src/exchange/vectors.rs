@@ -127,7 +127,7 @@ pub fn family_of(metadata: &[(String, String)]) -> Result<(Family, usize), Metad
         Ok(Measure::Hamming) => Family::Hamming {
             radius: number("radius", get("radius")?)?,
         },
-        Ok(Measure::Jaccard | Measure::WeightedJaccard) | Err(_) => {
+        Ok(Measure::Jaccard | Measure::WeightedJaccard | Measure::Containment) | Err(_) => {
             return Err(MetadataError::NotAFamily {
                 key: format!("{FAMILY_PREFIX}metric"),
                 value: metric,

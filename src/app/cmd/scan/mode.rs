@@ -10,7 +10,7 @@ use anyhow::{Result, bail};
 use simfind::pipeline::identical::IdenticalBy;
 
 use super::Args;
-use crate::app::args::SketchFamilyArg;
+use crate::app::args::{MetricArg, SketchFamilyArg};
 use crate::app::families;
 use crate::app::report::FormatArg;
 
@@ -32,12 +32,18 @@ pub(super) enum Mode {
     VectorFamily,
     /// Weighted Jaccard by ICWS (`--sketch icws`, `app::weighted`).
     Icws,
+    /// Pairs one contained in the other (`--metric containment`,
+    /// `app::containment`), whatever the input: its rules refuse vectors.
+    Containment,
 }
 
 impl Mode {
     /// The mode of `args`, or the refusal of a combination no mode takes
     /// (each with the message and exit status it always had).
     pub(super) fn of(args: &Args) -> Result<Mode> {
+        if args.families.metric == Some(MetricArg::Containment) {
+            return Ok(Mode::Containment);
+        }
         let input = args.input.input;
         let family = families::applies(&args.families, input);
         let html = args.report.format == FormatArg::Html;
