@@ -164,3 +164,19 @@ fn browser_draws_the_groups_of_debian_docs() {
         check["groups"]
     );
 }
+
+/// A PDF's pages in the report: the side text of a two-page PDF (made by
+/// LibreOffice, `scripts/make-documents.sh`) holds one page mark, for page
+/// 2, and still spells the extracted text exactly.
+#[test]
+#[cfg_attr(no_chromium, ignore = "needs chromium: bash scripts/setup-engines.sh")]
+#[cfg_attr(
+    no_documents,
+    ignore = "needs the made documents: bash scripts/setup-engines.sh"
+)]
+fn browser_marks_the_pages_of_a_pdf() {
+    let pages = root().join("target/engines/documents/pages");
+    let check = check_against_csv(&pages, &["-t", "0.3"]);
+    assert_eq!(check["explanations"], 1, "{check}");
+    assert_eq!(check["page_marks"], serde_json::json!(["2"]), "{check}");
+}

@@ -119,6 +119,20 @@
     const byStart = ranges.slice().sort((a, b) => a[0] - b[0] || a[2] - b[2]);
     let next = 0;
     const active = [];
+    // A PDF's text separates its pages by a form feed: each one is shown as
+    // a page mark (its label drawn by CSS, so the text stays the file's).
+    let page = 1;
+    const paged = (node, piece) => {
+      const parts = piece.split("\f");
+      parts.forEach((part, k) => {
+        if (k > 0) {
+          page += 1;
+          node.appendChild(el("span", { class: "page-break", "data-page": page }, "\f"));
+        }
+        if (part.length > 0) node.appendChild(document.createTextNode(part));
+      });
+      return node;
+    };
     for (let i = 0; i + 1 < points.length; i++) {
       const [from, to] = [points[i], points[i + 1]];
       while (next < byStart.length && byStart[next][0] <= from) active.push(byStart[next++]);
@@ -128,8 +142,10 @@
         if (best === null || active[k][2] < best[2]) best = active[k];
       }
       const piece = text.slice(from, to);
-      if (best === null) pre.appendChild(el("span", { class: "only" }, piece));
-      else pre.appendChild(el("mark", { "data-n": best[2], title: "shared passage " + (best[2] + 1) }, piece));
+      const onPage = page;
+      if (best === null) pre.appendChild(paged(el("span", { class: "only" }), piece));
+      else pre.appendChild(paged(el("mark", { "data-n": best[2],
+        title: "shared passage " + (best[2] + 1) + (text.includes("\f") ? ", from page " + onPage : "") }), piece));
     }
     return pre;
   }
@@ -248,7 +264,7 @@
   // JSON into <pre id=selftest>, for the browser test (tests/report_html.rs).
   if (location.hash === "#selftest") {
     const scratch = document.body.appendChild(el("div", { hidden: "" }));
-    let tables = 0, rows = 0, pathText = [], opened = 0, marks = 0, sidesExact = 0, notes = [];
+    let tables = 0, rows = 0, pathText = [], opened = 0, marks = 0, sidesExact = 0, notes = [], pageMarks = [];
     for (let p = 0; p < pages(); p++) {
       state.page = p;
       drawPage(scratch);
@@ -259,6 +275,7 @@
       scratch.querySelectorAll(".explanation-view").forEach((v) => {
         opened++;
         marks += v.querySelectorAll("mark").length;
+        v.querySelectorAll(".page-break").forEach((m) => pageMarks.push(m.getAttribute("data-page")));
         const pres = v.querySelectorAll("pre");
         const texts = Array.from(pres, (pre) => pre.textContent);
         if (data.texts.includes(texts[0]) && data.texts.includes(texts[1])) sidesExact++;
@@ -284,6 +301,7 @@
       explanations: opened,
       explanations_exact: sidesExact,
       marks: marks,
+      page_marks: pageMarks,
       left_out: notes,
       side_text: Array.from(document.querySelectorAll("#group-list pre"), (pre) => pre.textContent).slice(0, 2),
     };
