@@ -434,7 +434,11 @@ fn extract_format(format: Format, bytes: &[u8]) -> Result<String, Failure> {
         Format::Mail | Format::Mbox => mail::text(format, bytes),
         #[cfg(feature = "extract-rtf")]
         Format::Rtf => rtf::text(bytes),
-        _ => Err(Failure::Damaged("no extractor in this build".to_string())),
+        _ => {
+            // Unused only in a build without every extractor feature.
+            let _ = bytes;
+            Err(Failure::Damaged("no extractor in this build".to_string()))
+        }
     }
 }
 
