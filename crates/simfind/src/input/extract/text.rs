@@ -69,7 +69,11 @@ fn printable_utf16(head: &[u8], little_endian: bool) -> bool {
 /// The UTF-8 text of `bytes` in `format`.
 pub(super) fn decode(format: Format, bytes: &[u8]) -> Result<String, Failure> {
     let text = match format {
-        Format::Utf8Bom => String::from_utf8_lossy(&bytes[3..]).into_owned(),
+        // Sniffed only after a mark; the fuzz target gives any bytes.
+        Format::Utf8Bom => {
+            String::from_utf8_lossy(bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes))
+                .into_owned()
+        }
         Format::Utf16 => utf16(bytes),
         Format::Utf32 => utf32(bytes),
         Format::Legacy8Bit => legacy(bytes),
