@@ -251,53 +251,59 @@ pub fn sniff(bytes: &[u8]) -> Option<Format> {
 /// ("40 image files, 3 archive files (identical copies only)"); `None` when
 /// no common signature matches (then it is counted as "binary").
 pub fn binary_kind(bytes: &[u8]) -> Option<Format> {
-    let at = |offset: usize, magic: &[u8]| bytes.get(offset..offset + magic.len()) == Some(magic);
-    let riff = |form: &[u8]| at(0, b"RIFF") && at(8, form);
-    let ftyp = at(4, b"ftyp");
-    let kind = if at(0, b"\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1") {
-        Format::OldOffice
-    } else if at(0, b"\x89PNG\r\n\x1A\n")
-        || at(0, b"\xFF\xD8\xFF")
-        || at(0, b"GIF87a")
-        || at(0, b"GIF89a")
-        || at(0, b"II*\x00")
-        || at(0, b"MM\x00*")
-        || riff(b"WEBP")
-        || (ftyp && (at(8, b"heic") || at(8, b"heix") || at(8, b"avif") || at(8, b"mif1")))
-    {
-        Format::Image
-    } else if at(0, b"PK\x03\x04")
-        || at(0, b"PK\x05\x06")
-        || at(0, b"\x1F\x8B")
-        || at(0, b"BZh")
-        || at(0, b"\xFD7zXZ\x00")
-        || at(0, b"\x28\xB5\x2F\xFD")
-        || at(0, b"7z\xBC\xAF\x27\x1C")
-        || at(0, b"Rar!\x1A\x07")
-        || at(257, b"ustar")
-    {
-        Format::Archive
-    } else if at(0, b"ID3") || at(0, b"fLaC") || at(0, b"OggS") || riff(b"WAVE") {
-        Format::Audio
-    } else if ftyp || at(0, b"\x1A\x45\xDF\xA3") || riff(b"AVI ") {
-        Format::Video
-    } else if at(0, b"\x7FELF")
-        || at(0, b"MZ")
-        || at(0, b"\xFE\xED\xFA\xCE")
-        || at(0, b"\xFE\xED\xFA\xCF")
-        || at(0, b"\xCF\xFA\xED\xFE")
-        || at(0, b"\xCE\xFA\xED\xFE")
-        || at(0, b"\x00asm")
-        || at(0, b"\xCA\xFE\xBA\xBE")
-    {
-        Format::Executable
-    } else if at(0, b"SQLite format 3\x00") {
-        Format::Database
-    } else {
-        return None;
-    };
-    Some(kind)
+    let holds =
+        |&(offset, magic): &(usize, &[u8])| bytes.get(offset..offset + magic.len()) == Some(magic);
+    SIGNATURES
+        .iter()
+        .find(|(_, parts)| parts.iter().all(holds))
+        .map(|&(kind, _)| kind)
 }
+
+/// The magic bytes of each kind: every (offset, bytes) of an entry must
+/// hold; the first entry that matches wins, so the specific `ftyp` brands
+/// of images come before the generic one of video.
+const SIGNATURES: &[(Format, &[(usize, &[u8])])] = &[
+    (
+        Format::OldOffice,
+        &[(0, b"\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1")],
+    ),
+    (Format::Image, &[(0, b"\x89PNG\r\n\x1A\n")]),
+    (Format::Image, &[(0, b"\xFF\xD8\xFF")]),
+    (Format::Image, &[(0, b"GIF87a")]),
+    (Format::Image, &[(0, b"GIF89a")]),
+    (Format::Image, &[(0, b"II*\x00")]),
+    (Format::Image, &[(0, b"MM\x00*")]),
+    (Format::Image, &[(0, b"RIFF"), (8, b"WEBP")]),
+    (Format::Image, &[(4, b"ftyp"), (8, b"heic")]),
+    (Format::Image, &[(4, b"ftyp"), (8, b"heix")]),
+    (Format::Image, &[(4, b"ftyp"), (8, b"avif")]),
+    (Format::Image, &[(4, b"ftyp"), (8, b"mif1")]),
+    (Format::Archive, &[(0, b"PK\x03\x04")]),
+    (Format::Archive, &[(0, b"PK\x05\x06")]),
+    (Format::Archive, &[(0, b"\x1F\x8B")]),
+    (Format::Archive, &[(0, b"BZh")]),
+    (Format::Archive, &[(0, b"\xFD7zXZ\x00")]),
+    (Format::Archive, &[(0, b"\x28\xB5\x2F\xFD")]),
+    (Format::Archive, &[(0, b"7z\xBC\xAF\x27\x1C")]),
+    (Format::Archive, &[(0, b"Rar!\x1A\x07")]),
+    (Format::Archive, &[(257, b"ustar")]),
+    (Format::Audio, &[(0, b"ID3")]),
+    (Format::Audio, &[(0, b"fLaC")]),
+    (Format::Audio, &[(0, b"OggS")]),
+    (Format::Audio, &[(0, b"RIFF"), (8, b"WAVE")]),
+    (Format::Video, &[(4, b"ftyp")]),
+    (Format::Video, &[(0, b"\x1A\x45\xDF\xA3")]),
+    (Format::Video, &[(0, b"RIFF"), (8, b"AVI ")]),
+    (Format::Executable, &[(0, b"\x7FELF")]),
+    (Format::Executable, &[(0, b"MZ")]),
+    (Format::Executable, &[(0, b"\xFE\xED\xFA\xCE")]),
+    (Format::Executable, &[(0, b"\xFE\xED\xFA\xCF")]),
+    (Format::Executable, &[(0, b"\xCF\xFA\xED\xFE")]),
+    (Format::Executable, &[(0, b"\xCE\xFA\xED\xFE")]),
+    (Format::Executable, &[(0, b"\x00asm")]),
+    (Format::Executable, &[(0, b"\xCA\xFE\xBA\xBE")]),
+    (Format::Database, &[(0, b"SQLite format 3\x00")]),
+];
 
 /// A PDF: the header at the start, or (as readers accept it) elsewhere in
 /// the first KiB when the file also ends as a PDF does, so a text that
