@@ -259,10 +259,13 @@ pub fn binary_kind(bytes: &[u8]) -> Option<Format> {
         .map(|&(kind, _)| kind)
 }
 
-/// The magic bytes of each kind: every (offset, bytes) of an entry must
-/// hold; the first entry that matches wins, so the specific `ftyp` brands
-/// of images come before the generic one of video.
-const SIGNATURES: &[(Format, &[(usize, &[u8])])] = &[
+/// Bytes that must be at an offset of the file.
+type Magic = (usize, &'static [u8]);
+
+/// The magic bytes of each kind: every [`Magic`] of an entry must hold; the
+/// first entry that matches wins, so the specific `ftyp` brands of images
+/// come before the generic one of video.
+const SIGNATURES: &[(Format, &[Magic])] = &[
     (
         Format::OldOffice,
         &[(0, b"\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1")],
