@@ -16,7 +16,9 @@
 #               sources they were made from
 #   identical/  two byte-identical PNGs and two byte-identical PDFs
 #   bad/        encrypted.pdf (user password), scanned.pdf (an image only),
-#               damaged.docx, bomb.docx, open.pdf (empty user password)
+#               damaged.docx, bomb.docx, open.pdf (empty user password),
+#               cut.docx and cut.odt (the first half of each: a copy cut
+#               short, without the zip's central directory)
 #   pages/      two-pages.pdf (lighthouse.txt, a page break, bakery.txt)
 #               and bakery.txt
 # Writes OUT_DIR/.done last, so a half-made corpus is never taken as whole.
@@ -123,4 +125,8 @@ with zipfile.ZipFile(f"{bad}/bomb.docx", "w", zipfile.ZIP_DEFLATED, compressleve
         for _ in range((300 << 20) // len(block)):
             w.write(block)
 PY
+for fmt in docx odt; do
+    whole="$out/same/lighthouse.$fmt"
+    head -c $(( $(stat -c %s "$whole") / 2 )) "$whole" > "$out/bad/cut.$fmt"
+done
 touch "$out/.done"

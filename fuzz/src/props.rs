@@ -446,6 +446,7 @@ pub fn index(data: &[u8]) {
         },
         content_hash: 0x1234,
         binary: false,
+        not_compared: None,
         shingle_count: set.len() as u64,
         signature,
         band_keys,

@@ -216,6 +216,8 @@ fn bad_documents_are_named_with_their_reason_counted_and_the_run_goes_on() {
         ("scanned.pdf", "PDF without a text layer (scanned?)"),
         ("damaged.docx", "damaged docx"),
         ("bomb.docx", "zip bomb"),
+        ("cut.docx", "damaged docx"),
+        ("cut.odt", "damaged odt"),
     ] {
         let line = err
             .lines()
@@ -234,7 +236,8 @@ fn bad_documents_are_named_with_their_reason_counted_and_the_run_goes_on() {
     for counted in [
         "1 encrypted PDF (identical copies only)",
         "1 PDF without a text layer (scanned?) (identical copies only)",
-        "2 damaged docx (identical copies only)",
+        "3 damaged docx (identical copies only)",
+        "1 damaged odt (identical copies only)",
     ] {
         assert!(summary.contains(counted), "{counted}: {summary}");
     }
@@ -242,7 +245,7 @@ fn bad_documents_are_named_with_their_reason_counted_and_the_run_goes_on() {
         serde_json::from_slice(&std::fs::read(dir.path().join("s.json")).unwrap()).unwrap();
     let text = json.to_string();
     assert!(text.contains(r#""encrypted PDF":1"#), "{text}");
-    assert!(text.contains(r#""damaged docx":2"#), "{text}");
+    assert!(text.contains(r#""damaged docx":3"#), "{text}");
 }
 
 #[test]

@@ -372,3 +372,86 @@ fn t1_with_isolate_still_pairs_copies_across_roots() {
     assert_eq!(stdout(&dry).lines().count(), 1, "{}", stdout(&dry));
     assert!(stdout(&dry).ends_with("\tidentical\n"), "{}", stdout(&dry));
 }
+
+/// A docx cut short: the local headers of its first entries, with no
+/// central directory after them (a copy or download that stopped early).
+fn cut_docx() -> Vec<u8> {
+    let mut bytes = Vec::new();
+    for (name, data) in [
+        ("[Content_Types].xml", &b"<Types/>"[..]),
+        ("word/document.xml", b"<w:document><w:body><w:p>"),
+    ] {
+        bytes.extend_from_slice(b"PK\x03\x04\x14\x00\x00\x00\x00\x00\x00\x00\x00\x00");
+        bytes.extend_from_slice(&[0; 4]); // crc-32, not checked before the directory
+        bytes.extend_from_slice(&(data.len() as u32).to_le_bytes());
+        bytes.extend_from_slice(&(data.len() as u32).to_le_bytes());
+        bytes.extend_from_slice(&(name.len() as u16).to_le_bytes());
+        bytes.extend_from_slice(&[0, 0]);
+        bytes.extend_from_slice(name.as_bytes());
+        bytes.extend_from_slice(data);
+    }
+    bytes
+}
+
+/// Issue #34 point 5 for the index: `index` says what it did not compare,
+/// by reason, and keeps the reason, so that `scan --db` names it for a file
+/// it does not read again (both said "binary", or nothing, before).
+#[test]
+fn the_index_names_what_it_did_not_compare_and_keeps_why() {
+    let dir = tempfile::tempdir().unwrap();
+    pictures(dir.path());
+    write(dir.path(), "r/office/report.docx", &cut_docx());
+    // Outside the index's window of untrusted modification times, so the
+    // second run does not read them again.
+    let past = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    for entry in walkdir::WalkDir::new(dir.path().join("r")) {
+        let entry = entry.unwrap();
+        if entry.file_type().is_file() {
+            let file = std::fs::File::options()
+                .append(true)
+                .open(entry.path())
+                .unwrap();
+            file.set_modified(past).unwrap();
+        }
+    }
+    let reasons = [
+        "1 damaged docx (identical copies only)",
+        "3 damaged PDF (identical copies only)",
+        "3 image files (identical copies only)",
+    ];
+    let out = sim_in(
+        dir.path(),
+        &[
+            "index",
+            "r",
+            "--db",
+            "i.db",
+            "-v",
+            "--summary-json",
+            "s.json",
+        ],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let err = stderr(&out);
+    let line = err.lines().find(|l| l.contains("index: 7 added")).unwrap();
+    for reason in reasons {
+        assert!(line.contains(reason), "{reason}: {line}");
+    }
+    assert!(
+        err.contains("r/office/report.docx: not compared: damaged docx (cut short"),
+        "{err}"
+    );
+    let json = std::fs::read_to_string(dir.path().join("s.json")).unwrap();
+    assert!(json.contains(r#""damaged docx":1"#), "{json}");
+
+    let out = sim_in(dir.path(), &["scan", "r", "--db", "i.db", "-t", "1"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("7 unchanged (not read)"), "{err}");
+    let line = err.lines().find(|l| l.contains("not paired")).unwrap();
+    for reason in reasons {
+        assert!(line.contains(reason), "{reason}: {line}");
+    }
+    assert!(!line.contains("binary"), "{line}");
+    assert_eq!(pairs(&out).len(), 2, "{}", stdout(&out));
+}

@@ -169,8 +169,16 @@ pub fn run(args: Args) -> Result<i32> {
     let size = std::fs::metadata(&args.db).map(|m| m.len()).unwrap_or(0);
     let docs = index.len()?;
     if !args.verbosity.quiet {
+        // Only the files read in this run: an unchanged one was named when
+        // it was read.
+        let not_compared = crate::app::cmd::scan::not_compared(&refreshed.stats);
+        let not_compared = if not_compared.is_empty() {
+            String::new()
+        } else {
+            format!("; not compared: {}", not_compared.join(", "))
+        };
         eprintln!(
-            "simfind: {} in {:.2} s; index {}: {} documents, {:.1} MB ({} bytes per document)",
+            "simfind: {}{not_compared} in {:.2} s; index {}: {} documents, {:.1} MB ({} bytes per document)",
             incremental::describe(&refreshed),
             started.elapsed().as_secs_f64(),
             args.db.display(),

@@ -551,6 +551,26 @@ fn low_recall_warning(
     ))
 }
 
+/// The files not compared, each paired only with byte-identical copies:
+/// those that look binary, then those whose text could not be had, by
+/// reason ("2 damaged docx", "3 image files"). Worded alike by `scan` and
+/// `index`.
+pub(crate) fn not_compared(s: &pipeline::ScanStats) -> Vec<String> {
+    let mut phrases = Vec::new();
+    if s.binary > 0 {
+        phrases.push(format!("{} binary (identical copies only)", s.binary));
+    }
+    for (category, count) in &s.unextracted {
+        // Kinds of binary file are named "image file": plural by count.
+        let category = match category.strip_suffix(" file") {
+            Some(kind) if *count != 1 => format!("{kind} files"),
+            _ => category.clone(),
+        };
+        phrases.push(format!("{count} {category} (identical copies only)"));
+    }
+    phrases
+}
+
 /// `source`: where the threshold came from, `--min-recall`, and for a tuned
 /// LSH scan the pairs ≥ T it likely missed.
 pub(crate) fn summary(
@@ -561,13 +581,8 @@ pub(crate) fn summary(
     important_words: Option<usize>,
 ) -> String {
     let s = &outcome.stats;
-    let mut skipped = Vec::new();
+    let mut skipped = not_compared(s);
     for (count, one, many) in [
-        (
-            s.binary,
-            "binary (identical copies only)",
-            "binary (identical copies only)",
-        ),
         (
             s.no_shingles,
             "shorter than one shingle",
@@ -602,20 +617,6 @@ pub(crate) fn summary(
         if count > 0 {
             skipped.push(plural(count, one, many));
         }
-    }
-    // Documents whose text could not be had, by reason, beside the binary
-    // files (both are paired only with byte-identical copies).
-    let at = usize::from(s.binary > 0);
-    for (k, (category, count)) in s.unextracted.iter().enumerate() {
-        // Kinds of binary file are named "image file": plural by count.
-        let category = match category.strip_suffix(" file") {
-            Some(kind) if *count != 1 => format!("{kind} files"),
-            _ => category.clone(),
-        };
-        skipped.insert(
-            at + k,
-            format!("{count} {category} (identical copies only)"),
-        );
     }
     let threshold = match source {
         ThresholdSource::Given => format!("{:.3}", config.threshold),
@@ -686,8 +687,10 @@ pub(crate) fn summary(
         "; method {}",
         crate::app::speak::decision(&outcome.decision)
     ) + &match missed {
+        // A sum of tiny negative rounding errors printed "~-0.0".
         Some(m) => format!(
-            "; ~{m:.1} pairs ≥ {:.3} likely missed (S-curve over the similarities of the pairs found)",
+            "; ~{:.1} pairs ≥ {:.3} likely missed (S-curve over the similarities of the pairs found)",
+            if m > 0.0 { m } else { 0.0 },
             config.threshold
         ),
         None => String::new(),

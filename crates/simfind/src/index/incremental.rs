@@ -27,12 +27,13 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::index::guard::{self, MaxDelete};
 use crate::index::{self, Changes, FileStat, Index, IndexError, IndexedDoc, UpdateSummary};
+use crate::input::extract::Unextracted;
 use crate::input::read::ReadError;
 use crate::input::walk::FileEntry;
 use crate::lsh;
 use crate::pipeline::plan::Method;
 use crate::pipeline::{self, ScanConfig, ScanStats, SignOutcome, SignedContent};
-use crate::progress::{Reporter, Stage};
+use crate::progress::{Notice, Reporter, Stage};
 
 pub use super::schema::UNTRUSTED_MTIME;
 
@@ -229,6 +230,7 @@ pub fn refresh_guarded(
                 stat: stat_to_store(file),
                 content_hash: *hash,
                 binary: false,
+                not_compared: None,
                 shingle_count: *shingles as u64,
                 signature: signature.clone(),
                 band_keys: if *shingles == 0 {
@@ -237,15 +239,32 @@ pub fn refresh_guarded(
                     lsh::band_keys(signature, config.recipe.banding).collect()
                 },
             },
-            FileSignature::Binary => IndexedDoc {
-                path: file.path.clone(),
-                stat: stat_to_store(file),
-                content_hash: 0,
-                binary: true,
-                shingle_count: 0,
-                signature: Vec::new(),
-                band_keys: Vec::new(),
-            },
+            FileSignature::Binary(why) => {
+                // With signatures wanted, pair finding names and counts them.
+                if !want_signatures {
+                    match why {
+                        Some(why) => {
+                            let notice = Notice::NotExtracted(why.to_string());
+                            reporter.notice(&file.path, &notice);
+                            *stats.unextracted.entry(why.category()).or_default() += 1;
+                        }
+                        None => {
+                            reporter.notice(&file.path, &Notice::LooksBinary);
+                            stats.binary += 1;
+                        }
+                    }
+                }
+                IndexedDoc {
+                    path: file.path.clone(),
+                    stat: stat_to_store(file),
+                    content_hash: 0,
+                    binary: true,
+                    not_compared: why.clone(),
+                    shingle_count: 0,
+                    signature: Vec::new(),
+                    band_keys: Vec::new(),
+                }
+            }
             FileSignature::Failed(err) => {
                 if !want_signatures {
                     reporter.warn(&file.path, err);
@@ -308,7 +327,7 @@ pub fn refresh_guarded(
                     .take()
                     .expect("unchanged files are stored");
                 if doc.binary {
-                    FileSignature::Binary
+                    FileSignature::Binary(doc.not_compared)
                 } else {
                     FileSignature::Content {
                         hash: doc.content_hash,
@@ -341,7 +360,8 @@ pub fn refresh_guarded(
                         SignOutcome::SameAs(hash)
                     }
                 }
-                FileSignature::Binary => SignOutcome::Binary,
+                FileSignature::Binary(None) => SignOutcome::Binary,
+                FileSignature::Binary(Some(why)) => SignOutcome::NotExtracted(why),
                 FileSignature::Failed(err) => SignOutcome::Failed(err),
             });
         }
@@ -602,7 +622,8 @@ enum FileSignature {
         shingles: u32,
         signature: Vec<u32>,
     },
-    Binary,
+    /// Not compared, with the reason when it is known.
+    Binary(Option<Unextracted>),
     Failed(ReadError),
 }
 
@@ -631,8 +652,8 @@ fn per_file(outcomes: Vec<SignOutcome>, matrix: &[u32], n: usize) -> Vec<FileSig
         .map(|o| match o {
             SignOutcome::Unique(c) => content(c.hash),
             SignOutcome::SameAs(hash) => content(hash),
-            // The index keeps "not compared", not why: a re-scan says why.
-            SignOutcome::Binary | SignOutcome::NotExtracted(_) => FileSignature::Binary,
+            SignOutcome::Binary => FileSignature::Binary(None),
+            SignOutcome::NotExtracted(why) => FileSignature::Binary(Some(why)),
             SignOutcome::Failed(err) => FileSignature::Failed(err),
         })
         .collect()

@@ -62,8 +62,9 @@ use error::classify;
 pub use error::{IndexError, Remedy};
 pub use schema::{APPLICATION_ID, FORMAT_VERSION, OLDEST_READABLE, PREFIX_TABLE, SCHEMA};
 use schema::{
-    DOC_COLUMNS, RawDoc, blob_to_hash, blob_to_path, blob_to_signature, hash_to_blob, path_to_blob,
-    read_raw, signature_to_blob, sql_to_u64, u64_to_sql,
+    DOC_COLUMNS, RawDoc, binary_to_reason, blob_to_hash, blob_to_path, blob_to_signature,
+    hash_to_blob, path_to_blob, read_raw, reason_to_binary, signature_to_blob, sql_to_u64,
+    u64_to_sql,
 };
 pub use update::Update;
 
@@ -72,6 +73,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::input::extract::Unextracted;
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
 
 /// Row id of a document in the index. Stable while the document's path stays
@@ -103,6 +105,9 @@ pub struct IndexedDoc {
     /// The file looked binary and was not shingled (only with
     /// `include_binary = false`); then `shingle_count` is 0.
     pub binary: bool,
+    /// Why a `binary` file was not compared, when its kind or the failure of
+    /// its extraction is known ("damaged docx", "image file").
+    pub not_compared: Option<Unextracted>,
     /// Number of distinct shingles (0 = too short to have any, or binary; never
     /// pairs).
     pub shingle_count: u64,
@@ -122,6 +127,8 @@ pub struct StoredDoc {
     pub stat: FileStat,
     pub content_hash: u128,
     pub binary: bool,
+    /// As [`IndexedDoc::not_compared`].
+    pub not_compared: Option<Unextracted>,
     pub shingle_count: u64,
     pub signature: Vec<u32>,
 }
@@ -714,7 +721,8 @@ fn convert(path: &Path, params: &Params, raw: RawDoc) -> Result<StoredDoc, Index
             inode: inode.map(sql_to_u64),
         },
         content_hash,
-        binary,
+        binary: binary != 0,
+        not_compared: binary_to_reason(binary),
         shingle_count: sql_to_u64(shingle_count),
         signature,
     })

@@ -8,6 +8,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::input::extract::Unextracted;
+
 /// Version of the on-disk layout. Bump it whenever the schema or the meaning of a
 /// stored value changes; older files are then refused with a rebuild hint.
 ///
@@ -160,13 +162,33 @@ pub(super) type RawDoc = (
     Option<i64>,
     Option<i64>,
     Vec<u8>,
-    bool,
+    i64,
     i64,
     Vec<u8>,
 );
 
 pub(super) const DOC_COLUMNS: &str =
     "id, path, size, mtime_ns, dev, inode, content_hash, binary, shingle_count, signature";
+
+/// The `binary` column: 0 for a document compared by its text, 1 for one
+/// that looked binary, and 1 + [`Unextracted::stored_code`] when why it was
+/// not compared is known. Simfind before the codes reads any non-zero value
+/// as binary, so the column keeps its meaning and the format its version.
+pub(super) fn reason_to_binary(binary: bool, reason: Option<&Unextracted>) -> i64 {
+    match (binary, reason) {
+        (false, _) => 0,
+        (true, None) => 1,
+        (true, Some(reason)) => 1 + i64::from(reason.stored_code()),
+    }
+}
+
+/// The reason a `binary` column holds, if it holds one this build knows.
+pub(super) fn binary_to_reason(binary: i64) -> Option<Unextracted> {
+    u32::try_from(binary.checked_sub(1)?)
+        .ok()
+        .filter(|&code| code != 0)
+        .and_then(Unextracted::from_stored_code)
+}
 
 pub(super) fn read_raw(row: &rusqlite::Row<'_>) -> rusqlite::Result<RawDoc> {
     Ok((

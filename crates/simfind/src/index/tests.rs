@@ -43,6 +43,7 @@ fn doc_for(p: &Params, path: impl Into<PathBuf>, i: u64, generation: u64) -> Ind
         },
         content_hash: (u128::from(mix(i)) << 64) | u128::from(generation),
         binary: false,
+        not_compared: None,
         shingle_count: i + generation + 1,
         signature: (0..p.n)
             .map(|j| mix(i * 1000 + u64::from(j)) as u32)
@@ -64,6 +65,7 @@ fn stored(doc: &IndexedDoc, id: RowId) -> StoredDoc {
         stat: doc.stat,
         content_hash: doc.content_hash,
         binary: doc.binary,
+        not_compared: doc.not_compared.clone(),
         shingle_count: doc.shingle_count,
         signature: doc.signature.clone(),
     }

@@ -234,6 +234,6 @@ fn document_row(doc: &IndexedDoc) -> [Value; 9] {
         Value::Blob(hash_to_blob(doc.content_hash).to_vec()),
         Value::Integer(u64_to_sql(doc.shingle_count)),
         Value::Blob(signature_to_blob(&doc.signature)),
-        Value::Integer(i64::from(doc.binary)),
+        Value::Integer(reason_to_binary(doc.binary, doc.not_compared.as_ref())),
     ]
 }

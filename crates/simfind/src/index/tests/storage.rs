@@ -24,6 +24,7 @@ fn round_trip_keeps_every_value_including_extremes() {
         },
         content_hash: u128::MAX - 5,
         binary: false,
+        not_compared: None,
         shingle_count: u64::MAX,
         signature: vec![u32::MAX, 0, 1, 2, 3, 4, 5, u32::MAX - 1],
         band_keys: vec![u64::MAX, 0, 1 << 63, 12345],
@@ -49,6 +50,15 @@ fn round_trip_keeps_every_value_including_extremes() {
         },
         IndexedDoc {
             path: "image.bin".into(),
+            ..binary.clone()
+        },
+        // Why it was not compared, kept without its details.
+        IndexedDoc {
+            path: "cut.docx".into(),
+            not_compared: Some(crate::input::extract::Unextracted {
+                format: crate::input::extract::Format::Docx,
+                failure: crate::input::extract::Failure::Damaged(String::new()),
+            }),
             ..binary
         },
     ];
@@ -64,7 +74,7 @@ fn round_trip_keeps_every_value_including_extremes() {
         assert_eq!(
             summary,
             UpdateSummary {
-                added: 6,
+                added: 7,
                 changed: 0,
                 removed: 0
             }
@@ -75,7 +85,7 @@ fn round_trip_keeps_every_value_including_extremes() {
         Index::open_or_create(&db, &params(), opts()).unwrap(),
     ] {
         assert_eq!(index.params(), &params());
-        assert_eq!(index.len().unwrap(), 6);
+        assert_eq!(index.len().unwrap(), 7);
         let got = index.documents().unwrap();
         // Sorted by path bytes.
         let mut want: Vec<&IndexedDoc> = docs.iter().collect();

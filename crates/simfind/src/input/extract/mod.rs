@@ -368,10 +368,83 @@ impl Unextracted {
     }
 }
 
+/// Every format in the order of its stored code: append only, since an
+/// index keeps why a document was not compared as a number
+/// ([`Unextracted::stored_code`]).
+const STORED_ORDER: [Format; 24] = [
+    Format::Pdf,
+    Format::Docx,
+    Format::Pptx,
+    Format::Xlsx,
+    Format::Odt,
+    Format::Odp,
+    Format::Ods,
+    Format::Epub,
+    Format::Html,
+    Format::Mail,
+    Format::Mbox,
+    Format::Rtf,
+    Format::Utf8Bom,
+    Format::Utf16,
+    Format::Utf32,
+    Format::Legacy8Bit,
+    Format::Transform,
+    Format::OldOffice,
+    Format::Image,
+    Format::Archive,
+    Format::Audio,
+    Format::Video,
+    Format::Executable,
+    Format::Database,
+];
+
+/// Failures per format in a stored code.
+const FAILURE_CODES: u32 = 8;
+
+impl Unextracted {
+    /// A number ≥ 1 naming the format and the kind of failure, without the
+    /// details (a parser's message, the cap): what an index stores, so that
+    /// an unchanged file is counted by its reason without being read again.
+    pub fn stored_code(&self) -> u32 {
+        let format = STORED_ORDER
+            .iter()
+            .position(|&f| f == self.format)
+            .expect("every format has a stored code") as u32;
+        let failure = match self.failure {
+            Failure::NoText => 0,
+            Failure::Encrypted => 1,
+            Failure::Damaged(_) => 2,
+            Failure::TooLarge(_) => 3,
+            Failure::TimedOut(_) => 4,
+        };
+        (format + 1) * FAILURE_CODES + failure
+    }
+
+    /// The reason a [`stored_code`](Self::stored_code) names, its details
+    /// left empty (they print as nothing); `None` for a code this build does
+    /// not know (a newer simfind's).
+    pub fn from_stored_code(code: u32) -> Option<Unextracted> {
+        let format = *STORED_ORDER.get((code / FAILURE_CODES).checked_sub(1)? as usize)?;
+        let failure = match code % FAILURE_CODES {
+            0 => Failure::NoText,
+            1 => Failure::Encrypted,
+            2 => Failure::Damaged(String::new()),
+            3 => Failure::TooLarge(0),
+            4 => Failure::TimedOut(Duration::ZERO),
+            _ => return None,
+        };
+        Some(Unextracted { format, failure })
+    }
+}
+
 impl fmt::Display for Unextracted {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.category())?;
         match &self.failure {
+            // Details an index did not keep.
+            Failure::Damaged(reason) if reason.is_empty() => Ok(()),
+            Failure::TooLarge(0) => Ok(()),
+            Failure::TimedOut(budget) if budget.is_zero() => Ok(()),
             // One line per file on stderr, whatever a parser's message holds.
             Failure::Damaged(reason) => write!(
                 f,

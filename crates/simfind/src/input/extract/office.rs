@@ -26,28 +26,19 @@ const MAX_PARTS: usize = 10_000;
 
 type Archive<'a> = ZipArchive<Cursor<&'a [u8]>>;
 
-/// The office format of a zip, or `None` for any other zip (or one that does
-/// not open): ODF and EPUB by their `mimetype` entry, OOXML by its content
-/// types and main part.
+/// The office format of a zip, or `None` for any other zip: ODF and EPUB by
+/// their `mimetype` entry, OOXML by its content types and main part. A zip
+/// whose central directory does not open (a download or copy cut short) is
+/// recognised by its local entries, so that it is counted as a damaged
+/// document of its kind, not as an archive.
 pub(super) fn container_format(bytes: &[u8]) -> Option<Format> {
-    let mut archive = ZipArchive::new(Cursor::new(bytes)).ok()?;
+    let Ok(mut archive) = ZipArchive::new(Cursor::new(bytes)) else {
+        return format_by_local_entries(bytes);
+    };
     if let Ok(entry) = archive.by_name("mimetype") {
         let mut mimetype = String::new();
         entry.take(128).read_to_string(&mut mimetype).ok()?;
-        let mimetype = mimetype.trim();
-        let odf = "application/vnd.oasis.opendocument.";
-        return if mimetype == "application/epub+zip" {
-            Some(Format::Epub)
-        } else if let Some(kind) = mimetype.strip_prefix(odf) {
-            match kind.split('-').next() {
-                Some("text") => Some(Format::Odt),
-                Some("presentation") => Some(Format::Odp),
-                Some("spreadsheet") => Some(Format::Ods),
-                _ => None,
-            }
-        } else {
-            None
-        };
+        return format_of_mimetype(&mimetype);
     }
     let has = |archive: &mut Archive<'_>, name: &str| archive.index_for_name(name).is_some();
     if !has(&mut archive, "[Content_Types].xml") {
@@ -64,9 +55,80 @@ pub(super) fn container_format(bytes: &[u8]) -> Option<Format> {
     }
 }
 
+/// ODF's and EPUB's format by the text of their `mimetype` entry.
+fn format_of_mimetype(mimetype: &str) -> Option<Format> {
+    let mimetype = mimetype.trim();
+    let odf = "application/vnd.oasis.opendocument.";
+    if mimetype == "application/epub+zip" {
+        Some(Format::Epub)
+    } else if let Some(kind) = mimetype.strip_prefix(odf) {
+        match kind.split('-').next() {
+            Some("text") => Some(Format::Odt),
+            Some("presentation") => Some(Format::Odp),
+            Some("spreadsheet") => Some(Format::Ods),
+            _ => None,
+        }
+    } else {
+        None
+    }
+}
+
+/// The office format of a zip without a readable central directory, from
+/// the local headers the zip format puts before each entry's data: ODF and
+/// EPUB require `mimetype` to be the first entry, stored uncompressed, so
+/// its text follows its header; OOXML is told by `[Content_Types].xml` and
+/// the folder of its main part among the entries' names. The names are
+/// found by their header signature, not by walking from entry to entry,
+/// since an entry written with a trailing data descriptor does not say its
+/// size in its header.
+fn format_by_local_entries(bytes: &[u8]) -> Option<Format> {
+    const HEADER: usize = 30;
+    let u16_at = |at: usize| -> Option<usize> {
+        let b = bytes.get(at..at + 2)?;
+        Some(usize::from(u16::from_le_bytes([b[0], b[1]])))
+    };
+    let u32_at = |at: usize| -> Option<usize> {
+        let b = bytes.get(at..at + 4)?;
+        usize::try_from(u32::from_le_bytes([b[0], b[1], b[2], b[3]])).ok()
+    };
+    let name_at = |at: usize| -> Option<&[u8]> {
+        let len = u16_at(at + 26)?;
+        bytes.get(at + HEADER..at + HEADER + len)
+    };
+    if name_at(0)? == b"mimetype" && u16_at(8)? == 0 {
+        let data = HEADER + u16_at(26)? + u16_at(28)?;
+        let mimetype = bytes.get(data..data + u32_at(18)?.min(128))?;
+        return format_of_mimetype(std::str::from_utf8(mimetype).ok()?);
+    }
+    let (mut content_types, mut main) = (false, None);
+    for at in memchr::memmem::find_iter(bytes, b"PK\x03\x04") {
+        let Some(name) = name_at(at) else { break };
+        content_types |= name == b"[Content_Types].xml";
+        main = main.or(if name.starts_with(b"word/") {
+            Some(Format::Docx)
+        } else if name.starts_with(b"ppt/") {
+            Some(Format::Pptx)
+        } else if name.starts_with(b"xl/") {
+            Some(Format::Xlsx)
+        } else {
+            None
+        });
+        if content_types && main.is_some() {
+            return main;
+        }
+    }
+    None
+}
+
 /// The text of an office document of `format`.
 pub(super) fn text(format: Format, bytes: &[u8]) -> Result<String, Failure> {
-    let archive = ZipArchive::new(Cursor::new(bytes)).map_err(zip_failure)?;
+    let archive = ZipArchive::new(Cursor::new(bytes)).map_err(|err| {
+        if memchr::memmem::rfind(bytes, b"PK\x05\x06").is_none() {
+            Failure::Damaged("cut short: the zip's central directory is missing".to_string())
+        } else {
+            zip_failure(err)
+        }
+    })?;
     let mut parts = Parts {
         archive,
         inflated: 0,

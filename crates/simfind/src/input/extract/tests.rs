@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use super::sniff::{Format, sniff};
-use super::{Extract, Failure};
+use super::{Extract, Failure, Unextracted};
 
 fn extracted(bytes: &[u8]) -> Option<Result<String, Failure>> {
     Extract::auto().run(bytes).map(|r| {
@@ -246,6 +246,46 @@ mod office {
             <w:document xmlns:w="w"><w:body><w:p><w:r><w:t>before &c; after</w:t></w:r></w:p></w:body></w:document>"#;
         let docx = zip(&[TYPES, ("word/document.xml", body)]);
         assert_eq!(words(&extracted(&docx).unwrap().unwrap()), "before after");
+    }
+
+    #[test]
+    fn a_document_cut_short_is_a_damaged_document_of_its_kind_not_an_archive() {
+        let body = format!(
+            "<w:document xmlns:w=\"w\"><w:body><w:p><w:r><w:t>{}</w:t></w:r></w:p></w:body></w:document>",
+            "words ".repeat(2000)
+        );
+        let docx = zip(&[
+            TYPES,
+            ("_rels/.rels", b"<Relationships/>"),
+            ("word/document.xml", body.as_bytes()),
+        ]);
+        let mut writer = ZipWriter::new(Cursor::new(Vec::new()));
+        let stored =
+            SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+        writer.start_file("mimetype", stored).unwrap();
+        writer
+            .write_all(b"application/vnd.oasis.opendocument.presentation")
+            .unwrap();
+        writer
+            .start_file("content.xml", SimpleFileOptions::default())
+            .unwrap();
+        writer.write_all(body.as_bytes()).unwrap();
+        let odp = writer.finish().unwrap().into_inner();
+        for (whole, format) in [(docx, Format::Docx), (odp, Format::Odp)] {
+            // Cut in the middle: the central directory at the end is gone.
+            let cut = &whole[..whole.len() / 2];
+            assert_eq!(sniff(cut), Some(format));
+            match extracted(cut).unwrap() {
+                Err(Failure::Damaged(reason)) => assert!(reason.contains("cut short"), "{reason}"),
+                other => panic!("{format:?}: {other:?}"),
+            }
+        }
+        // A plain zip cut short stays unrecognised (an archive, by its magic).
+        let plain = zip(&[("notes.txt", "words ".repeat(2000).as_bytes())]);
+        assert_eq!(sniff(&plain[..plain.len() / 2]), None);
+        // The local headers alone do not make an office document.
+        let types_only = zip(&[TYPES, ("other/part.xml", body.as_bytes())]);
+        assert_eq!(sniff(&types_only[..types_only.len() / 2]), None);
     }
 
     #[test]
@@ -549,4 +589,45 @@ fn a_range_of_a_paged_text_is_located_by_page() {
     assert_eq!(pages_of(text, 6..20), (1, 2));
     assert_eq!(pages_of(text, 0..text.len()), (1, 3));
     assert_eq!(pages_of(text, 23..28), (3, 3));
+}
+
+#[test]
+fn a_stored_reason_reads_back_as_the_same_category() {
+    let failures = [
+        Failure::NoText,
+        Failure::Encrypted,
+        Failure::Damaged("a parser's message".into()),
+        Failure::TooLarge(1 << 28),
+        Failure::TimedOut(Duration::from_secs(30)),
+    ];
+    let mut codes = std::collections::BTreeSet::new();
+    let formats = Format::ALL.into_iter().chain([
+        Format::Transform,
+        Format::OldOffice,
+        Format::Image,
+        Format::Archive,
+        Format::Audio,
+        Format::Video,
+        Format::Executable,
+        Format::Database,
+    ]);
+    for format in formats {
+        for failure in &failures {
+            let why = Unextracted {
+                format,
+                failure: failure.clone(),
+            };
+            let code = why.stored_code();
+            assert!(code >= 1 && codes.insert(code), "{why:?}: {code}");
+            let back = Unextracted::from_stored_code(code).unwrap();
+            assert_eq!(back.category(), why.category());
+            // Its details are not made up: none print.
+            let shown = back.to_string();
+            assert!(shown.starts_with(&back.category()), "{shown}");
+            assert!(!shown.contains("()") && !shown.contains(" of 0"), "{shown}");
+        }
+    }
+    assert_eq!(Unextracted::from_stored_code(0), None);
+    assert_eq!(Unextracted::from_stored_code(7), None);
+    assert_eq!(Unextracted::from_stored_code(u32::MAX), None);
 }
