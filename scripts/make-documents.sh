@@ -18,7 +18,13 @@
 #   bad/        encrypted.pdf (user password), scanned.pdf (an image only),
 #               damaged.docx, bomb.docx, open.pdf (empty user password),
 #               cut.docx and cut.odt (the first half of each: a copy cut
-#               short, without the zip's central directory)
+#               short, without the zip's central directory), garbage.pdf
+#               (lighthouse.pdf with its fonts' Unicode maps taken out by
+#               qpdf: a text layer of glyph numbers)
+#   long/       log.txt (one line) and log.pdf: that line on each of
+#               10,000 pages (LibreOffice's page, repeated by qpdf)
+#   mislabelled/ lighthouse.txt, and its docx named report.doc, its PDF
+#               named notes.txt, its HTML named page.pdf
 #   pages/      two-pages.pdf (lighthouse.txt, a page break, bakery.txt)
 #               and bakery.txt
 # Writes OUT_DIR/.done last, so a half-made corpus is never taken as whole.
@@ -26,11 +32,11 @@ set -euo pipefail
 out=${1:?usage: make-documents.sh OUT_DIR}
 root=$(cd "$(dirname "$0")/.." && pwd)
 src=$root/testdata/news
-for tool in pandoc soffice qpdf iconv python3; do
+for tool in pandoc soffice qpdf fix-qdf iconv python3; do
     command -v "$tool" >/dev/null || { echo "make-documents: $tool is missing (scripts/setup-engines.sh installs it)" >&2; exit 3; }
 done
 rm -rf "$out"
-mkdir -p "$out"/{same,edited,identical,bad,pages}
+mkdir -p "$out"/{same,edited,identical,bad,pages,long,mislabelled}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # LibreOffice wants a writable profile of its own (two runs at once would
@@ -125,8 +131,23 @@ with zipfile.ZipFile(f"{bad}/bomb.docx", "w", zipfile.ZIP_DEFLATED, compressleve
         for _ in range((300 << 20) // len(block)):
             w.write(block)
 PY
+qpdf --qdf --object-streams=disable "$out/same/lighthouse.pdf" "$work/open.qdf"
+sed 's#/ToUnicode [0-9]* 0 R##' "$work/open.qdf" > "$work/garbage.qdf"
+fix-qdf "$work/garbage.qdf" > "$out/bad/garbage.pdf"
 for fmt in docx odt; do
     whole="$out/same/lighthouse.$fmt"
     head -c $(( $(stat -c %s "$whole") / 2 )) "$whole" > "$out/bad/cut.$fmt"
 done
+
+# A long document: one line on each of 10,000 pages.
+printf 'The keeper wrote one line in the log on every page of the year.\n' > "$out/long/log.txt"
+pandoc --from markdown --to docx -o "$work/log.docx" "$out/long/log.txt"
+"${lo[@]}" --convert-to pdf --outdir "$work" "$work/log.docx" >/dev/null 2>&1
+qpdf --empty --pages $(for _ in $(seq 10000); do printf '%s ' "$work/log.pdf"; done) -- "$out/long/log.pdf"
+
+# Names that do not say what the file is.
+cp "$src/lighthouse.txt" "$out/mislabelled/lighthouse.txt"
+cp "$out/same/lighthouse.docx" "$out/mislabelled/report.doc"
+cp "$out/same/lighthouse.pdf" "$out/mislabelled/notes.txt"
+cp "$out/same/lighthouse.html" "$out/mislabelled/page.pdf"
 touch "$out/.done"

@@ -107,6 +107,28 @@ fn the_same_text_in_every_format_pairs_with_its_source_at_0_9() {
     no_documents,
     ignore = "needs the made documents: bash scripts/setup-engines.sh"
 )]
+fn files_are_read_by_their_content_whatever_their_name_or_length() {
+    // A docx named .doc, a PDF named .txt, an HTML page named .pdf.
+    let out = sim_in(&documents(), &["scan", "mislabelled", "-t", "0.9"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let found = pairs(&out.stdout);
+    for file in ["report.doc", "notes.txt", "page.pdf"] {
+        let s = similarity(&found, "lighthouse.txt", file);
+        assert!(s.is_some_and(|s| s >= 0.9), "{file}: {s:?}");
+    }
+    // 10,000 pages of one line: read whole, within the budget, and the
+    // same text as the line (only the shingles across page ends differ).
+    let out = sim_in(&documents(), &["scan", "long", "-t", "0.9"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let s = similarity(&pairs(&out.stdout), "log.pdf", "log.txt");
+    assert!(s.is_some_and(|s| s >= 0.9), "{s:?}\n{}", stderr(&out));
+}
+
+#[test]
+#[cfg_attr(
+    no_documents,
+    ignore = "needs the made documents: bash scripts/setup-engines.sh"
+)]
 fn an_edited_docx_scores_within_0_05_of_its_source_texts() {
     let out = sim_in(
         &documents(),
@@ -218,6 +240,7 @@ fn bad_documents_are_named_with_their_reason_counted_and_the_run_goes_on() {
         ("bomb.docx", "zip bomb"),
         ("cut.docx", "damaged docx"),
         ("cut.odt", "damaged odt"),
+        ("garbage.pdf", "PDF with an unreadable text layer"),
     ] {
         let line = err
             .lines()
@@ -238,6 +261,7 @@ fn bad_documents_are_named_with_their_reason_counted_and_the_run_goes_on() {
         "1 PDF without a text layer (scanned?) (identical copies only)",
         "3 damaged docx (identical copies only)",
         "1 damaged odt (identical copies only)",
+        "1 PDF with an unreadable text layer (identical copies only)",
     ] {
         assert!(summary.contains(counted), "{counted}: {summary}");
     }

@@ -329,6 +329,10 @@ pub enum Failure {
     TooLarge(u64),
     /// Took longer than the time budget.
     TimedOut(Duration),
+    /// The text read is not text: mostly control characters, replacement
+    /// characters or private-use code points, what a PDF font without a
+    /// Unicode map gives.
+    Unreadable,
 }
 
 /// A document of a known format whose text could not be had, and why.
@@ -345,7 +349,7 @@ impl Unextracted {
         let name = self.format.display_name();
         if self.format == Format::Transform {
             return match self.failure {
-                Failure::NoText => "without text from --transform",
+                Failure::NoText | Failure::Unreadable => "without text from --transform",
                 Failure::Encrypted | Failure::Damaged(_) => "failed by --transform",
                 Failure::TooLarge(_) => "over the extraction size cap",
                 Failure::TimedOut(_) => "over the --transform time budget",
@@ -364,6 +368,10 @@ impl Unextracted {
             Failure::Damaged(_) => format!("damaged {name}"),
             Failure::TooLarge(_) => format!("{name} over the extraction size cap"),
             Failure::TimedOut(_) => format!("{name} over the extraction time budget"),
+            Failure::Unreadable if self.format == Format::Pdf => {
+                "PDF with an unreadable text layer".to_string()
+            }
+            Failure::Unreadable => format!("{name} with unreadable text"),
         }
     }
 }
@@ -416,6 +424,7 @@ impl Unextracted {
             Failure::Damaged(_) => 2,
             Failure::TooLarge(_) => 3,
             Failure::TimedOut(_) => 4,
+            Failure::Unreadable => 5,
         };
         (format + 1) * FAILURE_CODES + failure
     }
@@ -431,6 +440,7 @@ impl Unextracted {
             2 => Failure::Damaged(String::new()),
             3 => Failure::TooLarge(0),
             4 => Failure::TimedOut(Duration::ZERO),
+            5 => Failure::Unreadable,
             _ => return None,
         };
         Some(Unextracted { format, failure })
@@ -459,7 +469,10 @@ impl fmt::Display for Unextracted {
             Failure::NoText if self.format.is_binary_kind() => {
                 f.write_str("; --binary compares its bytes")
             }
-            Failure::NoText | Failure::Encrypted => Ok(()),
+            Failure::Unreadable if self.format == Format::Pdf => {
+                f.write_str(" (its fonts map glyphs to no characters; OCR reads it)")
+            }
+            Failure::NoText | Failure::Encrypted | Failure::Unreadable => Ok(()),
         }
     }
 }
@@ -471,11 +484,33 @@ fn extract(format: Format, bytes: &[u8], limits: &Extract) -> Result<Vec<u8>, Fa
         Format::Utf8Bom | Format::Utf16 | Format::Utf32 | Format::Legacy8Bit => {
             text::decode(format, bytes)?
         }
-        _ => guard::isolated(bytes, limits.budget, move |bytes| {
-            extract_format(format, bytes)
-        })?,
+        _ => {
+            let text = guard::isolated(bytes, limits.budget, move |bytes| {
+                extract_format(format, bytes)
+            })?;
+            if !readable(&text) {
+                return Err(Failure::Unreadable);
+            }
+            text
+        }
     };
     finish(text, limits.max_text)
+}
+
+/// Whether an extracted text reads as text: at most a quarter of its
+/// non-whitespace characters are control characters, replacement
+/// characters or private-use code points. Text in any script passes; the
+/// glyph numbers a PDF font without a Unicode map yields (`\u{1}`, `\u{2}`,
+/// …) do not, and would otherwise make the text look binary.
+fn readable(text: &str) -> bool {
+    let (mut junk, mut all) = (0usize, 0usize);
+    for c in text.chars().filter(|c| !c.is_whitespace()) {
+        all += 1;
+        junk += usize::from(
+            c.is_control() || c == '\u{FFFD}' || ('\u{E000}'..='\u{F8FF}').contains(&c),
+        );
+    }
+    junk * 4 <= all
 }
 
 /// A text that is only whitespace is no text; a text over the cap is cut at

@@ -599,6 +599,7 @@ fn a_stored_reason_reads_back_as_the_same_category() {
         Failure::Damaged("a parser's message".into()),
         Failure::TooLarge(1 << 28),
         Failure::TimedOut(Duration::from_secs(30)),
+        Failure::Unreadable,
     ];
     let mut codes = std::collections::BTreeSet::new();
     let formats = Format::ALL.into_iter().chain([
@@ -630,4 +631,25 @@ fn a_stored_reason_reads_back_as_the_same_category() {
     assert_eq!(Unextracted::from_stored_code(0), None);
     assert_eq!(Unextracted::from_stored_code(7), None);
     assert_eq!(Unextracted::from_stored_code(u32::MAX), None);
+}
+
+#[test]
+fn text_in_any_script_reads_and_glyph_numbers_do_not() {
+    for text in [
+        "The keeper lit the lamp.",
+        "Der Leuchtturmwärter zündete die Lampe an.",
+        "灯台守がランプを灯した。",
+        "Смотритель маяка зажёг лампу.",
+        // A few stray controls, as some producers leave, are still text.
+        "ligature\u{2} here and there\u{1} in a long sentence of words",
+    ] {
+        assert!(super::readable(text), "{text:?}");
+    }
+    for junk in [
+        "\u{1}\u{2}\u{3}\u{4} \u{5}\u{6}\u{3}\u{7}",
+        "\u{E001}\u{E002}\u{E003} a",
+        "\u{FFFD}\u{FFFD}\u{FFFD}ab",
+    ] {
+        assert!(!super::readable(junk), "{junk:?}");
+    }
 }
