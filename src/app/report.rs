@@ -111,8 +111,6 @@ impl ReportArgs {
         RemovalRun {
             lists_removable: self.list_removable,
             groups: self.format == FormatArg::Clusters || self.cluster.is_some(),
-            keep_chosen: self.keep.is_some(),
-            references: !self.reference.is_empty(),
             review: self.format == FormatArg::Html,
             acts: false,
         }

@@ -50,14 +50,14 @@ pub fn threshold(at: Threshold) -> impl FnOnce(Arg) -> Arg {
             Threshold::Scan => arg.help(
                 "Report pairs with similarity ≥ T, 0 < T ≤ 1 [default: the S-curve threshold \
                  (1/b)^(1/r); 0.9 where files are judged removable: --list-removable, groups \
-                 with --keep or --reference, --format html, dedupe]. Alone, it also picks bands and rows \
+                 (clusters, jsonl --cluster), --format html, dedupe]. Alone, it also picks bands and rows \
                  (`simfind tune`, within 100 hashes); with them, a T far from the curve's \
                  steep part draws a warning",
             ),
             Threshold::Exchange => arg.help(
                 "Report pairs with similarity ≥ T, 0 < T ≤ 1 [default: the S-curve threshold \
                  (1/b)^(1/r) of the shards' bands and rows; 0.9 where files are judged \
-                 removable: --list-removable, groups with --keep or --reference, --format html]",
+                 removable: --list-removable, groups (clusters, jsonl --cluster), --format html]",
             ),
             Threshold::Sign => arg.help(
                 "With --input vectors (cosine): pairs with cosine similarity ≥ T, as scan's -t \
