@@ -52,7 +52,7 @@ pub(crate) fn corpus(dir: &Path) -> PathBuf {
 
 /// Every file under `dir` with its bytes, inode-free: what "nothing lost"
 /// compares.
-fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+pub(crate) fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     walkdir::WalkDir::new(dir)
         .into_iter()
         .map(|e| e.unwrap())
@@ -82,7 +82,7 @@ fn mtimes(dir: &Path) -> BTreeMap<PathBuf, i64> {
 }
 
 /// The one sub-folder a run made in the quarantine `q` (its journal beside it).
-fn run_folder(q: &Path) -> PathBuf {
+pub(crate) fn run_folder(q: &Path) -> PathBuf {
     let folders: Vec<PathBuf> = std::fs::read_dir(q)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -92,7 +92,7 @@ fn run_folder(q: &Path) -> PathBuf {
     folders.into_iter().next().unwrap()
 }
 
-fn column(out: &Output, verb: &str) -> Vec<String> {
+pub(crate) fn column(out: &Output, verb: &str) -> Vec<String> {
     stdout(out)
         .lines()
         .filter(|l| l.starts_with(verb))
