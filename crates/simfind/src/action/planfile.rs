@@ -123,41 +123,72 @@ fn root_of(path: &Path, roots: &[PathBuf]) -> Option<usize> {
 /// [`super::plan::build`] never makes).
 pub fn render(header: &Header, plan: &Plan) -> Vec<u8> {
     let mut out = Vec::new();
-    let head = json!({
-        "simfind_plan": VERSION,
-        "action": header.action,
-        "threshold": header.threshold,
-        "keep": header.keep,
-        "roots": header.roots.iter().map(|r| path_value(r)).collect::<Vec<_>>(),
-        "actions": plan.entries.len(),
-    });
-    line(&mut out, &head);
-    let action = header.action.as_deref().map_or(Value::Null, |a| json!(a));
+    line(
+        &mut out,
+        &[
+            ("simfind_plan", json!(VERSION)),
+            ("action", json!(header.action)),
+            ("threshold", json!(header.threshold)),
+            ("keep", json!(header.keep)),
+            (
+                "roots",
+                Value::Array(header.roots.iter().map(|r| path_value(r)).collect()),
+            ),
+            ("actions", json!(plan.entries.len())),
+        ],
+    );
     for (seq, e) in plan.entries.iter().enumerate() {
         let Some(root) = root_of(&e.path, &header.roots) else {
             continue;
         };
-        let mut v = json!({
-            "seq": seq,
-            "action": action,
-            "root": root,
-            "path": path_value(&e.path),
-        });
-        put_fingerprint(&mut v, "", &e.fingerprint);
-        v["kept"] = path_value(&e.kept);
-        put_fingerprint(&mut v, "kept_", &e.kept_fingerprint);
-        v["similarity"] = json!(e.similarity);
-        v["identical"] = json!(e.identical);
-        v["kept_because"] = json!(e.kept_because);
-        line(&mut out, &v);
+        let mut fields = vec![
+            ("seq", json!(seq)),
+            ("action", json!(header.action)),
+            ("root", json!(root)),
+            ("path", path_value(&e.path)),
+        ];
+        fingerprint_fields(&mut fields, ["size", "mtime_ns", "hash"], &e.fingerprint);
+        fields.push(("kept", path_value(&e.kept)));
+        fingerprint_fields(
+            &mut fields,
+            ["kept_size", "kept_mtime_ns", "kept_hash"],
+            &e.kept_fingerprint,
+        );
+        fields.push(("similarity", json!(e.similarity)));
+        fields.push(("identical", json!(e.identical)));
+        fields.push(("kept_because", json!(e.kept_because)));
+        line(&mut out, &fields);
     }
     out
 }
 
-fn line(out: &mut Vec<u8>, v: &Value) {
-    // Serialising a Value into memory cannot fail.
-    serde_json::to_writer(&mut *out, v).expect("JSON into memory");
-    out.push(b'\n');
+/// A fingerprint's fields as the journal writes them.
+fn fingerprint_fields(
+    fields: &mut Vec<(&'static str, Value)>,
+    [size, mtime, hash]: [&'static str; 3],
+    fp: &state::Fingerprint,
+) {
+    let mut v = json!({});
+    put_fingerprint(&mut v, "", fp);
+    fields.push((size, v["size"].take()));
+    fields.push((mtime, v["mtime_ns"].take()));
+    fields.push((hash, v["hash"].take()));
+}
+
+/// One JSON object on one line, its fields in the documented order (a
+/// person reads the plan: the path before its hashes), not sorted by name.
+fn line(out: &mut Vec<u8>, fields: &[(&str, Value)]) {
+    out.push(b'{');
+    for (i, (key, value)) in fields.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        // Serialising a string or a Value into memory cannot fail.
+        serde_json::to_writer(&mut *out, key).expect("JSON into memory");
+        out.push(b':');
+        serde_json::to_writer(&mut *out, value).expect("JSON into memory");
+    }
+    out.extend_from_slice(b"}\n");
 }
 
 /// Reads the plan at `path`: every line, or an error naming the first that
