@@ -81,6 +81,8 @@ fn entry(take: &mut Take, moves: bool) -> Entry {
             uid: take.u64() as u32,
             gid: take.u64() as u32,
         }),
+        // The journal does not record it.
+        kept_because: None,
     }
 }
 

@@ -58,6 +58,7 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
         ),
         (args.record_input.per_field, "--per-field"),
         (report.list_removable, "--list-removable"),
+        (report.plan.is_some(), "--plan"),
         (report.keep.is_some(), "--keep"),
         (!report.reference.is_empty(), "--reference"),
         (report.cluster.is_some(), "--cluster"),

@@ -28,6 +28,12 @@ pub fn verify_and_report(
     verbosity: Verbosity,
     split: Option<(&Path, Shard)>,
 ) -> Result<i32> {
+    if report_args.plan.is_some() {
+        bail!(
+            "--plan is written by `simfind scan` over files (or `simfind dedupe --dry-run \
+             --plan`), which fingerprint each file; not from an engine's pairs"
+        );
+    }
     // The library's removal rule, as scan applies it.
     let threshold = report_args.removal_run().threshold(exchange_args.threshold);
     let (mut config, exchange, candidates) = config::exchange(exchange_args, threshold, split)?;

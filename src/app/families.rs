@@ -131,6 +131,12 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
             "--db stores MinHash signatures: it cannot be combined with --input {kind} or --sketch simhash"
         );
     }
+    if args.report.plan.is_some() {
+        bail!(
+            "--plan works on MinHash scans of files, not with --metric {}",
+            metric_name(f, kind)
+        );
+    }
     if args.report.list_removable || args.report.keep.is_some() || !args.report.reference.is_empty()
     {
         bail!(

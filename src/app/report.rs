@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use clap::ValueEnum;
+use simfind::action::plan::Candidate;
 use simfind::cluster::removal::RemovalRun;
 use simfind::cluster::{
     self, ClusterMethod, ClusterParams, FileFacts, KeepPolicy, SimilarityHistogram,
@@ -57,6 +58,15 @@ pub struct ReportArgs {
         help_heading = "Output"
     )]
     pub null: bool,
+
+    /// Also write the plan to FILE: for every file that is not kept, its
+    /// size, modification time and content hash and those of its kept copy,
+    /// the similarity and whether the two are byte-identical (JSON Lines,
+    /// docs/ACTIONS.md). Review it, then `simfind dedupe --apply FILE
+    /// --move-to DIR` acts on exactly those files. Uses the threshold of a
+    /// removal (0.9 unless -t).
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub plan: Option<PathBuf>,
 
     /// Only pairs with similarity ≥ S (0 ≤ S ≤ 1); applied before grouping.
     #[arg(long, value_name = "S", help_heading = "Output")]
@@ -109,10 +119,8 @@ impl ReportArgs {
     /// is the library's rule, the same for every input kind and subcommand.
     pub fn removal_run(&self) -> RemovalRun {
         RemovalRun {
-            lists_removable: self.list_removable,
+            lists_removable: self.list_removable || self.plan.is_some(),
             groups: self.format == FormatArg::Clusters || self.cluster.is_some(),
-            keep_chosen: self.keep.is_some(),
-            references: !self.reference.is_empty(),
             review: self.format == FormatArg::Html,
             acts: false,
         }
@@ -175,6 +183,7 @@ pub enum KeepArg {
     Smallest,
     ShortestPath,
     First,
+    Original,
 }
 
 impl KeepArg {
@@ -187,6 +196,7 @@ impl KeepArg {
             KeepArg::Smallest => KeepPolicy::Smallest,
             KeepArg::ShortestPath => KeepPolicy::ShortestPath,
             KeepArg::First => KeepPolicy::First,
+            KeepArg::Original => KeepPolicy::Original,
         }
     }
 }
@@ -219,6 +229,43 @@ pub struct Report {
     /// What the HTML report says about the run (set by the scan before
     /// [`Report::write`]).
     run: Option<html::Run>,
+}
+
+/// The removable files of the grouping `params` makes of `outcome`'s pairs,
+/// each with its kept copy and why that one was kept: what `dedupe` acts on
+/// and a plan lists.
+pub fn candidates(
+    outcome: &ScanOutcome,
+    references: &[PathBuf],
+    params: &ClusterParams,
+) -> Vec<Candidate> {
+    let docs = &outcome.documents;
+    let pairs = &outcome.pairs;
+    let reference = reference_flags(outcome, references);
+    let members = file_facts(docs, &reference);
+    let clustering = cluster::cluster_contents(&members, pairs, params);
+    let mut out = Vec::new();
+    for group in clustering.groups() {
+        let rep = group[0].doc;
+        for m in group.iter().filter(|m| !m.kept) {
+            let (d, k) = (&docs[m.doc as usize], &docs[rep as usize]);
+            out.push(Candidate {
+                path: d.path.to_path_buf(),
+                size: d.size,
+                modified: d.modified,
+                kept: k.path.to_path_buf(),
+                kept_size: k.size,
+                kept_modified: k.modified,
+                identical: pairs.same_content(m.doc, rep),
+                similarity: m.similarity,
+                kept_because: Some(params.keep.reason(
+                    (rep, &members[rep as usize]),
+                    (m.doc, &members[m.doc as usize]),
+                )),
+            });
+        }
+    }
+    out
 }
 
 impl Report {
@@ -258,7 +305,7 @@ impl Report {
                  --cluster); groups are ordered by their kept file's path"
             );
         }
-        if !grouping {
+        if !grouping && args.plan.is_none() {
             let given: Vec<&str> = [
                 (args.cluster.is_some(), "--cluster"),
                 (args.keep.is_some(), "--keep"),
@@ -318,6 +365,18 @@ impl Report {
         let clustering =
             cluster::cluster_contents(&members, &outcome.pairs, &self.params(threshold));
         clustering.removable().map(|m| m.doc).collect()
+    }
+
+    /// The removable files with their kept copies, by the grouping and keep
+    /// policy of the output, over the pairs [`Report::write`] left: what
+    /// `--plan` writes.
+    pub fn candidates(&self, outcome: &ScanOutcome, threshold: f64) -> Vec<Candidate> {
+        candidates(outcome, &self.references, &self.params(threshold))
+    }
+
+    /// The keep policy of the groups.
+    pub fn keep(&self) -> KeepPolicy {
+        self.keep
     }
 
     /// The HTML report is asked for: the scan must give it [`Report::set_run`].
@@ -668,7 +727,7 @@ fn grouping_output(output: Output) -> bool {
     )
 }
 
-fn keep_name(keep: KeepPolicy) -> &'static str {
+pub(crate) fn keep_name(keep: KeepPolicy) -> &'static str {
     match keep {
         KeepPolicy::Newest => "newest",
         KeepPolicy::Oldest => "oldest",
@@ -676,6 +735,7 @@ fn keep_name(keep: KeepPolicy) -> &'static str {
         KeepPolicy::Smallest => "smallest",
         KeepPolicy::ShortestPath => "shortest-path",
         KeepPolicy::First => "first",
+        KeepPolicy::Original => "original",
     }
 }
 

@@ -49,6 +49,7 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
             "--important-words",
         ),
         (args.report.list_removable, "--list-removable"),
+        (args.report.plan.is_some(), "--plan"),
         (args.report.keep.is_some(), "--keep"),
         (!args.report.reference.is_empty(), "--reference"),
         (args.report.format == FormatArg::Html, "--format html"),

@@ -68,8 +68,18 @@ fn clusters_csv_on_testdata_is_the_documented_schema() {
         "group,path,size,modified,similarity,representative,reference,kept\n\
          1,\"testdata/misc/lighthouse copy, final.txt\",1696,2023-11-14T22:15:20Z,1.000000,true,false,true\n\
          1,testdata/news/lighthouse-edited.txt,1682,2023-11-14T22:19:20Z,0.905415,false,false,false\n\
-         1,testdata/news/lighthouse-rewritten.txt,1675,2023-11-14T22:20:20Z,0.742744,false,false,false\n\
          1,testdata/news/lighthouse.txt,1696,2023-11-14T22:21:20Z,1.000000,false,false,false\n"
+    );
+    // Groups mark files not kept, so without -t they use the removal
+    // threshold (0.9; issue 36, point 4): the rewritten copy (0.74) is in
+    // the group only when -t asks for it.
+    let low = ok(&scan_in(
+        dir.path(),
+        &["testdata", "-q", "--format", "clusters", "-t", "0.7"],
+    ));
+    assert!(
+        low.contains("testdata/news/lighthouse-rewritten.txt,1675,2023-11-14T22:20:20Z,0.742744,false,false,false\n"),
+        "{low}"
     );
 }
 
@@ -632,12 +642,13 @@ fn summary_reports_groups_and_the_histogram() {
     let dir = testdata_copy();
     let out = scan_in(dir.path(), &["testdata", "--format", "clusters"]);
     let err = stderr(&out);
+    // Groups decide removals: 0.9 unless -t (issue 36, point 4).
     assert!(
-        err.contains("similarity of 6 pairs: 0.5–0.6: 0, 0.6–0.7: 1, 0.7–0.8: 2, 0.8–0.9: 0, 0.9–1.0: 2, 1.0: 1"),
+        err.contains("similarity of 3 pairs: 0.5–0.6: 0, 0.6–0.7: 0, 0.7–0.8: 0, 0.8–0.9: 0, 0.9–1.0: 2, 1.0: 1"),
         "{err}"
     );
     assert!(
-        err.contains("1 group (center, keep first): 4 files in groups, 3 removable"),
+        err.contains("1 group (center, keep first): 3 files in groups, 2 removable"),
         "{err}"
     );
     let quiet = scan_in(dir.path(), &["testdata", "-q", "--format", "clusters"]);

@@ -62,6 +62,7 @@ mod normalize;
 mod oph;
 mod output;
 mod pipeline;
+mod plan;
 mod properties;
 mod query;
 #[cfg(target_os = "linux")]

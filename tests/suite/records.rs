@@ -762,14 +762,20 @@ fn records_that_decide_removals_default_to_the_safe_threshold() {
         err.contains("threshold 0.900: the default when deciding what can go"),
         "{err}"
     );
-    // Grouping alone decides nothing: the S-curve threshold pairs them.
+    // Groups without a policy decide too: they mark the rows not kept
+    // (issue 36, point 4).
     let out = run_in(
         dir.path(),
         &[&scan[..], &["--format", "clusters"]].concat(),
         b"",
     );
     assert_eq!(code(&out), 0, "{}", stderr(&out));
-    assert_eq!(rows(&out).len(), 2);
+    assert!(rows(&out).is_empty(), "{:?}", rows(&out));
+    assert!(
+        stderr(&out).contains("threshold 0.900: the default when deciding what can go"),
+        "{}",
+        stderr(&out)
+    );
     // -t still decides.
     let out = run_in(dir.path(), &[&clusters[..], &["-t", "0.8"]].concat(), b"");
     assert_eq!(code(&out), 0, "{}", stderr(&out));

@@ -14,10 +14,11 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use simfind::action::apply::{self, Event};
 use simfind::action::journal::{self, Outcome};
-use simfind::action::plan::{self, Candidate};
+use simfind::action::plan;
+use simfind::action::planfile;
 use simfind::action::{Action, lock};
 use simfind::cluster::removal::{RemovalRun, SAFE_THRESHOLD};
-use simfind::cluster::{self, ClusterMethod, ClusterParams};
+use simfind::cluster::{ClusterMethod, ClusterParams};
 use simfind::pipeline;
 
 use crate::app::args::{self, ExitRow, FileArgs, MatchArgs, SigningArgs};
@@ -26,8 +27,8 @@ use crate::app::exit;
 use crate::app::flags::defs;
 use crate::app::output::html::shell_word;
 use crate::app::output::pairs::tsv_field;
-use crate::app::output::rfc3339;
 use crate::app::output::summary::{self, SummaryArgs, SummaryJson};
+use crate::app::output::{Sink, rfc3339};
 use crate::app::report::{self, KeepArg, human_bytes};
 use crate::app::ui::{Ui, Verbosity, plural, warning_prefix};
 
@@ -46,6 +47,10 @@ const EXAMPLES: &str = "EXAMPLES:
   simfind dedupe ./docs --from-list simfind-removal.nul --move-to /srv/q
                                               only what a reviewer selected in the
                                               report of `scan ./docs --format html`
+  simfind scan ./docs --plan plan.jsonl       write a plan to review, then
+  simfind dedupe --apply plan.jsonl --move-to /srv/q
+                                              act on exactly its files, refusing any
+                                              file or kept copy changed since
 
 SAFETY: the threshold is 0.9 unless -t is given (the S-curve threshold of the
 banding would call files 55 % alike copies). Before each action the file and its
@@ -60,7 +65,14 @@ once normalised.
 
 OUTPUT (one line per file, tab-separated):
 VERB, path, kept copy, similarity, [destination of a move,] identical|near
-(whether the file is byte-identical to its kept copy).
+(whether the file is byte-identical to its kept copy)[, kept because: WHY (with
+--keep original in a dry run: oldest, no copy marker, shorter path, found first)].
+
+PLAN (--plan FILE, JSON Lines, docs/ACTIONS.md): a header line, then one line per
+file with the path, size, modification time and xxh3-128 content hash of the file
+and of its kept copy, the similarity and whether the two are byte-identical.
+--apply FILE acts on exactly those files; one whose file or kept copy no longer
+has the recorded size, time and hash is named on stderr, skipped and kept (exit 1).
 
 JOURNAL (JSON Lines, one line synced to disk before each action and one after):
 by default DIR/simfind-journal-<time>-<pid>.jsonl with --move-to DIR, else under
@@ -116,7 +128,7 @@ pub struct Args {
     /// Directories to scan; optional with --files-from/--files0-from (a listed
     /// file's directory is then its root).
     #[arg(
-        required_unless_present_any = ["files_from", "files0_from"],
+        required_unless_present_any = ["files_from", "files0_from", "apply"],
         value_name = "DIR"
     )]
     pub roots: Vec<PathBuf>,
@@ -173,17 +185,42 @@ pub struct Args {
     #[arg(long, group = "action", help_heading = "Action")]
     pub reflink: bool,
 
-    /// Act only on the files FILE lists (NUL-separated, as the HTML report's
-    /// export and `scan --list-removable -0` write them), each by its path as
-    /// walked (the root as given + the relative path: give the same roots). A
-    /// listed file this scan does not find removable (a kept copy, in no group,
-    /// absent) is named and skipped (exit 1).
+    /// Act only on the files FILE lists (one path a line, as `scan
+    /// --list-removable -o FILE` writes them, or NUL-separated as the HTML
+    /// report's export and `--list-removable -0` write them: a NUL anywhere
+    /// makes it a NUL list), each by its path as walked (the root as given +
+    /// the relative path: give the same roots). A listed file this scan does
+    /// not find removable (a kept copy, in no group, absent) is named and
+    /// skipped (exit 1).
     #[arg(long, value_name = "FILE", help_heading = "Action")]
     pub from_list: Option<PathBuf>,
 
     /// Only print what the action would do (the default without an action).
     #[arg(long, short = 'n', help_heading = "Action")]
     pub dry_run: bool,
+
+    /// With a dry run, also write the plan to FILE: every action with the
+    /// size, modification time and content hash of the file and of its kept
+    /// copy (JSON Lines, docs/ACTIONS.md), to review and then act on with
+    /// `dedupe --apply FILE`.
+    #[arg(long, value_name = "FILE", help_heading = "Action")]
+    pub plan: Option<PathBuf>,
+
+    /// Act on exactly the actions of a reviewed plan (`scan --plan`, `dedupe
+    /// --dry-run --plan`) instead of scanning, with --move-to DIR, --remove
+    /// or --link. A file or kept copy whose size, modification time or
+    /// content hash is not what the plan records is named, skipped and kept
+    /// (exit 1).
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with_all = [
+            "roots", "from_list", "plan", "keep", "reference", "threshold", "files_from",
+            "files0_from",
+        ],
+        help_heading = "Action"
+    )]
+    pub apply: Option<PathBuf>,
 
     /// Write the journal to FILE (must not exist) instead of the default.
     #[arg(long, value_name = "FILE", help_heading = "Action")]
@@ -227,6 +264,18 @@ pub fn run(args: Args) -> Result<i32> {
         );
     }
     let dry_run = args.dry_run || action.is_none();
+    if let Some(file) = &args.apply {
+        return apply_plan(&args, file, action, dry_run);
+    }
+    if let Some(plan) = &args.plan
+        && !dry_run
+    {
+        bail!(
+            "--plan {}: a plan is what a dry run would do: add --dry-run (-n), review it, then \
+             act on it with --apply",
+            plan.display()
+        );
+    }
     if let Some(journal) = &args.journal
         && dry_run
     {
@@ -238,7 +287,7 @@ pub fn run(args: Args) -> Result<i32> {
     let from_list = match &args.from_list {
         Some(file) => Some(
             simfind::input::bounded::read_path(file, simfind::input::bounded::caps::PATH_LIST)
-                .map(|bytes| simfind::input::list::parse(&bytes, b'\0'))
+                .map(|bytes| simfind::input::list::parse_either(&bytes))
                 .with_context(|| format!("cannot read --from-list {}", file.display()))?,
         ),
         None => None,
@@ -246,6 +295,7 @@ pub fn run(args: Args) -> Result<i32> {
     // Opened before any work: an unwritable destination fails at once. The
     // data is on stdout, so `-` is refused.
     let summary_json = SummaryJson::open(&args.summary_json, true)?;
+    let plan_sink = open_plan(args.plan.as_deref())?;
     // Paths are reported absolute everywhere (stdout, warnings, journal):
     // the roots, the listed files and the --from-list entries are made
     // absolute before the walk, so a path reads the same in every message.
@@ -278,34 +328,14 @@ pub fn run(args: Args) -> Result<i32> {
         }
     }
     let journal_path = match (&action, dry_run) {
-        (Some(action), false) => {
-            // Absolute, so the printed undo command works from any directory.
-            let path = journal_path(args.journal.as_deref(), action)?;
-            let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-            let name = path.file_name().context("--journal must name a file")?;
-            Some(plan::absolute_dir(dir.unwrap_or(Path::new(".")))?.join(name))
-        }
+        (Some(action), false) => Some(new_journal(args.journal.as_deref(), action)?),
         _ => None,
     };
-    if let Some(path) = &journal_path
-        && path.exists()
-    {
-        bail!(
-            "--journal {}: the file exists; give a new name",
-            path.display()
-        );
-    }
     // Held until this function returns (an error or a panic too): no other
     // run changes files in these trees meanwhile, so the re-check of each
     // kept copy just before an action stays true while the action runs.
     let _lock = match (&action, &journal_path) {
-        (Some(action), Some(_)) => {
-            let mut trees = plan_roots.clone();
-            if let Action::MoveTo(dir) = action {
-                trees.push(dir.clone());
-            }
-            Some(lock_trees(&trees)?)
-        }
+        (Some(action), Some(_)) => Some(lock_for(&plan_roots, action)?),
         _ => None,
     };
     // Each run moves into its own new sub-folder of --move-to, chosen under
@@ -371,23 +401,15 @@ pub fn run(args: Args) -> Result<i32> {
     if action == Some(Action::Remove) && !args.allow_near {
         plan.hold_back_near();
     }
-    for skip in &plan.skipped {
-        eprintln!(
-            "{} {}: skipped: {}",
-            warning_prefix(),
-            resolved(&skip.path).display(),
-            crate::app::speak::skip_reason(&skip.reason, &plan_action)
-        );
-    }
-    let mut status = if outcome.stats.errors > 0 || !plan.skipped.is_empty() || unlisted > 0 {
+    warn_skipped(&plan, &plan_action);
+    let status = if outcome.stats.errors > 0 || !plan.skipped.is_empty() || unlisted > 0 {
         exit::PARTIAL
     } else {
         exit::OK
     };
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-
     if dry_run {
+        let stdout = std::io::stdout();
+        let mut out = stdout.lock();
         let verb = match &action {
             None => "removable",
             Some(Action::MoveTo(_)) => "would move",
@@ -396,6 +418,9 @@ pub fn run(args: Args) -> Result<i32> {
             Some(Action::Reflink) => "would reflink",
         };
         let mut bytes = 0;
+        // --keep original says which of its rules chose the kept copy, as a
+        // last column; every other policy is one rule.
+        let reasons = args.keep == Some(KeepArg::Original);
         for e in &plan.entries {
             bytes += e.fingerprint.size;
             write_line(
@@ -405,7 +430,7 @@ pub fn run(args: Args) -> Result<i32> {
                 e.to.as_deref(),
                 &e.kept,
                 e.similarity,
-                e.identical,
+                (e.identical, e.kept_because.as_deref().filter(|_| reasons)),
             )?;
         }
         out.flush()?;
@@ -420,6 +445,15 @@ pub fn run(args: Args) -> Result<i32> {
                     ""
                 }
             );
+        }
+        if let Some(sink) = plan_sink {
+            let header = planfile::Header {
+                action: action_name(action.as_ref()).map(str::to_string),
+                threshold: config.threshold,
+                keep: report::keep_name(args.keep.unwrap_or(KeepArg::First).policy()).to_string(),
+                roots: canonical_roots(&plan_roots)?,
+            };
+            write_plan(sink, &header, &plan)?;
         }
         let status = found_status(args.exit_code, status, plan.entries.is_empty());
         let fields = serde_json::json!({
@@ -443,7 +477,50 @@ pub fn run(args: Args) -> Result<i32> {
 
     let action = action.expect("not a dry run");
     let journal_path = journal_path.expect("a journal for a run that acts");
-    let mut journal = journal::Writer::create(&journal_path, &action)
+    let Some((status, applied)) = carry_out(&args, &action, &journal_path, &plan, status)? else {
+        return Ok(exit::INTERRUPTED);
+    };
+    let total = plan.entries.len();
+    let status = found_status(args.exit_code, status, plan.entries.is_empty());
+    let fields = serde_json::json!({
+        "dry_run": false,
+        "action": action_name(Some(&action)),
+        "planned": total,
+        "done": applied.done,
+        "done_bytes": applied.bytes,
+        "skipped_files": applied.skipped + plan.skipped.len() + unlisted,
+        "failed": applied.failed,
+        "journal": journal_path.to_string_lossy(),
+        "move_to": match &action {
+            Action::MoveTo(dir) => Some(dir.to_string_lossy().into_owned()),
+            _ => None,
+        },
+    });
+    write_summary(
+        summary_json,
+        status,
+        &outcome,
+        &config,
+        fields,
+        (threshold_source, matching.min_recall),
+        (scan_seconds, &stage_seconds),
+    )?;
+    Ok(status)
+}
+
+/// Acts on `plan` with `action`, journalled at `journal_path` (a new file),
+/// printing each file done and the run's summary line; `status` is the exit
+/// status so far. `None` when interrupted between two actions.
+fn carry_out(
+    args: &Args,
+    action: &Action,
+    journal_path: &Path,
+    plan: &plan::Plan,
+    mut status: i32,
+) -> Result<Option<(i32, apply::Applied)>> {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let mut journal = journal::Writer::create(journal_path, action)
         .with_context(|| format!("cannot create the journal {}", journal_path.display()))?;
     if !args.verbosity.quiet {
         eprintln!(
@@ -452,7 +529,7 @@ pub fn run(args: Args) -> Result<i32> {
             shell_word(&journal.path().to_string_lossy())
         );
     }
-    if action == Action::Remove && !args.verbosity.quiet {
+    if *action == Action::Remove && !args.verbosity.quiet {
         eprintln!(
             "simfind: note: --remove: undo can re-create only the byte-identical files; removed near-duplicates are gone (--move-to can always be undone)"
         );
@@ -472,8 +549,8 @@ pub fn run(args: Args) -> Result<i32> {
     let total = plan.entries.len();
     let stopped = || stop.load(Ordering::SeqCst);
     let applied = apply::apply(
-        &plan,
-        &action,
+        plan,
+        action,
         &mut journal,
         &stopped,
         &mut |event| match event {
@@ -493,7 +570,7 @@ pub fn run(args: Args) -> Result<i32> {
                         entry.to.as_deref(),
                         &entry.kept,
                         entry.similarity,
-                        entry.identical,
+                        (entry.identical, None),
                     ) {
                         write_error.get_or_insert(err);
                     }
@@ -541,37 +618,155 @@ pub fn run(args: Args) -> Result<i32> {
             "simfind: interrupted; the journal {} records every action done",
             journal_path.display()
         );
-        return Ok(exit::INTERRUPTED);
+        return Ok(None);
     }
     if let Some(err) = write_error
         && err.kind() != std::io::ErrorKind::BrokenPipe
     {
         return Err(err.into());
     }
+    Ok(Some((status, applied)))
+}
+
+/// The journal of a run that acts: `--journal` or the default, absolute (so
+/// the printed undo command works from any directory), and new.
+fn new_journal(given: Option<&Path>, action: &Action) -> Result<PathBuf> {
+    let path = journal_path(given, action)?;
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+    let name = path.file_name().context("--journal must name a file")?;
+    let path = plan::absolute_dir(dir.unwrap_or(Path::new(".")))?.join(name);
+    if path.exists() {
+        bail!(
+            "--journal {}: the file exists; give a new name",
+            path.display()
+        );
+    }
+    Ok(path)
+}
+
+/// The lock over `roots` and, for a move, its destination.
+fn lock_for(roots: &[PathBuf], action: &Action) -> Result<lock::TreeLock> {
+    let mut trees = roots.to_vec();
+    if let Action::MoveTo(dir) = action {
+        trees.push(dir.clone());
+    }
+    lock_trees(&trees)
+}
+
+/// One warning for each file left out of `plan`.
+fn warn_skipped(plan: &plan::Plan, action: &Action) {
+    for skip in &plan.skipped {
+        eprintln!(
+            "{} {}: skipped: {}",
+            warning_prefix(),
+            resolved(&skip.path).display(),
+            crate::app::speak::skip_reason(&skip.reason, action)
+        );
+    }
+}
+
+/// Opens `--plan FILE` before any work (an unwritable destination fails at
+/// once); written whole or not at all on commit.
+pub(crate) fn open_plan(path: Option<&Path>) -> Result<Option<Sink>> {
+    match path {
+        Some(p) if p.as_os_str() == "-" => {
+            bail!("--plan -: the plan is a file to review and to give to --apply; name one")
+        }
+        Some(p) => Ok(Some(Sink::create(Some(p))?)),
+        None => Ok(None),
+    }
+}
+
+/// Writes the plan and makes it final.
+pub(crate) fn write_plan(
+    mut sink: Sink,
+    header: &planfile::Header,
+    plan: &plan::Plan,
+) -> Result<()> {
+    sink.write_all(&planfile::render(header, plan))?;
+    sink.commit()
+}
+
+/// The roots as a plan records them: canonical.
+pub(crate) fn canonical_roots(roots: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    roots
+        .iter()
+        .map(|r| {
+            r.canonicalize()
+                .with_context(|| format!("cannot resolve root {}", r.display()))
+        })
+        .collect()
+}
+
+/// `dedupe --apply FILE`: acts on exactly the actions of a reviewed plan,
+/// under the lock of the plan's roots, each re-checked against the
+/// fingerprints the plan records just before it is acted on.
+fn apply_plan(args: &Args, file: &Path, action: Option<Action>, dry_run: bool) -> Result<i32> {
+    let planned = planfile::read(file)
+        .map_err(|err| anyhow::anyhow!("cannot read the plan {}: {err}", file.display()))?;
+    let Some(action) = action else {
+        bail!(
+            "--apply {}: name the action: --move-to DIR, --remove, --link or --reflink{}",
+            file.display(),
+            match &planned.header.action {
+                Some(a) => format!(" (the plan was made for {a})"),
+                None => String::new(),
+            }
+        );
+    };
+    if dry_run {
+        bail!(
+            "--apply acts on the plan {}; its dry run is the plan itself: read it",
+            file.display()
+        );
+    }
+    let summary_json = SummaryJson::open(&args.summary_json, true)?;
+    let journal_path = new_journal(args.journal.as_deref(), &action)?;
+    let _lock = lock_for(&planned.header.roots, &action)?;
+    let action = match action {
+        Action::MoveTo(dir) => Action::MoveTo(run_folder(&dir)),
+        action => action,
+    };
+    let mut plan = planfile::to_plan(&planned, &action)?;
+    if action == Action::Remove && !args.allow_near {
+        plan.hold_back_near();
+    }
+    warn_skipped(&plan, &action);
+    if !args.verbosity.quiet {
+        eprintln!(
+            "simfind: plan {}: {} (made at threshold {:.3}, keep {})",
+            file.display(),
+            plural(planned.actions.len() as u64, "action", "actions"),
+            planned.header.threshold,
+            planned.header.keep
+        );
+    }
+    let status = if plan.skipped.is_empty() {
+        exit::OK
+    } else {
+        exit::PARTIAL
+    };
+    let Some((status, applied)) = carry_out(args, &action, &journal_path, &plan, status)? else {
+        return Ok(exit::INTERRUPTED);
+    };
     let status = found_status(args.exit_code, status, plan.entries.is_empty());
-    let fields = serde_json::json!({
-        "dry_run": false,
-        "action": action_name(Some(&action)),
-        "planned": total,
-        "done": applied.done,
-        "done_bytes": applied.bytes,
-        "skipped_files": applied.skipped + plan.skipped.len() + unlisted,
-        "failed": applied.failed,
-        "journal": journal_path.to_string_lossy(),
-        "move_to": match &action {
-            Action::MoveTo(dir) => Some(dir.to_string_lossy().into_owned()),
-            _ => None,
-        },
-    });
-    write_summary(
-        summary_json,
-        status,
-        &outcome,
-        &config,
-        fields,
-        (threshold_source, matching.min_recall),
-        (scan_seconds, &stage_seconds),
-    )?;
+    if let Some(out) = summary_json {
+        let fields = serde_json::json!({
+            "dry_run": false,
+            "plan": file.to_string_lossy(),
+            "action": action_name(Some(&action)),
+            "planned": plan.entries.len(),
+            "done": applied.done,
+            "done_bytes": applied.bytes,
+            "skipped_files": applied.skipped + plan.skipped.len(),
+            "failed": applied.failed,
+            "journal": journal_path.to_string_lossy(),
+        });
+        let serde_json::Value::Object(fields) = fields else {
+            unreachable!("an object")
+        };
+        out.write(&summary::document("dedupe", status, fields))?;
+    }
     Ok(status)
 }
 
@@ -643,7 +838,8 @@ fn run_folder(dir: &Path) -> PathBuf {
 
 /// One line of stdout:
 /// `VERB<TAB>PATH<TAB>KEPT<TAB>SIMILARITY[<TAB>TO]<TAB>identical|near`, the
-/// last column added at the end so that the earlier ones keep their places.
+/// last column added at the end so that the earlier ones keep their places;
+/// then `<TAB>kept because: WHY` when `because` is given.
 fn write_line(
     out: &mut impl Write,
     verb: &str,
@@ -651,7 +847,7 @@ fn write_line(
     to: Option<&Path>,
     kept: &Path,
     similarity: Option<f64>,
-    identical: bool,
+    (identical, because): (bool, Option<&str>),
 ) -> std::io::Result<()> {
     out.write_all(verb.as_bytes())?;
     out.write_all(b"\t")?;
@@ -666,11 +862,11 @@ fn write_line(
         out.write_all(b"\t")?;
         tsv_field(out, to.as_os_str().as_bytes())?;
     }
-    out.write_all(if identical {
-        b"\tidentical\n"
-    } else {
-        b"\tnear\n"
-    })
+    out.write_all(if identical { b"\tidentical" } else { b"\tnear" })?;
+    if let Some(why) = because {
+        write!(out, "\tkept because: {why}")?;
+    }
+    out.write_all(b"\n")
 }
 
 /// The removable files of the center grouping, each with its kept copy.
@@ -679,35 +875,13 @@ fn candidates(
     references: &[PathBuf],
     threshold: f64,
     keep: Option<KeepArg>,
-) -> Vec<Candidate> {
-    let docs = &outcome.documents;
-    let pairs = &outcome.pairs;
-    let reference = report::reference_flags(outcome, references);
-    let members = report::file_facts(docs, &reference);
+) -> Vec<plan::Candidate> {
     let params = ClusterParams {
         threshold,
         method: ClusterMethod::Center,
         keep: keep.unwrap_or(KeepArg::First).policy(),
     };
-    let clustering = cluster::cluster_contents(&members, pairs, &params);
-    let mut out = Vec::new();
-    for group in clustering.groups() {
-        let rep = group[0].doc as usize;
-        for m in group.iter().filter(|m| !m.kept) {
-            let (d, k) = (&docs[m.doc as usize], &docs[rep]);
-            out.push(Candidate {
-                path: d.path.to_path_buf(),
-                size: d.size,
-                modified: d.modified,
-                kept: k.path.to_path_buf(),
-                kept_size: k.size,
-                kept_modified: k.modified,
-                identical: pairs.same_content(m.doc, rep as u32),
-                similarity: m.similarity,
-            });
-        }
-    }
-    out
+    report::candidates(outcome, references, &params)
 }
 
 /// Takes the lock that keeps other runs that change files (`dedupe` acting,

@@ -13,7 +13,7 @@ use crate::app::report::{ClusterArg, FormatArg, ReportArgs};
 use crate::app::ui::Verbosity;
 
 const EXAMPLES: &str = "EXAMPLES:
-  simfind group --pairs engine/pairs --docs sig/               groups as CSV (t = S-curve)
+  simfind group --pairs engine/pairs --docs sig/               groups as CSV (t = 0.9)
   simfind group --pairs engine/pairs --docs sig/ --keep newest  newest kept (t = 0.9)
   simfind group --pairs engine/pairs --docs sig/ --list-removable -0 | xargs -0 ls -l
   simfind group --pairs engine/pairs --docs sig/ --format jsonl  one group per line
@@ -37,6 +37,8 @@ they were signed with.
 #[derive(clap::Args, Debug)]
 #[command(after_help = args::after_help(EXAMPLES, args::EXIT_STATUS_EXCHANGE))]
 #[command(mut_args(defs::one("output", defs::output(defs::Output::Exchange))))]
+// Written by scan over files, which fingerprints them; refused here.
+#[command(mut_args(defs::one("plan", |a| a.hide(true))))]
 pub struct Args {
     #[command(flatten)]
     pub exchange: ExchangeArgs,

@@ -280,6 +280,7 @@ fn scan_files(args: Args, mode: Mode) -> Result<i32> {
     }
     let mut report = Report::from_args(&args.report, &mut config.roots)?;
     let summary_json = summary::open(&args.summary_json, args.output.as_deref())?;
+    let plan_sink = crate::app::cmd::dedupe::open_plan(args.report.plan.as_deref())?;
     let mut sink = match early_sink.take() {
         Some(sink) => sink,
         None => Sink::create(args.output.as_deref())?,
@@ -348,6 +349,9 @@ fn scan_files(args: Args, mode: Mode) -> Result<i32> {
     }
     let reported = report.write(&mut outcome, config.threshold, &mut sink)?;
     sink.commit()?;
+    if let Some(plan_sink) = plan_sink {
+        write_scan_plan(plan_sink, &report, &outcome, &config)?;
+    }
 
     let seconds = started.elapsed().as_secs_f64();
     if let Some(found) = identical
@@ -396,6 +400,45 @@ fn scan_files(args: Args, mode: Mode) -> Result<i32> {
         (seconds, &ui),
         args.input.important_words,
     )
+}
+
+/// `--plan`: every removable file of the report's grouping with its kept
+/// copy, fingerprinted now (a file that changed since it was read is named
+/// and left out), for `dedupe --apply`.
+fn write_scan_plan(
+    sink: Sink,
+    report: &Report,
+    outcome: &ScanOutcome,
+    config: &ScanConfig,
+) -> Result<()> {
+    use simfind::action::{Action, plan, planfile};
+    let mut roots = config.roots.clone();
+    for listed in &config.walk.listed {
+        if let Some(parent) = listed.parent().filter(|p| !p.as_os_str().is_empty())
+            && !roots.iter().any(|r| r == parent)
+        {
+            roots.push(parent.to_path_buf());
+        }
+    }
+    let candidates = report.candidates(outcome, config.threshold);
+    // No action yet: the plan is checked as for a removal, the action that
+    // asks least of a file (a link also needs byte-identical copies).
+    let built = plan::build(&roots, &Action::Remove, &candidates)?;
+    for skip in &built.skipped {
+        eprintln!(
+            "{} {}: left out of the plan: {}",
+            warning_prefix(),
+            skip.path.display(),
+            crate::app::speak::skip_reason(&skip.reason, &Action::Remove)
+        );
+    }
+    let header = planfile::Header {
+        action: None,
+        threshold: config.threshold,
+        keep: crate::app::report::keep_name(report.keep()).to_string(),
+        roots: crate::app::cmd::dedupe::canonical_roots(&roots)?,
+    };
+    crate::app::cmd::dedupe::write_plan(sink, &header, &built)
 }
 
 /// Gives `matching` the removal rule's threshold when the run decides

@@ -47,6 +47,8 @@ vectors|bits writes them.
 #[derive(clap::Args, Debug)]
 #[command(after_help = args::after_help(EXAMPLES, args::EXIT_STATUS_EXCHANGE))]
 #[command(mut_args(defs::one("output", defs::output(defs::Output::Exchange))))]
+// Written by scan over files, which fingerprints them; refused here.
+#[command(mut_args(defs::one("plan", |a| a.hide(true))))]
 pub struct Args {
     #[command(flatten)]
     pub exchange: ExchangeArgs,

@@ -49,15 +49,15 @@ pub fn threshold(at: Threshold) -> impl FnOnce(Arg) -> Arg {
         match at {
             Threshold::Scan => arg.help(
                 "Report pairs with similarity ≥ T, 0 < T ≤ 1 [default: the S-curve threshold \
-                 (1/b)^(1/r); 0.9 where files are judged removable: --list-removable, groups \
-                 with --keep or --reference, --format html, dedupe]. Alone, it also picks bands and rows \
+                 (1/b)^(1/r); 0.9 where files are judged removable: --list-removable, --plan, \
+                 groups (clusters, jsonl --cluster), --format html, dedupe]. Alone, it also picks bands and rows \
                  (`simfind tune`, within 100 hashes); with them, a T far from the curve's \
                  steep part draws a warning",
             ),
             Threshold::Exchange => arg.help(
                 "Report pairs with similarity ≥ T, 0 < T ≤ 1 [default: the S-curve threshold \
                  (1/b)^(1/r) of the shards' bands and rows; 0.9 where files are judged \
-                 removable: --list-removable, groups with --keep or --reference, --format html]",
+                 removable: --list-removable, groups (clusters, jsonl --cluster), --format html]",
             ),
             Threshold::Sign => arg.help(
                 "With --input vectors (cosine): pairs with cosine similarity ≥ T, as scan's -t \
@@ -524,8 +524,10 @@ pub fn keep(at: Groups) -> impl FnOnce(Arg) -> Arg {
         match at {
             Groups::Report => arg.help(
                 "Which file of each group is kept: newest or oldest (modification time; \
-                 unknown times lose), largest or smallest (bytes), shortest-path (bytes), or \
-                 first (first path in byte order). Ties go to the first path [default: first]",
+                 unknown times lose), largest or smallest (bytes), shortest-path (bytes), \
+                 first (first path in byte order), or original (oldest, then a name without a \
+                 copy marker such as \"copy\", \"(1)\", \"final\", \"backup\", \"~\", \".bak\", \
+                 then the shortest path). Ties go to the first path [default: first]",
             ),
             Groups::Dedupe => arg.help("Which file of each group is kept [default: first]"),
         }

@@ -22,6 +22,10 @@ pub enum KeepPolicy {
     /// Smallest document id: the first file found.
     #[default]
     First,
+    /// The original rather than a copy: the oldest modification time, then a
+    /// name without a copy marker ([`copy_marker`]), then the shortest path,
+    /// then the first file found.
+    Original,
 }
 
 impl KeepPolicy {
@@ -39,6 +43,8 @@ impl KeepPolicy {
             class: if d.reference { 0 } else { 2 },
             primary: 0,
             secondary: 0,
+            marker: false,
+            length: 0,
             last,
         };
         let time = |descending: bool, key: &mut KeepKey| match d.modified {
@@ -61,8 +67,73 @@ impl KeepPolicy {
             KeepPolicy::Smallest => key.primary = d.size,
             KeepPolicy::ShortestPath => key.primary = d.path.len() as u64,
             KeepPolicy::First => {}
+            KeepPolicy::Original => {
+                time(false, &mut key);
+                key.marker = copy_marker(d.path);
+                key.length = d.path.len() as u64;
+            }
         }
         key
+    }
+
+    /// Why `kept` is kept rather than `other` under this policy, in the
+    /// words the dry run and the plan print: the first rule of the keep
+    /// order that tells the two apart.
+    pub fn reason(
+        self,
+        kept: (DocId, &FileFacts<'_>),
+        other: (DocId, &FileFacts<'_>),
+    ) -> &'static str {
+        if kept.1.reference && !other.1.reference {
+            return "reference";
+        }
+        let (k, o) = (self.key(kept.0, kept.1), self.key(other.0, other.1));
+        let timed = (k.class, k.primary, k.secondary) != (o.class, o.primary, o.secondary);
+        match self {
+            KeepPolicy::Newest if timed => "newest",
+            KeepPolicy::Oldest | KeepPolicy::Original if timed => "oldest",
+            KeepPolicy::Largest if timed => "largest",
+            KeepPolicy::Smallest if timed => "smallest",
+            KeepPolicy::ShortestPath if timed => "shorter path",
+            KeepPolicy::Original if k.marker != o.marker => "no copy marker",
+            KeepPolicy::Original if k.length != o.length => "shorter path",
+            _ => "found first",
+        }
+    }
+}
+
+/// Whether a path's file name marks it as a copy of another file: a word
+/// `copy`, `backup` or `final` (case-insensitive; words are runs of letters,
+/// so `a-copy.png`, `Copy of a.txt` and `a - Copy.txt` all count, `copyright`
+/// does not), a number in parentheses before the extension (`a (1).txt`), or
+/// a name ending in `~` or `.bak`.
+pub fn copy_marker(path: &[u8]) -> bool {
+    let name = match path.iter().rposition(|&b| b == b'/') {
+        Some(i) => &path[i + 1..],
+        None => path,
+    };
+    let lower = name.to_ascii_lowercase();
+    if lower.ends_with(b"~") || lower.ends_with(b".bak") {
+        return true;
+    }
+    if lower
+        .split(|b| !b.is_ascii_alphabetic())
+        .any(|w| matches!(w, b"copy" | b"backup" | b"final"))
+    {
+        return true;
+    }
+    // "(N)" just before the extension or at the end of the name.
+    let stem = match lower.iter().rposition(|&b| b == b'.') {
+        Some(i) if i > 0 => &lower[..i],
+        _ => &lower[..],
+    };
+    let stem = stem.strip_suffix(b")").unwrap_or(b"");
+    match stem.iter().rposition(|&b| b == b'(') {
+        Some(open) => {
+            let digits = &stem[open + 1..];
+            !digits.is_empty() && digits.iter().all(u8::is_ascii_digit)
+        }
+        None => false,
     }
 }
 
@@ -73,6 +144,10 @@ pub(super) struct KeepKey {
     class: u8,
     primary: u64,
     secondary: u32,
+    /// `original`: the name carries a copy marker.
+    marker: bool,
+    /// `original`: the path's length in bytes.
+    length: u64,
     pub(super) last: u32,
 }
 
@@ -88,5 +163,68 @@ fn signed_time(t: SystemTime) -> (i64, u32) {
                 n => (-(d.as_secs() as i64) - 1, 1_000_000_000 - n),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn copy_markers_are_words_and_suffixes() {
+        for copy in [
+            "a/lighthouse copy, final.txt",
+            "photos/a-copy.png",
+            "Copy of report.docx",
+            "report - Copy.docx",
+            "report (1).docx",
+            "report (12)",
+            "notes.txt~",
+            "notes.txt.BAK",
+            "d/FINAL draft.txt",
+            "backup-2020.tar",
+        ] {
+            assert!(copy_marker(copy.as_bytes()), "{copy}");
+        }
+        for original in [
+            "a/lighthouse.txt",
+            "copyright.txt",
+            "copy/a.txt",
+            "finale.txt",
+            "report (a).docx",
+            "report ().docx",
+            "backups.txt",
+        ] {
+            assert!(!copy_marker(original.as_bytes()), "{original}");
+        }
+    }
+
+    fn facts(path: &str, secs: u64) -> FileFacts<'_> {
+        FileFacts {
+            path: path.as_bytes(),
+            size: 1,
+            modified: Some(UNIX_EPOCH + std::time::Duration::from_secs(secs)),
+            reference: false,
+        }
+    }
+
+    #[test]
+    fn original_prefers_oldest_then_no_marker_then_shorter_path_then_first() {
+        let p = KeepPolicy::Original;
+        let older = facts("x/z copy.txt", 10);
+        let newer = facts("x/a.txt", 20);
+        assert_eq!(p.compare((1, &older), (0, &newer)), Ordering::Less);
+        assert_eq!(p.reason((1, &older), (0, &newer)), "oldest");
+        let marked = facts("x/a copy.txt", 10);
+        let plain = facts("x/zzzzzzzz.txt", 10);
+        assert_eq!(p.compare((1, &plain), (0, &marked)), Ordering::Less);
+        assert_eq!(p.reason((1, &plain), (0, &marked)), "no copy marker");
+        let short = facts("x/b.txt", 10);
+        let long = facts("x/aa.txt", 10);
+        assert_eq!(p.compare((1, &short), (0, &long)), Ordering::Less);
+        assert_eq!(p.reason((1, &short), (0, &long)), "shorter path");
+        let (a, b) = (facts("x/a.txt", 10), facts("x/b.txt", 10));
+        assert_eq!(p.compare((0, &a), (1, &b)), Ordering::Less);
+        assert_eq!(p.reason((0, &a), (1, &b)), "found first");
     }
 }

@@ -33,7 +33,9 @@
 //! 2. the policy: `newest`/`oldest` by modification time (a file whose time is
 //!    unknown comes after every file whose time is known), `largest`/`smallest`
 //!    by size in bytes, `shortest-path` by the length of the path in bytes,
-//!    `first` by nothing (falls straight through to 3);
+//!    `first` by nothing (falls straight through to 3); `original` by the
+//!    oldest modification time, then a name without a copy marker
+//!    ([`copy_marker`]), then the shortest path;
 //! 3. the document id, smaller first. simfind numbers documents in the bytewise
 //!    order of their paths (see [`crate::input::walk`]), so every tie goes to
 //!    the file `--keep first` would choose: the first path.
@@ -98,7 +100,7 @@ pub mod removal;
 pub use contents::cluster_contents;
 pub use histogram::{Bucket, SimilarityHistogram};
 use keep::KeepKey;
-pub use keep::KeepPolicy;
+pub use keep::{KeepPolicy, copy_marker};
 
 /// Index of a document in the slice given to [`cluster`].
 pub type DocId = u32;

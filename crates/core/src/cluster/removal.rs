@@ -6,10 +6,11 @@
 //! face kept its own copy, and the copies drifted apart: the same request made
 //! of records and of files was answered at two different thresholds.
 //!
-//! The rule: a run that decides removals — it lists what can go, builds groups
-//! whose kept copy a policy or a reference chose, shows a review page that
-//! proposes a removal, or acts on files — uses [`SAFE_THRESHOLD`] unless a
-//! threshold is given. Any other run uses its banding's S-curve threshold,
+//! The rule: a run that decides removals — it lists what can go, writes groups
+//! (every group names a kept copy and marks the other members not kept,
+//! whether a policy, a reference or the default order chose it), shows a
+//! review page that proposes a removal, or acts on files — uses
+//! [`SAFE_THRESHOLD`] unless a threshold is given. Any other run uses its banding's S-curve threshold,
 //! which is right for finding pairs and wrong for calling a file a copy.
 //!
 //! Pure: no flags, no printing; a face says in its own words which of its
@@ -27,12 +28,9 @@ pub const SAFE_THRESHOLD: f64 = 0.9;
 pub struct RemovalRun {
     /// The run writes only the documents that are not kept.
     pub lists_removable: bool,
-    /// The run writes groups of near-duplicates.
+    /// The run writes groups of near-duplicates: each marks one kept copy
+    /// and calls the others removable, so it decides removals as a list does.
     pub groups: bool,
-    /// A keep policy was chosen for the groups.
-    pub keep_chosen: bool,
-    /// Reference roots, whose documents are always kept, were given.
-    pub references: bool,
     /// The run writes a review page that proposes a removal.
     pub review: bool,
     /// The run acts on the removable documents (moves, links, deletes).
@@ -43,10 +41,7 @@ impl RemovalRun {
     /// Whether this run decides what can be removed: then, without a given
     /// threshold, it uses [`SAFE_THRESHOLD`].
     pub fn decides_removal(&self) -> bool {
-        self.lists_removable
-            || (self.groups && (self.keep_chosen || self.references))
-            || self.review
-            || self.acts
+        self.lists_removable || self.groups || self.review || self.acts
     }
 
     /// The threshold the run uses when none is given: `Some(SAFE_THRESHOLD)`
@@ -76,31 +71,14 @@ mod tests {
         let pairs = RemovalRun::default();
         assert!(!pairs.decides_removal());
         assert_eq!(pairs.threshold(None), None);
-        let plain_groups = RemovalRun {
-            groups: true,
-            ..RemovalRun::default()
-        };
-        assert!(!plain_groups.decides_removal());
-        // A policy or references without groups decide nothing.
-        let no_groups = RemovalRun {
-            keep_chosen: true,
-            references: true,
-            ..RemovalRun::default()
-        };
-        assert!(!no_groups.decides_removal());
         for run in [
             RemovalRun {
                 lists_removable: true,
                 ..RemovalRun::default()
             },
+            // Plain groups mark kept=false too (issue 36, point 4).
             RemovalRun {
                 groups: true,
-                keep_chosen: true,
-                ..RemovalRun::default()
-            },
-            RemovalRun {
-                groups: true,
-                references: true,
                 ..RemovalRun::default()
             },
             RemovalRun {

@@ -314,7 +314,8 @@ fn every_policy_breaks_ties_by_id() {
     }
 }
 
-const ALL_POLICIES: [KeepPolicy; 6] = [
+const ALL_POLICIES: [KeepPolicy; 7] = [
+    KeepPolicy::Original,
     KeepPolicy::Newest,
     KeepPolicy::Oldest,
     KeepPolicy::Largest,
@@ -543,6 +544,9 @@ fn naive_compare(
             KeepPolicy::Smallest => xd.size.cmp(&yd.size),
             KeepPolicy::ShortestPath => xd.path.len().cmp(&yd.path.len()),
             KeepPolicy::First => Ordering::Equal,
+            KeepPolicy::Original => known_first(false)
+                .then(super::copy_marker(xd.path).cmp(&super::copy_marker(yd.path)))
+                .then(xd.path.len().cmp(&yd.path.len())),
         })
         .then(x.0.cmp(&y.0))
 }

@@ -122,13 +122,13 @@ impl Writer {
     }
 }
 
-fn put_fingerprint(v: &mut Value, prefix: &str, fp: &Fingerprint) {
+pub(super) fn put_fingerprint(v: &mut Value, prefix: &str, fp: &Fingerprint) {
     v[format!("{prefix}size")] = json!(fp.size);
     v[format!("{prefix}mtime_ns")] = json!(fp.mtime_ns.to_string());
     v[format!("{prefix}hash")] = json!(format!("{:032x}", fp.hash));
 }
 
-fn get_fingerprint(v: &Value, prefix: &str) -> Option<Fingerprint> {
+pub(super) fn get_fingerprint(v: &Value, prefix: &str) -> Option<Fingerprint> {
     Some(Fingerprint {
         size: v.get(format!("{prefix}size"))?.as_u64()?,
         mtime_ns: v.get(format!("{prefix}mtime_ns"))?.as_str()?.parse().ok()?,
@@ -346,6 +346,7 @@ fn take_line(value: &Value, out: &mut Read) -> Result<(), String> {
                 // may be a new file.
                 kept_id: None,
                 owner: get_owner(value),
+                kept_because: None,
             })
         })()
         .ok_or("an intent line without its fields")?;

@@ -32,6 +32,7 @@ pub mod fsops;
 pub mod journal;
 pub mod lock;
 pub mod plan;
+pub mod planfile;
 pub mod state;
 pub mod undo;
 

@@ -25,6 +25,10 @@ pub struct Candidate {
     pub identical: bool,
     /// Similarity to the kept copy, when the scan measured it.
     pub similarity: Option<f64>,
+    /// Why the keep policy kept the other file rather than this one, in
+    /// words (`oldest`, `no copy marker`, …; see
+    /// [`crate::cluster::KeepPolicy::reason`]).
+    pub kept_because: Option<&'static str>,
 }
 
 /// One action to take.
@@ -46,6 +50,8 @@ pub struct Entry {
     /// The file's mode and owner when planned, for `undo` to give back to
     /// a copy it re-creates. `None` in journals written before it was kept.
     pub owner: Option<state::Owner>,
+    /// Why the kept copy was kept rather than this file, when known.
+    pub kept_because: Option<String>,
 }
 
 /// A candidate left out, and why.
@@ -294,6 +300,7 @@ pub fn build(
             fingerprint: path.1,
             kept_id,
             kept_fingerprint,
+            kept_because: c.kept_because.map(str::to_string),
         });
     }
     Ok(plan)
@@ -375,7 +382,7 @@ fn checked(
 
 /// `DIR/<root name>` for each root (names made unique with `-2`, `-3`, …),
 /// refused when it lies inside a scanned root or holds one.
-fn destination_dirs(dir: &Path, roots: &[PathBuf]) -> Result<Vec<PathBuf>, PlanError> {
+pub(super) fn destination_dirs(dir: &Path, roots: &[PathBuf]) -> Result<Vec<PathBuf>, PlanError> {
     let base = absolute_dir(dir)?;
     let mut taken: HashMap<std::ffi::OsString, usize> = HashMap::new();
     let mut out = Vec::new();

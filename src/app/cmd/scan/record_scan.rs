@@ -31,6 +31,7 @@ pub(super) fn run(args: Args) -> Result<i32> {
         (args.matching.isolate, "--isolate (--link pairs two inputs)"),
         (files_from, "--files-from"),
         (!args.report.reference.is_empty(), "--reference"),
+        (args.report.plan.is_some(), "--plan"),
     ] {
         if given {
             bail!("{flag} does not apply to --input {kind}: records are not files");
