@@ -229,6 +229,8 @@ pub struct Report {
     /// What the HTML report says about the run (set by the scan before
     /// [`Report::write`]).
     run: Option<html::Run>,
+    /// `scan --top K`: each item's K nearest neighbours instead of the pairs.
+    top: Option<usize>,
 }
 
 /// The removable files of the grouping `params` makes of `outcome`'s pairs,
@@ -344,6 +346,7 @@ impl Report {
             exit_code: args.exit_code,
             by_similarity: args.sort == SortArg::Similarity,
             run: None,
+            top: None,
         })
     }
 
@@ -382,6 +385,24 @@ impl Report {
     /// The HTML report is asked for: the scan must give it [`Report::set_run`].
     pub fn is_html(&self) -> bool {
         self.output == Output::GroupsHtml
+    }
+
+    /// `scan --top K`: the pairs are written as each item's `k` nearest
+    /// neighbours, ranked; only the pair writers of CSV and TSV rank them.
+    pub fn set_top(&mut self, k: usize) -> Result<()> {
+        match self.output {
+            Output::PairsCsv | Output::PairsTsv => {}
+            Output::PairsJsonl => bail!("--top writes CSV or TSV: --format jsonl does not apply"),
+            _ => bail!(
+                "--top writes each item's nearest neighbours, not groups: it does not apply \
+                 to --format clusters or html, --cluster or --list-removable"
+            ),
+        }
+        if self.by_similarity {
+            bail!("--top ranks each item's neighbours: --sort similarity does not apply");
+        }
+        self.top = Some(k);
+        Ok(())
     }
 
     pub fn set_run(&mut self, run: html::Run) {
@@ -428,7 +449,17 @@ impl Report {
             records,
             written: records.min(self.limit),
             groups: None,
+            neighbours: false,
         };
+        if let Some(k) = self.top {
+            let rows = simfind::model::nearest::nearest(outcome.pairs.iter(), k);
+            reported.records = rows.len();
+            reported.written = rows.len().min(self.limit);
+            reported.neighbours = true;
+            let tsv = self.output == Output::PairsTsv;
+            pairs::write_neighbours(docs, rows.into_iter().take(self.limit), tsv, sink)?;
+            return Ok(reported);
+        }
         let sorted = (self.by_similarity && !grouping_output(self.output))
             .then(|| pairs::by_similarity(outcome.pairs.iter(), self.limit));
         let written: Box<dyn Iterator<Item = simfind::pipeline::SimilarPair>> = match &sorted {
@@ -620,6 +651,8 @@ pub struct Reported {
     records: usize,
     written: usize,
     groups: Option<GroupSummary>,
+    /// The records are neighbour rows (`scan --top K`).
+    neighbours: bool,
 }
 
 #[derive(Debug)]
@@ -643,7 +676,7 @@ impl Reported {
                 "pairs": self.histogram.total(),
                 "records": self.records,
                 "written": self.written,
-                "unit": self.groups.as_ref().map_or("pairs", |g| g.unit),
+                "unit": self.unit(),
             }),
         );
         fields.insert(
@@ -664,6 +697,15 @@ impl Reported {
             },
         );
         fields
+    }
+
+    /// What a record of the output is: pairs, neighbours, groups or paths.
+    fn unit(&self) -> &'static str {
+        match &self.groups {
+            Some(g) => g.unit,
+            None if self.neighbours => "neighbours",
+            None => "pairs",
+        }
     }
 
     /// The summary lines added after the scan's own.
@@ -710,7 +752,7 @@ impl Reported {
             ));
         }
         if self.written < self.records {
-            let unit = self.groups.as_ref().map_or("pairs", |g| g.unit);
+            let unit = self.unit();
             lines.push(format!(
                 "simfind: --limit: wrote {} of {} {unit}",
                 self.written, self.records

@@ -776,3 +776,133 @@ fn scan_of_debian_docs_holds_every_jaccard_pair_and_agrees_with_compare() {
         );
     }
 }
+
+/// `query --metric containment` over an index of files: the documents that
+/// hold the query (`contained` a) and those it holds (`contained` b), with
+/// `compare`'s values; `--top 1` the one that holds the most of it; the
+/// empty set and an empty index answer nothing.
+#[test]
+fn query_by_containment_labels_both_directions() {
+    let dir = tempfile::tempdir().unwrap();
+    let (host, snippet) = lighthouse();
+    let bakery = std::fs::read(root().join("testdata/news/bakery.txt")).unwrap();
+    write(dir.path(), "corpus/host.txt", host.as_bytes());
+    write(dir.path(), "corpus/para.txt", snippet.as_bytes());
+    write(dir.path(), "corpus/bakery.txt", &bakery);
+    write(dir.path(), "q/snippet.txt", snippet.as_bytes());
+    write(dir.path(), "q/host.txt", host.as_bytes());
+    write(dir.path(), "q/tiny.txt", b"hi");
+    let out = sim_in(dir.path(), &["index", "corpus", "--db", "i.simfind", "-q"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let query = |args: &[&str]| {
+        let mut all = vec![
+            "query",
+            "--db",
+            "i.simfind",
+            "--metric",
+            "containment",
+            "-q",
+        ];
+        all.extend_from_slice(args);
+        let out = sim_in(dir.path(), &all);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        stdout(&out)
+    };
+    let text = query(&["q/snippet.txt"]);
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("a,b,a_in_b,b_in_a,contained,size_a,size_b,shared")
+    );
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    // para.txt is the snippet itself; the host holds the whole snippet.
+    // Both hold all of it: ranked then by how much of them it holds.
+    assert_eq!(rows.len(), 2, "{text}");
+    assert_eq!(
+        rows[0][..5],
+        [
+            "q/snippet.txt",
+            "corpus/para.txt",
+            "1.000000",
+            "1.000000",
+            "both"
+        ]
+    );
+    assert_eq!(rows[1][..2], ["q/snippet.txt", "corpus/host.txt"]);
+    assert_eq!(rows[1][2], "1.000000");
+    assert_eq!(rows[1][4], "a");
+    let oracle = measures(&sim_in(
+        dir.path(),
+        &[
+            "compare",
+            "q/snippet.txt",
+            "corpus/host.txt",
+            "--metric",
+            "containment",
+        ],
+    ));
+    assert_eq!(rows[1][3], oracle["containment_b_in_a"]);
+    // From the host: the paragraph is inside it (contained b).
+    let text = query(&["q/host.txt", "-t", "0.95"]);
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    assert_eq!(rows.len(), 2, "{text}");
+    assert_eq!(rows[0][1], "corpus/host.txt");
+    assert_eq!(
+        (rows[1][1], rows[1][3], rows[1][4]),
+        ("corpus/para.txt", "1.000000", "b")
+    );
+    // --top 1: the document holding the most of the query.
+    let text = query(&["q/snippet.txt", "--top", "1"]);
+    assert_eq!(text.lines().count(), 2, "{text}");
+    assert!(text.contains("q/snippet.txt,corpus/para.txt,1.000000"));
+    // The empty set (shorter than one shingle) is inside nothing.
+    let out = sim_in(
+        dir.path(),
+        &[
+            "query",
+            "--db",
+            "i.simfind",
+            "--metric",
+            "containment",
+            "q/tiny.txt",
+        ],
+    );
+    assert_eq!(code(&out), 0);
+    assert_eq!(stdout(&out).lines().count(), 1);
+    assert!(stderr(&out).contains("empty set"), "{}", stderr(&out));
+    // An empty index: the header alone.
+    std::fs::create_dir(dir.path().join("none")).unwrap();
+    let out = sim_in(dir.path(), &["index", "none", "--db", "e.simfind", "-q"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let out = sim_in(
+        dir.path(),
+        &[
+            "query",
+            "--db",
+            "e.simfind",
+            "--metric",
+            "containment",
+            "q/host.txt",
+            "-q",
+        ],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(stdout(&out).lines().count(), 1);
+    // Refused: signature verification, --top 0.
+    for args in [&["--verify", "signature"][..], &["--top", "0"]] {
+        let mut all = vec![
+            "query",
+            "--db",
+            "i.simfind",
+            "--metric",
+            "containment",
+            "q/host.txt",
+        ];
+        all.extend_from_slice(args);
+        assert_eq!(code(&sim_in(dir.path(), &all)), 2, "{args:?}");
+    }
+}

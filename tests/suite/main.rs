@@ -74,6 +74,7 @@ mod records_reread;
 mod report_html;
 mod same_file;
 mod summary_json;
+mod top;
 mod transform;
 mod tuning_doc;
 mod weighted;

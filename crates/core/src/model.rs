@@ -5,6 +5,7 @@
 use std::path::Path;
 use std::time::SystemTime;
 
+pub mod nearest;
 mod pairs;
 pub use pairs::{ContentId, DocPairs, Iter as DocPairsIter};
 

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Result, bail};
-use simfind::index::query::{Answer, Query, QueryOptions};
+use simfind::index::query::{Answer, ContainmentAnswer, Query, QueryOptions};
 use simfind::index::{Index, OpenOptions};
 use simfind::input::bounded;
 use simfind::input::read::ReadOptions;
@@ -28,6 +28,7 @@ const EXAMPLES: &str = "EXAMPLES:
   simfind query new.txt --db share.simfind                 similar indexed documents
   simfind query a.txt b.txt --db share.simfind --top 3     the 3 most similar to each
   simfind query new.txt --db share.simfind --exact -t 0.3  every document ≥ 0.3, none missed
+  simfind query part.txt --db share.simfind --metric containment   documents holding it, or held
   curl -s https://example.org/page | simfind query - --db web.simfind --threshold 0.8
 
 OUTPUT (CSV with header, the same columns as `simfind scan`):
@@ -83,6 +84,14 @@ pub struct Args {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub top: Option<u64>,
 
+    /// jaccard (default), or containment: which indexed documents contain each
+    /// query document (C(q, d) ≥ T, `contained` a) and which it contains (C(d, q) ≥ T,
+    /// `contained` b), verified exactly by re-reading every indexed document; with
+    /// --top N the N that hold the most of it. Columns as `scan --metric containment`
+    /// (docs/SEARCH.md); T is 0.9 unless given.
+    #[arg(long, value_enum, value_name = "METRIC")]
+    pub metric: Option<QueryMetric>,
+
     /// Miss nothing: verify every indexed document whose shingle count can reach T
     /// (not only those sharing an LSH bucket), re-reading them. Slower: it reads
     /// up to every indexed file of a size near the query's.
@@ -110,6 +119,17 @@ pub struct Args {
     #[command(flatten)]
     pub transform: args::TransformArgs,
 }
+
+/// What `query` measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum QueryMetric {
+    Jaccard,
+    Containment,
+}
+
+/// The threshold of `query --metric containment` unless -t is given: the
+/// index's S-curve threshold is Jaccard's and says nothing of containment.
+const CONTAINMENT_THRESHOLD: f64 = 0.9;
 
 pub fn run(args: Args) -> Result<i32> {
     if args.files.iter().filter(|f| f.as_os_str() == "-").count() > 1 {
@@ -164,6 +184,13 @@ pub fn run(args: Args) -> Result<i32> {
         },
         exact,
     };
+    if args.metric == Some(QueryMetric::Containment) {
+        if args.verify == VerifyArg::Signature {
+            bail!("--metric containment verifies exactly: --verify signature does not apply");
+        }
+        let t = args.threshold.unwrap_or(CONTAINMENT_THRESHOLD);
+        return containment(&args, &mut lookup, t, options.top, started);
+    }
     let threshold = options.threshold;
     let prefix_index = exact && lookup.uses_prefix_index(threshold)?;
     let summary_json = summary::open(&args.summary_json, args.output.as_deref())?;
@@ -279,6 +306,99 @@ pub fn run(args: Args) -> Result<i32> {
                 VerifyArg::Exact => "exact",
                 VerifyArg::Signature => "signature",
             },
+            "seconds": summary::seconds(seconds, &Vec::new()),
+        });
+        let serde_json::Value::Object(fields) = fields else {
+            unreachable!("json! of an object literal")
+        };
+        out.write(&summary::document("query", status, fields))?;
+    }
+    Ok(status)
+}
+
+/// `query --metric containment`: each query's containing and contained
+/// documents, as `scan --metric containment` writes pairs (a the query).
+fn containment(
+    args: &Args,
+    lookup: &mut Query<'_>,
+    t: f64,
+    top: Option<usize>,
+    started: Instant,
+) -> Result<i32> {
+    let summary_json = summary::open(&args.summary_json, args.output.as_deref())?;
+    let mut sink = Sink::create_whole(args.output.as_deref())?;
+    output::install_interrupt_handler();
+    let ui = Ui::with(Verbosity {
+        quiet: true,
+        ..args.verbosity
+    });
+    let format = crate::app::report::FormatArg::Pairs;
+    let (mut errors, mut matches_total, mut verified_total) = (0u64, 0u64, 0u64);
+    let mut pairs = Vec::new();
+    let mut ids: Vec<Vec<u8>> = Vec::new();
+    for query in &args.files {
+        let (document, identity) = match read_query(query, lookup.read_options()) {
+            Ok(read) => read,
+            Err(reason) => {
+                ui.warn(query, &reason);
+                errors += 1;
+                continue;
+            }
+        };
+        match lookup.ask_containment(document, identity, t, top, &ui)? {
+            ContainmentAnswer::Binary => eprintln!(
+                "simfind: note: {} looks binary and the index skips binary files; no matches \
+                 (index with --binary to include them)",
+                query.display()
+            ),
+            ContainmentAnswer::NoShingles => eprintln!(
+                "simfind: note: {} is shorter than one shingle: the empty set, inside no \
+                 document and holding none",
+                query.display()
+            ),
+            ContainmentAnswer::Matches {
+                verified,
+                matches,
+                unverified,
+                ..
+            } => {
+                verified_total += verified as u64;
+                errors += unverified;
+                matches_total += matches.len() as u64;
+                // Ids of this query's rows: the query, then its matches.
+                let base = u32::try_from(ids.len()).unwrap_or(u32::MAX);
+                ids.push(query.as_os_str().as_bytes().to_vec());
+                for (doc, mut pair) in matches {
+                    ids.push(doc.path.as_os_str().as_bytes().to_vec());
+                    pair.a = base;
+                    pair.b = base.saturating_add(pair.b);
+                    pairs.push(pair);
+                }
+            }
+        }
+    }
+    crate::app::output::containment::write(&mut sink, format, t, &pairs, &ids)?;
+    sink.commit()?;
+    let seconds = started.elapsed().as_secs_f64();
+    if !args.verbosity.quiet {
+        eprintln!(
+            "simfind: {} in {seconds:.3} s: {} verified, {} with containment ≥ {t:.3} in \
+             either direction (every indexed document re-read)",
+            plural(args.files.len() as u64, "query", "queries"),
+            plural(verified_total, "document", "documents"),
+            plural(matches_total, "match", "matches"),
+        );
+    }
+    let status = if errors > 0 { exit::PARTIAL } else { exit::OK };
+    if let Some(out) = summary_json {
+        let fields = serde_json::json!({
+            "queries": args.files.len(),
+            "candidates": verified_total,
+            "matches": matches_total,
+            "errors": errors,
+            "threshold": t,
+            "metric": "containment",
+            "verification": "exact",
             "seconds": summary::seconds(seconds, &Vec::new()),
         });
         let serde_json::Value::Object(fields) = fields else {

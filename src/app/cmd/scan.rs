@@ -33,6 +33,7 @@ const EXAMPLES: &str = "EXAMPLES:
   simfind scan ./corpus --sort similarity --limit 10    the 10 most similar pairs
   simfind scan ./corpus --format tsv | tail -n +2 | sort -t$'\\t' -k3,3gr   coreutils
   simfind scan ./corpus --method exact -t 0.9           every pair ≥ 0.9, none missed
+  simfind scan ./corpus --top 5                         each file's 5 nearest (a kNN graph)
   simfind scan ./docs --format clusters --keep newest    groups of near-duplicates (t = 0.9)
   simfind scan ./docs --format html -o report.html      review the groups in a browser
   simfind scan ./drop --reference ./archive --list-removable -0 | xargs -0 ls -l
@@ -163,6 +164,15 @@ pub struct Args {
     #[arg(long, value_name = "BY", help_heading = "Method")]
     pub identical_by: Option<pipeline::identical::IdenticalBy>,
 
+    /// Write each item's K nearest neighbours by the exact measure among the LSH
+    /// candidates (a kNN graph): one row per item and neighbour, a `rank` column
+    /// after b (1 = nearest; ties by walk order), both directions of a pair
+    /// where each is among the other's K. -t is then a floor [default: where the
+    /// banding makes a pair a candidate with probability 0.05]. A neighbour at
+    /// similarity s is missed with probability (1 - s^r)^b (docs/SEARCH.md).
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..), help_heading = "Output")]
+    pub top: Option<u64>,
+
     /// With -t 1, also pair files whose texts are only equal once normalised
     /// (a CRLF, an ALL-CAPS or a reflowed copy). Without it, -t 1 means
     /// byte-identical files, as in fclones.
@@ -173,6 +183,24 @@ pub struct Args {
 pub fn run(args: Args) -> Result<i32> {
     let mode = Mode::of(&args)?;
     let kind = args.input.input;
+    if args.top.is_some() {
+        let refused = match mode {
+            Mode::VectorFamily => Some(format!(
+                "a family of points or fingerprints (--input {kind}, --sketch, --metric) yet"
+            )),
+            Mode::Icws => Some("--sketch icws".to_string()),
+            Mode::Containment => Some("--metric containment".to_string()),
+            Mode::IdenticalBy(_) => Some("--identical-by".to_string()),
+            _ if args.input.per_field => Some("--per-field".to_string()),
+            _ => None,
+        };
+        if let Some(what) = refused {
+            bail!(
+                "--top does not apply to {what}: it ranks the neighbours of files and of \
+                 records (--input jsonl, csv, tsv, sets)"
+            );
+        }
+    }
     for (given, flag, applies) in [
         (
             args.input.delimiter.is_some(),
@@ -263,6 +291,7 @@ fn scan_files(args: Args, mode: Mode) -> Result<i32> {
     if removal_default && !args.verbosity.quiet {
         eprintln!("{}", removal_default_note(&args.signing, "files"));
     }
+    let threshold_source = top_floor(args.top, threshold_source, &mut config);
     // Not for the index's banding: its advice (other bands and rows, or
     // --threshold alone) cannot be followed with this index.
     if threshold_source == ThresholdSource::Given
@@ -279,6 +308,9 @@ fn scan_files(args: Args, mode: Mode) -> Result<i32> {
         );
     }
     let mut report = Report::from_args(&args.report, &mut config.roots)?;
+    if let Some(k) = args.top {
+        report.set_top(usize::try_from(k).unwrap_or(usize::MAX))?;
+    }
     let summary_json = summary::open(&args.summary_json, args.output.as_deref())?;
     let plan_sink = crate::app::cmd::dedupe::open_plan(args.report.plan.as_deref())?;
     let mut sink = match early_sink.take() {
@@ -441,6 +473,29 @@ fn write_scan_plan(
     crate::app::cmd::dedupe::write_plan(sink, &header, &built)
 }
 
+/// The chance of becoming a candidate at `scan --top K`'s default floor.
+const TOP_FLOOR_CHANCE: f64 = 0.05;
+
+/// `scan --top K` without -t: the threshold becomes a floor, the similarity
+/// where the banding makes a pair a candidate with probability
+/// [`TOP_FLOOR_CHANCE`] (rounded down to hundredths); below it a neighbour
+/// would be found by chance, and verifying what LSH offers there costs
+/// without ranking anything reliably. A given -t stays the floor, its
+/// banding tuned for it as for any threshold.
+pub(crate) fn top_floor(
+    top: Option<u64>,
+    source: ThresholdSource,
+    config: &mut ScanConfig,
+) -> ThresholdSource {
+    if top.is_none() || !matches!(source, ThresholdSource::SCurve) {
+        return source;
+    }
+    let banding = config.recipe.banding;
+    let floor = simfind::lsh::scurve::similarity_at(TOP_FLOOR_CHANCE, banding.bands, banding.rows);
+    config.threshold = ((floor * 100.0).floor() / 100.0).max(0.01);
+    ThresholdSource::TopFloor
+}
+
 /// Gives `matching` the removal rule's threshold when the run decides
 /// removals and none was given; whether it did.
 fn removal_threshold(report: &ReportArgs, matching: &mut MatchArgs) -> bool {
@@ -548,6 +603,7 @@ pub(crate) fn summary_fields(
                 ThresholdSource::Tuned => "tuned",
                 ThresholdSource::SCurve => "s-curve",
                 ThresholdSource::IndexShape => "index",
+                ThresholdSource::TopFloor => "top-floor",
             },
             "min_recall": min_recall,
         },
@@ -671,6 +727,10 @@ pub(crate) fn summary(
         ),
         ThresholdSource::IndexShape => format!(
             "{:.3} ({}×{} from the index: its signatures were made with them)",
+            config.threshold, config.recipe.banding.bands, config.recipe.banding.rows
+        ),
+        ThresholdSource::TopFloor => format!(
+            "{:.3} (--top's floor: {}×{} makes a pair a candidate with probability {TOP_FLOOR_CHANCE} there)",
             config.threshold, config.recipe.banding.bands, config.recipe.banding.rows
         ),
         ThresholdSource::SCurve => format!(

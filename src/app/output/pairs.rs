@@ -5,6 +5,7 @@ use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
 
 use anyhow::Result;
+use simfind::model::nearest::Neighbour;
 use simfind::pipeline::{Document, FieldScores, SimilarPair};
 
 use rayon::prelude::*;
@@ -190,6 +191,66 @@ pub fn write_tsv_fields(
         }
         sink.write_all(b"\n")?;
     }
+    Ok(())
+}
+
+/// The header of `scan --top K`: the pairs' columns with `rank` after `b`.
+pub const NEIGHBOURS_HEADER: [&str; 8] = [
+    "a",
+    "b",
+    "rank",
+    "similarity",
+    "estimate",
+    "shingles_a",
+    "shingles_b",
+    "shared",
+];
+
+/// `scan --top K`: one row per item and neighbour (`a` the item, `b` its
+/// `rank`-th nearest), CSV or, with `tsv`, the TSV of [`write_tsv_fields`].
+pub fn write_neighbours(
+    documents: &[Document],
+    rows: impl Iterator<Item = Neighbour>,
+    tsv: bool,
+    sink: &mut impl Write,
+) -> Result<()> {
+    let mut csv = csv::WriterBuilder::new()
+        .delimiter(if tsv { b'\t' } else { b',' })
+        .quote_style(if tsv {
+            csv::QuoteStyle::Never
+        } else {
+            csv::QuoteStyle::Necessary
+        })
+        .from_writer(&mut *sink);
+    csv.write_record(NEIGHBOURS_HEADER)?;
+    let mut escaped = (Vec::new(), Vec::new());
+    for Neighbour { rank, pair } in rows {
+        let (a, b) = (&documents[pair.a as usize], &documents[pair.b as usize]);
+        let (a_path, b_path) = (a.path.as_os_str().as_bytes(), b.path.as_os_str().as_bytes());
+        let (a_field, b_field) = if tsv {
+            escaped.0.clear();
+            escaped.1.clear();
+            tsv_field(&mut escaped.0, a_path)?;
+            tsv_field(&mut escaped.1, b_path)?;
+            (&escaped.0[..], &escaped.1[..])
+        } else {
+            (a_path, b_path)
+        };
+        csv.write_record([
+            a_field,
+            b_field,
+            rank.to_string().as_bytes(),
+            similarity(pair.similarity).as_bytes(),
+            pair.estimate.map(similarity).unwrap_or_default().as_bytes(),
+            a.shingles.to_string().as_bytes(),
+            b.shingles.to_string().as_bytes(),
+            pair.shared
+                .map(|s| s.to_string())
+                .unwrap_or_default()
+                .as_bytes(),
+        ])?;
+    }
+    csv.flush()?;
     Ok(())
 }
 

@@ -51,6 +51,17 @@ pub fn half_point(bands: usize, rows: usize) -> f64 {
     band_p.powf(1.0 / rows as f64)
 }
 
+/// The similarity at which two documents become candidates with
+/// probability `p`: the inverse of [`candidate_probability`],
+/// `s = (1 - (1 - p)^(1/b))^(1/r)`. `scan --top K` floors its neighbours
+/// at a low `p`: below it, what LSH offers is chance.
+pub fn similarity_at(p: f64, bands: usize, rows: usize) -> f64 {
+    let p = p.clamp(0.0, 1.0);
+    // 1 - (1 - p)^(1/b) = -expm1(ln(1 - p) / b), accurate for large b.
+    let band_p = -((-p).ln_1p() / bands as f64).exp_m1();
+    band_p.clamp(0.0, 1.0).powf(1.0 / rows as f64)
+}
+
 /// The slope `P'(s) = b·r·s^(r-1)·(1 - s^r)^(b-1)` of the banded S-curve.
 pub fn slope(s: f64, bands: usize, rows: usize) -> f64 {
     let s = s.clamp(0.0, 1.0);

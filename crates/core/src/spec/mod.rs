@@ -65,6 +65,10 @@ pub enum ThresholdSource {
     /// Given alone with an adopted index: bands and rows are the index's
     /// (its signatures were made with them), not tuning's.
     IndexShape,
+    /// Not given to a top-K scan (`scan --top K`): a floor under the
+    /// neighbours, the similarity below which the banding makes a pair a
+    /// candidate only by chance.
+    TopFloor,
 }
 
 /// How pairs are found.

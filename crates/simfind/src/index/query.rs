@@ -28,6 +28,7 @@ use crate::lsh::{scurve, tune};
 use crate::pipeline::{self, ReloadError, Verification};
 use crate::progress::{Reporter, Warning};
 use crate::recipe::Recipe;
+use crate::similarity::containment::ContainedPair;
 use crate::similarity::{sets, verify};
 use crate::sketch::{AnySketcher, Sketcher};
 use crate::source::Document;
@@ -612,4 +613,114 @@ fn same_content(
     }
     contents.verify_unchanged()?;
     Ok(())
+}
+
+/// What one query document found by containment ([`Query::ask_containment`]).
+#[derive(Debug)]
+pub enum ContainmentAnswer {
+    /// It looks binary and the index skips binary files: no matches.
+    Binary,
+    /// It is shorter than one shingle: the empty set, inside nothing and
+    /// holding nothing (`C(∅, B) = C(B, ∅) = 0`).
+    NoShingles,
+    Matches {
+        /// Distinct shingles of the query document.
+        shingles: usize,
+        /// Indexed documents verified.
+        verified: usize,
+        /// Each match's document, and the pair: `a` the query (0), `b`
+        /// the index of the document in this list plus one; ranked by how
+        /// much of the query the document holds (`a_in_b`), then how much
+        /// of it the query holds, then path bytes.
+        matches: Vec<(StoredDoc, ContainedPair)>,
+        /// Documents that could not be re-read (each warned about).
+        unverified: u64,
+    },
+}
+
+impl Query<'_> {
+    /// Which indexed documents contain the query document (`C(q, d) ≥ t`)
+    /// and which it contains (`C(d, q) ≥ t`), verified exactly from the
+    /// sets. No band key narrows the search: the index's banding is made
+    /// for Jaccard, under which a small query inside a large document is a
+    /// pair of low similarity, and no size bounds both directions at once
+    /// (`C(q, d) ≥ t` needs `|d| ≥ t·|q|`, `C(d, q) ≥ t` needs
+    /// `|d| ≤ |q| / t`: every size passes one of them). So every indexed
+    /// document is re-read: complete, and as costly as the index is large.
+    /// With `top`, the `top` documents that hold the most of the query.
+    pub fn ask_containment(
+        &mut self,
+        document: Document,
+        identity: Option<(u64, u64)>,
+        t: f64,
+        top: Option<usize>,
+        reporter: &dyn Reporter,
+    ) -> Result<ContainmentAnswer, IndexError> {
+        if !matches!(
+            document.admit(self.recipe.include_binary),
+            source::Admit::Text
+        ) {
+            return Ok(ContainmentAnswer::Binary);
+        }
+        let set = self.recipe.set_of(&document);
+        let own = xxh3_128(document.raw());
+        drop(document);
+        if set.is_empty() {
+            return Ok(ContainmentAnswer::NoShingles);
+        }
+        let own = Own {
+            hash: own,
+            set: &set,
+            identity,
+        };
+        let mut docs = self.index.documents_with_shingles(1, i64::MAX as u64)?;
+        docs.sort_by(|x, y| {
+            x.path
+                .as_os_str()
+                .as_bytes()
+                .cmp(y.path.as_os_str().as_bytes())
+        });
+        let verified = docs.len();
+        let mut unverified = 0;
+        let mut matches = Vec::new();
+        for batch in docs.chunks(EXACT_BATCH) {
+            unverified += self.reload(batch, own, reporter);
+            for doc in batch {
+                let Some(Some(other)) = self.sets.get(&doc.content_hash) else {
+                    continue;
+                };
+                let shared = sets::intersection_size(&set, other);
+                let pair = ContainedPair::of(0, 0, set.len(), other.len(), shared);
+                if pair.a_in_b >= t || pair.b_in_a >= t {
+                    matches.push((doc.clone(), pair));
+                }
+            }
+            // Sets re-read for this question are not kept: every document
+            // is read, and holding them all would hold the index in memory.
+            self.sets.clear();
+        }
+        matches.sort_by(|(x, p), (y, q)| {
+            q.a_in_b
+                .total_cmp(&p.a_in_b)
+                .then(q.b_in_a.total_cmp(&p.b_in_a))
+                .then_with(|| {
+                    x.path
+                        .as_os_str()
+                        .as_bytes()
+                        .cmp(y.path.as_os_str().as_bytes())
+                })
+        });
+        if let Some(top) = top {
+            matches.truncate(top);
+        }
+        for (i, (_, pair)) in matches.iter_mut().enumerate() {
+            pair.b = u32::try_from(i + 1).unwrap_or(u32::MAX);
+        }
+        Ok(ContainmentAnswer::Matches {
+            shingles: set.len(),
+            verified,
+            matches,
+            unverified,
+        })
+    }
 }

@@ -74,8 +74,9 @@ pub(super) fn run(args: Args) -> Result<i32> {
     let mut removal = args.report.removal_run();
     removal.lists_removable |= args.write_kept.is_some();
     let removal_default = super::removal_threshold_of(removal, &mut matching);
-    let (config, threshold_source) =
+    let (mut config, threshold_source) =
         config::scan(&[], &signing, &matching, &args.files, false, None)?;
+    let threshold_source = super::top_floor(args.top, threshold_source, &mut config);
     if removal_default && !args.verbosity.quiet {
         eprintln!("{}", super::removal_default_note(&args.signing, "records"));
     }
@@ -97,6 +98,9 @@ pub(super) fn run(args: Args) -> Result<i32> {
         );
     }
     let mut report = Report::from_args(&args.report, &mut Vec::new())?;
+    if let Some(k) = args.top {
+        report.set_top(usize::try_from(k).unwrap_or(usize::MAX))?;
+    }
     let summary_json = summary::open(&args.summary_json, args.output.as_deref())?;
     let mut sink = Sink::create(args.output.as_deref())?;
     // Created before any work, as -o is: a bad FILE fails first.

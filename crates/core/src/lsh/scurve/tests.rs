@@ -514,3 +514,20 @@ fn shared_integrals_choose_what_one_at_a_time_chose_on_any_thread_count() {
         }
     }
 }
+
+#[test]
+fn similarity_at_inverts_the_candidate_probability() {
+    for (b, r) in [(20, 5), (1, 1), (50, 2), (9, 13)] {
+        for p in [0.01, 0.05, 0.5, 0.9, 0.999] {
+            let s = similarity_at(p, b, r);
+            assert!(
+                (candidate_probability(s, b, r) - p).abs() < 1e-9,
+                "{b}x{r} at {p}"
+            );
+        }
+        assert_eq!(similarity_at(0.0, b, r), 0.0);
+        assert_eq!(similarity_at(1.0, b, r), 1.0);
+    }
+    // MMDS Fig. 3.8: 20 × 5 makes a pair at 0.3 a candidate with p ≈ 0.047.
+    assert!((similarity_at(0.047, 20, 5) - 0.3).abs() < 1e-3);
+}
