@@ -195,10 +195,9 @@ print(len(pairs), len(set(comp.values())))
 }
 
 #[test]
-#[cfg_attr(no_shared_data, ignore = "needs ../shared/data")]
 #[cfg_attr(
-    no_python_engines,
-    ignore = "needs the Python engines: bash scripts/setup-engines.sh"
+    any(no_shared_data, no_python_engines),
+    ignore = "needs ../shared/data and the Python engines (bash scripts/setup-engines.sh)"
 )]
 fn duckdb_band_join_gives_exactly_the_scan_pairs_on_debian_docs() {
     let script = script("simfind_lsh_duckdb.py");
@@ -206,10 +205,9 @@ fn duckdb_band_join_gives_exactly_the_scan_pairs_on_debian_docs() {
 }
 
 #[test]
-#[cfg_attr(no_shared_data, ignore = "needs ../shared/data")]
 #[cfg_attr(
-    no_python_engines,
-    ignore = "needs the Python engines: bash scripts/setup-engines.sh"
+    any(no_shared_data, no_python_engines),
+    ignore = "needs ../shared/data and the Python engines (bash scripts/setup-engines.sh)"
 )]
 fn spark_band_join_gives_exactly_the_scan_pairs_on_debian_docs() {
     let script = script("simfind_lsh.py");

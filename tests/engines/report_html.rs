@@ -153,8 +153,10 @@ fn browser_shows_hostile_names_as_text_and_runs_nothing() {
 }
 
 #[test]
-#[cfg_attr(no_chromium, ignore = "needs chromium: bash scripts/setup-engines.sh")]
-#[cfg_attr(no_shared_data, ignore = "needs ../shared/data")]
+#[cfg_attr(
+    any(no_chromium, no_shared_data),
+    ignore = "needs chromium (bash scripts/setup-engines.sh) and ../shared/data"
+)]
 fn browser_draws_the_groups_of_debian_docs() {
     let check = check_against_csv(&shared_data("debian-docs/files"), &[]);
     // Several pages of groups: the paging is exercised.
@@ -169,10 +171,11 @@ fn browser_draws_the_groups_of_debian_docs() {
 /// LibreOffice, `scripts/make-documents.sh`) holds one page mark, for page
 /// 2, and still spells the extracted text exactly.
 #[test]
-#[cfg_attr(no_chromium, ignore = "needs chromium: bash scripts/setup-engines.sh")]
+// One attribute for both needs (here and above): two `ignore`s on a machine
+// without either are a duplicated attribute to clippy.
 #[cfg_attr(
-    no_documents,
-    ignore = "needs the made documents: bash scripts/setup-engines.sh"
+    any(no_chromium, no_documents),
+    ignore = "needs chromium and the made documents: bash scripts/setup-engines.sh"
 )]
 fn browser_marks_the_pages_of_a_pdf() {
     let pages = root().join("target/engines/documents/pages");
