@@ -310,6 +310,10 @@ fn top_refuses_zero_groups_and_the_kinds_it_cannot_rank() {
         ),
         (&["scan", "d", "--top", "2", "--format", "jsonl"], "jsonl"),
         (
+            &["scan", "d", "--top", "2", "--plan", "p.jsonl"],
+            "--plan does not apply",
+        ),
+        (
             &["scan", "d", "--top", "2", "--sort", "similarity"],
             "--sort",
         ),

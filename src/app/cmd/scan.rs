@@ -309,6 +309,12 @@ fn scan_files(args: Args, mode: Mode) -> Result<i32> {
     }
     let mut report = Report::from_args(&args.report, &mut config.roots)?;
     if let Some(k) = args.top {
+        if args.report.plan.is_some() {
+            bail!(
+                "--top writes each item's nearest neighbours, not what can go: --plan does not \
+                 apply (write the plan in a run without --top)"
+            );
+        }
         report.set_top(usize::try_from(k).unwrap_or(usize::MAX))?;
     }
     let summary_json = summary::open(&args.summary_json, args.output.as_deref())?;
