@@ -22,7 +22,13 @@ use crate::app::report::{Report, ReportArgs, Reported};
 use crate::app::ui::{Ui, Verbosity, plural, warning_prefix};
 
 mod mode;
+mod plan;
 mod record_scan;
+mod top;
+
+use plan::write_scan_plan;
+use top::TOP_FLOOR_CHANCE;
+pub(crate) use top::top_floor;
 
 use mode::Mode;
 
@@ -438,68 +444,6 @@ fn scan_files(args: Args, mode: Mode) -> Result<i32> {
         (seconds, &ui),
         args.input.important_words,
     )
-}
-
-/// `--plan`: every removable file of the report's grouping with its kept
-/// copy, fingerprinted now (a file that changed since it was read is named
-/// and left out), for `dedupe --apply`.
-fn write_scan_plan(
-    sink: Sink,
-    report: &Report,
-    outcome: &ScanOutcome,
-    config: &ScanConfig,
-) -> Result<()> {
-    use simfind::action::{Action, plan, planfile};
-    let mut roots = config.roots.clone();
-    for listed in &config.walk.listed {
-        if let Some(parent) = listed.parent().filter(|p| !p.as_os_str().is_empty())
-            && !roots.iter().any(|r| r == parent)
-        {
-            roots.push(parent.to_path_buf());
-        }
-    }
-    let candidates = report.candidates(outcome, config.threshold);
-    // No action yet: the plan is checked as for a removal, the action that
-    // asks least of a file (a link also needs byte-identical copies).
-    let built = plan::build(&roots, &Action::Remove, &candidates)?;
-    for skip in &built.skipped {
-        eprintln!(
-            "{} {}: left out of the plan: {}",
-            warning_prefix(),
-            skip.path.display(),
-            crate::app::speak::skip_reason(&skip.reason, &Action::Remove)
-        );
-    }
-    let header = planfile::Header {
-        action: None,
-        threshold: config.threshold,
-        keep: crate::app::report::keep_name(report.keep()).to_string(),
-        roots: crate::app::cmd::dedupe::canonical_roots(&roots)?,
-    };
-    crate::app::cmd::dedupe::write_plan(sink, &header, &built)
-}
-
-/// The chance of becoming a candidate at `scan --top K`'s default floor.
-const TOP_FLOOR_CHANCE: f64 = 0.05;
-
-/// `scan --top K` without -t: the threshold becomes a floor, the similarity
-/// where the banding makes a pair a candidate with probability
-/// [`TOP_FLOOR_CHANCE`] (rounded down to hundredths); below it a neighbour
-/// would be found by chance, and verifying what LSH offers there costs
-/// without ranking anything reliably. A given -t stays the floor, its
-/// banding tuned for it as for any threshold.
-pub(crate) fn top_floor(
-    top: Option<u64>,
-    source: ThresholdSource,
-    config: &mut ScanConfig,
-) -> ThresholdSource {
-    if top.is_none() || !matches!(source, ThresholdSource::SCurve) {
-        return source;
-    }
-    let banding = config.recipe.banding;
-    let floor = simfind::lsh::scurve::similarity_at(TOP_FLOOR_CHANCE, banding.bands, banding.rows);
-    config.threshold = ((floor * 100.0).floor() / 100.0).max(0.01);
-    ThresholdSource::TopFloor
 }
 
 /// Gives `matching` the removal rule's threshold when the run decides
