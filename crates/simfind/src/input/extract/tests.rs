@@ -602,16 +602,10 @@ fn a_stored_reason_reads_back_as_the_same_category() {
         Failure::Unreadable,
     ];
     let mut codes = std::collections::BTreeSet::new();
-    let formats = Format::ALL.into_iter().chain([
-        Format::Transform,
-        Format::OldOffice,
-        Format::Image,
-        Format::Archive,
-        Format::Audio,
-        Format::Video,
-        Format::Executable,
-        Format::Database,
-    ]);
+    for (place, &format) in super::STORED_ORDER.iter().enumerate() {
+        assert_eq!(super::format_code(format) as usize, place, "{format:?}");
+    }
+    let formats = super::STORED_ORDER;
     for format in formats {
         for failure in &failures {
             let why = Unextracted {
