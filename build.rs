@@ -6,16 +6,7 @@
 //!    marked ignored, with the reason, through the `no_shared_data` cfg, so
 //!    that `cargo test` passes and lists what it skipped. Under CI (`CI=true`)
 //!    their absence is an error: CI must never pass without having run them.
-//! 2. Tells the tests which engines `scripts/setup-engines.sh` installed
-//!    under `target/engines/`: the Python venv (`no_python_engines` when
-//!    absent), the `simfind` Python package built from crates/py and
-//!    installed into it (`no_python_package`) and a headless browser
-//!    (`no_chromium`), and the office documents the extraction tests read,
-//!    made by real producers (`no_documents`). Tests that need one are ignored with the reason where
-//!    it is missing; with `SIMFIND_ENGINES=required` (set by
-//!    `scripts/test.sh`, the README's test command) a missing engine is an
-//!    error instead.
-//! 3. Identifies the build for `simfind --version`: the git commit when built
+//! 2. Identifies the build for `simfind --version`: the git commit when built
 //!    from a checkout (`unknown` from a source archive or without git), the
 //!    enabled Cargo features and the target.
 
@@ -28,55 +19,15 @@ include!("build/shared_data.rs");
 fn main() {
     identify_build();
     mark_shared_data(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data"));
-    mark_engines();
+    declare_fuzzing_cfg();
 }
 
-fn mark_engines() {
-    println!("cargo::rustc-check-cfg=cfg(no_python_engines)");
-    println!("cargo::rustc-check-cfg=cfg(no_chromium)");
-    println!("cargo::rustc-check-cfg=cfg(no_python_package)");
-    println!("cargo::rustc-check-cfg=cfg(no_documents)");
+fn declare_fuzzing_cfg() {
     // Set by cargo-fuzz when the fuzz properties (fuzz/src/, which the
-    // suite includes to replay them) are built for fuzzing.
+    // suite includes to replay them) are built for fuzzing. Which engines
+    // are installed is decided when the engine tests run
+    // (tests/engines/main.rs), so that nothing is built differently for it.
     println!("cargo::rustc-check-cfg=cfg(fuzzing)");
-    println!("cargo::rerun-if-env-changed=SIMFIND_ENGINES");
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/engines");
-    let required = std::env::var("SIMFIND_ENGINES").as_deref() == Ok("required");
-    let engines = [
-        (
-            "no_python_engines",
-            "requirements.installed",
-            "the Python engines",
-        ),
-        ("no_chromium", "chromium", "chromium"),
-        (
-            "no_python_package",
-            "python-package.installed",
-            "the Python package (crates/py)",
-        ),
-        (
-            "no_documents",
-            "documents/.done",
-            "the office documents of the extraction tests (scripts/make-documents.sh)",
-        ),
-    ];
-    for (cfg, marker, what) in engines {
-        let path = root.join(marker);
-        println!("cargo::rerun-if-changed={}", path.display());
-        if path.exists() {
-            continue;
-        }
-        if required {
-            panic!(
-                "SIMFIND_ENGINES=required but {what} is missing ({}): run scripts/setup-engines.sh",
-                path.display()
-            );
-        }
-        println!("cargo::rustc-cfg={cfg}");
-        println!(
-            "cargo::warning={what} not installed: its tests are ignored (bash scripts/setup-engines.sh installs it)"
-        );
-    }
 }
 
 /// Sets `SIMFIND_GIT_COMMIT`, `SIMFIND_FEATURES` and `SIMFIND_TARGET`.

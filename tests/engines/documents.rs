@@ -65,12 +65,7 @@ fn contents_of(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
         .collect()
 }
 
-#[test]
-#[cfg_attr(
-    no_documents,
-    ignore = "needs the made documents: bash scripts/setup-engines.sh"
-)]
-fn the_same_text_in_every_format_pairs_with_its_source_at_0_9() {
+pub(crate) fn the_same_text_in_every_format_pairs_with_its_source_at_0_9() {
     let out = sim_in(&documents(), &["scan", "same", "-t", "0.9", "-k", "5"]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let found = pairs(&out.stdout);
@@ -102,12 +97,7 @@ fn the_same_text_in_every_format_pairs_with_its_source_at_0_9() {
     );
 }
 
-#[test]
-#[cfg_attr(
-    no_documents,
-    ignore = "needs the made documents: bash scripts/setup-engines.sh"
-)]
-fn files_are_read_by_their_content_whatever_their_name_or_length() {
+pub(crate) fn files_are_read_by_their_content_whatever_their_name_or_length() {
     // A docx named .doc, a PDF named .txt, an HTML page named .pdf.
     let out = sim_in(&documents(), &["scan", "mislabelled", "-t", "0.9"]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
@@ -124,12 +114,7 @@ fn files_are_read_by_their_content_whatever_their_name_or_length() {
     assert!(s.is_some_and(|s| s >= 0.9), "{s:?}\n{}", stderr(&out));
 }
 
-#[test]
-#[cfg_attr(
-    no_documents,
-    ignore = "needs the made documents: bash scripts/setup-engines.sh"
-)]
-fn an_edited_docx_scores_within_0_05_of_its_source_texts() {
+pub(crate) fn an_edited_docx_scores_within_0_05_of_its_source_texts() {
     let out = sim_in(
         &documents(),
         &["scan", "edited", "-t", "0.3", "--method", "exact"],
@@ -171,12 +156,7 @@ fn an_edited_docx_scores_within_0_05_of_its_source_texts() {
     );
 }
 
-#[test]
-#[cfg_attr(
-    no_documents,
-    ignore = "needs the made documents: bash scripts/setup-engines.sh"
-)]
-fn identical_images_and_pdfs_pair_at_1_and_dedupe_links_and_undoes_them() {
+pub(crate) fn identical_images_and_pdfs_pair_at_1_and_dedupe_links_and_undoes_them() {
     let out = sim_in(&documents(), &["scan", "identical", "-t", "1"]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let found = pairs(&out.stdout);
@@ -215,12 +195,7 @@ fn identical_images_and_pdfs_pair_at_1_and_dedupe_links_and_undoes_them() {
     }
 }
 
-#[test]
-#[cfg_attr(
-    no_documents,
-    ignore = "needs the made documents: bash scripts/setup-engines.sh"
-)]
-fn bad_documents_are_named_with_their_reason_counted_and_the_run_goes_on() {
+pub(crate) fn bad_documents_are_named_with_their_reason_counted_and_the_run_goes_on() {
     let (dir, bad) = copy_of("bad");
     std::fs::copy(
         documents().join("same/lighthouse.txt"),
@@ -272,12 +247,7 @@ fn bad_documents_are_named_with_their_reason_counted_and_the_run_goes_on() {
     assert!(text.contains(r#""damaged docx":3"#), "{text}");
 }
 
-#[test]
-#[cfg_attr(
-    no_documents,
-    ignore = "needs the made documents: bash scripts/setup-engines.sh"
-)]
-fn dedupe_moves_the_original_documents_and_undo_brings_them_back() {
+pub(crate) fn dedupe_moves_the_original_documents_and_undo_brings_them_back() {
     let (dir, same) = copy_of("same");
     let before = contents_of(&same);
     let out = sim_in(
@@ -323,12 +293,7 @@ fn dedupe_moves_the_original_documents_and_undo_brings_them_back() {
     }
 }
 
-#[test]
-#[cfg_attr(
-    no_documents,
-    ignore = "needs the made documents: bash scripts/setup-engines.sh"
-)]
-fn explain_says_on_which_page_of_a_pdf_a_passage_is() {
+pub(crate) fn explain_says_on_which_page_of_a_pdf_a_passage_is() {
     let dir = documents().join("pages");
     let pdf = dir.join("two-pages.pdf");
     let bakery = dir.join("bakery.txt");

@@ -3,20 +3,15 @@
 //! the pairs and groups of `simfind scan`, and the engines refuse shards that
 //! do not belong together. What needs no engine is `tests/suite/exchange.rs`.
 
-mod families;
-mod records;
+pub(crate) mod families;
+pub(crate) mod records;
 
 use std::path::Path;
 
 use crate::util::exchange::{check_split, corpus, ok, path_str, python, script, sign};
 use crate::util::{self, run, shared_data, stderr};
 
-#[test]
-#[cfg_attr(
-    no_python_engines,
-    ignore = "needs the Python engines: bash scripts/setup-engines.sh"
-)]
-fn pyarrow_and_duckdb_read_the_contract_unchanged() {
+pub(crate) fn pyarrow_and_duckdb_read_the_contract_unchanged() {
     let tmp = tempfile::tempdir().unwrap();
     let files = tmp.path().join("files");
     corpus(&files);
@@ -194,22 +189,12 @@ print(len(pairs), len(set(comp.values())))
     ok(&out);
 }
 
-#[test]
-#[cfg_attr(
-    any(no_shared_data, no_python_engines),
-    ignore = "needs ../shared/data and the Python engines (bash scripts/setup-engines.sh)"
-)]
-fn duckdb_band_join_gives_exactly_the_scan_pairs_on_debian_docs() {
+pub(crate) fn duckdb_band_join_gives_exactly_the_scan_pairs_on_debian_docs() {
     let script = script("simfind_lsh_duckdb.py");
     whole_path_on_debian_docs(&[path_str(&script), "--memory-limit", "1GB", "--threads", "2"]);
 }
 
-#[test]
-#[cfg_attr(
-    any(no_shared_data, no_python_engines),
-    ignore = "needs ../shared/data and the Python engines (bash scripts/setup-engines.sh)"
-)]
-fn spark_band_join_gives_exactly_the_scan_pairs_on_debian_docs() {
+pub(crate) fn spark_band_join_gives_exactly_the_scan_pairs_on_debian_docs() {
     let script = script("simfind_lsh.py");
     whole_path_on_debian_docs(&[
         path_str(&script),
@@ -220,12 +205,7 @@ fn spark_band_join_gives_exactly_the_scan_pairs_on_debian_docs() {
     ]);
 }
 
-#[test]
-#[cfg_attr(
-    no_python_engines,
-    ignore = "needs the Python engines: bash scripts/setup-engines.sh"
-)]
-fn the_engines_refuse_shards_of_another_recipe() {
+pub(crate) fn the_engines_refuse_shards_of_another_recipe() {
     let tmp = tempfile::tempdir().unwrap();
     let files = tmp.path().join("files");
     corpus(&files);

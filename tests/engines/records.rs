@@ -3,12 +3,7 @@
 use crate::util::root;
 
 /// The checked-in benchmark is what the generator makes with its defaults.
-#[test]
-#[cfg_attr(
-    no_python_engines,
-    ignore = "needs the Python engines: bash scripts/setup-engines.sh"
-)]
-fn the_benchmark_is_what_the_generator_makes() {
+pub(crate) fn the_benchmark_is_what_the_generator_makes() {
     let dir = tempfile::tempdir().unwrap();
     let python = root().join("target/engines/venv/bin/python");
     let status = std::process::Command::new(python)

@@ -108,16 +108,12 @@ fn check_against_csv(root_dir: &Path, args: &[&str]) -> Value {
     check
 }
 
-#[test]
-#[cfg_attr(no_chromium, ignore = "needs chromium: bash scripts/setup-engines.sh")]
-fn browser_draws_the_groups_of_testdata() {
+pub(crate) fn browser_draws_the_groups_of_testdata() {
     let check = check_against_csv(&root().join("testdata"), &[]);
     assert!(check["rows"].as_u64().unwrap() > 0);
 }
 
-#[test]
-#[cfg_attr(no_chromium, ignore = "needs chromium: bash scripts/setup-engines.sh")]
-fn browser_shows_hostile_names_as_text_and_runs_nothing() {
+pub(crate) fn browser_shows_hostile_names_as_text_and_runs_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let corpus = hostile_corpus(dir.path());
     let check = check_against_csv(&corpus, &[]);
@@ -152,12 +148,7 @@ fn browser_shows_hostile_names_as_text_and_runs_nothing() {
     }
 }
 
-#[test]
-#[cfg_attr(
-    any(no_chromium, no_shared_data),
-    ignore = "needs chromium (bash scripts/setup-engines.sh) and ../shared/data"
-)]
-fn browser_draws_the_groups_of_debian_docs() {
+pub(crate) fn browser_draws_the_groups_of_debian_docs() {
     let check = check_against_csv(&shared_data("debian-docs/files"), &[]);
     // Several pages of groups: the paging is exercised.
     assert!(
@@ -170,14 +161,7 @@ fn browser_draws_the_groups_of_debian_docs() {
 /// A PDF's pages in the report: the side text of a two-page PDF (made by
 /// LibreOffice, `scripts/make-documents.sh`) holds one page mark, for page
 /// 2, and still spells the extracted text exactly.
-#[test]
-// One attribute for both needs (here and above): two `ignore`s on a machine
-// without either are a duplicated attribute to clippy.
-#[cfg_attr(
-    any(no_chromium, no_documents),
-    ignore = "needs chromium and the made documents: bash scripts/setup-engines.sh"
-)]
-fn browser_marks_the_pages_of_a_pdf() {
+pub(crate) fn browser_marks_the_pages_of_a_pdf() {
     let pages = root().join("target/engines/documents/pages");
     let check = check_against_csv(&pages, &["-t", "0.3"]);
     assert_eq!(check["explanations"], 1, "{check}");

@@ -11,12 +11,7 @@ use crate::util::{self, run, stderr, stdout, write};
 /// Signed in 2 and 3 shards, joined by DuckDB, verified and grouped: byte
 /// for byte the pairs and groups of `scan --input KIND` with the same query
 /// (cosine, Euclidean and Hamming).
-#[test]
-#[cfg_attr(
-    no_python_engines,
-    ignore = "needs the Python engines: bash scripts/setup-engines.sh"
-)]
-fn duckdb_band_join_of_signed_points_gives_exactly_the_scan_pairs() {
+pub(crate) fn duckdb_band_join_of_signed_points_gives_exactly_the_scan_pairs() {
     let tmp = tempfile::tempdir().unwrap();
     let points = vectors(tmp.path());
     let bits = bit_strings(tmp.path());
@@ -80,12 +75,7 @@ fn duckdb_band_join_of_signed_points_gives_exactly_the_scan_pairs() {
 
 /// The engine scripts refuse the same mixes, by the metadata they compare
 /// beside the recipe (`simfind.key`, `simfind.family.*`, …).
-#[test]
-#[cfg_attr(
-    no_python_engines,
-    ignore = "needs the Python engines: bash scripts/setup-engines.sh"
-)]
-fn the_engines_refuse_points_mixed_with_files() {
+pub(crate) fn the_engines_refuse_points_mixed_with_files() {
     let tmp = tempfile::tempdir().unwrap();
     let points = vectors(tmp.path());
     let files = tmp.path().join("files");

@@ -80,12 +80,7 @@ fn duckdb() -> [String; 5] {
     ]
 }
 
-#[test]
-#[cfg_attr(
-    no_python_engines,
-    ignore = "needs the Python engines: bash scripts/setup-engines.sh"
-)]
-fn duckdb_band_join_of_signed_records_gives_exactly_the_scan_pairs() {
+pub(crate) fn duckdb_band_join_of_signed_records_gives_exactly_the_scan_pairs() {
     let engine = duckdb();
     let engine: Vec<&str> = engine.iter().map(String::as_str).collect();
     people_through_an_engine(&engine, &[2, 3], &[]);
@@ -94,12 +89,7 @@ fn duckdb_band_join_of_signed_records_gives_exactly_the_scan_pairs() {
 /// Records signed per field, weighted, with two fields left out of the
 /// candidates: the bands of the others, verified by the same weighted score
 /// (its per-field columns included).
-#[test]
-#[cfg_attr(
-    no_python_engines,
-    ignore = "needs the Python engines: bash scripts/setup-engines.sh"
-)]
-fn duckdb_band_join_of_records_signed_per_field_gives_exactly_the_scan_pairs() {
+pub(crate) fn duckdb_band_join_of_records_signed_per_field_gives_exactly_the_scan_pairs() {
     let engine = duckdb();
     let engine: Vec<&str> = engine.iter().map(String::as_str).collect();
     let options = [
@@ -113,12 +103,7 @@ fn duckdb_band_join_of_records_signed_per_field_gives_exactly_the_scan_pairs() {
 }
 
 /// The Spark job on records (one local session, 2 cores, 4 partitions).
-#[test]
-#[cfg_attr(
-    no_python_engines,
-    ignore = "needs the Python engines: bash scripts/setup-engines.sh"
-)]
-fn spark_band_join_of_signed_records_gives_exactly_the_scan_pairs() {
+pub(crate) fn spark_band_join_of_signed_records_gives_exactly_the_scan_pairs() {
     let script = script("simfind_lsh.py");
     let engine = [
         path_str(&script),
