@@ -31,37 +31,6 @@ if ! cmp -s "$req" "$stamp" 2>/dev/null || [ ! -x "$venv/bin/python" ]; then
     cp "$req" "$stamp"
 fi
 
-# The Python package is rebuilt only when what the wheel is made of changed:
-# the crates, the workspace manifest and lock (profiles, versions), build/
-# (shared by the build scripts) and this script. The stamp holds their hash,
-# and goes away while a rebuild runs, so that a failed one leaves no stale
-# marker behind. The wheel is built with the tests' profile (no LTO, many
-# codegen units), which builds much sooner on two cores than the release
-# profile; a wheel to distribute is `maturin build --release`
-# (crates/py/README.md).
-package_stamp="$root/python-package.installed"
-package_state="$(
-    {
-        find crates build -type f ! -name '*.so' ! -path '*/__pycache__/*' -print0 \
-            | sort -z | xargs -0 sha256sum
-        sha256sum Cargo.toml Cargo.lock scripts/setup-engines.sh
-        "$venv/bin/python" --version
-    } | sha256sum | cut -d' ' -f1
-)"
-if [ "$(cat "$package_stamp" 2>/dev/null)" != "$package_state" ]; then
-    echo "setup-engines: building the Python package (crates/py) with maturin" >&2
-    rm -f "$package_stamp"
-    wheels="$root/wheels"
-    rm -rf "$wheels"
-    started=$SECONDS
-    "$venv/bin/maturin" build --profile release-tests -m crates/py/Cargo.toml \
-        --interpreter "$venv/bin/python" --out "$wheels"
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-        --no-deps --force-reinstall "$wheels"/simfind-*.whl
-    echo "setup-engines: Python package built and installed in $((SECONDS - started)) s" >&2
-    echo "$package_state" >"$package_stamp"
-fi
-
 chromium=""
 for c in chromium chromium-browser; do
     if command -v "$c" >/dev/null 2>&1; then chromium="$(command -v "$c")"; break; fi
@@ -107,4 +76,37 @@ if command -v pandoc >/dev/null 2>&1 && command -v soffice >/dev/null 2>&1 && co
         echo "$want" > "$docs_stamp"
     fi
 fi
+# The Python package comes last: when scripts/test.sh builds the tests at
+# the same time, maturin waits for that build and then compiles only the
+# Python crate. It is rebuilt only when what the wheel is made of changed:
+# the crates, the workspace manifest and lock (profiles, versions), build/
+# (shared by the build scripts) and this script. The stamp holds their hash,
+# and goes away while a rebuild runs, so that a failed one leaves no stale
+# marker behind. The wheel is built with the tests' profile (no LTO, many
+# codegen units), which builds much sooner on two cores than the release
+# profile; a wheel to distribute is `maturin build --release`
+# (crates/py/README.md).
+package_stamp="$root/python-package.installed"
+package_state="$(
+    {
+        find crates build -type f ! -name '*.so' ! -path '*/__pycache__/*' -print0 \
+            | sort -z | xargs -0 sha256sum
+        sha256sum Cargo.toml Cargo.lock scripts/setup-engines.sh
+        "$venv/bin/python" --version
+    } | sha256sum | cut -d' ' -f1
+)"
+if [ "$(cat "$package_stamp" 2>/dev/null)" != "$package_state" ]; then
+    echo "setup-engines: building the Python package (crates/py) with maturin" >&2
+    rm -f "$package_stamp"
+    wheels="$root/wheels"
+    rm -rf "$wheels"
+    started=$SECONDS
+    "$venv/bin/maturin" build --profile release-tests -m crates/py/Cargo.toml \
+        --interpreter "$venv/bin/python" --out "$wheels"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+        --no-deps --force-reinstall "$wheels"/simfind-*.whl
+    echo "setup-engines: Python package built and installed in $((SECONDS - started)) s" >&2
+    echo "$package_state" >"$package_stamp"
+fi
+
 echo "setup-engines: python $("$venv/bin/python" --version 2>&1) with simfind $("$venv/bin/python" -c 'import simfind; print(simfind.__version__)'), chromium ${chromium:-absent}" >&2
