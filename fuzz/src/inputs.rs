@@ -103,7 +103,11 @@ pub fn records(data: &[u8]) {
         }
         (Err(e), Some(first)) => assert_eq!(e, first, "strict fails at another row"),
         (Ok(_), Some(first)) => panic!("skipped {first}, but a strict read succeeds"),
-        (Err(e), None) => panic!("strict read fails ({e}) where nothing was skipped"),
+        (Err(e), None) => panic!(
+            "strict read fails ({e}) where nothing was skipped; the skipping read gave {:?} \
+             (fields {:?}, {} skipped)",
+            skipping.records, skipping.fields, skipping.skipped
+        ),
     }
     assert_eq!(skipping.skipped, warnings.len() as u64);
     let lines = 1 + rest.iter().filter(|&&b| b == b'\n').count() as u64;

@@ -499,7 +499,19 @@ impl<R: BufRead> Source for Table<R> {
         let offset = position.as_ref().map_or(0, csv::Position::byte);
         let offset = offset.saturating_add_signed(self.dropped_before(offset));
         match more {
-            Ok(false) => return None,
+            Ok(false) => {
+                // A last line over the cap whose head the parser took as
+                // whole rows (ended by lone CRs) and whose rest was dropped
+                // left no row to report it on: it is reported here, or
+                // the rest would vanish without a word.
+                if self.overflow.lines.get() > self.seen_overflow {
+                    self.seen_overflow = self.overflow.lines.get();
+                    let line = self.reader.position().line();
+                    let longest = self.overflow.longest.get();
+                    return Some(Err(self.error(line, too_long(longest, self.cap))));
+                }
+                return None;
+            }
             Ok(true) => {}
             Err(err) => {
                 // The crate's errors on this path are I/O (UTF-8 is checked
