@@ -91,6 +91,10 @@ fn everyday(name: &str) -> Option<Vec<Line>> {
             FORMAT,
             LIST_REMOVABLE,
             NULL,
+            (
+                "plan",
+                "Write the removals to FILE, a plan for dedupe --apply",
+            ),
             ("sort", "Order of the pairs"),
             ("exit_code", "Exit with status 3 when nothing was found"),
             QUIET,
@@ -140,11 +144,16 @@ fn everyday(name: &str) -> Option<Vec<Line>> {
             ("reflink", "Replace each byte-identical copy by a reflink"),
             (
                 "from_list",
-                "Act only on the files FILE lists (NUL-separated)",
+                "Act only on the files FILE lists (one a line, or NUL-separated)",
             ),
             (
                 "dry_run",
                 "Only print what the action would do (the default)",
+            ),
+            ("plan", "With --dry-run: write the actions to FILE, a plan"),
+            (
+                "apply",
+                "Act on exactly what a reviewed plan FILE lists, if unchanged",
             ),
             ("journal", "Write the journal to FILE"),
             QUIET,
