@@ -10,7 +10,7 @@
 #
 # Targets: every [[bin]] of fuzz/Cargo.toml (`cargo fuzz list`): normalize,
 # shingle, chunked, stopwords, size, index, writers, records, vectors,
-# exchange, explain, csv_recovery, bits_header, journal, from_list, and one
+# exchange, explain, csv_recovery, bits_header, journal, from_list, plan, and one
 # per family of document extractors: extract_pdf, extract_office,
 # extract_html, extract_mail, extract_rtf, extract_text.
 # `exchange` needs the fuzz crate's `parquet` feature (arrow and parquet,

@@ -386,3 +386,82 @@ pub fn from_list(data: &[u8]) {
     assert_eq!(list::parse(&written, separator), paths);
     assert!(paths.iter().all(|p| !p.as_os_str().is_empty()));
 }
+
+/// `plan`: any bytes as a plan file for `dedupe --apply` (`scan --plan`'s
+/// format). Read within the line cap: a plan, or an error naming a line of
+/// the input, never a panic. A plan read is one `--apply` may act on: each
+/// action's file lies strictly under its root (no `..`, no other tree), its
+/// kept copy is another absolute path, and the roots are absolute. Written
+/// again by the plan writer and read back, it is the same plan (the writer
+/// and reader agree on every field a person may have edited).
+pub fn plan(data: &[u8]) {
+    use simfind::action::plan::Plan;
+    use simfind::action::planfile::{self, PlanFileError};
+
+    let lines = 1 + data.iter().filter(|&&b| b == b'\n').count() as u64;
+    let file = match planfile::parse(data) {
+        Ok(file) => file,
+        Err(PlanFileError::Line { line, why }) => {
+            assert!((1..=lines).contains(&line), "line {line} of {lines}: {why}");
+            // Not one line when it quotes a path holding a newline: stderr's
+            // messages show paths as they are, everywhere.
+            assert!(!why.is_empty(), "line {line}: no reason");
+            return;
+        }
+        Err(PlanFileError::TooMany) => return,
+        Err(PlanFileError::Io(err)) => panic!("reading from memory failed: {err}"),
+    };
+    let roots = &file.header.roots;
+    assert!(roots.iter().all(|r| r.is_absolute()), "{roots:?}");
+    for action in &file.actions {
+        let root = &roots[action.root];
+        let rel = action
+            .entry
+            .path
+            .strip_prefix(root)
+            .expect("an action's file under its root");
+        assert!(
+            rel.components().next().is_some()
+                && rel
+                    .components()
+                    .all(|c| matches!(c, std::path::Component::Normal(_))),
+            "{:?} reaches out of {root:?}",
+            action.entry.path
+        );
+        assert!(action.entry.kept.is_absolute());
+        assert_ne!(action.entry.kept, action.entry.path);
+    }
+    let plan = Plan {
+        entries: file.actions.iter().map(|a| a.entry.clone()).collect(),
+        ..Plan::default()
+    };
+    let again = planfile::parse(&planfile::render(&file.header, &plan)[..])
+        .unwrap_or_else(|e| panic!("the writer's plan does not read back: {e}"));
+    let (h, g) = (&file.header, &again.header);
+    assert_eq!(
+        (&g.action, &g.keep, &g.roots),
+        (&h.action, &h.keep, &h.roots)
+    );
+    // A threshold that was not a number reads back as NaN, as it was read;
+    // serde_json's default float parser may miss a number's last place.
+    assert!(
+        h.threshold.is_nan() && g.threshold.is_nan()
+            || (h.threshold - g.threshold).abs() <= 1e-12 * h.threshold.abs().max(1.0),
+        "{} / {}",
+        h.threshold,
+        g.threshold
+    );
+    assert_eq!(again.actions.len(), file.actions.len());
+    for (a, b) in again.actions.iter().zip(&file.actions) {
+        // Roots may repeat or nest: the writer names the longest that
+        // holds the file, so compare the roots, not their numbers.
+        assert!(a.entry.path.starts_with(&roots[a.root]));
+        let (mut x, mut y) = (a.entry.clone(), b.entry.clone());
+        // As the threshold; nothing acts on the similarity.
+        if let (Some(p), Some(q)) = (x.similarity, y.similarity) {
+            assert!((p - q).abs() <= 1e-12 * p.abs().max(1.0), "{p} / {q}");
+            (x.similarity, y.similarity) = (None, None);
+        }
+        assert_eq!(x, y);
+    }
+}

@@ -289,6 +289,11 @@ fn from_list() {
 }
 
 #[test]
+fn plan() {
+    replay("plan", actions::plan);
+}
+
+#[test]
 fn explain() {
     replay("explain", inputs::explain);
 }
