@@ -81,8 +81,9 @@ fn entry(take: &mut Take, moves: bool) -> Entry {
             uid: take.u64() as u32,
             gid: take.u64() as u32,
         }),
-        // The journal does not record it.
+        // The journal does not record them.
         kept_because: None,
+        only_in: None,
     }
 }
 

@@ -52,6 +52,7 @@ pub fn verify_and_report(
         for (given, flag) in [
             (report_args.list_removable, "--list-removable"),
             (!report_args.reference.is_empty(), "--reference"),
+            (report_args.max_unique.is_some(), "--max-unique"),
         ] {
             if given {
                 bail!(
@@ -62,6 +63,17 @@ pub fn verify_and_report(
         }
     }
     let mut report = Report::from_args(report_args, &mut config.roots)?;
+    if !records {
+        // Files, re-read at the paths sign wrote: a removable file is one its
+        // kept copy contains, as in scan.
+        report.measure_unique(
+            &config,
+            report_args
+                .max_unique
+                .unwrap_or(simfind::cluster::removal::MAX_UNIQUE),
+            verbosity.quiet,
+        );
+    }
     let mut sink = Sink::create(output)?;
     output::install_interrupt_handler();
     let started = Instant::now();

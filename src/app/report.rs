@@ -18,10 +18,10 @@ use clap::ValueEnum;
 use simfind::action::plan::Candidate;
 use simfind::cluster::removal::RemovalRun;
 use simfind::cluster::{
-    self, ClusterMethod, ClusterParams, FileFacts, KeepPolicy, SimilarityHistogram,
+    self, ClusterMethod, ClusterParams, Clustering, FileFacts, KeepPolicy, SimilarityHistogram,
 };
 use simfind::model::Document;
-use simfind::pipeline::{DocStatus, FieldScores, ScanOutcome};
+use simfind::pipeline::{DocStatus, FieldScores, ScanConfig, ScanOutcome};
 
 use crate::app::exit;
 use crate::app::flags::defs;
@@ -111,6 +111,22 @@ pub struct ReportArgs {
 
     #[arg(long, help_heading = "Groups")]
     pub reference: Vec<PathBuf>,
+
+    /// A file is removable only when its kept copy holds all but at most this
+    /// share of its shingles (0 to 1); one with more text of its own is held
+    /// back: kept, and named on stderr with its figure. 1 lists every member
+    /// that is not kept, whatever it holds. Files only (not records)
+    /// [default: 0.01]
+    #[arg(long, value_name = "FRACTION", value_parser = parse_fraction, help_heading = "Groups")]
+    pub max_unique: Option<f64>,
+}
+
+/// A share from 0 to 1 (`--max-unique`).
+pub fn parse_fraction(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(f) if (0.0..=1.0).contains(&f) => Ok(f),
+        _ => Err(format!("expected a share from 0 to 1, got {text:?}")),
+    }
 }
 
 impl ReportArgs {
@@ -231,21 +247,35 @@ pub struct Report {
     run: Option<html::Run>,
     /// `scan --top K`: each item's K nearest neighbours instead of the pairs.
     top: Option<usize>,
+    /// A file scan: the removal candidates are measured against their kept
+    /// copies with this scan's recipe and held back over the cap
+    /// ([`Report::measure_unique`]).
+    unique: Option<(ScanConfig, f64)>,
+    /// `-q`: the lines naming files held back are not printed (a file that
+    /// could not be measured is still warned about).
+    quiet: bool,
 }
 
 /// The removable files of the grouping `params` makes of `outcome`'s pairs,
 /// each with its kept copy and why that one was kept: what `dedupe` acts on
-/// and a plan lists.
+/// and a plan lists. With `unique` (a file scan's config and the cap), each
+/// is measured against its kept copy and those over the cap are held back
+/// (left out, and returned as the lines that name them).
 pub fn candidates(
     outcome: &ScanOutcome,
     references: &[PathBuf],
     params: &ClusterParams,
-) -> Vec<Candidate> {
+    unique: Option<(&ScanConfig, f64)>,
+) -> (Vec<Candidate>, Vec<String>) {
     let docs = &outcome.documents;
     let pairs = &outcome.pairs;
     let reference = reference_flags(outcome, references);
     let members = file_facts(docs, &reference);
-    let clustering = cluster::cluster_contents(&members, pairs, params);
+    let mut clustering = cluster::cluster_contents(&members, pairs, params);
+    let held = match unique {
+        Some((config, cap)) => hold_back(&mut clustering, outcome, config, cap),
+        None => Vec::new(),
+    };
     let mut out = Vec::new();
     for group in clustering.groups() {
         let rep = group[0].doc;
@@ -264,10 +294,73 @@ pub fn candidates(
                     (rep, &members[rep as usize]),
                     (m.doc, &members[m.doc as usize]),
                 )),
+                only_in: clustering.only_in(m.doc).flatten(),
             });
         }
     }
-    out
+    (out, held)
+}
+
+/// Measures each removable member of `clustering` against its kept copy
+/// ([`simfind::pipeline::unique`]) and holds back those whose kept copy
+/// lacks more than `cap` of them, or that could not be read again. Returns
+/// one line for each held back, for stderr.
+pub fn hold_back(
+    clustering: &mut Clustering,
+    outcome: &ScanOutcome,
+    config: &ScanConfig,
+    cap: f64,
+) -> Vec<String> {
+    let measured = simfind::pipeline::unique::measure(clustering, outcome, config);
+    let mut lines = Vec::new();
+    let mut figures = Vec::with_capacity(measured.len());
+    for m in measured {
+        match m.only_in {
+            Ok(f) => figures.push((m.doc, Some(f))),
+            Err(why) => {
+                lines.push(format!(
+                    "{} {why}: held back: cannot measure how much of {} its kept copy lacks",
+                    crate::app::ui::warning_prefix(),
+                    outcome.documents[m.doc as usize].path.display()
+                ));
+                figures.push((m.doc, None));
+            }
+        }
+    }
+    for held in clustering.hold_back(figures, cap) {
+        if let Some(f) = held.only_in {
+            lines.push(format!(
+                "{HELD_BACK}{} has {} text not in {} (more than --max-unique {cap})",
+                outcome.documents[held.doc as usize].path.display(),
+                percent(f.share),
+                outcome.documents[held.representative as usize]
+                    .path
+                    .display(),
+            ));
+        }
+    }
+    lines
+}
+
+/// Whether a line of [`hold_back`] names a file held back for its figure
+/// (quiet under `-q`), rather than warning of one that could not be read.
+pub fn is_held_back_note(line: &str) -> bool {
+    line.starts_with(HELD_BACK)
+}
+
+const HELD_BACK: &str = "simfind: held back: ";
+
+/// A share as a percentage with one decimal ("7.3 %"); exactly nothing is
+/// "0 %", and a share too small to show as 0.1 % reads "< 0.1 %", so a
+/// file that holds anything of its own never reads as holding nothing.
+pub fn percent(share: f64) -> String {
+    if share <= 0.0 {
+        "0 %".to_string()
+    } else if share < 0.0005 {
+        "< 0.1 %".to_string()
+    } else {
+        format!("{:.1} %", share * 100.0)
+    }
 }
 
 impl Report {
@@ -347,6 +440,8 @@ impl Report {
             by_similarity: args.sort == SortArg::Similarity,
             run: None,
             top: None,
+            unique: None,
+            quiet: false,
         })
     }
 
@@ -374,7 +469,18 @@ impl Report {
     /// policy of the output, over the pairs [`Report::write`] left: what
     /// `--plan` writes.
     pub fn candidates(&self, outcome: &ScanOutcome, threshold: f64) -> Vec<Candidate> {
-        candidates(outcome, &self.references, &self.params(threshold))
+        let unique = self.unique.as_ref().map(|(config, cap)| (config, *cap));
+        // The held-back lines were printed when the output was written.
+        candidates(outcome, &self.references, &self.params(threshold), unique).0
+    }
+
+    /// A file scan with `config`: before groups, a list or a plan is written,
+    /// every file that is not kept is measured against its kept copy, and
+    /// one whose kept copy lacks more than `cap` of its shingles is held
+    /// back (kept).
+    pub fn measure_unique(&mut self, config: &ScanConfig, cap: f64, quiet: bool) {
+        self.unique = Some((config.clone(), cap));
+        self.quiet = quiet;
     }
 
     /// The keep policy of the groups.
@@ -480,8 +586,15 @@ impl Report {
                 let mut unread = 0;
                 let reference = reference_flags(outcome, &self.references);
                 let members = file_facts(docs, &reference);
-                let clustering =
+                let mut clustering =
                     cluster::cluster_contents(&members, pairs, &self.params(threshold));
+                if let Some((config, cap)) = &self.unique {
+                    for line in hold_back(&mut clustering, outcome, config, *cap) {
+                        if !(self.quiet && is_held_back_note(&line)) {
+                            eprintln!("{line}");
+                        }
+                    }
+                }
                 let is_reference = |id: u32| reference[id as usize];
                 match self.output {
                     Output::GroupsCsv => {
@@ -531,6 +644,7 @@ impl Report {
                 };
                 reported.written = reported.records.min(self.limit);
                 reported.groups = Some(GroupSummary {
+                    measured: clustering.measured(),
                     method: self.method,
                     keep: self.keep,
                     summary: clustering.summary(&members),
@@ -657,6 +771,8 @@ pub struct Reported {
 
 #[derive(Debug)]
 struct GroupSummary {
+    /// The removal candidates were measured ([`Report::measure_unique`]).
+    measured: bool,
     method: ClusterMethod,
     keep: KeepPolicy,
     summary: cluster::Summary,
@@ -696,6 +812,13 @@ impl Reported {
                 }),
             },
         );
+        // Files only: groups of records are not measured, and keep the
+        // fields they had.
+        if let Some(g) = self.groups.as_ref().filter(|g| g.measured)
+            && let Some(serde_json::Value::Object(groups)) = fields.get_mut("groups")
+        {
+            groups.insert("held_back".into(), json!(g.summary.held_back_files));
+        }
         fields
     }
 
@@ -738,18 +861,20 @@ impl Reported {
         ));
         if let Some(g) = &self.groups {
             let s = &g.summary;
-            lines.push(format!(
-                "simfind: {} ({}, keep {}): {} in groups, {} removable, {} would be freed",
-                plural(s.groups as u64, "group", "groups"),
-                match g.method {
-                    ClusterMethod::Center => "center",
-                    ClusterMethod::Connected => "connected",
-                },
-                keep_name(g.keep),
-                plural(s.files_in_groups as u64, "file", "files"),
-                s.removable_files,
-                human_bytes(s.removable_bytes),
-            ));
+            lines.push(
+                format!(
+                    "simfind: {} ({}, keep {}): {} in groups, {} removable, {} would be freed",
+                    plural(s.groups as u64, "group", "groups"),
+                    match g.method {
+                        ClusterMethod::Center => "center",
+                        ClusterMethod::Connected => "connected",
+                    },
+                    keep_name(g.keep),
+                    plural(s.files_in_groups as u64, "file", "files"),
+                    s.removable_files,
+                    human_bytes(s.removable_bytes),
+                ) + &held_back_note(s.held_back_files),
+            );
         }
         if self.written < self.records {
             let unit = self.unit();
@@ -760,6 +885,17 @@ impl Reported {
         }
         lines.join("\n")
     }
+}
+
+/// What the summary line adds for `n` files held back: nothing when none.
+pub fn held_back_note(n: usize) -> String {
+    if n == 0 {
+        return String::new();
+    }
+    format!(
+        "; {} held back (more than --max-unique of the text not in the kept copy)",
+        plural(n as u64, "file", "files")
+    )
 }
 
 fn grouping_output(output: Output) -> bool {

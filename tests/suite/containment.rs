@@ -231,7 +231,10 @@ fn explain_shows_how_much_of_each_is_inside_the_other() {
     let b_in_a = doc["containment"]["b_in_a"].as_f64().unwrap();
     assert_eq!(format!("{b_in_a:.6}"), compared["containment_b_in_a"]);
     // Without --metric: no line, no key.
-    let plain = sim_in(dir.path(), &["explain", "snippet.txt", "host.txt"]);
+    let plain = sim_in(
+        dir.path(),
+        &["explain", "snippet.txt", "host.txt", "--view", "passages"],
+    );
     assert!(!stdout(&plain).contains("containment"));
 }
 

@@ -36,7 +36,8 @@ fn text(parts: &[&[String]]) -> Vec<u8> {
 
 /// A corpus in `dir/r`:
 /// - `a.txt` and `sub/a-copy.txt`: byte-identical;
-/// - `near.txt`: `a.txt` with 2 % of its words replaced (J ≈ 0.93);
+/// - `near.txt`: `a.txt` with its last 5 words replaced (J ≈ 0.99; under
+///   0.5 % of its shingles are its own, within the 1 % `--max-unique` cap);
 /// - `loose.txt`: shares 3/4 of its words with `a.txt` (J ≈ 0.55–0.65);
 /// - `other.txt`: unrelated.
 pub(crate) fn corpus(dir: &Path) -> PathBuf {
@@ -44,7 +45,7 @@ pub(crate) fn corpus(dir: &Path) -> PathBuf {
     let a = text(&[&base]);
     write(dir, "r/a.txt", &a);
     write(dir, "r/sub/a-copy.txt", &a);
-    write(dir, "r/near.txt", &text(&[&base[..1960], &words(2, 40)]));
+    write(dir, "r/near.txt", &text(&[&base[..1995], &words(2, 5)]));
     write(dir, "r/loose.txt", &text(&[&base[..1500], &words(3, 500)]));
     write(dir, "r/other.txt", &text(&[&words(4, 2000)]));
     dir.join("r")
@@ -139,9 +140,26 @@ fn removal_lists_use_the_safe_threshold_unless_t_is_given() {
     assert_eq!(stdout(&given), stdout(&listed));
     let low = sim_in(
         dir.path(),
-        &["scan", "r", "-q", "--list-removable", "-t", "0.5"],
+        &[
+            "scan",
+            "r",
+            "-q",
+            "--list-removable",
+            "-t",
+            "0.5",
+            "--max-unique",
+            "1",
+        ],
     );
     assert!(stdout(&low).contains("loose.txt"));
+    // Without --max-unique 1 it is held back: a quarter of it is its own.
+    let held = sim_in(dir.path(), &["scan", "r", "--list-removable", "-t", "0.5"]);
+    assert!(!stdout(&held).contains("loose.txt"), "{}", stdout(&held));
+    assert!(
+        stderr(&held).contains("held back: r/loose.txt has "),
+        "{}",
+        stderr(&held)
+    );
 
     // Groups decide too, with a keep policy or without: every group marks
     // the files it does not keep (issue 36, point 4; plan.rs tests the

@@ -31,7 +31,7 @@ fn pair(dir: &Path) -> (String, String) {
 fn terminal_view_names_passages_by_byte_offsets_of_the_files() {
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = pair(dir.path());
-    let out = run(&["explain", &a, &b]);
+    let out = run(&["explain", &a, &b, "--view", "passages"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(
@@ -74,7 +74,7 @@ fn terminal_view_names_passages_by_byte_offsets_of_the_files() {
 fn colour_always_and_never() {
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = pair(dir.path());
-    let coloured = run(&["explain", &a, &b, "--color", "always"]);
+    let coloured = run(&["explain", &a, &b, "--view", "passages", "--color", "always"]);
     let text = stdout(&coloured);
     // The passage in green, the parts only in A in red, only in B in cyan.
     assert!(text.contains("\x1b[32mThe Quick brown"), "{text:?}");
@@ -82,16 +82,24 @@ fn colour_always_and_never() {
     assert!(text.contains("\x1b[36mcat."), "{text:?}");
     // NO_COLOR does not override the flag (no-color.org).
     let flagged = util::simfind()
-        .args(["explain", &a, &b, "--color", "always"])
+        .args(["explain", &a, &b, "--view", "passages", "--color", "always"])
         .env("NO_COLOR", "1")
         .output()
         .unwrap();
     assert_eq!(flagged.stdout, coloured.stdout);
-    let never = run(&["explain", &a, &b, "--color", "never"]);
+    let never = run(&["explain", &a, &b, "--view", "passages", "--color", "never"]);
     assert!(!stdout(&never).contains('\x1b'));
     // Without colour, the same text.
-    let plain = run(&["explain", &a, &b]);
+    let plain = run(&["explain", &a, &b, "--view", "passages"]);
     assert_eq!(never.stdout, plain.stdout);
+    // The diff view: removed words red, added cyan, and the same text
+    // without colour as with --color never.
+    let diff = stdout(&run(&["explain", &a, &b, "--color", "always"]));
+    assert!(diff.contains("\x1b[31mdog."), "{diff:?}");
+    assert!(diff.contains("\x1b[36mcat."), "{diff:?}");
+    let never = run(&["explain", &a, &b, "--color", "never"]);
+    assert!(!stdout(&never).contains('\x1b'));
+    assert_eq!(never.stdout, run(&["explain", &a, &b]).stdout);
 }
 
 /// `--color auto` on a terminal (util-linux `script` gives the binary a
@@ -101,7 +109,10 @@ fn colour_auto_follows_the_terminal_and_no_color() {
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = pair(dir.path());
     let on_terminal = |no_color: Option<&str>| {
-        let command = format!("{} explain {a} {b}", env!("CARGO_BIN_EXE_simfind"),);
+        let command = format!(
+            "{} explain {a} {b} --view passages",
+            env!("CARGO_BIN_EXE_simfind"),
+        );
         let mut cmd = std::process::Command::new("script");
         cmd.args(["-qec", &command, "/dev/null"]);
         cmd.env_remove("NO_COLOR");
@@ -375,4 +386,98 @@ fn two_records_are_explained_by_id_with_the_scan_jaccard() {
     );
     let no_id = run(&["explain", "--input", "jsonl", jsonl, "a1"]);
     assert_eq!(no_id.status.code(), Some(2), "{}", stderr(&no_id));
+}
+
+/// `n` random letter words, distinct per seed: text whose words recur
+/// little, as in prose with a real vocabulary.
+fn letter_words(seed: u64, n: usize) -> String {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            let len = 3 + (x % 6) as usize;
+            (0..len)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    (b'a' + (x % 26) as u8) as char
+                })
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Issue 36, point 8: the default text view is a word diff people read.
+/// Ten word edits are ten edits, each shown inline, the identical text
+/// between them folded.
+#[test]
+fn ten_word_edits_show_as_ten_edits() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = letter_words(11, 1200);
+    let mut edited: Vec<String> = base.split(' ').map(str::to_string).collect();
+    for k in 0..10 {
+        edited[40 + 110 * k] = format!("EDIT{k}");
+    }
+    let a = write(dir.path(), "a.txt", base.as_bytes());
+    let b = write(dir.path(), "b.txt", edited.join(" ").as_bytes());
+    let out = run(&["explain", a.to_str().unwrap(), b.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains(": 10 edits, 0 moved blocks; 1190 of a's 1200 words in place"),
+        "{text}"
+    );
+    assert_eq!(text.matches("[-").count(), 10, "{text}");
+    assert_eq!(text.matches("{+").count(), 10, "{text}");
+    for k in 0..10 {
+        assert!(text.contains(&format!("{{+EDIT{k}+}}")), "{text}");
+    }
+    assert!(text.contains("identical words …\n"), "{text}");
+    // The figures on top: both containments and what only each side has.
+    let head: Vec<&str> = text.lines().take(5).collect();
+    assert!(head[3].starts_with("containment: a in b 0."), "{text}");
+    assert!(head[4].starts_with("only in a: "), "{text}");
+    assert!(text.lines().count() < 40, "{text}");
+}
+
+/// A 0.91 pair (a paragraph added, a few words changed, a paragraph moved)
+/// reads as a handful of lines, not hundreds of fragments; the moved
+/// paragraph is shown once.
+#[test]
+fn a_near_pair_is_a_short_diff_with_its_moved_block_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let paragraphs: Vec<String> = (0..8).map(|i| letter_words(100 + i, 150)).collect();
+    let a_text = paragraphs.join("\n\n");
+    let mut b_paras = paragraphs.clone();
+    let moved = b_paras.remove(2);
+    b_paras.insert(6, moved.clone());
+    b_paras.insert(4, letter_words(999, 60));
+    let mut words: Vec<String> = b_paras[0].split(' ').map(str::to_string).collect();
+    words[10] = "changed".into();
+    words[90] = "altered".into();
+    b_paras[0] = words.join(" ");
+    let b_text = b_paras.join("\n\n");
+    let a = write(dir.path(), "a.txt", a_text.as_bytes());
+    let b = write(dir.path(), "b.txt", b_text.as_bytes());
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let doc = json(&["explain", a, b, "--format", "json"]);
+    let jaccard = doc["jaccard"].as_f64().unwrap();
+    assert!((0.85..0.97).contains(&jaccard), "{jaccard}");
+    let text = stdout(&run(&["explain", a, b]));
+    assert!(text.contains(", 1 moved block;"), "{text}");
+    assert!(text.contains("{~block 1 moved here: "), "{text}");
+    assert_eq!(
+        text.matches("[~block 1 (150 words) moved~]").count(),
+        1,
+        "{text}"
+    );
+    // The moved paragraph's text appears once.
+    let first_words: String = moved.split(' ').take(8).collect::<Vec<_>>().join(" ");
+    assert_eq!(text.matches(&first_words).count(), 1, "{text}");
+    assert!(
+        text.lines().count() < 40,
+        "{} lines:\n{text}",
+        text.lines().count()
+    );
 }

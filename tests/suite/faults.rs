@@ -698,9 +698,16 @@ fn run_in(dir: &Path, prefix: &str, as_nobody: bool, args: &[&str]) -> std::proc
 
 /// Names of the corpus files that `stderr` names.
 fn named(stderr: &str) -> Vec<&'static str> {
+    // A file held back from removal (its own text not in the kept copy) is
+    // named too, but as a decision, not a failure.
+    let failures: String = stderr
+        .lines()
+        .filter(|l| !l.starts_with("simfind: held back: "))
+        .collect::<Vec<_>>()
+        .join("\n");
     ["a.txt", "b.txt", "x.txt", "x_copy.txt", "y.txt", "z.txt"]
         .into_iter()
-        .filter(|name| stderr.contains(&format!("files/{name}")))
+        .filter(|name| failures.contains(&format!("files/{name}")))
         .collect()
 }
 

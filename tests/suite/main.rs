@@ -77,4 +77,5 @@ mod summary_json;
 mod top;
 mod transform;
 mod tuning_doc;
+mod unique;
 mod weighted;

@@ -17,7 +17,7 @@ use simfind::action::journal::{self, Outcome};
 use simfind::action::plan;
 use simfind::action::planfile;
 use simfind::action::{Action, lock};
-use simfind::cluster::removal::{RemovalRun, SAFE_THRESHOLD};
+use simfind::cluster::removal::{MAX_UNIQUE, RemovalRun, SAFE_THRESHOLD};
 use simfind::cluster::{ClusterMethod, ClusterParams};
 use simfind::pipeline;
 
@@ -72,8 +72,14 @@ once normalised.
 
 OUTPUT (one line per file, tab-separated):
 VERB, path, kept copy, similarity, [destination of a move,] identical|near
-(whether the file is byte-identical to its kept copy)[, kept because: WHY (with
---keep original in a dry run: oldest, no copy marker, shorter path, found first)].
+(whether the file is byte-identical to its kept copy)[, not in kept: P % (~B) (in
+a dry run: the share of the file's shingles its kept copy lacks)][, kept because:
+WHY (with --keep original in a dry run: oldest, no copy marker, shorter path,
+found first)].
+
+HELD BACK: a file whose kept copy lacks more than 1 % of its shingles
+(--max-unique) holds text of its own: it is kept, never acted on, and named on
+stderr with its figure.
 
 PLAN (--plan FILE, JSON Lines, docs/ACTIONS.md): a header line, then one line per
 file with the path, size, modification time and xxh3-128 content hash of the file
@@ -155,6 +161,13 @@ pub struct Args {
 
     #[arg(long, help_heading = "Groups")]
     pub reference: Vec<PathBuf>,
+
+    /// Act on a file only when its kept copy holds all but at most this share
+    /// of its shingles (0 to 1); one with more text of its own is held back:
+    /// kept, and named on stderr with its figure. 1 acts on every copy
+    /// [default: 0.01]
+    #[arg(long, value_name = "FRACTION", value_parser = report::parse_fraction, help_heading = "Groups")]
+    pub max_unique: Option<f64>,
 
     /// Move each copy into a new sub-folder of DIR named after the run's time
     /// (UTC), keeping its path relative to its root (as DIR/<time>/<root
@@ -384,7 +397,18 @@ pub fn run(args: Args) -> Result<i32> {
     if config.threshold >= 1.0 && !args.same_text {
         pipeline::keep_byte_identical(&mut outcome);
     }
-    let mut candidates = candidates(&outcome, &references, config.threshold, args.keep);
+    let cap = args.max_unique.unwrap_or(MAX_UNIQUE);
+    let (mut candidates, held_back) = candidates(
+        &outcome,
+        &references,
+        (config.threshold, args.keep),
+        (&config, cap),
+    );
+    for line in &held_back {
+        if !(args.verbosity.quiet && report::is_held_back_note(line)) {
+            eprintln!("{line}");
+        }
+    }
     let mut unlisted = 0;
     if let Some(list) = &from_list {
         let wanted: std::collections::HashSet<&Path> = list.iter().map(PathBuf::as_path).collect();
@@ -437,15 +461,20 @@ pub fn run(args: Args) -> Result<i32> {
                 e.to.as_deref(),
                 &e.kept,
                 e.similarity,
-                (e.identical, e.kept_because.as_deref().filter(|_| reasons)),
+                (
+                    e.identical,
+                    e.only_in,
+                    e.kept_because.as_deref().filter(|_| reasons),
+                ),
             )?;
         }
         out.flush()?;
         if !args.verbosity.quiet {
             eprintln!(
-                "simfind: dry run: {} ({}); nothing was changed{}",
+                "simfind: dry run: {} ({}){}; nothing was changed{}",
                 plural(plan.entries.len() as u64, "file", "files"),
                 human_bytes(bytes),
+                report::held_back_note(held_back.len()),
                 if action.is_none() {
                     "; act with --move-to DIR (undoable), --link or --reflink (identical files), or --remove"
                 } else {
@@ -469,6 +498,7 @@ pub fn run(args: Args) -> Result<i32> {
             "planned": plan.entries.len(),
             "planned_bytes": bytes,
             "skipped_files": plan.skipped.len() + unlisted,
+            "held_back": held_back.len(),
         });
         write_summary(
             summary_json,
@@ -496,6 +526,7 @@ pub fn run(args: Args) -> Result<i32> {
         "done": applied.done,
         "done_bytes": applied.bytes,
         "skipped_files": applied.skipped + plan.skipped.len() + unlisted,
+        "held_back": held_back.len(),
         "failed": applied.failed,
         "journal": journal_path.to_string_lossy(),
         "move_to": match &action {
@@ -584,7 +615,8 @@ fn run_folder(dir: &Path) -> PathBuf {
 /// One line of stdout:
 /// `VERB<TAB>PATH<TAB>KEPT<TAB>SIMILARITY[<TAB>TO]<TAB>identical|near`, the
 /// last column added at the end so that the earlier ones keep their places;
-/// then `<TAB>kept because: WHY` when `because` is given.
+/// then `<TAB>not in kept: P %[ (~B)]` when the file was measured against
+/// its kept copy, and `<TAB>kept because: WHY` when `because` is given.
 fn write_line(
     out: &mut impl Write,
     verb: &str,
@@ -592,7 +624,7 @@ fn write_line(
     to: Option<&Path>,
     kept: &Path,
     similarity: Option<f64>,
-    (identical, because): (bool, Option<&str>),
+    (identical, only_in, because): (bool, Option<(f64, u64)>, Option<&str>),
 ) -> std::io::Result<()> {
     out.write_all(verb.as_bytes())?;
     out.write_all(b"\t")?;
@@ -608,25 +640,33 @@ fn write_line(
         tsv_field(out, to.as_os_str().as_bytes())?;
     }
     out.write_all(if identical { b"\tidentical" } else { b"\tnear" })?;
+    if let Some((share, bytes)) = only_in {
+        write!(out, "\tnot in kept: {}", report::percent(share))?;
+        if bytes > 0 {
+            write!(out, " (~{})", human_bytes(bytes))?;
+        }
+    }
     if let Some(why) = because {
         write!(out, "\tkept because: {why}")?;
     }
     out.write_all(b"\n")
 }
 
-/// The removable files of the center grouping, each with its kept copy.
+/// The removable files of the center grouping, each with its kept copy,
+/// those whose kept copy lacks more than `cap` of them held back; and a line
+/// naming each file held back.
 fn candidates(
     outcome: &pipeline::ScanOutcome,
     references: &[PathBuf],
-    threshold: f64,
-    keep: Option<KeepArg>,
-) -> Vec<plan::Candidate> {
+    (threshold, keep): (f64, Option<KeepArg>),
+    (config, cap): (&pipeline::ScanConfig, f64),
+) -> (Vec<plan::Candidate>, Vec<String>) {
     let params = ClusterParams {
         threshold,
         method: ClusterMethod::Center,
         keep: keep.unwrap_or(KeepArg::First).policy(),
     };
-    report::candidates(outcome, references, &params)
+    report::candidates(outcome, references, &params, Some((config, cap)))
 }
 
 /// Takes the lock that keeps other runs that change files (`dedupe` acting,

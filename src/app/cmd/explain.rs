@@ -1,4 +1,5 @@
-//! `simfind explain`: why two files are similar — their shared passages as
+//! `simfind explain`: why two files are similar — a word diff of their texts
+//! under the containment figures (`explain/word_diff.rs`), or their shared passages as
 //! byte ranges of each file, the parts only in one, the exact Jaccard and the
 //! MinHash estimate, over the same shingles `scan` and `compare` use.
 //!
@@ -41,7 +42,13 @@ const AFTER_HELP: &str = "EXAMPLES:
   simfind explain snippet.txt article.txt --metric containment   how much of each is in the other
 
 OUTPUT (text): the two files, the exact Jaccard (as compare and scan report it) and
-the MinHash estimate, then the shared passages in A's order, each as
+the MinHash estimate, both containments |A ∩ B| / |A| and |A ∩ B| / |B| of the
+shingle sets, and the share of each side's shingles the other lacks. Then
+(--view diff, the default) a word diff of the two texts as read, words compared as
+normalised: [-only in a-]{+only in b+} inline, identical runs folded to
+\"… N identical words …\" around --context words, a moved block shown once as
+{~block N moved here: …~} and marked [~block N (W words) moved~] where it was.
+--view passages lists instead the shared passages in A's order, each as
   = a START..END  b START..END  share S  (N shingles)
 with its text from A below (control characters escaped, at most --max-chars
 characters), then the parts only in A (-) and only in B (+). Offsets are bytes of
@@ -49,16 +56,16 @@ the files as they are (0-based, end exclusive), whatever the normalisation did. 
 passage's share is the part of the Jaccard it accounts for: the shares add up to
 the Jaccard. Passages of fewer than --min-shingles shingles are counted, not
 listed. --color colours the markers and texts (auto: stdout is a terminal and
-NO_COLOR is unset or empty). --format json writes the same as one JSON document
-(docs/OUTPUT.md). --metric containment adds the line
+NO_COLOR is unset or empty). --format json writes the passages as one JSON
+document (docs/OUTPUT.md). --metric containment adds to the passages view the line
   containment: a in b C (S of a's N), b in a C' (S of b's M)
 (in JSON: \"containment\": {\"a_in_b\": C, \"b_in_a\": C'}), |A ∩ B| / |A| each way.
 
 ";
 
-/// Show why two files are similar: their shared passages, aligned, as byte ranges
-/// of each file, the parts only in one of them, the exact Jaccard and the MinHash
-/// estimate.
+/// Show why two files are similar: how much of each is in the other, and a word
+/// diff of their texts (or their shared passages as byte ranges of each file), the
+/// exact Jaccard and the MinHash estimate.
 #[derive(clap::Args, Debug)]
 #[command(after_help = args::after_help(AFTER_HELP, args::EXIT_STATUS_COMPARE))]
 #[command(
@@ -125,6 +132,19 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = Format::Text, help_heading = "Output")]
     pub format: Format,
 
+    /// The text view: diff (a word diff of the two texts, `[-only in a-]`
+    /// `{+only in b+}`, identical runs folded, moved blocks marked once, under
+    /// the containment figures) or passages (the shared shingle passages by
+    /// byte offsets, and the parts only in one). --format json writes the
+    /// passages.
+    #[arg(long, value_enum, value_name = "VIEW", default_value_t = ViewArg::Diff, help_heading = "Output")]
+    pub view: ViewArg,
+
+    /// In the diff view, the identical words shown on each side of an edit;
+    /// longer identical runs are folded into one line that counts them.
+    #[arg(long, value_name = "N", default_value_t = 6, help_heading = "Output")]
+    pub context: usize,
+
     /// The longest passage text shown, in characters; a longer one shows its start
     /// and end around `…`.
     #[arg(long, value_name = "N", default_value_t = 160, value_parser = clap::value_parser!(u32).range(8..), help_heading = "Output")]
@@ -149,6 +169,12 @@ pub struct Args {
 pub enum Format {
     Text,
     Json,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ViewArg {
+    Diff,
+    Passages,
 }
 
 pub fn run(args: Args, color: ColorArg) -> Result<i32> {
@@ -220,7 +246,10 @@ pub fn run(args: Args, color: ColorArg) -> Result<i32> {
                 paged,
                 paint,
             };
-            view.write(&mut out)?;
+            match args.view {
+                ViewArg::Passages => view.write(&mut out)?,
+                ViewArg::Diff => view.write_diff(&mut out)?,
+            }
         }
     }
     out.flush()?;
@@ -611,6 +640,8 @@ fn excerpt(bytes: &[u8], max: usize) -> String {
         tail.into_iter().collect::<String>()
     )
 }
+
+mod word_diff;
 
 #[cfg(test)]
 mod tests {

@@ -70,7 +70,11 @@ their representative's path, the representative first, then the others in path o
   similarity        to the group's representative, 6 decimals (1.000000 for itself;
                     empty with --cluster connected when the two were not a pair)
   representative    true for the kept copy that the group is built around
-  reference, kept   under a --reference DIR; kept (representative or reference)
+  reference, kept   under a --reference DIR; kept (representative, reference, or
+                    held back)
+  only_in_removed   files: for a member not kept or held back, the share of its
+                    shingles its kept copy lacks (1 - containment), 6 decimals;
+                    more than --max-unique (0.01) holds it back (docs/ACTIONS.md)
 --format tsv: the same columns tab-separated; in paths \\t \\n \\r \\\\ stand for tab,
 newline, carriage return, backslash.
 --format jsonl: the same fields, one pair or (with --cluster) one group
@@ -223,6 +227,14 @@ pub fn run(args: Args) -> Result<i32> {
             "--write-kept",
             mode == Mode::Records,
         ),
+        (
+            args.report.max_unique.is_some(),
+            "--max-unique",
+            matches!(
+                mode,
+                Mode::Files | Mode::FilesIndexed | Mode::IdenticalBy(_) | Mode::ImportantWords(_)
+            ),
+        ),
     ] {
         if given && !applies {
             bail!("{flag} does not apply to --input {kind}");
@@ -323,6 +335,13 @@ fn scan_files(args: Args, mode: Mode) -> Result<i32> {
         }
         report.set_top(usize::try_from(k).unwrap_or(usize::MAX))?;
     }
+    // A file is removable when its kept copy contains it: the library's cap
+    // unless --max-unique.
+    report.measure_unique(
+        &config,
+        args.report.max_unique.unwrap_or(removal::MAX_UNIQUE),
+        args.verbosity.quiet,
+    );
     let summary_json = summary::open(&args.summary_json, args.output.as_deref())?;
     let plan_sink = crate::app::cmd::dedupe::open_plan(args.report.plan.as_deref())?;
     let mut sink = match early_sink.take() {

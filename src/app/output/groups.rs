@@ -23,6 +23,18 @@ pub const GROUPS_HEADER: [&str; 8] = [
     "kept",
 ];
 
+/// The column (and JSON field) of a removal candidate's figure: the share
+/// of its shingles its kept copy lacks, 6 decimals.
+pub const ONLY_IN_REMOVED: &str = "only_in_removed";
+
+/// `m`'s figure as written, when it was a removal candidate and measured.
+fn only_in(clustering: &Clustering, doc: u32) -> Option<String> {
+    clustering
+        .only_in(doc)
+        .flatten()
+        .map(|f| similarity(f.share))
+}
+
 fn bool_str(b: bool) -> &'static str {
     if b { "true" } else { "false" }
 }
@@ -35,21 +47,38 @@ pub fn write_csv(
     sink: &mut impl Write,
 ) -> Result<()> {
     let mut csv = csv::WriterBuilder::new().from_writer(sink);
-    csv.write_record(GROUPS_HEADER)?;
+    // Files measured against their kept copies get one more column, last,
+    // so a reader of the eight columns by position reads them unchanged;
+    // groups of records keep their eight.
+    let measured = clustering.measured();
+    if measured {
+        let mut header = GROUPS_HEADER.to_vec();
+        header.push(ONLY_IN_REMOVED);
+        csv.write_record(header)?;
+    } else {
+        csv.write_record(GROUPS_HEADER)?;
+    }
     for (i, group) in clustering.groups().take(limit).enumerate() {
         let id = (i + 1).to_string();
         for m in group {
             let d = &documents[m.doc as usize];
-            csv.write_record([
-                id.as_bytes(),
-                d.path.as_os_str().as_bytes(),
-                d.size.to_string().as_bytes(),
-                d.modified.map(rfc3339).unwrap_or_default().as_bytes(),
-                m.similarity.map(similarity).unwrap_or_default().as_bytes(),
-                bool_str(m.representative).as_bytes(),
-                bool_str(reference(m.doc)).as_bytes(),
-                bool_str(m.kept).as_bytes(),
-            ])?;
+            let mut row = vec![
+                id.as_bytes().to_vec(),
+                d.path.as_os_str().as_bytes().to_vec(),
+                d.size.to_string().into_bytes(),
+                d.modified.map(rfc3339).unwrap_or_default().into_bytes(),
+                m.similarity
+                    .map(similarity)
+                    .unwrap_or_default()
+                    .into_bytes(),
+                bool_str(m.representative).as_bytes().to_vec(),
+                bool_str(reference(m.doc)).as_bytes().to_vec(),
+                bool_str(m.kept).as_bytes().to_vec(),
+            ];
+            if measured {
+                row.push(only_in(clustering, m.doc).unwrap_or_default().into_bytes());
+            }
+            csv.write_record(row)?;
         }
     }
     csv.flush()?;
@@ -58,7 +87,8 @@ pub fn write_csv(
 
 /// `{"group":1,"files":[{"path":…,"size":…,"modified":…|null,"similarity":…|null,
 /// "representative":…,"reference":…,"kept":…,"identical":…|null},…]}` per
-/// line, files as in the CSV; `identical` says whether a file is
+/// line, files as in the CSV (with `"only_in_removed":…|null` before
+/// `identical` when measured); `identical` says whether a file is
 /// byte-identical to its group's representative (`identical(a, b)`), null
 /// for the representative itself.
 pub fn write_jsonl(
@@ -77,6 +107,13 @@ pub fn write_jsonl(
                 sink.write_all(b",")?;
             }
             write_member(sink, &documents[m.doc as usize], m, reference(m.doc))?;
+            if clustering.measured() {
+                write!(
+                    sink,
+                    ",\"{ONLY_IN_REMOVED}\":{}",
+                    only_in(clustering, m.doc).as_deref().unwrap_or("null")
+                )?;
+            }
             match representative.filter(|&r| r != m.doc) {
                 Some(r) => write!(sink, ",\"identical\":{}}}", identical(m.doc, r))?,
                 None => sink.write_all(b",\"identical\":null}")?,

@@ -88,6 +88,8 @@
 
 use std::time::SystemTime;
 
+use std::collections::HashMap;
+
 use rayon::prelude::*;
 
 use crate::similarity::graph::UnionFind;
@@ -192,8 +194,12 @@ pub struct Member {
     pub similarity: Option<f64>,
     /// This member is the group's representative (the first member).
     pub representative: bool,
-    /// Kept: the representative or a reference file. The others are removable.
+    /// Kept: the representative, a reference file, or a member held back
+    /// ([`Clustering::hold_back`]). The others are removable.
     pub kept: bool,
+    /// Kept only because too much of it is missing from the representative
+    /// (see [`removal::MAX_UNIQUE`]).
+    pub held_back: bool,
 }
 
 /// Groups of near-duplicates, in the order of the module doc, stored flat:
@@ -202,6 +208,21 @@ pub struct Member {
 pub struct Clustering {
     members: Vec<Member>,
     starts: Vec<usize>,
+    /// What each member that was a removal candidate lacks in its
+    /// representative, once measured ([`Clustering::hold_back`]); `None`
+    /// before, or for groups of records, which have no file to measure.
+    only_in: Option<HashMap<DocId, Option<removal::OnlyIn>>>,
+}
+
+/// A member held back: a removal candidate that is kept because more of it
+/// than the cap is missing from its representative.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HeldBack {
+    pub doc: DocId,
+    pub representative: DocId,
+    /// The figure, or `None` when the two could not be read again to
+    /// measure it (held back: nothing proves the file is contained).
+    pub only_in: Option<removal::OnlyIn>,
 }
 
 impl Clustering {
@@ -239,6 +260,7 @@ impl Clustering {
         let mut summary = Summary {
             groups: self.len(),
             files_in_groups: self.members.len(),
+            held_back_files: self.members.iter().filter(|m| m.held_back).count(),
             ..Summary::default()
         };
         for m in self.removable() {
@@ -246,6 +268,64 @@ impl Clustering {
             summary.removable_bytes += docs[m.doc as usize].size;
         }
         summary
+    }
+
+    /// Each removable member with its group's representative: the pairs
+    /// whose containment [`Clustering::hold_back`] wants measured.
+    pub fn removal_pairs(&self) -> impl Iterator<Item = (DocId, DocId)> + '_ {
+        self.groups().flat_map(|group| {
+            let rep = group[0].doc;
+            group.iter().filter(|m| !m.kept).map(move |m| (m.doc, rep))
+        })
+    }
+
+    /// Records what each removable member lacks in its representative
+    /// (`figures`, by member; `None`: could not be measured) and keeps every
+    /// member that lacks more than `cap` of its shingles, or that could not
+    /// be measured: a file is removable when its kept copy contains it, not
+    /// merely resembles it ([`removal::MAX_UNIQUE`]). A member absent from
+    /// `figures` is left as it is. Returns the members held back, in output
+    /// order.
+    pub fn hold_back(
+        &mut self,
+        figures: impl IntoIterator<Item = (DocId, Option<removal::OnlyIn>)>,
+        cap: f64,
+    ) -> Vec<HeldBack> {
+        let figures: HashMap<DocId, Option<removal::OnlyIn>> = figures.into_iter().collect();
+        let mut held = Vec::new();
+        for g in 0..self.len() {
+            let rep = self.members[self.starts[g]].doc;
+            for m in &mut self.members[self.starts[g]..self.starts[g + 1]] {
+                let Some(&only_in) = figures.get(&m.doc) else {
+                    continue;
+                };
+                if m.kept || only_in.is_some_and(|f| !f.holds_back(cap)) {
+                    continue;
+                }
+                m.kept = true;
+                m.held_back = true;
+                held.push(HeldBack {
+                    doc: m.doc,
+                    representative: rep,
+                    only_in,
+                });
+            }
+        }
+        self.only_in = Some(figures);
+        held
+    }
+
+    /// What `doc` lacks in its representative, when it was a removal
+    /// candidate and [`Clustering::hold_back`] measured it: `Some(None)`
+    /// when it could not be measured.
+    pub fn only_in(&self, doc: DocId) -> Option<Option<removal::OnlyIn>> {
+        self.only_in.as_ref()?.get(&doc).copied()
+    }
+
+    /// Whether the removal candidates were measured against their kept
+    /// copies (files; groups of records are not).
+    pub fn measured(&self) -> bool {
+        self.only_in.is_some()
     }
 }
 
@@ -260,6 +340,8 @@ pub struct Summary {
     /// file reached through several hard links once, so no byte counts twice;
     /// a hard link to a file outside the scan would still free nothing.)
     pub removable_bytes: u64,
+    /// Members kept because their kept copy lacks too much of them.
+    pub held_back_files: usize,
 }
 
 /// Marks "no local node" / "no group".
@@ -496,6 +578,7 @@ fn assemble(
         similarity: None,
         representative: false,
         kept: false,
+        held_back: false,
     };
     let mut members = vec![placeholder; *starts.last().unwrap()];
     for x in 0..n {
@@ -517,9 +600,14 @@ fn assemble(
             similarity: Some(similarity[x]).filter(|s| !s.is_nan()),
             representative: is_rep,
             kept: is_rep || docs[doc as usize].reference,
+            held_back: false,
         };
     }
-    Clustering { members, starts }
+    Clustering {
+        members,
+        starts,
+        only_in: None,
+    }
 }
 
 #[cfg(test)]

@@ -60,9 +60,81 @@ impl RemovalRun {
 /// Why [`SAFE_THRESHOLD`] was used, in words a face can put in its summary.
 pub const REASON: &str = "the default when deciding what can go";
 
+/// The largest share of a removable file's shingles that may be missing from
+/// its kept copy, unless the user asks for another cap. Similarity alone
+/// does not make a file redundant: at J = 0.9 a file may still hold a
+/// paragraph the kept copy lacks (a licence file with its own header), and
+/// removing it loses that paragraph. A file is removable when the kept copy
+/// *contains* it, up to this tolerance for an edited word or two.
+pub const MAX_UNIQUE: f64 = 0.01;
+
+/// How much of a removable file is not in its kept copy: `share` =
+/// 1 − C(removed, kept), the containment of the file's shingle set in the
+/// kept copy's (exact, [`crate::similarity::containment::containment`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OnlyIn {
+    /// The share of the file's distinct shingles that the kept copy lacks,
+    /// in `[0, 1]`.
+    pub share: f64,
+    /// Those shingles, counted.
+    pub shingles: u64,
+    /// An estimate of the file's bytes they stand for: `share` × the file's
+    /// size, rounded (shingles overlap, so no byte count is exact).
+    pub bytes: u64,
+}
+
+impl OnlyIn {
+    /// A byte-identical copy: nothing of it is missing from the kept copy,
+    /// by definition (nothing is read to say so).
+    pub const IDENTICAL: OnlyIn = OnlyIn {
+        share: 0.0,
+        shingles: 0,
+        bytes: 0,
+    };
+
+    /// The figure of a file of `size` bytes whose shingle set is `removed`,
+    /// against its kept copy's set `kept` (both strictly increasing). An
+    /// empty set lies in nothing (containment 0), so its share is 1: a file
+    /// too short to be shingled is never proven redundant by its text.
+    pub fn of_sets(removed: &[u64], kept: &[u64], size: u64) -> OnlyIn {
+        use crate::similarity::{containment, sets};
+        // The one intersection and division `containment` makes, kept apart
+        // so the count of missing shingles comes from the same intersection.
+        let shared = sets::intersection_size(removed, kept);
+        let share = (1.0 - containment::of_counts(shared, removed.len())).clamp(0.0, 1.0);
+        OnlyIn {
+            share,
+            shingles: (removed.len() - shared) as u64,
+            bytes: (share * size as f64).round() as u64,
+        }
+    }
+
+    /// Whether the file is held back (kept) under `cap`: more of it than
+    /// `cap` is missing from its kept copy. A cap of 1 holds nothing back.
+    pub fn holds_back(&self, cap: f64) -> bool {
+        self.share > cap
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_in_is_what_containment_leaves_out() {
+        let kept = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+        let subset = OnlyIn::of_sets(&[2, 3, 4], &kept, 300);
+        assert_eq!(subset, OnlyIn::IDENTICAL);
+        assert!(!subset.holds_back(MAX_UNIQUE));
+        let one_new = OnlyIn::of_sets(&[1, 2, 3, 11], &kept, 400);
+        assert_eq!(one_new.share, 0.25);
+        assert_eq!(one_new.shingles, 1);
+        assert_eq!(one_new.bytes, 100);
+        assert!(one_new.holds_back(MAX_UNIQUE));
+        assert!(!one_new.holds_back(1.0));
+        // Too short to be shingled: nothing proves it is in the kept copy.
+        assert_eq!(OnlyIn::of_sets(&[], &kept, 3).share, 1.0);
+    }
 
     /// The truth table every face shares: only runs that decide removals
     /// default to the safe threshold.

@@ -387,7 +387,8 @@ fn a_group_of_only_references_removes_nothing() {
             groups: 1,
             files_in_groups: 2,
             removable_files: 0,
-            removable_bytes: 0
+            removable_bytes: 0,
+            held_back_files: 0,
         }
     );
 }
@@ -409,9 +410,44 @@ fn summary_counts_bytes_of_removable_members_only() {
             groups: 1,
             files_in_groups: 3,
             removable_files: 2,
-            removable_bytes: 120
+            removable_bytes: 120,
+            held_back_files: 0,
         }
     );
+}
+
+#[test]
+fn members_missing_from_their_kept_copy_are_held_back() {
+    use super::removal::{MAX_UNIQUE, OnlyIn};
+    let d = docs(&[
+        ("a", 100, None, false),
+        ("b", 100, None, false),
+        ("c", 100, None, false),
+        ("d", 100, None, false),
+    ]);
+    let p = [pair(0, 1, 0.95), pair(0, 2, 0.95), pair(0, 3, 0.95)];
+    let mut c = cluster(&d, &p, &params(ClusterMethod::Center, KeepPolicy::First));
+    assert!(!c.measured());
+    let pairs: Vec<_> = c.removal_pairs().collect();
+    assert_eq!(pairs, vec![(1, 0), (2, 0), (3, 0)]);
+    let unique = OnlyIn {
+        share: 0.073,
+        shingles: 73,
+        bytes: 7,
+    };
+    let held = c.hold_back(
+        [(1, Some(OnlyIn::IDENTICAL)), (2, Some(unique)), (3, None)],
+        MAX_UNIQUE,
+    );
+    assert_eq!(held.len(), 2);
+    assert_eq!((held[0].doc, held[0].representative), (2, 0));
+    assert_eq!(held[0].only_in, Some(unique));
+    assert_eq!(held[1].only_in, None);
+    assert_eq!(c.removable().map(|m| m.doc).collect::<Vec<_>>(), vec![1]);
+    assert_eq!(c.only_in(2), Some(Some(unique)));
+    assert_eq!(c.only_in(0), None);
+    let summary = c.summary(&d);
+    assert_eq!((summary.removable_files, summary.held_back_files), (1, 2));
 }
 
 #[test]

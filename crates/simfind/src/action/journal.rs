@@ -347,6 +347,7 @@ fn take_line(value: &Value, out: &mut Read) -> Result<(), String> {
                 kept_id: None,
                 owner: get_owner(value),
                 kept_because: None,
+                only_in: None,
             })
         })()
         .ok_or("an intent line without its fields")?;

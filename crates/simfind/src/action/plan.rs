@@ -29,6 +29,9 @@ pub struct Candidate {
     /// words (`oldest`, `no copy marker`, …; see
     /// [`crate::cluster::KeepPolicy::reason`]).
     pub kept_because: Option<&'static str>,
+    /// How much of it the kept copy lacks, when measured
+    /// ([`crate::pipeline::unique`]).
+    pub only_in: Option<crate::cluster::removal::OnlyIn>,
 }
 
 /// One action to take.
@@ -52,6 +55,10 @@ pub struct Entry {
     pub owner: Option<state::Owner>,
     /// Why the kept copy was kept rather than this file, when known.
     pub kept_because: Option<String>,
+    /// The share of the file's shingles its kept copy lacks, and the bytes
+    /// that stands for, when measured (`only_in_removed` of a plan; `None`
+    /// in plans written before it was, and in journals).
+    pub only_in: Option<(f64, u64)>,
 }
 
 /// A candidate left out, and why.
@@ -301,6 +308,7 @@ pub fn build(
             kept_id,
             kept_fingerprint,
             kept_because: c.kept_because.map(str::to_string),
+            only_in: c.only_in.map(|f| (f.share, f.bytes)),
         });
     }
     Ok(plan)

@@ -157,6 +157,13 @@ pub fn render(header: &Header, plan: &Plan) -> Vec<u8> {
         fields.push(("similarity", json!(e.similarity)));
         fields.push(("identical", json!(e.identical)));
         fields.push(("kept_because", json!(e.kept_because)));
+        // Added to version 1 rather than making a version 2: a reader looks
+        // fields up by name, so an older simfind applies a plan with them,
+        // and a plan without them (written before) reads as unmeasured.
+        if let Some((share, bytes)) = e.only_in {
+            fields.push(("only_in_removed", json!(share)));
+            fields.push(("only_in_removed_bytes", json!(bytes)));
+        }
         line(&mut out, &fields);
     }
     out
@@ -279,6 +286,9 @@ fn read_action(v: &Value, header: &Header) -> Result<Planned, String> {
             kept_id: None,
             owner: None,
             kept_because: v["kept_because"].as_str().map(str::to_string),
+            only_in: v["only_in_removed"]
+                .as_f64()
+                .map(|share| (share, v["only_in_removed_bytes"].as_u64().unwrap_or(0))),
         })
     })()
     .ok_or(missing)?;
@@ -366,6 +376,7 @@ mod tests {
             kept_id: None,
             owner: None,
             kept_because: Some("oldest".into()),
+            only_in: Some((0.25, 3)),
         }
     }
 
@@ -395,6 +406,19 @@ mod tests {
         assert_eq!(read.actions[0].entry, plan.entries[0]);
         // The longest root a file lies under is its root.
         assert_eq!(read.actions[1].root, 1);
+    }
+
+    #[test]
+    fn a_plan_written_before_the_removal_figure_still_reads() {
+        let mut old = entry("/r/a.txt", "/r/k.txt");
+        old.only_in = None;
+        let plan = Plan {
+            entries: vec![old.clone()],
+            skipped: Vec::new(),
+        };
+        let text = String::from_utf8(render(&header(), &plan)).unwrap();
+        assert!(!text.contains("only_in_removed"), "{text}");
+        assert_eq!(parse(text.as_bytes()).unwrap().actions[0].entry, old);
     }
 
     #[test]

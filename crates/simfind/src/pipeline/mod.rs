@@ -57,6 +57,7 @@ mod sign;
 mod stream;
 #[cfg(test)]
 mod tests;
+pub mod unique;
 pub mod vectors;
 pub mod weighted;
 

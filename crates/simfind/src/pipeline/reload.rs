@@ -99,6 +99,25 @@ impl Reload for FileReload<'_> {
         expected_hash: u128,
         part: Part,
     ) -> Result<Vec<u64>, ReloadError> {
+        self.reload(path, Some(expected_hash), part)
+    }
+}
+
+impl FileReload<'_> {
+    /// The sorted shingle set of the file at `path` as it is now, opened as
+    /// verification opens it, with no content hash to check it against (the
+    /// removal figures of [`super::unique`]: an action re-checks the files'
+    /// hashes itself before it touches them).
+    pub fn set_as_now(&self, path: &std::path::Path) -> Result<Vec<u64>, ReloadError> {
+        self.reload(path, None, Part::WHOLE)
+    }
+
+    fn reload(
+        &self,
+        path: &std::path::Path,
+        expected_hash: Option<u128>,
+        part: Part,
+    ) -> Result<Vec<u64>, ReloadError> {
         // Without -L the walk read no link, so a link found now (but a root the
         // user named, which the walk followed) was put there since: not
         // followed, in the file's own name or in a directory above it.
@@ -148,7 +167,14 @@ pub fn reload_part(
     read: &ReadOptions,
     part: Part,
 ) -> Result<Vec<u64>, ReloadError> {
-    reload_from(path, expected_hash, recipe, read, part, Reopen::Follow)
+    reload_from(
+        path,
+        Some(expected_hash),
+        recipe,
+        read,
+        part,
+        Reopen::Follow,
+    )
 }
 
 /// [`reload_set`] of a file an index recorded with `identity` (device,
@@ -164,13 +190,14 @@ pub fn reload_indexed(
     read: &ReadOptions,
 ) -> Result<Vec<u64>, ReloadError> {
     let open = identity.map_or(Reopen::NoFollow, |(dev, ino)| Reopen::Identified(dev, ino));
-    reload_from(path, expected_hash, recipe, read, Part::WHOLE, open)
+    reload_from(path, Some(expected_hash), recipe, read, Part::WHOLE, open)
 }
 
-/// [`reload_part`], opening the file as `open` says.
+/// [`reload_part`], opening the file as `open` says; without an
+/// `expected_hash`, the file is taken as it is now.
 fn reload_from(
     path: &std::path::Path,
-    expected_hash: u128,
+    expected_hash: Option<u128>,
     recipe: &Recipe,
     read: &ReadOptions,
     part: Part,
@@ -192,12 +219,13 @@ fn reload_from(
             // Taken, not cloned: the thread keeps no buffer the size of the
             // largest set it ever loaded.
             let set = std::mem::take(&mut buffers.set);
-            (digest == expected_hash)
+            expected_hash
+                .is_none_or(|h| digest == h)
                 .then_some(set)
                 .ok_or(ReloadError::Changed)
         })?
     } else {
-        if xxh3_128(contents.raw()) != expected_hash {
+        if expected_hash.is_some_and(|h| xxh3_128(contents.raw()) != h) {
             return Err(ReloadError::Changed);
         }
         BUFFERS.with_borrow_mut(|buffers| {

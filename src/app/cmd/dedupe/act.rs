@@ -65,7 +65,7 @@ pub(crate) fn carry_out(
                         entry.to.as_deref(),
                         &entry.kept,
                         entry.similarity,
-                        (entry.identical, None),
+                        (entry.identical, None, None),
                     ) {
                         write_error.get_or_insert(err);
                     }
