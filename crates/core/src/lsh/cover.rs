@@ -260,17 +260,27 @@ pub struct Sample<'a> {
     pub keep: f64,
 }
 
+/// How far [`choose`] may raise a field's rows per band over the given rows.
+/// Each row makes the S-curve's step steeper and higher; a sample of a few
+/// hundred qualifying pairs cannot vouch for the few that a step near 1
+/// loses (a single band of many rows found every sampled pair of the
+/// generated linkage and lost true pairs the sample did not hold), so the
+/// search stops at twice the rows.
+pub const MAX_ROWS_FACTOR: usize = 2;
+
 /// The cheapest per-field scheme found by local search from every field at
 /// `banding` (the baseline), the pairs of records [`beyond_cover`] made by the
 /// baseline's bands as well: each step either leaves a field out of the
 /// candidates or gives it more rows per band (fewer bands, within the same
-/// signature), whichever predicts the fewest candidates while keeping
+/// signature, at most [`MAX_ROWS_FACTOR`] × the given rows), whichever
+/// predicts the fewest candidates while keeping
 /// `keep` × the baseline's completeness. A cover is admissible only when its
 /// [`cover_level`] over all fields is above 0 (it promises something of every
 /// pair that has all fields). Deterministic: ties go to the lower field.
 pub fn choose(sample: Sample<'_>) -> Choice {
     let fields = sample.weights.len();
     let hashes = sample.banding.signature_len();
+    let most_rows = hashes.min(MAX_ROWS_FACTOR * sample.banding.rows);
     let baseline_scheme: Vec<Option<Banding>> = vec![Some(sample.banding); fields];
     let Some(mut predictor) = Predictor::new(&sample) else {
         // Over 64 fields: every field's bands, unpredicted.
@@ -298,7 +308,7 @@ pub fn choose(sample: Sample<'_>) -> Choice {
         for f in 0..fields {
             let Some(now) = scheme[f] else { continue };
             let mut moves = vec![None];
-            if let Some(rows) = (now.rows + 1..=hashes).find(|&r| hashes / r < now.bands) {
+            if let Some(rows) = (now.rows + 1..=most_rows).find(|&r| hashes / r < now.bands) {
                 moves.push(Some(Banding {
                     bands: hashes / rows,
                     rows,

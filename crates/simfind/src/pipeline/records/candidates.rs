@@ -49,12 +49,24 @@ pub const DEFAULT_BLOCK_CAP: usize = 1000;
 /// every field's bands cost little and the sample would be most of the input.
 pub const AUTO_MIN_RECORDS: usize = 1000;
 
+/// Fewest qualifying pairs in the sample for a choice: with fewer, what a
+/// scheme finds is not measured (none at all would make every scheme look
+/// complete), and every field's bands are kept.
+pub const MIN_QUALIFYING: usize = 100;
+
 /// Random pairs sampled to predict a scheme's candidates.
 const RANDOM_PAIRS: usize = 20_000;
 
-/// Pair scores spent finding the sampled records' partners (records sampled
-/// × records).
-const PARTNER_BUDGET: usize = 2_000_000;
+/// Most pair scores spent finding sampled records' partners (records
+/// sampled × records): each sampled record is scored against every record.
+const PARTNER_BUDGET: usize = 20_000_000;
+
+/// Qualifying pairs after which no more records are sampled.
+const ENOUGH_QUALIFYING: usize = 800;
+
+/// Records sampled at a time (in parallel) until there are enough
+/// qualifying pairs or the budget is spent.
+const SAMPLE_CHUNK: usize = 64;
 
 /// The share of every field's predicted completeness a chosen scheme keeps:
 /// the search goes down to it, and a sample of a few hundred records' pairs
@@ -122,6 +134,9 @@ pub(super) fn scheme(
         return (every, None);
     }
     let (random, qualifying, sampled) = sample(fields);
+    if qualifying.len() < MIN_QUALIFYING {
+        return (every, None);
+    }
     let choice = cover::choose(Sample {
         weights: fields.weights,
         threshold: fields.threshold,
@@ -225,25 +240,32 @@ fn sample(fields: &Fields<'_>) -> (Vec<Pair>, Vec<Pair>, usize) {
             random.push(pair(fields, a, b));
         }
     }
-    let wanted = (PARTNER_BUDGET / n).clamp(1, n);
-    let mut picked: Vec<usize> = if wanted == n {
-        (0..n).collect()
-    } else {
-        (0..wanted).map(|_| rng.below(n)).collect()
-    };
-    picked.sort_unstable();
-    picked.dedup();
-    let qualifying: Vec<Pair> = picked
-        .par_iter()
-        .flat_map_iter(|&a| {
-            (0..n)
-                .filter(move |&b| b != a && cross(a, b))
-                .filter(move |&b| score(fields, a, b) >= fields.threshold)
-                .map(move |b| pair(fields, a, b))
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    (random, qualifying, picked.len())
+    // Records in a fixed random order, a chunk at a time, until enough
+    // qualifying pairs: the same records, and so the same choice, on every
+    // run, whatever the threads.
+    let most = (PARTNER_BUDGET / n).clamp(1, n);
+    let mut order: Vec<usize> = (0..n).collect();
+    for i in (1..n).rev() {
+        order.swap(i, rng.below(i + 1));
+    }
+    let mut picked = 0;
+    let mut qualifying: Vec<Pair> = Vec::new();
+    while picked < most && qualifying.len() < ENOUGH_QUALIFYING {
+        let chunk = &order[picked..(picked + SAMPLE_CHUNK).min(most)];
+        picked += chunk.len();
+        let found: Vec<Pair> = chunk
+            .par_iter()
+            .flat_map_iter(|&a| {
+                (0..n)
+                    .filter(move |&b| b != a && cross(a, b))
+                    .filter(move |&b| score(fields, a, b) >= fields.threshold)
+                    .map(move |b| pair(fields, a, b))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        qualifying.extend(found);
+    }
+    (random, qualifying, picked)
 }
 
 /// The pairs of the records [`cover::beyond_cover`] of `scheme` (their own
