@@ -329,6 +329,14 @@ pub(super) fn beyond_pairs(
     pairs
 }
 
+/// What [`blocks`] gives: the pairs, per key the blocks kept, and the
+/// blocks skipped (key, value, size).
+pub(super) type Blocks = (
+    Vec<(u32, u32)>,
+    Vec<(BlockKey, u64)>,
+    Vec<(BlockKey, String, usize)>,
+);
+
 /// The candidate pairs `(a, b)`, `a < b`, of `keys` over the records'
 /// `values` (`values[i][f]`: record `i`'s field `f`; `field_of` maps a key
 /// to its field's position); blocks over `cap` records are skipped and
@@ -338,11 +346,7 @@ pub(super) fn blocks(
     keys: &[BlockKey],
     field_of: impl Fn(&str) -> usize,
     cap: usize,
-) -> (
-    Vec<(u32, u32)>,
-    Vec<(BlockKey, u64)>,
-    Vec<(BlockKey, String, usize)>,
-) {
+) -> Blocks {
     let mut pairs = Vec::new();
     let mut kept = Vec::with_capacity(keys.len());
     let mut skipped = Vec::new();
@@ -415,7 +419,7 @@ mod tests {
             field: "last".into(),
             kind: KeyKind::Exact,
         };
-        let (pairs, kept, skipped) = blocks(&values, &[exact.clone()], |_| 0, 10);
+        let (pairs, kept, skipped) = blocks(&values, std::slice::from_ref(&exact), |_| 0, 10);
         assert_eq!(pairs, vec![(0, 1), (0, 5), (1, 5)]);
         assert_eq!(kept, vec![(exact.clone(), 1)]);
         assert!(skipped.is_empty());
@@ -423,7 +427,7 @@ mod tests {
             field: "last".into(),
             kind: KeyKind::Soundex,
         };
-        let (pairs, _, skipped) = blocks(&values, &[soundex.clone()], |_| 0, 3);
+        let (pairs, _, skipped) = blocks(&values, std::slice::from_ref(&soundex), |_| 0, 3);
         // Smith, smith, Smyth, SMITH: one block of 4, over the cap of 3.
         assert!(pairs.is_empty(), "{pairs:?}");
         assert_eq!(skipped, vec![(soundex, "S530".to_string(), 4)]);
