@@ -99,6 +99,12 @@ def main():
     score("simfind (defaults)", found, truth, s)
     found, s = simfind(binary, people, ["--per-field", "--candidate-fields", "street,zip"])
     score("simfind --per-field --candidate-fields street,zip", found, truth, s)
+    found, s = simfind(binary, people, ["--per-field"])
+    score("simfind --per-field (candidates chosen on a sample)", found, truth, s)
+    keys = ["--block", "first", "--block", "last:soundex", "--block", "zip",
+            "--candidate-fields", "street"]
+    found, s = simfind(binary, people, ["--per-field"] + keys)
+    score("simfind --per-field --block first,last:soundex,zip + street's bands", found, truth, s)
     found, s = recordlinkage_run(people)
     score("recordlinkage (block last, zip; Jaro-Winkler; sum ≥ 3)", found, truth, s)
     found, s = splink_run(people)

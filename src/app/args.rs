@@ -353,9 +353,9 @@ pub struct InputArgs {
     pub weights: Vec<f64>,
 
     /// With --per-field: only these fields' bands make candidates (comma-separated
-    /// names; every field is still scored) [default: every field]. Leave out fields
-    /// with few distinct values (city, state): each of their buckets pairs every
-    /// record sharing a value.
+    /// names; every field is still scored) [default: every field; from 1,000 records,
+    /// chosen on a sample, see docs/RECORDS.md]. Leave out fields with few distinct
+    /// values (city, state): each of their buckets pairs every record sharing a value.
     #[arg(
         long,
         value_name = "A,B",
@@ -363,6 +363,30 @@ pub struct InputArgs {
         help_heading = "Records"
     )]
     pub candidate_fields: Vec<String>,
+
+    /// With --per-field: records whose FIELD gives the same key are candidates
+    /// (repeatable), beside the bands of the fields --candidate-fields names (no
+    /// bands without it). HOW is `exact` (the default: the value with case,
+    /// accents and punctuation folded), `prefix=N` (its first N characters) or
+    /// `soundex` (a phonetic code of its letters). Candidates are the union of
+    /// every key's blocks and every band.
+    #[arg(
+        long,
+        value_name = "FIELD[:HOW]",
+        value_parser = crate::app::flags::values::block_key,
+        help_heading = "Records"
+    )]
+    pub block: Vec<simfind::pipeline::BlockKey>,
+
+    /// With --block: a block of more records than N is skipped with a warning (a
+    /// common surname would pair every record that has it).
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = simfind::pipeline::DEFAULT_BLOCK_CAP,
+        help_heading = "Records"
+    )]
+    pub block_cap: usize,
 
     /// Record linkage of two inputs: only pairs with one record from each (`a` from the
     /// first, `b` from the second); ids need only be unique within each.

@@ -439,6 +439,7 @@ pub fn records(
         weights: input.weights.clone(),
         link: input.link,
         candidate_fields: input.candidate_fields.clone(),
+        block_fields: input.block.iter().map(|k| k.field.clone()).collect(),
     };
     let stdin = inputs.iter().filter(|p| p.as_os_str() == "-").count();
     fields
@@ -489,6 +490,8 @@ pub fn records(
         weights: input.weights.clone(),
         link: input.link,
         candidate_fields: input.candidate_fields.clone(),
+        blocks: input.block.clone(),
+        block_cap: input.block_cap,
     };
     Ok((options, record))
 }
@@ -502,6 +505,7 @@ pub fn check_record_fields(record: &RecordConfig, fields: &[String]) -> Result<(
         per_field: record.per_field,
         weights: record.weights.clone(),
         candidate_fields: record.candidate_fields.clone(),
+        block_fields: record.blocks.iter().map(|k| k.field.clone()).collect(),
         ..Default::default()
     };
     given.check_fields(fields).map_err(lower::record_error)?;

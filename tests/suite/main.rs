@@ -68,6 +68,7 @@ mod query;
 #[cfg(target_os = "linux")]
 mod read_guard;
 mod recall;
+mod record_candidates;
 mod records;
 mod records_inputs;
 mod records_reread;

@@ -379,6 +379,8 @@ fn _pairs(
         weights: Vec::new(),
         link: false,
         candidate_fields: Vec::new(),
+        blocks: Vec::new(),
+        block_cap: simfind::pipeline::DEFAULT_BLOCK_CAP,
     };
     // Its own pool: the host's threads (and any global pool another
     // extension set up) are left alone.

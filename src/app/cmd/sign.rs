@@ -254,6 +254,10 @@ fn run_records(args: Args) -> Result<i32> {
             files_from,
             "--files-from: the inputs are the files of records given",
         ),
+        (
+            !args.input.block.is_empty(),
+            "--block: blocking keys make candidates, and sign finds none (scan --block does)",
+        ),
     ] {
         if given {
             bail!("sign --input {kind} does not take {why}");

@@ -267,6 +267,7 @@ pub fn record_error(error: SpecError) -> Error {
         "per_field" => "--per-field",
         "weights" => "--weights",
         "candidate_fields" => "--candidate-fields",
+        "block_fields" => "--block",
         _ => "",
     };
     match error {
@@ -277,6 +278,10 @@ pub fn record_error(error: SpecError) -> Error {
             field: "candidate_fields",
             ..
         } => anyhow!("--candidate-fields applies to --per-field: add --per-field"),
+        SpecError::Requires {
+            field: "block_fields",
+            ..
+        } => anyhow!("--block applies to --per-field: add --per-field"),
         SpecError::Requires {
             field: "weights", ..
         } => anyhow!("--weights applies to --per-field scores: add --per-field"),
@@ -290,8 +295,13 @@ pub fn record_error(error: SpecError) -> Error {
             fields.len(),
             fields.join(",")
         ),
-        SpecError::UnknownField { name, fields, .. } => anyhow!(
-            "--candidate-fields names '{name}', which is not a field ({})",
+        SpecError::UnknownField {
+            field,
+            name,
+            fields,
+        } => anyhow!(
+            "{} names '{name}', which is not a field ({})",
+            flag(field),
             fields.join(",")
         ),
         other => anyhow!(other),

@@ -18,6 +18,35 @@ pub fn input_kind(text: &str) -> Result<simfind::input::kind::InputKind, String>
         .map_err(|e: simfind::input::kind::UnknownInputKind| e.to_string())
 }
 
+/// `--block FIELD[:exact|:prefix=N|:soundex]`: a blocking key (exact when
+/// no kind is given).
+pub fn block_key(text: &str) -> Result<simfind::pipeline::BlockKey, String> {
+    use simfind::text::key::KeyKind;
+    let (field, how) = match text.rsplit_once(':') {
+        Some((field, how)) => (field, Some(how)),
+        None => (text, None),
+    };
+    if field.is_empty() {
+        return Err(format!("'{text}' names no field: give FIELD or FIELD:HOW"));
+    }
+    let kind = match how {
+        None | Some("exact") => KeyKind::Exact,
+        Some("soundex") => KeyKind::Soundex,
+        Some(how) => match how.strip_prefix("prefix=").map(str::parse::<usize>) {
+            Some(Ok(n)) if n >= 1 => KeyKind::Prefix(n),
+            _ => {
+                return Err(format!(
+                    "'{how}' is not a key: give exact, prefix=N (N ≥ 1) or soundex"
+                ));
+            }
+        },
+    };
+    Ok(simfind::pipeline::BlockKey {
+        field: field.to_owned(),
+        kind,
+    })
+}
+
 /// `--delimiter C`: one ASCII byte (`\t` or `tab` for a tab), not a
 /// quote or a line end.
 pub fn delimiter(text: &str) -> Result<u8, String> {

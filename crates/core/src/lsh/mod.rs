@@ -9,6 +9,7 @@
 //! similarity `s` that happens with probability `1 - (1 - s^r)^b`
 //! ([`crate::lsh::scurve`]).
 
+pub mod cover;
 pub mod ensemble;
 pub mod family;
 pub mod fingerprint;

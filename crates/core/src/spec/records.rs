@@ -28,6 +28,8 @@ pub struct RecordFields {
     pub link: bool,
     /// The fields whose bands make candidates (per-field scores).
     pub candidate_fields: Vec<String>,
+    /// The fields of the blocking keys (per-field scores).
+    pub block_fields: Vec<String>,
 }
 
 impl RecordFields {
@@ -53,6 +55,12 @@ impl RecordFields {
         if !self.candidate_fields.is_empty() && !self.per_field {
             return Err(SpecError::Requires {
                 field: "candidate_fields",
+                needs: "per_field",
+            });
+        }
+        if !self.block_fields.is_empty() && !self.per_field {
+            return Err(SpecError::Requires {
+                field: "block_fields",
                 needs: "per_field",
             });
         }
@@ -83,12 +91,17 @@ impl RecordFields {
                 fields: fields.to_vec(),
             });
         }
-        if let Some(unknown) = self.candidate_fields.iter().find(|f| !fields.contains(f)) {
-            return Err(SpecError::UnknownField {
-                field: "candidate_fields",
-                name: unknown.clone(),
-                fields: fields.to_vec(),
-            });
+        for (field, names) in [
+            ("candidate_fields", &self.candidate_fields),
+            ("block_fields", &self.block_fields),
+        ] {
+            if let Some(unknown) = names.iter().find(|f| !fields.contains(f)) {
+                return Err(SpecError::UnknownField {
+                    field,
+                    name: unknown.clone(),
+                    fields: fields.to_vec(),
+                });
+            }
         }
         Ok(())
     }

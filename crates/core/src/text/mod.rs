@@ -18,6 +18,7 @@
 pub mod chunked;
 pub mod distinct;
 pub mod important;
+pub mod key;
 pub mod normalize;
 pub mod shingle;
 pub mod short_hash;

@@ -72,7 +72,10 @@ use pairs::{pairs_of, pairs_of_given};
 use plan::{Decision, Method};
 #[cfg(feature = "parquet")]
 pub(crate) use records::record_set;
-pub use records::{FieldScores, RecordConfig, RecordOutcome, scan_records};
+pub use records::{
+    AUTO_MIN_RECORDS, BlockKey, CandidateReport, Chosen, DEFAULT_BLOCK_CAP, FieldScores, KEEP,
+    RecordConfig, RecordOutcome, scan_records,
+};
 pub use reload::{FileReload, Reload, ReloadError, reload_indexed, reload_set};
 use sign::sign_all;
 use stream::walk_and_sign;

@@ -22,7 +22,9 @@
 //! ≥ t has a field with Jaccard ≥ t: the candidates of the fields' joins (or
 //! bands) at t are all the pairs that can reach it. A field with few distinct
 //! values (a city) makes every pair sharing one a candidate; `candidate_fields`
-//! leaves such fields out of candidate generation (they are still scored).
+//! leaves such fields out of candidate generation (they are still scored),
+//! and without it [`candidates`] leaves them out where a sample says the
+//! pairs are still found; `blocks` adds blocking keys' blocks.
 //!
 //! Output is deterministic: the same records, configuration and seed give
 //! the same outcome whatever the number of threads (parallel stages only
@@ -30,13 +32,17 @@
 
 use rayon::prelude::*;
 
+mod candidates;
 mod compact;
+
+pub use candidates::{
+    AUTO_MIN_RECORDS, BlockKey, CandidateReport, Chosen, DEFAULT_BLOCK_CAP, KEEP,
+};
 
 use super::plan::{Decision, Method, MethodChoice, Reason};
 use super::{ScanConfig, ScanOutcome, ScanStats, Verification};
 use crate::input::kind::InputKind;
 use crate::input::records::Records;
-use crate::lsh;
 use crate::model::{DocPairs, DocStatus, Document, SimilarPair};
 use crate::progress::{Reporter, Stage};
 use crate::similarity::{join, sets};
@@ -55,8 +61,13 @@ pub struct RecordConfig {
     /// records have the lower ids, so `a` is always from it).
     pub link: bool,
     /// With `per_field`: the fields whose bands (or joins) make candidates,
-    /// by name; empty = every field.
+    /// by name; empty = every field, or with `blocks`, none.
     pub candidate_fields: Vec<String>,
+    /// With `per_field`: blocking keys, whose blocks are candidates beside
+    /// the candidate fields' bands.
+    pub blocks: Vec<BlockKey>,
+    /// Blocks of more records than this are skipped (and reported).
+    pub block_cap: usize,
 }
 
 /// A reported pair `(a, b)` and its fields' similarities.
@@ -92,6 +103,8 @@ type Scored = (SimilarPair, Vec<Option<f64>>);
 pub struct RecordOutcome {
     pub outcome: ScanOutcome,
     pub fields: Option<FieldScores>,
+    /// With `per_field`: where the candidates came from.
+    pub candidates: Option<CandidateReport>,
 }
 
 /// Finds the similar pairs of `records`. `skipped` rows were already
@@ -149,9 +162,11 @@ fn scan_held(
         vec![records.fields.join("+")]
     };
     let fields = names.len();
+    // The exact method's joins: every field, or those named (none when
+    // keys are given without candidate fields).
     let candidate_field = |f: usize| {
         !record.per_field
-            || record.candidate_fields.is_empty()
+            || (record.candidate_fields.is_empty() && record.blocks.is_empty())
             || record.candidate_fields.contains(&names[f])
     };
     let weights: Vec<f64> = if record.weights.len() == fields {
@@ -184,6 +199,12 @@ fn scan_held(
         }
     }
     let input_of: Vec<u32> = records.records.iter().map(|r| r.origin.input).collect();
+    // The fields' values, for the blocking keys only.
+    let values: Vec<Vec<String>> = if record.per_field && !record.blocks.is_empty() {
+        records.records.iter().map(|r| r.fields.clone()).collect()
+    } else {
+        Vec::new()
+    };
 
     let mut documents: Vec<Document> = records
         .records
@@ -213,7 +234,9 @@ fn scan_held(
     let cross = |a: u32, b: u32| !record.link || input_of[a as usize] != input_of[b as usize];
 
     let signatures;
-    let candidates: Vec<(u32, u32)> = match method {
+    let mut scheme = Vec::new();
+    let mut chosen = None;
+    let mut candidates: Vec<(u32, u32)> = match method {
         Method::Exact => {
             reporter.begin(Stage::Join, None);
             let mut all = Vec::new();
@@ -244,6 +267,23 @@ fn scan_held(
             let n = config.recipe.banding.signature_len();
             let mut all = Vec::new();
             let mut matrices = Vec::with_capacity(fields);
+            (scheme, chosen) = if record.per_field {
+                let view = candidates::Fields {
+                    sets: &field_sets,
+                    weights: &weights,
+                    threshold: config.threshold,
+                    banding: config.recipe.banding,
+                    link: record.link.then_some(input_of.as_slice()),
+                };
+                candidates::scheme(
+                    &view,
+                    &names,
+                    &record.candidate_fields,
+                    !record.blocks.is_empty(),
+                )
+            } else {
+                (vec![Some(config.recipe.banding)], None)
+            };
             for (f, sets) in field_sets.iter().enumerate() {
                 // Rows of every record (an empty set's row is unused), the
                 // band keys of the non-empty ones only.
@@ -256,22 +296,29 @@ fn scan_held(
                             sketcher.sign_into(set, row);
                         }
                     });
-                let items: Vec<u32> = (0..sets.len() as u32)
-                    .filter(|&i| !sets[i as usize].is_empty())
-                    .collect();
-                let mut banded = Vec::with_capacity(items.len() * n);
-                for &i in &items {
-                    banded.extend_from_slice(&matrix[i as usize * n..(i as usize + 1) * n]);
-                }
-                if !items.is_empty() && candidate_field(f) && !reporter.cancelled() {
-                    let pairs = lsh::candidate_pairs(&banded, config.recipe.banding);
-                    all.extend(
-                        pairs
-                            .into_iter()
-                            .map(|(a, b)| (items[a as usize], items[b as usize])),
-                    );
+                // The field's own bands (the first bands × rows values of
+                // its signature), or none.
+                if let Some(banding) = scheme[f]
+                    && !reporter.cancelled()
+                {
+                    all.extend(candidates::banded(
+                        &matrix,
+                        n,
+                        |i| !sets[i].is_empty(),
+                        banding,
+                    ));
                 }
                 matrices.push(matrix);
+            }
+            if chosen.is_some() && !reporter.cancelled() {
+                let view = candidates::Fields {
+                    sets: &field_sets,
+                    weights: &weights,
+                    threshold: config.threshold,
+                    banding: config.recipe.banding,
+                    link: record.link.then_some(input_of.as_slice()),
+                };
+                all.extend(candidates::beyond_pairs(&view, &scheme, &matrices, n));
             }
             all.sort_unstable();
             all.dedup();
@@ -280,6 +327,32 @@ fn scan_held(
             all
         }
     };
+    let mut report = None;
+    if record.per_field {
+        let (pairs, kept, skipped) = candidates::blocks(
+            &values,
+            &record.blocks,
+            |field| names.iter().position(|n| n == field).unwrap_or(usize::MAX),
+            record.block_cap,
+        );
+        if !pairs.is_empty() {
+            candidates.extend(pairs);
+            candidates.sort_unstable();
+            candidates.dedup();
+        }
+        if method == Method::Exact {
+            scheme = (0..fields)
+                .map(|f| candidate_field(f).then_some(config.recipe.banding))
+                .collect();
+        }
+        report = Some(CandidateReport {
+            fields: names.clone(),
+            scheme: std::mem::take(&mut scheme),
+            keys: kept,
+            skipped,
+            chosen,
+        });
+    }
     let candidates: Vec<(u32, u32)> = candidates
         .into_iter()
         .filter(|&(a, b)| cross(a, b))
@@ -370,6 +443,7 @@ fn scan_held(
             decision: Decision { method, reason },
         },
         fields,
+        candidates: report,
     }
 }
 

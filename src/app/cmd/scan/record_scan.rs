@@ -132,7 +132,21 @@ pub(super) fn run(args: Args) -> Result<i32> {
     let RecordOutcome {
         mut outcome,
         fields,
+        candidates,
     } = pipeline::scan_records(records, &config, &record, &ui);
+    if let Some(report) = &candidates {
+        for (key, value, size) in &report.skipped {
+            eprintln!(
+                "{} --block {key}: the block '{value}' of {size} records skipped (over \
+                 --block-cap {})",
+                warning_prefix(),
+                record.block_cap
+            );
+        }
+        if !quiet && let Some(line) = candidates_line(report, config.threshold) {
+            eprintln!("{line}");
+        }
+    }
     let line = |outcome: &pipeline::ScanOutcome, seconds: f64| {
         summary_line(
             &args,
@@ -199,6 +213,57 @@ pub(super) fn run(args: Args) -> Result<i32> {
         (seconds, &ui),
         args.input.important_words,
     )
+}
+
+/// Where a per-field scan's candidates came from, when keys were given or
+/// the scheme was chosen on a sample (docs/RECORDS.md, "Candidates").
+fn candidates_line(report: &pipeline::CandidateReport, threshold: f64) -> Option<String> {
+    if report.keys.is_empty() && report.chosen.is_none() {
+        return None;
+    }
+    let mut sources: Vec<String> = report
+        .keys
+        .iter()
+        .map(|(key, blocks)| format!("{key} ({})", plural(*blocks, "block", "blocks")))
+        .collect();
+    let banded: Vec<String> = report
+        .fields
+        .iter()
+        .zip(&report.scheme)
+        .filter_map(|(name, b)| b.map(|b| format!("{name} {} × {}", b.bands, b.rows)))
+        .collect();
+    if !banded.is_empty() {
+        sources.push(format!("the bands of {}", banded.join(", ")));
+    }
+    let left_out: Vec<&str> = report
+        .fields
+        .iter()
+        .zip(&report.scheme)
+        .filter(|(_, b)| b.is_none())
+        .map(|(name, _)| name.as_str())
+        .collect();
+    let mut line = format!("simfind: candidates from {}", sources.join("; "));
+    if let Some(chosen) = &report.chosen {
+        let choice = &chosen.choice;
+        if !left_out.is_empty() {
+            line += &format!(
+                "; {} left out (every pair ≥ {threshold:.3} with every field has one of the \
+                 others ≥ {:.3})",
+                left_out.join(", "),
+                chosen.level
+            );
+        }
+        line += &format!(
+            "\nsimfind: chosen on a sample of {} ({} of theirs ≥ the threshold): predicted {:.2} % of all pairs as \
+             candidates (every field's bands: {:.2} %), finding {:.3} of the pairs they find",
+            plural(chosen.sampled as u64, "record", "records"),
+            plural(chosen.qualifying as u64, "pair", "pairs"),
+            100.0 * choice.predicted.candidate_share,
+            100.0 * choice.baseline.candidate_share,
+            choice.predicted.completeness / choice.baseline.completeness.max(f64::MIN_POSITIVE),
+        );
+    }
+    Some(line)
 }
 
 /// The summary line of a record scan.

@@ -378,6 +378,7 @@ pub(super) fn scan(
             },
         },
         fields: None,
+        candidates: None,
     }
 }
 

@@ -90,6 +90,8 @@ fn columns_give_what_held_sets_give() {
                     weights: Vec::new(),
                     link,
                     candidate_fields: Vec::new(),
+                    blocks: Vec::new(),
+                    block_cap: crate::pipeline::DEFAULT_BLOCK_CAP,
                 };
                 let reason = Reason::RecordsAuto;
                 let held = scan_held(
@@ -256,6 +258,8 @@ fn read_again_gives_what_held_sets_give(kind: InputKind) {
                 weights: Vec::new(),
                 link,
                 candidate_fields: Vec::new(),
+                blocks: Vec::new(),
+                block_cap: crate::pipeline::DEFAULT_BLOCK_CAP,
             };
             let held = scan_held(
                 read(&paths, &options),
@@ -419,6 +423,8 @@ fn a_run_asked_to_stop_skips_the_rest_and_still_returns() {
         weights: Vec::new(),
         link: false,
         candidate_fields: Vec::new(),
+        blocks: Vec::new(),
+        block_cap: crate::pipeline::DEFAULT_BLOCK_CAP,
     };
     let full = scan(records(), &config, false, Reason::RecordsAuto, &Silent).outcome;
     assert!(full.pairs.len() > 3, "the corpus has pairs");
