@@ -489,8 +489,11 @@ pub fn bits_header(data: &[u8]) {
         && !first.contains('"')
         && bits.lines.first().is_none_or(|&line| line != 1);
     if dropped {
-        // Taken as a header: its value (after the id) has no digit.
-        let value = first.split([',', '\t']).nth(1).unwrap_or_default();
+        // Taken as a header: its value (after the id) has no digit. The
+        // reader splits at tabs when the first line holds one, else at
+        // commas (`a,01\t` is the id `a,01` and an empty value).
+        let delimiter = if first.contains('\t') { '\t' } else { ',' };
+        let value = first.split(delimiter).nth(1).unwrap_or_default();
         assert!(
             !value.chars().any(char::is_numeric),
             "first row {first:?} dropped as a header"
