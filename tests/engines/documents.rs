@@ -303,6 +303,8 @@ pub(crate) fn explain_says_on_which_page_of_a_pdf_a_passage_is() {
             "explain",
             pdf.to_str().unwrap(),
             bakery.to_str().unwrap(),
+            "--view",
+            "passages",
             "--min-shingles",
             "50",
         ],
