@@ -1,0 +1,131 @@
+//! The removal decisions of a scan's groups: which files are removable,
+//! each with its kept copy and why that one was kept (what `dedupe` acts on
+//! and a plan lists), and the files held back because their kept copy lacks
+//! too much of their text (#36, point 2), with the words that name them.
+
+use std::path::PathBuf;
+
+use simfind::action::plan::Candidate;
+use simfind::cluster::{self, ClusterParams, Clustering};
+use simfind::pipeline::{ScanConfig, ScanOutcome};
+
+use super::{file_facts, reference_flags};
+use crate::app::ui::plural;
+
+/// The removable files of the grouping `params` makes of `outcome`'s pairs,
+/// each with its kept copy and why that one was kept: what `dedupe` acts on
+/// and a plan lists. With `unique` (a file scan's config and the cap), each
+/// is measured against its kept copy and those over the cap are held back
+/// (left out, and returned as the lines that name them).
+pub fn candidates(
+    outcome: &ScanOutcome,
+    references: &[PathBuf],
+    params: &ClusterParams,
+    unique: Option<(&ScanConfig, f64)>,
+) -> (Vec<Candidate>, Vec<String>) {
+    let docs = &outcome.documents;
+    let pairs = &outcome.pairs;
+    let reference = reference_flags(outcome, references);
+    let members = file_facts(docs, &reference);
+    let mut clustering = cluster::cluster_contents(&members, pairs, params);
+    let held = match unique {
+        Some((config, cap)) => hold_back(&mut clustering, outcome, config, cap),
+        None => Vec::new(),
+    };
+    let mut out = Vec::new();
+    for group in clustering.groups() {
+        let rep = group[0].doc;
+        for m in group.iter().filter(|m| !m.kept) {
+            let (d, k) = (&docs[m.doc as usize], &docs[rep as usize]);
+            out.push(Candidate {
+                path: d.path.to_path_buf(),
+                size: d.size,
+                modified: d.modified,
+                kept: k.path.to_path_buf(),
+                kept_size: k.size,
+                kept_modified: k.modified,
+                identical: pairs.same_content(m.doc, rep),
+                similarity: m.similarity,
+                kept_because: Some(params.keep.reason(
+                    (rep, &members[rep as usize]),
+                    (m.doc, &members[m.doc as usize]),
+                )),
+                only_in: clustering.only_in(m.doc).flatten(),
+            });
+        }
+    }
+    (out, held)
+}
+
+/// Measures each removable member of `clustering` against its kept copy
+/// ([`simfind::pipeline::unique`]) and holds back those whose kept copy
+/// lacks more than `cap` of them, or that could not be read again. Returns
+/// one line for each held back, for stderr.
+pub fn hold_back(
+    clustering: &mut Clustering,
+    outcome: &ScanOutcome,
+    config: &ScanConfig,
+    cap: f64,
+) -> Vec<String> {
+    let measured = simfind::pipeline::unique::measure(clustering, outcome, config);
+    let mut lines = Vec::new();
+    let mut figures = Vec::with_capacity(measured.len());
+    for m in measured {
+        match m.only_in {
+            Ok(f) => figures.push((m.doc, Some(f))),
+            Err(why) => {
+                lines.push(format!(
+                    "{} {why}: held back: cannot measure how much of {} its kept copy lacks",
+                    crate::app::ui::warning_prefix(),
+                    outcome.documents[m.doc as usize].path.display()
+                ));
+                figures.push((m.doc, None));
+            }
+        }
+    }
+    for held in clustering.hold_back(figures, cap) {
+        if let Some(f) = held.only_in {
+            lines.push(format!(
+                "{HELD_BACK}{} has {} text not in {} (more than --max-unique {cap})",
+                outcome.documents[held.doc as usize].path.display(),
+                percent(f.share),
+                outcome.documents[held.representative as usize]
+                    .path
+                    .display(),
+            ));
+        }
+    }
+    lines
+}
+
+/// Whether a line of [`hold_back`] names a file held back for its figure
+/// (quiet under `-q`), rather than warning of one that could not be read.
+pub fn is_held_back_note(line: &str) -> bool {
+    line.starts_with(HELD_BACK)
+}
+
+const HELD_BACK: &str = "simfind: held back: ";
+
+/// A share as a percentage with one decimal ("7.3 %"); exactly nothing is
+/// "0 %", and a share too small to show as 0.1 % reads "< 0.1 %", so a
+/// file that holds anything of its own never reads as holding nothing.
+pub fn percent(share: f64) -> String {
+    if share <= 0.0 {
+        "0 %".to_string()
+    } else if share < 0.0005 {
+        "< 0.1 %".to_string()
+    } else {
+        format!("{:.1} %", share * 100.0)
+    }
+}
+
+/// What the summary line adds for `n` files held back: nothing when none.
+pub fn held_back_note(n: usize) -> String {
+    if n == 0 {
+        return String::new();
+    }
+    format!(
+        "; {} held back (more than --max-unique of the text not in the kept copy)",
+        plural(n as u64, "file", "files")
+    )
+}
