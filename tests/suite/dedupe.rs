@@ -10,30 +10,6 @@ use std::process::{Child, Command, Output, Stdio};
 
 use crate::util::*;
 
-/// Text of random letter words, distinct per seed: unlike `prose`, two
-/// seeds share almost no 5-shingles, so the similarity of two files is set
-/// by how many words they share.
-fn words(seed: u64, n: usize) -> Vec<String> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..n)
-        .map(|_| {
-            let len = 3 + (x % 6) as usize;
-            (0..len)
-                .map(|_| {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    (b'a' + (x % 26) as u8) as char
-                })
-                .collect()
-        })
-        .collect()
-}
-
-fn text(parts: &[&[String]]) -> Vec<u8> {
-    parts.concat().join(" ").into_bytes()
-}
-
 /// A corpus in `dir/r`:
 /// - `a.txt` and `sub/a-copy.txt`: byte-identical;
 /// - `near.txt`: `a.txt` with its last 5 words replaced (J ≈ 0.99; under
@@ -41,13 +17,21 @@ fn text(parts: &[&[String]]) -> Vec<u8> {
 /// - `loose.txt`: shares 3/4 of its words with `a.txt` (J ≈ 0.55–0.65);
 /// - `other.txt`: unrelated.
 pub(crate) fn corpus(dir: &Path) -> PathBuf {
-    let base = words(1, 2000);
-    let a = text(&[&base]);
+    let base = letter_words(1, 2000);
+    let a = words_text(&[&base]);
     write(dir, "r/a.txt", &a);
     write(dir, "r/sub/a-copy.txt", &a);
-    write(dir, "r/near.txt", &text(&[&base[..1995], &words(2, 5)]));
-    write(dir, "r/loose.txt", &text(&[&base[..1500], &words(3, 500)]));
-    write(dir, "r/other.txt", &text(&[&words(4, 2000)]));
+    write(
+        dir,
+        "r/near.txt",
+        &words_text(&[&base[..1995], &letter_words(2, 5)]),
+    );
+    write(
+        dir,
+        "r/loose.txt",
+        &words_text(&[&base[..1500], &letter_words(3, 500)]),
+    );
+    write(dir, "r/other.txt", &words_text(&[&letter_words(4, 2000)]));
     dir.join("r")
 }
 
@@ -653,7 +637,7 @@ fn two_concurrent_removals_with_opposite_keep_never_lose_a_content() {
         let dir = tempfile::tempdir().unwrap();
         let mut contents = std::collections::BTreeSet::new();
         for i in 0..40u64 {
-            let body = text(&[&words(1000 + i, 60)]);
+            let body = words_text(&[&letter_words(1000 + i, 60)]);
             write(dir.path(), &format!("t/c1/f{i:02}.txt"), &body);
             let newer = write(dir.path(), &format!("t/c2/f{i:02}.txt"), &body);
             let f = std::fs::File::options().write(true).open(newer).unwrap();

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::util::{self, run, stderr, stdout, write};
+use crate::util::{self, letter_words, run, stderr, stdout, write};
 use serde_json::Value;
 use simfind::text::normalize::{Normalization, normalize};
 
@@ -388,33 +388,13 @@ fn two_records_are_explained_by_id_with_the_scan_jaccard() {
     assert_eq!(no_id.status.code(), Some(2), "{}", stderr(&no_id));
 }
 
-/// `n` random letter words, distinct per seed: text whose words recur
-/// little, as in prose with a real vocabulary.
-fn letter_words(seed: u64, n: usize) -> String {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..n)
-        .map(|_| {
-            let len = 3 + (x % 6) as usize;
-            (0..len)
-                .map(|_| {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    (b'a' + (x % 26) as u8) as char
-                })
-                .collect::<String>()
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 /// Issue 36, point 8: the default text view is a word diff people read.
 /// Ten word edits are ten edits, each shown inline, the identical text
 /// between them folded.
 #[test]
 fn ten_word_edits_show_as_ten_edits() {
     let dir = tempfile::tempdir().unwrap();
-    let base = letter_words(11, 1200);
+    let base = letter_words(11, 1200).join(" ");
     let mut edited: Vec<String> = base.split(' ').map(str::to_string).collect();
     for k in 0..10 {
         edited[40 + 110 * k] = format!("EDIT{k}");
@@ -447,12 +427,14 @@ fn ten_word_edits_show_as_ten_edits() {
 #[test]
 fn a_near_pair_is_a_short_diff_with_its_moved_block_once() {
     let dir = tempfile::tempdir().unwrap();
-    let paragraphs: Vec<String> = (0..8).map(|i| letter_words(100 + i, 150)).collect();
+    let paragraphs: Vec<String> = (0..8)
+        .map(|i| letter_words(100 + i, 150).join(" "))
+        .collect();
     let a_text = paragraphs.join("\n\n");
     let mut b_paras = paragraphs.clone();
     let moved = b_paras.remove(2);
     b_paras.insert(6, moved.clone());
-    b_paras.insert(4, letter_words(999, 60));
+    b_paras.insert(4, letter_words(999, 60).join(" "));
     let mut words: Vec<String> = b_paras[0].split(' ').map(str::to_string).collect();
     words[10] = "changed".into();
     words[90] = "altered".into();

@@ -10,43 +10,20 @@ use serde_json::Value;
 
 use crate::util::*;
 
-/// Random letter words, distinct per seed (two seeds share almost no
-/// 5-shingles).
-fn words(seed: u64, n: usize) -> Vec<String> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..n)
-        .map(|_| {
-            let len = 3 + (x % 6) as usize;
-            (0..len)
-                .map(|_| {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    (b'a' + (x % 26) as u8) as char
-                })
-                .collect()
-        })
-        .collect()
-}
-
-fn text(parts: &[&[String]]) -> Vec<u8> {
-    parts.concat().join(" ").into_bytes()
-}
-
 /// `dir/r`: `a.txt`; `b.txt` = `a.txt` with one paragraph of its own added
 /// (J ≈ 0.97, about 3 % of its text only there); `c.txt` a byte-identical
 /// copy; `d.txt` a pure subset of `a.txt` (its first 1900 words).
 fn corpus(dir: &Path) {
-    let base = words(1, 2000);
-    write(dir, "r/a.txt", &text(&[&base]));
-    let paragraph = words(7, 60);
+    let base = letter_words(1, 2000);
+    write(dir, "r/a.txt", &words_text(&[&base]));
+    let paragraph = letter_words(7, 60);
     write(
         dir,
         "r/b.txt",
-        &text(&[&base[..1000], &paragraph, &base[1000..]]),
+        &words_text(&[&base[..1000], &paragraph, &base[1000..]]),
     );
-    write(dir, "r/c.txt", &text(&[&base]));
-    write(dir, "r/d.txt", &text(&[&base[..1900]]));
+    write(dir, "r/c.txt", &words_text(&[&base]));
+    write(dir, "r/d.txt", &words_text(&[&base[..1900]]));
 }
 
 /// The share `held back: r/b.txt has X % text not in r/a.txt` names.

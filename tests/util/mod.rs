@@ -115,6 +115,31 @@ pub fn prose(seed: u64, words: usize) -> String {
         .join(" ")
 }
 
+/// `n` words of random letters, distinct per `seed`: unlike [`prose`], two
+/// seeds share almost no 5-shingles, so the similarity of two texts made of
+/// them is set by how many words they share.
+pub fn letter_words(seed: u64, n: usize) -> Vec<String> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            let len = 3 + (x % 6) as usize;
+            (0..len)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    (b'a' + (x % 26) as u8) as char
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Runs of words joined by spaces, as a file's bytes.
+pub fn words_text(parts: &[&[String]]) -> Vec<u8> {
+    parts.concat().join(" ").into_bytes()
+}
+
 /// `simfind ARGS` run inside `dir` (so paths are short and relative), with
 /// `stdin` fed in.
 /// `simfind ARGS` run in `dir` with no input, its output captured.
