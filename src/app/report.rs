@@ -8,20 +8,15 @@
 //! is made of groups; `--limit` cuts only what is written, never what the
 //! summary counts.
 
-use std::collections::HashMap;
 use std::io::Write;
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use clap::ValueEnum;
 use simfind::action::plan::Candidate;
 use simfind::cluster::removal::RemovalRun;
-use simfind::cluster::{
-    self, ClusterMethod, ClusterParams, FileFacts, KeepPolicy, SimilarityHistogram,
-};
-use simfind::model::Document;
-use simfind::pipeline::{DocStatus, FieldScores, ScanConfig, ScanOutcome};
+use simfind::cluster::{self, ClusterMethod, ClusterParams, KeepPolicy, SimilarityHistogram};
+use simfind::pipeline::{FieldScores, ScanConfig, ScanOutcome};
 
 use crate::app::exit;
 use crate::app::flags::defs;
@@ -30,7 +25,10 @@ use crate::app::ui::plural;
 
 mod removal;
 
-pub use removal::{candidates, held_back_note, hold_back, is_held_back_note, percent};
+pub use removal::{
+    candidates, file_facts, held_back_note, hold_back, is_held_back_note, percent, reference_flags,
+    resolve_references,
+};
 
 /// Output and grouping options of `scan`, flattened into its arguments.
 #[derive(clap::Args, Debug)]
@@ -558,84 +556,6 @@ impl Report {
         }
         Ok(reported)
     }
-}
-
-/// Canonical `--reference` directories; those outside every root are added
-/// to the roots, so that their files are scanned.
-pub fn resolve_references(dirs: &[PathBuf], roots: &mut Vec<PathBuf>) -> Result<Vec<PathBuf>> {
-    if dirs.is_empty() {
-        return Ok(Vec::new());
-    }
-    let canonical_roots: Vec<PathBuf> = roots
-        .iter()
-        .map(|r| {
-            r.canonicalize()
-                .with_context(|| format!("cannot scan {}", r.display()))
-        })
-        .collect::<Result<_>>()?;
-    let mut references = Vec::with_capacity(dirs.len());
-    for dir in dirs {
-        let canonical = dir
-            .canonicalize()
-            .with_context(|| format!("cannot use --reference {}", dir.display()))?;
-        if !canonical.is_dir() {
-            bail!("cannot use --reference {}: not a directory", dir.display());
-        }
-        if !canonical_roots.iter().any(|r| canonical.starts_with(r)) {
-            roots.push(dir.clone());
-        }
-        references.push(canonical);
-    }
-    Ok(references)
-}
-
-/// Which documents lie under a `--reference` directory (`references`,
-/// canonical), for the documents of contents that have pairs; a directory that
-/// cannot be resolved counts as under one (its files are kept), with a warning.
-pub fn reference_flags(outcome: &ScanOutcome, references: &[PathBuf]) -> Vec<bool> {
-    let mut flags = vec![false; outcome.documents.len()];
-    if references.is_empty() {
-        return flags;
-    }
-    let mut dirs: HashMap<&Path, bool> = HashMap::new();
-    let pairs = &outcome.pairs;
-    for c in (0..pairs.contents() as u32).filter(|&c| pairs.has_pairs(c)) {
-        for &id in pairs.members(c) {
-            let doc = &outcome.documents[id as usize];
-            if doc.status != DocStatus::Read {
-                continue;
-            }
-            let dir = doc.path.parent().unwrap_or(Path::new("."));
-            let under = *dirs.entry(dir).or_insert_with(|| match dir.canonicalize() {
-                Ok(c) => references.iter().any(|r| c.starts_with(r)),
-                // Cannot tell: keep the files rather than risk listing a
-                // reference file as removable.
-                Err(err) => {
-                    eprintln!(
-                        "{} {}: cannot resolve ({err}); its files are kept as if under --reference",
-                        crate::app::ui::warning_prefix(),
-                        dir.display()
-                    );
-                    true
-                }
-            });
-            flags[id as usize] = under;
-        }
-    }
-    flags
-}
-
-/// The facts clustering needs of each document, with its reference flag.
-pub fn file_facts<'a>(docs: &'a [Document], reference: &[bool]) -> Vec<FileFacts<'a>> {
-    docs.iter()
-        .zip(reference)
-        .map(|(d, &reference)| FileFacts {
-            path: d.path.as_os_str().as_bytes(),
-            size: d.size,
-            modified: d.modified,
-            reference,
-        })
-        .collect()
 }
 
 impl Report {
