@@ -456,24 +456,18 @@ struct View<'a> {
 }
 
 impl View<'_> {
-    fn write(&self, out: &mut impl Write) -> std::io::Result<()> {
-        let (e, paint) = (self.e, self.paint);
+    /// The two sides, their shingle counts and the pair's similarity: the
+    /// head of every text view.
+    fn write_measures(&self, out: &mut impl Write) -> std::io::Result<()> {
+        let e = self.e;
         let float =
             |v: Option<f64>| v.map_or_else(|| "undefined".to_string(), |x| format!("{x:.6}"));
-        writeln!(
-            out,
-            "a: {} ({} bytes, {} shingles)",
-            self.labels[0],
-            self.a.len(),
-            e.shingles_a
-        )?;
-        writeln!(
-            out,
-            "b: {} ({} bytes, {} shingles)",
-            self.labels[1],
-            self.b.len(),
-            e.shingles_b
-        )?;
+        for (side, label, len, shingles) in [
+            ("a", &self.labels[0], self.a.len(), e.shingles_a),
+            ("b", &self.labels[1], self.b.len(), e.shingles_b),
+        ] {
+            writeln!(out, "{side}: {label} ({len} bytes, {shingles} shingles)")?;
+        }
         writeln!(
             out,
             "{} shingles, k = {}: jaccard {} ({} shared), minhash estimate {}",
@@ -482,14 +476,25 @@ impl View<'_> {
             float(e.jaccard),
             e.shared_shingles,
             float(e.estimate),
-        )?;
+        )
+    }
+
+    /// Each side's containment in the other, with the counts it comes from.
+    fn write_containment(&self, out: &mut impl Write) -> std::io::Result<()> {
+        let e = self.e;
+        let (a_in_b, b_in_a) = containment(e);
+        writeln!(
+            out,
+            "containment: a in b {a_in_b:.6} ({} of a's {}), b in a {b_in_a:.6} ({} of b's {})",
+            e.shared_shingles, e.shingles_a, e.shared_shingles, e.shingles_b
+        )
+    }
+
+    fn write(&self, out: &mut impl Write) -> std::io::Result<()> {
+        let (e, paint) = (self.e, self.paint);
+        self.write_measures(out)?;
         if self.args.metric == Some(args::SetMetricArg::Containment) {
-            let (a_in_b, b_in_a) = containment(e);
-            writeln!(
-                out,
-                "containment: a in b {a_in_b:.6} ({} of a's {}), b in a {b_in_a:.6} ({} of b's {})",
-                e.shared_shingles, e.shingles_a, e.shared_shingles, e.shingles_b
-            )?;
+            self.write_containment(out)?;
         }
         writeln!(out)?;
         let min = self.args.min_shingles;

@@ -267,14 +267,16 @@ fn scan_held(
             let n = config.recipe.banding.signature_len();
             let mut all = Vec::new();
             let mut matrices = Vec::with_capacity(fields);
+            // What the choice of candidates, and the pairs beyond the
+            // chosen bands, are computed from.
+            let view = candidates::Fields {
+                sets: &field_sets,
+                weights: &weights,
+                threshold: config.threshold,
+                banding: config.recipe.banding,
+                link: record.link.then_some(input_of.as_slice()),
+            };
             (scheme, chosen) = if record.per_field {
-                let view = candidates::Fields {
-                    sets: &field_sets,
-                    weights: &weights,
-                    threshold: config.threshold,
-                    banding: config.recipe.banding,
-                    link: record.link.then_some(input_of.as_slice()),
-                };
                 candidates::scheme(
                     &view,
                     &names,
@@ -311,13 +313,6 @@ fn scan_held(
                 matrices.push(matrix);
             }
             if chosen.is_some() && !reporter.cancelled() {
-                let view = candidates::Fields {
-                    sets: &field_sets,
-                    weights: &weights,
-                    threshold: config.threshold,
-                    banding: config.recipe.banding,
-                    link: record.link.then_some(input_of.as_slice()),
-                };
                 all.extend(candidates::beyond_pairs(&view, &scheme, &matrices, n));
             }
             all.sort_unstable();

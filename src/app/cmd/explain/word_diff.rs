@@ -34,29 +34,9 @@ struct Side<'a> {
 impl View<'_> {
     pub(super) fn write_diff(&self, out: &mut impl Write) -> std::io::Result<()> {
         let e = self.e;
-        let float =
-            |v: Option<f64>| v.map_or_else(|| "undefined".to_string(), |x| format!("{x:.6}"));
-        for (side, label, len, shingles) in [
-            ("a", &self.labels[0], self.a.len(), e.shingles_a),
-            ("b", &self.labels[1], self.b.len(), e.shingles_b),
-        ] {
-            writeln!(out, "{side}: {label} ({len} bytes, {shingles} shingles)")?;
-        }
-        writeln!(
-            out,
-            "{} shingles, k = {}: jaccard {} ({} shared), minhash estimate {}",
-            self.recipe.shingler.kind().name(),
-            self.recipe.shingler.k(),
-            float(e.jaccard),
-            e.shared_shingles,
-            float(e.estimate),
-        )?;
+        self.write_measures(out)?;
+        self.write_containment(out)?;
         let (a_in_b, b_in_a) = containment(e);
-        writeln!(
-            out,
-            "containment: a in b {a_in_b:.6} ({} of a's {}), b in a {b_in_a:.6} ({} of b's {})",
-            e.shared_shingles, e.shingles_a, e.shared_shingles, e.shingles_b
-        )?;
         // The share of each side's shingles the other lacks, and the bytes
         // that stands for (the share of the text's length: an estimate).
         let bytes = |share: f64, len: usize| match (share * len as f64).round() as u64 {
