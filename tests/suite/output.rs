@@ -4,6 +4,7 @@
 //! fails half-way. Each test names the case of the reliability review
 //! (`docs/RELIABILITY.md`, "Output and memory").
 
+use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -261,13 +262,24 @@ fn a_killed_run_leaves_no_temporary_file() {
 
         let holder = rusqlite::Connection::open(&db).unwrap();
         holder.execute_batch("BEGIN EXCLUSIVE").unwrap();
-        let mut child = simfind()
+        let mut command = simfind();
+        command
             .args(["scan", "-q", "testdata", "--db", db.to_str().unwrap()])
             .args(["--wait", "60", "-o", target.to_str().unwrap()])
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+            .stderr(Stdio::null());
+        // A shell starts a background job with SIGQUIT ignored, and the child
+        // inherits that: this test run under `cmd &` would send a signal
+        // the child never sees. The test is about a signal that arrives.
+        // SAFETY: between fork and exec only signal(2), which is
+        // async-signal-safe, runs.
+        unsafe {
+            command.pre_exec(move || {
+                libc::signal(signal, libc::SIG_DFL);
+                Ok(())
+            });
+        }
+        let mut child = command.spawn().unwrap();
         // The output is open once a descriptor of the child points into
         // `outdir` (a named temporary, or an unnamed `#inode (deleted)`).
         let fds = format!("/proc/{}/fd", child.id());
