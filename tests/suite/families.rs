@@ -816,28 +816,41 @@ fn simhash_equals_brute_force_on_debian_docs() {
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
     };
+    // Each file's shingle counts once, with each hash already scrambled: the
+    // two weightings below differ only in how they sum them.
+    let mut bags: Vec<(String, Vec<(u64, i64)>)> = Vec::new();
+    for p in &paths {
+        let lowered = String::from_utf8_lossy(&std::fs::read(p).unwrap()).to_lowercase();
+        let text = lowered.split_whitespace().collect::<Vec<_>>().join(" ");
+        // A window of 5 characters is the bytes between the starts of
+        // characters i and i + 5.
+        let starts: Vec<usize> = text
+            .char_indices()
+            .map(|(at, _)| at)
+            .chain([text.len()])
+            .collect();
+        if starts.len() < 6 {
+            continue;
+        }
+        let mut counts: HashMap<u64, i64> = HashMap::new();
+        for w in starts.windows(6) {
+            let window = &text.as_bytes()[w[0]..w[5]];
+            *counts
+                .entry(xxhash_rust::xxh3::xxh3_64(window))
+                .or_default() += 1;
+        }
+        let rel = p.strip_prefix(util::root().join(root)).unwrap();
+        let name = root.join(rel).to_string_lossy().into_owned();
+        bags.push((name, counts.into_iter().map(|(h, c)| (mix(h), c)).collect()));
+    }
     // Weighted by counts, and (the default) each distinct shingle once.
     for weights in ["counts", "set"] {
         let mut prints: Vec<(String, u64)> = Vec::new();
-        for p in &paths {
-            let lowered = String::from_utf8_lossy(&std::fs::read(p).unwrap()).to_lowercase();
-            let text = lowered.split_whitespace().collect::<Vec<_>>().join(" ");
-            let chars: Vec<char> = text.chars().collect();
-            if chars.len() < 5 {
-                continue;
-            }
-            let mut counts: HashMap<u64, i64> = HashMap::new();
-            for w in chars.windows(5) {
-                let s: String = w.iter().collect();
-                *counts
-                    .entry(xxhash_rust::xxh3::xxh3_64(s.as_bytes()))
-                    .or_default() += 1;
-            }
+        for (name, bag) in &bags {
             let mut sums = [0i64; 64];
-            for (h, c) in counts {
-                let h = mix(h);
+            for &(h, c) in bag {
+                let c = if weights == "set" { 1 } else { c };
                 for (i, sum) in sums.iter_mut().enumerate() {
-                    let c = if weights == "set" { 1 } else { c };
                     *sum += if h >> i & 1 == 1 { c } else { -c };
                 }
             }
@@ -845,8 +858,7 @@ fn simhash_equals_brute_force_on_debian_docs() {
                 .iter()
                 .enumerate()
                 .fold(0u64, |fp, (i, s)| fp | (u64::from(*s > 0) << i));
-            let rel = p.strip_prefix(util::root().join(root)).unwrap();
-            prints.push((root.join(rel).to_string_lossy().into_owned(), fp));
+            prints.push((name.clone(), fp));
         }
         let mut truth = HashMap::new();
         for i in 0..prints.len() {
