@@ -327,4 +327,27 @@ pub(crate) fn explain_says_on_which_page_of_a_pdf_a_passage_is() {
     }
     let only_a: Vec<&str> = text.lines().filter(|l| l.starts_with("- a ")).collect();
     assert!(only_a.iter().any(|l| l.ends_with(" (page 1)")), "{text}");
+
+    // The word diff, explain's default view: with the PDF as a, a mark
+    // where each of its pages starts, the lighthouse words (page 1, only in
+    // the PDF) after the first and the bakery words (page 2) after the
+    // second; with the PDF as b, its runs say their page.
+    let diff = |a: &std::path::Path, b: &std::path::Path| {
+        let out = sim_in(&dir, &["explain", a.to_str().unwrap(), b.to_str().unwrap()]);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        stdout(&out)
+    };
+    let text = diff(&pdf, &bakery);
+    let (one, two) = (
+        text.find("── page 1 of a ──").expect(&text),
+        text.find("── page 2 of a ──").expect(&text),
+    );
+    assert!(one < two, "{text}");
+    let lighthouse = text.find("[-").expect(&text);
+    assert!(one < lighthouse && lighthouse < two, "{text}");
+    assert!(!text.contains(" of b)"), "the text file has no pages: {text}");
+    let text = diff(&bakery, &pdf);
+    assert!(!text.contains("of a ──"), "{text}");
+    let added = text.lines().find(|l| l.contains("+}")).expect(&text);
+    assert!(added.contains("+} (page 1 of b)"), "{text}");
 }

@@ -25,6 +25,7 @@ use std::time::{Duration, Instant};
 
 use similar::{Algorithm, DiffOp, capture_diff_slices_deadline};
 
+use crate::text::PAGE_BREAK;
 use crate::text::normalize::{Normalization, normalize};
 use crate::text::short_hash::xxh3_64;
 
@@ -43,6 +44,10 @@ pub struct Word {
     /// Whether a newline follows it (before the next word): the writer keeps
     /// the text's lines.
     pub newline_after: bool,
+    /// The page it is on, from 1: one more than the form feeds before it.
+    /// Extraction separates a PDF's pages with a form feed; in a text
+    /// without one every word is on page 1.
+    pub page: u32,
     /// The hash of its normalised form: what is compared.
     pub key: u64,
 }
@@ -50,6 +55,7 @@ pub struct Word {
 /// The words of `text`, each with the hash of its normalised form.
 pub fn words(text: &[u8], normalization: Normalization) -> Vec<Word> {
     let mut out: Vec<Word> = Vec::new();
+    let mut page = 1;
     let mut i = 0;
     while i < text.len() {
         if text[i].is_ascii_whitespace() {
@@ -57,6 +63,9 @@ pub fn words(text: &[u8], normalization: Normalization) -> Vec<Word> {
                 && let Some(last) = out.last_mut()
             {
                 last.newline_after = true;
+            }
+            if text[i] == PAGE_BREAK {
+                page += 1;
             }
             i += 1;
             continue;
@@ -69,6 +78,7 @@ pub fn words(text: &[u8], normalization: Normalization) -> Vec<Word> {
         out.push(Word {
             range: start..i,
             newline_after: false,
+            page,
             key: xxh3_64(normalised.as_bytes()),
         });
     }
@@ -272,6 +282,16 @@ mod tests {
         assert!(w[1].newline_after && !w[0].newline_after);
         // Compared as normalised: case does not count.
         assert_eq!(words(b"HELLO", norm())[0].key, w[0].key);
+    }
+
+    #[test]
+    fn a_word_is_on_the_page_its_form_feeds_say() {
+        let w = words(b"one two\x0cthree\n\x0c\x0c four", norm());
+        let pages: Vec<u32> = w.iter().map(|w| w.page).collect();
+        assert_eq!(pages, [1, 1, 2, 4]);
+        // Form feeds are not part of words, and a text without one is page 1.
+        assert_eq!(w[2].range, 8..13);
+        assert!(words(b"a b c", norm()).iter().all(|w| w.page == 1));
     }
 
     #[test]

@@ -23,3 +23,8 @@ pub mod normalize;
 pub mod shingle;
 pub mod short_hash;
 pub mod words;
+
+/// What separates the pages of an extracted text (a PDF's), as `pdftotext`
+/// separates them: a form feed, which normalisation and shingling take for
+/// whitespace.
+pub const PAGE_BREAK: u8 = b'\x0C';

@@ -29,7 +29,16 @@ const FOLD_MIN: usize = 3;
 struct Side<'a> {
     text: &'a [u8],
     words: &'a [Word],
+    /// "a" or "b", for the page marks.
+    name: &'static str,
+    /// Whether its text is a document's pages (a PDF's): then the view says
+    /// where a page starts.
+    paged: bool,
 }
+
+/// The page of a's whose mark the view showed last: a's pages are marked
+/// in the flow, which follows a's order; b's runs are labelled instead.
+type ShownPage = Option<u32>;
 
 impl View<'_> {
     pub(super) fn write_diff(&self, out: &mut impl Write) -> std::io::Result<()> {
@@ -77,12 +86,17 @@ impl View<'_> {
         let a = Side {
             text: self.a,
             words: &wa,
+            name: "a",
+            paged: self.paged[0],
         };
         let b = Side {
             text: self.b,
             words: &wb,
+            name: "b",
+            paged: self.paged[1],
         };
         let mut text = String::new();
+        let mut page: ShownPage = None;
         let last = d.pieces.len().saturating_sub(1);
         let ctx = self.args.context;
         for (i, piece) in d.pieces.iter().enumerate() {
@@ -102,7 +116,13 @@ impl View<'_> {
                         (head, tail)
                     };
                     let folded = n - head - tail;
-                    self.words_into(&mut text, &a, range.start..range.start + head, None);
+                    self.words_into(
+                        &mut text,
+                        &a,
+                        range.start..range.start + head,
+                        None,
+                        &mut page,
+                    );
                     if folded > 0 {
                         if !text.is_empty() && !text.ends_with('\n') {
                             text.push('\n');
@@ -114,13 +134,13 @@ impl View<'_> {
                         text.push_str(&self.paint.paint(&line, FOLD));
                         text.push('\n');
                     }
-                    self.words_into(&mut text, &a, range.end - tail..range.end, None);
+                    self.words_into(&mut text, &a, range.end - tail..range.end, None, &mut page);
                 }
                 Piece::Removed { a: range } => {
-                    self.marked(&mut text, &a, range, ("[-", "-]"), ONLY_A);
+                    self.marked(&mut text, &a, range, ("[-", "-]"), ONLY_A, &mut page);
                 }
                 Piece::Added { b: range } => {
-                    self.marked(&mut text, &b, range, ("{+", "+}"), ONLY_B);
+                    self.marked(&mut text, &b, range, ("{+", "+}"), ONLY_B, &mut page);
                 }
                 Piece::MovedFrom { a: range, block } => {
                     let mark = format!(
@@ -128,6 +148,7 @@ impl View<'_> {
                         block + 1,
                         super::count(range.len(), "word", "words")
                     );
+                    self.page_mark(&mut text, &a, range.start, &mut page);
                     text.push_str(&self.paint.paint(&mark, MOVED.bold()));
                     text.push(separator(&a, range.end - 1));
                 }
@@ -135,7 +156,7 @@ impl View<'_> {
                     b: range, block, ..
                 } => {
                     let open = format!("{{~block {} moved here: ", block + 1);
-                    self.marked(&mut text, &b, range, (&open, "~}"), MOVED);
+                    self.marked(&mut text, &b, range, (&open, "~}"), MOVED, &mut page);
                 }
             }
         }
@@ -143,6 +164,26 @@ impl View<'_> {
             text.push('\n');
         }
         out.write_all(text.as_bytes())
+    }
+
+    /// Before word `i` of a paged a, a line `── page N of a ──` where its
+    /// page is not the one marked last. A fold may hide where the page
+    /// turned: the mark then stands before the next word shown.
+    fn page_mark(&self, text: &mut String, side: &Side<'_>, i: usize, shown: &mut ShownPage) {
+        if !side.paged || side.name != "a" {
+            return;
+        }
+        let page = side.words[i].page;
+        if *shown == Some(page) {
+            return;
+        }
+        *shown = Some(page);
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        let line = format!("── page {page} of {} ──", side.name);
+        text.push_str(&self.paint.paint(&line, FOLD));
+        text.push('\n');
     }
 
     /// The words `range` of `side`, each followed by its separator (a
@@ -153,8 +194,10 @@ impl View<'_> {
         side: &Side<'_>,
         range: std::ops::Range<usize>,
         style: Option<Style>,
+        shown: &mut ShownPage,
     ) {
         for i in range {
+            self.page_mark(text, side, i, shown);
             let shown = excerpt(
                 &side.text[side.words[i].range.clone()],
                 self.args.max_chars as usize,
@@ -168,7 +211,9 @@ impl View<'_> {
     }
 
     /// A changed run between `open` and `close`, its separator after the
-    /// close; a long run shows its ends around a count of the rest.
+    /// close; a long run shows its ends around a count of the rest. A run
+    /// of a paged b says its pages after the close: the flow's page marks
+    /// are a's.
     fn marked(
         &self,
         text: &mut String,
@@ -176,28 +221,39 @@ impl View<'_> {
         range: &std::ops::Range<usize>,
         (open, close): (&str, &str),
         style: Style,
+        shown: &mut ShownPage,
     ) {
         if range.is_empty() {
             return;
         }
+        self.page_mark(text, side, range.start, shown);
         text.push_str(&self.paint.paint(open, style.bold()));
         let mut body = String::new();
         if range.len() > CHANGED_LONG {
             let head = range.start..range.start + CHANGED_SHOWN;
             let tail = range.end - CHANGED_SHOWN..range.end;
-            self.words_into(&mut body, side, head, Some(style));
+            self.words_into(&mut body, side, head, Some(style), shown);
             body.push_str(&format!(
                 "… {} more words … ",
                 range.len() - 2 * CHANGED_SHOWN
             ));
-            self.words_into(&mut body, side, tail, Some(style));
+            self.words_into(&mut body, side, tail, Some(style), shown);
         } else {
-            self.words_into(&mut body, side, range.clone(), Some(style));
+            self.words_into(&mut body, side, range.clone(), Some(style), shown);
         }
         // The last separator goes after the closing mark.
         let sep = body.pop().unwrap_or(' ');
         text.push_str(&body);
         text.push_str(&self.paint.paint(close, style.bold()));
+        if side.paged && side.name == "b" {
+            let (first, last) = (side.words[range.start].page, side.words[range.end - 1].page);
+            let pages = if first == last {
+                format!(" (page {first} of b)")
+            } else {
+                format!(" (pages {first}–{last} of b)")
+            };
+            text.push_str(&self.paint.paint(&pages, FOLD));
+        }
         text.push(sep);
     }
 }

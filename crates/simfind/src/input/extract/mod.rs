@@ -297,10 +297,7 @@ fn globs_note(transform: &Transform) -> String {
     }
 }
 
-/// What separates the pages of an extracted text (a PDF's), as `pdftotext`
-/// separates them: a form feed, which normalisation and shingling take for
-/// whitespace.
-pub const PAGE_BREAK: u8 = b'\x0C';
+pub use crate::text::PAGE_BREAK;
 
 /// The first and last page (from 1) that `range` of a paged text covers.
 pub fn pages_of(text: &[u8], range: std::ops::Range<usize>) -> (usize, usize) {
