@@ -345,7 +345,10 @@ pub(crate) fn explain_says_on_which_page_of_a_pdf_a_passage_is() {
     assert!(one < two, "{text}");
     let lighthouse = text.find("[-").expect(&text);
     assert!(one < lighthouse && lighthouse < two, "{text}");
-    assert!(!text.contains(" of b)"), "the text file has no pages: {text}");
+    assert!(
+        !text.contains(" of b)"),
+        "the text file has no pages: {text}"
+    );
     let text = diff(&bakery, &pdf);
     assert!(!text.contains("of a ──"), "{text}");
     let added = text.lines().find(|l| l.contains("+}")).expect(&text);

@@ -9,7 +9,6 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use simfind::action::apply::{self, Event};
@@ -135,7 +134,8 @@ pub const EXIT_STATUS: &[ExitRow] = &[
 #[command(
     mut_args(defs::one("keep", defs::keep(defs::Groups::Dedupe))),
     mut_args(defs::one("reference", defs::reference(defs::Groups::Dedupe))),
-    mut_args(defs::one("exit_code", defs::exit_code(defs::ExitCode::Dedupe)))
+    mut_args(defs::one("exit_code", defs::exit_code(defs::ExitCode::Dedupe))),
+    mut_args(defs::one("wait", defs::wait(defs::Wait::Changes)))
 )]
 pub struct Args {
     /// Directories to scan; optional with --files-from/--files0-from (a listed
@@ -253,6 +253,10 @@ pub struct Args {
     #[arg(long, help_heading = "Output")]
     pub exit_code: bool,
 
+    // --wait: defs::wait.
+    #[arg(long, default_value_t = 0.0, help_heading = "Action")]
+    pub wait: f64,
+
     #[command(flatten)]
     pub summary_json: SummaryArgs,
 
@@ -267,6 +271,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<i32> {
+    args::wait_duration(args.wait)?;
     if args.files.follow_links {
         bail!("dedupe never follows symbolic links: drop -L/--follow-links");
     }
@@ -355,7 +360,7 @@ pub fn run(args: Args) -> Result<i32> {
     // run changes files in these trees meanwhile, so the re-check of each
     // kept copy just before an action stays true while the action runs.
     let _lock = match (&action, &journal_path) {
-        (Some(action), Some(_)) => Some(lock_for(&plan_roots, action)?),
+        (Some(action), Some(_)) => Some(lock_for(&plan_roots, action, args.wait)?),
         _ => None,
     };
     // Each run moves into its own new sub-folder of --move-to, chosen under
@@ -670,16 +675,25 @@ fn candidates(
 }
 
 /// Takes the lock that keeps other runs that change files (`dedupe` acting,
-/// `undo`) out of `trees`, or refuses at once naming the run that holds it.
-pub(crate) fn lock_trees(trees: &[PathBuf]) -> Result<lock::TreeLock> {
+/// `undo`) out of `trees`, waiting up to `wait` seconds (`--wait`, checked
+/// before any work) while another run holds one, then refuses naming it.
+pub(crate) fn lock_trees(trees: &[PathBuf], wait: f64) -> Result<lock::TreeLock> {
     let command = std::env::args_os()
         .map(|a| a.to_string_lossy().into_owned())
         .collect::<Vec<_>>()
         .join(" ");
-    match lock::lock(&lock::default_dir(), trees, &command, Duration::ZERO) {
+    match lock::lock(
+        &lock::default_dir(),
+        trees,
+        &command,
+        args::wait_duration(wait)?,
+    ) {
         Ok(held) => Ok(held),
         Err(lock::LockError::Busy {
-            tree, holder, file, ..
+            tree,
+            holder,
+            file,
+            waited,
         }) => {
             let who = match holder {
                 Some(h) => format!(
@@ -690,9 +704,17 @@ pub(crate) fn lock_trees(trees: &[PathBuf]) -> Result<lock::TreeLock> {
                 ),
                 None => format!("its lock file {} does not say who", file.display()),
             };
+            let waited = if waited.is_zero() {
+                String::new()
+            } else {
+                format!(
+                    " and still was after {:.1} s (--wait)",
+                    waited.as_secs_f64()
+                )
+            };
             bail!(
-                "{} is locked by another simfind run that is changing files in it ({who}); \
-                 nothing was changed: run again when it has finished",
+                "{} is locked by another simfind run that is changing files in it ({who}){waited}; \
+                 nothing was changed: run again when it has finished, or give --wait SECONDS",
                 tree.display()
             )
         }

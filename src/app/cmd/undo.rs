@@ -12,6 +12,7 @@ use simfind::action::undo::{self, Undone};
 
 use crate::app::args::{self, ExitRow};
 use crate::app::exit;
+use crate::app::flags::defs;
 use crate::app::ui::{Verbosity, plural, warning_prefix};
 
 const EXAMPLES: &str = "EXAMPLES:
@@ -53,16 +54,22 @@ pub const EXIT_STATUS: &[ExitRow] = &[
 /// turn hard links into copies again, re-create removed identical files.
 #[derive(clap::Args, Debug)]
 #[command(after_help = args::after_help(EXAMPLES, EXIT_STATUS))]
+#[command(mut_args(defs::one("wait", defs::wait(defs::Wait::Changes))))]
 pub struct Args {
     /// The journal that `simfind dedupe` printed.
     #[arg(value_name = "JOURNAL")]
     pub journal: PathBuf,
+
+    // --wait: defs::wait.
+    #[arg(long, default_value_t = 0.0)]
+    pub wait: f64,
 
     #[command(flatten)]
     pub verbosity: Verbosity,
 }
 
 pub fn run(args: Args) -> Result<i32> {
+    args::wait_duration(args.wait)?;
     let read = journal::read(&args.journal)
         .with_context(|| format!("cannot read the journal {}", args.journal.display()))?;
     if read.truncated_tail {
@@ -107,7 +114,7 @@ pub fn run(args: Args) -> Result<i32> {
     let _lock = if outer.is_empty() {
         None
     } else {
-        Some(crate::app::cmd::dedupe::lock_trees(&outer)?)
+        Some(crate::app::cmd::dedupe::lock_trees(&outer, args.wait)?)
     };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();

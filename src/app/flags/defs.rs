@@ -491,6 +491,8 @@ pub enum Wait {
     Scan,
     Index,
     Query,
+    /// `dedupe` acting, and `undo`: the lock of the trees they change.
+    Changes,
 }
 
 /// `--wait SECONDS`: how long to wait for the index's lock.
@@ -505,6 +507,13 @@ pub fn wait(at: Wait) -> impl FnOnce(Arg) -> Arg {
             Wait::Query => {
                 arg.help("How long to wait while another process commits an update to the index")
             }
+            Wait::Changes => arg
+                .help("How long to wait for another run changing files in the same trees")
+                .long_help(
+                    "How long to wait for another simfind run that is changing files in the same \
+                     trees (dedupe acting, undo) to finish, before giving up with nothing \
+                     changed. 0, the default, gives up at once, naming the run that holds them",
+                ),
         }
     }
 }

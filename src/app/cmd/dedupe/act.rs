@@ -140,12 +140,12 @@ pub(crate) fn new_journal(given: Option<&Path>, action: &Action) -> Result<PathB
 }
 
 /// The lock over `roots` and, for a move, its destination.
-pub(crate) fn lock_for(roots: &[PathBuf], action: &Action) -> Result<lock::TreeLock> {
+pub(crate) fn lock_for(roots: &[PathBuf], action: &Action, wait: f64) -> Result<lock::TreeLock> {
     let mut trees = roots.to_vec();
     if let Action::MoveTo(dir) = action {
         trees.push(dir.clone());
     }
-    lock_trees(&trees)
+    lock_trees(&trees, wait)
 }
 
 /// One warning for each file left out of `plan`.

@@ -67,7 +67,7 @@ pub(crate) fn apply_plan(
     }
     let summary_json = SummaryJson::open(&args.summary_json, true)?;
     let journal_path = new_journal(args.journal.as_deref(), &action)?;
-    let _lock = lock_for(&planned.header.roots, &action)?;
+    let _lock = lock_for(&planned.header.roots, &action, args.wait)?;
     let action = match action {
         Action::MoveTo(dir) => Action::MoveTo(run_folder(&dir)),
         action => action,
