@@ -94,7 +94,7 @@ check() {
   while [ "$code" -eq 99 ] && [ "$tries" -lt 3 ]; do
     tries=$((tries + 1))
     /usr/bin/time -f %M -o "$scratch/.rss" timeout -s KILL "${LIMIT:-60}" \
-      bash -c "SF=$bin; $cmd" >"$scratch/.out" 2>"$scratch/.err"
+      bash -c "export SF=$bin; $cmd" >"$scratch/.out" 2>"$scratch/.err"
     code=$?
   done
   local rss
