@@ -1,4 +1,5 @@
 ## A1. Permissions
+part 1. || return 0
 # p1: c1 plus a mode-000 directory and a mode-000 file, both copies of a.txt.
 mkdir -p p1/locked && cp c1/* p1/ && cp c1/a.txt p1/locked/ && cp c1/a.txt p1/secret.txt
 chmod -R a+rX p1 2>/dev/null; chmod 000 p1/locked p1/secret.txt

@@ -1,4 +1,5 @@
 ## A6. Output and signals
+part 6. || return 0
 check 6.1 2 'cannot create output file' -- "\$SF scan -q c1 -o nope/x.csv"
 if [ -n "$NB" ]; then
   mkdir -p ro6 && chmod 555 ro6
@@ -27,7 +28,7 @@ check 6.11 0 '' -- "cat ff611 > r611.csv & \$SF scan -q c1 -o ff611 && wait && t
 check 6.12 2 'No space left on device' -- "\$SF scan -q c1 > /dev/full"
 if mounted full 64k; then
   echo PRECIOUS > full/out.csv
-  check 6.13 2 'No space left on device' -- "\$SF scan -q id10k --format clusters -o full/out.csv; rc=\$?; grep -qx PRECIOUS full/out.csv && test \$(ls -A full | wc -l) -eq 1 && exit \$rc"
+  check 6.13 2 'No space left on device' -- "\$SF scan -q id300 -o full/out.csv; rc=\$?; grep -qx PRECIOUS full/out.csv && test \$(ls -A full | wc -l) -eq 1 && exit \$rc"
 else
   skip 6.13 "cannot mount a tmpfs here"
 fi
@@ -50,7 +51,7 @@ sig_case 6.19b QUIT 131 ''
 sig_case 6.19c USR1 138 ''
 # 6.20: a file-size limit below the output: named, target untouched.
 mkdir -p fsz && echo PRECIOUS > fsz/t.csv
-check 6.20 2 'File too large' -- "bash -c 'ulimit -f 1; exec \$0 scan -q id10k --format clusters -o fsz/t.csv' \$SF; rc=\$?; grep -qx PRECIOUS fsz/t.csv && test \$(ls -A fsz | wc -l) -eq 1 && exit \$rc"
+check 6.20 2 'File too large' -- "bash -c 'ulimit -f 1; exec \$0 scan -q id300 -o fsz/t.csv' \$SF; rc=\$?; grep -qx PRECIOUS fsz/t.csv && test \$(ls -A fsz | wc -l) -eq 1 && exit \$rc"
 check 6.21 0 '' -- "\$SF scan -q c1 | head -1 >/dev/null"
 check 6.22 2 'would overwrite the index' -- "\$SF index -q c1 --db same.db && \$SF scan -q c1 --db same.db -o same.db"
 # 6.23: the output is an unnamed O_TMPFILE, linked in when complete.

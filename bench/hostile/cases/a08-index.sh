@@ -1,4 +1,5 @@
 ## A8. The index
+part 8. || return 0
 check 8.1 0 '' -- "\$SF index -q c1 --db i8.db"
 # ix: 4,000 files of 600 words, a tenth of them near-copies. State A is its
 # index as built (A.db); then 1,000 files are appended to, 200 deleted and

@@ -1,4 +1,5 @@
 ## B1. Record and point inputs
+part N1. || return 0
 printf 'id,name,addr\n1,John Smith,1 Main St\n2,John Smith,1 Main St\n' > ok.csv
 check N1.1 0 '' -- "test \$(\$SF scan -q --input csv ok.csv -t 0.3 | wc -l) -eq 2"
 printf 'id,name,addr\n1,a,b\n2,a,b,c\n' > ragged.csv

@@ -1,4 +1,5 @@
 ## B3. dedupe and undo
+part N3. || return 0
 mk_t() { mkdir -p "$1/sub"; for g in 1 2; do text $((g + 10)) 600 > "$1/g$g-a.txt"; cp "$1/g$g-a.txt" "$1/sub/g$g-b.txt"; cp "$1/g$g-a.txt" "$1/g$g-c.txt"; done; }
 tree_sum() { (cd "$1" && find . -type f -print0 | sort -z | xargs -0 md5sum | md5sum); }
 mk_t t1; sum1=$(tree_sum t1)

@@ -1,4 +1,5 @@
 ## B5. --format html with hostile names and content
+part N5. || return 0
 mkdir -- --remove w && cp c1/a.txt -- --remove/a.txt && cp c1/a.txt w/b.txt
 "$bin" scan -q --format html -o rep6.html -- --remove w && "$bin" scan -q --list-removable -0 -- --remove w > simfind-removal.nul
 python3 -c "

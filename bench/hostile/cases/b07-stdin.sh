@@ -1,4 +1,5 @@
 ## B7. stdin
+part N7. || return 0
 "$bin" index -q c1 --db q7.db
 # Under a 2 GB address-space limit, so that a reader without a cap cannot
 # take the machine's memory in the seconds it is given.
