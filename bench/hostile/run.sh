@@ -43,6 +43,8 @@ fi
 bin=$(realpath "$bin")
 # during PATH ACTION CMD...: ACTION while CMD holds PATH open (during.py).
 during="python3 $repo/bench/hostile/during.py"
+# paused ACTION CMD...: ACTION while `dedupe --pause-at N` waits (paused.py).
+paused="python3 $repo/bench/hostile/paused.py"
 scratch=$(mktemp -d)
 # Traversable by others, for the cases run as nobody.
 chmod 755 "$scratch"
