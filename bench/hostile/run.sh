@@ -203,8 +203,10 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 fi
 
 for part in "$repo"/bench/hostile/cases/*.sh; do
+  started=$SECONDS
   # shellcheck source=/dev/null
   . "$part"
+  echo "($(basename "$part" .sh): $((SECONDS - started)) s)" >&2
 done
 
 cd "$repo"
