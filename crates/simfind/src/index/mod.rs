@@ -85,6 +85,10 @@ pub fn content_hash(bytes: &[u8]) -> u128 {
     xxhash_rust::xxh3::xxh3_128(bytes)
 }
 
+/// The page cache of a streaming writer, in KiB: 64 MiB holds the
+/// band-key pages of about a million documents' worth of recent inserts.
+const STREAM_CACHE_KIB: i64 = 64 * 1024;
+
 /// Row id of a document in the index. Stable while the document's path stays
 /// indexed (a changed document keeps its id); not reused order-wise across files.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -717,6 +721,16 @@ impl Index {
             options,
             summary: UpdateSummary::default(),
         })
+    }
+
+    /// Gives this connection a page cache of [`STREAM_CACHE_KIB`]: for a
+    /// writer that touches pages across the whole band-key index, batch
+    /// after batch ([`stream::Stream`]). Best effort: SQLite only refuses
+    /// it for a value out of range, which this is not.
+    pub fn widen_cache(&self) {
+        let _ = self
+            .conn
+            .pragma_update(None, "cache_size", -STREAM_CACHE_KIB);
     }
 
     /// [`Index::begin_update`] for a caller that keeps reading through this

@@ -76,6 +76,10 @@ impl<'a> Stream<'a> {
     /// A stream over `index` whose lookups are `query`'s (made on the same
     /// `index`).
     pub fn new(index: &'a Index, query: Query<'a>) -> Self {
+        // Each insert adds one key per band to `band_keys_lookup`, each in a
+        // page of its own (the keys are hashes): with SQLite's default 2 MB
+        // cache a stream re-read most of them from the file at every batch.
+        index.widen_cache();
         Stream {
             index,
             query,

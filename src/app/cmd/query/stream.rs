@@ -6,7 +6,8 @@
 //! one transaction (one lock, one commit, one sync to disk): a producer
 //! faster than the commits gets batches, and a slow one gets each answer at
 //! once, because a batch is committed and its rows written as soon as no
-//! input is waiting (or it holds [`BATCH_ITEMS`], or is [`BATCH_TIME`] old).
+//! input is waiting (after [`FLOW_WAIT`] once it holds two items or more),
+//! or it holds [`BATCH_ITEMS`], or is [`BATCH_TIME`] old.
 //! A row is never written before the commit that holds its item, so a
 //! stream killed at any moment has added every item it answered `new`, and
 //! nothing of a batch it did not answer.
@@ -14,7 +15,7 @@
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{self, TryRecvError};
+use std::sync::mpsc::{self, RecvTimeoutError, TryRecvError};
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
@@ -37,6 +38,10 @@ const BATCH_ITEMS: usize = 512;
 /// At most this long between a batch's first item and its commit: another
 /// writer waits no longer than about this for the lock.
 const BATCH_TIME: Duration = Duration::from_millis(100);
+
+/// How long a flowing stream waits for its next line before it takes the
+/// pause for the end of a burst and commits.
+const FLOW_WAIT: Duration = Duration::from_millis(2);
 
 /// Items read ahead of the decisions.
 const READ_AHEAD: usize = 4096;
@@ -155,7 +160,19 @@ pub(super) fn run(
     let mut batch_started = Instant::now();
     let mut read_error = None;
     loop {
-        let line = match receive.try_recv() {
+        let mut line = receive.try_recv();
+        if matches!(line, Err(TryRecvError::Empty)) && rows.len() > 1 {
+            // A flowing stream (this batch already holds several items)
+            // whose reader is only waiting for a core: a short wait for it
+            // saves a commit, which rewrites every page the batch touched.
+            // A client deciding item by item has batches of one: answered
+            // at once.
+            line = receive.recv_timeout(FLOW_WAIT).map_err(|e| match e {
+                RecvTimeoutError::Timeout => TryRecvError::Empty,
+                RecvTimeoutError::Disconnected => TryRecvError::Disconnected,
+            });
+        }
+        let line = match line {
             Ok(line) => Some(line),
             Err(TryRecvError::Empty) => {
                 // Nothing waiting: answer what is decided before blocking.
