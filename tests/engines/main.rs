@@ -140,6 +140,7 @@ fn main() -> ExitCode {
         trial!(exchange::spark_band_join_gives_exactly_the_scan_pairs_on_debian_docs, [Need::SharedData, Need::PythonEngines]),
         trial!(exchange::the_engines_refuse_shards_of_another_recipe, [Need::PythonEngines]),
         trial!(python::the_python_packages_tests_pass, [Need::PythonPackage]),
+        trial!(python::the_python_index_is_the_commands_index, [Need::PythonPackage]),
         trial!(records::the_benchmark_is_what_the_generator_makes, [Need::PythonEngines]),
         trial!(report_html::browser_draws_the_groups_of_testdata, [Need::Chromium]),
         trial!(report_html::browser_shows_hostile_names_as_text_and_runs_nothing, [Need::Chromium]),

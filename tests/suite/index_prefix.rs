@@ -3,8 +3,8 @@
 //! (`scan --method exact`, every pair verified by the all-pairs join) of the
 //! corpus with the query document, restricted to the pairs with the query —
 //! before and after an incremental update (a file changed, one added, one
-//! removed, one added by `--add`), and an index of the previous format
-//! (version 2) is read as it is and upgraded when written.
+//! removed, one added by `--add`), and an index of a format before the
+//! prefix index (version 2) is read as it is and upgraded when written.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -297,7 +297,7 @@ fn an_index_of_the_previous_format_is_read_then_upgraded() {
     assert_eq!(rows, brute_force(&[&docs], &q, 0.4));
     assert_eq!(version(), 2, "a lookup does not write");
     index(&[&docs], &db, &[]);
-    assert_eq!(version(), 3);
+    assert_eq!(version(), i64::from(simfind::index::FORMAT_VERSION));
     index(&[&docs], &db, &["--exact-prefix", "0.4"]);
     check(&db, &[&docs], std::slice::from_ref(&q), 0.4);
 

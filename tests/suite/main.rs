@@ -25,6 +25,7 @@ mod inputs;
 #[path = "../../fuzz/src/props.rs"]
 mod props;
 
+mod add_if_new;
 mod auto_method;
 mod bigfile;
 mod bounded;

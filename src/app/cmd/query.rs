@@ -24,12 +24,15 @@ use crate::app::output::summary::{self, SummaryArgs};
 use crate::app::output::{self, Sink};
 use crate::app::ui::{Ui, Verbosity, plural, warning_prefix};
 
+mod stream;
+
 const EXAMPLES: &str = "EXAMPLES:
   simfind query new.txt --db share.simfind                 similar indexed documents
   simfind query a.txt b.txt --db share.simfind --top 3     the 3 most similar to each
   simfind query new.txt --db share.simfind --exact -t 0.3  every document ≥ 0.3, none missed
   simfind query part.txt --db share.simfind --metric containment   documents holding it, or held
   curl -s https://example.org/page | simfind query - --db web.simfind --threshold 0.8
+  find in -type f | simfind query --db share.simfind --add-if-new -   add each file unless seen
 
 OUTPUT (CSV with header, the same columns as `simfind scan`):
   a            the query document as given (`-` for standard input)
@@ -42,6 +45,12 @@ OUTPUT (CSV with header, the same columns as `simfind scan`):
   shared       shingles in both (empty with --verify signature)
 Rows come per query document in argument order, most similar first (ties by
 path). A query document that is itself indexed matches itself.
+
+With --add-if-new, one row per item, written once it is decided (and, for
+`new`, committed): item (the path as read), status (`new`: added; `seen`:
+not added; `skipped`: not read, the reason on stderr), nearest (the most
+similar indexed document, for `seen`), similarity (its, 6 decimals), matches
+(how many indexed documents reach T). See docs/SEARCH.md, section Streaming dedup.
 
 The query is shingled and signed with the parameters stored in the index. By
 default its candidates are the indexed documents sharing an LSH bucket with it,
@@ -97,6 +106,19 @@ pub struct Args {
     /// up to every indexed file of a size near the query's.
     #[arg(long)]
     pub exact: bool,
+
+    /// Streaming dedup: read paths from standard input (FILE is `-`), one a
+    /// line, and for each answer at once `new` (nothing indexed is similar:
+    /// it is added) or `seen` (with its nearest indexed match), the lookup
+    /// and the add atomic under the index's write lock. An answer is
+    /// written only once what it says is committed.
+    #[arg(long)]
+    pub add_if_new: bool,
+
+    /// With --add-if-new: the paths on standard input end with NUL, not a
+    /// newline (`find -print0`, `fd -0`).
+    #[arg(short = '0', long, requires = "add_if_new")]
+    pub null: bool,
 
     #[arg(long, value_enum, default_value_t = VerifyArg::Exact)]
     pub verify: VerifyArg,
@@ -157,8 +179,16 @@ pub fn run(args: Args) -> Result<i32> {
     let options = OpenOptions {
         busy_timeout: args::wait_duration(args.wait)?,
     };
+    if args.add_if_new {
+        stream::refuse_unless_streaming(&args)?;
+    }
     let started = Instant::now();
-    let index = Index::open_existing(&args.db, options)?;
+    let mut index = Index::open_existing(&args.db, options)?;
+    if args.add_if_new {
+        // A writer: an index of an older format gets its new tables now.
+        index.upgrade()?;
+    }
+    let index = index;
     let mut lookup = Query::with_transform(&index, transform.as_ref()).map_err(|reason| {
         // A command stored in the index is not a reason to rebuild it.
         if let simfind::params::ParamsError::Extraction(why) = &reason
@@ -184,6 +214,9 @@ pub fn run(args: Args) -> Result<i32> {
         },
         exact,
     };
+    if args.add_if_new {
+        return stream::run(&args, &index, lookup, &options, started);
+    }
     if args.metric == Some(QueryMetric::Containment) {
         if args.verify == VerifyArg::Signature {
             bail!("--metric containment verifies exactly: --verify signature does not apply");

@@ -5,10 +5,14 @@ measures, so a value computed here is the one the command reports for the same t
 and options. The code is native (``simfind._simfind``); this package is its public name.
 """
 
-from ._simfind import __version__, _estimate, _minhash, _pairs, jaccard, shingles
+from typing import NamedTuple, Optional
+
+from ._simfind import _Index, __version__, _estimate, _minhash, _pairs, jaccard, shingles
 
 __all__ = [
+    "Decision",
     "Duplicates",
+    "Index",
     "Signatures",
     "Sketch",
     "__version__",
@@ -344,3 +348,134 @@ def minhash(
     recipe = dict(zip(names, recipe))
     values = np.frombuffer(data, dtype="<u4").reshape(len(empty), recipe["bands"] * recipe["rows"])
     return Signatures(values, np.array(empty, dtype=bool), recipe)
+
+
+class Decision(NamedTuple):
+    """What `Index.add_if_new` did with a text.
+
+    `new`: True when nothing indexed was similar and the text was added under `id`;
+    False when it was not added, `nearest` then being the id (or, for a document
+    `simfind index` added, the path) of the most similar indexed document and
+    `similarity` their exact Jaccard similarity.
+    """
+
+    new: bool
+    id: str
+    nearest: Optional[str]
+    similarity: Optional[float]
+
+
+class Index:
+    """A persistent index of texts for ingestion pipelines: the SQLite index the
+    `simfind` command uses (`simfind query --db PATH` reads what this writes, and
+    this reads what `simfind index` wrote).
+
+    ``Index(path, shingle=..., k=..., threshold=..., bands=..., rows=..., seed=...,
+    sketch=..., wait=30.0)`` opens the index at `path`, creating it with these
+    options (the command's defaults for the rest; bands and rows tuned to
+    `threshold` when not given) if there is none. An existing index keeps its
+    recipe: an option given must equal its stored value (ValueError otherwise).
+    `threshold` is also the default of `query` and `add_if_new` (else the S-curve
+    threshold of the index's bands and rows). `wait` is how long a write waits for
+    another process's lock before TimeoutError.
+
+    Use it as a context manager, or call `close()`.
+    """
+
+    def __init__(
+        self,
+        path,
+        *,
+        shingle=None,
+        k=None,
+        threshold=None,
+        bands=None,
+        rows=None,
+        seed=None,
+        sketch=None,
+        wait=30.0,
+    ):
+        import os
+
+        if isinstance(wait, bool) or not isinstance(wait, (int, float)):
+            raise TypeError(f"wait must be a number of seconds, not {type(wait).__name__}")
+        self._index = _Index(
+            os.fspath(path),
+            shingle=shingle,
+            k=k,
+            threshold=threshold,
+            bands=bands,
+            rows=rows,
+            seed=seed,
+            sketch=sketch,
+            wait=float(wait),
+        )
+        self._path = os.fspath(path)
+        self._threshold = threshold
+
+    def __len__(self):
+        return self._index.__len__()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def __repr__(self):
+        return f"simfind.Index({self._path!r})"
+
+    @property
+    def recipe(self):
+        """The recipe the index signs with: a dict of shingle, k, bands, rows, seed, sketch."""
+        names = ("shingle", "k", "bands", "rows", "seed", "sketch")
+        return dict(zip(names, self._index.recipe()))
+
+    def close(self):
+        """Closes the index; later calls raise ValueError. Idempotent."""
+        self._index.close()
+
+    def insert(self, texts, ids=None):
+        """Stores `texts` (an iterable of str/bytes) under `ids` (str, one per text;
+        default: the hex of each text's 128-bit content hash, which concurrent
+        writers cannot give to two different texts), in one transaction: all of
+        them or, on an error, none. A text under an id already indexed replaces it.
+        Returns the ids."""
+        if isinstance(texts, (str, bytes)):
+            raise TypeError("texts must be a collection of str or bytes, not a single text")
+        texts = list(texts)
+        if ids is not None:
+            ids = [_id_of(i, "ids") for i in ids]
+        return self._index.insert(texts, ids)
+
+    def query(self, text, threshold=None, top=None, exact=False):
+        """The indexed documents similar to `text`: a list of ``(id, similarity)``
+        pairs with similarity ≥ `threshold`, most similar first (ties by id), the
+        similarity exact (Jaccard of the shingle sets). Candidates are the documents
+        sharing an LSH bucket with it, as `simfind query` finds them; `exact=True`
+        verifies every document whose size can reach the threshold (none missed);
+        `top=N` implies it and keeps the N most similar."""
+        if threshold is None:
+            threshold = self._threshold
+        return self._index.query(text, threshold, top, exact)
+
+    def add_if_new(self, text, id=None, threshold=None, exact=False):
+        """Adds `text` under `id` (default: its content hash, as `insert`) unless an indexed
+        document is similar to it at `threshold`: rensa's inline deduplication. The
+        lookup and the insert happen under the index's write lock, so two processes
+        adding near-duplicates of each other never both add theirs; a text added is
+        committed before this returns. Returns a `Decision`."""
+        if threshold is None:
+            threshold = self._threshold
+        if id is not None:
+            id = _id_of(id, "id")
+        return Decision(*self._index.add_if_new(text, id, threshold, exact))
+
+
+def _id_of(value, name):
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be str, not {type(value).__name__}")
+    if not value:
+        raise ValueError(f"{name} must not be empty")
+    return value

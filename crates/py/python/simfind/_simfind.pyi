@@ -42,3 +42,38 @@ def _minhash(
     threads: Optional[int] = None,
 ) -> Tuple[bytes, List[bool], Tuple[str, int, int, str, int, int]]: ...
 def _estimate(a: List[int], b: List[int], sketch: str, seed: int) -> float: ...
+
+class _Index:
+    def __init__(
+        self,
+        path: str,
+        *,
+        shingle: Optional[str] = None,
+        k: Optional[int] = None,
+        threshold: Optional[float] = None,
+        bands: Optional[int] = None,
+        rows: Optional[int] = None,
+        seed: Optional[int] = None,
+        sketch: Optional[str] = None,
+        wait: float = 30.0,
+    ) -> None: ...
+    def __len__(self) -> int: ...
+    def recipe(self) -> Tuple[str, int, int, int, int, str]: ...
+    def insert(
+        self, texts: List[Union[str, bytes]], ids: Optional[List[str]] = None
+    ) -> List[str]: ...
+    def query(
+        self,
+        text: Union[str, bytes],
+        threshold: Optional[float] = None,
+        top: Optional[int] = None,
+        exact: bool = False,
+    ) -> List[Tuple[str, float]]: ...
+    def add_if_new(
+        self,
+        text: Union[str, bytes],
+        id: Optional[str] = None,
+        threshold: Optional[float] = None,
+        exact: bool = False,
+    ) -> Tuple[bool, str, Optional[str], Optional[float]]: ...
+    def close(self) -> None: ...

@@ -32,6 +32,19 @@ pub enum NewDoc<'a> {
     /// verification re-reads documents by their stored name, so it can only
     /// verify this one if a file with these bytes is at `name`.
     Bytes { name: &'a Path, bytes: Vec<u8> },
+    /// A text that is not a file (the Python `Index`'s), stored under `id`
+    /// together with its bytes ([`Update::store_text`](super::Update::store_text)),
+    /// from which exact verification reads it.
+    Text { id: &'a Path, bytes: Vec<u8> },
+}
+
+/// A document ready to store: its row, its shingle set (for the prefix
+/// index and for verifying later documents against it without reading it)
+/// and, for a [`NewDoc::Text`], its bytes.
+pub(super) struct Prepared {
+    pub(super) doc: IndexedDoc,
+    pub(super) set: Vec<u64>,
+    pub(super) text: Option<Vec<u8>>,
 }
 
 /// What [`add_and_remove`] did.
@@ -66,7 +79,7 @@ pub fn add_and_remove(
     // Read and signed before the lock is taken: other readers and writers
     // wait only for the write itself.
     for doc in add {
-        match document(doc, recipe, read) {
+        match prepare(doc, recipe, read) {
             Ok(doc) => docs.push(doc),
             Err((path, err)) => {
                 reporter.warn(&path, &err);
@@ -84,22 +97,8 @@ pub fn add_and_remove(
             errors += 1;
         }
     }
-    for (doc, set) in &mut docs {
-        if prefixes.as_ref().is_some_and(|p| p.pending()) {
-            // A prefix index being filled in: this document's prefix is
-            // written when the next update re-reads it with the others.
-            doc.stat.mtime_ns = UNTRUSTED_MTIME;
-        }
-        let doc = &*doc;
-        let id = if update.is_indexed(&doc.path)? {
-            update.change(doc)?
-        } else {
-            update.add(doc)?
-        };
-        if let Some(prefixes) = prefixes.as_mut().filter(|p| !p.pending()) {
-            let prefix = prefixes.of_set(set);
-            prefixes.store(&update, id, &prefix, doc.shingle_count)?;
-        }
+    for prepared in &mut docs {
+        store(&mut update, prefixes.as_mut(), prepared)?;
     }
     if let Some(prefixes) = &mut prefixes {
         // Not `finish`: a pending prefix index needs every document re-read.
@@ -111,13 +110,44 @@ pub fn add_and_remove(
     })
 }
 
+/// Adds `prepared` (or replaces the document of its path) in `update`,
+/// with its prefix when the index has a complete prefix index and its text
+/// when it is one.
+pub(super) fn store(
+    update: &mut super::Update<'_>,
+    prefixes: Option<&mut super::prefix::Prefixes>,
+    prepared: &mut Prepared,
+) -> Result<super::RowId, IndexError> {
+    let doc = &mut prepared.doc;
+    if prefixes.as_ref().is_some_and(|p| p.pending()) {
+        // A prefix index being filled in: this document's prefix is
+        // written when the next update re-reads it with the others.
+        doc.stat.mtime_ns = UNTRUSTED_MTIME;
+    }
+    let doc = &*doc;
+    let id = if update.is_indexed(&doc.path)? {
+        update.change(doc)?
+    } else {
+        update.add(doc)?
+    };
+    if let Some(text) = &prepared.text {
+        update.store_text(id, text)?;
+    }
+    if let Some(prefixes) = prefixes.filter(|p| !p.pending()) {
+        let prefix = prefixes.of_set(&prepared.set);
+        prefixes.store(update, id, &prefix, doc.shingle_count)?;
+    }
+    Ok(id)
+}
+
 /// The stored form of one document, as `refresh` would store it, with its
-/// shingle set (for the prefix index).
-fn document(
+/// shingle set (for the prefix index) and, for a text, its bytes.
+pub(super) fn prepare(
     doc: NewDoc<'_>,
     recipe: &Recipe,
     read: &ReadOptions,
-) -> Result<(IndexedDoc, Vec<u64>), (PathBuf, read::ReadError)> {
+) -> Result<Prepared, (PathBuf, read::ReadError)> {
+    let mut text = None;
     let (path, document, stat) = match doc {
         NewDoc::File(path) => {
             let fail = |e: read::ReadError| (path.to_owned(), e);
@@ -152,11 +182,23 @@ fn document(
             let document = source::Document::from_bytes(bytes).extracted(&read.extract);
             (name.to_owned(), document, stat)
         }
+        NewDoc::Text { id, bytes } => {
+            let stat = FileStat {
+                size: bytes.len() as u64,
+                // Not a file: nothing for a walk to compare it with.
+                mtime_ns: UNTRUSTED_MTIME,
+                dev: None,
+                inode: None,
+            };
+            text = Some(bytes.clone());
+            let document = source::Document::from_bytes(bytes).extracted(&read.extract);
+            (id.to_owned(), document, stat)
+        }
     };
     let bytes = document;
     if !matches!(bytes.admit(recipe.include_binary), source::Admit::Text) {
-        return Ok((
-            IndexedDoc {
+        return Ok(Prepared {
+            doc: IndexedDoc {
                 path,
                 stat,
                 content_hash: 0,
@@ -166,8 +208,10 @@ fn document(
                 signature: Vec::new(),
                 band_keys: Vec::new(),
             },
-            Vec::new(),
-        ));
+            set: Vec::new(),
+            // A binary marker is never compared: nothing to verify from.
+            text: None,
+        });
     }
     // The bytes' hash, not the extracted text's: identity is the file's.
     let content_hash = xxh3_128(bytes.raw());
@@ -178,8 +222,8 @@ fn document(
     } else {
         recipe.sign(&set)
     };
-    Ok((
-        IndexedDoc {
+    Ok(Prepared {
+        doc: IndexedDoc {
             path,
             stat,
             content_hash,
@@ -190,5 +234,6 @@ fn document(
             band_keys,
         },
         set,
-    ))
+        text,
+    })
 }

@@ -55,12 +55,15 @@ pub mod incremental;
 pub mod prefix;
 pub mod query;
 mod schema;
+pub mod stream;
 mod update;
 
 pub use crate::params::{Params, ParamsError};
 use error::classify;
 pub use error::{IndexError, Remedy};
-pub use schema::{APPLICATION_ID, FORMAT_VERSION, OLDEST_READABLE, PREFIX_TABLE, SCHEMA};
+pub use schema::{
+    APPLICATION_ID, FORMAT_VERSION, OLDEST_READABLE, PREFIX_TABLE, SCHEMA, TEXTS_TABLE,
+};
 use schema::{
     DOC_COLUMNS, RawDoc, binary_to_reason, blob_to_hash, blob_to_path, blob_to_signature,
     hash_to_blob, path_to_blob, read_raw, reason_to_binary, signature_to_blob, sql_to_u64,
@@ -68,13 +71,23 @@ use schema::{
 };
 pub use update::Update;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::input::extract::Unextracted;
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
+
+/// The content hash the index stores for a document of these bytes
+/// (XXH3-128; `content_hash`).
+pub fn content_hash(bytes: &[u8]) -> u128 {
+    xxhash_rust::xxh3::xxh3_128(bytes)
+}
+
+/// The page cache of a streaming writer, in KiB: 64 MiB holds the
+/// band-key pages of about a million documents' worth of recent inserts.
+const STREAM_CACHE_KIB: i64 = 64 * 1024;
 
 /// Row id of a document in the index. Stable while the document's path stays
 /// indexed (a changed document keeps its id); not reused order-wise across files.
@@ -423,6 +436,7 @@ impl Index {
         if objects == 0 {
             tx.execute_batch(SCHEMA).map_err(err)?;
             tx.execute_batch(PREFIX_TABLE).map_err(err)?;
+            tx.execute_batch(TEXTS_TABLE).map_err(err)?;
             let mut rows = params.to_rows();
             rows.push(("format_version", FORMAT_VERSION.to_string()));
             for (name, value) in rows {
@@ -613,6 +627,48 @@ impl Index {
         Ok(found.into_iter().collect())
     }
 
+    /// The stored texts ([`Update::store_text`]) of those of `docs` that
+    /// have one, by id: what exact verification reads for a document that
+    /// is not a file. Only documents without a device and inode can have
+    /// one (a file always has them where the platform does), so an index of
+    /// files asks nothing; a file of a format before stored texts has none.
+    pub fn stored_texts<'d>(
+        &self,
+        docs: impl IntoIterator<Item = &'d StoredDoc>,
+    ) -> Result<HashMap<RowId, Vec<u8>>, IndexError> {
+        let mut found = HashMap::new();
+        if self.format < 4 {
+            return Ok(found);
+        }
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT body FROM texts WHERE doc = ?1")
+            .map_err(|e| self.err(e))?;
+        for doc in docs {
+            if doc.stat.dev.is_some() || doc.stat.inode.is_some() {
+                continue;
+            }
+            let body: Option<Vec<u8>> = stmt
+                .query_row([doc.id.0], |r| r.get(0))
+                .optional()
+                .map_err(|e| self.err(e))?;
+            if let Some(body) = body {
+                found.insert(doc.id, body);
+            }
+        }
+        Ok(found)
+    }
+
+    /// The id of the document stored under `path` (a file's path, a text's
+    /// id), if any.
+    pub fn id_of(&self, path: &Path) -> Result<Option<RowId>, IndexError> {
+        self.conn
+            .prepare_cached("SELECT id FROM documents WHERE path = ?1")
+            .and_then(|mut s| s.query_row([path_to_blob(path)], |r| r.get(0)).optional())
+            .map(|id| id.map(RowId))
+            .map_err(|e| self.err(e))
+    }
+
     /// Runs `reads` in one read transaction: one consistent snapshot, and
     /// one shared lock (with its journal check and cache validation) for all
     /// of its statements instead of one per statement; a lookup's two dozen
@@ -663,6 +719,43 @@ impl Index {
             path,
             params: &self.params,
             options,
+            summary: UpdateSummary::default(),
+        })
+    }
+
+    /// Gives this connection a page cache of [`STREAM_CACHE_KIB`]: for a
+    /// writer that touches pages across the whole band-key index, batch
+    /// after batch ([`stream::Stream`]). Best effort: SQLite only refuses
+    /// it for a value out of range, which this is not.
+    pub fn widen_cache(&self) {
+        let _ = self
+            .conn
+            .pragma_update(None, "cache_size", -STREAM_CACHE_KIB);
+    }
+
+    /// [`Index::begin_update`] for a caller that keeps reading through this
+    /// `Index` while the update is open ([`crate::index::stream`]: a lookup
+    /// and the insert it decides, under one lock): the same transaction, on
+    /// the same connection, so those reads see the update's own writes.
+    /// Not to be mixed with [`Index::snapshot`] (SQLite has no nested
+    /// transactions: that would fail, not corrupt) nor with a second update.
+    pub fn begin_locked(&self) -> Result<Update<'_>, IndexError> {
+        let read_only = self
+            .conn
+            .is_readonly(rusqlite::MAIN_DB)
+            .map_err(|e| self.err(e))?;
+        let behavior = if read_only {
+            TransactionBehavior::Deferred
+        } else {
+            TransactionBehavior::Immediate
+        };
+        let tx = rusqlite::Transaction::new_unchecked(&self.conn, behavior)
+            .map_err(|e| self.err(e))?;
+        Ok(Update {
+            tx,
+            path: &self.path,
+            params: &self.params,
+            options: self.options,
             summary: UpdateSummary::default(),
         })
     }

@@ -43,7 +43,7 @@ use std::collections::HashMap;
 use rayon::prelude::*;
 use rusqlite::{OptionalExtension, params};
 
-use super::schema::{MIGRATE_2_TO_3, PREFIX_TABLE, UNTRUSTED_MTIME, sql_to_u64, u64_to_sql};
+use super::schema::{MIGRATE_TO_4, PREFIX_TABLE, TEXTS_TABLE, UNTRUSTED_MTIME, sql_to_u64, u64_to_sql};
 use super::{FORMAT_VERSION, Index, IndexError, IndexedDoc, RowId, Update, classify};
 use crate::input::read::ReadOptions;
 use crate::pipeline::{self, ReloadError};
@@ -118,8 +118,9 @@ impl TokenOrder {
 impl Index {
     /// Upgrades a file of an older readable format to [`FORMAT_VERSION`]
     /// (opened for writing; a read-only file is left as it is, and reads as
-    /// an index without a prefix index).
-    pub(super) fn upgrade(&mut self) -> Result<(), IndexError> {
+    /// an index without a prefix index or stored texts). [`Index::open_or_create`]
+    /// does it; a writer that opened with [`Index::open_existing`] calls it.
+    pub fn upgrade(&mut self) -> Result<(), IndexError> {
         if self.format == FORMAT_VERSION {
             return Ok(());
         }
@@ -136,9 +137,10 @@ impl Index {
         let version: i64 = tx
             .pragma_query_value(None, "user_version", |r| r.get(0))
             .map_err(err)?;
-        if version == 2 {
+        if version < i64::from(FORMAT_VERSION) {
             tx.execute_batch(PREFIX_TABLE).map_err(err)?;
-            tx.execute_batch(MIGRATE_2_TO_3).map_err(err)?;
+            tx.execute_batch(TEXTS_TABLE).map_err(err)?;
+            tx.execute_batch(MIGRATE_TO_4).map_err(err)?;
         }
         tx.commit().map_err(err)?;
         self.format = FORMAT_VERSION;

@@ -67,10 +67,10 @@ const INLINE_BYTES: u64 = 256 * 1024;
 /// its bytes and, when they were read from a file, that file's device and
 /// inode.
 #[derive(Clone, Copy)]
-struct Own<'s> {
-    hash: u128,
-    set: &'s [u64],
-    identity: Option<(u64, u64)>,
+pub(super) struct Own<'s> {
+    pub(super) hash: u128,
+    pub(super) set: &'s [u64],
+    pub(super) identity: Option<(u64, u64)>,
 }
 
 impl Own<'_> {
@@ -268,34 +268,65 @@ impl<'a> Query<'a> {
             set: &set,
             identity,
         };
+        let (candidates, matches, unverified) =
+            self.lookup(own, &signature, &keys, options, reporter, false)?;
+        Ok(Answer::Matches {
+            shingles: set.len(),
+            candidates,
+            matches,
+            unverified,
+        })
+    }
+
+    /// The matches of a document already shingled and signed (`own`, its
+    /// `signature` and band `keys`): how many documents were verified, the
+    /// matches ranked, and how many candidates could not be re-read. With
+    /// `locked`, the caller holds the index's write transaction
+    /// ([`Index::begin_locked`]), whose reads see its own writes; otherwise
+    /// the candidates are read in one snapshot.
+    pub(super) fn lookup(
+        &mut self,
+        own: Own<'_>,
+        signature: &[u32],
+        keys: &[u64],
+        options: &QueryOptions,
+        reporter: &dyn Reporter,
+        locked: bool,
+    ) -> Result<(usize, Vec<Match>, u64), IndexError> {
         if options.exact {
-            return self.ask_exact(own, &signature, options, reporter);
+            return self.ask_exact(own, signature, options, reporter);
         }
-        let (candidates, mut docs) = self.index.snapshot(|index| {
-            let ids = index.candidates(&keys)?;
+        let set = own.set;
+        let read = |index: &Index| {
+            let ids = index.candidates(keys)?;
             let mut docs = Vec::with_capacity(ids.len());
             for &id in &ids {
                 docs.extend(index.document(id)?);
             }
             Ok((ids.len(), docs))
-        })?;
+        };
+        let (candidates, mut docs) = if locked {
+            read(self.index)?
+        } else {
+            self.index.snapshot(read)?
+        };
         let mut unverified = 0;
         if options.verification == Verification::Exact {
             // Only candidates that can still reach the threshold are re-read:
             // re-reading many candidates was a query's slow tail.
-            docs.retain(self.reachable(set.len(), &signature, options.threshold));
-            unverified = self.reload(&docs, own, reporter);
+            docs.retain(self.reachable(set.len(), signature, options.threshold));
+            unverified = self.reload(&docs, own, reporter)?;
         }
         let mut matches = Vec::new();
         for doc in docs {
-            let estimate = self.sketcher.estimate(&signature, &doc.signature);
+            let estimate = self.sketcher.estimate(signature, &doc.signature);
             let (similarity, shared) = match options.verification {
                 Verification::Signature => (estimate, None),
                 Verification::Exact => {
                     let Some(Some(other)) = self.sets.get(&doc.content_hash) else {
                         continue;
                     };
-                    let shared = sets::intersection_size(&set, other);
+                    let shared = sets::intersection_size(set, other);
                     (
                         sets::ratio(shared, set.len() + other.len() - shared),
                         Some(shared),
@@ -315,12 +346,19 @@ impl<'a> Query<'a> {
         if let Some(top) = options.top {
             matches.truncate(top);
         }
-        Ok(Answer::Matches {
-            shingles: set.len(),
-            candidates,
-            matches,
-            unverified,
-        })
+        Ok((candidates, matches, unverified))
+    }
+
+    /// Remembers the set of content `hash` (a document just inserted), so
+    /// that a later lookup verifying against it does not read it again.
+    pub(super) fn remember(&mut self, hash: u128, set: Vec<u64>) {
+        self.sets.insert(hash, Some(set));
+    }
+
+    /// Forgets every set re-read so far: a stream of lookups would
+    /// otherwise hold every candidate it ever read.
+    pub(super) fn forget(&mut self) {
+        self.sets.clear();
     }
 
     /// The exact lookup ([`QueryOptions::exact`]): every stored document whose
@@ -336,7 +374,7 @@ impl<'a> Query<'a> {
         signature: &[u32],
         options: &QueryOptions,
         reporter: &dyn Reporter,
-    ) -> Result<Answer, IndexError> {
+    ) -> Result<(usize, Vec<Match>, u64), IndexError> {
         let t = options.threshold;
         let set = own.set;
         let q = set.len() as u64;
@@ -411,13 +449,15 @@ impl<'a> Query<'a> {
                     todo.push(doc);
                 }
             }
+            let bodies = self.index.stored_texts(todo.iter().copied())?;
             let (recipe, read) = (&self.recipe, &self.read);
             let loaded = each(&todo, |doc| {
+                let body = bodies.get(&doc.id);
                 let result = if doc.content_hash == own.hash {
-                    own_content(doc, own, read)
+                    own_content(doc, own, read, body)
                         .map(|()| (sets::ratio(set.len(), set.len()), set.len()))
                 } else {
-                    reload(doc, recipe, read).map(|other| {
+                    reload(doc, recipe, read, body).map(|other| {
                         let shared = sets::intersection_size(set, &other);
                         (
                             sets::ratio(shared, set.len() + other.len() - shared),
@@ -454,12 +494,7 @@ impl<'a> Query<'a> {
         if let Some(top) = options.top {
             matches.truncate(top);
         }
-        Ok(Answer::Matches {
-            shingles: set.len(),
-            candidates: verified,
-            matches,
-            unverified,
-        })
+        Ok((verified, matches, unverified))
     }
 
     /// Whether a candidate of a query document with `shingles` distinct
@@ -513,7 +548,12 @@ impl<'a> Query<'a> {
     /// many candidates this is the cost. The content of `own` (the query's
     /// hash and set) is only checked by its hash ([`own_content`]). Returns
     /// how many could not be (each warned about).
-    fn reload(&mut self, docs: &[StoredDoc], own: Own<'_>, reporter: &dyn Reporter) -> u64 {
+    fn reload(
+        &mut self,
+        docs: &[StoredDoc],
+        own: Own<'_>,
+        reporter: &dyn Reporter,
+    ) -> Result<u64, IndexError> {
         let mut todo: Vec<&StoredDoc> = Vec::new();
         let mut planned = HashSet::new();
         for doc in docs {
@@ -521,12 +561,14 @@ impl<'a> Query<'a> {
                 todo.push(doc);
             }
         }
+        let bodies = self.index.stored_texts(todo.iter().copied())?;
         let (recipe, read) = (&self.recipe, &self.read);
         let loaded = each(&todo, |doc| {
+            let body = bodies.get(&doc.id);
             let set = if doc.content_hash == own.hash {
-                own_content(doc, own, read).map(|()| own.set.to_vec())
+                own_content(doc, own, read, body).map(|()| own.set.to_vec())
             } else {
-                reload(doc, recipe, read)
+                reload(doc, recipe, read, body)
             };
             (doc.content_hash, doc.path.as_path(), set)
         });
@@ -540,7 +582,7 @@ impl<'a> Query<'a> {
                 .ok();
             self.sets.insert(hash, set);
         }
-        failed
+        Ok(failed)
     }
 }
 
@@ -557,14 +599,21 @@ fn rank(matches: &mut [Match]) {
     });
 }
 
-/// A stored document's set again, from the very file the index recorded
-/// (its device and inode): a link or a swapped directory now in its path is
-/// never read through.
+/// A stored document's set again: from its stored text (`body`) when it is
+/// not a file, else from the very file the index recorded (its device and
+/// inode): a link or a swapped directory now in its path is never read
+/// through.
 fn reload(
     doc: &StoredDoc,
     recipe: &crate::recipe::Recipe,
     read: &crate::input::read::ReadOptions,
+    body: Option<&Vec<u8>>,
 ) -> Result<Vec<u64>, pipeline::ReloadError> {
+    if let Some(body) = body {
+        stored_text_unchanged(doc, body)?;
+        let document = Document::from_bytes(body.clone()).extracted(&read.extract);
+        return Ok(recipe.set_of(&document));
+    }
     let identity = doc.stat.dev.zip(doc.stat.inode);
     pipeline::reload_indexed(&doc.path, identity, doc.content_hash, recipe, read)
 }
@@ -576,11 +625,25 @@ fn own_content(
     doc: &StoredDoc,
     own: Own<'_>,
     read: &crate::input::read::ReadOptions,
+    body: Option<&Vec<u8>>,
 ) -> Result<(), pipeline::ReloadError> {
     if own.is(doc) {
         return Ok(());
     }
+    if let Some(body) = body {
+        return stored_text_unchanged(doc, body);
+    }
     same_content(doc, read)
+}
+
+/// A stored text is what its document was signed from: its hash is the
+/// stored content hash (a text row left behind by another writer's change
+/// of the document is refused, never compared).
+fn stored_text_unchanged(doc: &StoredDoc, body: &[u8]) -> Result<(), pipeline::ReloadError> {
+    if xxh3_128(body) != doc.content_hash {
+        return Err(pipeline::ReloadError::Changed);
+    }
+    Ok(())
 }
 
 /// Whether the file of a stored document whose content hash is the query's
@@ -684,7 +747,7 @@ impl Query<'_> {
         let mut unverified = 0;
         let mut matches = Vec::new();
         for batch in docs.chunks(EXACT_BATCH) {
-            unverified += self.reload(batch, own, reporter);
+            unverified += self.reload(batch, own, reporter)?;
             for doc in batch {
                 let Some(Some(other)) = self.sets.get(&doc.content_hash) else {
                     continue;

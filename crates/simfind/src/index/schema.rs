@@ -16,10 +16,16 @@ use crate::input::extract::Unextracted;
 /// Version 2: the MinHash kernel (`minhash`: `classic` or `oph`) is a parameter;
 /// version 1 indexes were all `classic` but are rebuilt rather than migrated.
 /// Version 3: the `prefix_tokens` table (the prefix index of MMDS 3.9.4, for
-/// exact queries); a version 2 file is upgraded in place by `MIGRATE_2_TO_3`
+/// exact queries); a version 2 file is upgraded in place (the table added)
 /// when it is opened for writing, and read as it is (no prefix index) by
 /// lookups.
-pub const FORMAT_VERSION: u32 = 3;
+/// Version 4: the `texts` table (documents stored with their text, keyed by
+/// an id rather than a file: what the Python `Index` inserts); a version 2
+/// or 3 file is upgraded in place by `TEXTS_TABLE` and `MIGRATE_TO_4` when
+/// opened for writing, and read as it is (no stored texts) by lookups. An
+/// older simfind refuses a version 4 file rather than reading its texts'
+/// ids as paths of files it cannot find.
+pub const FORMAT_VERSION: u32 = 4;
 
 /// The oldest version this simfind reads (and upgrades when it writes).
 pub const OLDEST_READABLE: u32 = 2;
@@ -84,13 +90,23 @@ CREATE TABLE IF NOT EXISTS prefix_order (
 );
 ";
 
-/// Upgrades a version 2 index to version 3, run after [`PREFIX_TABLE`] in
-/// one transaction: the table is empty (no prefix index until
-/// `index --exact-prefix T`) and nothing stored changes meaning, so only the
-/// two version marks change.
-pub const MIGRATE_2_TO_3: &str = "
-UPDATE params SET value = '3' WHERE name = 'format_version';
-PRAGMA user_version = 3;
+/// The stored texts (format version 4): the bytes of each document that
+/// is not a file (`NewDoc::Text`), so that exact verification re-reads it
+/// from here instead of from a path. A document with a row here has no
+/// device or inode; its `path` is its id. Its rows go with the document.
+pub const TEXTS_TABLE: &str = "
+CREATE TABLE IF NOT EXISTS texts (
+    doc  INTEGER PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE,
+    body BLOB NOT NULL
+);
+";
+
+/// Upgrades a version 2 or 3 index to version 4, run after [`PREFIX_TABLE`]
+/// and [`TEXTS_TABLE`] in one transaction: the new tables are empty and
+/// nothing stored changes meaning, so only the two version marks change.
+pub const MIGRATE_TO_4: &str = "
+UPDATE params SET value = '4' WHERE name = 'format_version';
+PRAGMA user_version = 4;
 ";
 
 pub(super) fn path_to_blob(path: &Path) -> Vec<u8> {

@@ -181,6 +181,17 @@ impl Update<'_> {
         Ok(RowId(id))
     }
 
+    /// Stores the bytes of document `id`, one that is not a file (its
+    /// `path` an id, no device or inode): exact verification reads them
+    /// here ([`Index::stored_texts`]). Replaces what `id` had.
+    pub fn store_text(&mut self, id: RowId, body: &[u8]) -> Result<(), IndexError> {
+        self.tx
+            .prepare_cached("INSERT OR REPLACE INTO texts (doc, body) VALUES (?1, ?2)")
+            .and_then(|mut s| s.execute(params![id.0, body]))
+            .map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
     /// True if `path` is indexed, as of this transaction.
     pub fn is_indexed(&self, path: &Path) -> Result<bool, IndexError> {
         self.tx

@@ -36,6 +36,10 @@ pub mod caps {
     /// vectors, bits) and of a journal; `--max-line-length` overrides it
     /// for records and points.
     pub const LINE: u64 = crate::input::records::DEFAULT_MAX_LINE as u64;
+    /// A path on a line of its own, a stream's item (`query --add-if-new
+    /// -`): Linux's `PATH_MAX` is 4 KiB; this leaves room for any file
+    /// system's and keeps a line without end from being held.
+    pub const PATH_LINE: u64 = 64 << 10;
 }
 
 /// Why a bounded read failed.
@@ -129,15 +133,24 @@ pub struct LineReader<R> {
     cap: u64,
     number: u64,
     line: Vec<u8>,
+    /// What ends a line: `\n`, or NUL for NUL-separated paths (`-0`).
+    end: u8,
 }
 
 impl<R: BufRead> LineReader<R> {
     pub fn new(input: R, cap: u64) -> Self {
+        LineReader::ended_by(input, cap, b'\n')
+    }
+
+    /// Lines ended by `end` instead of `\n` (NUL: `find -print0`); a `\r`
+    /// before the end is then part of the line.
+    pub fn ended_by(input: R, cap: u64, end: u8) -> Self {
         LineReader {
             input,
             cap,
             number: 0,
             line: Vec::new(),
+            end,
         }
     }
 
@@ -154,16 +167,16 @@ impl<R: BufRead> LineReader<R> {
         let limit = self.cap.saturating_add(1);
         let read = (&mut self.input)
             .take(limit)
-            .read_until(b'\n', &mut self.line);
+            .read_until(self.end, &mut self.line);
         match read {
             Err(err) => return Some(Err(Bounded::Io(err))),
             Ok(0) => return None,
             Ok(_) => {}
         }
         self.number += 1;
-        if self.line.last() == Some(&b'\n') {
+        if self.line.last() == Some(&self.end) {
             self.line.pop();
-            if self.line.last() == Some(&b'\r') {
+            if self.end == b'\n' && self.line.last() == Some(&b'\r') {
                 self.line.pop();
             }
         }
@@ -182,7 +195,7 @@ impl<R: BufRead> LineReader<R> {
             if available.is_empty() {
                 return Ok(skipped);
             }
-            match memchr::memchr(b'\n', available) {
+            match memchr::memchr(self.end, available) {
                 Some(at) => {
                     self.input.consume(at + 1);
                     return Ok(skipped + at as u64);

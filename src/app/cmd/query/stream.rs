@@ -1,0 +1,319 @@
+//! `simfind query --db F --add-if-new -`: streaming dedup. Reads paths from
+//! standard input, decides each with [`simfind::index::stream`] and writes
+//! its row once the decision is committed.
+//!
+//! Batching: the items decided while more input is already waiting form
+//! one transaction (one lock, one commit, one sync to disk): a producer
+//! faster than the commits gets batches, and a slow one gets each answer at
+//! once, because a batch is committed and its rows written as soon as no
+//! input is waiting (after [`FLOW_WAIT`] once it holds two items or more),
+//! or it holds [`BATCH_ITEMS`], or is [`BATCH_TIME`] old.
+//! A row is never written before the commit that holds its item, so a
+//! stream killed at any moment has added every item it answered `new`, and
+//! nothing of a batch it did not answer.
+
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, RecvTimeoutError, TryRecvError};
+use std::time::{Duration, Instant};
+
+use anyhow::{Result, bail};
+use simfind::index::Index;
+use simfind::index::add::NewDoc;
+use simfind::index::query::{Query, QueryOptions};
+use simfind::index::stream::{Decision, Stream};
+use simfind::input::bounded::{self, Bounded, LineReader};
+use simfind::progress::Reporter;
+
+use super::{Args, QueryMetric};
+use crate::app::exit;
+use crate::app::output::Sink;
+use crate::app::ui::{Ui, Verbosity, plural};
+
+/// At most this many items per transaction: the lock is released (and the
+/// answers written) at least this often under a steady stream.
+const BATCH_ITEMS: usize = 512;
+
+/// At most this long between a batch's first item and its commit: another
+/// writer waits no longer than about this for the lock.
+const BATCH_TIME: Duration = Duration::from_millis(100);
+
+/// How long a flowing stream waits for its next line before it takes the
+/// pause for the end of a burst and commits.
+const FLOW_WAIT: Duration = Duration::from_millis(2);
+
+/// Items read ahead of the decisions.
+const READ_AHEAD: usize = 4096;
+
+/// The header of the stream's rows.
+pub const HEADER: [&str; 5] = ["item", "status", "nearest", "similarity", "matches"];
+
+/// The options `--add-if-new` does not take, refused before any work.
+pub(super) fn refuse_unless_streaming(args: &Args) -> Result<()> {
+    if args.files.len() != 1 || args.files[0].as_os_str() != "-" {
+        bail!(
+            "--add-if-new reads its items from standard input: give `-` as the only FILE \
+             (e.g. `find DIR -type f | simfind query --db {} --add-if-new -`)",
+            args.db.display()
+        );
+    }
+    if args.metric == Some(QueryMetric::Containment) {
+        bail!("--add-if-new decides by Jaccard similarity: --metric containment does not apply");
+    }
+    if args.top.is_some() {
+        bail!(
+            "--add-if-new answers with the nearest match: --top does not apply (use --exact \
+             to verify every document of a size that can reach T)"
+        );
+    }
+    Ok(())
+}
+
+/// One line of standard input.
+enum Line {
+    Path(Vec<u8>),
+    /// A line past the cap (its number), skipped.
+    TooLong(u64),
+    /// A read error ends the stream.
+    Failed(std::io::Error),
+}
+
+/// A row waiting for its batch's commit.
+struct Row {
+    item: Vec<u8>,
+    status: &'static str,
+    nearest: Vec<u8>,
+    similarity: String,
+    matches: String,
+}
+
+impl Row {
+    fn skipped(item: &[u8]) -> Row {
+        Row {
+            item: item.to_vec(),
+            status: "skipped",
+            nearest: Vec::new(),
+            similarity: String::new(),
+            matches: String::new(),
+        }
+    }
+}
+
+/// Counts for the summary.
+#[derive(Default)]
+struct Counts {
+    new: u64,
+    seen: u64,
+    skipped: u64,
+    errors: u64,
+}
+
+pub(super) fn run(
+    args: &Args,
+    index: &Index,
+    lookup: Query<'_>,
+    options: &QueryOptions,
+    started: Instant,
+) -> Result<i32> {
+    let mut sink = Sink::create(args.output.as_deref())?;
+    let ui = Ui::with(Verbosity {
+        quiet: true,
+        ..args.verbosity
+    });
+    let end = if args.null { b'\0' } else { b'\n' };
+    let (send, receive) = mpsc::sync_channel::<Line>(READ_AHEAD);
+    // The reader blocks on stdin while decisions go on; it ends when stdin
+    // does (or the receiver is gone).
+    std::thread::spawn(move || {
+        let mut lines = LineReader::ended_by(
+            std::io::stdin().lock(),
+            bounded::caps::PATH_LINE,
+            end,
+        );
+        while let Some(line) = lines.next_line() {
+            let line = match line {
+                Ok(line) => Line::Path(line.to_vec()),
+                Err(Bounded::TooLarge { .. }) => {
+                    let number = lines.line_number();
+                    if let Err(err) = lines.skip_line() {
+                        let _ = send.send(Line::Failed(err));
+                        return;
+                    }
+                    Line::TooLong(number)
+                }
+                Err(Bounded::Io(err)) => Line::Failed(err),
+            };
+            let failed = matches!(line, Line::Failed(_));
+            if send.send(line).is_err() || failed {
+                return;
+            }
+        }
+    });
+
+    let mut stream = Stream::new(index, lookup);
+    let mut csv = csv::WriterBuilder::new().from_writer(&mut sink);
+    csv.write_record(HEADER)?;
+    csv.flush()?;
+    let mut rows: Vec<Row> = Vec::new();
+    let mut counts = Counts::default();
+    let mut batch_started = Instant::now();
+    let mut read_error = None;
+    loop {
+        let mut line = receive.try_recv();
+        if matches!(line, Err(TryRecvError::Empty)) && rows.len() > 1 {
+            // A flowing stream (this batch already holds several items)
+            // whose reader is only waiting for a core: a short wait for it
+            // saves a commit, which rewrites every page the batch touched.
+            // A client deciding item by item has batches of one: answered
+            // at once.
+            line = receive.recv_timeout(FLOW_WAIT).map_err(|e| match e {
+                RecvTimeoutError::Timeout => TryRecvError::Empty,
+                RecvTimeoutError::Disconnected => TryRecvError::Disconnected,
+            });
+        }
+        let line = match line {
+            Ok(line) => Some(line),
+            Err(TryRecvError::Empty) => {
+                // Nothing waiting: answer what is decided before blocking.
+                settle(&mut stream, &mut rows, &mut csv)?;
+                receive.recv().ok()
+            }
+            Err(TryRecvError::Disconnected) => None,
+        };
+        let Some(line) = line else { break };
+        if rows.is_empty() {
+            batch_started = Instant::now();
+        }
+        match line {
+            Line::Failed(err) => {
+                read_error = Some(err);
+                break;
+            }
+            Line::TooLong(number) => {
+                ui.warn(
+                    Path::new("standard input"),
+                    &format!(
+                        "line {number}: {}; skipped",
+                        Bounded::TooLarge {
+                            cap: bounded::caps::PATH_LINE
+                        }
+                    ),
+                );
+                counts.skipped += 1;
+                rows.push(Row::skipped(b""));
+            }
+            // A blank line (the end of `printf 'a\n\n'`) names nothing.
+            Line::Path(path) if path.is_empty() => continue,
+            Line::Path(path) => {
+                let row = decide(&mut stream, &path, options, &ui, &mut counts)?;
+                rows.push(row);
+            }
+        }
+        if rows.len() >= BATCH_ITEMS || batch_started.elapsed() >= BATCH_TIME {
+            settle(&mut stream, &mut rows, &mut csv)?;
+        }
+    }
+    settle(&mut stream, &mut rows, &mut csv)?;
+    drop(csv);
+    sink.commit()?;
+    if let Some(err) = read_error {
+        bail!("cannot read standard input: {err}");
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    if !args.verbosity.quiet {
+        eprintln!(
+            "simfind: {} in {seconds:.3} s: {} new (added), {} seen, {} skipped \
+             (similarity ≥ {:.3}, {})",
+            plural(counts.new + counts.seen + counts.skipped, "item", "items"),
+            counts.new,
+            counts.seen,
+            counts.skipped,
+            options.threshold,
+            if options.exact {
+                "exact lookup: every document of a size that can reach it"
+            } else {
+                "LSH candidates, verified"
+            }
+        );
+    }
+    Ok(if counts.skipped + counts.errors > 0 {
+        exit::PARTIAL
+    } else {
+        exit::OK
+    })
+}
+
+/// Decides the item at `path` (the line's bytes).
+fn decide(
+    stream: &mut Stream<'_>,
+    path: &[u8],
+    options: &QueryOptions,
+    ui: &Ui,
+    counts: &mut Counts,
+) -> Result<Row> {
+    let file = PathBuf::from(OsStr::from_bytes(path));
+    let decision = stream.add_if_new(NewDoc::File(&file), options, ui)?;
+    Ok(match decision {
+        Decision::New { unverified, .. } => {
+            counts.new += 1;
+            counts.errors += unverified;
+            Row {
+                item: path.to_vec(),
+                status: "new",
+                nearest: Vec::new(),
+                similarity: String::new(),
+                matches: "0".to_owned(),
+            }
+        }
+        Decision::Seen {
+            nearest,
+            matches,
+            unverified,
+        } => {
+            counts.seen += 1;
+            counts.errors += unverified;
+            Row {
+                item: path.to_vec(),
+                status: "seen",
+                nearest: nearest.doc.path.as_os_str().as_bytes().to_vec(),
+                similarity: format!("{:.6}", nearest.similarity),
+                matches: matches.to_string(),
+            }
+        }
+        Decision::Binary => {
+            ui.warn(
+                &file,
+                &"looks binary and the index skips binary files; not added",
+            );
+            counts.skipped += 1;
+            Row::skipped(path)
+        }
+        Decision::Unreadable(path, err) => {
+            ui.warn(&path, &err);
+            counts.skipped += 1;
+            Row::skipped(path.as_os_str().as_bytes())
+        }
+    })
+}
+
+/// Commits the open batch, then writes its rows: an answer is never
+/// written before what it says is durable.
+fn settle(
+    stream: &mut Stream<'_>,
+    rows: &mut Vec<Row>,
+    csv: &mut csv::Writer<&mut Sink>,
+) -> Result<()> {
+    stream.commit()?;
+    for row in rows.drain(..) {
+        csv.write_record([
+            row.item.as_slice(),
+            row.status.as_bytes(),
+            row.nearest.as_slice(),
+            row.similarity.as_bytes(),
+            row.matches.as_bytes(),
+        ])?;
+    }
+    csv.flush()?;
+    Ok(())
+}
