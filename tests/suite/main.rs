@@ -41,6 +41,7 @@ mod exchange;
 mod explain;
 mod families;
 mod faults;
+mod fellegi_sunter;
 mod fold;
 mod fuzz_regressions;
 mod groups;

@@ -462,6 +462,7 @@ fn scan_files(args: Args, mode: Mode) -> Result<i32> {
         (threshold_source, args.matching.min_recall, missed),
         (seconds, &ui),
         args.input.important_words,
+        serde_json::Map::new(),
     )
 }
 
@@ -573,6 +574,7 @@ pub(crate) fn summary_fields(
                 ThresholdSource::SCurve => "s-curve",
                 ThresholdSource::IndexShape => "index",
                 ThresholdSource::TopFloor => "top-floor",
+                ThresholdSource::Model => "model",
             },
             "min_recall": min_recall,
         },
@@ -706,6 +708,7 @@ pub(crate) fn summary(
             "{:.3} (S-curve threshold of {}×{})",
             config.threshold, config.recipe.banding.bands, config.recipe.banding.rows
         ),
+        ThresholdSource::Model => format!("{:.3} (the model's default)", config.threshold),
     };
     // The join has no LSH candidates: what it counts is the pairs it verified.
     let candidates = match outcome.decision.method {
@@ -779,6 +782,7 @@ fn finish(
     threshold: (ThresholdSource, f64, Option<f64>),
     (seconds, ui): (f64, &Ui),
     important_words: Option<usize>,
+    extra: serde_json::Map<String, serde_json::Value>,
 ) -> Result<i32> {
     let status = if outcome.stats.errors > 0 {
         exit::PARTIAL
@@ -789,6 +793,7 @@ fn finish(
     if let Some(out) = summary_json {
         let mut fields = summary_fields(outcome, config, threshold, important_words);
         fields.extend(reported.json());
+        fields.extend(extra);
         fields.insert(
             "seconds".into(),
             summary::seconds(seconds, &ui.stage_seconds()),
