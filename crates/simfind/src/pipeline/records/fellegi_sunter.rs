@@ -143,7 +143,7 @@ fn level_of_chars(a: &[char], b: &[char]) -> Option<fs::Level> {
         fs::Level::Exact
     } else if fs::within_one_edit(a, b) {
         fs::Level::OneEdit
-    } else if fs::jaro_winkler(a, b) >= fs::CLOSE_JARO_WINKLER {
+    } else if fs::close(a, b) {
         fs::Level::Close
     } else {
         fs::Level::Else
