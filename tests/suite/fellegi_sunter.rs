@@ -134,7 +134,7 @@ fn em_recovers_known_m_and_u_of_generated_records() {
             .map(|pool| pool[(rng.next() % pool.len() as u64) as usize].clone())
             .collect();
         rows.push((format!("p{p}"), original.clone()));
-        if rng.next() % 2 == 0 {
+        if rng.next().is_multiple_of(2) {
             continue;
         }
         true_pairs += 1;
@@ -253,10 +253,11 @@ fn em_recovers_known_m_and_u_of_generated_records() {
 }
 
 /// The model on the generated benchmark at its defaults (-t 0.9, the
-/// bands' candidates), beside `--per-field`'s weighted Jaccard. Measured
-/// when written (docs/RECORDS.md): dedupe F1 0.982 (recall 0.976, precision
-/// 0.988), linkage F1 0.988; floors 0.01 below: the run is deterministic
-/// (fixed seeds), so a lower value means the model or its defaults changed.
+/// bands' candidates), beside `--per-field`'s weighted Jaccard (F1 0.976).
+/// Measured when written (docs/RECORDS.md): dedupe recall 0.9931, precision
+/// 1.0000, F1 0.9966; linkage 0.9975, 0.9992, F1 0.9984. The floors, about
+/// 0.01 below, fail on a change of the model or its defaults, not on chance:
+/// the run is deterministic (fixed seeds).
 #[test]
 fn model_f1_on_the_generated_benchmark() {
     let out = run(&[
@@ -271,7 +272,7 @@ fn model_f1_on_the_generated_benchmark() {
     let (recall, precision, f1) = quality(&found(&out), &truth("tests/records-data/truth.csv"));
     eprintln!("dedupe: recall {recall:.4} precision {precision:.4} F1 {f1:.4}");
     assert!(
-        f1 >= 0.97,
+        f1 >= 0.985,
         "dedupe: recall {recall} precision {precision} F1 {f1}"
     );
     let err = stderr(&out);
@@ -293,7 +294,7 @@ fn model_f1_on_the_generated_benchmark() {
         quality(&found(&out), &truth("tests/records-data/link_truth.csv"));
     eprintln!("link: recall {recall:.4} precision {precision:.4} F1 {f1:.4}");
     assert!(
-        f1 >= 0.97,
+        f1 >= 0.985,
         "link: recall {recall} precision {precision} F1 {f1}"
     );
     // Linkage pairs a record of each input only.
@@ -560,6 +561,19 @@ fn bad_combinations_are_refused_naming_the_flags() {
     refused(
         &["explain", "a", "b", "--load-model", "m.json"],
         &["--load-model", "--input"],
+    );
+    refused(
+        &[
+            "sign",
+            "--input",
+            "csv",
+            "r.csv",
+            "--model",
+            "fellegi-sunter",
+            "--out",
+            "out",
+        ],
+        &["--model", "apply to scan"],
     );
     assert!(!dir.path().join("m.json").exists());
 }

@@ -461,8 +461,7 @@ fn scan_files(args: Args, mode: Mode) -> Result<i32> {
         summary_json,
         (threshold_source, args.matching.min_recall, missed),
         (seconds, &ui),
-        args.input.important_words,
-        serde_json::Map::new(),
+        (args.input.important_words, serde_json::Map::new()),
     )
 }
 
@@ -781,8 +780,8 @@ fn finish(
     summary_json: Option<summary::SummaryJson>,
     threshold: (ThresholdSource, f64, Option<f64>),
     (seconds, ui): (f64, &Ui),
-    important_words: Option<usize>,
-    extra: serde_json::Map<String, serde_json::Value>,
+    // Important words, and fields of the summary only some scans have.
+    (important_words, extra): (Option<usize>, serde_json::Map<String, serde_json::Value>),
 ) -> Result<i32> {
     let status = if outcome.stats.errors > 0 {
         exit::PARTIAL

@@ -126,6 +126,12 @@ pub fn run(args: Args) -> Result<i32> {
     if args.input.important_words.is_some() {
         bail!("--important-words applies to scan: sign keeps every word");
     }
+    if args.input.model != args::ModelArg::Jaccard || args.input.save_model.is_some() {
+        bail!(
+            "--model and --save-model apply to scan: sign writes signatures, and the \
+             Fellegi–Sunter model is trained on a scan's candidates"
+        );
+    }
     if args.input.input != InputKind::Files {
         return run_records(args);
     }

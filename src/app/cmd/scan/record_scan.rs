@@ -275,8 +275,7 @@ pub(super) fn run(args: Args) -> Result<i32> {
         summary_json,
         threshold,
         (seconds, &ui),
-        args.input.important_words,
-        extra,
+        (args.input.important_words, extra),
     )
 }
 
