@@ -373,9 +373,13 @@ fn pairs_carry_probability_and_weights_whatever_the_threads() {
     let json = sim_in(dir.path(), &[&base[..], &["--format", "jsonl"]].concat());
     let first: Value =
         serde_json::from_slice(json.stdout.split(|&b| b == b'\n').next().unwrap()).unwrap();
+    let zip = &first["weights"]["zip"];
     assert!(
-        first["match_weight"].is_number() && first["weights"]["zip"].is_number()
-            || first["weights"]["zip"].is_null(),
+        first["match_weight"].is_number() && (zip.is_number() || zip.is_null()),
+        "{first}"
+    );
+    assert!(
+        first["weights"]["street"].is_number() && first.get("fields").is_none(),
         "{first}"
     );
 }
