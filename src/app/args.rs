@@ -388,6 +388,23 @@ pub struct InputArgs {
     )]
     pub block_cap: usize,
 
+    /// csv/tsv/jsonl: how a pair of records is scored. `jaccard`: the Jaccard of the
+    /// records, or with --per-field the weighted mean of the fields'. `fellegi-sunter`
+    /// (implies --per-field): each field's comparison level (exact, one edit, Jaro-Winkler
+    /// ≥ 0.88, else; empty: null, weight 0) weighs log2(m/u), u counted on random pairs, m
+    /// and the prior by EM over the candidates, an exact level's u the value's frequency;
+    /// a pair's match probability is its similarity, -t the probability it must reach
+    /// [default: 0.9], candidates as for --per-field at the bands' S-curve threshold;
+    /// columns match_weight and weight_<field> follow (docs/RECORDS.md).
+    #[arg(long, value_enum, value_name = "MODEL", default_value_t = ModelArg::Jaccard,
+          help_heading = "Records")]
+    pub model: ModelArg,
+
+    /// With --model fellegi-sunter: write the trained model (λ, and m and u per field
+    /// and level) to FILE as JSON, for `explain --load-model FILE`.
+    #[arg(long, value_name = "FILE", help_heading = "Records")]
+    pub save_model: Option<PathBuf>,
+
     /// Record linkage of two inputs: only pairs with one record from each (`a` from the
     /// first, `b` from the second); ids need only be unique within each.
     #[arg(long, help_heading = "Records")]

@@ -428,6 +428,10 @@ pub fn records(
     inputs: &[PathBuf],
 ) -> Result<(RecordOptions, RecordConfig)> {
     let kind = input.input;
+    let fellegi_sunter = input.model == args::ModelArg::FellegiSunter;
+    if input.save_model.is_some() && !fellegi_sunter {
+        bail!("--save-model writes a trained model: add --model fellegi-sunter");
+    }
     let fields = simfind::spec::RecordFields {
         kind,
         id_field: input.id_field.clone(),
@@ -435,11 +439,13 @@ pub fn records(
         id_column: input.id_column.clone(),
         columns: input.columns.clone(),
         pairs: input.pairs,
-        per_field: input.per_field,
+        // The model scores field by field: it implies --per-field.
+        per_field: input.per_field || fellegi_sunter,
         weights: input.weights.clone(),
         link: input.link,
         candidate_fields: input.candidate_fields.clone(),
         block_fields: input.block.iter().map(|k| k.field.clone()).collect(),
+        fellegi_sunter,
     };
     let stdin = inputs.iter().filter(|p| p.as_os_str() == "-").count();
     fields
@@ -486,12 +492,19 @@ pub fn records(
     options.max_line = usize::try_from(input.max_line_length.max(1)).unwrap_or(usize::MAX);
     let record = RecordConfig {
         kind,
-        per_field: input.per_field,
+        per_field: fields.per_field,
         weights: input.weights.clone(),
         link: input.link,
         candidate_fields: input.candidate_fields.clone(),
         blocks: input.block.clone(),
         block_cap: input.block_cap,
+        // The candidate threshold and seed are the scan's, set once its
+        // recipe is known.
+        model: fellegi_sunter.then_some(simfind::pipeline::FsConfig {
+            candidate_threshold: 0.0,
+            seed: 0,
+            term_frequency: true,
+        }),
     };
     Ok((options, record))
 }

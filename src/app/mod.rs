@@ -17,6 +17,7 @@ pub mod exchange_run;
 pub mod exit;
 pub mod families;
 pub mod flags;
+pub mod fs_model;
 pub mod important;
 pub mod limits;
 pub mod output;

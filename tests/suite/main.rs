@@ -42,6 +42,7 @@ mod exchange;
 mod explain;
 mod families;
 mod faults;
+mod fellegi_sunter;
 mod fold;
 mod fuzz_regressions;
 mod groups;

@@ -389,6 +389,7 @@ fn _pairs(
         candidate_fields: Vec::new(),
         blocks: Vec::new(),
         block_cap: simfind::pipeline::DEFAULT_BLOCK_CAP,
+        model: None,
     };
     // Its own pool: the host's threads (and any global pool another
     // extension set up) are left alone.

@@ -107,6 +107,13 @@ pub struct Args {
     #[arg(long, help_heading = "Records")]
     pub columns: Vec<String>,
 
+    /// With --input csv|tsv|jsonl: explain the pair by a model `scan --model
+    /// fellegi-sunter --save-model FILE` trained: each field's two values, level, m, u
+    /// and match weight log2(m/u) (an exact level's u the value's frequency in FILE_A),
+    /// the prior, the total and the match probability. Give the scan's --fold.
+    #[arg(long, value_name = "FILE", help_heading = "Records")]
+    pub load_model: Option<PathBuf>,
+
     #[command(flatten)]
     pub shingles: ShingleArgs,
 
@@ -178,6 +185,12 @@ pub enum ViewArg {
 }
 
 pub fn run(args: Args, color: ColorArg) -> Result<i32> {
+    if let Some(path) = &args.load_model {
+        let Some(kind) = args.input else {
+            bail!("--load-model explains a pair of records: give --input csv|tsv|jsonl");
+        };
+        return model::run(&args, kind, path);
+    }
     if args.metric == Some(args::SetMetricArg::Containment) {
         simfind::spec::check_measure(
             simfind::measure::Measure::Containment,
@@ -262,6 +275,24 @@ pub fn run(args: Args, color: ColorArg) -> Result<i32> {
 /// The texts of two records of one file of records (`--input`), as scan
 /// shingles them: the record's fields joined by one space.
 fn records_of(args: &Args, kind: InputKind, limit: u64) -> Result<(Vec<u8>, Vec<u8>, [String; 2])> {
+    let (records, [a, b]) = read_records(args, kind, limit)?;
+    let text = |i: usize| records.records[i].fields.join(" ").into_bytes();
+    let name = args.a.display();
+    let ids = [&records.records[a].id, &records.records[b].id];
+    Ok((
+        text(a),
+        text(b),
+        [format!("{name}#{}", ids[0]), format!("{name}#{}", ids[1])],
+    ))
+}
+
+/// Every record of FILE_A (`--input`), and where the two records named are
+/// among them.
+fn read_records(
+    args: &Args,
+    kind: InputKind,
+    limit: u64,
+) -> Result<(simfind::input::records::Records, [usize; 2])> {
     use simfind::input::records::{RecordOptions, read_inputs};
     if !matches!(kind, InputKind::Jsonl | InputKind::Csv | InputKind::Tsv) {
         bail!("--input {kind}: explain takes records with text (jsonl, csv, tsv)");
@@ -299,11 +330,11 @@ fn records_of(args: &Args, kind: InputKind, limit: u64) -> Result<(Vec<u8>, Vec<
         skipped += 1
     })
     .map_err(|err| anyhow::anyhow!("{err}"))?;
-    let text = |id: &str| -> Result<Vec<u8>> {
-        let record = records
+    let position = |id: &str| -> Result<usize> {
+        records
             .records
             .iter()
-            .find(|r| r.id == id)
+            .position(|r| r.id == id)
             .with_context(|| {
                 let note = if skipped > 0 {
                     format!(" ({skipped} bad rows were skipped; scan names them)")
@@ -311,12 +342,10 @@ fn records_of(args: &Args, kind: InputKind, limit: u64) -> Result<(Vec<u8>, Vec<
                     String::new()
                 };
                 format!("{}: no record with id {id:?}{note}", args.a.display())
-            })?;
-        Ok(record.fields.join(" ").into_bytes())
+            })
     };
-    let (a, b) = (text(&id_a)?, text(id_b)?);
-    let name = args.a.display();
-    Ok((a, b, [format!("{name}#{id_a}"), format!("{name}#{id_b}")]))
+    let found = [position(&id_a)?, position(id_b)?];
+    Ok((records, found))
 }
 
 /// The file's bytes, refused before reading when it is larger than `limit`
@@ -646,6 +675,7 @@ fn excerpt(bytes: &[u8], max: usize) -> String {
     )
 }
 
+mod model;
 mod word_diff;
 
 #[cfg(test)]

@@ -461,7 +461,7 @@ fn scan_files(args: Args, mode: Mode) -> Result<i32> {
         summary_json,
         (threshold_source, args.matching.min_recall, missed),
         (seconds, &ui),
-        args.input.important_words,
+        (args.input.important_words, serde_json::Map::new()),
     )
 }
 
@@ -573,6 +573,7 @@ pub(crate) fn summary_fields(
                 ThresholdSource::SCurve => "s-curve",
                 ThresholdSource::IndexShape => "index",
                 ThresholdSource::TopFloor => "top-floor",
+                ThresholdSource::Model => "model",
             },
             "min_recall": min_recall,
         },
@@ -706,6 +707,7 @@ pub(crate) fn summary(
             "{:.3} (S-curve threshold of {}×{})",
             config.threshold, config.recipe.banding.bands, config.recipe.banding.rows
         ),
+        ThresholdSource::Model => format!("{:.3} (the model's default)", config.threshold),
     };
     // The join has no LSH candidates: what it counts is the pairs it verified.
     let candidates = match outcome.decision.method {
@@ -778,7 +780,8 @@ fn finish(
     summary_json: Option<summary::SummaryJson>,
     threshold: (ThresholdSource, f64, Option<f64>),
     (seconds, ui): (f64, &Ui),
-    important_words: Option<usize>,
+    // Important words, and fields of the summary only some scans have.
+    (important_words, extra): (Option<usize>, serde_json::Map<String, serde_json::Value>),
 ) -> Result<i32> {
     let status = if outcome.stats.errors > 0 {
         exit::PARTIAL
@@ -789,6 +792,7 @@ fn finish(
     if let Some(out) = summary_json {
         let mut fields = summary_fields(outcome, config, threshold, important_words);
         fields.extend(reported.json());
+        fields.extend(extra);
         fields.insert(
             "seconds".into(),
             summary::seconds(seconds, &ui.stage_seconds()),

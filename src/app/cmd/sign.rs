@@ -61,6 +61,9 @@ bits), keyed by id like records; the family and query are in the metadata
 #[command(after_help = args::after_help(EXAMPLES, args::EXIT_STATUS_SIGN))]
 // The record input options are scan's; sign refuses this one (it keeps every word).
 #[command(mut_arg("important_words", |arg| arg.hide(true)))]
+// The model scores a scan's candidates: refused here, and not offered.
+#[command(mut_arg("model", |arg| arg.hide(true)))]
+#[command(mut_arg("save_model", |arg| arg.hide(true)))]
 #[command(mut_args(defs::one("threshold", defs::threshold(defs::Threshold::Sign))))]
 pub struct Args {
     /// Directories to sign (a file is signed as itself); optional with --files-from.
@@ -125,6 +128,12 @@ pub fn run(args: Args) -> Result<i32> {
     }
     if args.input.important_words.is_some() {
         bail!("--important-words applies to scan: sign keeps every word");
+    }
+    if args.input.model != args::ModelArg::Jaccard || args.input.save_model.is_some() {
+        bail!(
+            "--model and --save-model apply to scan: sign writes signatures, and the \
+             Fellegi–Sunter model is trained on a scan's candidates"
+        );
     }
     if args.input.input != InputKind::Files {
         return run_records(args);

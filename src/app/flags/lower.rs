@@ -268,9 +268,17 @@ pub fn record_error(error: SpecError) -> Error {
         "weights" => "--weights",
         "candidate_fields" => "--candidate-fields",
         "block_fields" => "--block",
+        "fellegi_sunter" => "--model fellegi-sunter",
         _ => "",
     };
     match error {
+        SpecError::Conflict {
+            field: "fellegi_sunter",
+            with: "weights",
+        } => anyhow!(
+            "--weights does not apply to --model fellegi-sunter: the model learns each field's \
+             weights (m and u per level, by EM)"
+        ),
         SpecError::NotForInput { field, input } => {
             anyhow!("{} does not apply to --input {input}", flag(field))
         }

@@ -143,6 +143,16 @@ impl ExactIndexArg {
     }
 }
 
+/// `scan --model`: how record pairs are scored.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum ModelArg {
+    /// The (weighted) Jaccard similarity of the records or of their fields.
+    #[default]
+    Jaccard,
+    /// Match weights and probability of the Fellegi–Sunter model, trained by EM.
+    FellegiSunter,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum VerifyArg {
     Exact,

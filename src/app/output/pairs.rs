@@ -40,7 +40,7 @@ fn field_values(fields: Option<&FieldScores>, pair: &SimilarPair) -> Vec<String>
             .iter()
             .map(|v| v.map(similarity).unwrap_or_default())
             .collect(),
-        None => vec![String::new(); fields.names.len()],
+        None => vec![String::new(); fields.names.len() + usize::from(fields.match_weights)],
     }
 }
 
@@ -48,7 +48,13 @@ fn field_values(fields: Option<&FieldScores>, pair: &SimilarPair) -> Vec<String>
 fn header(fields: Option<&FieldScores>) -> Vec<String> {
     let mut header: Vec<String> = PAIRS_HEADER.iter().map(|s| s.to_string()).collect();
     if let Some(fields) = fields {
-        header.extend(fields.names.iter().map(|n| field_column(n)));
+        if fields.match_weights {
+            // Fellegi–Sunter: the total weight, then each field's.
+            header.push("match_weight".to_string());
+            header.extend(fields.names.iter().map(|n| format!("weight_{n}")));
+        } else {
+            header.extend(fields.names.iter().map(|n| field_column(n)));
+        }
     }
     header
 }
@@ -343,9 +349,20 @@ pub fn write_jsonl_fields(
             write!(sink, ",\"identical\":{}", identical(pair.a, pair.b))?;
         }
         if let Some(fields) = fields {
-            // Per field, its similarity or null (not compared).
-            sink.write_all(b",\"fields\":{")?;
-            let values = fields.of(pair.a, pair.b).unwrap_or(&[]);
+            // Per field, its similarity (or match weight) or null (not
+            // compared).
+            let mut values = fields.of(pair.a, pair.b).unwrap_or(&[]);
+            if fields.match_weights {
+                let total = values.first().copied().flatten();
+                match total {
+                    Some(w) => write!(sink, ",\"match_weight\":{}", similarity(w))?,
+                    None => sink.write_all(b",\"match_weight\":null")?,
+                }
+                values = values.get(1..).unwrap_or(&[]);
+                sink.write_all(b",\"weights\":{")?;
+            } else {
+                sink.write_all(b",\"fields\":{")?;
+            }
             for (i, name) in fields.names.iter().enumerate() {
                 if i > 0 {
                     sink.write_all(b",")?;

@@ -17,6 +17,7 @@
 //! not depend on the thread count or on which SIMD kernel runs.
 pub mod containment;
 pub mod entity;
+pub mod fellegi_sunter;
 pub mod graph;
 pub mod join;
 pub mod measures;

@@ -69,6 +69,9 @@ pub enum ThresholdSource {
     /// neighbours, the similarity below which the banding makes a pair a
     /// candidate only by chance.
     TopFloor,
+    /// Not given to a scan scored by a model whose threshold is a match
+    /// probability: the model's default.
+    Model,
 }
 
 /// How pairs are found.

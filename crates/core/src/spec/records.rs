@@ -30,6 +30,9 @@ pub struct RecordFields {
     pub candidate_fields: Vec<String>,
     /// The fields of the blocking keys (per-field scores).
     pub block_fields: Vec<String>,
+    /// Score pairs by the Fellegi–Sunter model (per field, its weights
+    /// learned) instead of the weighted Jaccard mean.
+    pub fellegi_sunter: bool,
 }
 
 impl RecordFields {
@@ -40,6 +43,20 @@ impl RecordFields {
         let kind = self.kind;
         let table = matches!(kind, InputKind::Csv | InputKind::Tsv);
         let jsonl = kind == InputKind::Jsonl;
+        // First: the model implies per-field scores, which would otherwise
+        // be refused in its name.
+        if self.fellegi_sunter && !(table || jsonl) {
+            return Err(SpecError::NotForInput {
+                field: "fellegi_sunter",
+                input: kind,
+            });
+        }
+        if self.fellegi_sunter && !self.weights.is_empty() {
+            return Err(SpecError::Conflict {
+                field: "fellegi_sunter",
+                with: "weights",
+            });
+        }
         for (given, field, applies) in [
             (self.id_field.is_some(), "id_field", jsonl),
             (!self.text_fields.is_empty(), "text_fields", jsonl),

@@ -476,6 +476,7 @@ pub fn verify_records(
     let field_scores = per_field.map(|p| FieldScores {
         names: p.names,
         pairs: scored.into_iter().map(|(p, f)| ((p.a, p.b), f)).collect(),
+        match_weights: false,
     });
 
     let documents: Vec<Document> = docs

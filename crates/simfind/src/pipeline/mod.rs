@@ -73,8 +73,8 @@ use plan::{Decision, Method};
 #[cfg(feature = "parquet")]
 pub(crate) use records::record_set;
 pub use records::{
-    AUTO_MIN_RECORDS, BlockKey, CandidateReport, Chosen, DEFAULT_BLOCK_CAP, FieldScores, KEEP,
-    RecordConfig, RecordOutcome, scan_records,
+    AUTO_MIN_RECORDS, BlockKey, CandidateReport, Chosen, DEFAULT_BLOCK_CAP, FieldScores, FsConfig,
+    KEEP, RANDOM_PAIRS, RecordConfig, RecordOutcome, Trained, Values, scan_records,
 };
 pub use reload::{FileReload, Reload, ReloadError, reload_indexed, reload_set};
 use sign::sign_all;

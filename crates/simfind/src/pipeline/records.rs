@@ -34,10 +34,12 @@ use rayon::prelude::*;
 
 mod candidates;
 mod compact;
+mod fellegi_sunter;
 
 pub use candidates::{
     AUTO_MIN_RECORDS, BlockKey, CandidateReport, Chosen, DEFAULT_BLOCK_CAP, KEEP,
 };
+pub use fellegi_sunter::{FsConfig, RANDOM_PAIRS, Trained, Values};
 
 use super::plan::{Decision, Method, MethodChoice, Reason};
 use super::{ScanConfig, ScanOutcome, ScanStats, Verification};
@@ -68,6 +70,10 @@ pub struct RecordConfig {
     pub blocks: Vec<BlockKey>,
     /// Blocks of more records than this are skipped (and reported).
     pub block_cap: usize,
+    /// With `per_field`: score the candidates by the Fellegi–Sunter model
+    /// (trained on them) instead of the weighted Jaccard mean; the scan's
+    /// threshold is then the match probability.
+    pub model: Option<FsConfig>,
 }
 
 /// A reported pair `(a, b)` and its fields' similarities.
@@ -80,6 +86,9 @@ pub struct FieldScores {
     pub names: Vec<String>,
     /// Sorted by `(a, b)`.
     pub pairs: Vec<FieldRow>,
+    /// The values are match weights (Fellegi–Sunter): each row is the
+    /// pair's total weight, then one weight per field.
+    pub match_weights: bool,
 }
 
 impl FieldScores {
@@ -105,6 +114,8 @@ pub struct RecordOutcome {
     pub fields: Option<FieldScores>,
     /// With `per_field`: where the candidates came from.
     pub candidates: Option<CandidateReport>,
+    /// With a model: what it was trained to.
+    pub model: Option<Trained>,
 }
 
 /// Finds the similar pairs of `records`. `skipped` rows were already
@@ -169,6 +180,12 @@ fn scan_held(
             || (record.candidate_fields.is_empty() && record.blocks.is_empty())
             || record.candidate_fields.contains(&names[f])
     };
+    // The threshold the candidates are made for: the score's, or under the
+    // model (whose threshold is a probability) the one it names.
+    let candidate_threshold = record
+        .model
+        .as_ref()
+        .map_or(config.threshold, |m| m.candidate_threshold);
     let weights: Vec<f64> = if record.weights.len() == fields {
         record.weights.clone()
     } else {
@@ -205,6 +222,11 @@ fn scan_held(
     } else {
         Vec::new()
     };
+    // The fields' values as the model compares them.
+    let compared = record.model.as_ref().map(|_| {
+        let fields: Vec<Vec<String>> = records.records.iter().map(|r| r.fields.clone()).collect();
+        Values::new(&fields, names.len(), config.recipe.normalization)
+    });
 
     let mut documents: Vec<Document> = records
         .records
@@ -248,7 +270,7 @@ fn scan_held(
                 // The threshold is in (0, 1] and ids fit u32 (checked by the
                 // reader), the join's only refusals.
                 let index = config.exact_index.unwrap_or_default();
-                let joined = join::all_pairs_by(sets, config.threshold, index)
+                let joined = join::all_pairs_by(sets, candidate_threshold, index)
                     .expect("threshold in (0, 1] and fewer than 2^32 records");
                 all.extend(joined.pairs.iter().map(|p| (p.a, p.b)));
                 stats.join_index_entries += joined.stats.index_entries;
@@ -272,7 +294,7 @@ fn scan_held(
             let view = candidates::Fields {
                 sets: &field_sets,
                 weights: &weights,
-                threshold: config.threshold,
+                threshold: candidate_threshold,
                 banding: config.recipe.banding,
                 link: record.link.then_some(input_of.as_slice()),
             };
@@ -359,6 +381,19 @@ fn scan_held(
         0
     };
 
+    if let (Some(model), Some(values)) = (&record.model, &compared) {
+        let first = record
+            .link
+            .then(|| input_of.iter().take_while(|&&i| i == 0).count() as u32);
+        return scored_by_model(
+            values,
+            (documents, stats),
+            (&names, &candidates),
+            (first, model, config.threshold),
+            (method, reason, report),
+            reporter,
+        );
+    }
     reporter.begin(Stage::Verify, Some(candidates.len() as u64));
     let n = config.recipe.banding.signature_len();
     let by_signature = method == Method::Lsh && config.verification == Verification::Signature;
@@ -429,6 +464,7 @@ fn scan_held(
     let fields = record.per_field.then(|| FieldScores {
         names,
         pairs: scored.into_iter().map(|(p, f)| ((p.a, p.b), f)).collect(),
+        match_weights: false,
     });
     RecordOutcome {
         outcome: ScanOutcome {
@@ -439,6 +475,66 @@ fn scan_held(
         },
         fields,
         candidates: report,
+        model: None,
+    }
+}
+
+/// The end of [`scan_held`] under the Fellegi–Sunter model: trains it on
+/// the candidates, then reports those whose match probability reaches
+/// `threshold`, each with its total and per-field match weights.
+fn scored_by_model(
+    values: &Values,
+    (documents, mut stats): (Vec<Document>, ScanStats),
+    (names, candidates): (&[String], &[(u32, u32)]),
+    (first, model, threshold): (Option<u32>, &FsConfig, f64),
+    (method, reason, report): (Method, Reason, Option<CandidateReport>),
+    reporter: &dyn Reporter,
+) -> RecordOutcome {
+    reporter.begin(Stage::Verify, Some(candidates.len() as u64));
+    let trained = fellegi_sunter::train(values, names, candidates, first, model);
+    let scored: Vec<Option<Scored>> = candidates
+        .par_iter()
+        .map(|&(a, b)| {
+            if reporter.cancelled() {
+                return None;
+            }
+            reporter.advance(1);
+            let weights = values.breakdown(&trained.model, a, b, model.term_frequency);
+            (weights.probability >= threshold).then(|| {
+                let pair = SimilarPair {
+                    a,
+                    b,
+                    similarity: weights.probability,
+                    estimate: None,
+                    shared: None,
+                };
+                let mut row = Vec::with_capacity(names.len() + 1);
+                row.push(Some(weights.total));
+                row.extend(weights.fields.iter().map(|f| f.level.map(|_| f.weight)));
+                (pair, row)
+            })
+        })
+        .collect();
+    reporter.end(Stage::Verify);
+    let scored: Vec<Scored> = scored.into_iter().flatten().collect();
+    stats.pairs = scored.len() as u64;
+    let ids: Vec<u32> = (0..documents.len() as u32).collect();
+    let contents = ids.iter().map(|i| (std::slice::from_ref(i), None));
+    let between: Vec<SimilarPair> = scored.iter().map(|(p, _)| *p).collect();
+    RecordOutcome {
+        outcome: ScanOutcome {
+            documents,
+            pairs: DocPairs::new(contents, between),
+            stats,
+            decision: Decision { method, reason },
+        },
+        fields: Some(FieldScores {
+            names: names.to_vec(),
+            pairs: scored.into_iter().map(|(p, f)| ((p.a, p.b), f)).collect(),
+            match_weights: true,
+        }),
+        candidates: report,
+        model: Some(trained),
     }
 }
 

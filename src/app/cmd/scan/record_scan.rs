@@ -21,6 +21,10 @@ use crate::app::ui::{Ui, plural, warning_prefix};
 /// The default shingle size of `--input csv|tsv` (char shingles).
 const RECORD_CHAR_K: usize = 2;
 
+/// The match probability a pair must reach under `--model fellegi-sunter`
+/// when `-t` is not given: the threshold Splink's tutorials predict with.
+const DEFAULT_MATCH_PROBABILITY: f64 = 0.9;
+
 /// `scan --input jsonl|csv|tsv|sets`: records read from files (or stdin)
 /// instead of files walked; the same matching options and writers.
 pub(super) fn run(args: Args) -> Result<i32> {
@@ -41,7 +45,25 @@ pub(super) fn run(args: Args) -> Result<i32> {
     if kind == InputKind::Sets && (shingles.shingle.is_some() || shingles.k.is_some()) {
         bail!("--input sets compares whole tokens: --shingle and -k do not apply");
     }
-    let (options, record) = config::records(&args.input, &args.roots)?;
+    let (options, mut record) = config::records(&args.input, &args.roots)?;
+    let model = record.model.is_some();
+    if model {
+        if args.top.is_some() {
+            bail!(
+                "--top does not apply to --model fellegi-sunter: give -t, the match probability \
+                 a pair must reach"
+            );
+        }
+        if args.matching.verify == args::VerifyArg::Signature {
+            bail!(
+                "--verify signature does not apply to --model fellegi-sunter: the model compares \
+                 the fields' values, not their signatures"
+            );
+        }
+        if args.input.important_words.is_some() {
+            bail!("--important-words does not apply to --model fellegi-sunter: it compares fields");
+        }
+    }
     if args.write_kept.is_some() {
         match &args.roots[..] {
             [one] if one.as_os_str() != "-" => {}
@@ -74,13 +96,30 @@ pub(super) fn run(args: Args) -> Result<i32> {
     let mut removal = args.report.removal_run();
     removal.lists_removable |= args.write_kept.is_some();
     let removal_default = super::removal_threshold_of(removal, &mut matching);
+    // Under the model -t is a match probability: the banding and the
+    // candidates' threshold are chosen without it, as when -t is not given.
+    let probability = if model {
+        matching.threshold.take()
+    } else {
+        None
+    };
     let (mut config, threshold_source) =
         config::scan(&[], &signing, &matching, &args.files, false, None)?;
-    let threshold_source = super::top_floor(args.top, threshold_source, &mut config);
-    if removal_default && !args.verbosity.quiet {
+    let mut threshold_source = super::top_floor(args.top, threshold_source, &mut config);
+    if let Some(fs) = &mut record.model {
+        fs.candidate_threshold = config.threshold;
+        fs.seed = config.recipe.seed;
+        config.threshold = probability.unwrap_or(DEFAULT_MATCH_PROBABILITY);
+        threshold_source = match probability {
+            Some(_) => ThresholdSource::Given,
+            None => ThresholdSource::Model,
+        };
+    }
+    if removal_default && !args.verbosity.quiet && !model {
         eprintln!("{}", super::removal_default_note(&args.signing, "records"));
     }
-    if threshold_source == ThresholdSource::Given
+    if !model
+        && threshold_source == ThresholdSource::Given
         && let Some(warning) = tune::steep_part_warning(
             config.recipe.banding.bands,
             config.recipe.banding.rows,
@@ -108,6 +147,10 @@ pub(super) fn run(args: Args) -> Result<i32> {
         Some(path) => Some((path, Sink::create(Some(path.as_path()))?)),
         None => None,
     };
+    let mut model_file = match &args.input.save_model {
+        Some(path) => Some(Sink::create(Some(path.as_path()))?),
+        None => None,
+    };
     output::install_interrupt_handler();
 
     let started = Instant::now();
@@ -133,7 +176,22 @@ pub(super) fn run(args: Args) -> Result<i32> {
         mut outcome,
         fields,
         candidates,
+        model: trained,
     } = pipeline::scan_records(records, &config, &record, &ui);
+    let mut extra = serde_json::Map::new();
+    if let Some(trained) = &trained {
+        if !quiet {
+            eprintln!("{}", crate::app::fs_model::table(trained));
+        }
+        let json = crate::app::fs_model::to_json(trained);
+        if let Some(mut file) = model_file.take() {
+            let mut text = serde_json::to_vec_pretty(&json)?;
+            text.push(b'\n');
+            std::io::Write::write_all(&mut file, &text)?;
+            file.commit()?;
+        }
+        extra.insert("model".into(), json);
+    }
     if let Some(report) = &candidates {
         for (key, value, size) in &report.skipped {
             eprintln!(
@@ -143,7 +201,13 @@ pub(super) fn run(args: Args) -> Result<i32> {
                 record.block_cap
             );
         }
-        if !quiet && let Some(line) = candidates_line(report, config.threshold) {
+        // The threshold the candidates were chosen for (under the model, not
+        // the probability).
+        let threshold = record
+            .model
+            .as_ref()
+            .map_or(config.threshold, |m| m.candidate_threshold);
+        if !quiet && let Some(line) = candidates_line(report, threshold) {
             eprintln!("{line}");
         }
     }
@@ -211,7 +275,7 @@ pub(super) fn run(args: Args) -> Result<i32> {
         summary_json,
         threshold,
         (seconds, &ui),
-        args.input.important_words,
+        (args.input.important_words, extra),
     )
 }
 
@@ -309,11 +373,15 @@ fn summary_line(
     };
     format!(
         "simfind: {} ({kind}) in {seconds:.2} s; {} skipped, {} never paired (no shingle); \
-         {candidates}; {} with similarity ≥ {:.3} ({shingles}); method {}",
+         {candidates}; {} with {} ≥ {:.3} ({shingles}); method {}",
         plural(s.files, "record", "records"),
         s.errors,
         s.no_shingles,
         plural(s.pairs, "pair", "pairs"),
+        match &record.model {
+            Some(_) => "match probability",
+            None => "similarity",
+        },
         config.threshold,
         crate::app::speak::decision(&outcome.decision),
     )

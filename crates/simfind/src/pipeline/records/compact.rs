@@ -379,6 +379,7 @@ pub(super) fn scan(
         },
         fields: None,
         candidates: None,
+        model: None,
     }
 }
 

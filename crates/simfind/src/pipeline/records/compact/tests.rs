@@ -92,6 +92,7 @@ fn columns_give_what_held_sets_give() {
                     candidate_fields: Vec::new(),
                     blocks: Vec::new(),
                     block_cap: crate::pipeline::DEFAULT_BLOCK_CAP,
+                    model: None,
                 };
                 let reason = Reason::RecordsAuto;
                 let held = scan_held(
@@ -260,6 +261,7 @@ fn read_again_gives_what_held_sets_give(kind: InputKind) {
                 candidate_fields: Vec::new(),
                 blocks: Vec::new(),
                 block_cap: crate::pipeline::DEFAULT_BLOCK_CAP,
+                model: None,
             };
             let held = scan_held(
                 read(&paths, &options),
@@ -425,6 +427,7 @@ fn a_run_asked_to_stop_skips_the_rest_and_still_returns() {
         candidate_fields: Vec::new(),
         blocks: Vec::new(),
         block_cap: crate::pipeline::DEFAULT_BLOCK_CAP,
+        model: None,
     };
     let full = scan(records(), &config, false, Reason::RecordsAuto, &Silent).outcome;
     assert!(full.pairs.len() > 3, "the corpus has pairs");
