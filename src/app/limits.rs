@@ -62,9 +62,29 @@ fn note(ptr: *mut u8, size: usize) -> *mut u8 {
     ptr
 }
 
+/// Whether a thread is ending the run for lack of memory: the first one
+/// prints and exits; another that fails at the same moment must not print
+/// a second message, so it waits for that exit.
+static ENDING: AtomicBool = AtomicBool::new(false);
+
+/// Lets only the first caller through; any later one waits for the first's
+/// `_exit` (async-signal-safe: an atomic swap and `pause`).
+fn first_to_end() {
+    if ENDING.swap(true, Ordering::SeqCst) {
+        loop {
+            // SAFETY: pause only suspends this thread until a signal; the
+            // process ends meanwhile by the first caller's _exit.
+            unsafe {
+                libc::pause();
+            }
+        }
+    }
+}
+
 /// Removes any named partial output, says which options lower memory and
 /// exits with status 2; async-signal-safe and allocation-free.
 fn fail_out_of_memory() -> ! {
+    first_to_end();
     pending::remove();
     // SAFETY: write and _exit are async-signal-safe; MESSAGE is static.
     // _exit skips atexit handlers and buffered output, which is what a
@@ -210,6 +230,7 @@ fn on_out_of_memory(oom: &simfind::memory::OutOfMemory) -> ! {
     // From here on, any thread whose allocation fails ends the process at
     // once (see `note`), so no second message follows this one.
     EXITING.store(true, Ordering::SeqCst);
+    first_to_end();
     pending::remove();
     // Formatted straight into unbuffered stderr: nothing is allocated.
     let _ = writeln!(

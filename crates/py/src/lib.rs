@@ -17,9 +17,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use pyo3::exceptions::{
-    PyOSError, PyRuntimeError, PyTimeoutError, PyTypeError, PyValueError,
-};
+use pyo3::exceptions::{PyOSError, PyRuntimeError, PyTimeoutError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyFloat, PyInt, PyString};
 use simfind::cluster::{ClusterMethod, ClusterParams, FileFacts, KeepPolicy, cluster_contents};
@@ -723,12 +721,24 @@ impl _Index {
         // is opened with no option at all.
         let stored = index.params();
         let given: [(&str, Option<String>, String); 6] = [
-            ("shingle", kind.map(|k| k.name().to_owned()), stored.shingle_kind.clone()),
+            (
+                "shingle",
+                kind.map(|k| k.name().to_owned()),
+                stored.shingle_kind.clone(),
+            ),
             ("k", k.map(|k| k.to_string()), stored.k.to_string()),
-            ("bands", bands.map(|b| b.to_string()), stored.bands.to_string()),
+            (
+                "bands",
+                bands.map(|b| b.to_string()),
+                stored.bands.to_string(),
+            ),
             ("rows", rows.map(|r| r.to_string()), stored.rows.to_string()),
             ("seed", seed.map(|s| s.to_string()), stored.seed.to_string()),
-            ("sketch", sketch.map(|s| s.name().to_owned()), stored.minhash.clone()),
+            (
+                "sketch",
+                sketch.map(|s| s.name().to_owned()),
+                stored.minhash.clone(),
+            ),
         ];
         for (name, given, stored) in given {
             if let Some(given) = given
@@ -790,10 +800,13 @@ impl _Index {
         }
         let paths: Vec<std::path::PathBuf> = ids.iter().map(std::path::PathBuf::from).collect();
         self.with(py, move |index| {
-            let recipe = index.params().recipe().map_err(|reason| IndexError::Invalid {
-                path: index.path().to_owned(),
-                reason: format!("parameters this simfind cannot use ({reason})"),
-            })?;
+            let recipe = index
+                .params()
+                .recipe()
+                .map_err(|reason| IndexError::Invalid {
+                    path: index.path().to_owned(),
+                    reason: format!("parameters this simfind cannot use ({reason})"),
+                })?;
             let read = simfind::input::read::ReadOptions::default();
             let docs = paths
                 .iter()

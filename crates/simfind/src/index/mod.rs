@@ -749,8 +749,8 @@ impl Index {
         } else {
             TransactionBehavior::Immediate
         };
-        let tx = rusqlite::Transaction::new_unchecked(&self.conn, behavior)
-            .map_err(|e| self.err(e))?;
+        let tx =
+            rusqlite::Transaction::new_unchecked(&self.conn, behavior).map_err(|e| self.err(e))?;
         Ok(Update {
             tx,
             path: &self.path,

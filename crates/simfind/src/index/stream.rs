@@ -131,14 +131,9 @@ impl<'a> Stream<'a> {
                 set: &prepared.set,
                 identity: doc.stat.dev.zip(doc.stat.inode),
             };
-            let (_, matches, failed) = self.query.lookup(
-                own,
-                &doc.signature,
-                &doc.band_keys,
-                options,
-                reporter,
-                true,
-            )?;
+            let (_, matches, failed) =
+                self.query
+                    .lookup(own, &doc.signature, &doc.band_keys, options, reporter, true)?;
             unverified = failed;
             let count = matches.len();
             if let Some(nearest) = matches.into_iter().next() {

@@ -126,11 +126,8 @@ pub(super) fn run(
     // The reader blocks on stdin while decisions go on; it ends when stdin
     // does (or the receiver is gone).
     std::thread::spawn(move || {
-        let mut lines = LineReader::ended_by(
-            std::io::stdin().lock(),
-            bounded::caps::PATH_LINE,
-            end,
-        );
+        let mut lines =
+            LineReader::ended_by(std::io::stdin().lock(), bounded::caps::PATH_LINE, end);
         while let Some(line) = lines.next_line() {
             let line = match line {
                 Ok(line) => Line::Path(line.to_vec()),
