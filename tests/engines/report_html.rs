@@ -28,6 +28,7 @@ fn selftest(page: &Path) -> (String, Value) {
             "--no-first-run",
             "--dump-dom",
             "--virtual-time-budget=10000",
+            "--window-size=1280,800",
         ])
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .arg(format!("file://{}#selftest", page.display()))
@@ -83,8 +84,24 @@ fn check_against_csv(root_dir: &Path, args: &[&str]) -> Value {
         .map(|(_, p)| String::from_utf8_lossy(p).into_owned())
         .collect();
     assert_eq!(shown, expected, "every row's path, as text, in CSV order");
+    // Nothing is ticked when the page opens; the scan's choice, taken with
+    // its button, is `--list-removable -0` byte for byte.
+    assert_eq!(check["selected_at_open"], 0);
+    assert_eq!(check["ticks_at_open"], 0);
     let removable = scan(root_dir, &with_t, &["--list-removable", "-0"]);
     assert_eq!(check["export_hex"].as_str().unwrap(), hex(&removable));
+    // The page opens on the groups, the run's figures folded below them: the
+    // first group starts on the first screen of a 1280 × 800 window.
+    let top = check["first_group_top"].as_i64().unwrap();
+    assert!((0..800).contains(&top), "the first group starts at {top} px");
+    assert_eq!(check["facts_open"], false);
+    // Sizes for people, the exact count in the title.
+    let size = &check["first_size"];
+    let (shown, exact) = (size[0].as_str().unwrap(), size[1].as_str().unwrap());
+    assert!(
+        [" B", " kB", " MB", " GB"].iter().any(|u| shown.ends_with(u)) && exact.ends_with(" bytes"),
+        "{shown} / {exact}"
+    );
     assert_eq!(check["scripts"], 2);
     assert!(
         !dom.contains("data-pwned"),

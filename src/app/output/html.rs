@@ -215,7 +215,14 @@ pub fn write(
         "<p class=\"summary-line\">{}</p>",
         escape(&run.summary_line)
     );
-    page.push_str("</header>\n<main>\n<section id=\"summary\">\n<h2>Summary</h2>\n");
+    // The page opens on the groups, what a reviewer came for; the run's
+    // facts and charts follow, folded.
+    page.push_str("</header>\n<main>\n");
+    page.push_str(TEMPLATE);
+    page.push_str(
+        "<details id=\"run-facts\">\n<summary>The run: its figures, the similarity of its pairs \
+         and the S-curve</summary>\n<section id=\"summary\">\n<h2>Summary</h2>\n",
+    );
     facts_table(&mut page, run, clustering, documents, shown);
     page.push_str("</section>\n<section id=\"charts\">\n");
     page.push_str("<figure id=\"histogram\">\n<figcaption>Similarity of the pairs</figcaption>\n");
@@ -235,8 +242,7 @@ pub fn write(
     );
     page.push_str("</figcaption>\n");
     page.push_str(&scurve_svg(run));
-    page.push_str("</figure>\n</section>\n");
-    page.push_str(TEMPLATE);
+    page.push_str("</figure>\n</section>\n</details>\n");
     page.push_str("</main>\n<script type=\"application/json\" id=\"data\">");
     page.push_str(&json_for_script(&data));
     page.push_str("</script>\n<script>\n");
@@ -274,10 +280,11 @@ const TEMPLATE: &str = r#"<section id="groups">
 <p id="removal-count"></p>
 <p class="buttons">
 <button type="button" id="export-nul">Export the list (NUL-separated)</button>
-<button type="button" id="reset">Back to the scan's choice</button>
+<button type="button" id="reset">Select the scan's choice</button>
 <button type="button" id="clear">Select none</button>
 </p>
-<p class="hint">The exported file lists one path per entry, each ended by a NUL byte, with the exact bytes of each name: <code>xargs -0 -a FILE ls -l</code> reads it, and <code>simfind dedupe</code> acts on exactly those files with <code>--from-list FILE</code> (run it from this report's directory with the same roots and options):</p>
+<p id="export-status" aria-live="polite"></p>
+<p class="hint">Nothing is selected until you tick a file or take the scan's choice (every removable file). The export is saved by your browser as <code>simfind-removal.nul</code> in its downloads folder (the one its settings name; it may ask where). The file lists one path per entry, each ended by a NUL byte, with the exact bytes of each name: <code>xargs -0 -a FILE ls -l</code> reads it, and <code>simfind dedupe</code> acts on exactly those files with <code>--from-list FILE</code> (run it from this report's directory with the same roots and options):</p>
 <pre id="dedupe-command"></pre>
 <ol id="removal-list"></ol>
 </section>

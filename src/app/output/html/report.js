@@ -36,9 +36,21 @@
     g.keptPath = list[0].p;
     g.lower = list.map((m) => m.p.toLowerCase());
   });
+  // Nothing is selected when the page opens: a removal is what the
+  // reviewer ticks, or the scan's choice taken as a whole with its button.
   const selected = new Uint8Array(members.length);
   const scanChoice = () => members.forEach((x) => { selected[x.n] = x.m.f & KEPT ? 0 : 1; });
-  scanChoice();
+  const removable = members.filter((x) => !(x.m.f & KEPT)).length;
+
+  // Sizes as the scan's summary writes them (decimal units), the exact
+  // count in the element's title.
+  function humanBytes(n) {
+    if (n < 1e3) return n + " B";
+    if (n < 1e6) return (n / 1e3).toFixed(1) + " kB";
+    if (n < 1e9) return (n / 1e6).toFixed(1) + " MB";
+    return (n / 1e9).toFixed(1) + " GB";
+  }
+  const exactBytes = (n) => n.toLocaleString("en") + " bytes";
 
   const state = { page: 0, pageSize: 50, view: groups };
 
@@ -76,7 +88,7 @@
   function groupTable(g) {
     const table = el("table", { class: "group", "data-group": g.id });
     table.appendChild(el("caption", null,
-      "Group " + g.id + " · " + g.members.length + " files · " + g.size + " bytes"));
+      "Group " + g.id + " · " + g.members.length + " files · " + humanBytes(g.size)));
     const head = el("tr");
     ["remove", "path", "size", "modified", "similarity", "role", ""].forEach((h) => head.appendChild(el("th", { scope: "col" }, h)));
     table.appendChild(el("thead")).appendChild(head);
@@ -90,7 +102,7 @@
       box.addEventListener("change", () => { selected[x.n] = box.checked ? 1 : 0; drawRemoval(); });
       tr.appendChild(el("td")).appendChild(box);
       tr.appendChild(el("td", { class: "path" }, m.p));
-      tr.appendChild(el("td", { class: "num" }, m.s));
+      tr.appendChild(el("td", { class: "num", title: exactBytes(m.s) }, humanBytes(m.s)));
       tr.appendChild(el("td", { class: "num" }, m.t === null ? "" : m.t));
       tr.appendChild(el("td", { class: "num" }, m.j === null ? "" : m.j.toFixed(6)));
       tr.appendChild(el("td", { class: "role" }, role(m.f)));
@@ -232,8 +244,9 @@
       bytes += x.m.s;
       if (count <= SHOWN_IN_LIST) list.appendChild(el("li", { class: "path" }, x.m.p));
     });
-    $("removal-count").textContent = count + " files selected (" + bytes + " bytes)" +
+    $("removal-count").textContent = count + " files selected (" + humanBytes(bytes) + ")" +
       (count > SHOWN_IN_LIST ? "; the first " + SHOWN_IN_LIST + " are listed below, the export has all" : "");
+    $("removal-count").title = exactBytes(bytes);
   }
 
   function download() {
@@ -242,6 +255,9 @@
     document.body.appendChild(a);
     a.click();
     a.remove();
+    const n = selected.reduce((s, b) => s + b, 0);
+    $("export-status").textContent = "Saved " + n + (n === 1 ? " path" : " paths") +
+      " as simfind-removal.nul in your browser's downloads folder.";
   }
 
   function refresh() { readFilters(); state.page = 0; drawPage(); }
@@ -253,6 +269,7 @@
   $("reset").addEventListener("click", () => { scanChoice(); drawPage(); drawRemoval(); });
   $("clear").addEventListener("click", () => { selected.fill(0); drawPage(); drawRemoval(); });
   $("dedupe-command").textContent = data.dedupe_command;
+  $("reset").textContent = "Select the scan's choice (" + removable + " removable)";
 
   readFilters();
   drawPage();
@@ -288,13 +305,27 @@
     // One explanation left open on the page, for the dumped DOM.
     const first = document.querySelector("#group-list button.explain");
     if (first) first.click();
+    // What the page opened with, then the scan's choice through its button.
+    const selectedAtOpen = selected.reduce((a, b) => a + b, 0);
+    const ticksAtOpen = document.querySelectorAll("#group-list input[type=checkbox]:checked").length;
+    $("reset").click();
     const hex = Array.from(exportBytes(), (b) => b.toString(16).padStart(2, "0")).join("");
+    // Whether the first group is on the first screen of a 1280 × 800 window:
+    // the page opens on the groups.
+    const firstGroup = document.querySelector("#group-list table.group");
+    const firstGroupTop = firstGroup ? Math.round(firstGroup.getBoundingClientRect().top + window.scrollY) : -1;
+    const firstSize = document.querySelector("#group-list tr.member td.num");
     const out = {
       groups: tables,
       rows: rows,
       data_groups: groups.length,
       data_rows: members.length,
       selected: selected.reduce((a, b) => a + b, 0),
+      selected_at_open: selectedAtOpen,
+      ticks_at_open: ticksAtOpen,
+      first_group_top: firstGroupTop,
+      first_size: firstSize ? [firstSize.textContent, firstSize.title] : null,
+      facts_open: $("run-facts").open,
       scripts: document.getElementsByTagName("script").length,
       paths: pathText,
       export_hex: hex,
