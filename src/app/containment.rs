@@ -38,6 +38,7 @@ use crate::app::families::ScanArgs;
 use crate::app::output::Sink;
 use crate::app::output::containment::write;
 use crate::app::report::{FormatArg, SortArg};
+use crate::app::speak;
 use crate::app::ui::{Ui, plural};
 
 pub fn scan(args: ScanArgs) -> Result<i32> {
@@ -112,12 +113,13 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
     let (sets, ids, link, what) = if records {
         let (options, _) = config::records(args.record_input, args.roots)?;
         let read = records::read_inputs(args.roots, &options, &mut |err| {
-            simfind::progress::Reporter::warn(&ui, std::path::Path::new(&err.place()), &err.reason)
+            simfind::progress::Reporter::warn(
+                &ui,
+                std::path::Path::new(&err.place()),
+                &speak::row_reason(err),
+            )
         })
-        .map_err(|err| match err.line {
-            0 => anyhow!("{err}"),
-            _ => anyhow!("{err} (--skip-bad-rows skips such rows with a warning)"),
-        })?;
+        .map_err(speak::row_failure)?;
         problems += read.skipped;
         let link = args
             .link

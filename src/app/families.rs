@@ -753,12 +753,19 @@ fn read_points<T>(
     };
     let mut on_skip = |e: RowError| {
         *problems += 1;
-        eprintln!("{} {shown}: {e}: row left out", warning_prefix());
+        eprintln!(
+            "{} {shown}: {}: row left out",
+            warning_prefix(),
+            speak::vector_row(&e)
+        );
     };
     parse(input, cap, skip, &mut on_skip).map_err(|e| match e {
         ReadError::Empty => anyhow::anyhow!("{shown}: no rows"),
         ReadError::Row(row) => {
-            anyhow::anyhow!("{shown}: {row} (--skip-bad-rows leaves such rows out)")
+            anyhow::anyhow!(
+                "{shown}: {} (--skip-bad-rows leaves such rows out)",
+                speak::vector_row(&row)
+            )
         }
         ReadError::Io(io) => anyhow::anyhow!("cannot read {shown}: {io}"),
     })

@@ -322,3 +322,42 @@ pub fn warning(w: &Warning) -> String {
         Warning::ContentChangedSinceSigned { .. } => w.to_string(),
     }
 }
+
+/// A reader's hint in the command line's words: its setting as the flag.
+pub fn hint(hint: &simfind::input::records::Hint) -> String {
+    hint.worded(crate::app::flags::lower::flag_of(hint.setting))
+}
+
+/// A record row's reason and, if a setting gets past it, the flag.
+pub fn row_reason(e: &simfind::input::records::RowError) -> String {
+    match &e.hint {
+        Some(h) => format!("{}{}", e.reason, hint(h)),
+        None => e.reason.clone(),
+    }
+}
+
+/// A record row's error as the command line says it: `file:line: reason`.
+pub fn row_error(e: &simfind::input::records::RowError) -> String {
+    format!("{}: {}", e.place(), row_reason(e))
+}
+
+/// A strict read's failure: the row's error, and for a row (not the whole
+/// input) that --skip-bad-rows would skip it.
+pub fn row_failure(e: simfind::input::records::RowError) -> anyhow::Error {
+    match e.line {
+        0 => anyhow::anyhow!("{}", row_error(&e)),
+        _ => anyhow::anyhow!(
+            "{} (--skip-bad-rows skips such rows with a warning)",
+            row_error(&e)
+        ),
+    }
+}
+
+/// A row of vectors or bit strings as the command line says it:
+/// `line N: reason`, the hint's setting as the flag.
+pub fn vector_row(e: &simfind::input::vectors::RowError) -> String {
+    match &e.hint {
+        Some(h) => format!("line {}: {}{}", e.line, e.reason, hint(h)),
+        None => format!("line {}: {}", e.line, e.reason),
+    }
+}

@@ -22,6 +22,7 @@ use crate::app::output::Sink;
 use crate::app::output::families::{self as writer, Measure};
 use crate::app::output::summary::{self, FamilyRun};
 use crate::app::report::FormatArg;
+use crate::app::speak;
 use crate::app::ui::{Ui, plural};
 
 pub fn scan(args: ScanArgs) -> Result<i32> {
@@ -91,12 +92,13 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
         let (mut record_options, _) = config::records(args.record_input, args.roots)?;
         record_options.weighted = true;
         let read = records::read_inputs(args.roots, &record_options, &mut |err| {
-            simfind::progress::Reporter::warn(&ui, std::path::Path::new(&err.place()), &err.reason)
+            simfind::progress::Reporter::warn(
+                &ui,
+                std::path::Path::new(&err.place()),
+                &speak::row_reason(err),
+            )
         })
-        .map_err(|err| match err.line {
-            0 => anyhow!("{err}"),
-            _ => anyhow!("{err} (--skip-bad-rows skips such rows with a warning)"),
-        })?;
+        .map_err(speak::row_failure)?;
         problems += read.skipped;
         let split = args
             .record_input

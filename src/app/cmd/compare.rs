@@ -377,7 +377,7 @@ fn run_sets(args: &Args, containment: bool) -> Result<i32> {
     let mut options = RecordOptions::new(InputKind::Sets);
     options.pairs = args.pairs;
     let read = records::read_inputs(std::slice::from_ref(file), &options, &mut |_| {})
-        .map_err(|err| anyhow::anyhow!("{err}"))?;
+        .map_err(|err| anyhow::anyhow!("{}", crate::app::speak::row_error(&err)))?;
     let shown = records::display_name(file);
     let find = |id: &str| {
         read.records

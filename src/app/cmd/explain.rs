@@ -329,7 +329,7 @@ fn read_records(
     let records = read_inputs(std::slice::from_ref(&args.a), &options, &mut |_| {
         skipped += 1
     })
-    .map_err(|err| anyhow::anyhow!("{err}"))?;
+    .map_err(|err| anyhow::anyhow!("{}", crate::app::speak::row_error(&err)))?;
     let position = |id: &str| -> Result<usize> {
         records
             .records

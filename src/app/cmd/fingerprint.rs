@@ -107,11 +107,11 @@ pub fn run(args: Args) -> Result<i32> {
     let mut warnings = 0u64;
     let warn = |message: &str| eprintln!("{} {message}", ui::warning_prefix());
     let read = records::read_inputs(std::slice::from_ref(file), &options, &mut |err| {
-        warn(&err.to_string());
+        warn(&crate::app::speak::row_error(err));
     });
     let read = match read {
         Ok(read) => read,
-        Err(err) => bail!("{err}"),
+        Err(err) => bail!("{}", crate::app::speak::row_error(&err)),
     };
     warnings += read.skipped;
     let shown = if file.as_os_str() == "-" {

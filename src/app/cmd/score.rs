@@ -171,9 +171,13 @@ pub fn run(args: Args) -> Result<i32> {
     let mut skipped = 0;
     let mut read = |path: &PathBuf| -> Result<Vec<Record>> {
         let records = records::read_inputs(std::slice::from_ref(path), &options, &mut |err| {
-            eprintln!("{} {err}", ui::warning_prefix());
+            eprintln!(
+                "{} {}",
+                ui::warning_prefix(),
+                crate::app::speak::row_error(err)
+            );
         })
-        .map_err(|err| anyhow::anyhow!("{err}"))?;
+        .map_err(|err| anyhow::anyhow!("{}", crate::app::speak::row_error(&err)))?;
         skipped += records.skipped;
         Ok(records.records)
     };

@@ -18,6 +18,7 @@ use crate::app::args::{self, FileArgs, SigningArgs};
 use crate::app::config;
 use crate::app::exit;
 use crate::app::flags::defs;
+use crate::app::speak;
 use crate::app::ui::{Ui, Verbosity, plural, warning_prefix};
 
 const EXAMPLES: &str = "EXAMPLES:
@@ -299,12 +300,9 @@ fn run_records(args: Args) -> Result<i32> {
     let started = Instant::now();
     let ui = Ui::with(args.verbosity);
     let all = records::read_inputs(&args.roots, &options, &mut |err| {
-        ui.warn(std::path::Path::new(&err.place()), &err.reason)
+        ui.warn(std::path::Path::new(&err.place()), &speak::row_reason(err))
     })
-    .map_err(|err| match err.line {
-        0 => anyhow!("{err}"),
-        _ => anyhow!("{err} (--skip-bad-rows skips such rows with a warning)"),
-    })?;
+    .map_err(speak::row_failure)?;
     // Checked as scan --per-field checks them, before anything is written.
     config::check_record_fields(&record, &all.fields)?;
     let per_field = record.per_field.then(|| exchange::PerField {
@@ -446,14 +444,15 @@ fn run_points(args: Args) -> Result<i32> {
     let bad = |path: &std::path::Path, e: ReadError| match e {
         ReadError::Empty => anyhow!("{}: no rows", path.display()),
         ReadError::Row(row) => anyhow!(
-            "{}: {row} (--skip-bad-rows leaves such rows out)",
-            path.display()
+            "{}: {} (--skip-bad-rows leaves such rows out)",
+            path.display(),
+            speak::vector_row(&row)
         ),
         ReadError::Io(io) => anyhow!("cannot read {}: {io}", path.display()),
     };
     let mut warn = |path: &std::path::Path, e: RowError| {
         skipped += 1;
-        ui.warn(path, &format!("{e}: row left out"));
+        ui.warn(path, &format!("{}: row left out", speak::vector_row(&e)));
     };
     let concat_error = |e: vectors::ConcatError| match e {
         vectors::ConcatError::Width {

@@ -256,9 +256,11 @@ pub fn important_error(error: SpecError) -> Error {
     }
 }
 
-/// The record rules' errors in the command line's words.
-pub fn record_error(error: SpecError) -> Error {
-    let flag = |field: &str| match field {
+/// The flag that sets a field of the library's options (a `Spec` field,
+/// or a reader's setting a library hint names): the one mapping from the
+/// library's names to the command line's.
+pub fn flag_of(field: &str) -> &'static str {
+    match field {
         "id_field" => "--id-field",
         "text_fields" => "--text-field",
         "id_column" => "--id-column",
@@ -269,8 +271,17 @@ pub fn record_error(error: SpecError) -> Error {
         "candidate_fields" => "--candidate-fields",
         "block_fields" => "--block",
         "fellegi_sunter" => "--model fellegi-sunter",
+        "delimiter" => "--delimiter",
+        "max_line_length" => "--max-line-length",
+        "encoding" => "--encoding",
+        "input" => "--input",
         _ => "",
-    };
+    }
+}
+
+/// The record rules' errors in the command line's words.
+pub fn record_error(error: SpecError) -> Error {
+    let flag = flag_of;
     match error {
         SpecError::Conflict {
             field: "fellegi_sunter",

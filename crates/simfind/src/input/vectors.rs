@@ -19,7 +19,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::io::{BufRead, BufReader, Read};
 
-use super::records::{DEFAULT_MAX_LINE, Lines, too_long};
+use super::records::{DEFAULT_MAX_LINE, Hint, Lines, line_cap_hint, too_long};
 
 mod ahead;
 #[cfg(test)]
@@ -85,11 +85,17 @@ impl BitStrings {
 pub struct RowError {
     pub line: u64,
     pub reason: String,
+    /// What would get past it, if a setting would (the records' [`Hint`]).
+    pub hint: Option<Hint>,
 }
 
 impl fmt::Display for RowError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "line {}: {}", self.line, self.reason)
+        write!(f, "line {}: {}", self.line, self.reason)?;
+        match &self.hint {
+            Some(hint) => write!(f, "{hint}"),
+            None => Ok(()),
+        }
     }
 }
 
@@ -534,6 +540,7 @@ impl RowLoop<'_> {
                 let bad = RowError {
                     line,
                     reason: too_long(length, self.max_line),
+                    hint: Some(line_cap_hint()),
                 };
                 return self.bad(bad);
             }
@@ -582,7 +589,11 @@ impl RowLoop<'_> {
                 Ok(())
             }
             Ok(None) => Ok(()),
-            Err(reason) => self.bad(RowError { line, reason }),
+            Err(reason) => self.bad(RowError {
+                line,
+                reason,
+                hint: None,
+            }),
         }
     }
 

@@ -16,6 +16,7 @@ use crate::app::config::{self, ThresholdSource};
 use crate::app::output::summary;
 use crate::app::output::{self, Sink, html};
 use crate::app::report::Report;
+use crate::app::speak;
 use crate::app::ui::{Ui, plural, warning_prefix};
 
 /// The default shingle size of `--input csv|tsv` (char shingles).
@@ -157,12 +158,13 @@ pub(super) fn run(args: Args) -> Result<i32> {
     let quiet = args.verbosity.quiet;
     let ui = Ui::with(args.verbosity);
     let mut records = records::read_inputs(&args.roots, &options, &mut |err| {
-        simfind::progress::Reporter::warn(&ui, std::path::Path::new(&err.place()), &err.reason)
+        simfind::progress::Reporter::warn(
+            &ui,
+            std::path::Path::new(&err.place()),
+            &speak::row_reason(err),
+        )
     })
-    .map_err(|err| match err.line {
-        0 => anyhow!("{err}"),
-        _ => anyhow!("{err} (--skip-bad-rows skips such rows with a warning)"),
-    })?;
+    .map_err(speak::row_failure)?;
     let normalization = config.recipe.normalization;
     crate::app::important::apply(&mut records, args.input.important_words, normalization);
     config::check_record_fields(&record, &records.fields)?;

@@ -15,7 +15,9 @@ use std::rc::Rc;
 
 use csv::{ByteRecord, ReaderBuilder};
 
-use super::{Origin, Record, RecordOptions, RowError, Source, not_utf8, too_long};
+use super::{
+    Hint, Origin, Record, RecordOptions, RowError, Source, line_cap_hint, not_utf8, too_long,
+};
 use crate::input::kind::InputKind;
 
 /// What [`Capped`] saw of over-long lines: how many, the longest, and
@@ -188,7 +190,7 @@ impl<R: BufRead> Read for Capped<R> {
                 if self.stop_at_cap {
                     return Err(io::Error::new(
                         io::ErrorKind::InvalidData,
-                        too_long(super::STOPPED, self.cap as usize),
+                        CapStop(too_long(super::STOPPED, self.cap as usize)),
                     ));
                 }
                 self.dropping = true;
@@ -266,6 +268,7 @@ impl<R: BufRead> Table<R> {
         options: &RecordOptions,
     ) -> Result<Table<R>, RowError> {
         let error = |line, reason: String| RowError {
+            hint: None,
             input: name.into(),
             line,
             reason,
@@ -301,10 +304,18 @@ impl<R: BufRead> Table<R> {
         match reader.read_byte_record(&mut header) {
             Ok(true) => {}
             Ok(false) => return Err(error(0, "empty: no header row".into())),
-            Err(err) => return Err(error(1, format!("cannot read the header: {err}"))),
+            Err(err) => {
+                return Err(RowError {
+                    hint: stopped_at_cap(&err).then(line_cap_hint),
+                    ..error(1, format!("cannot read the header: {err}"))
+                });
+            }
         }
         if overflow.lines.get() > 0 {
-            return Err(error(1, too_long(overflow.longest.get(), options.max_line)));
+            return Err(RowError {
+                hint: Some(line_cap_hint()),
+                ..error(1, too_long(overflow.longest.get(), options.max_line))
+            });
         }
         reader.get_mut().stop_at_cap = !options.skip_bad_rows;
         let mut names = Vec::with_capacity(header.len());
@@ -321,23 +332,29 @@ impl<R: BufRead> Table<R> {
             // a word on a file whose text holds the byte.
             if let Some(other) = other_delimiter(only, delimiter) {
                 let shown = show_delimiter(other);
-                return Err(error(
-                    1,
-                    format!(
-                        "the header is one column ({only}): it looks separated by '{shown}'; \
-                         read it with --delimiter '{shown}'"
-                    ),
-                ));
+                return Err(RowError {
+                    hint: Some(Hint::new(
+                        format!("; read it with {{}} '{shown}'"),
+                        "delimiter",
+                    )),
+                    ..error(
+                        1,
+                        format!(
+                            "the header is one column ({only}): it looks separated by '{shown}'"
+                        ),
+                    )
+                });
             }
         }
         let listed = names.join(",");
-        let column = |wanted: &str, flag: &str| {
-            names.iter().position(|n| n == wanted).ok_or_else(|| {
-                error(
-                    1,
-                    format!("no column '{wanted}' in the header ({listed}); name one with {flag}"),
-                )
-            })
+        let column = |wanted: &str, setting: &'static str| {
+            names
+                .iter()
+                .position(|n| n == wanted)
+                .ok_or_else(|| RowError {
+                    hint: Some(Hint::new("; name one with {}", setting)),
+                    ..error(1, format!("no column '{wanted}' in the header ({listed})"))
+                })
         };
         let id = match names.iter().position(|n| *n == options.id_column) {
             Some(id) => Some(id),
@@ -347,25 +364,27 @@ impl<R: BufRead> Table<R> {
             // absent: it would be compared as text.
             None if !options.id_column_given => {
                 if let Some(near) = names.iter().find(|n| n.eq_ignore_ascii_case("id")) {
-                    return Err(error(
-                        1,
-                        format!(
-                            "no column 'id' in the header ({listed}); name it with --id-column \
-                             {near}"
-                        ),
-                    ));
+                    return Err(RowError {
+                        hint: Some(Hint::new(
+                            format!("; name it with {{}} {near}"),
+                            "id_column",
+                        )),
+                        ..error(1, format!("no column 'id' in the header ({listed})"))
+                    });
                 }
                 None
             }
             None => {
-                return Err(error(
-                    1,
-                    format!(
-                        "no column '{}' in the header ({listed}); name another with \
-                         --id-column, or leave it out to number the rows 1, 2, …",
-                        options.id_column
-                    ),
-                ));
+                return Err(RowError {
+                    hint: Some(Hint::new(
+                        "; name another with {}, or leave it out to number the rows 1, 2, …",
+                        "id_column",
+                    )),
+                    ..error(
+                        1,
+                        format!("no column '{}' in the header ({listed})", options.id_column),
+                    )
+                });
             }
         };
         let chosen: Vec<usize> = if options.columns.is_empty() {
@@ -374,7 +393,7 @@ impl<R: BufRead> Table<R> {
             options
                 .columns
                 .iter()
-                .map(|c| column(c, "--columns"))
+                .map(|c| column(c, "columns"))
                 .collect::<Result<_, _>>()?
         };
         if chosen.is_empty() {
@@ -421,9 +440,18 @@ impl<R: BufRead> Table<R> {
 
     fn error(&self, line: u64, reason: String) -> RowError {
         RowError {
+            hint: None,
             input: self.name.clone(),
             line,
             reason,
+        }
+    }
+
+    /// A line over the cap, with what raises it.
+    fn capped(&self, line: u64, reason: String) -> RowError {
+        RowError {
+            hint: Some(line_cap_hint()),
+            ..self.error(line, reason)
         }
     }
 
@@ -508,7 +536,7 @@ impl<R: BufRead> Source for Table<R> {
                     self.seen_overflow = self.overflow.lines.get();
                     let line = self.reader.position().line();
                     let longest = self.overflow.longest.get();
-                    return Some(Err(self.error(line, too_long(longest, self.cap))));
+                    return Some(Err(self.capped(line, too_long(longest, self.cap))));
                 }
                 return None;
             }
@@ -518,13 +546,16 @@ impl<R: BufRead> Source for Table<R> {
                 // below): the input cannot go on.
                 self.failed = true;
                 let line = err.position().map_or(line, csv::Position::line);
-                return Some(Err(self.error(line, format!("cannot read: {err}"))));
+                return Some(Err(RowError {
+                    hint: stopped_at_cap(&err).then(line_cap_hint),
+                    ..self.error(line, format!("cannot read: {err}"))
+                }));
             }
         }
         if self.overflow.lines.get() > self.seen_overflow {
             self.seen_overflow = self.overflow.lines.get();
             let longest = self.overflow.longest.get();
-            return Some(Err(self.error(line, too_long(longest, self.cap))));
+            return Some(Err(self.capped(line, too_long(longest, self.cap))));
         }
         if self.row.len() == 1 && self.row[0].is_empty() {
             // A blank line.
@@ -568,5 +599,27 @@ impl<R: BufRead> Source for Table<R> {
                 offset,
             },
         }))
+    }
+}
+
+/// The capped reader's stop at a line over the cap, as the I/O error the CSV
+/// parser passes on: its reason is [`too_long`]'s, and the place that turns
+/// the parser's error into a row's adds what raises the cap.
+#[derive(Debug)]
+struct CapStop(String);
+
+impl std::fmt::Display for CapStop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for CapStop {}
+
+/// Whether the parser's error is the capped reader's stop ([`CapStop`]).
+fn stopped_at_cap(err: &csv::Error) -> bool {
+    match err.kind() {
+        csv::ErrorKind::Io(io) => io.get_ref().is_some_and(|inner| inner.is::<CapStop>()),
+        _ => false,
     }
 }

@@ -4,7 +4,10 @@
 
 use serde_json::Value;
 
-use super::{Line, Lines, Origin, Record, RecordOptions, RowError, Source, not_utf8, too_long};
+use super::{
+    Hint, Line, Lines, Origin, Record, RecordOptions, RowError, Source, line_cap_hint, not_utf8,
+    too_long,
+};
 
 pub(super) struct Jsonl {
     lines: Lines,
@@ -47,6 +50,7 @@ impl Parser {
 
     fn error(&self, line: u64, reason: String) -> RowError {
         RowError {
+            hint: None,
             input: self.name.clone(),
             line,
             reason,
@@ -98,7 +102,12 @@ impl Parser {
         offset: u64,
     ) -> Result<Record, RowError> {
         let parsed = match bytes {
-            Err(length) => Err(too_long(length, self.cap)),
+            Err(length) => {
+                return Err(RowError {
+                    hint: Some(line_cap_hint()),
+                    ..self.error(number, too_long(length, self.cap))
+                });
+            }
             // A UTF-8 byte-order mark before the first line is skipped, as
             // the CSV reader does (review N1.24: it was "not JSON" at column 1).
             // (The first line is the one at offset 0, also when read again.)
@@ -125,10 +134,10 @@ impl Parser {
         let id_path = self.id.join(".");
         let id = match at(value, &self.id) {
             None | Some(Value::Null) => {
-                return Err(self.error(
-                    number,
-                    format!("missing id field '{id_path}' (name it with --id-field)"),
-                ));
+                return Err(RowError {
+                    hint: Some(Hint::new(" (name it with {})", "id_field")),
+                    ..self.error(number, format!("missing id field '{id_path}'"))
+                });
             }
             Some(Value::String(s)) => s.clone(),
             // A number id that is not a 64-bit integer is held as a float:
@@ -159,10 +168,10 @@ impl Parser {
         for (path, name) in self.texts.iter().zip(&self.fields) {
             match at(value, path) {
                 None => {
-                    return Err(self.error(
-                        number,
-                        format!("missing text field '{name}' (name it with --text-field)"),
-                    ));
+                    return Err(RowError {
+                        hint: Some(Hint::new(" (name it with {})", "text_fields")),
+                        ..self.error(number, format!("missing text field '{name}'"))
+                    });
                 }
                 Some(Value::Null) => fields.push(String::new()),
                 Some(Value::String(s)) => fields.push(s.clone()),

@@ -122,6 +122,39 @@ impl Record {
     }
 }
 
+/// What gets past an error: a setting to give, named by its field in the
+/// library's options (the name [`crate::spec`] gives it). The library words
+/// it with that name; each face with its own (the command line as a flag,
+/// in `app::speak`), so no message of the library spells a flag.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hint {
+    /// The words after the reason, `{}` where the setting goes:
+    /// ` (name it with {})`.
+    pub words: String,
+    /// The setting: `id_field`, `max_line_length`.
+    pub setting: &'static str,
+}
+
+impl Hint {
+    pub fn new(words: impl Into<String>, setting: &'static str) -> Hint {
+        Hint {
+            words: words.into(),
+            setting,
+        }
+    }
+
+    /// The words, the setting called `name`.
+    pub fn worded(&self, name: &str) -> String {
+        self.words.replacen("{}", name, 1)
+    }
+}
+
+impl fmt::Display for Hint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.worded(&format!("the {} setting", self.setting)))
+    }
+}
+
 /// A row that is not a record (or an input that cannot be read).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RowError {
@@ -130,6 +163,8 @@ pub struct RowError {
     /// 1-based line, 0 when the problem is the whole input.
     pub line: u64,
     pub reason: String,
+    /// What would get past it, if a setting would.
+    pub hint: Option<Hint>,
 }
 
 impl RowError {
@@ -145,7 +180,11 @@ impl RowError {
 
 impl fmt::Display for RowError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.place(), self.reason)
+        write!(f, "{}: {}", self.place(), self.reason)?;
+        match &self.hint {
+            Some(hint) => write!(f, "{hint}"),
+            None => Ok(()),
+        }
     }
 }
 
@@ -307,6 +346,7 @@ impl Reread {
         mut read: impl FnMut(&mut T, u64) -> Result<Record, Again>,
     ) {
         let error = |name: &str, why: Again| RowError {
+            hint: None,
             input: name.to_string(),
             line: 0,
             reason: why.to_string(),
@@ -389,6 +429,7 @@ pub fn read_inputs(
             Ok(reader) => reader,
             Err(err) => {
                 let err = RowError {
+                    hint: None,
                     input: name.clone(),
                     line: 0,
                     reason: format!("cannot open: {err}"),
@@ -420,6 +461,7 @@ pub fn read_inputs(
             out.fields = source.fields().to_vec();
         } else if source.fields() != out.fields {
             let err = RowError {
+                hint: None,
                 input: name.clone(),
                 line: 1,
                 reason: format!(
@@ -445,6 +487,7 @@ pub fn read_inputs(
                             format!("{}:{at_line}", display_name(&inputs[at_input as usize]))
                         };
                         let err = RowError {
+                            hint: None,
                             input: name.clone(),
                             line: record.origin.line,
                             reason: format!(
@@ -471,6 +514,7 @@ pub fn read_inputs(
                 "no records (empty input)"
             };
             let err = RowError {
+                hint: None,
                 input: name,
                 line: 0,
                 reason: reason.into(),
@@ -480,6 +524,7 @@ pub fn read_inputs(
     }
     if out.records.len() >= u32::MAX as usize {
         return Err(RowError {
+            hint: None,
             input: display_name(inputs.last().map_or(Path::new("-"), |p| p)),
             line: 0,
             reason: format!("more than {} records", u32::MAX - 1),
@@ -501,6 +546,7 @@ pub fn reread(
 ) -> Result<(), RowError> {
     let name = display_name(path);
     let reader = open(path).map_err(|err| RowError {
+        hint: None,
         input: name.clone(),
         line: 0,
         reason: format!("cannot open: {err}"),
@@ -532,11 +578,13 @@ pub fn write_kept(
 ) -> Result<u64, RowError> {
     let name = display_name(path);
     let failed = |err: io::Error| RowError {
+        hint: None,
         input: name.clone(),
         line: 0,
         reason: format!("cannot write its kept rows: {err}"),
     };
     let reader = open(path).map_err(|err| RowError {
+        hint: None,
         input: name.clone(),
         line: 0,
         reason: format!("cannot open: {err}"),
@@ -583,6 +631,7 @@ pub fn write_kept(
         }
         _ => {
             return Err(RowError {
+                hint: None,
                 input: name,
                 line: 0,
                 reason: "its records are not rows of their own (sets given as pairs, points)"
@@ -603,8 +652,11 @@ fn open(path: &Path) -> io::Result<Box<dyn BufRead>> {
     } else {
         let file = std::fs::File::open(path)?;
         if file.metadata()?.is_dir() {
-            return Err(io::Error::other(
-                "is a directory (--input reads files of records; drop --input to scan a directory)",
+            // The command line refuses a directory before it reads
+            // (`app::config`); this is the library's own refusal.
+            return Err(io::Error::new(
+                io::ErrorKind::IsADirectory,
+                "is a directory, not a file of records",
             ));
         }
         Ok(Box::new(io::BufReader::with_capacity(1 << 16, file)))
@@ -615,6 +667,7 @@ fn open(path: &Path) -> io::Result<Box<dyn BufRead>> {
 /// decoded).
 fn cannot_read(name: &str, err: &io::Error) -> RowError {
     RowError {
+        hint: None,
         input: name.into(),
         line: 0,
         reason: format!("cannot read: {err}"),
@@ -655,6 +708,7 @@ fn open_source(
         )),
         InputKind::Files | InputKind::Vectors | InputKind::Bits => {
             return Err(RowError {
+                hint: None,
                 input: name.into(),
                 line: 0,
                 reason: "files are walked, not read as records".into(),
@@ -878,15 +932,14 @@ pub(crate) const STOPPED: u64 = u64::MAX;
 /// The reason given for a line longer than the cap.
 pub(crate) fn too_long(length: u64, cap: usize) -> String {
     if length == STOPPED {
-        return format!(
-            "a line longer than the cap of {cap} bytes, not read on (raise the cap with \
-             --max-line-length SIZE)"
-        );
+        return format!("a line longer than the cap of {cap} bytes, not read on");
     }
-    format!(
-        "line of {length} bytes is longer than the cap of {cap} bytes (raise it with \
-         --max-line-length SIZE)"
-    )
+    format!("line of {length} bytes is longer than the cap of {cap} bytes")
+}
+
+/// What raises the line cap, said after [`too_long`]'s reason.
+pub(crate) fn line_cap_hint() -> Hint {
+    Hint::new(" (raise it with {} SIZE)", "max_line_length")
 }
 
 /// The reason given for bytes that are not UTF-8.

@@ -12,7 +12,9 @@
 
 use std::collections::HashMap;
 
-use super::{Line, Lines, Origin, Record, RecordOptions, RowError, Source, not_utf8, too_long};
+use super::{
+    Line, Lines, Origin, Record, RecordOptions, RowError, Source, line_cap_hint, not_utf8, too_long,
+};
 
 pub(super) struct Sets {
     lines: Lines,
@@ -45,6 +47,7 @@ impl Sets {
 
     fn error(&self, line: u64, reason: String) -> RowError {
         RowError {
+            hint: None,
             input: self.name.clone(),
             line,
             reason,
@@ -65,7 +68,12 @@ impl Sets {
                     bytes,
                 }) => {
                     let text = match bytes {
-                        Err(length) => Err(too_long(length, self.cap)),
+                        Err(length) => {
+                            return Some(Err(RowError {
+                                hint: Some(line_cap_hint()),
+                                ..self.error(number, too_long(length, self.cap))
+                            }));
+                        }
                         Ok(bytes) if bytes.iter().all(u8::is_ascii_whitespace) => continue,
                         Ok(bytes) => std::str::from_utf8(bytes)
                             .map(str::to_owned)
