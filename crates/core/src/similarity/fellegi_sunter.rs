@@ -48,6 +48,11 @@ pub const ALL_LEVELS: [Level; LEVELS] = [Level::Exact, Level::OneEdit, Level::Cl
 /// The smallest Jaro–Winkler similarity of the close level.
 pub const CLOSE_JARO_WINKLER: f64 = 0.88;
 
+/// Values longer than this (in characters) are never at the close level:
+/// Jaro–Winkler takes time quadratic in the length, and a field of a record
+/// may be megabytes; names and addresses are far shorter.
+pub const CLOSE_MAX_CHARS: usize = 256;
+
 /// A level's code in a comparison vector; null is [`NULL`].
 pub const NULL: u8 = LEVELS as u8;
 
@@ -167,14 +172,14 @@ fn jaro_winkler_general(a: &[char], b: &[char]) -> f64 {
     jaro + prefix as f64 * 0.1 * (1.0 - jaro)
 }
 
-/// Whether `jaro_winkler(a, b) ≥ CLOSE_JARO_WINKLER`, most pairs decided
-/// without it: the characters two ASCII strings share, counted with their
+/// Whether `jaro_winkler(a, b) ≥ CLOSE_JARO_WINKLER` for values of at most
+/// [`CLOSE_MAX_CHARS`] (false past it), most pairs decided without it: the characters two ASCII strings share, counted with their
 /// multiplicity, bound the matches m, so Jaro is at most
 /// `(m/|a| + m/|b| + 1) / 3` and Jaro–Winkler at most that raised for the
 /// common prefix. Two unrelated names share few characters; the million
 /// random pairs u is counted on are mostly such.
 pub fn close(a: &[char], b: &[char]) -> bool {
-    if a.is_empty() || b.is_empty() {
+    if a.is_empty() || b.is_empty() || a.len() > CLOSE_MAX_CHARS || b.len() > CLOSE_MAX_CHARS {
         return false;
     }
     if a.iter().chain(b).all(char::is_ascii) {
@@ -614,6 +619,18 @@ mod tests {
             }
         }
         assert!(near > 1000, "{near}");
+        // Past the cap, never close, in bounded time.
+        let long: Vec<char> = (0..CLOSE_MAX_CHARS + 1)
+            .map(|_| (b'a' + (rng.next_u64() % 26) as u8) as char)
+            .collect();
+        let mut other = long.clone();
+        other.swap(7, 8);
+        assert!(jaro_winkler(&long, &other) >= CLOSE_JARO_WINKLER);
+        assert!(!close(&long, &other));
+        assert_eq!(
+            level_of(&"ab".repeat(500_000), &"ba".repeat(500_000)),
+            Some(Level::Else)
+        );
     }
 
     #[test]
