@@ -63,15 +63,15 @@ except BrokenPipeError:
     pass
 PY
 MAXRSS_KB=200000 LIMIT=60 check N1.15 2 'longer than the cap' -- "python3 gen1g.py jsonl | \$SF scan -q --input jsonl - -t 0.5"
-MAXRSS_KB=200000 LIMIT=120 check N1.16 1 'longer than the cap' -- "python3 gen1g.py jsonl | \$SF scan -q --input jsonl - -t 0.5 --skip-bad-rows | grep -q '^1,3,1.0'; test \${PIPESTATUS[1]} = 1 && exit 1"
+MAXRSS_KB=200000 LIMIT=120 check N1.16 1 'longer than the cap' -- "python3 gen1g.py jsonl | \$SF scan -q --input jsonl - -t 0.5 --skip-bad-rows > o1g.csv; rc=\${PIPESTATUS[1]}; grep -q '^1,3,1.0' o1g.csv && exit \$rc"
 MAXRSS_KB=200000 LIMIT=120 check N1.17 '2' 'longer than the cap' -- "python3 gen1g.py jsonl-noeol | \$SF scan -q --input jsonl - -t 0.5; test \$? = 2 || exit 9; python3 gen1g.py jsonl-noeol | \$SF scan -q --input jsonl - -t 0.5 --skip-bad-rows; test \$? = 1 && exit 2"
 MAXRSS_KB=200000 LIMIT=60 check N1.18 2 'longer than the cap' -- "python3 gen1g.py csv | \$SF scan -q --input csv - -t 0.5"
-MAXRSS_KB=200000 LIMIT=120 check N1.19 1 'longer than the cap' -- "python3 gen1g.py csv | \$SF scan -q --input csv - -t 0.5 --skip-bad-rows | grep -q '^1,3,1.0'; test \${PIPESTATUS[1]} = 1 && exit 1"
+MAXRSS_KB=200000 LIMIT=120 check N1.19 1 'longer than the cap' -- "python3 gen1g.py csv | \$SF scan -q --input csv - -t 0.5 --skip-bad-rows > o1g.csv; rc=\${PIPESTATUS[1]}; grep -q '^1,3,1.0' o1g.csv && exit \$rc"
 python3 -c "
 b='the quick brown fox jumps over the lazy dog'
 open('longq.csv','w').write('id,text\n1,'+b+'\n2,\"'+'word,'*500+'\"\n3,'+b+'\n4,'+b+'\n')"
 check N1.20 0 'longq.csv:3' -- "test \$(\$SF scan -q --input csv longq.csv -t 0.3 --max-line-length 1K --skip-bad-rows | wc -l) -eq 4"
-MAXRSS_KB=200000 LIMIT=120 check N1.21 2 'longer than the cap' -- "python3 gen1g.py vectors | \$SF scan -q --input vectors - -t 0.5; test \$? = 2 || exit 9; python3 gen1g.py vectors | \$SF scan -q --input vectors - -t 0.5 --skip-bad-rows | grep -q '^a,c,'; test \${PIPESTATUS[1]} = 1 && exit 2"
+MAXRSS_KB=200000 LIMIT=120 check N1.21 2 'longer than the cap' -- "python3 gen1g.py vectors | \$SF scan -q --input vectors - -t 0.5; test \$? = 2 || exit 9; python3 gen1g.py vectors | \$SF scan -q --input vectors - -t 0.5 --skip-bad-rows > o1g.csv; test \${PIPESTATUS[1]} = 1 && grep -q '^a,c,' o1g.csv && exit 2"
 printf '{"id":12345678901234567890123,"text":"the quick brown fox"}\n{"id":12345678901234567890124,"text":"the quick brown fox"}\n' > bigid.jsonl
 # Either kept exactly or refused by name; never rounded into a duplicate.
 check N1.23 '0|2' '' -- "out=\$(\$SF scan -q --input jsonl bigid.jsonl -t 0.3 2>&1); rc=\$?; if [ \$rc = 0 ]; then echo \"\$out\" | grep -q 12345678901234567890123; else echo \"\$out\" | grep -q '64-bit integer' && exit 2; exit 9; fi"
