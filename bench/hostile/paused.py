@@ -3,7 +3,8 @@
 waits until it says it paused before action N, runs the shell command
 ACTION with $PID set to CMD's process id, then lets CMD go on (if ACTION
 left it alive); CMD's stderr is passed through. Exits with CMD's exit code,
-128+N if signal N ended it, or 99 if CMD ended without pausing."""
+128+N if signal N ended it, or 98 if CMD ended without pausing (a broken
+--pause-at, which the case reports as such, never a missed race)."""
 import os, signal, subprocess, sys
 
 action, cmd = sys.argv[1], sys.argv[2:]
@@ -31,5 +32,6 @@ if paused:
 sys.stderr.buffer.write(child.stderr.read())
 code = child.wait()
 if not paused:
-    sys.exit(99)
+    print("paused.py: the command never paused", file=sys.stderr)
+    sys.exit(98)
 sys.exit(128 - code if code < 0 else code)

@@ -20,7 +20,7 @@ check 6.5 2 '' -- "\$SF scan -q /nonexistent -o existing.csv; grep -qx PRECIOUS 
 check 6.6 0 '' -- "\$SF scan -q c1 -o /dev/null && test -c /dev/null"
 check 6.7 0 '' -- "test \$(\$SF scan -q c1 -o /dev/stdout | wc -l) -eq 4 && \$SF scan -q c1 -o /dev/stdout > o67.csv && test \$(wc -l < o67.csv) -eq 4"
 printf 'line1 keep\nline2 keep\n' > log.csv
-check 6.8 0 '' -- "\$SF scan -q c1 -o /dev/stdout >> log.csv && grep -q 'line1 keep' log.csv && grep -q 'line2 keep' log.csv"
+check 6.8 0 '' -- "\$SF scan -q c1 -o /dev/stdout >> log.csv && grep -q 'line1 keep' log.csv && grep -q 'line2 keep' log.csv && grep -q '^a,b,' log.csv"
 check 6.9 0 '' -- "{ echo header; \$SF scan -q c1 -o /dev/stdout; echo trailer; } > grouped.csv && sed -n 1p grouped.csv | grep -qx header && sed -n 2p grouped.csv | grep -q '^a,b,' && tail -1 grouped.csv | grep -qx trailer && test \$(wc -l < grouped.csv) -eq 6"
 check 6.10 0 '' -- "for o in '/proc/self/fd/1 >> f610' '/dev/fd/1 >> f610' '/dev/stderr 2>> f610'; do echo PRIOR > f610; eval \"\\\$SF scan -q c1 -o \$o\" && grep -qx PRIOR f610 && grep -q '^a,b,' f610 || exit 9; done"
 mkfifo ff611

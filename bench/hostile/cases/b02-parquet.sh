@@ -20,6 +20,7 @@ if [ -n "$py" ] && [ -d "$D" ]; then
   # the bytes hit what is not read, the undamaged output, for verify and group.
   cat > damaged.sh <<'SH'
 target=$1
+test -s share-lsh.csv && test -s share-rm.txt || exit 9
 for c in verify group; do
   a=(--pairs "${PAIRS:-joined/pairs}" --docs "${DOCS:-sig}")
   [ $c = group ] && a+=(--list-removable)
@@ -80,4 +81,4 @@ covered N2.12 exchange/records.rs a_record_changed_after_signing_is_named_and_th
 # takes; the detail counts them.
 mkdir -p sigk
 check N2.13 137 '' -- "$during sigk 'kill -KILL \$PID' \$SF --threads 1 sign -q ${D:-c1} id300 c1 --out sigk; rc=\$?; echo \"\$(find sigk -type f -name '.*.tmp' | wc -l) .tmp files left\" >&2; test -z \"\$(find sigk -type f ! -name '.*.tmp')\" && exit \$rc"
-check N2.14 0 '' -- "(umask 022; \$SF sign -q c1 --out sig14) && test -z \"\$(find sig14 -name '*.parquet' ! -perm -0644)\""
+check N2.14 0 '' -- "(umask 022; \$SF sign -q c1 --out sig14) && test -n \"\$(find sig14 -name '*.parquet')\" && test -z \"\$(find sig14 -name '*.parquet' ! -perm -0644)\""

@@ -6,7 +6,7 @@ tree_sum() { (cd "$1" && find . -type f -print0 | sort -z | xargs -0 md5sum | md
 echo 'cd "$1" && find . -type f -print0 | sort -z | xargs -0 md5sum | md5sum' > tsum.sh
 mk_t t1; sum1=$(tree_sum t1)
 check N3.1 0 'dry run' -- "\$SF dedupe t1 && test \"\$(cd t1 && find . -type f -print0 | sort -z | xargs -0 md5sum | md5sum)\" = '$sum1'"
-check N3.2 0 '' -- "\$SF dedupe -q t1 --move-to q1 --journal j1.jsonl"
+check N3.2 0 '' -- "\$SF dedupe -q t1 --move-to q1 --journal j1.jsonl && test \$(find t1 -type f | wc -l) = 2 && test \$(find q1 -type f | wc -l) = 4"
 check N3.3 0 '' -- "\$SF undo -q j1.jsonl && test \"\$(cd t1 && find . -type f -print0 | sort -z | xargs -0 md5sum | md5sum)\" = '$sum1'"
 check N3.4 0 'already in place' -- "\$SF undo j1.jsonl && test \"\$(sh tsum.sh t1)\" = '$sum1'"
 # N3.5: undo after the user edited a moved file and re-created another's
@@ -97,7 +97,7 @@ else
 fi
 if [ "$(id -u)" = 0 ]; then
   mk_t t29; chown 65534:65534 t29/g1-c.txt; chmod 600 t29/g1-c.txt
-  check N3.29 0 '' -- "\$SF dedupe -q t29 --remove -t 1 --journal j29.jsonl && \$SF undo -q j29.jsonl && test \"\$(stat -c '%a %u' t29/g1-c.txt)\" = '600 65534'"
+  check N3.29 0 '' -- "\$SF dedupe -q t29 --remove -t 1 --journal j29.jsonl && test ! -e t29/g1-c.txt && \$SF undo -q j29.jsonl && test \"\$(stat -c '%a %u' t29/g1-c.txt)\" = '600 65534'"
 else
   skip N3.29 "needs root"
 fi

@@ -51,5 +51,5 @@ check N5.2 0 '' -- "\$SF scan -q 'r \$(touch PWNED); x' \"q'uote\" --format html
 mkdir -- --remove w && cp c1/a.txt -- --remove/a.txt && cp c1/a.txt w/b.txt
 "$bin" scan -q --format html -o rep6.html -- --remove w && "$bin" scan -q --list-removable -0 -- --remove w > simfind-removal.nul
 python3 dcmd.py rep6.html > n53.cmd
-check N5.3 0 '' -- "PATH=$scratch/bin:\$PATH sh -c \"\$(cat n53.cmd)\" >/dev/null && test -e w/b.txt && test -e --remove/a.txt"
+check N5.3 0 '' -- "grep -q -- ' -- ' n53.cmd || exit 9; PATH=$scratch/bin:\$PATH sh -c \"\$(cat n53.cmd)\" >/dev/null && test -e w/b.txt && test -e --remove/a.txt"
 check N5.4 0 '' -- "\$SF scan -q c1 --format html | head -1 | grep -qi '<!doctype html>'"
