@@ -9,7 +9,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
-use std::time::Duration;
 
 use crate::util::{args, letter_words, run_os, simfind, stderr, write};
 
@@ -188,24 +187,36 @@ fn answers_are_the_brute_forces() {
     assert_eq!(indexed(&db), new);
 }
 
-/// Feeds `items` to `child` a few at a time, pausing, so that two writers'
-/// batches interleave.
-fn feed_slowly(mut child: Child, items: Vec<PathBuf>) -> std::thread::JoinHandle<Vec<u8>> {
-    std::thread::spawn(move || {
-        let mut stdin = child.stdin.take().unwrap();
-        for chunk in items.chunks(3) {
-            for item in chunk {
-                stdin.write_all(item.as_os_str().as_encoded_bytes()).unwrap();
-                stdin.write_all(b"\n").unwrap();
-            }
-            stdin.flush().unwrap();
-            std::thread::sleep(Duration::from_millis(2));
+/// Feeds the two writers in lockstep: item k to each (`a[k]`, `b[k]`),
+/// then both answers awaited before item k + 1, so that the two decide
+/// their k-th items at the same moment. Returns both outputs.
+fn lockstep(db: &Path, a: &[PathBuf], b: &[PathBuf]) -> (Vec<u8>, Vec<u8>) {
+    let mut children = [spawn(db, &[]), spawn(db, &[])];
+    let mut ends: Vec<_> = children
+        .iter_mut()
+        .map(|c| (c.stdin.take().unwrap(), BufReader::new(c.stdout.take().unwrap())))
+        .collect();
+    let mut outs = [String::new(), String::new()];
+    for (end, out) in ends.iter_mut().zip(&mut outs) {
+        end.1.read_line(out).unwrap();
+    }
+    for (x, y) in a.iter().zip(b) {
+        for (end, item) in ends.iter_mut().zip([x, y]) {
+            end.0.write_all(item.as_os_str().as_encoded_bytes()).unwrap();
+            end.0.write_all(b"\n").unwrap();
+            end.0.flush().unwrap();
         }
-        drop(stdin);
+        for (end, out) in ends.iter_mut().zip(&mut outs) {
+            end.1.read_line(out).unwrap();
+        }
+    }
+    drop(ends);
+    for child in children {
         let out = child.wait_with_output().unwrap();
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-        out.stdout
-    })
+    }
+    let [a, b] = outs;
+    (a.into_bytes(), b.into_bytes())
 }
 
 #[test]
@@ -215,13 +226,23 @@ fn two_writers_never_both_add_near_copies() {
     let items = corpus(&docs);
     let sim = similarities(&docs);
     let db = new_index(dir.path());
-    // The same items, one writer from each end: each near copy meets its
-    // original in the other writer at about the same moment.
-    let mut reversed = items.clone();
-    reversed.reverse();
-    let a = feed_slowly(spawn(&db, &[]), items.clone());
-    let b = feed_slowly(spawn(&db, &[]), reversed);
-    let (a, b) = (answers(&a.join().unwrap()), answers(&b.join().unwrap()));
+    // The same items, the second writer given each one's near copy (or
+    // original) where the first is given it: the two meet at the same
+    // moment, in each other's writer, again and again.
+    let partner = |p: &PathBuf| -> PathBuf {
+        let name = p.file_name().unwrap().to_str().unwrap();
+        let other = match (name.strip_prefix('o'), name.strip_suffix("-110.txt")) {
+            (Some(rest), _) => format!("c{}", rest.replace(".txt", "-110.txt")),
+            (None, Some(stem)) => format!("o{}.txt", &stem[1..]),
+            _ => name.to_owned(),
+        };
+        let other = p.with_file_name(other);
+        if other.exists() { other } else { p.clone() }
+    };
+    let paired: Vec<PathBuf> = items.iter().map(partner).collect();
+    assert!(paired.iter().zip(&items).filter(|(x, y)| x != y).count() >= 40);
+    let (a, b) = lockstep(&db, &items, &paired);
+    let (a, b) = (answers(&a), answers(&b));
     let held = indexed(&db);
     for x in &held {
         for y in &held {
