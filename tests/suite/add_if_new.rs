@@ -9,7 +9,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
-use std::time::Duration;
 
 use crate::util::{args, letter_words, run_os, simfind, stderr, write};
 
@@ -24,11 +23,7 @@ fn corpus(dir: &Path) -> Vec<PathBuf> {
     let mut items = Vec::new();
     for i in 0..60u64 {
         let words = letter_words(1000 + i, 120);
-        items.push(write(
-            dir,
-            &format!("o{i:02}.txt"),
-            words.join(" ").as_bytes(),
-        ));
+        items.push(write(dir, &format!("o{i:02}.txt"), words.join(" ").as_bytes()));
         if i % 3 == 0 {
             for keep in [110usize, 90, 40] {
                 items.push(write(
@@ -42,10 +37,7 @@ fn corpus(dir: &Path) -> Vec<PathBuf> {
     // A fixed interleaving: a stride through the list (coprime with its
     // length), so copies come before and after their originals.
     let n = items.len();
-    let stride = (1..n)
-        .rev()
-        .find(|s| gcd(*s, n) == 1 && *s < n / 2)
-        .unwrap();
+    let stride = (1..n).rev().find(|s| gcd(*s, n) == 1 && *s < n / 2).unwrap();
     (0..n).map(|k| items[(k * stride) % n].clone()).collect()
 }
 
@@ -55,7 +47,9 @@ fn gcd(a: usize, b: usize) -> usize {
 
 /// Every pair's exact Jaccard similarity above 0.05, from the exact scan.
 fn similarities(dir: &Path) -> BTreeMap<(PathBuf, PathBuf), f64> {
-    let out = run_os(args!["scan", dir, "--method", "exact", "-t", "0.05", "-q"]);
+    let out = run_os(args![
+        "scan", dir, "--method", "exact", "-t", "0.05", "-q"
+    ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let mut pairs = BTreeMap::new();
     for row in crate::util::csv_rows(&out.stdout) {
@@ -103,12 +97,7 @@ fn brute_force(items: &[PathBuf], sim: &BTreeMap<(PathBuf, PathBuf), f64>) -> Ve
             .min_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(y.1)));
         let name = item.display().to_string();
         match best {
-            Some((s, a)) => out.push((
-                name,
-                "seen".into(),
-                a.display().to_string(),
-                format!("{s:.6}"),
-            )),
+            Some((s, a)) => out.push((name, "seen".into(), a.display().to_string(), format!("{s:.6}"))),
             None => {
                 added.push(item);
                 out.push((name, "new".into(), String::new(), String::new()));
@@ -129,16 +118,7 @@ fn new_index(dir: &Path) -> PathBuf {
 
 fn spawn(db: &Path, extra: &[&str]) -> Child {
     simfind()
-        .args(args![
-            "query",
-            "--db",
-            db,
-            "--add-if-new",
-            "-",
-            "--exact",
-            "-t",
-            T.to_string()
-        ])
+        .args(args!["query", "--db", db, "--add-if-new", "-", "--exact", "-t", T.to_string()])
         .args(extra)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -151,12 +131,7 @@ fn spawn(db: &Path, extra: &[&str]) -> Child {
 fn indexed(db: &Path) -> BTreeSet<PathBuf> {
     let index = simfind::index::Index::open_existing(db, Default::default()).unwrap();
     index.verify_integrity().unwrap();
-    index
-        .documents()
-        .unwrap()
-        .into_iter()
-        .map(|d| d.path)
-        .collect()
+    index.documents().unwrap().into_iter().map(|d| d.path).collect()
 }
 
 #[test]
@@ -184,10 +159,7 @@ fn answers_are_the_brute_forces() {
     assert!(err.contains("missing.txt"), "{err}");
     let mut got = answers(&out.stdout);
     let last = got.pop().unwrap();
-    assert_eq!(
-        (last.0.as_str(), last.1.as_str()),
-        (missing.to_str().unwrap(), "skipped")
-    );
+    assert_eq!((last.0.as_str(), last.1.as_str()), (missing.to_str().unwrap(), "skipped"));
     let expected = brute_force(&items, &sim);
     assert_eq!(got, expected);
     let new: BTreeSet<PathBuf> = expected
@@ -215,26 +187,36 @@ fn answers_are_the_brute_forces() {
     assert_eq!(indexed(&db), new);
 }
 
-/// Feeds `items` to `child` a few at a time, pausing, so that two writers'
-/// batches interleave.
-fn feed_slowly(mut child: Child, items: Vec<PathBuf>) -> std::thread::JoinHandle<Vec<u8>> {
-    std::thread::spawn(move || {
-        let mut stdin = child.stdin.take().unwrap();
-        for chunk in items.chunks(3) {
-            for item in chunk {
-                stdin
-                    .write_all(item.as_os_str().as_encoded_bytes())
-                    .unwrap();
-                stdin.write_all(b"\n").unwrap();
-            }
-            stdin.flush().unwrap();
-            std::thread::sleep(Duration::from_millis(2));
+/// Feeds the two writers in lockstep: item k to each (`a[k]`, `b[k]`),
+/// then both answers awaited before item k + 1, so that the two decide
+/// their k-th items at the same moment. Returns both outputs.
+fn lockstep(db: &Path, a: &[PathBuf], b: &[PathBuf]) -> (Vec<u8>, Vec<u8>) {
+    let mut children = [spawn(db, &[]), spawn(db, &[])];
+    let mut ends: Vec<_> = children
+        .iter_mut()
+        .map(|c| (c.stdin.take().unwrap(), BufReader::new(c.stdout.take().unwrap())))
+        .collect();
+    let mut outs = [String::new(), String::new()];
+    for (end, out) in ends.iter_mut().zip(&mut outs) {
+        end.1.read_line(out).unwrap();
+    }
+    for (x, y) in a.iter().zip(b) {
+        for (end, item) in ends.iter_mut().zip([x, y]) {
+            end.0.write_all(item.as_os_str().as_encoded_bytes()).unwrap();
+            end.0.write_all(b"\n").unwrap();
+            end.0.flush().unwrap();
         }
-        drop(stdin);
+        for (end, out) in ends.iter_mut().zip(&mut outs) {
+            end.1.read_line(out).unwrap();
+        }
+    }
+    drop(ends);
+    for child in children {
         let out = child.wait_with_output().unwrap();
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-        out.stdout
-    })
+    }
+    let [a, b] = outs;
+    (a.into_bytes(), b.into_bytes())
 }
 
 #[test]
@@ -244,24 +226,29 @@ fn two_writers_never_both_add_near_copies() {
     let items = corpus(&docs);
     let sim = similarities(&docs);
     let db = new_index(dir.path());
-    // The same items, one writer from each end: each near copy meets its
-    // original in the other writer at about the same moment.
-    let mut reversed = items.clone();
-    reversed.reverse();
-    let a = feed_slowly(spawn(&db, &[]), items.clone());
-    let b = feed_slowly(spawn(&db, &[]), reversed);
-    let (a, b) = (answers(&a.join().unwrap()), answers(&b.join().unwrap()));
+    // The same items, the second writer given each one's near copy (or
+    // original) where the first is given it: the two meet at the same
+    // moment, in each other's writer, again and again.
+    let partner = |p: &PathBuf| -> PathBuf {
+        let name = p.file_name().unwrap().to_str().unwrap();
+        let other = match (name.strip_prefix('o'), name.strip_suffix("-110.txt")) {
+            (Some(rest), _) => format!("c{}", rest.replace(".txt", "-110.txt")),
+            (None, Some(stem)) => format!("o{}.txt", &stem[1..]),
+            _ => name.to_owned(),
+        };
+        let other = p.with_file_name(other);
+        if other.exists() { other } else { p.clone() }
+    };
+    let paired: Vec<PathBuf> = items.iter().map(partner).collect();
+    assert!(paired.iter().zip(&items).filter(|(x, y)| x != y).count() >= 40);
+    let (a, b) = lockstep(&db, &items, &paired);
+    let (a, b) = (answers(&a), answers(&b));
     let held = indexed(&db);
     for x in &held {
         for y in &held {
             if x < y {
                 let s = sim.get(&(x.clone(), y.clone())).copied().unwrap_or(0.0);
-                assert!(
-                    s < T,
-                    "both {} and {} were added ({s})",
-                    x.display(),
-                    y.display()
-                );
+                assert!(s < T, "both {} and {} were added ({s})", x.display(), y.display());
             }
         }
     }
@@ -302,9 +289,7 @@ fn a_killed_stream_keeps_every_item_it_answered_new() {
     // half are answered; then more are sent and the writer is killed
     // while it works on them.
     for item in &items[..items.len() / 2] {
-        stdin
-            .write_all(item.as_os_str().as_encoded_bytes())
-            .unwrap();
+        stdin.write_all(item.as_os_str().as_encoded_bytes()).unwrap();
         stdin.write_all(b"\n").unwrap();
         stdin.flush().unwrap();
         let mut line = String::new();
@@ -312,9 +297,7 @@ fn a_killed_stream_keeps_every_item_it_answered_new() {
         answered.push(line);
     }
     for item in &items[items.len() / 2..] {
-        stdin
-            .write_all(item.as_os_str().as_encoded_bytes())
-            .unwrap();
+        stdin.write_all(item.as_os_str().as_encoded_bytes()).unwrap();
         stdin.write_all(b"\n").unwrap();
     }
     stdin.flush().unwrap();

@@ -33,11 +33,15 @@ use crate::app::ui::{Ui, Verbosity, plural};
 
 /// At most this many items per transaction: the lock is released (and the
 /// answers written) at least this often under a steady stream.
-const BATCH_ITEMS: usize = 512;
+const BATCH_ITEMS: usize = 2048;
 
 /// At most this long between a batch's first item and its commit: another
-/// writer waits no longer than about this for the lock.
-const BATCH_TIME: Duration = Duration::from_millis(100);
+/// writer waits no longer than about this for the lock, and a flowing
+/// stream's answers come at least this often. A commit rewrites every page
+/// its batch touched, one per band key at first (the keys are hashes), so
+/// the longer batch is what makes a large index's stream affordable
+/// (docs/PERFORMANCE.md, "Streaming dedup").
+const BATCH_TIME: Duration = Duration::from_millis(500);
 
 /// How long a flowing stream waits for its next line before it takes the
 /// pause for the end of a burst and commits.
