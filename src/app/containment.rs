@@ -21,7 +21,7 @@
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
-use anyhow::{Result, anyhow, bail};
+use anyhow::{Result, bail};
 use simfind::input::kind::InputKind;
 use simfind::input::records;
 use simfind::lsh::ensemble::{self, ENSEMBLE_HASHES, PARTITIONS};

@@ -7,7 +7,7 @@
 
 use std::os::unix::ffi::OsStrExt;
 
-use anyhow::{Result, anyhow, bail};
+use anyhow::{Result, bail};
 use simfind::input::kind::InputKind;
 use simfind::input::records::{self, weighted_token};
 use simfind::pipeline::vectors::RunOptions;

@@ -93,13 +93,19 @@ fn check_against_csv(root_dir: &Path, args: &[&str]) -> Value {
     // The page opens on the groups, the run's figures folded below them: the
     // first group starts on the first screen of a 1280 × 800 window.
     let top = check["first_group_top"].as_i64().unwrap();
-    assert!((0..800).contains(&top), "the first group starts at {top} px");
+    assert!(
+        (0..800).contains(&top),
+        "the first group starts at {top} px"
+    );
     assert_eq!(check["facts_open"], false);
     // Sizes for people, the exact count in the title.
     let size = &check["first_size"];
     let (shown, exact) = (size[0].as_str().unwrap(), size[1].as_str().unwrap());
     assert!(
-        [" B", " kB", " MB", " GB"].iter().any(|u| shown.ends_with(u)) && exact.ends_with(" bytes"),
+        [" B", " kB", " MB", " GB"]
+            .iter()
+            .any(|u| shown.ends_with(u))
+            && exact.ends_with(" bytes"),
         "{shown} / {exact}"
     );
     assert_eq!(check["scripts"], 2);

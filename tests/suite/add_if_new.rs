@@ -23,7 +23,11 @@ fn corpus(dir: &Path) -> Vec<PathBuf> {
     let mut items = Vec::new();
     for i in 0..60u64 {
         let words = letter_words(1000 + i, 120);
-        items.push(write(dir, &format!("o{i:02}.txt"), words.join(" ").as_bytes()));
+        items.push(write(
+            dir,
+            &format!("o{i:02}.txt"),
+            words.join(" ").as_bytes(),
+        ));
         if i % 3 == 0 {
             for keep in [110usize, 90, 40] {
                 items.push(write(
@@ -37,7 +41,10 @@ fn corpus(dir: &Path) -> Vec<PathBuf> {
     // A fixed interleaving: a stride through the list (coprime with its
     // length), so copies come before and after their originals.
     let n = items.len();
-    let stride = (1..n).rev().find(|s| gcd(*s, n) == 1 && *s < n / 2).unwrap();
+    let stride = (1..n)
+        .rev()
+        .find(|s| gcd(*s, n) == 1 && *s < n / 2)
+        .unwrap();
     (0..n).map(|k| items[(k * stride) % n].clone()).collect()
 }
 
@@ -47,9 +54,7 @@ fn gcd(a: usize, b: usize) -> usize {
 
 /// Every pair's exact Jaccard similarity above 0.05, from the exact scan.
 fn similarities(dir: &Path) -> BTreeMap<(PathBuf, PathBuf), f64> {
-    let out = run_os(args![
-        "scan", dir, "--method", "exact", "-t", "0.05", "-q"
-    ]);
+    let out = run_os(args!["scan", dir, "--method", "exact", "-t", "0.05", "-q"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let mut pairs = BTreeMap::new();
     for row in crate::util::csv_rows(&out.stdout) {
@@ -97,7 +102,12 @@ fn brute_force(items: &[PathBuf], sim: &BTreeMap<(PathBuf, PathBuf), f64>) -> Ve
             .min_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(y.1)));
         let name = item.display().to_string();
         match best {
-            Some((s, a)) => out.push((name, "seen".into(), a.display().to_string(), format!("{s:.6}"))),
+            Some((s, a)) => out.push((
+                name,
+                "seen".into(),
+                a.display().to_string(),
+                format!("{s:.6}"),
+            )),
             None => {
                 added.push(item);
                 out.push((name, "new".into(), String::new(), String::new()));
@@ -118,7 +128,16 @@ fn new_index(dir: &Path) -> PathBuf {
 
 fn spawn(db: &Path, extra: &[&str]) -> Child {
     simfind()
-        .args(args!["query", "--db", db, "--add-if-new", "-", "--exact", "-t", T.to_string()])
+        .args(args![
+            "query",
+            "--db",
+            db,
+            "--add-if-new",
+            "-",
+            "--exact",
+            "-t",
+            T.to_string()
+        ])
         .args(extra)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -131,7 +150,12 @@ fn spawn(db: &Path, extra: &[&str]) -> Child {
 fn indexed(db: &Path) -> BTreeSet<PathBuf> {
     let index = simfind::index::Index::open_existing(db, Default::default()).unwrap();
     index.verify_integrity().unwrap();
-    index.documents().unwrap().into_iter().map(|d| d.path).collect()
+    index
+        .documents()
+        .unwrap()
+        .into_iter()
+        .map(|d| d.path)
+        .collect()
 }
 
 #[test]
@@ -159,7 +183,10 @@ fn answers_are_the_brute_forces() {
     assert!(err.contains("missing.txt"), "{err}");
     let mut got = answers(&out.stdout);
     let last = got.pop().unwrap();
-    assert_eq!((last.0.as_str(), last.1.as_str()), (missing.to_str().unwrap(), "skipped"));
+    assert_eq!(
+        (last.0.as_str(), last.1.as_str()),
+        (missing.to_str().unwrap(), "skipped")
+    );
     let expected = brute_force(&items, &sim);
     assert_eq!(got, expected);
     let new: BTreeSet<PathBuf> = expected
@@ -194,7 +221,12 @@ fn lockstep(db: &Path, a: &[PathBuf], b: &[PathBuf]) -> (Vec<u8>, Vec<u8>) {
     let mut children = [spawn(db, &[]), spawn(db, &[])];
     let mut ends: Vec<_> = children
         .iter_mut()
-        .map(|c| (c.stdin.take().unwrap(), BufReader::new(c.stdout.take().unwrap())))
+        .map(|c| {
+            (
+                c.stdin.take().unwrap(),
+                BufReader::new(c.stdout.take().unwrap()),
+            )
+        })
         .collect();
     let mut outs = [String::new(), String::new()];
     for (end, out) in ends.iter_mut().zip(&mut outs) {
@@ -202,7 +234,9 @@ fn lockstep(db: &Path, a: &[PathBuf], b: &[PathBuf]) -> (Vec<u8>, Vec<u8>) {
     }
     for (x, y) in a.iter().zip(b) {
         for (end, item) in ends.iter_mut().zip([x, y]) {
-            end.0.write_all(item.as_os_str().as_encoded_bytes()).unwrap();
+            end.0
+                .write_all(item.as_os_str().as_encoded_bytes())
+                .unwrap();
             end.0.write_all(b"\n").unwrap();
             end.0.flush().unwrap();
         }
@@ -248,7 +282,12 @@ fn two_writers_never_both_add_near_copies() {
         for y in &held {
             if x < y {
                 let s = sim.get(&(x.clone(), y.clone())).copied().unwrap_or(0.0);
-                assert!(s < T, "both {} and {} were added ({s})", x.display(), y.display());
+                assert!(
+                    s < T,
+                    "both {} and {} were added ({s})",
+                    x.display(),
+                    y.display()
+                );
             }
         }
     }
@@ -289,7 +328,9 @@ fn a_killed_stream_keeps_every_item_it_answered_new() {
     // half are answered; then more are sent and the writer is killed
     // while it works on them.
     for item in &items[..items.len() / 2] {
-        stdin.write_all(item.as_os_str().as_encoded_bytes()).unwrap();
+        stdin
+            .write_all(item.as_os_str().as_encoded_bytes())
+            .unwrap();
         stdin.write_all(b"\n").unwrap();
         stdin.flush().unwrap();
         let mut line = String::new();
@@ -297,7 +338,9 @@ fn a_killed_stream_keeps_every_item_it_answered_new() {
         answered.push(line);
     }
     for item in &items[items.len() / 2..] {
-        stdin.write_all(item.as_os_str().as_encoded_bytes()).unwrap();
+        stdin
+            .write_all(item.as_os_str().as_encoded_bytes())
+            .unwrap();
         stdin.write_all(b"\n").unwrap();
     }
     stdin.flush().unwrap();
