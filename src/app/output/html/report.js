@@ -302,13 +302,14 @@
     scratch.remove();
     state.page = 0;
     drawPage();
-    // One explanation left open on the page, for the dumped DOM.
-    const first = document.querySelector("#group-list button.explain");
-    if (first) first.click();
-    // What the page opened with, then the scan's choice through its button.
+    // What the page opened with, then the scan's choice through its button
+    // (which draws the page again).
     const selectedAtOpen = selected.reduce((a, b) => a + b, 0);
     const ticksAtOpen = document.querySelectorAll("#group-list input[type=checkbox]:checked").length;
     $("reset").click();
+    // One explanation left open on the page, for the dumped DOM.
+    const first = document.querySelector("#group-list button.explain");
+    if (first) first.click();
     const hex = Array.from(exportBytes(), (b) => b.toString(16).padStart(2, "0")).join("");
     // Whether the first group is on the first screen of a 1280 × 800 window:
     // the page opens on the groups.
