@@ -388,6 +388,20 @@ fn reflink_works_or_fails_clearly_and_loses_nothing() {
         "{}",
         stderr(&out)
     );
+    // Where it cannot, the message says what to use instead; the journal
+    // keeps the reason alone.
+    if !linked {
+        assert!(
+            stderr(&out).contains("; use --link or --move-to"),
+            "{}",
+            stderr(&out)
+        );
+        let journal = std::fs::read_to_string(dir.path().join("j.jsonl")).unwrap();
+        assert!(
+            journal.contains("cannot reflink") && !journal.contains("--link"),
+            "{journal}"
+        );
+    }
     assert_eq!(snapshot(&root), before);
 }
 

@@ -231,6 +231,10 @@ pub fn replace_with_link(path: &Path, kept: &Path) -> io::Result<()> {
     sync_parent(path)
 }
 
+/// How a failed reflink's reason begins (the journal keeps the reason as
+/// text): a face that knows the other actions can say which to use.
+pub const CANNOT_REFLINK: &str = "this file system cannot reflink";
+
 /// Replaces `path` by a reflink (FICLONE) of `kept`, keeping `path`'s
 /// permissions. Fails with the file system's error where it cannot clone.
 pub fn replace_with_reflink(path: &Path, kept: &Path) -> io::Result<()> {
@@ -248,7 +252,7 @@ pub fn replace_with_reflink(path: &Path, kept: &Path) -> io::Result<()> {
         let err = io::Error::last_os_error();
         return Err(io::Error::new(
             err.kind(),
-            format!("this file system cannot reflink ({err}); use --link or --move-to"),
+            format!("{CANNOT_REFLINK} ({err})"),
         ));
     }
     let file = tmp.as_file();

@@ -76,9 +76,14 @@ pub(crate) fn carry_out(
                     entry.path.display()
                 ),
                 Outcome::Failed(reason) => eprintln!(
-                    "{} {}: failed: {reason}",
+                    "{} {}: failed: {reason}{}",
                     warning_prefix(),
-                    entry.path.display()
+                    entry.path.display(),
+                    if reason.starts_with(simfind::action::fsops::CANNOT_REFLINK) {
+                        "; use --link or --move-to"
+                    } else {
+                        ""
+                    }
                 ),
                 Outcome::Unfinished => {}
             },
