@@ -27,6 +27,9 @@ use crate::input::kind::InputKind;
 struct Overflow {
     lines: Cell<u64>,
     longest: Cell<u64>,
+    /// The line (1 + the newlines before it) where each over-long line
+    /// starts, in input order: its number where no row can carry it.
+    starts: RefCell<Vec<u64>>,
     /// Per over-long line not yet behind the rows read: (bytes passed on
     /// before its drop, bytes dropped less bytes added), in input order.
     drops: RefCell<VecDeque<(u64, i64)>>,
@@ -103,6 +106,8 @@ struct Capped<R> {
     dropping: bool,
     /// Bytes passed on so far (the parser's byte positions count these).
     passed: u64,
+    /// Newlines of the input passed on so far.
+    newlines: u64,
     overflow: Rc<Overflow>,
     delimiter: u8,
     /// The parser's place, after the bytes passed on.
@@ -194,6 +199,7 @@ impl<R: BufRead> Read for Capped<R> {
                     ));
                 }
                 self.dropping = true;
+                self.overflow.starts.borrow_mut().push(self.newlines + 1);
                 self.input_lex = self.passed_lex;
                 continue;
             }
@@ -206,6 +212,7 @@ impl<R: BufRead> Read for Capped<R> {
             self.passed += n as u64;
             if newline.is_some_and(|at| at < n) {
                 self.in_line = 0;
+                self.newlines += 1;
             } else {
                 self.in_line += n as u64;
             }
@@ -288,6 +295,7 @@ impl<R: BufRead> Table<R> {
             in_line: 0,
             dropping: false,
             passed: 0,
+            newlines: 0,
             overflow: Rc::clone(&overflow),
             delimiter,
             passed_lex: Lex::Start,
@@ -533,8 +541,17 @@ impl<R: BufRead> Source for Table<R> {
                 // left no row to report it on: it is reported here, or
                 // the rest would vanish without a word.
                 if self.overflow.lines.get() > self.seen_overflow {
+                    // The first line not yet reported, counted by newlines:
+                    // the parser's count is past it, and lone CRs it took
+                    // for row ends are not lines.
+                    let line = self
+                        .overflow
+                        .starts
+                        .borrow()
+                        .get(self.seen_overflow as usize)
+                        .copied();
+                    let line = line.unwrap_or_else(|| self.reader.position().line());
                     self.seen_overflow = self.overflow.lines.get();
-                    let line = self.reader.position().line();
                     let longest = self.overflow.longest.get();
                     return Some(Err(self.capped(line, too_long(longest, self.cap))));
                 }
