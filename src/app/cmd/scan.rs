@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Result, bail};
-use simfind::cluster::removal::{self, SAFE_THRESHOLD};
+use simfind::cluster::removal;
 use simfind::index::incremental;
 use simfind::lsh::tune;
 use simfind::pipeline::plan::Method;
@@ -24,9 +24,11 @@ use crate::app::ui::{Ui, Verbosity, plural, warning_prefix};
 mod mode;
 mod plan;
 mod record_scan;
+mod removal_default;
 mod top;
 
 use plan::write_scan_plan;
+use removal_default::{removal_default_note, removal_threshold};
 use top::TOP_FLOOR_CHANCE;
 pub(crate) use top::top_floor;
 
@@ -462,38 +464,6 @@ fn scan_files(args: Args, mode: Mode) -> Result<i32> {
         (threshold_source, args.matching.min_recall, missed),
         (seconds, &ui),
         (args.input.important_words, serde_json::Map::new()),
-    )
-}
-
-/// Gives `matching` the removal rule's threshold when the run decides
-/// removals and none was given; whether it did.
-fn removal_threshold(report: &ReportArgs, matching: &mut MatchArgs) -> bool {
-    removal_threshold_of(report.removal_run(), matching)
-}
-
-/// [`removal_threshold`] for a run described as `run`.
-fn removal_threshold_of(
-    run: simfind::cluster::removal::RemovalRun,
-    matching: &mut MatchArgs,
-) -> bool {
-    let default = run.default_threshold();
-    let used = matching.threshold.is_none() && default.is_some();
-    matching.threshold = matching.threshold.or(default);
-    used
-}
-
-/// The line that says a removal run uses the safe threshold, not its
-/// banding's S-curve threshold; `documents` names what would be listed.
-fn removal_default_note(signing: &SigningArgs, documents: &str) -> String {
-    let (b, r) = (
-        signing.bands.unwrap_or(args::DEFAULT_BANDS),
-        signing.rows.unwrap_or(args::DEFAULT_ROWS),
-    );
-    format!(
-        "simfind: threshold {SAFE_THRESHOLD:.3}: {} (the S-curve threshold of {b}×{r}, {:.3}, \
-         would list {documents} only that similar as copies); give -t to change it",
-        removal::REASON,
-        simfind::lsh::scurve::threshold(b, r),
     )
 }
 

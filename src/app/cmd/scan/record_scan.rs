@@ -96,7 +96,7 @@ pub(super) fn run(args: Args) -> Result<i32> {
     let mut matching = args.matching.clone();
     let mut removal = args.report.removal_run();
     removal.lists_removable |= args.write_kept.is_some();
-    let removal_default = super::removal_threshold_of(removal, &mut matching);
+    let removal_default = super::removal_default::removal_threshold_of(removal, &mut matching);
     // Under the model -t is a match probability: the banding and the
     // candidates' threshold are chosen without it, as when -t is not given.
     let probability = if model {
@@ -117,7 +117,10 @@ pub(super) fn run(args: Args) -> Result<i32> {
         };
     }
     if removal_default && !args.verbosity.quiet && !model {
-        eprintln!("{}", super::removal_default_note(&args.signing, "records"));
+        eprintln!(
+            "{}",
+            super::removal_default::removal_default_note(&args.signing, "records")
+        );
     }
     if !model
         && threshold_source == ThresholdSource::Given
