@@ -4,12 +4,8 @@
 
 use super::*;
 
-/// The debian-docs documents as term-frequency vectors, generated
-/// deterministically: words are maximal alphanumeric runs of the lowercased
-/// text; the dimensions are the words ranked 51 to 306 by corpus frequency
-/// (the 50 most frequent, function words, would make every page alike), ties
-/// by the word. Files in path order; ids are the paths under `files/`.
-fn debian_tf_vectors() -> (Vec<String>, Vec<Vec<f32>>) {
+/// Every file under `dir`, in path order (the order simfind walks them).
+fn files_in_order(dir: &Path) -> Vec<std::path::PathBuf> {
     fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
         let mut entries: Vec<_> = std::fs::read_dir(dir)
             .unwrap()
@@ -24,9 +20,19 @@ fn debian_tf_vectors() -> (Vec<String>, Vec<Vec<f32>>) {
             }
         }
     }
+    let mut out = Vec::new();
+    walk(dir, &mut out);
+    out
+}
+
+/// The debian-docs documents as term-frequency vectors, generated
+/// deterministically: words are maximal alphanumeric runs of the lowercased
+/// text; the dimensions are the words ranked 51 to 306 by corpus frequency
+/// (the 50 most frequent, function words, would make every page alike), ties
+/// by the word. Files in path order; ids are the paths under `files/`.
+fn debian_tf_vectors() -> (Vec<String>, Vec<Vec<f32>>) {
     let root = util::shared_data("debian-docs").join("files");
-    let mut paths = Vec::new();
-    walk(&root, &mut paths);
+    let paths = files_in_order(&root);
     let mut docs: Vec<HashMap<String, u32>> = Vec::new();
     let mut total: HashMap<String, u64> = HashMap::new();
     for p in &paths {
@@ -210,23 +216,8 @@ fn debian_docs_tf_vectors_and_sign_bits() {
 #[test]
 #[cfg_attr(no_shared_data, ignore = "needs ../shared/data")]
 fn simhash_equals_brute_force_on_debian_docs() {
-    fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-        let mut entries: Vec<_> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .collect();
-        entries.sort();
-        for p in entries {
-            if p.is_dir() {
-                walk(&p, out);
-            } else {
-                out.push(p);
-            }
-        }
-    }
     let root = Path::new("../shared/data/debian-docs/files");
-    let mut paths = Vec::new();
-    walk(&util::root().join(root), &mut paths);
+    let paths = files_in_order(&util::root().join(root));
     let seed = 42u64; // scan's default --seed
     let mix = |h: u64| {
         let mut z = h ^ seed.wrapping_mul(0x9E37_79B9_7F4A_7C15);
