@@ -349,7 +349,15 @@ pub fn explain(data: &[u8]) {
             .map(str::to_owned)
             .collect()
     };
+    // Σ is the one letter whose lowercase depends on its neighbours (ς at
+    // a word's end, σ elsewhere): a passage normalised alone can differ
+    // from the same bytes normalised in their text, where the shingles
+    // were taken. Such a passage is not checked by its text alone.
+    let sigma = |bytes: &[u8]| String::from_utf8_lossy(bytes).contains(['Σ', 'ς']);
     for s in &e.shared {
+        if sigma(&a[s.a.clone()]) || sigma(&b[s.b.clone()]) {
+            continue;
+        }
         let (ta, tb) = (norm(&a[s.a.clone()]), norm(&b[s.b.clone()]));
         match kind {
             ShingleKind::Char => assert_eq!(ta, tb, "passage {s:?}"),
