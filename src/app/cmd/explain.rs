@@ -198,16 +198,7 @@ pub fn run(args: Args, color: ColorArg) -> Result<i32> {
         )
         .map_err(crate::app::flags::lower::measure_error)?;
     }
-    let recipe = config::compare(
-        &args.shingles,
-        &args.sketch,
-        args.bands,
-        args.rows,
-        args.seed,
-    )?;
-    let limit = args
-        .max_size
-        .min(simfind::explain::spans::MAX_MAPPED_LEN as u64);
+    let (recipe, limit) = recipe_and_limit(&args)?;
     // Whether each text is a document's pages (a PDF's, separated by form
     // feeds), so that passages are located by page too.
     let mut paged = [false; 2];
@@ -284,6 +275,22 @@ fn records_of(args: &Args, kind: InputKind, limit: u64) -> Result<(Vec<u8>, Vec<
         text(b),
         [format!("{name}#{}", ids[0]), format!("{name}#{}", ids[1])],
     ))
+}
+
+/// The recipe `explain` compares with (the shingle and sketch options, as
+/// `compare` reads them) and the most bytes it reads of one input.
+fn recipe_and_limit(args: &Args) -> Result<(Recipe, u64)> {
+    let recipe = config::compare(
+        &args.shingles,
+        &args.sketch,
+        args.bands,
+        args.rows,
+        args.seed,
+    )?;
+    let limit = args
+        .max_size
+        .min(simfind::explain::spans::MAX_MAPPED_LEN as u64);
+    Ok((recipe, limit))
 }
 
 /// Every record of FILE_A (`--input`), and where the two records named are

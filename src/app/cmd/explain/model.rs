@@ -13,22 +13,12 @@ use simfind::input::kind::InputKind;
 use simfind::pipeline::Values;
 
 use super::{Args, Format};
-use crate::app::config;
 use crate::app::exit;
 use crate::app::fs_model;
 
 pub(super) fn run(args: &Args, kind: InputKind, path: &Path) -> Result<i32> {
     let saved = fs_model::load(path)?;
-    let recipe = config::compare(
-        &args.shingles,
-        &args.sketch,
-        args.bands,
-        args.rows,
-        args.seed,
-    )?;
-    let limit = args
-        .max_size
-        .min(simfind::explain::spans::MAX_MAPPED_LEN as u64);
+    let (recipe, limit) = super::recipe_and_limit(args)?;
     let (records, [a, b]) = super::read_records(args, kind, limit)?;
     if records.fields != saved.fields {
         bail!(
