@@ -349,13 +349,22 @@ pub fn explain(data: &[u8]) {
             .map(str::to_owned)
             .collect()
     };
-    // Σ is the one letter whose lowercase depends on its neighbours (ς at
-    // a word's end, σ elsewhere): a passage normalised alone can differ
-    // from the same bytes normalised in their text, where the shingles
-    // were taken. Such a passage is not checked by its text alone.
-    let sigma = |bytes: &[u8]| String::from_utf8_lossy(bytes).contains(['Σ', 'ς']);
+    // A passage normalised alone can differ from the same bytes normalised
+    // in their text, where the shingles were taken, in two cases, and such a
+    // passage is not checked by its text alone:
+    // - Σ is the one letter whose lowercase depends on its neighbours (ς at
+    //   a word's end, σ elsewhere);
+    // - a letter whose lowercase is more than one character (İ gives i and a
+    //   combining dot): a shingle may end inside that expansion, and its
+    //   passage then covers the whole letter, one character more than the
+    //   shingle matched.
+    let unchecked = |bytes: &[u8]| {
+        String::from_utf8_lossy(bytes)
+            .chars()
+            .any(|c| matches!(c, 'Σ' | 'ς') || c.to_lowercase().nth(1).is_some())
+    };
     for s in &e.shared {
-        if sigma(&a[s.a.clone()]) || sigma(&b[s.b.clone()]) {
+        if unchecked(&a[s.a.clone()]) || unchecked(&b[s.b.clone()]) {
             continue;
         }
         let (ta, tb) = (norm(&a[s.a.clone()]), norm(&b[s.b.clone()]));
