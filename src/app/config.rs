@@ -451,6 +451,12 @@ pub fn records(
     fields
         .check(inputs.len(), stdin)
         .map_err(lower::record_error)?;
+    if kind == InputKind::Parquet && stdin > 0 {
+        bail!(
+            "--input parquet reads files, not stdin ('-'): a Parquet file's schema is at its end; \
+             give the file's path"
+        );
+    }
     for path in inputs.iter().filter(|p| p.as_os_str() != "-") {
         let meta = std::fs::metadata(path)
             .with_context(|| format!("cannot read {} as {kind} records", path.display()))?;

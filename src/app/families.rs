@@ -172,7 +172,14 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
             };
             Plan::SimHash { radius }
         }
-        (InputKind::Jsonl | InputKind::Csv | InputKind::Tsv | InputKind::Sets, _) => bail!(
+        (
+            InputKind::Jsonl
+            | InputKind::Csv
+            | InputKind::Tsv
+            | InputKind::Parquet
+            | InputKind::Sets,
+            _,
+        ) => bail!(
             "--metric {} and --sketch simhash do not apply to --input {kind}: records are compared by the Jaccard of their shingles",
             metric_name(f, kind)
         ),

@@ -73,6 +73,7 @@ mod recall;
 mod record_candidates;
 mod records;
 mod records_inputs;
+mod records_parquet;
 mod records_reread;
 mod report_html;
 mod same_file;

@@ -336,10 +336,7 @@ fn bad_arguments_are_refused_before_any_work() {
             &["scan", "--input", "csv", "r.csv", "--id-column", "key"],
             "no column 'key' in the header (id,name,city)",
         ),
-        (
-            &["scan", "--input", "parquet", "r.csv"],
-            "unknown input kind",
-        ),
+        (&["scan", "--input", "arrow", "r.csv"], "unknown input kind"),
     ] {
         let out = run_in(dir.path(), args, b"");
         assert_eq!(code(&out), 2, "{args:?}: {}", stderr(&out));

@@ -301,8 +301,8 @@ fn read_records(
     limit: u64,
 ) -> Result<(simfind::input::records::Records, [usize; 2])> {
     use simfind::input::records::{RecordOptions, read_inputs};
-    if !matches!(kind, InputKind::Jsonl | InputKind::Csv | InputKind::Tsv) {
-        bail!("--input {kind}: explain takes records with text (jsonl, csv, tsv)");
+    if !matches!(kind, InputKind::Jsonl) && !kind.is_table() {
+        bail!("--input {kind}: explain takes records with text (jsonl, csv, tsv, parquet)");
     }
     let Some(id_b) = &args.id_b else {
         bail!("--input {kind} takes FILE ID_A ID_B: the file of records and two record ids");

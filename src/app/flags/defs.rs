@@ -185,14 +185,15 @@ pub fn input(at: Input) -> impl FnOnce(Arg) -> Arg {
             Input::Scan => arg.value_parser(input_kind).help(
                 "What the inputs are: `files` (directories walked for files: the default), or \
                  files of records, one document per line or row ('-' is stdin): `jsonl` (JSON \
-                 Lines), `csv`, `tsv` (a header row; RFC 4180), `sets` (`id<TAB>token token …`: \
+                 Lines), `csv`, `tsv` (a header row; RFC 4180), `parquet` (a table, \
+                 read by row group: its `text` column unless --text-column says), `sets` (`id<TAB>token token …`: \
                  whole tokens, not shingled); or one file of points for the other families \
                  (docs/FAMILIES.md): `vectors` (CSV/TSV `id,x1,…,xd`), `bits` (`id,0101…` or \
                  `id,0x…`). The id columns of the output are the record ids. csv and tsv fields \
                  are short: their char shingles are 2 characters unless -k is given",
             ),
             Input::Explain => arg.value_parser(input_kind).help(
-                "Explain two records of one file of records: `jsonl`, `csv` or `tsv` (`explain \
+                "Explain two records of one file of records: `jsonl`, `csv`, `tsv` or `parquet` (`explain \
                  --input jsonl FILE ID_A ID_B`). Their text is the record's fields joined by one \
                  space, as scan shingles it; offsets are bytes of that text",
             ),
@@ -259,24 +260,32 @@ pub fn id_column(at: IdColumn) -> impl FnOnce(Arg) -> Arg {
     move |arg| {
         let arg = arg.value_name("NAME");
         match at {
-            IdColumn::Scan => arg.help("csv/tsv: the id column's name in the header [default: id]"),
-            IdColumn::Explain => arg.help("csv/tsv: the id column's name [default: id]"),
+            IdColumn::Scan => arg.help(
+                "csv/tsv/parquet: the id column's name [default: id, else the rows are \
+                 numbered 1, 2, …]",
+            ),
+            IdColumn::Explain => arg.help("csv/tsv/parquet: the id column's name [default: id]"),
             IdColumn::Score => arg.help("The id column of both files"),
         }
     }
 }
 
-/// `--columns A,B,C`: csv/tsv's text columns.
+/// `--columns A,B,C` (or `--text-column`, the name dataset tools give it):
+/// a table's text columns.
 pub fn columns(at: Records) -> impl FnOnce(Arg) -> Arg {
     move |arg| {
-        let arg = arg.value_name("A,B,C").value_delimiter(',');
+        let arg = arg
+            .value_name("A,B,C")
+            .value_delimiter(',')
+            .visible_alias("text-column");
         let what = match at {
             Records::Scan => "document",
             Records::Explain => "text",
         };
         arg.help(format!(
-            "csv/tsv: the columns that make the {what}, comma-separated [default: every \
-             column but the id]"
+            "csv/tsv/parquet: the columns that make the {what}, comma-separated [default: \
+             csv/tsv every column but the id; parquet `text`, else every string column \
+             but the id]"
         ))
     }
 }

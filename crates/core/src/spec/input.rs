@@ -19,6 +19,9 @@ pub enum InputKind {
     Csv,
     /// As `Csv`, tab-separated.
     Tsv,
+    /// A Parquet table: one record per row, as `Csv`'s columns (read by
+    /// row group, its text columns only).
+    Parquet,
     /// `id<TAB>token token …` per line (or `id<TAB>token` pairs): sets of
     /// whole tokens, not shingled.
     Sets,
@@ -35,6 +38,7 @@ impl InputKind {
         InputKind::Jsonl,
         InputKind::Csv,
         InputKind::Tsv,
+        InputKind::Parquet,
         InputKind::Sets,
         InputKind::Vectors,
         InputKind::Bits,
@@ -47,6 +51,7 @@ impl InputKind {
             InputKind::Jsonl => "jsonl",
             InputKind::Csv => "csv",
             InputKind::Tsv => "tsv",
+            InputKind::Parquet => "parquet",
             InputKind::Sets => "sets",
             InputKind::Vectors => "vectors",
             InputKind::Bits => "bits",
@@ -61,6 +66,12 @@ impl InputKind {
             self,
             InputKind::Files | InputKind::Vectors | InputKind::Bits
         )
+    }
+
+    /// Whether the inputs are tables of named columns (a header's or a
+    /// schema's), whose records are chosen columns of a row.
+    pub fn is_table(self) -> bool {
+        matches!(self, InputKind::Csv | InputKind::Tsv | InputKind::Parquet)
     }
 
     /// Whether the inputs are vectors or bit strings, found by the families
@@ -115,8 +126,8 @@ mod tests {
         for &kind in InputKind::ALL {
             assert_eq!(kind.name().parse::<InputKind>(), Ok(kind));
         }
-        let err = "parquet".parse::<InputKind>().unwrap_err();
-        assert!(err.to_string().contains("'parquet'"), "{err}");
+        let err = "arrow".parse::<InputKind>().unwrap_err();
+        assert!(err.to_string().contains("'arrow'"), "{err}");
         assert!(err.to_string().contains("jsonl"), "{err}");
     }
 }

@@ -41,7 +41,7 @@ impl RecordFields {
     /// in this order.
     pub fn check(&self, inputs: usize, stdin: usize) -> Result<(), SpecError> {
         let kind = self.kind;
-        let table = matches!(kind, InputKind::Csv | InputKind::Tsv);
+        let table = kind.is_table();
         let jsonl = kind == InputKind::Jsonl;
         // First: the model implies per-field scores, which would otherwise
         // be refused in its name.
@@ -151,7 +151,7 @@ pub fn important_words_with(
     }
     if !matches!(
         kind,
-        InputKind::Files | InputKind::Jsonl | InputKind::Csv | InputKind::Tsv
+        InputKind::Files | InputKind::Jsonl | InputKind::Csv | InputKind::Tsv | InputKind::Parquet
     ) || per_field
     {
         return Err(SpecError::ImportantWordsInput);
@@ -212,12 +212,23 @@ mod tests {
         let applies: [(&str, &[InputKind]); 6] = [
             ("id_field", &[InputKind::Jsonl]),
             ("text_fields", &[InputKind::Jsonl]),
-            ("id_column", &[InputKind::Csv, InputKind::Tsv]),
-            ("columns", &[InputKind::Csv, InputKind::Tsv]),
+            (
+                "id_column",
+                &[InputKind::Csv, InputKind::Tsv, InputKind::Parquet],
+            ),
+            (
+                "columns",
+                &[InputKind::Csv, InputKind::Tsv, InputKind::Parquet],
+            ),
             ("pairs", &[InputKind::Sets]),
             (
                 "per_field",
-                &[InputKind::Jsonl, InputKind::Csv, InputKind::Tsv],
+                &[
+                    InputKind::Jsonl,
+                    InputKind::Csv,
+                    InputKind::Tsv,
+                    InputKind::Parquet,
+                ],
             ),
         ];
         for (field, kinds) in applies {

@@ -192,7 +192,23 @@ fn check_chunks(
     builder: &ParquetRecordBatchReaderBuilder<File>,
     length: u64,
 ) -> Result<(), ExchangeError> {
-    for (g, group) in builder.metadata().row_groups().iter().enumerate() {
+    match chunks_outside(builder.metadata(), length) {
+        None => Ok(()),
+        Some(err) => Err(ExchangeError::Parquet {
+            path: path.to_owned(),
+            err,
+        }),
+    }
+}
+
+/// The first column chunk of `metadata` that does not lie within a file of
+/// `length` bytes, described, or `None` when every one does. What any
+/// reader of a Parquet file not written here checks before it reads.
+pub(crate) fn chunks_outside(
+    metadata: &parquet::file::metadata::ParquetMetaData,
+    length: u64,
+) -> Option<String> {
+    for (g, group) in metadata.row_groups().iter().enumerate() {
         for column in group.columns() {
             let start = column
                 .dictionary_page_offset()
@@ -204,18 +220,15 @@ fn check_chunks(
                 .and_then(|(start, size)| start.checked_add(size))
                 .is_some_and(|end| end <= length);
             if !inside {
-                return Err(ExchangeError::Parquet {
-                    path: path.to_owned(),
-                    err: format!(
-                        "damaged footer: row group {g}, column {} at offset {start}, {size} bytes, \
-                         is not within the file's {length} bytes",
-                        column.column_path()
-                    ),
-                });
+                return Some(format!(
+                    "damaged footer: row group {g}, column {} at offset {start}, {size} bytes, \
+                     is not within the file's {length} bytes",
+                    column.column_path()
+                ));
             }
         }
     }
-    Ok(())
+    None
 }
 
 impl Opened {

@@ -1,0 +1,455 @@
+//! Parquet records: a table whose schema names the columns; the id column
+//! and the text columns are chosen as a CSV's are, and only those columns
+//! are decoded, a batch of rows at a time (never the file whole).
+//!
+//! Rows are numbered from 1 in file order; a record's [`Origin::line`] is its
+//! row number and [`Origin::offset`] the row's index (its number less one),
+//! what finds it again in the file. The schema is read as Parquet stores it,
+//! not as the writer's Arrow schema said (`with_skip_arrow_metadata`), so a
+//! column pandas wrote as a category or Arrow as a large or view string is a
+//! plain string column here.
+//!
+//! A value is text when its column is a string (or binary holding UTF-8), a
+//! whole number or a boolean (written as such); a null is an empty field,
+//! as JSON Lines' `null` is. A column of another type (a list, a struct, a
+//! float, a date) is refused when the file is opened, naming it and its type.
+//! A text longer than the line cap is a row error, as a long line is.
+
+use std::fs::File;
+use std::path::Path;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{
+    Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
+};
+use arrow_array::{Array, ArrayRef, RecordBatch};
+use arrow_schema::DataType;
+use parquet::arrow::ProjectionMask;
+use parquet::arrow::arrow_reader::{
+    ArrowReaderOptions, ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder,
+};
+
+use super::{Hint, Origin, Record, RecordOptions, RowError, Source, line_cap_hint};
+
+/// Rows decoded at a time: a few hundred kilobytes of text for typical
+/// documents, and a bound on what one batch holds.
+const BATCH_ROWS: usize = 1024;
+
+/// The column a dataset's text is in when none is named: the name the
+/// Hugging Face datasets, text-dedup and datatrove give it.
+const DEFAULT_TEXT_COLUMN: &str = "text";
+
+/// An open Parquet input and where its reading is.
+pub(super) struct Table {
+    reader: ParquetRecordBatchReader,
+    name: String,
+    input: u32,
+    /// The id column's position in a batch, `None` to number the rows.
+    id: Option<usize>,
+    /// The text columns' positions in a batch, in the order of `fields`.
+    chosen: Vec<usize>,
+    fields: Vec<String>,
+    cap: usize,
+    batch: Option<RecordBatch>,
+    /// The next row of `batch`.
+    at: usize,
+    /// Rows handed out so far (the next row's number less one).
+    rows: u64,
+    /// Reading failed: the rows end after the error.
+    failed: bool,
+}
+
+/// Whether a column of this type can be an id or a text.
+fn is_text_type(ty: &DataType) -> bool {
+    matches!(
+        ty,
+        DataType::Utf8
+            | DataType::LargeUtf8
+            | DataType::Utf8View
+            | DataType::Binary
+            | DataType::LargeBinary
+            | DataType::BinaryView
+            | DataType::Boolean
+            | DataType::Int8
+            | DataType::Int16
+            | DataType::Int32
+            | DataType::Int64
+            | DataType::UInt8
+            | DataType::UInt16
+            | DataType::UInt32
+            | DataType::UInt64
+    )
+}
+
+/// Whether a column is a string column (what the default choice takes).
+fn is_string_type(ty: &DataType) -> bool {
+    matches!(
+        ty,
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+    )
+}
+
+/// The value of row `row` of `column` as text: `Ok(None)` for a null, `Err`
+/// for bytes that are not UTF-8. Types are those of [`is_text_type`].
+fn text_at(column: &ArrayRef, row: usize) -> Result<Option<String>, String> {
+    if column.is_null(row) {
+        return Ok(None);
+    }
+    let bytes = |b: &[u8]| -> Result<Option<String>, String> {
+        std::str::from_utf8(b)
+            .map(|s| Some(s.to_owned()))
+            .map_err(super::not_utf8)
+    };
+    Ok(Some(match column.data_type() {
+        DataType::Utf8 => column.as_string::<i32>().value(row).to_owned(),
+        DataType::LargeUtf8 => column.as_string::<i64>().value(row).to_owned(),
+        DataType::Utf8View => column.as_string_view().value(row).to_owned(),
+        DataType::Binary => return bytes(column.as_binary::<i32>().value(row)),
+        DataType::LargeBinary => return bytes(column.as_binary::<i64>().value(row)),
+        DataType::BinaryView => return bytes(column.as_binary_view().value(row)),
+        DataType::Boolean => column.as_boolean().value(row).to_string(),
+        DataType::Int8 => column.as_primitive::<Int8Type>().value(row).to_string(),
+        DataType::Int16 => column.as_primitive::<Int16Type>().value(row).to_string(),
+        DataType::Int32 => column.as_primitive::<Int32Type>().value(row).to_string(),
+        DataType::Int64 => column.as_primitive::<Int64Type>().value(row).to_string(),
+        DataType::UInt8 => column.as_primitive::<UInt8Type>().value(row).to_string(),
+        DataType::UInt16 => column.as_primitive::<UInt16Type>().value(row).to_string(),
+        DataType::UInt32 => column.as_primitive::<UInt32Type>().value(row).to_string(),
+        DataType::UInt64 => column.as_primitive::<UInt64Type>().value(row).to_string(),
+        other => return Err(format!("a column of type {other} is not text")),
+    }))
+}
+
+/// Opens `path` as Parquet with every column readable as
+/// [`ParquetRecordBatchReaderBuilder`] gives it, having checked that the
+/// footer's chunks lie within the file (a damaged footer would make the
+/// crate panic when a chunk is read).
+pub(super) fn open_builder(
+    path: &Path,
+    name: &str,
+) -> Result<ParquetRecordBatchReaderBuilder<File>, RowError> {
+    let error = |reason: String| RowError {
+        hint: None,
+        input: name.to_owned(),
+        line: 0,
+        reason,
+    };
+    let file = File::open(path).map_err(|err| error(format!("cannot open: {err}")))?;
+    let length = file
+        .metadata()
+        .map_err(|err| error(format!("cannot open: {err}")))?
+        .len();
+    let options = ArrowReaderOptions::new().with_skip_arrow_metadata(true);
+    let builder = ParquetRecordBatchReaderBuilder::try_new_with_options(file, options)
+        .map_err(|err| error(format!("not a readable Parquet file: {err}")))?;
+    if let Some(reason) = crate::exchange::chunks_outside(builder.metadata(), length) {
+        return Err(error(format!("not a readable Parquet file: {reason}")));
+    }
+    Ok(builder)
+}
+
+impl Table {
+    /// Opens input number `input`, `path`, named `name` in messages, and
+    /// chooses its id and text columns by `options`.
+    pub(super) fn open(
+        path: &Path,
+        name: &str,
+        input: u32,
+        options: &RecordOptions,
+    ) -> Result<Table, RowError> {
+        let error = |reason: String| RowError {
+            hint: None,
+            input: name.to_owned(),
+            line: 0,
+            reason,
+        };
+        let builder = open_builder(path, name)?;
+        let schema = builder.schema().clone();
+        let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+        let listed = names.join(",");
+        let find = |wanted: &str, setting: &'static str| {
+            names
+                .iter()
+                .position(|n| *n == wanted)
+                .ok_or_else(|| RowError {
+                    hint: Some(Hint::new("; name one with {}", setting)),
+                    ..error(format!("no column '{wanted}' in its schema ({listed})"))
+                })
+        };
+        let id = match names.iter().position(|n| *n == options.id_column) {
+            Some(id) => Some(id),
+            None if !options.id_column_given => {
+                if let Some(near) = names.iter().find(|n| n.eq_ignore_ascii_case("id")) {
+                    return Err(RowError {
+                        hint: Some(Hint::new(
+                            format!("; name it with {{}} {near}"),
+                            "id_column",
+                        )),
+                        ..error(format!("no column 'id' in its schema ({listed})"))
+                    });
+                }
+                None
+            }
+            None => {
+                return Err(RowError {
+                    hint: Some(Hint::new(
+                        "; name another with {}, or leave it out to number the rows 1, 2, …",
+                        "id_column",
+                    )),
+                    ..error(format!(
+                        "no column '{}' in its schema ({listed})",
+                        options.id_column
+                    ))
+                });
+            }
+        };
+        let chosen: Vec<usize> = if !options.columns.is_empty() {
+            options
+                .columns
+                .iter()
+                .map(|c| find(c, "columns"))
+                .collect::<Result<_, _>>()?
+        } else if let Some(text) = names.iter().position(|n| *n == DEFAULT_TEXT_COLUMN) {
+            vec![text]
+        } else {
+            (0..names.len())
+                .filter(|&i| Some(i) != id && is_string_type(schema.field(i).data_type()))
+                .collect()
+        };
+        if chosen.is_empty() {
+            return Err(RowError {
+                hint: Some(Hint::new("; name the text's with {}", "columns")),
+                ..error(format!(
+                    "no column 'text' and no other string column besides the id ({listed})"
+                ))
+            });
+        }
+        for &i in id.iter().chain(&chosen) {
+            let field = schema.field(i);
+            if !is_text_type(field.data_type()) {
+                return Err(error(format!(
+                    "column '{}' is of type {}, not text (strings, whole numbers or booleans)",
+                    field.name(),
+                    field.data_type()
+                )));
+            }
+        }
+        // The projection keeps the schema's order: each chosen column's
+        // position in a batch is its rank among the projected ones.
+        let mut projected: Vec<usize> = id.iter().chain(&chosen).copied().collect();
+        projected.sort_unstable();
+        projected.dedup();
+        let rank = |i: usize| projected.binary_search(&i).unwrap_or(0);
+        let fields = chosen.iter().map(|&i| names[i].to_owned()).collect();
+        let id_at = id.map(rank);
+        let chosen_at = chosen.iter().map(|&i| rank(i)).collect();
+        let mask = ProjectionMask::roots(builder.parquet_schema(), projected);
+        let reader = builder
+            .with_projection(mask)
+            .with_batch_size(BATCH_ROWS)
+            .build()
+            .map_err(|err| error(format!("not a readable Parquet file: {err}")))?;
+        Ok(Table {
+            reader,
+            name: name.to_owned(),
+            input,
+            id: id_at,
+            chosen: chosen_at,
+            fields,
+            cap: options.max_line,
+            batch: None,
+            at: 0,
+            rows: 0,
+            failed: false,
+        })
+    }
+
+    fn error(&self, line: u64, reason: String) -> RowError {
+        RowError {
+            hint: None,
+            input: self.name.clone(),
+            line,
+            reason,
+        }
+    }
+
+    /// The record of row `row` of `batch`, numbered `number`.
+    fn record(&self, batch: &RecordBatch, row: usize, number: u64) -> Result<Record, RowError> {
+        let id = match self.id {
+            None => number.to_string(),
+            Some(at) => match text_at(batch.column(at), row) {
+                Ok(Some(id)) if !id.is_empty() => id,
+                Ok(_) => return Err(self.error(number, "empty or null id".into())),
+                Err(reason) => return Err(self.error(number, format!("its id is {reason}"))),
+            },
+        };
+        let mut fields = Vec::with_capacity(self.chosen.len());
+        for (&at, name) in self.chosen.iter().zip(&self.fields) {
+            let column = batch.column(at);
+            let length = column_value_len(column, row);
+            if length > self.cap {
+                return Err(RowError {
+                    hint: Some(line_cap_hint()),
+                    ..self.error(
+                        number,
+                        format!(
+                            "column '{name}' holds {length} bytes, more than the cap of {} bytes",
+                            self.cap
+                        ),
+                    )
+                });
+            }
+            match text_at(column, row) {
+                Ok(text) => fields.push(text.unwrap_or_default()),
+                Err(reason) => {
+                    return Err(self.error(number, format!("column '{name}' is {reason}")));
+                }
+            }
+        }
+        Ok(Record {
+            id,
+            fields,
+            origin: Origin {
+                input: self.input,
+                line: number,
+                offset: number - 1,
+            },
+        })
+    }
+}
+
+/// The bytes of row `row` of `column` without copying them (0 for a null
+/// and for numbers, which are short).
+fn column_value_len(column: &ArrayRef, row: usize) -> usize {
+    if column.is_null(row) {
+        return 0;
+    }
+    match column.data_type() {
+        DataType::Utf8 => column.as_string::<i32>().value(row).len(),
+        DataType::LargeUtf8 => column.as_string::<i64>().value(row).len(),
+        DataType::Utf8View => column.as_string_view().value(row).len(),
+        DataType::Binary => column.as_binary::<i32>().value(row).len(),
+        DataType::LargeBinary => column.as_binary::<i64>().value(row).len(),
+        DataType::BinaryView => column.as_binary_view().value(row).len(),
+        _ => 0,
+    }
+}
+
+impl Source for Table {
+    fn fields(&self) -> &[String] {
+        &self.fields
+    }
+
+    fn next_record(&mut self) -> Option<Result<Record, RowError>> {
+        if self.failed {
+            return None;
+        }
+        loop {
+            if let Some(batch) = &self.batch
+                && self.at < batch.num_rows()
+            {
+                let row = self.at;
+                self.at += 1;
+                self.rows += 1;
+                return Some(self.record(batch, row, self.rows));
+            }
+            match self.reader.next() {
+                None => return None,
+                Some(Ok(batch)) => {
+                    self.batch = Some(batch);
+                    self.at = 0;
+                }
+                Some(Err(err)) => {
+                    self.failed = true;
+                    self.batch = None;
+                    return Some(Err(self.error(
+                        self.rows + 1,
+                        format!("cannot read this row and those after it: {err}"),
+                    )));
+                }
+            }
+        }
+    }
+
+    /// Rows are found again by their index, not by a byte offset: the scan
+    /// keeps their texts (as it does for stdin).
+    fn found_at_offsets(&self) -> bool {
+        false
+    }
+}
+
+/// Writes the rows of the Parquet file `path` (named `name`) whose number
+/// `keep` holds, every column as the file has it (its Arrow schema and its
+/// other key-value metadata, such as pandas' or a dataset's, carried over),
+/// as one Parquet file to `out`. Returns the rows written.
+pub(super) fn write_kept(
+    path: &Path,
+    name: &str,
+    keep: &dyn Fn(u64) -> bool,
+    out: &mut (dyn std::io::Write + Send),
+) -> Result<u64, RowError> {
+    use parquet::arrow::ArrowWriter;
+    use parquet::basic::Compression;
+    use parquet::file::properties::WriterProperties;
+
+    let error = |reason: String| RowError {
+        hint: None,
+        input: name.to_owned(),
+        line: 0,
+        reason,
+    };
+    let file = File::open(path).map_err(|err| error(format!("cannot open: {err}")))?;
+    let length = file
+        .metadata()
+        .map_err(|err| error(format!("cannot open: {err}")))?
+        .len();
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file)
+        .map_err(|err| error(format!("not a readable Parquet file: {err}")))?;
+    if let Some(reason) = crate::exchange::chunks_outside(builder.metadata(), length) {
+        return Err(error(format!("not a readable Parquet file: {reason}")));
+    }
+    let metadata: Vec<parquet::file::metadata::KeyValue> = builder
+        .metadata()
+        .file_metadata()
+        .key_value_metadata()
+        .map(|kv| {
+            kv.iter()
+                .filter(|kv| kv.key != "ARROW:schema")
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default();
+    let schema = builder.schema().clone();
+    let reader = builder
+        .with_batch_size(BATCH_ROWS)
+        .build()
+        .map_err(|err| error(format!("not a readable Parquet file: {err}")))?;
+    let properties = WriterProperties::builder()
+        .set_compression(Compression::SNAPPY)
+        .set_key_value_metadata((!metadata.is_empty()).then_some(metadata))
+        .build();
+    let failed = |err: &dyn std::fmt::Display| error(format!("cannot write its kept rows: {err}"));
+    let mut writer =
+        ArrowWriter::try_new(out, schema, Some(properties)).map_err(|err| failed(&err))?;
+    let (mut number, mut written) = (0u64, 0u64);
+    for batch in reader {
+        let batch = batch.map_err(|err| RowError {
+            line: number + 1,
+            ..error(format!("cannot read this row and those after it: {err}"))
+        })?;
+        let mask: arrow_array::BooleanArray = (0..batch.num_rows())
+            .map(|_| {
+                number += 1;
+                Some(keep(number))
+            })
+            .collect();
+        written += mask.true_count() as u64;
+        let kept =
+            arrow_select::filter::filter_record_batch(&batch, &mask).map_err(|err| failed(&err))?;
+        if kept.num_rows() > 0 {
+            writer.write(&kept).map_err(|err| failed(&err))?;
+        }
+    }
+    writer.close().map_err(|err| failed(&err))?;
+    Ok(written)
+}
