@@ -141,6 +141,7 @@ fn main() -> ExitCode {
         trial!(exchange::the_engines_refuse_shards_of_another_recipe, [Need::PythonEngines]),
         trial!(python::the_python_packages_tests_pass, [Need::PythonPackage]),
         trial!(python::the_python_index_is_the_commands_index, [Need::PythonPackage]),
+        trial!(python::the_pyspark_example_gives_the_commands_pairs, [Need::PythonPackage, Need::PythonEngines]),
         trial!(records::the_benchmark_is_what_the_generator_makes, [Need::PythonEngines]),
         trial!(records::parquet_from_pyarrow_and_duckdb_scans_as_its_json_lines_and_keeps_the_right_rows, [Need::PythonEngines]),
         trial!(report_html::browser_draws_the_groups_of_testdata, [Need::Chromium]),
