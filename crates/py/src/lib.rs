@@ -12,6 +12,8 @@
 //! a signal handler or touches process-wide state, and the only file it
 //! opens is an `Index`'s, at the path the caller gives.
 
+mod datasketch;
+
 use std::borrow::Cow;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -1021,5 +1023,6 @@ fn _simfind(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(_pairs, module)?)?;
     module.add_function(wrap_pyfunction!(_minhash, module)?)?;
     module.add_function(wrap_pyfunction!(_estimate, module)?)?;
+    module.add_function(wrap_pyfunction!(datasketch::_ds_sign, module)?)?;
     Ok(())
 }

@@ -41,6 +41,9 @@ def _minhash(
     sketch: Optional[str] = None,
     threads: Optional[int] = None,
 ) -> Tuple[bytes, List[bool], Tuple[str, int, int, str, int, int]]: ...
+def _ds_sign(
+    sets: Iterable[Iterable[bytes]], scheme: str, a: bytes, b: bytes, num_perm: int
+) -> Optional[bytes]: ...
 def _estimate(a: List[int], b: List[int], sketch: str, seed: int) -> float: ...
 
 class _Index:

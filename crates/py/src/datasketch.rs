@@ -1,0 +1,228 @@
+//! The kernel of `simfind.datasketch`: datasketch 2.0's MinHash update with
+//! its default hash function (SHA-1), done here for whole batches of tokens.
+//!
+//! What is reproduced (facts of datasketch 2.0.0, checked value for value
+//! by crates/py/tests/test_datasketch.py against the installed package):
+//! a token's hash is the first 4 (or, for "affine64", 8) bytes of its SHA-1
+//! digest read little-endian; then per permutation `(a, b)`:
+//! - "legacy" (datasketch 1.x): `((a·h + b) mod 2^64) mod (2^61 − 1)`, kept
+//!   to its low 32 bits, in u64 (numpy's uint64 arithmetic wraps, and the
+//!   values must too);
+//! - "affine32" / "affine64": `h` first mixed by MurmurHash3's finalizer of
+//!   that width, then `a·h + b` wrapping at the width.
+//!
+//! The permutation parameters are not generated here: the Python side draws
+//! them with numpy's `RandomState(seed)`, as datasketch does, and hands them
+//! over as little-endian bytes, so that the seed semantics are numpy's own.
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyBytes};
+use rayon::prelude::*;
+use sha1::{Digest, Sha1};
+
+const MERSENNE_61: u64 = (1 << 61) - 1;
+
+#[derive(Clone, Copy)]
+enum Scheme {
+    Legacy,
+    Affine32,
+    Affine64,
+}
+
+impl Scheme {
+    fn parse(name: &str) -> PyResult<Self> {
+        match name {
+            "legacy" => Ok(Scheme::Legacy),
+            "affine32" => Ok(Scheme::Affine32),
+            "affine64" => Ok(Scheme::Affine64),
+            _ => Err(PyValueError::new_err(format!(
+                "scheme must be one of affine32, affine64, legacy, got {name:?}"
+            ))),
+        }
+    }
+}
+
+fn fmix32(mut h: u32) -> u32 {
+    h ^= h >> 16;
+    h = h.wrapping_mul(0x85eb_ca6b);
+    h ^= h >> 13;
+    h = h.wrapping_mul(0xc2b2_ae35);
+    h ^ (h >> 16)
+}
+
+fn fmix64(mut h: u64) -> u64 {
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    h ^ (h >> 33)
+}
+
+/// Little-endian bytes as values of a fixed width.
+fn words<const N: usize>(bytes: &[u8]) -> impl Iterator<Item = [u8; N]> + '_ {
+    bytes
+        .chunks_exact(N)
+        .map(|c| c.try_into().expect("chunks of N"))
+}
+
+/// The permutations of one scheme, ready to apply.
+enum Perms {
+    /// legacy and affine64: u64 parameters.
+    Wide { a: Vec<u64>, b: Vec<u64> },
+    /// affine32: u32 parameters, so the loop runs on 32-bit lanes.
+    Narrow { a: Vec<u32>, b: Vec<u32> },
+}
+
+impl Perms {
+    fn new(scheme: Scheme, a: &[u8], b: &[u8], num_perm: usize) -> PyResult<Self> {
+        let width = match scheme {
+            Scheme::Affine32 => 4,
+            Scheme::Legacy | Scheme::Affine64 => 8,
+        };
+        if a.len() != num_perm * width || b.len() != num_perm * width {
+            return Err(PyValueError::new_err(format!(
+                "permutations must hold {num_perm} values of {width} bytes each"
+            )));
+        }
+        Ok(match scheme {
+            Scheme::Affine32 => Perms::Narrow {
+                a: words::<4>(a).map(u32::from_le_bytes).collect(),
+                b: words::<4>(b).map(u32::from_le_bytes).collect(),
+            },
+            _ => Perms::Wide {
+                a: words::<8>(a).map(u64::from_le_bytes).collect(),
+                b: words::<8>(b).map(u64::from_le_bytes).collect(),
+            },
+        })
+    }
+}
+
+/// The tokens of one set, copied out of Python into one buffer (so that
+/// the hashing runs without the GIL): `ends[i]` is where token i ends.
+#[derive(Default)]
+struct Tokens {
+    bytes: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl Tokens {
+    fn iter(&self) -> impl Iterator<Item = &[u8]> {
+        let mut start = 0;
+        self.ends.iter().map(move |&end| {
+            let token = &self.bytes[start..end];
+            start = end;
+            token
+        })
+    }
+}
+
+/// The tokens of `set` when every one is `bytes` or `bytearray` (what
+/// SHA-1 can hash without a conversion); None otherwise, and the caller
+/// takes the Python path, which raises what datasketch raises.
+fn tokens_of(set: &Bound<'_, PyAny>) -> PyResult<Option<Tokens>> {
+    let mut tokens = Tokens::default();
+    for item in set.try_iter()? {
+        let item = item?;
+        if let Ok(bytes) = item.cast::<PyBytes>() {
+            tokens.bytes.extend_from_slice(bytes.as_bytes());
+        } else if let Ok(array) = item.cast::<PyByteArray>() {
+            tokens.bytes.extend_from_slice(&array.to_vec());
+        } else {
+            return Ok(None);
+        }
+        tokens.ends.push(tokens.bytes.len());
+    }
+    Ok(Some(tokens))
+}
+
+/// The hash values of one set of tokens, written into `out` (num_perm
+/// values of the scheme's width, little-endian), starting from the
+/// scheme's "empty" value.
+fn sign(scheme: Scheme, perms: &Perms, tokens: &Tokens, out: &mut [u8]) {
+    match perms {
+        Perms::Narrow { a, b } => {
+            let mut mins = vec![u32::MAX; a.len()];
+            for token in tokens.iter() {
+                let digest = Sha1::digest(token);
+                let h = fmix32(u32::from_le_bytes(digest[..4].try_into().expect("4 bytes")));
+                for ((m, &a), &b) in mins.iter_mut().zip(a).zip(b) {
+                    *m = (*m).min(a.wrapping_mul(h).wrapping_add(b));
+                }
+            }
+            for (o, m) in out.chunks_exact_mut(4).zip(mins) {
+                o.copy_from_slice(&m.to_le_bytes());
+            }
+        }
+        Perms::Wide { a, b } => {
+            let legacy = matches!(scheme, Scheme::Legacy);
+            // legacy's empty value is 2^32 − 1 (its values are 32 bits
+            // stored in u64); affine64's is 2^64 − 1.
+            let empty = if legacy { u64::from(u32::MAX) } else { u64::MAX };
+            let mut mins = vec![empty; a.len()];
+            for token in tokens.iter() {
+                let digest = Sha1::digest(token);
+                if legacy {
+                    let h = u64::from(u32::from_le_bytes(digest[..4].try_into().expect("4")));
+                    for ((m, &a), &b) in mins.iter_mut().zip(a).zip(b) {
+                        let v = (a.wrapping_mul(h).wrapping_add(b) % MERSENNE_61) & 0xffff_ffff;
+                        *m = (*m).min(v);
+                    }
+                } else {
+                    let h = fmix64(u64::from_le_bytes(digest[..8].try_into().expect("8")));
+                    for ((m, &a), &b) in mins.iter_mut().zip(a).zip(b) {
+                        *m = (*m).min(a.wrapping_mul(h).wrapping_add(b));
+                    }
+                }
+            }
+            for (o, m) in out.chunks_exact_mut(8).zip(mins) {
+                o.copy_from_slice(&m.to_le_bytes());
+            }
+        }
+    }
+}
+
+/// The hash values of each set of tokens in `sets` (an iterable of
+/// iterables of bytes) under `scheme` with the permutations `a`, `b`
+/// (little-endian bytes of num_perm values each): one bytes object of
+/// `len(sets) × num_perm` values of the scheme's width, little-endian, row
+/// by row; each row starts from the empty value, so a set with no token
+/// gives the empty MinHash. None when some token is not bytes/bytearray
+/// (the caller then hashes in Python, as datasketch would, and raises
+/// what it raises). The tokens are copied out first; hashing runs with the
+/// GIL released, on rayon's pool when there are several sets.
+#[pyfunction]
+pub(crate) fn _ds_sign<'py>(
+    py: Python<'py>,
+    sets: &Bound<'py, PyAny>,
+    scheme: &str,
+    a: &[u8],
+    b: &[u8],
+    num_perm: usize,
+) -> PyResult<Option<Bound<'py, PyBytes>>> {
+    let scheme = Scheme::parse(scheme)?;
+    let perms = Perms::new(scheme, a, b, num_perm)?;
+    let mut all = Vec::new();
+    for set in sets.try_iter()? {
+        match tokens_of(&set?)? {
+            Some(tokens) => all.push(tokens),
+            None => return Ok(None),
+        }
+    }
+    let width = match perms {
+        Perms::Narrow { .. } => 4,
+        Perms::Wide { .. } => 8,
+    };
+    let row = num_perm * width;
+    let mut out = vec![0u8; all.len() * row];
+    py.detach(|| {
+        if all.len() == 1 {
+            sign(scheme, &perms, &all[0], &mut out);
+        } else if row > 0 {
+            out.par_chunks_mut(row)
+                .zip(all.par_iter())
+                .for_each(|(out, tokens)| sign(scheme, &perms, tokens, out));
+        }
+    });
+    Ok(Some(PyBytes::new(py, &out)))
+}
