@@ -59,6 +59,11 @@ fn fmix64(mut h: u64) -> u64 {
     h ^ (h >> 33)
 }
 
+/// The first 8 bytes of the SHA-1 digest of `token`.
+fn sha1_head(token: &[u8]) -> [u8; 8] {
+    Sha1::digest(token)[..8].try_into().expect("a digest has 20 bytes")
+}
+
 /// Little-endian bytes as values of a fixed width.
 fn words<const N: usize>(bytes: &[u8]) -> impl Iterator<Item = [u8; N]> + '_ {
     bytes
@@ -98,61 +103,44 @@ impl Perms {
     }
 }
 
-/// The tokens of one set, copied out of Python into one buffer (so that
-/// the hashing runs without the GIL): `ends[i]` is where token i ends.
-#[derive(Default)]
-struct Tokens {
-    bytes: Vec<u8>,
-    ends: Vec<usize>,
-}
-
-impl Tokens {
-    fn iter(&self) -> impl Iterator<Item = &[u8]> {
-        let mut start = 0;
-        self.ends.iter().map(move |&end| {
-            let token = &self.bytes[start..end];
-            start = end;
-            token
-        })
-    }
-}
-
 /// The tokens of `set` when every one is `bytes` or `bytearray` (what
 /// SHA-1 can hash without a conversion); None otherwise, and the caller
-/// takes the Python path, which raises what datasketch raises.
-fn tokens_of(set: &Bound<'_, PyAny>) -> PyResult<Option<Tokens>> {
-    let mut tokens = Tokens::default();
+/// takes the Python path, which raises what datasketch raises. `bytes`
+/// are kept as they are (immutable, and alive while `items` holds them,
+/// so they are read in place without the GIL); a `bytearray` can change
+/// under us, so it is copied.
+fn tokens_of<'py>(
+    set: &Bound<'py, PyAny>,
+    items: &mut Vec<Bound<'py, PyBytes>>,
+) -> PyResult<Option<usize>> {
+    let before = items.len();
     for item in set.try_iter()? {
         let item = item?;
         if let Ok(bytes) = item.cast::<PyBytes>() {
-            tokens.bytes.extend_from_slice(bytes.as_bytes());
+            items.push(bytes.clone());
         } else if let Ok(array) = item.cast::<PyByteArray>() {
-            tokens.bytes.extend_from_slice(&array.to_vec());
+            items.push(PyBytes::new(set.py(), &array.to_vec()));
         } else {
             return Ok(None);
         }
-        tokens.ends.push(tokens.bytes.len());
     }
-    Ok(Some(tokens))
+    Ok(Some(items.len() - before))
 }
 
-/// The hash values of one set of tokens, written into `out` (num_perm
-/// values of the scheme's width, little-endian), starting from the
+/// The lowest permuted value of each permutation over `tokens`, from the
 /// scheme's "empty" value.
-fn sign(scheme: Scheme, perms: &Perms, tokens: &Tokens, out: &mut [u8]) {
+fn mins(scheme: Scheme, perms: &Perms, tokens: &[&[u8]]) -> Mins {
     match perms {
         Perms::Narrow { a, b } => {
             let mut mins = vec![u32::MAX; a.len()];
-            for token in tokens.iter() {
-                let digest = Sha1::digest(token);
+            for token in tokens {
+                let digest = sha1_head(token);
                 let h = fmix32(u32::from_le_bytes(digest[..4].try_into().expect("4 bytes")));
                 for ((m, &a), &b) in mins.iter_mut().zip(a).zip(b) {
                     *m = (*m).min(a.wrapping_mul(h).wrapping_add(b));
                 }
             }
-            for (o, m) in out.chunks_exact_mut(4).zip(mins) {
-                o.copy_from_slice(&m.to_le_bytes());
-            }
+            Mins::Narrow(mins)
         }
         Perms::Wide { a, b } => {
             let legacy = matches!(scheme, Scheme::Legacy);
@@ -160,8 +148,8 @@ fn sign(scheme: Scheme, perms: &Perms, tokens: &Tokens, out: &mut [u8]) {
             // stored in u64); affine64's is 2^64 − 1.
             let empty = if legacy { u64::from(u32::MAX) } else { u64::MAX };
             let mut mins = vec![empty; a.len()];
-            for token in tokens.iter() {
-                let digest = Sha1::digest(token);
+            for token in tokens {
+                let digest = sha1_head(token);
                 if legacy {
                     let h = u64::from(u32::from_le_bytes(digest[..4].try_into().expect("4")));
                     for ((m, &a), &b) in mins.iter_mut().zip(a).zip(b) {
@@ -169,18 +157,48 @@ fn sign(scheme: Scheme, perms: &Perms, tokens: &Tokens, out: &mut [u8]) {
                         *m = (*m).min(v);
                     }
                 } else {
-                    let h = fmix64(u64::from_le_bytes(digest[..8].try_into().expect("8")));
+                    let h = fmix64(u64::from_le_bytes(digest));
                     for ((m, &a), &b) in mins.iter_mut().zip(a).zip(b) {
                         *m = (*m).min(a.wrapping_mul(h).wrapping_add(b));
                     }
                 }
             }
-            for (o, m) in out.chunks_exact_mut(8).zip(mins) {
-                o.copy_from_slice(&m.to_le_bytes());
-            }
+            Mins::Wide(mins)
         }
     }
 }
+
+enum Mins {
+    Narrow(Vec<u32>),
+    Wide(Vec<u64>),
+}
+
+impl Mins {
+    fn min_with(self, other: Mins) -> Mins {
+        match (self, other) {
+            (Mins::Narrow(mut a), Mins::Narrow(b)) => {
+                a.iter_mut().zip(b).for_each(|(a, b)| *a = (*a).min(b));
+                Mins::Narrow(a)
+            }
+            (Mins::Wide(mut a), Mins::Wide(b)) => {
+                a.iter_mut().zip(b).for_each(|(a, b)| *a = (*a).min(b));
+                Mins::Wide(a)
+            }
+            _ => unreachable!("one scheme per call"),
+        }
+    }
+
+    fn write(self, out: &mut [u8]) {
+        match self {
+            Mins::Narrow(m) => out.chunks_exact_mut(4).zip(m).for_each(|(o, m)| o.copy_from_slice(&m.to_le_bytes())),
+            Mins::Wide(m) => out.chunks_exact_mut(8).zip(m).for_each(|(o, m)| o.copy_from_slice(&m.to_le_bytes())),
+        }
+    }
+}
+
+/// Tokens per parallel piece of one large set: enough that splitting
+/// costs nothing beside the hashing.
+const PIECE: usize = 8192;
 
 /// The hash values of each set of tokens in `sets` (an iterable of
 /// iterables of bytes) under `scheme` with the permutations `a`, `b`
@@ -189,8 +207,8 @@ fn sign(scheme: Scheme, perms: &Perms, tokens: &Tokens, out: &mut [u8]) {
 /// by row; each row starts from the empty value, so a set with no token
 /// gives the empty MinHash. None when some token is not bytes/bytearray
 /// (the caller then hashes in Python, as datasketch would, and raises
-/// what it raises). The tokens are copied out first; hashing runs with the
-/// GIL released, on rayon's pool when there are several sets.
+/// what it raises). Hashing runs with the GIL released, on rayon's pool:
+/// the sets side by side, or the pieces of a single large set.
 #[pyfunction]
 pub(crate) fn _ds_sign<'py>(
     py: Python<'py>,
@@ -202,26 +220,41 @@ pub(crate) fn _ds_sign<'py>(
 ) -> PyResult<Option<Bound<'py, PyBytes>>> {
     let scheme = Scheme::parse(scheme)?;
     let perms = Perms::new(scheme, a, b, num_perm)?;
-    let mut all = Vec::new();
+    let mut items = Vec::new();
+    let mut sizes = Vec::new();
     for set in sets.try_iter()? {
-        match tokens_of(&set?)? {
-            Some(tokens) => all.push(tokens),
+        match tokens_of(&set?, &mut items)? {
+            Some(n) => sizes.push(n),
             None => return Ok(None),
         }
+    }
+    let slices: Vec<&[u8]> = items.iter().map(|b| b.as_bytes()).collect();
+    let mut rows: Vec<&[&[u8]]> = Vec::with_capacity(sizes.len());
+    let mut rest = &slices[..];
+    for n in sizes {
+        let (row, tail) = rest.split_at(n);
+        rows.push(row);
+        rest = tail;
     }
     let width = match perms {
         Perms::Narrow { .. } => 4,
         Perms::Wide { .. } => 8,
     };
     let row = num_perm * width;
-    let mut out = vec![0u8; all.len() * row];
+    let mut out = vec![0u8; rows.len() * row];
     py.detach(|| {
-        if all.len() == 1 {
-            sign(scheme, &perms, &all[0], &mut out);
+        if let [tokens] = rows[..] {
+            // One set (update_batch): its tokens in pieces on the pool.
+            tokens
+                .par_chunks(PIECE)
+                .map(|piece| mins(scheme, &perms, piece))
+                .reduce_with(Mins::min_with)
+                .unwrap_or_else(|| mins(scheme, &perms, &[]))
+                .write(&mut out);
         } else if row > 0 {
             out.par_chunks_mut(row)
-                .zip(all.par_iter())
-                .for_each(|(out, tokens)| sign(scheme, &perms, tokens, out));
+                .zip(rows.par_iter())
+                .for_each(|(out, tokens)| mins(scheme, &perms, tokens).write(out));
         }
     });
     Ok(Some(PyBytes::new(py, &out)))

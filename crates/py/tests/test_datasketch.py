@@ -77,6 +77,17 @@ def test_hashvalues_equal_datasketchs(scheme, seed, num_perm):
 
 
 @pytest.mark.parametrize("scheme", SCHEMES)
+def test_tokens_of_every_length_up_to_three_sha1_blocks(scheme):
+    """Empty tokens, and lengths across SHA-1's block and padding edges."""
+    for n in range(0, 200):
+        token = bytes((7 * i + n) % 256 for i in range(n))
+        ours, theirs = sd.MinHash(num_perm=8, scheme=scheme), ds.MinHash(num_perm=8, scheme=scheme)
+        ours.update_batch([token])
+        theirs.update_batch([token])
+        same(ours, theirs)
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
 def test_a_python_hashfunc_gives_datasketchs_values(scheme):
     """Ints through the identity (datasketch's own tests do this), and a
     hash of str: the values are permuted in numpy, as datasketch does."""

@@ -67,6 +67,9 @@ _EMPTY = {
     "affine64": np.uint64((1 << 64) - 1),
 }
 _WIDTH = {"affine32": 32, "affine64": 64}
+# Permutations as bytes, by the id of the permutations object (held, so the
+# id is not reused while cached). A few seeds in use at a time is the norm.
+_PERM_BYTES = {}
 # The scheme byte of the LeanMinHash format (legacy payloads have none).
 _SCHEME_CODE = {"affine32": 1, "affine64": 2}
 _VALUE_FORMAT = {"legacy": "I", "affine32": "I", "affine64": "Q"}
@@ -228,13 +231,21 @@ class MinHash:
     # -- updating ---------------------------------------------------------
 
     def _perm_bytes(self):
-        """The permutations as the native kernel takes them."""
+        """The permutations as the native kernel takes them; converted once
+        per permutations object (copies and bulk results share it)."""
+        cached = _PERM_BYTES.get(id(self.permutations))
+        if cached is not None and cached[0] is self.permutations:
+            return cached[1]
         dtype = np.dtype(_DTYPE[self.scheme]).newbyteorder("<")
         a, b = self.permutations[0], self.permutations[1]
-        return (
+        converted = (
             np.ascontiguousarray(a, dtype=dtype).tobytes(),
             np.ascontiguousarray(b, dtype=dtype).tobytes(),
         )
+        if len(_PERM_BYTES) > 64:
+            _PERM_BYTES.clear()
+        _PERM_BYTES[id(self.permutations)] = (self.permutations, converted)
+        return converted
 
     def _native(self, sets):
         """The hash values of each token set in `sets` (a list of lists),
