@@ -13,6 +13,7 @@ import pickle
 import random
 import sys
 import threading
+import types
 
 import numpy as np
 import pytest
@@ -277,25 +278,27 @@ def raises_alike(ours, theirs):
 
 
 def test_bad_input_raises_what_datasketch_raises():
-    for mod in (sd, ds):
-        mod.m = mod.MinHash(seed=1)
-        mod.m.update(b"x")
-    raises_alike(lambda: sd.m.update("a str"), lambda: ds.m.update("a str"))
-    raises_alike(lambda: sd.m.update(None), lambda: ds.m.update(None))
-    before = sd.m.digest()
-    raises_alike(lambda: sd.m.update_batch([b"a", 3, b"c"]), lambda: ds.m.update_batch([b"a", 3, b"c"]))
-    assert np.array_equal(sd.m.hashvalues, before)  # nothing of the batch was added
+    # The same objects on both sides, named alike: o.m is ours, t.m theirs.
+    o, t = types.SimpleNamespace(), types.SimpleNamespace()
+    for side, mod in ((o, sd), (t, ds)):
+        side.m = mod.MinHash(seed=1)
+        side.m.update(b"x")
+    raises_alike(lambda: o.m.update("a str"), lambda: t.m.update("a str"))
+    raises_alike(lambda: o.m.update(None), lambda: t.m.update(None))
+    before = o.m.digest()
+    raises_alike(lambda: o.m.update_batch([b"a", 3, b"c"]), lambda: t.m.update_batch([b"a", 3, b"c"]))
+    assert np.array_equal(o.m.hashvalues, before)  # nothing of the batch was added
     raises_alike(lambda: sd.MinHash(hashvalues=[1, 2]), lambda: ds.MinHash(hashvalues=[1, 2]))
     raises_alike(lambda: sd.MinHash(num_perm=0), lambda: ds.MinHash(num_perm=0))
     raises_alike(lambda: sd.MinHash(scheme="fast"), lambda: ds.MinHash(scheme="fast"))
     raises_alike(lambda: sd.MinHash(hashfunc=3), lambda: ds.MinHash(hashfunc=3))
-    raises_alike(lambda: sd.m.jaccard(sd.MinHash(seed=2)), lambda: ds.m.jaccard(ds.MinHash(seed=2)))
-    raises_alike(lambda: sd.m.merge(sd.MinHash(num_perm=4)), lambda: ds.m.merge(ds.MinHash(num_perm=4)))
+    raises_alike(lambda: o.m.jaccard(sd.MinHash(seed=2)), lambda: t.m.jaccard(ds.MinHash(seed=2)))
+    raises_alike(lambda: o.m.merge(sd.MinHash(num_perm=4)), lambda: t.m.merge(ds.MinHash(num_perm=4)))
     raises_alike(
-        lambda: sd.m.jaccard(sd.MinHash(scheme="legacy")), lambda: ds.m.jaccard(ds.MinHash(scheme="legacy"))
+        lambda: o.m.jaccard(sd.MinHash(scheme="legacy")), lambda: t.m.jaccard(ds.MinHash(scheme="legacy"))
     )
-    raises_alike(lambda: sd.MinHash.union(sd.m), lambda: ds.MinHash.union(ds.m))
-    raises_alike(lambda: sd.LeanMinHash(sd.m).update(b"x"), lambda: ds.LeanMinHash(ds.m).update(b"x"))
+    raises_alike(lambda: sd.MinHash.union(o.m), lambda: ds.MinHash.union(t.m))
+    raises_alike(lambda: sd.LeanMinHash(o.m).update(b"x"), lambda: ds.LeanMinHash(t.m).update(b"x"))
     raises_alike(lambda: sd.LeanMinHash(seed=1, hashvalues=[1]), lambda: ds.LeanMinHash(seed=1, hashvalues=[1]))
     raises_alike(lambda: sd.MinHash(gpu_mode="always").update_batch([b"x"]), lambda: ds.MinHash(gpu_mode="always").update_batch([b"x"]))
     raises_alike(lambda: sd.MinHash(scheme="affine32", hashfunc=lambda x: 2**40).update(b"x"),
@@ -304,13 +307,13 @@ def test_bad_input_raises_what_datasketch_raises():
     raises_alike(lambda: sd.MinHashLSH(num_perm=1), lambda: ds.MinHashLSH(num_perm=1))
     raises_alike(lambda: sd.MinHashLSH(weights=(0.5, 0.6)), lambda: ds.MinHashLSH(weights=(0.5, 0.6)))
     raises_alike(lambda: sd.MinHashLSH(params=(20, 20)), lambda: ds.MinHashLSH(params=(20, 20)))
-    for mod in (sd, ds):
-        mod.lsh = mod.MinHashLSH(threshold=0.5)
-        mod.lsh.insert("a", mod.m)
-    raises_alike(lambda: sd.lsh.insert("a", sd.m), lambda: ds.lsh.insert("a", ds.m))
-    raises_alike(lambda: sd.lsh.insert("b", sd.MinHash(num_perm=64)), lambda: ds.lsh.insert("b", ds.MinHash(num_perm=64)))
-    raises_alike(lambda: sd.lsh.query(sd.MinHash(scheme="legacy")), lambda: ds.lsh.query(ds.MinHash(scheme="legacy")))
-    raises_alike(lambda: sd.lsh.remove("zz"), lambda: ds.lsh.remove("zz"))
+    for side, mod in ((o, sd), (t, ds)):
+        side.lsh = mod.MinHashLSH(threshold=0.5)
+        side.lsh.insert("a", side.m)
+    raises_alike(lambda: o.lsh.insert("a", o.m), lambda: t.lsh.insert("a", t.m))
+    raises_alike(lambda: o.lsh.insert("b", sd.MinHash(num_perm=64)), lambda: t.lsh.insert("b", ds.MinHash(num_perm=64)))
+    raises_alike(lambda: o.lsh.query(sd.MinHash(scheme="legacy")), lambda: t.lsh.query(ds.MinHash(scheme="legacy")))
+    raises_alike(lambda: o.lsh.remove("zz"), lambda: t.lsh.remove("zz"))
     # Only the in-memory storage: another is refused before any work.
     with pytest.raises(ValueError, match="storage_config"):
         sd.MinHashLSH(storage_config={"type": "redis", "redis": {}})
