@@ -77,6 +77,16 @@ def test_hashvalues_equal_datasketchs(scheme, seed, num_perm):
     assert np.array_equal(ours.digest(), theirs.digest())
 
 
+def test_legacy_is_datasketch_1x():
+    """The values datasketch 1.10's own test_byte_tokens asserts for
+    MinHash(4, 1) after update(b"Hello") (1.x had only this scheme)."""
+    m = sd.MinHash(4, 1, scheme="legacy")
+    m.update(b"Hello")
+    assert m.hashvalues.tolist() == [734825475, 960773806, 359816889, 342714745]
+    # 2.0's default differs: this is why 1.x users need scheme="legacy".
+    assert sd.MinHash(4, 1).hashvalues.dtype == np.uint32
+
+
 @pytest.mark.parametrize("scheme", SCHEMES)
 def test_tokens_of_every_length_up_to_three_sha1_blocks(scheme):
     """Empty tokens, and lengths across SHA-1's block and padding edges."""
