@@ -129,43 +129,97 @@ fn tokens_of<'py>(
 
 /// The lowest permuted value of each permutation over `tokens`, from the
 /// scheme's "empty" value.
-fn mins(scheme: Scheme, perms: &Perms, tokens: &[&[u8]]) -> Mins {
+/// `portable`: the baseline loops even where the CPU has wider vectors
+/// (the tests compare both).
+fn mins(scheme: Scheme, perms: &Perms, tokens: &[&[u8]], portable: bool) -> Mins {
     match perms {
         Perms::Narrow { a, b } => {
-            let mut mins = vec![u32::MAX; a.len()];
-            for token in tokens {
-                let digest = sha1_head(token);
-                let h = fmix32(u32::from_le_bytes(digest[..4].try_into().expect("4 bytes")));
-                for ((m, &a), &b) in mins.iter_mut().zip(a).zip(b) {
-                    *m = (*m).min(a.wrapping_mul(h).wrapping_add(b));
-                }
+            #[cfg(target_arch = "x86_64")]
+            if !portable && is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU has AVX2, checked just above.
+                return Mins::Narrow(unsafe { narrow_mins_avx2(a, b, tokens) });
             }
-            Mins::Narrow(mins)
+            Mins::Narrow(narrow_mins(a, b, tokens))
         }
         Perms::Wide { a, b } => {
             let legacy = matches!(scheme, Scheme::Legacy);
-            // legacy's empty value is 2^32 − 1 (its values are 32 bits
-            // stored in u64); affine64's is 2^64 − 1.
-            let empty = if legacy { u64::from(u32::MAX) } else { u64::MAX };
-            let mut mins = vec![empty; a.len()];
-            for token in tokens {
-                let digest = sha1_head(token);
-                if legacy {
-                    let h = u64::from(u32::from_le_bytes(digest[..4].try_into().expect("4")));
-                    for ((m, &a), &b) in mins.iter_mut().zip(a).zip(b) {
-                        let v = (a.wrapping_mul(h).wrapping_add(b) % MERSENNE_61) & 0xffff_ffff;
-                        *m = (*m).min(v);
-                    }
-                } else {
-                    let h = fmix64(u64::from_le_bytes(digest));
-                    for ((m, &a), &b) in mins.iter_mut().zip(a).zip(b) {
-                        *m = (*m).min(a.wrapping_mul(h).wrapping_add(b));
-                    }
-                }
+            #[cfg(target_arch = "x86_64")]
+            if !portable && is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512dq")
+            {
+                // SAFETY: the CPU has AVX-512 F and DQ, checked just above.
+                return Mins::Wide(unsafe { wide_mins_avx512(legacy, a, b, tokens) });
             }
-            Mins::Wide(mins)
+            Mins::Wide(wide_mins(legacy, a, b, tokens))
         }
     }
+}
+
+/// `x mod (2^61 − 1)` without a division: 2^61 ≡ 1, so the high bits fold
+/// onto the low ones, and one subtraction finishes (the fold is < 2·p).
+/// Branch-free, so that it vectorises; scalar, `%` by the constant is as
+/// fast.
+#[inline(always)]
+fn mod_mersenne61(x: u64) -> u64 {
+    let folded = (x & MERSENNE_61) + (x >> 61);
+    folded - MERSENNE_61 * u64::from(folded >= MERSENNE_61)
+}
+
+/// legacy's and affine64's minima (u64 values). Inlined into
+/// [`wide_mins_avx512`], where the permutation loop becomes 8-lane 64-bit
+/// multiplies (AVX-512 DQ); the baseline has none.
+#[inline(always)]
+fn wide_mins(legacy: bool, a: &[u64], b: &[u64], tokens: &[&[u8]]) -> Vec<u64> {
+    // legacy's empty value is 2^32 − 1 (its values are 32 bits stored in
+    // u64); affine64's is 2^64 − 1.
+    let empty = if legacy { u64::from(u32::MAX) } else { u64::MAX };
+    let mut mins = vec![empty; a.len()];
+    for token in tokens {
+        let digest = sha1_head(token);
+        if legacy {
+            let h = u64::from(u32::from_le_bytes(digest[..4].try_into().expect("4")));
+            for ((m, &a), &b) in mins.iter_mut().zip(a).zip(b) {
+                let v = mod_mersenne61(a.wrapping_mul(h).wrapping_add(b)) & 0xffff_ffff;
+                *m = (*m).min(v);
+            }
+        } else {
+            let h = fmix64(u64::from_le_bytes(digest));
+            for ((m, &a), &b) in mins.iter_mut().zip(a).zip(b) {
+                *m = (*m).min(a.wrapping_mul(h).wrapping_add(b));
+            }
+        }
+    }
+    mins
+}
+
+/// [`wide_mins`] compiled for AVX-512 F and DQ: the same values.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512dq")]
+fn wide_mins_avx512(legacy: bool, a: &[u64], b: &[u64], tokens: &[&[u8]]) -> Vec<u64> {
+    wide_mins(legacy, a, b, tokens)
+}
+
+/// affine32's minima: per token, its hash, then `a·h + b` for every
+/// permutation. Inlined into [`narrow_mins_avx2`], where the permutation
+/// loop becomes 8-lane multiplies (SSE2, the baseline, has no 32-bit lane
+/// multiply).
+#[inline(always)]
+fn narrow_mins(a: &[u32], b: &[u32], tokens: &[&[u8]]) -> Vec<u32> {
+    let mut mins = vec![u32::MAX; a.len()];
+    for token in tokens {
+        let digest = sha1_head(token);
+        let h = fmix32(u32::from_le_bytes(digest[..4].try_into().expect("4 bytes")));
+        for ((m, &a), &b) in mins.iter_mut().zip(a).zip(b) {
+            *m = (*m).min(a.wrapping_mul(h).wrapping_add(b));
+        }
+    }
+    mins
+}
+
+/// [`narrow_mins`] compiled for AVX2: the same values.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn narrow_mins_avx2(a: &[u32], b: &[u32], tokens: &[&[u8]]) -> Vec<u32> {
+    narrow_mins(a, b, tokens)
 }
 
 enum Mins {
@@ -208,8 +262,10 @@ const PIECE: usize = 8192;
 /// gives the empty MinHash. None when some token is not bytes/bytearray
 /// (the caller then hashes in Python, as datasketch would, and raises
 /// what it raises). Hashing runs with the GIL released, on rayon's pool:
-/// the sets side by side, or the pieces of a single large set.
+/// the sets side by side, or the pieces of a single large set. `portable`
+/// keeps to the baseline instruction set (for the tests).
 #[pyfunction]
+#[pyo3(signature = (sets, scheme, a, b, num_perm, portable = false))]
 pub(crate) fn _ds_sign<'py>(
     py: Python<'py>,
     sets: &Bound<'py, PyAny>,
@@ -217,6 +273,7 @@ pub(crate) fn _ds_sign<'py>(
     a: &[u8],
     b: &[u8],
     num_perm: usize,
+    portable: bool,
 ) -> PyResult<Option<Bound<'py, PyBytes>>> {
     let scheme = Scheme::parse(scheme)?;
     let perms = Perms::new(scheme, a, b, num_perm)?;
@@ -247,14 +304,14 @@ pub(crate) fn _ds_sign<'py>(
             // One set (update_batch): its tokens in pieces on the pool.
             tokens
                 .par_chunks(PIECE)
-                .map(|piece| mins(scheme, &perms, piece))
+                .map(|piece| mins(scheme, &perms, piece, portable))
                 .reduce_with(Mins::min_with)
-                .unwrap_or_else(|| mins(scheme, &perms, &[]))
+                .unwrap_or_else(|| mins(scheme, &perms, &[], portable))
                 .write(&mut out);
         } else if row > 0 {
             out.par_chunks_mut(row)
                 .zip(rows.par_iter())
-                .for_each(|(out, tokens)| mins(scheme, &perms, tokens).write(out));
+                .for_each(|(out, tokens)| mins(scheme, &perms, tokens, portable).write(out));
         }
     });
     Ok(Some(PyBytes::new(py, &out)))

@@ -99,6 +99,23 @@ def test_tokens_of_every_length_up_to_three_sha1_blocks(scheme):
 
 
 @pytest.mark.parametrize("scheme", SCHEMES)
+def test_the_baseline_kernel_gives_the_vector_kernels_values(scheme):
+    """The kernel picks AVX2 / AVX-512 loops where the CPU has them; the
+    baseline loops (every other CPU) must give the same values."""
+    from simfind._simfind import _ds_sign
+
+    m = sd.MinHash(num_perm=100, seed=3, scheme=scheme)
+    a, b = m._perm_bytes()
+    rng = random.Random(8)
+    sets = [words(rng, n) for n in (0, 1, 7, 2000)]
+    fast = _ds_sign(sets, scheme, a, b, 100)
+    assert fast == _ds_sign(sets, scheme, a, b, 100, portable=True)
+    want = ds.MinHash.bulk(sets, num_perm=100, seed=3, scheme=scheme)
+    got = np.frombuffer(fast, dtype=want[0].hashvalues.dtype).reshape(len(sets), 100)
+    assert all(np.array_equal(g, w.hashvalues) for g, w in zip(got, want))
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
 def test_a_python_hashfunc_gives_datasketchs_values(scheme):
     """Ints through the identity (datasketch's own tests do this), and a
     hash of str: the values are permuted in numpy, as datasketch does."""

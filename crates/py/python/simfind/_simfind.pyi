@@ -42,7 +42,12 @@ def _minhash(
     threads: Optional[int] = None,
 ) -> Tuple[bytes, List[bool], Tuple[str, int, int, str, int, int]]: ...
 def _ds_sign(
-    sets: Iterable[Iterable[bytes]], scheme: str, a: bytes, b: bytes, num_perm: int
+    sets: Iterable[Iterable[bytes]],
+    scheme: str,
+    a: bytes,
+    b: bytes,
+    num_perm: int,
+    portable: bool = False,
 ) -> Optional[bytes]: ...
 def _estimate(a: List[int], b: List[int], sketch: str, seed: int) -> float: ...
 
