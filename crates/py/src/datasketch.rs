@@ -250,6 +250,57 @@ impl Mins {
     }
 }
 
+/// Tokens read from Python before they are hashed (see [`_ds_sign`]).
+const GROUP_TOKENS: usize = 1 << 16;
+
+/// What signing a group of sets needs.
+struct Group<'p> {
+    scheme: Scheme,
+    perms: &'p Perms,
+    portable: bool,
+    /// Bytes of one set's values.
+    row: usize,
+}
+
+impl Group<'_> {
+    /// Appends to `out` the values of the sets whose tokens are `items`,
+    /// `sizes[i]` of them for set i, signed with the GIL released.
+    fn sign(&self, py: Python<'_>, items: &[Bound<'_, PyBytes>], sizes: &[usize], out: &mut Vec<u8>) {
+        let slices: Vec<&[u8]> = items.iter().map(|b| b.as_bytes()).collect();
+        let mut rows: Vec<&[&[u8]]> = Vec::with_capacity(sizes.len());
+        let mut rest = &slices[..];
+        for &n in sizes {
+            let (row, tail) = rest.split_at(n);
+            rows.push(row);
+            rest = tail;
+        }
+        let start = out.len();
+        out.resize(start + rows.len() * self.row, 0);
+        let out = &mut out[start..];
+        let Group {
+            scheme,
+            perms,
+            portable,
+            row,
+        } = *self;
+        py.detach(|| {
+            if let [tokens] = rows[..] {
+                // One set (update_batch): its tokens in pieces on the pool.
+                tokens
+                    .par_chunks(PIECE)
+                    .map(|piece| mins(scheme, perms, piece, portable))
+                    .reduce_with(Mins::min_with)
+                    .unwrap_or_else(|| mins(scheme, perms, &[], portable))
+                    .write(out);
+            } else if row > 0 {
+                out.par_chunks_mut(row)
+                    .zip(rows.par_iter())
+                    .for_each(|(out, tokens)| mins(scheme, perms, tokens, portable).write(out));
+            }
+        });
+    }
+}
+
 /// Tokens per parallel piece of one large set: enough that splitting
 /// costs nothing beside the hashing.
 const PIECE: usize = 8192;
@@ -277,6 +328,20 @@ pub(crate) fn _ds_sign<'py>(
 ) -> PyResult<Option<Bound<'py, PyBytes>>> {
     let scheme = Scheme::parse(scheme)?;
     let perms = Perms::new(scheme, a, b, num_perm)?;
+    let width = match perms {
+        Perms::Narrow { .. } => 4,
+        Perms::Wide { .. } => 8,
+    };
+    let group = Group {
+        scheme,
+        perms: &perms,
+        portable,
+        row: num_perm * width,
+    };
+    // Sets are taken a group at a time, so that a token is hashed soon
+    // after it was read (still in cache) and a bulk of many sets never
+    // holds all their tokens at once.
+    let mut out = Vec::new();
     let mut items = Vec::new();
     let mut sizes = Vec::new();
     for set in sets.try_iter()? {
@@ -284,35 +349,14 @@ pub(crate) fn _ds_sign<'py>(
             Some(n) => sizes.push(n),
             None => return Ok(None),
         }
-    }
-    let slices: Vec<&[u8]> = items.iter().map(|b| b.as_bytes()).collect();
-    let mut rows: Vec<&[&[u8]]> = Vec::with_capacity(sizes.len());
-    let mut rest = &slices[..];
-    for n in sizes {
-        let (row, tail) = rest.split_at(n);
-        rows.push(row);
-        rest = tail;
-    }
-    let width = match perms {
-        Perms::Narrow { .. } => 4,
-        Perms::Wide { .. } => 8,
-    };
-    let row = num_perm * width;
-    let mut out = vec![0u8; rows.len() * row];
-    py.detach(|| {
-        if let [tokens] = rows[..] {
-            // One set (update_batch): its tokens in pieces on the pool.
-            tokens
-                .par_chunks(PIECE)
-                .map(|piece| mins(scheme, &perms, piece, portable))
-                .reduce_with(Mins::min_with)
-                .unwrap_or_else(|| mins(scheme, &perms, &[], portable))
-                .write(&mut out);
-        } else if row > 0 {
-            out.par_chunks_mut(row)
-                .zip(rows.par_iter())
-                .for_each(|(out, tokens)| mins(scheme, &perms, tokens, portable).write(out));
+        if items.len() >= GROUP_TOKENS {
+            group.sign(py, &items, &sizes, &mut out);
+            items.clear();
+            sizes.clear();
         }
-    });
+    }
+    if !sizes.is_empty() {
+        group.sign(py, &items, &sizes, &mut out);
+    }
     Ok(Some(PyBytes::new(py, &out)))
 }
