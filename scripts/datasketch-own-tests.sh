@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs datasketch's own test files for the classes simfind.datasketch replaces
-# (test_minhash.py, test_lean_minhash.py, test_lsh.py) against simfind.datasketch,
+# (test_minhash.py, test_lean_minhash.py, test_lsh.py, test_weighted_minhash.py)
+# against simfind.datasketch,
 # without editing them: a copy of their test/ directory goes into a temporary
 # directory beside a conftest.py that puts simfind.datasketch in sys.modules under
 # datasketch's module names. Nothing of theirs enters this repository.
@@ -13,10 +14,9 @@
 # --against-datasketch: no redirection, the installed datasketch package itself
 # (the baseline: which of these tests the real package passes).
 # PYTHON (default target/engines/venv/bin/python, from scripts/setup-engines.sh)
-# must have simfind, numpy and pytest; datasketch's modules this layer does not
-# provide (b_bit_minhash, weighted_minhash) and mockredis, when absent, are stand-ins
-# whose use raises NotImplementedError naming what is missing, so that the tests
-# that need them fail with that reason instead of the whole file failing to import.
+# must have simfind, numpy and pytest; mockredis, when absent, is a stand-in whose
+# use raises NotImplementedError, so that the redis tests fail with that reason
+# instead of the whole file failing to import.
 # Run by hand (CI cannot reach GitHub); docs/PYTHON.md records the result.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -67,17 +67,13 @@ if MODE == "simfind":
     import simfind.datasketch as layer
 
     sys.modules["datasketch"] = layer
-    for sub in ("minhash", "lean_minhash", "lsh", "hashfunc"):
+    for sub in ("minhash", "lean_minhash", "lsh", "hashfunc", "b_bit_minhash", "weighted_minhash"):
         sys.modules["datasketch." + sub] = layer
         setattr(layer, sub, layer)
-    sys.modules["datasketch.b_bit_minhash"] = stand_in("datasketch.b_bit_minhash", "bBitMinHash")
-    sys.modules["datasketch.weighted_minhash"] = stand_in(
-        "datasketch.weighted_minhash", "WeightedMinHashGenerator", "WeightedMinHash"
-    )
 EOF
 cd "$work"
 echo "datasketch-own-tests: $mode, $("$python" -c 'import simfind; print("simfind", simfind.__version__)'), python $("$python" -c 'import sys; print(sys.version.split()[0])')" >&2
 status=0
 PYTHONDONTWRITEBYTECODE=1 "$python" -m pytest -p no:cacheprovider -q -rfE \
-    test/test_minhash.py test/test_lean_minhash.py test/test_lsh.py "$@" || status=$?
+    test/test_minhash.py test/test_lean_minhash.py test/test_lsh.py test/test_weighted_minhash.py "$@" || status=$?
 exit "$status"

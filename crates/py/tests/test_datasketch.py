@@ -404,3 +404,62 @@ def test_threads_sign_the_same_values():
     assert not errors
     for o, t in zip(got, want):
         same(o, t)
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_b_bit_minhash_is_datasketchs(scheme):
+    rng = random.Random(3)
+    for b in (1, 2, 3, 8, 17, 32):
+        for r in (0.0, 0.3):
+            tokens = words(rng, 200, 300)
+            other = tokens[:150] + words(rng, 50, 300)
+            mo, mt = sd.MinHash(num_perm=100, scheme=scheme), ds.MinHash(num_perm=100, scheme=scheme)
+            no, nt = sd.MinHash(num_perm=100, scheme=scheme), ds.MinHash(num_perm=100, scheme=scheme)
+            for m, toks in ((mo, tokens), (mt, tokens), (no, other), (nt, other)):
+                m.update_batch(toks)
+            bo, bt = sd.bBitMinHash(mo, b, r), ds.bBitMinHash(mt, b, r)
+            assert np.array_equal(bo.hashvalues, bt.hashvalues)
+            assert bo.jaccard(sd.bBitMinHash(no, b, 0.2)) == bt.jaccard(ds.bBitMinHash(nt, b, 0.2))
+            # The same pickled bytes; ours reads them back.
+            assert bo.__getstate__() == bt.__getstate__() and bo.bytesize() == bt.bytesize()
+            assert pickle.loads(pickle.dumps(bo)) == bo
+    raises_alike(lambda: sd.bBitMinHash(mo, 33), lambda: ds.bBitMinHash(mt, 33))
+    raises_alike(
+        lambda: sd.bBitMinHash(mo, 2).jaccard(sd.bBitMinHash(mo, 3)),
+        lambda: ds.bBitMinHash(mt, 2).jaccard(ds.bBitMinHash(mt, 3)),
+    )
+
+
+def test_weighted_minhash_and_its_lsh_are_datasketchs():
+    import scipy.sparse
+
+    rng = np.random.RandomState(1)
+    for seed in (1, 5):
+        go, gt = sd.WeightedMinHashGenerator(50, 64, seed), ds.WeightedMinHashGenerator(50, 64, seed)
+        base = rng.uniform(0, 10, 50) * (rng.rand(50) < 0.6)
+        vectors = [base * rng.uniform(0.8, 1.2, 50) * (rng.rand(50) < 0.9) for _ in range(60)]
+        vectors += [rng.uniform(0, 10, 50) * (rng.rand(50) < 0.6) for _ in range(60)]
+        ours = [go.minhash(v) for v in vectors]
+        theirs = [gt.minhash(v) for v in vectors]
+        for o, t in zip(ours, theirs):
+            assert np.array_equal(o.hashvalues, t.hashvalues) and o.seed == t.seed
+        assert ours[0].jaccard(ours[1]) == theirs[0].jaccard(theirs[1])
+        X = np.array(vectors[:20])
+        X[3] = 0
+        many_o, many_t = go.minhash_many(X), gt.minhash_many(scipy.sparse.csr_matrix(X))
+        assert [m is None for m in many_o] == [m is None for m in many_t] == [i == 3 for i in range(20)]
+        for o, t in zip(many_o, many_t):
+            assert o is None or np.array_equal(o.hashvalues, t.hashvalues)
+        lo, lt = sd.MinHashLSH(threshold=0.5, num_perm=64), ds.MinHashLSH(threshold=0.5, num_perm=64)
+        for i, (o, t) in enumerate(zip(ours, theirs)):
+            lo.insert(i, o)
+            lt.insert(i, t)
+        found = 0
+        for o, t in zip(ours, theirs):
+            assert set(lo.query(o)) == set(lt.query(t))
+            found += len(lo.query(o)) > 1
+        assert found > 0
+        assert pickle.loads(pickle.dumps(ours[0])) == ours[0]
+    raises_alike(lambda: go.minhash(np.zeros(50)), lambda: gt.minhash(np.zeros(50)))
+    raises_alike(lambda: go.minhash(np.ones(49)), lambda: gt.minhash(np.ones(49)))
+    raises_alike(lambda: go.minhash(3), lambda: gt.minhash(3))

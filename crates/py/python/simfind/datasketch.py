@@ -1,4 +1,5 @@
-"""A drop-in for datasketch 2.0's ``MinHash``, ``LeanMinHash`` and ``MinHashLSH``.
+"""A drop-in for datasketch 2.0's ``MinHash``, ``LeanMinHash``, ``MinHashLSH``,
+``bBitMinHash``, ``WeightedMinHash`` and ``WeightedMinHashGenerator``.
 
 Change one import::
 
@@ -21,8 +22,9 @@ areas of the S-curve, weighted).
 
 Not provided: GPU (``gpu_mode="always"`` raises as datasketch does without
 CuPy; ``"detect"`` runs on the CPU), storages other than in-memory
-(``storage_config`` must be None or ``{"type": "dict"}``), WeightedMinHash, the
-LSH Forest and Ensemble. docs/PYTHON.md says more.
+(``storage_config`` must be None or ``{"type": "dict"}``), the LSH Forest,
+Ensemble and Bloom. The weighted and b-bit sketches are numpy, as datasketch's
+are. docs/PYTHON.md says more.
 """
 
 import functools
@@ -38,6 +40,9 @@ __all__ = [
     "LeanMinHash",
     "MinHash",
     "MinHashLSH",
+    "WeightedMinHash",
+    "bBitMinHash",
+    "WeightedMinHashGenerator",
     "sha1_hash32",
     "sha1_hash64",
 ]
@@ -530,6 +535,203 @@ class LeanMinHash(MinHash):
         lean = object.__new__(LeanMinHash)
         lean._set(first.seed, np.minimum.reduce([m.hashvalues for m in lmhs]), first.scheme)
         return lean
+
+
+class bBitMinHash:
+    """The b lowest bits of each value of a MinHash (Li and König's b-bit
+    MinHash), datasketch's: the same estimate and the same pickled bytes."""
+
+    # The pickled form: seed, b, r, the number of values (negated, then a
+    # scheme byte, for the 2.0 schemes), then the values packed into u64
+    # blocks, each in a slot of the smallest power of two ≥ b bits, the
+    # first value in a block's high bits.
+    _HEAD = "<qBdi"
+
+    def __init__(self, minhash, b=1, r=0.0):
+        b, r = int(b), float(r)
+        if b > 32 or b < 0:
+            raise ValueError("b must be an integer in [0, 32]")
+        if r > 1.0:
+            raise ValueError("r must be a float in [0.0, 1.0]")
+        self.hashvalues = np.bitwise_and(minhash.hashvalues, (1 << b) - 1).astype(np.uint32)
+        self.seed = minhash.seed
+        self.scheme = getattr(minhash, "scheme", "legacy")
+        _check_scheme(self.scheme)
+        self.b = b
+        self.r = r
+
+    def __eq__(self, other):
+        return (
+            type(self) is type(other)
+            and self.scheme == other.scheme
+            and self.seed == other.seed
+            and self.b == other.b
+            and self.r == other.r
+            and np.array_equal(self.hashvalues, other.hashvalues)
+        )
+
+    __hash__ = None
+
+    def jaccard(self, other):
+        """The estimate, corrected for two minima agreeing on b bits by chance
+        (Li and König; datasketch's constants, kept for equal answers)."""
+        if self.b != other.b:
+            raise ValueError("cannot compare b-bit MinHash of different b")
+        if self.scheme != other.scheme:
+            raise ValueError("cannot compare b-bit MinHash of different permutation schemes")
+        if self.seed != other.seed:
+            raise ValueError("cannot compare b-bit MinHash of different seeds")
+        raw = float(np.count_nonzero(self.hashvalues == other.hashvalues)) / float(self.hashvalues.size)
+        a1, a2 = self._a(self.r, self.b), self._a(other.r, other.b)
+        if self.r == 0.0 and other.r == 0.0:
+            c1, c2 = a1, a2
+        else:
+            # Multiplied by the inverse, as datasketch does: the same
+            # rounding, so the same float.
+            inverse = 1 / (self.r + other.r)
+            c1 = (a1 * other.r + a2 * self.r) * inverse
+            c2 = (a1 * self.r + a2 * other.r) * inverse
+        return (raw - c1) / (1 - c2)
+
+    @staticmethod
+    def _a(r, b):
+        if r == 0.0:
+            return 1.0 / (1 << b)
+        # datasketch's expression (its denominator's exponent is 2·b).
+        return r * (1 - r) ** (2**b - 1) / (1 - (1 - r) ** (2 * b))
+
+    def _layout(self):
+        """(slot bits, slots per block, blocks, total bytes)."""
+        slot = next(s for s in (1, 2, 4, 8, 16, 32) if self.b <= s)
+        per_block = 64 // slot
+        blocks = -(-self.hashvalues.size // per_block)
+        head = self._HEAD + ("" if self.scheme == "legacy" else "B")
+        return slot, per_block, blocks, struct.calcsize(f"{head}{blocks}Q")
+
+    def bytesize(self):
+        return self._layout()[-1]
+
+    def __getstate__(self):
+        slot, per_block, blocks, total = self._layout()
+        padded = np.zeros(blocks * per_block, dtype=np.uint64)
+        padded[: self.hashvalues.size] = self.hashvalues
+        shifts = np.uint64(slot) * np.arange(per_block - 1, -1, -1, dtype=np.uint64)
+        packed = np.bitwise_or.reduce(padded.reshape(blocks, per_block) << shifts, axis=1)
+        buf = bytearray(total)
+        if self.scheme == "legacy":
+            struct.pack_into(f"{self._HEAD}{blocks}Q", buf, 0, self.seed, self.b, self.r, self.hashvalues.size, *map(int, packed))
+        else:
+            struct.pack_into(
+                f"{self._HEAD}B{blocks}Q", buf, 0, self.seed, self.b, self.r, -self.hashvalues.size,
+                _SCHEME_CODE[self.scheme], *map(int, packed),
+            )
+        return buf
+
+    def __setstate__(self, buf):
+        buf = memoryview(buf)
+        self.seed, self.b, self.r, size = struct.unpack_from(self._HEAD, buf, 0)
+        offset = struct.calcsize(self._HEAD)
+        if size >= 0:
+            self.scheme = "legacy"
+        else:
+            size = -size
+            (code,) = struct.unpack_from("<B", buf, offset)
+            self.scheme = {c: s for s, c in _SCHEME_CODE.items()}.get(code)
+            if self.scheme is None:
+                raise ValueError(f"unknown permutation scheme code {code}")
+            offset += 1
+        self.hashvalues = np.zeros(size, dtype=np.uint32)
+        slot, per_block, blocks, _ = self._layout()
+        packed = np.array(struct.unpack_from(f"{blocks}Q", buf, offset), dtype=np.uint64)
+        shifts = np.uint64(slot) * np.arange(per_block - 1, -1, -1, dtype=np.uint64)
+        mask = np.uint64((1 << slot) - 1)
+        values = (packed[:, None] >> shifts) & mask
+        self.hashvalues = values.reshape(-1)[:size].astype(np.uint32)
+
+
+class WeightedMinHash:
+    """The weighted MinHash of a vector (Ioffe's consistent weighted
+    sampling), datasketch's: `hashvalues` is a (sample_size, 2) int array of
+    (index, t) pairs; two vectors agree at a sample with probability their
+    weighted Jaccard similarity."""
+
+    def __init__(self, seed, hashvalues):
+        self.seed = seed
+        self.hashvalues = hashvalues
+
+    def jaccard(self, other):
+        if other.seed != self.seed:
+            raise ValueError("cannot compare WeightedMinHash of different seeds")
+        if len(self) != len(other):
+            raise ValueError("cannot compare WeightedMinHash of different sizes")
+        agree = np.all(np.asarray(self.hashvalues) == np.asarray(other.hashvalues), axis=1)
+        return float(np.count_nonzero(agree)) / float(len(self))
+
+    def digest(self):
+        return self.hashvalues.copy()
+
+    def copy(self):
+        return WeightedMinHash(self.seed, self.digest())
+
+    def __len__(self):
+        return len(self.hashvalues)
+
+    def __eq__(self, other):
+        return type(self) is type(other) and self.seed == other.seed and np.array_equal(self.hashvalues, other.hashvalues)
+
+    __hash__ = None
+
+
+class WeightedMinHashGenerator:
+    """Makes the WeightedMinHash of vectors of `dim` non-negative weights with
+    datasketch's samples: r and c from Gamma(2, 1), β from U(0, 1), drawn from
+    `numpy.random.RandomState(seed)` in datasketch's order (r, then ln c,
+    then β), as float32."""
+
+    def __init__(self, dim, sample_size=128, seed=1):
+        self.dim = dim
+        self.sample_size = sample_size
+        self.seed = seed
+        rng = np.random.RandomState(seed=seed)
+        self.rs = rng.gamma(2, 1, (sample_size, dim)).astype(np.float32)
+        self.ln_cs = np.log(rng.gamma(2, 1, (sample_size, dim))).astype(np.float32)
+        self.betas = rng.uniform(0, 1, (sample_size, dim)).astype(np.float32)
+
+    def minhash(self, v):
+        """The WeightedMinHash of the vector `v` (not all zeros)."""
+        if not hasattr(v, "__len__"):
+            raise TypeError("the vector must be sized")
+        if len(v) != self.dim:
+            raise ValueError(f"the vector has {len(v)} dimensions, expected {self.dim}")
+        v = np.array(v, dtype=np.float32)
+        zero = v == 0
+        if zero.all():
+            raise ValueError("the vector is all zeros")
+        # A zero weight is never sampled: NaN is skipped by nanargmin.
+        v[zero] = np.nan
+        log_v = np.log(v)
+        # All samples at once (sample_size x dim), the same float32
+        # operations, in the same order, as one sample at a time.
+        t = np.floor(log_v / self.rs + self.betas)
+        ln_a = self.ln_cs - (t - self.betas) * self.rs - self.rs
+        k = np.nanargmin(ln_a, axis=1)
+        values = np.zeros((self.sample_size, 2), dtype=int)
+        values[:, 0] = k
+        values[:, 1] = t[np.arange(self.sample_size), k].astype(int)
+        return WeightedMinHash(self.seed, values)
+
+    def minhash_many(self, X):
+        """One WeightedMinHash per row of the 2-D array (or scipy sparse
+        matrix) `X`; None for a row of zeros."""
+        if hasattr(X, "toarray"):
+            X = X.toarray()
+        if not isinstance(X, np.ndarray):
+            raise TypeError("X must be a numpy array or a scipy sparse matrix")
+        if X.ndim != 2:
+            raise ValueError("X must have two dimensions")
+        if X.shape[1] != self.dim:
+            raise ValueError(f"X has {X.shape[1]} columns, expected {self.dim}")
+        return [self.minhash(row) if np.any(row != 0) else None for row in X]
 
 
 # -- LSH ----------------------------------------------------------------------
