@@ -463,3 +463,32 @@ def test_weighted_minhash_and_its_lsh_are_datasketchs():
     raises_alike(lambda: go.minhash(np.zeros(50)), lambda: gt.minhash(np.zeros(50)))
     raises_alike(lambda: go.minhash(np.ones(49)), lambda: gt.minhash(np.ones(49)))
     raises_alike(lambda: go.minhash(3), lambda: gt.minhash(3))
+
+
+@pytest.mark.parametrize("scheme", ["affine32", "legacy"])
+def test_lsh_forest_answers_are_datasketchs(scheme):
+    texts = real_texts()
+    sets = [shingles(t) for t in texts]
+    ours = sd.MinHash.bulk(sets, num_perm=64, seed=2, scheme=scheme)
+    theirs = ds.MinHash.bulk(sets, num_perm=64, seed=2, scheme=scheme)
+    fo, ft = sd.MinHashLSHForest(num_perm=64, l=8), ds.MinHashLSHForest(num_perm=64, l=8)
+    assert fo.is_empty() and ft.is_empty()
+    for i, (o, t) in enumerate(zip(ours, theirs)):
+        fo.add(i, o)
+        ft.add(i, t)
+    fo.index()
+    ft.index()
+    assert not fo.is_empty() and 0 in fo
+    for k in (1, 3, 10):
+        for o, t in zip(ours, theirs):
+            # The same keys, not only as many: the same traversal.
+            assert set(fo.query(o, k)) == set(ft.query(t, k))
+    for i in (0, 5, len(texts) - 1):
+        assert np.array_equal(fo.get_minhash_hashvalues(i), ft.get_minhash_hashvalues(i))
+        assert np.array_equal(fo.get_minhash_hashvalues(i), ours[i].hashvalues)
+    again = pickle.loads(pickle.dumps(fo))
+    assert set(again.query(ours[3], 5)) == set(fo.query(ours[3], 5))
+    raises_alike(lambda: fo.add(0, ours[0]), lambda: ft.add(0, theirs[0]))
+    raises_alike(lambda: fo.query(ours[0], 0), lambda: ft.query(theirs[0], 0))
+    raises_alike(lambda: fo.get_minhash_hashvalues("nope"), lambda: ft.get_minhash_hashvalues("nope"))
+    raises_alike(lambda: sd.MinHashLSHForest(num_perm=4, l=8), lambda: ds.MinHashLSHForest(num_perm=4, l=8))

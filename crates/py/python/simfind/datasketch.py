@@ -1,5 +1,6 @@
 """A drop-in for datasketch 2.0's ``MinHash``, ``LeanMinHash``, ``MinHashLSH``,
-``bBitMinHash``, ``WeightedMinHash`` and ``WeightedMinHashGenerator``.
+``MinHashLSHForest``, ``bBitMinHash``, ``WeightedMinHash`` and
+``WeightedMinHashGenerator``.
 
 Change one import::
 
@@ -22,8 +23,8 @@ areas of the S-curve, weighted).
 
 Not provided: GPU (``gpu_mode="always"`` raises as datasketch does without
 CuPy; ``"detect"`` runs on the CPU), storages other than in-memory
-(``storage_config`` must be None or ``{"type": "dict"}``), the LSH Forest,
-Ensemble and Bloom. The weighted and b-bit sketches are numpy, as datasketch's
+(``storage_config`` must be None or ``{"type": "dict"}``), the LSH Ensemble
+and Bloom. The weighted and b-bit sketches are numpy, as datasketch's
 are. docs/PYTHON.md says more.
 """
 
@@ -40,6 +41,7 @@ __all__ = [
     "LeanMinHash",
     "MinHash",
     "MinHashLSH",
+    "MinHashLSHForest",
     "WeightedMinHash",
     "bBitMinHash",
     "WeightedMinHashGenerator",
@@ -1013,6 +1015,101 @@ class MinHashLSH:
     def __setstate__(self, state):
         state.setdefault("_query_buffer", [])
         self.__dict__.update(state)
+
+
+class MinHashLSHForest:
+    """datasketch 2.0's LSH Forest (Bawa et al.): `l` prefix trees over the
+    MinHash's `l` bands of `k = num_perm // l` values, kept as sorted lists
+    of band keys; `query(m, k)` takes the keys sharing the longest band
+    prefixes with `m` until it has `k`, in datasketch's order (so the same
+    keys). `index()` must be called after `add` and before `query`."""
+
+    def __init__(self, num_perm=128, l=8):
+        if l <= 0 or num_perm <= 0:
+            raise ValueError("num_perm and l must be positive")
+        if l > num_perm:
+            raise ValueError("l cannot be greater than num_perm")
+        self.l = l
+        self.k = int(num_perm / l)
+        self.hashtables = [{} for _ in range(self.l)]
+        self.hashranges = [(i * self.k, (i + 1) * self.k) for i in range(self.l)]
+        self.keys = {}
+        self.sorted_hashtables = [[] for _ in range(self.l)]
+        self._minhash_scheme = None
+
+    def _H(self, hs):
+        return bytes(hs.byteswap().data)
+
+    def _check(self, minhash):
+        if len(minhash) < self.k * self.l:
+            raise ValueError(f"a MinHash of {len(minhash)} values is too short for {self.l} trees of {self.k}")
+        scheme = getattr(minhash, "scheme", None)
+        if scheme is not None and self._minhash_scheme is not None and scheme != self._minhash_scheme:
+            raise ValueError(
+                f"MinHash scheme {scheme!r} differs from the scheme {self._minhash_scheme!r} "
+                "of the MinHash already given to this forest"
+            )
+        return scheme if scheme is not None else self._minhash_scheme
+
+    def add(self, key, minhash):
+        """Adds `minhash` under `key` (searchable after `index()`)."""
+        scheme = self._check(minhash)
+        if key in self.keys:
+            raise ValueError("the key is already in the forest")
+        self._minhash_scheme = scheme
+        bands = [self._H(minhash.hashvalues[s:e]) for s, e in self.hashranges]
+        self.keys[key] = bands
+        for band, table in zip(bands, self.hashtables):
+            table.setdefault(band, []).append(key)
+
+    def index(self):
+        """Sorts the trees: what `add` added since becomes searchable."""
+        for i, table in enumerate(self.hashtables):
+            self.sorted_hashtables[i] = sorted(table)
+
+    def _prefix_matches(self, minhash, r):
+        """The keys whose band shares its first `r` values with `minhash`'s,
+        tree by tree, in key order within a tree."""
+        import bisect
+
+        for (start, _), tree, table in zip(self.hashranges, self.sorted_hashtables, self.hashtables):
+            prefix = self._H(minhash.hashvalues[start : start + r])
+            # Keys of one length: the first key ≥ the prefix starts the run
+            # of keys that have it.
+            i = bisect.bisect_left(tree, prefix)
+            while i < len(tree) and tree[i].startswith(prefix):
+                yield from table[tree[i]]
+                i += 1
+
+    def query(self, minhash, k):
+        """Up to `k` keys, those sharing the longest prefixes first."""
+        if k <= 0:
+            raise ValueError("k must be positive")
+        self._check(minhash)
+        found = set()
+        for r in range(self.k, 0, -1):
+            for key in self._prefix_matches(minhash, r):
+                found.add(key)
+                if len(found) >= k:
+                    return list(found)
+        return list(found)
+
+    def get_minhash_hashvalues(self, key):
+        """The hash values stored for `key` (those its bands hold)."""
+        bands = self.keys.get(key)
+        if bands is None:
+            raise KeyError(f"the key is not in the forest: {key}")
+        width, rest = divmod(len(bands[0]), self.k)
+        if rest or width not in (4, 8) or any(len(b) != len(bands[0]) for b in bands):
+            raise ValueError("the stored bands are not values of 4 or 8 bytes")
+        dtype = np.dtype(np.uint32 if width == 4 else np.uint64).newbyteorder(">")
+        return np.frombuffer(b"".join(bands), dtype=dtype).astype(dtype.newbyteorder("="))
+
+    def is_empty(self):
+        return any(len(t) == 0 for t in self.sorted_hashtables)
+
+    def __contains__(self, key):
+        return key in self.keys
 
 
 class _Session:
