@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs datasketch's own test files for the classes simfind.datasketch replaces
 # (test_minhash.py, test_lean_minhash.py, test_lsh.py, test_lshforest.py,
-# test_weighted_minhash.py)
+# test_lshensemble.py, test_weighted_minhash.py)
 # against simfind.datasketch,
 # without editing them: a copy of their test/ directory goes into a temporary
 # directory beside a conftest.py that puts simfind.datasketch in sys.modules under
@@ -68,7 +68,10 @@ if MODE == "simfind":
     import simfind.datasketch as layer
 
     sys.modules["datasketch"] = layer
-    for sub in ("minhash", "lean_minhash", "lsh", "lshforest", "hashfunc", "b_bit_minhash", "weighted_minhash"):
+    for sub in (
+        "minhash", "lean_minhash", "lsh", "lshforest", "lshensemble", "hashfunc", "b_bit_minhash",
+        "weighted_minhash",
+    ):
         sys.modules["datasketch." + sub] = layer
         setattr(layer, sub, layer)
 EOF
@@ -76,5 +79,6 @@ cd "$work"
 echo "datasketch-own-tests: $mode, $("$python" -c 'import simfind; print("simfind", simfind.__version__)'), python $("$python" -c 'import sys; print(sys.version.split()[0])')" >&2
 status=0
 PYTHONDONTWRITEBYTECODE=1 "$python" -m pytest -p no:cacheprovider -q -rfE \
-    test/test_minhash.py test/test_lean_minhash.py test/test_lsh.py test/test_lshforest.py test/test_weighted_minhash.py "$@" || status=$?
+    test/test_minhash.py test/test_lean_minhash.py test/test_lsh.py test/test_lshforest.py test/test_lshensemble.py \
+    test/test_weighted_minhash.py "$@" || status=$?
 exit "$status"

@@ -492,3 +492,44 @@ def test_lsh_forest_answers_are_datasketchs(scheme):
     raises_alike(lambda: fo.query(ours[0], 0), lambda: ft.query(theirs[0], 0))
     raises_alike(lambda: fo.get_minhash_hashvalues("nope"), lambda: ft.get_minhash_hashvalues("nope"))
     raises_alike(lambda: sd.MinHashLSHForest(num_perm=4, l=8), lambda: ds.MinHashLSHForest(num_perm=4, l=8))
+
+
+@pytest.mark.parametrize("num_part,threshold", [(8, 0.6), (1, 0.8), (32, 0.5)])
+def test_lsh_ensemble_partitions_params_and_answers_are_datasketchs(num_part, threshold):
+    rng = random.Random(num_part)
+    sets = [sorted({f"w{rng.randrange(2000)}".encode() for _ in range(rng.randrange(5, 400))}) for _ in range(250)]
+    # Real texts too: django-docs files hold one another's paragraphs.
+    sets += [sorted(set(shingles(t))) for t in real_texts()]
+    sets = [s for s in sets if s]
+    eo = sd.MinHashLSHEnsemble(threshold=threshold, num_perm=64, num_part=num_part)
+    et = ds.MinHashLSHEnsemble(threshold=threshold, num_perm=64, num_part=num_part)
+    assert np.array_equal(eo.params, et.params)
+    mo, mt = sd.MinHash.bulk(sets, num_perm=64), ds.MinHash.bulk(sets, num_perm=64)
+    assert eo.is_empty()
+    eo.index((i, m, len(s)) for i, (m, s) in enumerate(zip(mo, sets)))
+    et.index([(i, m, len(s)) for i, (m, s) in enumerate(zip(mt, sets))])
+    assert (eo.lowers, eo.uppers) == (et.lowers, et.uppers)
+    assert not eo.is_empty() and 0 in eo
+    found = 0
+    for q, s in enumerate(sets):
+        part = s[: len(s) // 2 + 1]
+        a, b = sd.MinHash(num_perm=64), ds.MinHash(num_perm=64)
+        a.update_batch(part)
+        b.update_batch(part)
+        answer = set(eo.query(a, len(part)))
+        assert answer == set(et.query(b, len(part))), q
+        found += q in answer
+    # The sets that contain each query were mostly found: not vacuous.
+    assert found > len(sets) // 2
+    again = pickle.loads(pickle.dumps(eo))
+    assert set(again.query(mo[0], len(sets[0]))) == set(eo.query(mo[0], len(sets[0])))
+    raises_alike(lambda: eo.index([("x", mo[0], 3)]), lambda: et.index([("x", mt[0], 3)]))
+    raises_alike(lambda: sd.MinHashLSHEnsemble(m=1), lambda: ds.MinHashLSHEnsemble(m=1))
+    raises_alike(
+        lambda: sd.MinHashLSHEnsemble(num_perm=16).index(iter([("x", sd.MinHash(num_perm=16), 0)])),
+        lambda: ds.MinHashLSHEnsemble(num_perm=16).index(iter([("x", ds.MinHash(num_perm=16), 0)])),
+    )
+    # Stricter than datasketch, which checks sizes only when given an
+    # iterator: a size of 0 in a list is refused too.
+    with pytest.raises(ValueError, match="positive"):
+        sd.MinHashLSHEnsemble(num_perm=16).index([("x", sd.MinHash(num_perm=16), 0)])

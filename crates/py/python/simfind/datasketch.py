@@ -1,6 +1,6 @@
 """A drop-in for datasketch 2.0's ``MinHash``, ``LeanMinHash``, ``MinHashLSH``,
-``MinHashLSHForest``, ``bBitMinHash``, ``WeightedMinHash`` and
-``WeightedMinHashGenerator``.
+``MinHashLSHForest``, ``MinHashLSHEnsemble``, ``bBitMinHash``,
+``WeightedMinHash`` and ``WeightedMinHashGenerator``.
 
 Change one import::
 
@@ -23,8 +23,7 @@ areas of the S-curve, weighted).
 
 Not provided: GPU (``gpu_mode="always"`` raises as datasketch does without
 CuPy; ``"detect"`` runs on the CPU), storages other than in-memory
-(``storage_config`` must be None or ``{"type": "dict"}``), the LSH Ensemble
-and Bloom. The weighted and b-bit sketches are numpy, as datasketch's
+(``storage_config`` must be None or ``{"type": "dict"}``), the LSH Bloom. The weighted and b-bit sketches are numpy, as datasketch's
 are. docs/PYTHON.md says more.
 """
 
@@ -41,6 +40,7 @@ __all__ = [
     "LeanMinHash",
     "MinHash",
     "MinHashLSH",
+    "MinHashLSHEnsemble",
     "MinHashLSHForest",
     "WeightedMinHash",
     "bBitMinHash",
@@ -932,6 +932,20 @@ class MinHashLSH:
             return [pickle.loads(k) for k in found]
         return list(found)
 
+    def _query_b(self, minhash, b):
+        """The keys sharing one of the first `b` bands with `minhash` (a set;
+        what the LSH Ensemble asks each of its indexes)."""
+        if b > len(self.hashtables):
+            raise ValueError("b must be at most the number of bands")
+        keys = self._band_keys(minhash)
+        self._scheme_of(minhash)
+        found = set()
+        for band, table in zip(keys[:b], self.hashtables[:b]):
+            found.update(table.get(band))
+        if self.prepickle:
+            return {pickle.loads(k) for k in found}
+        return found
+
     def add_to_query_buffer(self, minhash):
         """Buffers a query; `collect_query_buffer` answers them together."""
         keys = self._band_keys(minhash)
@@ -1110,6 +1124,161 @@ class MinHashLSHForest:
 
     def __contains__(self, key):
         return key in self.keys
+
+
+def _containment_param(threshold, num_perm, max_r, xq, fp_weight, fn_weight):
+    """The (b, r), r ≤ max_r and b·r ≤ num_perm, minimising the weighted false
+    positive and negative areas of LSH Ensemble's containment S-curve for a
+    size ratio xq = |X| / |Q| (Zhu et al.), scanned b then r, the first
+    minimum kept: datasketch's choice."""
+
+    def curve(b, r):
+        return lambda t: 1 - (1 - (t / (1 + xq - t)) ** float(r)) ** float(b)
+
+    best, choice = float("inf"), (0, 0)
+    for b in range(1, num_perm + 1):
+        for r in range(1, max_r + 1):
+            if b * r > num_perm:
+                continue
+            p = curve(b, r)
+            fp = _area(p, 0.0, threshold if xq >= threshold else xq, 2 * num_perm)
+            if xq >= 1.0:
+                fn = _area(lambda t: 1 - p(t), threshold, 1.0, 2 * num_perm)
+            elif xq >= threshold:
+                fn = _area(lambda t: 1 - p(t), threshold, xq, 2 * num_perm)
+            else:
+                fn = 0.0
+            error = fp * fp_weight + fn * fn_weight
+            if error < best:
+                best, choice = error, (b, r)
+    return choice
+
+
+def _size_partitions(sizes, counts, num_part):
+    """The `num_part` ranges of set sizes (lower, upper) minimising the
+    expected false positives of a containment query (Zhu et al.'s optimal
+    partitioning, dynamic programming over the distinct sizes, ties to the
+    smaller split), as datasketch partitions."""
+    if num_part < 2:
+        return [(sizes[0], sizes[-1])]
+    n = len(sizes)
+    if num_part >= n:
+        return [(x, x) for x in sizes]
+    # Expected false positives of a partition [l, u]: every set in it is
+    # counted as if its size were the upper bound.
+    nfp = np.zeros((n, n))
+    for lo in range(n):
+        for hi in range(lo, n):
+            nfp[lo, hi] = np.sum((float(sizes[hi]) - sizes[lo : hi + 1]) / float(sizes[hi]) * counts[lo : hi + 1])
+    if num_part == 2:
+        _, u = min((nfp[0, u1] + nfp[u1 + 1, n - 1], u1) for u1 in range(n - 1))
+        return [(sizes[0], sizes[u]), (sizes[u + 1], sizes[-1])]
+    # cost[u, p]: the least false positives of sizes[0..=u] in p parts.
+    # Entries the recurrence never fills stay 0, and the backtracking below
+    # reads some of them (u < p − 1), as datasketch's does: kept, so that
+    # the partitions are datasketch's.
+    cost = np.zeros((n, num_part))
+    for p in range(2, num_part):
+        for u in range(p - 1, n):
+            if p == 2:
+                cost[u, p] = min(nfp[0, u1] + nfp[u1 + 1, u] for u1 in range(u))
+            else:
+                cost[u, p] = min(cost[u1, p - 1] + nfp[u1 + 1, u] for u1 in range(p - 2, u))
+    p = num_part
+    _, u = min((cost[u1, p - 1] + nfp[u1 + 1, n - 1], u1) for u1 in range(p - 2, n - 1))
+    parts = [(sizes[u + 1], sizes[-1])]
+    p -= 1
+    while p > 1:
+        _, u1 = min((cost[v, p] + nfp[v + 1, u], v) for v in range(p - 2, u))
+        parts.insert(0, (sizes[u1 + 1], sizes[u]))
+        u, p = u1, p - 1
+    parts.insert(0, (sizes[0], sizes[u]))
+    return parts
+
+
+class MinHashLSHEnsemble:
+    """datasketch 2.0's LSH Ensemble (Zhu et al., 2016): containment queries
+    ("which indexed sets hold most of Q?") over sets partitioned by size,
+    each partition a set of MinHashLSH indexes of r rows; a query picks, per
+    partition, the (b, r) tuned for its size ratio. The same partitions,
+    parameters and answers as datasketch's."""
+
+    def __init__(self, threshold=0.9, num_perm=128, num_part=16, m=8, weights=(0.5, 0.5), storage_config=None, prepickle=None):
+        if threshold > 1.0 or threshold < 0.0:
+            raise ValueError("threshold must be in [0.0, 1.0]")
+        if num_perm < 2:
+            raise ValueError("num_perm must be at least 2")
+        if num_part < 1:
+            raise ValueError("num_part must be at least 1")
+        if m < 2 or m > num_perm:
+            raise ValueError("m must be in [2, num_perm]")
+        if any(w < 0.0 or w > 1.0 for w in weights):
+            raise ValueError("weights must be in [0.0, 1.0]")
+        if sum(weights) != 1.0:
+            raise ValueError("weights must sum to 1.0")
+        self.threshold = threshold
+        self.h = num_perm
+        self.m = m
+        # The size ratios the parameters are tuned at: e^-5 … e^5.
+        self.xqs = np.exp(np.linspace(-5, 5, 10))
+        self.params = np.array(
+            [_containment_param(threshold, num_perm, m, xq, weights[0], weights[1]) for xq in self.xqs], dtype=int
+        )
+        rs = {int(r) for _, r in self.params}
+        self.indexes = [
+            {
+                r: MinHashLSH(num_perm=self.h, params=(int(self.h / r), r), storage_config=storage_config, prepickle=prepickle)
+                for r in rs
+            }
+            for _ in range(num_part)
+        ]
+        self.lowers = [None] * num_part
+        self.uppers = [None] * num_part
+
+    def _param_for(self, x, q):
+        i = np.searchsorted(self.xqs, float(x) / float(q), side="left")
+        return self.params[min(i, len(self.params) - 1)]
+
+    def index(self, entries):
+        """Indexes `entries`, (key, minhash, size) triples, once."""
+        if not self.is_empty():
+            raise ValueError("an ensemble is indexed once: this one is not empty")
+        entries = list(entries)
+        for _, _, size in entries:
+            if size <= 0:
+                raise ValueError("set sizes must be positive")
+        if not entries:
+            raise ValueError("entries is empty")
+        tally = {}
+        for _, _, size in entries:
+            tally[size] = tally.get(size, 0) + 1
+        sizes = np.array(sorted(tally))
+        counts = np.array([tally[x] for x in sizes])
+        for i, (lower, upper) in enumerate(_size_partitions(sizes, counts, len(self.indexes))):
+            self.lowers[i], self.uppers[i] = lower, upper
+        entries.sort(key=lambda e: e[2])
+        part = 0
+        for key, minhash, size in entries:
+            # As datasketch steps: one partition on at most per entry.
+            if size > self.uppers[part]:
+                part += 1
+            for lsh in self.indexes[part].values():
+                lsh.insert(key, minhash)
+
+    def query(self, minhash, size):
+        """Yields the keys of the indexed sets that may contain at least
+        `threshold` of the query set (of `size` elements)."""
+        for index, upper in zip(self.indexes, self.uppers):
+            if upper is None:
+                continue
+            b, r = self._param_for(upper, size)
+            yield from index[int(r)]._query_b(minhash, int(b))
+
+    def __contains__(self, key):
+        return any(key in lsh for index in self.indexes for lsh in index.values())
+
+    def is_empty(self):
+        return all(lsh.is_empty() for index in self.indexes for lsh in index.values())
 
 
 class _Session:
