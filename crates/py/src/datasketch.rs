@@ -353,6 +353,8 @@ pub(crate) fn _ds_sign<'py>(
             group.sign(py, &items, &sizes, &mut out);
             items.clear();
             sizes.clear();
+            // A long bulk stops at Ctrl-C between groups (milliseconds).
+            py.check_signals()?;
         }
     }
     if !sizes.is_empty() {
