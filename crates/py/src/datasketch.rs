@@ -61,7 +61,9 @@ fn fmix64(mut h: u64) -> u64 {
 
 /// The first 8 bytes of the SHA-1 digest of `token`.
 fn sha1_head(token: &[u8]) -> [u8; 8] {
-    Sha1::digest(token)[..8].try_into().expect("a digest has 20 bytes")
+    Sha1::digest(token)[..8]
+        .try_into()
+        .expect("a digest has 20 bytes")
 }
 
 /// Little-endian bytes as values of a fixed width.
@@ -144,7 +146,9 @@ fn mins(scheme: Scheme, perms: &Perms, tokens: &[&[u8]], portable: bool) -> Mins
         Perms::Wide { a, b } => {
             let legacy = matches!(scheme, Scheme::Legacy);
             #[cfg(target_arch = "x86_64")]
-            if !portable && is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512dq")
+            if !portable
+                && is_x86_feature_detected!("avx512f")
+                && is_x86_feature_detected!("avx512dq")
             {
                 // SAFETY: the CPU has AVX-512 F and DQ, checked just above.
                 return Mins::Wide(unsafe { wide_mins_avx512(legacy, a, b, tokens) });
@@ -171,7 +175,11 @@ fn mod_mersenne61(x: u64) -> u64 {
 fn wide_mins(legacy: bool, a: &[u64], b: &[u64], tokens: &[&[u8]]) -> Vec<u64> {
     // legacy's empty value is 2^32 − 1 (its values are 32 bits stored in
     // u64); affine64's is 2^64 − 1.
-    let empty = if legacy { u64::from(u32::MAX) } else { u64::MAX };
+    let empty = if legacy {
+        u64::from(u32::MAX)
+    } else {
+        u64::MAX
+    };
     let mut mins = vec![empty; a.len()];
     for token in tokens {
         let digest = sha1_head(token);
@@ -244,8 +252,14 @@ impl Mins {
 
     fn write(self, out: &mut [u8]) {
         match self {
-            Mins::Narrow(m) => out.chunks_exact_mut(4).zip(m).for_each(|(o, m)| o.copy_from_slice(&m.to_le_bytes())),
-            Mins::Wide(m) => out.chunks_exact_mut(8).zip(m).for_each(|(o, m)| o.copy_from_slice(&m.to_le_bytes())),
+            Mins::Narrow(m) => out
+                .chunks_exact_mut(4)
+                .zip(m)
+                .for_each(|(o, m)| o.copy_from_slice(&m.to_le_bytes())),
+            Mins::Wide(m) => out
+                .chunks_exact_mut(8)
+                .zip(m)
+                .for_each(|(o, m)| o.copy_from_slice(&m.to_le_bytes())),
         }
     }
 }
@@ -265,7 +279,13 @@ struct Group<'p> {
 impl Group<'_> {
     /// Appends to `out` the values of the sets whose tokens are `items`,
     /// `sizes[i]` of them for set i, signed with the GIL released.
-    fn sign(&self, py: Python<'_>, items: &[Bound<'_, PyBytes>], sizes: &[usize], out: &mut Vec<u8>) {
+    fn sign(
+        &self,
+        py: Python<'_>,
+        items: &[Bound<'_, PyBytes>],
+        sizes: &[usize],
+        out: &mut Vec<u8>,
+    ) {
         let slices: Vec<&[u8]> = items.iter().map(|b| b.as_bytes()).collect();
         let mut rows: Vec<&[&[u8]]> = Vec::with_capacity(sizes.len());
         let mut rest = &slices[..];

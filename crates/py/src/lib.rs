@@ -939,8 +939,11 @@ impl _Index {
             let mut stream = Stream::new(index, query);
             let mut decisions = Vec::with_capacity(bodies.len());
             for (i, (name, bytes)) in names.iter().zip(bodies).enumerate() {
-                let decision =
-                    stream.add_if_new(NewDoc::Text { id: name, bytes }, &options, &Cancel::default())?;
+                let decision = stream.add_if_new(
+                    NewDoc::Text { id: name, bytes },
+                    &options,
+                    &Cancel::default(),
+                )?;
                 decisions.push(match decision {
                     Decision::New { .. } => (true, None, None),
                     Decision::Seen { nearest, .. } => (
@@ -992,7 +995,14 @@ impl _Index {
                     reason: format!("parameters this simfind cannot use ({reason})"),
                 })?;
             let read = simfind::input::read::ReadOptions::default();
-            add_and_remove(index, &recipe, &read, Vec::new(), &paths, &Cancel::default())?;
+            add_and_remove(
+                index,
+                &recipe,
+                &read,
+                Vec::new(),
+                &paths,
+                &Cancel::default(),
+            )?;
             Ok(None)
         })?;
         match missing {
