@@ -12,6 +12,8 @@
 //! a signal handler or touches process-wide state, and the only file it
 //! opens is an `Index`'s, at the path the caller gives.
 
+mod datasketch;
+
 use std::borrow::Cow;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -894,6 +896,123 @@ impl _Index {
         }
     }
 
+    /// Decides each text of `texts` in order as `add_if_new` decides one,
+    /// all under one write lock and committed once at the end: a text sees
+    /// the documents committed before the call and the texts added before
+    /// it in the batch. A text that looks binary (or any error) rolls the
+    /// whole batch back: nothing is added. Returns one `(added, id,
+    /// nearest, similarity)` per text.
+    #[pyo3(signature = (texts, ids = None, threshold = None, exact = false))]
+    #[allow(clippy::type_complexity)]
+    fn add_if_new_batch(
+        &self,
+        py: Python<'_>,
+        texts: Vec<Bound<'_, PyAny>>,
+        ids: Option<Vec<String>>,
+        threshold: Option<f64>,
+        exact: bool,
+    ) -> PyResult<Vec<(bool, String, Option<String>, Option<f64>)>> {
+        check_threshold(threshold)?;
+        let mut bodies = Vec::with_capacity(texts.len());
+        for (i, text) in texts.iter().enumerate() {
+            bodies.push(text_of(text, &format!("texts[{i}]"))?.into_owned());
+        }
+        let ids = ids.unwrap_or_else(|| bodies.iter().map(|b| default_id(b)).collect());
+        if texts.len() != ids.len() {
+            return Err(PyValueError::new_err(format!(
+                "ids has {} items for {} texts",
+                ids.len(),
+                texts.len()
+            )));
+        }
+        let names: Vec<std::path::PathBuf> = ids.iter().map(std::path::PathBuf::from).collect();
+        // A text the batch cannot take, found under the lock: the batch is
+        // dropped (rolled back) and this is raised.
+        enum Refused {
+            Binary(usize),
+            Unreadable(usize, String),
+        }
+        let decided = self.with(py, move |index| {
+            let index: &Index = index;
+            let query = query_of(index)?;
+            let options = lookup_options(&query, threshold, None, exact);
+            let mut stream = Stream::new(index, query);
+            let mut decisions = Vec::with_capacity(bodies.len());
+            for (i, (name, bytes)) in names.iter().zip(bodies).enumerate() {
+                let decision = stream.add_if_new(
+                    NewDoc::Text { id: name, bytes },
+                    &options,
+                    &Cancel::default(),
+                )?;
+                decisions.push(match decision {
+                    Decision::New { .. } => (true, None, None),
+                    Decision::Seen { nearest, .. } => (
+                        false,
+                        Some(nearest.doc.path.to_string_lossy().into_owned()),
+                        Some(nearest.similarity),
+                    ),
+                    Decision::Binary => return Ok(Err(Refused::Binary(i))),
+                    Decision::Unreadable(_, err) => {
+                        return Ok(Err(Refused::Unreadable(i, err.to_string())));
+                    }
+                });
+            }
+            stream.commit()?;
+            Ok(Ok(decisions))
+        })?;
+        match decided {
+            Ok(decided) => Ok(ids
+                .into_iter()
+                .zip(decided)
+                .map(|(id, (new, nearest, similarity))| (new, id, nearest, similarity))
+                .collect()),
+            Err(Refused::Binary(i)) => Err(PyValueError::new_err(format!(
+                "texts[{i}] looks binary (it holds NUL bytes) and the index skips binary \
+                 documents: nothing of the batch was added"
+            ))),
+            Err(Refused::Unreadable(i, err)) => Err(PyOSError::new_err(format!(
+                "texts[{i}]: {err}: nothing of the batch was added"
+            ))),
+        }
+    }
+
+    /// Removes the documents of `ids` in one transaction. An id the index
+    /// does not hold is a KeyError naming it, raised before anything is
+    /// removed.
+    fn remove(&self, py: Python<'_>, ids: Vec<String>) -> PyResult<()> {
+        let paths: Vec<std::path::PathBuf> = ids.iter().map(std::path::PathBuf::from).collect();
+        let missing = self.with(py, move |index| {
+            for (id, path) in ids.iter().zip(&paths) {
+                if index.id_of(path)?.is_none() {
+                    return Ok(Some(id.clone()));
+                }
+            }
+            let recipe = index
+                .params()
+                .recipe()
+                .map_err(|reason| IndexError::Invalid {
+                    path: index.path().to_owned(),
+                    reason: format!("parameters this simfind cannot use ({reason})"),
+                })?;
+            let read = simfind::input::read::ReadOptions::default();
+            add_and_remove(
+                index,
+                &recipe,
+                &read,
+                Vec::new(),
+                &paths,
+                &Cancel::default(),
+            )?;
+            Ok(None)
+        })?;
+        match missing {
+            Some(id) => Err(pyo3::exceptions::PyKeyError::new_err(format!(
+                "{id:?} is not in the index: nothing was removed"
+            ))),
+            None => Ok(()),
+        }
+    }
+
     /// Closes the index (later calls raise ValueError); idempotent.
     fn close(&self, py: Python<'_>) -> PyResult<()> {
         py.detach(|| {
@@ -914,5 +1033,6 @@ fn _simfind(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(_pairs, module)?)?;
     module.add_function(wrap_pyfunction!(_minhash, module)?)?;
     module.add_function(wrap_pyfunction!(_estimate, module)?)?;
+    module.add_function(wrap_pyfunction!(datasketch::_ds_sign, module)?)?;
     Ok(())
 }

@@ -50,3 +50,46 @@ def test_keyboard_interrupt_stops_dedupe_promptly():
     # The work checks between records; a few seconds leaves room for a
     # loaded machine.
     assert waited < 5, f"it took {waited:.1f} s to stop"
+
+
+# A simfind.datasketch bulk as one native call (the Python generator would
+# otherwise give Python a chance between its chunks): tens of seconds.
+LONG_BULK = r"""
+import sys
+import simfind.datasketch as sd
+
+sd.MinHash._CHUNK = 10**9
+sets = [[b"%d %d" % (i, j) for j in range(100)] for i in range(10000)]
+sets = sets * 200  # the same lists again: 200 M tokens, little memory
+print("started", flush=True)
+try:
+    sd.MinHash.bulk(sets, num_perm=256, scheme="legacy")
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+    sys.exit(3)
+print("finished", flush=True)
+"""
+
+
+def test_keyboard_interrupt_stops_a_datasketch_bulk_promptly():
+    child = subprocess.Popen(
+        [sys.executable, "-c", LONG_BULK],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    try:
+        assert child.stdout.readline() == "started\n"
+        time.sleep(1)
+        assert child.poll() is None, "the bulk ended before the interrupt: make it longer"
+        child.send_signal(signal.SIGINT)
+        sent = time.monotonic()
+        out, err = child.communicate(timeout=60)
+        waited = time.monotonic() - sent
+    finally:
+        child.kill()
+    assert out == "interrupted\n", (out, err)
+    assert child.returncode == 3, err
+    # It checks between groups of about 65536 tokens (milliseconds).
+    assert waited < 5, f"it took {waited:.1f} s to stop"

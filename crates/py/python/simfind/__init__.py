@@ -460,17 +460,47 @@ class Index:
             threshold = self._threshold
         return self._index.query(text, threshold, top, exact)
 
-    def add_if_new(self, text, id=None, threshold=None, exact=False):
+    def add_if_new(self, text, id=None, threshold=None, exact=False, *, ids=None):
         """Adds `text` under `id` (default: its content hash, as `insert`) unless an indexed
         document is similar to it at `threshold`: rensa's inline deduplication. The
         lookup and the insert happen under the index's write lock, so two processes
         adding near-duplicates of each other never both add theirs; a text added is
-        committed before this returns. Returns a `Decision`."""
+        committed before this returns. Returns a `Decision`.
+
+        Given a collection of texts instead of one (and their `ids`, or none),
+        decides each in order, all in one transaction under one lock: a text is
+        compared with what was indexed before the call and with the texts of the
+        batch added before it. Returns a list of `Decision`s, one per text. A
+        text that cannot be added (binary) raises and nothing of the batch is
+        added."""
         if threshold is None:
             threshold = self._threshold
+        if isinstance(text, (str, bytes)):
+            if ids is not None:
+                raise TypeError("ids= goes with a collection of texts; for one text, give id=")
+            if id is not None:
+                id = _id_of(id, "id")
+            return Decision(*self._index.add_if_new(text, id, threshold, exact))
         if id is not None:
-            id = _id_of(id, "id")
-        return Decision(*self._index.add_if_new(text, id, threshold, exact))
+            if ids is not None:
+                raise TypeError("give the ids of a batch once, as ids=")
+            ids = id
+        if isinstance(ids, (str, bytes)):
+            raise TypeError("ids must be a collection of str, one per text, not a single id")
+        texts = list(text)
+        if ids is not None:
+            ids = [_id_of(i, "ids") for i in ids]
+        decided = self._index.add_if_new_batch(texts, ids, threshold, exact)
+        return [Decision(*d) for d in decided]
+
+    def remove(self, ids):
+        """Removes the documents of `ids` (an id, or a collection of them) in one
+        transaction. An id the index does not hold is a KeyError, and then
+        nothing is removed."""
+        if isinstance(ids, str):
+            ids = [ids]
+        ids = [_id_of(i, "ids") for i in ids]
+        self._index.remove(ids)
 
 
 def _id_of(value, name):

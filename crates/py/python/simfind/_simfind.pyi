@@ -41,6 +41,14 @@ def _minhash(
     sketch: Optional[str] = None,
     threads: Optional[int] = None,
 ) -> Tuple[bytes, List[bool], Tuple[str, int, int, str, int, int]]: ...
+def _ds_sign(
+    sets: Iterable[Iterable[bytes]],
+    scheme: str,
+    a: bytes,
+    b: bytes,
+    num_perm: int,
+    portable: bool = False,
+) -> Optional[bytes]: ...
 def _estimate(a: List[int], b: List[int], sketch: str, seed: int) -> float: ...
 
 class _Index:
@@ -76,4 +84,12 @@ class _Index:
         threshold: Optional[float] = None,
         exact: bool = False,
     ) -> Tuple[bool, str, Optional[str], Optional[float]]: ...
+    def add_if_new_batch(
+        self,
+        texts: List[Union[str, bytes]],
+        ids: Optional[List[str]] = None,
+        threshold: Optional[float] = None,
+        exact: bool = False,
+    ) -> List[Tuple[bool, str, Optional[str], Optional[float]]]: ...
+    def remove(self, ids: List[str]) -> None: ...
     def close(self) -> None: ...
