@@ -35,6 +35,12 @@ pub(crate) fn the_python_packages_tests_pass() {
         !report.contains("SIMFIND_BIN is not set"),
         "the command was not found:\n{report}"
     );
+    // datasketch is pinned in the engines' requirements: the compatible
+    // layer's differential tests must have run against it.
+    assert!(
+        !report.contains("datasketch is not installed"),
+        "the differential tests of simfind.datasketch were skipped:\n{report}"
+    );
 }
 
 /// The streaming index of the Python package (`simfind.Index`, issue 35),
