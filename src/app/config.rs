@@ -231,7 +231,10 @@ pub fn exchange(
         &exchange.params.extraction,
         args.transform.parse()?.as_ref(),
     )
-    .map_err(|reason| anyhow::anyhow!("{}: {reason}", args.docs.display()))?;
+    .map_err(|reason| {
+        let reason = crate::app::speak::settings(&reason);
+        anyhow::anyhow!("{}: {reason}", args.docs.display())
+    })?;
     let banding = recipe.banding;
     let config = ScanConfig {
         roots: Vec::new(),

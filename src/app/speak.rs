@@ -206,8 +206,23 @@ pub fn notice(n: &Notice) -> String {
              their shingle sets need ~{need_mib} MiB, more than --verify-memory",
             other.display()
         ),
-        Notice::Special | Notice::NotExtracted(_) => n.to_string(),
+        Notice::NotExtracted(why) => format!(
+            "not compared: {}; paired only with byte-identical copies",
+            settings(why)
+        ),
+        Notice::Special => n.to_string(),
     }
+}
+
+/// The library's words with each setting they name (`{transform}`) spelled
+/// as the command line's flag (`--transform`).
+pub fn settings(text: &str) -> String {
+    simfind::spec::setting::spelled(text, &|name| {
+        Some(crate::app::flags::lower::flag_of(name))
+            .filter(|flag| !flag.is_empty())
+            .map(str::to_string)
+    })
+    .into_owned()
 }
 
 /// One error of a chain as the command line says it: the library's errors

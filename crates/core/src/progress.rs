@@ -69,7 +69,8 @@ pub enum Notice {
     LooksBinary,
     /// A document format (PDF, docx, …) whose text could not be had: the
     /// reason, as the extraction words it ("PDF without a text layer
-    /// (scanned?)", "damaged docx (…)").
+    /// (scanned?)", "damaged docx (…)"), a setting it names written
+    /// `{name}` ([`crate::spec::setting`]).
     NotExtracted(String),
     /// Verified against `other` in `passes` passes over parts of the hash
     /// space, since their shingle sets (`need_mib` MiB) exceed the memory
@@ -100,7 +101,8 @@ impl Display for Notice {
             ),
             Notice::NotExtracted(why) => write!(
                 f,
-                "not compared: {why}; paired only with byte-identical copies"
+                "not compared: {}; paired only with byte-identical copies",
+                crate::spec::setting::plain(why)
             ),
             Notice::VerifiedInParts {
                 other,

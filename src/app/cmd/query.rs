@@ -194,12 +194,14 @@ pub fn run(args: Args) -> Result<i32> {
         if let simfind::params::ParamsError::Extraction(why) = &reason
             && simfind::source::Extract::stores_transform(&index.params().extraction)
         {
+            let why = crate::app::speak::settings(why);
             return anyhow::anyhow!("index {}: {why}", args.db.display());
         }
         anyhow::anyhow!(
-            "index {} has parameters this simfind cannot use ({reason}); delete it and rebuild \
+            "index {} has parameters this simfind cannot use ({}); delete it and rebuild \
              it with `simfind index DIR... --db {}`",
             args.db.display(),
+            crate::app::speak::settings(&reason.to_string()),
             args.db.display()
         )
     })?;

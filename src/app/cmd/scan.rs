@@ -600,10 +600,11 @@ pub(crate) fn not_compared(s: &pipeline::ScanStats) -> Vec<String> {
         phrases.push(format!("{} binary (identical copies only)", s.binary));
     }
     for (category, count) in &s.unextracted {
+        let category = crate::app::speak::settings(category);
         // Kinds of binary file are named "image file": plural by count.
         let category = match category.strip_suffix(" file") {
             Some(kind) if *count != 1 => format!("{kind} files"),
-            _ => category.clone(),
+            _ => category,
         };
         phrases.push(format!("{count} {category} (identical copies only)"));
     }

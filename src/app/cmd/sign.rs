@@ -191,7 +191,7 @@ pub fn run(args: Args) -> Result<i32> {
             SignOutcome::NotExtracted(why) => {
                 ui.note(
                     &file.path,
-                    &simfind::progress::Notice::NotExtracted(why.to_string()),
+                    &simfind::progress::Notice::NotExtracted(why.reason()),
                 );
                 binary += 1;
                 continue;

@@ -275,6 +275,9 @@ pub fn flag_of(field: &str) -> &'static str {
         "max_line_length" => "--max-line-length",
         "encoding" => "--encoding",
         "input" => "--input",
+        "transform" => "--transform",
+        "transform_globs" => "--transform-glob",
+        "include_binary" => "--binary",
         _ => "",
     }
 }

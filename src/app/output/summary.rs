@@ -93,7 +93,11 @@ pub fn document(command: &str, exit_status: i32, fields: Map<String, Value>) -> 
 pub fn skipped(stats: &ScanStats) -> Value {
     json!({
         "binary": stats.binary,
-        "not_extracted": stats.unextracted,
+        "not_extracted": stats
+            .unextracted
+            .iter()
+            .map(|(category, count)| (crate::app::speak::settings(category), *count))
+            .collect::<std::collections::BTreeMap<_, _>>(),
         "too_short": stats.no_shingles,
         "special": stats.walk_skips.special,
         "symlinks": stats.walk_skips.symlinks,

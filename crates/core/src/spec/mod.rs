@@ -18,6 +18,7 @@ mod builder;
 mod error;
 pub mod input;
 mod records;
+pub mod setting;
 
 pub use builder::SpecBuilder;
 pub use error::SpecError;

@@ -244,7 +244,7 @@ pub fn refresh_guarded(
                 if !want_signatures {
                     match why {
                         Some(why) => {
-                            let notice = Notice::NotExtracted(why.to_string());
+                            let notice = Notice::NotExtracted(why.reason());
                             reporter.notice(&file.path, &notice);
                             *stats.unextracted.entry(why.category()).or_default() += 1;
                         }

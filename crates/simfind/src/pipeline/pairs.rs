@@ -69,7 +69,7 @@ pub(super) fn pairs_of_given(
             }
             DocStatus::Binary => match unextracted.next_if(|&(d, _)| d as usize == id) {
                 Some((_, why)) => {
-                    let notice = Notice::NotExtracted(why.to_string());
+                    let notice = Notice::NotExtracted(why.reason());
                     reporter.notice(&documents.path(id), &notice);
                     *stats.unextracted.entry(why.category()).or_default() += 1;
                 }

@@ -235,14 +235,14 @@ impl Extract {
                 .ok_or_else(|| format!("{name:?} is not an extraction this simfind knows"))?;
             if given != Some(&transform) {
                 return Err(format!(
-                    "its texts were made by the command {:?}{}: give the same --transform{} to \
-                     run it again",
+                    "its texts were made by the command {:?}{}: give the same {{transform}}{} \
+                     to run it again",
                     transform.command(),
                     globs_note(&transform),
                     if transform.globs().is_empty() {
                         ""
                     } else {
-                        " and --transform-glob"
+                        " and {transform_globs}"
                     },
                 ));
             }
@@ -340,16 +340,24 @@ pub struct Unextracted {
 }
 
 impl Unextracted {
-    /// The reason without its details, the summary's category: "PDF without
+    /// The reason with its details ("damaged docx (…)"), each setting it
+    /// names written `{name}` for the face to spell
+    /// ([`simfind_core::spec::setting`]); `Display` gives it in plain words.
+    pub fn reason(&self) -> String {
+        Reason(self).to_string()
+    }
+
+    /// The reason without its details, the summary's category, settings
+    /// written `{name}` as in [`Unextracted::reason`]: "PDF without
     /// a text layer (scanned?)", "encrypted PDF", "damaged docx".
     pub fn category(&self) -> String {
         let name = self.format.display_name();
         if self.format == Format::Transform {
             return match self.failure {
-                Failure::NoText | Failure::Unreadable => "without text from --transform",
-                Failure::Encrypted | Failure::Damaged(_) => "failed by --transform",
+                Failure::NoText | Failure::Unreadable => "without text from {transform}",
+                Failure::Encrypted | Failure::Damaged(_) => "failed by {transform}",
                 Failure::TooLarge(_) => "over the extraction size cap",
-                Failure::TimedOut(_) => "over the --transform time budget",
+                Failure::TimedOut(_) => "over the {transform} time budget",
             }
             .to_string();
         }
@@ -473,9 +481,21 @@ impl Unextracted {
 }
 
 impl fmt::Display for Unextracted {
+    /// The reason in plain words ([`simfind_core::spec::setting::plain`]).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.category())?;
-        match &self.failure {
+        f.write_str(&simfind_core::spec::setting::plain(&self.reason()))
+    }
+}
+
+/// The reason with its details, settings named as `{name}`: what
+/// [`Unextracted::reason`] writes.
+struct Reason<'a>(&'a Unextracted);
+
+impl fmt::Display for Reason<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let this = self.0;
+        f.write_str(&this.category())?;
+        match &this.failure {
             // Details an index did not keep.
             Failure::Damaged(reason) if reason.is_empty() => Ok(()),
             Failure::TooLarge(0) => Ok(()),
@@ -488,13 +508,13 @@ impl fmt::Display for Unextracted {
             ),
             Failure::TooLarge(cap) => write!(f, " of {cap} bytes"),
             Failure::TimedOut(budget) => write!(f, " of {} s", budget.as_secs_f64()),
-            Failure::NoText if self.format == Format::OldOffice => f.write_str(
-                " (.doc, .xls, .ppt); --transform with a converter reads it (docs/FORMATS.md)",
+            Failure::NoText if this.format == Format::OldOffice => f.write_str(
+                " (.doc, .xls, .ppt); {transform} with a converter reads it (docs/FORMATS.md)",
             ),
-            Failure::NoText if self.format.is_binary_kind() => {
-                f.write_str("; --binary compares its bytes")
+            Failure::NoText if this.format.is_binary_kind() => {
+                f.write_str("; {include_binary} compares its bytes")
             }
-            Failure::Unreadable if self.format == Format::Pdf => {
+            Failure::Unreadable if this.format == Format::Pdf => {
                 f.write_str(" (its fonts map glyphs to no characters; OCR reads it)")
             }
             Failure::NoText | Failure::Encrypted | Failure::Unreadable => Ok(()),

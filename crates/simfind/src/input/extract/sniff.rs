@@ -150,7 +150,7 @@ impl Format {
             Format::Utf16 => "UTF-16 text",
             Format::Utf32 => "UTF-32 text",
             Format::Legacy8Bit => "8-bit text",
-            Format::Transform => "--transform",
+            Format::Transform => "{transform}",
             Format::OldOffice => "old Office file",
             Format::Image => "image file",
             Format::Archive => "archive file",

@@ -529,8 +529,11 @@ fn a_stored_transform_runs_again_only_when_given_again() {
         Ok(extract)
     );
     let refused = Extract::from_recipe_name(&stored, None).unwrap_err();
+    // The library names the settings, not the command line's flags.
     assert!(
-        refused.contains("\"antiword -\"") && refused.contains("--transform"),
+        refused.contains("\"antiword -\"")
+            && refused.contains("give the same {transform} and {transform_globs}")
+            && !refused.contains("--"),
         "{refused}"
     );
     let other = super::Transform::new("catdoc", &["*.doc".to_string()]).unwrap();
@@ -617,7 +620,7 @@ fn a_stored_reason_reads_back_as_the_same_category() {
             let back = Unextracted::from_stored_code(code).unwrap();
             assert_eq!(back.category(), why.category());
             // Its details are not made up: none print.
-            let shown = back.to_string();
+            let shown = back.reason();
             assert!(shown.starts_with(&back.category()), "{shown}");
             assert!(!shown.contains("()") && !shown.contains(" of 0"), "{shown}");
         }
@@ -645,5 +648,40 @@ fn text_in_any_script_reads_and_glyph_numbers_do_not() {
         "\u{FFFD}\u{FFFD}\u{FFFD}ab",
     ] {
         assert!(!super::readable(junk), "{junk:?}");
+    }
+}
+
+/// The reasons name settings as `{name}` for each face to spell, and say
+/// them in plain words when displayed: no flag is spelled by the library.
+#[test]
+fn unextracted_reasons_name_settings_not_flags() {
+    use super::{Failure, Format, Unextracted};
+    let cases = [
+        (
+            Format::OldOffice,
+            Failure::NoText,
+            "{transform} with a converter",
+        ),
+        (
+            Format::Image,
+            Failure::NoText,
+            "{include_binary} compares its bytes",
+        ),
+        (
+            Format::Transform,
+            Failure::Damaged("exit 4".into()),
+            "failed by {transform}",
+        ),
+        (
+            Format::Transform,
+            Failure::TimedOut(std::time::Duration::from_secs(2)),
+            "{transform} time budget",
+        ),
+    ];
+    for (format, failure, words) in cases {
+        let why = Unextracted { format, failure };
+        assert!(why.reason().contains(words), "{}", why.reason());
+        let shown = why.to_string();
+        assert!(!shown.contains('{') && !shown.contains("--"), "{shown}");
     }
 }
