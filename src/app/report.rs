@@ -256,6 +256,9 @@ pub struct Report {
     /// `-q`: the lines naming files held back are not printed (a file that
     /// could not be measured is still warned about).
     quiet: bool,
+    /// The documents are records (rows, lines), not files: what the
+    /// groups' summary line counts ([`Report::set_records`]).
+    records: bool,
 }
 
 impl Report {
@@ -337,6 +340,7 @@ impl Report {
             top: None,
             unique: None,
             quiet: false,
+            records: false,
         })
     }
 
@@ -390,6 +394,12 @@ impl Report {
 
     /// `scan --top K`: the pairs are written as each item's `k` nearest
     /// neighbours, ranked; only the pair writers of CSV and TSV rank them.
+    /// The documents are records: the summary counts records in groups,
+    /// not files.
+    pub fn set_records(&mut self) {
+        self.records = true;
+    }
+
     pub fn set_top(&mut self, k: usize) -> Result<()> {
         match self.output {
             Output::PairsCsv | Output::PairsTsv => {}
@@ -543,6 +553,11 @@ impl Report {
                     method: self.method,
                     keep: self.keep,
                     summary: clustering.summary(&members),
+                    items: if self.records {
+                        ("record", "records")
+                    } else {
+                        ("file", "files")
+                    },
                     unit: if matches!(self.output, Output::Removable { .. }) {
                         "paths"
                     } else {
@@ -594,6 +609,8 @@ struct GroupSummary {
     keep: KeepPolicy,
     summary: cluster::Summary,
     unit: &'static str,
+    /// What a group holds, one and many: files or records.
+    items: (&'static str, &'static str),
 }
 
 impl Reported {
@@ -687,7 +704,7 @@ impl Reported {
                         ClusterMethod::Connected => "connected",
                     },
                     keep_name(g.keep),
-                    plural(s.files_in_groups as u64, "file", "files"),
+                    plural(s.files_in_groups as u64, g.items.0, g.items.1),
                     s.removable_files,
                     human_bytes(s.removable_bytes),
                 ) + &held_back_note(s.held_back_files),

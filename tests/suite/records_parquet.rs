@@ -177,6 +177,12 @@ fn write_kept_writes_the_rows_the_removable_list_leaves_with_every_column() {
         .map(|l| l.parse().unwrap())
         .collect();
     assert!(removable.len() > 100, "{}", stdout(&listed));
+    // The groups hold records, and the summary says so.
+    let err = stderr(&listed);
+    assert!(
+        err.contains(" records in groups, ") && !err.contains("files in groups"),
+        "{err}"
+    );
     let out = scan(
         dir.path(),
         "parquet",
