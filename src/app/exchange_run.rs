@@ -63,7 +63,9 @@ pub fn verify_and_report(
         }
     }
     let mut report = Report::from_args(report_args, &mut config.roots)?;
-    if !records {
+    if records {
+        report.for_records();
+    } else {
         // Files, re-read at the paths sign wrote: a removable file is one its
         // kept copy contains, as in scan.
         report.measure_unique(

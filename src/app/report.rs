@@ -256,6 +256,8 @@ pub struct Report {
     /// `-q`: the lines naming files held back are not printed (a file that
     /// could not be measured is still warned about).
     quiet: bool,
+    /// `--keep` was given (else [`Report::for_records`] may change it).
+    keep_given: bool,
 }
 
 impl Report {
@@ -324,7 +326,8 @@ impl Report {
                 ClusterArg::Center => ClusterMethod::Center,
                 ClusterArg::Connected => ClusterMethod::Connected,
             },
-            keep: args.keep.unwrap_or(KeepArg::First).policy(),
+            keep: args.keep.unwrap_or(KeepArg::Original).policy(),
+            keep_given: args.keep.is_some(),
             references,
             min_similarity: args.min_similarity,
             max_similarity: args.max_similarity,
@@ -376,6 +379,15 @@ impl Report {
     pub fn measure_unique(&mut self, config: &ScanConfig, cap: f64, quiet: bool) {
         self.unique = Some((config.clone(), cap));
         self.quiet = quiet;
+    }
+
+    /// The documents are records, not files: without `--keep`, the first
+    /// record of a group is kept. `original` reads a file's name and time,
+    /// which a record's id is not (its length would decide).
+    pub fn for_records(&mut self) {
+        if !self.keep_given {
+            self.keep = KeepPolicy::First;
+        }
     }
 
     /// The keep policy of the groups.

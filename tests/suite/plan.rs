@@ -101,7 +101,15 @@ fn a_scan_plan_records_both_files_and_apply_moves_exactly_those_and_undo_restore
     }
     assert_eq!(near["hash"].as_str().unwrap().len(), 32);
     assert!(near["similarity"].as_f64().unwrap() >= 0.9);
-    assert_eq!(near["kept_because"], "found first");
+    // The default keep policy, original: neither name is marked as a copy,
+    // so the older file is kept, or with equal times the shorter path.
+    let mtime = |p: &str| std::fs::metadata(root.join(p)).unwrap().modified().unwrap();
+    let why = if mtime("a.txt") < mtime("near.txt") {
+        "oldest"
+    } else {
+        "shorter path"
+    };
+    assert_eq!(near["kept_because"], why);
 
     let applied = sim_in(
         dir.path(),
@@ -275,10 +283,11 @@ fn touch(path: &Path, secs: u64) {
         .unwrap();
 }
 
-/// Point 7: `--keep original` keeps the oldest file, then the one without a
-/// copy marker, then the shorter path, and says which rule decided.
+/// Point 7: `--keep original`, the default, keeps the file without a copy
+/// marker, then the oldest, then the shorter path, and says which rule
+/// decided.
 #[test]
-fn keep_original_prefers_the_oldest_then_a_name_without_a_copy_marker() {
+fn keep_original_prefers_a_name_without_a_copy_marker_then_the_oldest() {
     let dir = tempfile::tempdir().unwrap();
     let text = prose(7, 400);
     let copy = write(
@@ -289,20 +298,27 @@ fn keep_original_prefers_the_oldest_then_a_name_without_a_copy_marker() {
     let original = write(dir.path(), "r/news/lighthouse.txt", text.as_bytes());
     let a = write(dir.path(), "r/photos/a-copy.txt", prose(8, 400).as_bytes());
     let b = write(dir.path(), "r/photos/a.txt", prose(8, 400).as_bytes());
-    for p in [&copy, &original, &a, &b] {
+    let one = write(dir.path(), "r/notes/one.txt", prose(9, 400).as_bytes());
+    let two = write(dir.path(), "r/notes/two.txt", prose(9, 400).as_bytes());
+    for p in [&copy, &original, &a, &b, &one, &two] {
         touch(p, 1_700_000_000);
     }
-    let first = sim_in(dir.path(), &["dedupe", "r"]);
+    // As a checkout or a copy tool leaves them: equal times.
+    let first = sim_in(dir.path(), &["dedupe", "r", "--keep", "first"]);
     assert_eq!(
         column(&first, "removable"),
-        ["news/lighthouse.txt", "photos/a.txt"],
+        ["news/lighthouse.txt", "notes/two.txt", "photos/a.txt"],
         "{}",
         stdout(&first)
     );
-    let out = sim_in(
-        dir.path(),
-        &["scan", "r", "-q", "--keep", "original", "--plan", "p.jsonl"],
+    let default = sim_in(dir.path(), &["dedupe", "r"]);
+    assert_eq!(
+        column(&default, "removable"),
+        ["misc/lighthouse copy, final.txt", "notes/two.txt", "photos/a-copy.txt"],
+        "{}",
+        stdout(&default)
     );
+    let out = sim_in(dir.path(), &["scan", "r", "-q", "--plan", "p.jsonl"]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let plan = lines(&dir.path().join("p.jsonl"));
     assert_eq!(plan[0]["keep"], "original");
@@ -322,35 +338,36 @@ fn keep_original_prefers_the_oldest_then_a_name_without_a_copy_marker() {
                 "misc/lighthouse copy, final.txt".into(),
                 "no copy marker".into()
             ),
+            ("notes/two.txt".into(), "found first".into()),
             ("photos/a-copy.txt".into(), "no copy marker".into()),
         ]
     );
-    let dry = sim_in(dir.path(), &["dedupe", "r", "--keep", "original"]);
-    assert_eq!(code(&dry), 0, "{}", stderr(&dry));
     assert!(
-        stdout(&dry).contains("lighthouse copy, final.txt\t")
-            && stdout(&dry).contains("\tkept because: no copy marker\n"),
+        stdout(&default).contains("lighthouse copy, final.txt\t")
+            && stdout(&default).contains("\tkept because: no copy marker\n"),
         "{}",
-        stdout(&dry)
+        stdout(&default)
     );
-    // An older copy is the original, whatever its name.
+    // A copy made with `cp -p`, or an original edited after it was copied:
+    // the copy is as old or older, and the name still decides.
     touch(&copy, 1_600_000_000);
+    touch(&a, 1_600_000_000);
+    // Two names without a marker: the older is kept.
+    touch(&two, 1_600_000_000);
     let dry = sim_in(dir.path(), &["dedupe", "r", "--keep", "original"]);
     assert_eq!(
         column(&dry, "removable"),
-        ["news/lighthouse.txt", "photos/a-copy.txt"],
+        ["misc/lighthouse copy, final.txt", "notes/one.txt", "photos/a-copy.txt"],
         "{}",
         stdout(&dry)
     );
     assert!(
-        stdout(&dry).contains("\tkept because: oldest\n"),
+        stdout(&dry).contains("notes/one.txt\t")
+            && stdout(&dry).contains("\tkept because: oldest\n"),
         "{}",
         stdout(&dry)
     );
     // The same whatever the threads.
-    let one = sim_in(
-        dir.path(),
-        &["dedupe", "r", "--keep", "original", "--threads", "1"],
-    );
-    assert_eq!(stdout(&one), stdout(&dry));
+    let single = sim_in(dir.path(), &["dedupe", "r", "--threads", "1"]);
+    assert_eq!(stdout(&single), stdout(&dry));
 }
