@@ -92,9 +92,11 @@ fn clusters_csv_on_testdata_is_the_documented_schema() {
 }
 
 /// Issue 36, point 7: without `--keep`, the report, the groups and the list
-/// keep `news/lighthouse.txt`, not `misc/lighthouse copy, final.txt`, with
-/// the times a checkout gives (all equal), a plain copy (the copy newer) and
-/// `cp -p` followed by an edit of the original (the copy older).
+/// keep `news/lighthouse.txt`, not `misc/lighthouse copy, final.txt` nor
+/// `news/lighthouse-edited.txt`, with the times a checkout gives (all
+/// equal), a plain copy (the copy newer), `cp -p` followed by an edit of the
+/// original (the copy older) and `cp -r` (the edited version written, so
+/// dated, first).
 #[test]
 fn the_default_keeps_the_original_of_testdata_whatever_the_times() {
     let dir = testdata_copy();
@@ -102,13 +104,16 @@ fn the_default_keeps_the_original_of_testdata_whatever_the_times() {
         dir.path().join("testdata/misc/lighthouse copy, final.txt"),
         dir.path().join("testdata/news/lighthouse.txt"),
     );
-    for (copy_time, original_time) in [(1_000, 1_000), (2_000, 1_000), (1_000, 2_000)] {
-        // The edited and rewritten versions were made from the original,
-        // after it.
+    for (copy_time, original_time, others) in [
+        (1_000, 1_000, 1_000),
+        (2_000, 1_000, 3_000),
+        (1_000, 2_000, 3_000),
+        (2_000, 3_000, 1_000),
+    ] {
         for p in walkdir::WalkDir::new(dir.path().join("testdata")) {
             let p = p.unwrap();
             if p.file_type().is_file() {
-                set_mtime(p.path(), 3_000);
+                set_mtime(p.path(), others);
             }
         }
         set_mtime(&copy, copy_time);

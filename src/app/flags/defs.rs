@@ -534,7 +534,7 @@ pub fn keep(at: Groups) -> impl FnOnce(Arg) -> Arg {
             Groups::Report => arg.help(
                 "Which file of each group is kept: original (a name without a copy marker \
                  such as \"copy\", \"Kopie\", \"(1)\", \"final\", \"backup\", \"~\", \".bak\", then \
-                 the oldest, then the shortest path), newest or oldest (modification time; \
+                 the shortest path, then the oldest), newest or oldest (modification time; \
                  unknown times lose), largest or smallest (bytes), shortest-path (bytes), or \
                  first (first path in byte order). Ties go to the first path [default: \
                  original; first for records]",

@@ -22,14 +22,16 @@ pub enum KeepPolicy {
     /// Smallest document id: the first file found.
     First,
     /// The original rather than a copy: a name without a copy marker
-    /// ([`copy_marker`]), then the oldest modification time, then the
-    /// shortest path, then the first file found. The name comes first
-    /// because a modification time does not tell an original from its copy
-    /// on a real share: `cp`, a checkout, an unzip or a sync give the copy
-    /// the time it was made (newer), `cp -p` and `rsync -a` give it the
-    /// original's (a tie), and an original edited after it was copied is
-    /// newer than its stale copy; a name like `report - Copy.pdf` is what a
-    /// person or a file manager wrote to say which one is the copy.
+    /// ([`copy_marker`]), then the shortest path, then the oldest
+    /// modification time, then the first file found. The time comes last
+    /// because it does not tell an original from its copy on a real share:
+    /// `cp -p` and `rsync -a` give the copy the original's time, an original
+    /// edited after it was copied is newer than its stale copy, and `cp -r`
+    /// or a checkout gives the files of a tree times in the order it wrote
+    /// them, milliseconds apart. A name like `report - Copy.pdf` is what a
+    /// person or a file manager wrote to say which one is the copy, and a
+    /// version made from a file, or a copy filed away, mostly has a longer
+    /// path (`report-edited.txt`, `old/2020/report.txt`).
     #[default]
     Original,
 }
@@ -48,10 +50,10 @@ impl KeepPolicy {
         let mut key = KeepKey {
             other: !d.reference,
             marker: false,
+            length: 0,
             untimed: false,
             primary: 0,
             secondary: 0,
-            length: 0,
             last,
         };
         let time = |descending: bool, key: &mut KeepKey| match d.modified {
@@ -76,8 +78,8 @@ impl KeepPolicy {
             KeepPolicy::First => {}
             KeepPolicy::Original => {
                 key.marker = copy_marker(d.path);
-                time(false, &mut key);
                 key.length = d.path.len() as u64;
+                time(false, &mut key);
             }
         }
         key
@@ -98,12 +100,12 @@ impl KeepPolicy {
         let timed = (k.untimed, k.primary, k.secondary) != (o.untimed, o.primary, o.secondary);
         match self {
             KeepPolicy::Original if k.marker != o.marker => "no copy marker",
+            KeepPolicy::Original if k.length != o.length => "shorter path",
             KeepPolicy::Newest if timed => "newest",
             KeepPolicy::Oldest | KeepPolicy::Original if timed => "oldest",
             KeepPolicy::Largest if timed => "largest",
             KeepPolicy::Smallest if timed => "smallest",
             KeepPolicy::ShortestPath if timed => "shorter path",
-            KeepPolicy::Original if k.length != o.length => "shorter path",
             _ => "found first",
         }
     }
@@ -172,12 +174,12 @@ pub(super) struct KeepKey {
     /// `original`: the name carries a copy marker (before the time: see
     /// [`KeepPolicy::Original`]).
     marker: bool,
+    /// `original`: the path's length in bytes.
+    length: u64,
     /// The policy needs a modification time and the file has none: it loses.
     untimed: bool,
     primary: u64,
     secondary: u32,
-    /// `original`: the path's length in bytes.
-    length: u64,
     pub(super) last: u32,
 }
 
@@ -265,7 +267,7 @@ mod tests {
     }
 
     #[test]
-    fn original_prefers_no_marker_then_oldest_then_shorter_path_then_first() {
+    fn original_prefers_no_marker_then_shorter_path_then_oldest_then_first() {
         let p = KeepPolicy::Original;
         // A copy made by `cp` is newer, one made by `cp -p` as old, and an
         // original edited after copying newer than its copy: the name wins.
@@ -273,7 +275,12 @@ mod tests {
         let newer = facts("x/zzzzzzzz.txt", 20);
         assert_eq!(p.compare((1, &newer), (0, &older_copy)), Ordering::Less);
         assert_eq!(p.reason((1, &newer), (0, &older_copy)), "no copy marker");
-        let older = facts("x/zzzzzzzz.txt", 10);
+        // A version made from the file, copied first by `cp -r`.
+        let older = facts("x/lighthouse-edited.txt", 10);
+        let newer = facts("x/lighthouse.txt", 20);
+        assert_eq!(p.compare((1, &newer), (0, &older)), Ordering::Less);
+        assert_eq!(p.reason((1, &newer), (0, &older)), "shorter path");
+        let older = facts("x/b.txt", 10);
         let newer = facts("x/a.txt", 20);
         assert_eq!(p.compare((1, &older), (0, &newer)), Ordering::Less);
         assert_eq!(p.reason((1, &older), (0, &newer)), "oldest");

@@ -582,8 +582,8 @@ fn naive_compare(
             KeepPolicy::First => Ordering::Equal,
             KeepPolicy::Original => super::copy_marker(xd.path)
                 .cmp(&super::copy_marker(yd.path))
-                .then(known_first(false))
-                .then(xd.path.len().cmp(&yd.path.len())),
+                .then(xd.path.len().cmp(&yd.path.len()))
+                .then(known_first(false)),
         })
         .then(x.0.cmp(&y.0))
 }
