@@ -83,7 +83,9 @@ fn clusters_csv_on_testdata_is_the_documented_schema() {
     // the group only when -t asks for it.
     let low = ok(&scan_in(
         dir.path(),
-        &["testdata", "-q", "--format", "clusters", "-t", "0.7", "--keep", "first"],
+        &[
+            "testdata", "-q", "--format", "clusters", "-t", "0.7", "--keep", "first",
+        ],
     ));
     assert!(
         low.contains("testdata/news/lighthouse-rewritten.txt,1675,2023-11-14T22:20:20Z,0.742744,false,false,true,0.143726\n"),
@@ -118,13 +120,20 @@ fn the_default_keeps_the_original_of_testdata_whatever_the_times() {
         }
         set_mtime(&copy, copy_time);
         set_mtime(&original, original_time);
-        let listed = ok(&scan_in(dir.path(), &["testdata", "-q", "--list-removable"]));
+        let listed = ok(&scan_in(
+            dir.path(),
+            &["testdata", "-q", "--list-removable"],
+        ));
         assert_eq!(
             listed, "testdata/misc/lighthouse copy, final.txt\n",
             "copy at {copy_time}, original at {original_time}"
         );
         let rows = csv_records(
-            ok(&scan_in(dir.path(), &["testdata", "-q", "--format", "clusters"])).as_bytes(),
+            ok(&scan_in(
+                dir.path(),
+                &["testdata", "-q", "--format", "clusters"],
+            ))
+            .as_bytes(),
         );
         let kept: Vec<&str> = rows
             .iter()
@@ -132,7 +141,10 @@ fn the_default_keeps_the_original_of_testdata_whatever_the_times() {
             .map(|r| &r[1][..])
             .collect();
         assert_eq!(kept, ["testdata/news/lighthouse.txt"]);
-        let html = ok(&scan_in(dir.path(), &["testdata", "-q", "--format", "html"]));
+        let html = ok(&scan_in(
+            dir.path(),
+            &["testdata", "-q", "--format", "html"],
+        ));
         // The report's data: the first member of the first group is its
         // kept copy.
         let groups = html.split(r#""groups":[["#).nth(1).unwrap_or("");

@@ -491,7 +491,8 @@ pub fn run(args: Args) -> Result<i32> {
             let header = planfile::Header {
                 action: action_name(action.as_ref()).map(str::to_string),
                 threshold: config.threshold,
-                keep: report::keep_name(args.keep.unwrap_or(KeepArg::Original).policy()).to_string(),
+                keep: report::keep_name(args.keep.unwrap_or(KeepArg::Original).policy())
+                    .to_string(),
                 roots: canonical_roots(&plan_roots)?,
             };
             write_plan(sink, &header, &plan)?;

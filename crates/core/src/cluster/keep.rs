@@ -120,8 +120,19 @@ impl KeepPolicy {
 /// `コピー`, Chinese `副本`), `backup` and `final`, which a person adds, and
 /// `bak` (`report.bak`, `report_bak.pdf`).
 const COPY_WORDS: [&str; 13] = [
-    "copy", "copie", "copia", "cópia", "kopie", "kopia", "kopio", "копия", "コピー", "副本",
-    "backup", "final", "bak",
+    "copy",
+    "copie",
+    "copia",
+    "cópia",
+    "kopie",
+    "kopia",
+    "kopio",
+    "копия",
+    "コピー",
+    "副本",
+    "backup",
+    "final",
+    "bak",
 ];
 
 /// Whether a path's file name marks it as a copy of another file:
