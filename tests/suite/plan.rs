@@ -308,7 +308,11 @@ fn keep_original_prefers_a_name_without_a_copy_marker_then_a_shorter_path_then_t
     let default = sim_in(dir.path(), &["dedupe", "r"]);
     assert_eq!(
         column(&default, "removable"),
-        ["misc/lighthouse copy, final.txt", "notes/two.txt", "photos/a-copy.txt"],
+        [
+            "misc/lighthouse copy, final.txt",
+            "notes/two.txt",
+            "photos/a-copy.txt"
+        ],
         "{}",
         stdout(&default)
     );
@@ -351,7 +355,11 @@ fn keep_original_prefers_a_name_without_a_copy_marker_then_a_shorter_path_then_t
     let dry = sim_in(dir.path(), &["dedupe", "r", "--keep", "original"]);
     assert_eq!(
         column(&dry, "removable"),
-        ["misc/lighthouse copy, final.txt", "notes/one.txt", "photos/a-copy.txt"],
+        [
+            "misc/lighthouse copy, final.txt",
+            "notes/one.txt",
+            "photos/a-copy.txt"
+        ],
         "{}",
         stdout(&dry)
     );
@@ -364,4 +372,171 @@ fn keep_original_prefers_a_name_without_a_copy_marker_then_a_shorter_path_then_t
     // The same whatever the threads.
     let single = sim_in(dir.path(), &["dedupe", "r", "--threads", "1"]);
     assert_eq!(stdout(&single), stdout(&dry));
+}
+
+/// The export of `--format html` as the page's script makes it (tested in a
+/// browser by the engine test `report_html::browser_exports_a_plan_that_dedupe_applies`):
+/// the header's prefix, the number of actions, then the line of each file
+/// chosen.
+fn report_export(page: &str, chosen: impl Fn(&str) -> bool) -> (String, usize) {
+    let data = crate::util::report::data(page);
+    let mut lines = String::new();
+    let mut n = 0;
+    for member in data["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|g| g.as_array().unwrap())
+    {
+        if let Some(line) = member["a"].as_str()
+            && chosen(member["p"].as_str().unwrap())
+        {
+            lines.push_str(line);
+            lines.push('\n');
+            n += 1;
+        }
+    }
+    (
+        format!("{}{n}}}\n{lines}", data["plan_header"].as_str().unwrap()),
+        n,
+    )
+}
+
+/// Issue 36, point 3: the HTML report's export is a plan. Each removable
+/// file carries the line `scan --plan` writes for it (the same fingerprints,
+/// made once when both are asked), a kept file none; `dedupe --apply` acts
+/// on exactly the files chosen, from any directory, and refuses one changed
+/// after the report was written.
+#[test]
+fn the_html_reports_export_is_a_plan_that_apply_acts_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = corpus(dir.path());
+    let out = sim_in(
+        dir.path(),
+        &[
+            "scan",
+            "r",
+            "-q",
+            "--format",
+            "html",
+            "-o",
+            "report.html",
+            "--plan",
+            "p.jsonl",
+        ],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let page = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    let data = crate::util::report::data(&page);
+    let members: Vec<&Value> = data["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|g| g.as_array().unwrap())
+        .collect();
+    for m in &members {
+        // Flag 4: kept.
+        assert_eq!(m["a"].is_string(), m["f"].as_u64().unwrap() & 4 == 0, "{m}");
+    }
+    // The scan's choice is the plan `--plan` wrote, line for line.
+    let (all, n) = report_export(&page, |_| true);
+    assert_eq!(n, 2);
+    assert_eq!(
+        all,
+        std::fs::read_to_string(dir.path().join("p.jsonl")).unwrap()
+    );
+
+    // The reviewer keeps near.txt: the plan holds the copy only.
+    let (chosen, n) = report_export(&page, |p| p.ends_with("a-copy.txt"));
+    assert_eq!(n, 1);
+    std::fs::write(dir.path().join("chosen.jsonl"), &chosen).unwrap();
+    // Applied from another directory: the plan's paths are absolute.
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    let applied = sim_in(
+        &elsewhere,
+        &[
+            "dedupe",
+            "--apply",
+            "../chosen.jsonl",
+            "--move-to",
+            "../q",
+            "--journal",
+            "../j.jsonl",
+        ],
+    );
+    assert_eq!(code(&applied), 0, "{}", stderr(&applied));
+    assert_eq!(column(&applied, "moved"), ["sub/a-copy.txt"]);
+    assert!(root.join("near.txt").exists() && !root.join("sub/a-copy.txt").exists());
+    let undo = sim_in(dir.path(), &["undo", "j.jsonl"]);
+    assert_eq!(code(&undo), 0, "{}", stderr(&undo));
+
+    // A file changed after the report was written is refused and kept.
+    std::fs::write(dir.path().join("all.jsonl"), &all).unwrap();
+    let near = root.join("near.txt");
+    let mut edited = std::fs::read(&near).unwrap();
+    edited.extend_from_slice(b" a paragraph added after the review");
+    std::fs::write(&near, &edited).unwrap();
+    let applied = sim_in(
+        dir.path(),
+        &[
+            "dedupe",
+            "--apply",
+            "all.jsonl",
+            "--move-to",
+            "q",
+            "--journal",
+            "j2.jsonl",
+        ],
+    );
+    assert_eq!(code(&applied), 1, "{}", stderr(&applied));
+    assert!(
+        stderr(&applied).contains("near.txt: skipped: its size changed"),
+        "{}",
+        stderr(&applied)
+    );
+    assert_eq!(std::fs::read(&near).unwrap(), edited);
+    assert_eq!(column(&applied, "moved"), ["sub/a-copy.txt"]);
+}
+
+/// Records have no plan: the report of a records scan carries no header and
+/// no action lines (its page offers the list of ids only).
+#[test]
+fn a_records_report_carries_no_plan() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = prose(3, 200);
+    let rows: String = (0..3)
+        .map(|i| {
+            format!(
+                "{}\n",
+                serde_json::json!({"id": format!("r{i}"), "text": text})
+            )
+        })
+        .collect();
+    write(dir.path(), "r.jsonl", rows.as_bytes());
+    let out = sim_in(
+        dir.path(),
+        &[
+            "scan",
+            "--input",
+            "jsonl",
+            "r.jsonl",
+            "-q",
+            "--format",
+            "html",
+            "-o",
+            "report.html",
+        ],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let page = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    let data = crate::util::report::data(&page);
+    assert!(data["plan_header"].is_null(), "{}", data["plan_header"]);
+    assert!(
+        data["groups"][0]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|m| m.get("a").is_none())
+    );
 }
