@@ -64,7 +64,7 @@ pub fn verify_and_report(
     }
     let mut report = Report::from_args(report_args, &mut config.roots)?;
     if records {
-        report.set_records();
+        report.for_records();
     } else {
         // Files, re-read at the paths sign wrote: a removable file is one its
         // kept copy contains, as in scan.

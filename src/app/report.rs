@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use clap::ValueEnum;
 use simfind::action::plan::Candidate;
+use simfind::action::planfile;
 use simfind::cluster::removal::RemovalRun;
 use simfind::cluster::{self, ClusterMethod, ClusterParams, KeepPolicy, SimilarityHistogram};
 use simfind::pipeline::{FieldScores, ScanConfig, ScanOutcome};
@@ -23,6 +24,7 @@ use crate::app::flags::defs;
 use crate::app::output::{groups, html, pairs};
 use crate::app::ui::plural;
 
+pub mod plan;
 mod removal;
 
 pub use removal::{
@@ -257,8 +259,21 @@ pub struct Report {
     /// could not be measured is still warned about).
     quiet: bool,
     /// The documents are records (rows, lines), not files: what the
-    /// groups' summary line counts ([`Report::set_records`]).
+    /// groups' summary line counts ([`Report::for_records`]).
     records: bool,
+    /// `--keep` was given (else [`Report::for_records`] may change it).
+    keep_given: bool,
+    /// The removal decisions of the groups written, kept for the plan (so
+    /// that a run with both measures and fingerprints each file once).
+    decided: std::cell::RefCell<Decided>,
+}
+
+/// What writing the groups decided, for [`Report::candidates`] and
+/// [`Report::plan`] to take.
+#[derive(Debug, Default)]
+struct Decided {
+    candidates: Option<Vec<Candidate>>,
+    plan: Option<(planfile::Header, simfind::action::plan::Plan)>,
 }
 
 impl Report {
@@ -327,7 +342,9 @@ impl Report {
                 ClusterArg::Center => ClusterMethod::Center,
                 ClusterArg::Connected => ClusterMethod::Connected,
             },
-            keep: args.keep.unwrap_or(KeepArg::First).policy(),
+            keep: args.keep.unwrap_or(KeepArg::Original).policy(),
+            keep_given: args.keep.is_some(),
+            decided: Default::default(),
             references,
             min_similarity: args.min_similarity,
             max_similarity: args.max_similarity,
@@ -368,9 +385,27 @@ impl Report {
     /// policy of the output, over the pairs [`Report::write`] left: what
     /// `--plan` writes.
     pub fn candidates(&self, outcome: &ScanOutcome, threshold: f64) -> Vec<Candidate> {
+        // The groups written decided them already: measured once.
+        if let Some(decided) = self.decided.borrow_mut().candidates.take() {
+            return decided;
+        }
         let unique = self.unique.as_ref().map(|(config, cap)| (config, *cap));
         // The held-back lines were printed when the output was written.
         candidates(outcome, &self.references, &self.params(threshold), unique).0
+    }
+
+    /// The plan of the removable files (`scan --plan`): the one the HTML
+    /// report was written with, or one made from [`Report::candidates`].
+    pub fn plan(
+        &self,
+        outcome: &ScanOutcome,
+        config: &ScanConfig,
+    ) -> Result<(planfile::Header, simfind::action::plan::Plan)> {
+        if let Some(made) = self.decided.borrow_mut().plan.take() {
+            return Ok(made);
+        }
+        let candidates = self.candidates(outcome, config.threshold);
+        plan::build(&candidates, config, self.keep)
     }
 
     /// A file scan with `config`: before groups, a list or a plan is written,
@@ -382,9 +417,15 @@ impl Report {
         self.quiet = quiet;
     }
 
-    /// The keep policy of the groups.
-    pub fn keep(&self) -> KeepPolicy {
-        self.keep
+    /// The documents are records, not files: the summary counts records in
+    /// groups, and without `--keep` the first record of a group is kept.
+    /// `original` reads a file's name and time, which a record's id is not
+    /// (its length would decide).
+    pub fn for_records(&mut self) {
+        self.records = true;
+        if !self.keep_given {
+            self.keep = KeepPolicy::First;
+        }
     }
 
     /// The HTML report is asked for: the scan must give it [`Report::set_run`].
@@ -394,12 +435,6 @@ impl Report {
 
     /// `scan --top K`: the pairs are written as each item's `k` nearest
     /// neighbours, ranked; only the pair writers of CSV and TSV rank them.
-    /// The documents are records: the summary counts records in groups,
-    /// not files.
-    pub fn set_records(&mut self) {
-        self.records = true;
-    }
-
     pub fn set_top(&mut self, k: usize) -> Result<()> {
         match self.output {
             Output::PairsCsv | Output::PairsTsv => {}
@@ -499,6 +534,14 @@ impl Report {
                             eprintln!("{line}");
                         }
                     }
+                    let params = self.params(threshold);
+                    let candidates = removal::removable(&clustering, outcome, &members, &params);
+                    let mut decided = self.decided.borrow_mut();
+                    // The report's export is a plan of the files it shows.
+                    if self.run.as_ref().is_some_and(|r| r.export_plan) {
+                        decided.plan = Some(plan::build(&candidates, config, self.keep)?);
+                    }
+                    decided.candidates = Some(candidates);
                 }
                 let is_reference = |id: u32| reference[id as usize];
                 match self.output {
@@ -521,11 +564,12 @@ impl Report {
                             .run
                             .as_ref()
                             .context("the HTML report needs the run's facts")?;
+                        let decided = self.decided.borrow();
                         let failures = html::write(
                             docs,
                             &is_reference,
                             &clustering,
-                            &reported.histogram,
+                            (&reported.histogram, decided.plan.as_ref()),
                             run,
                             self.limit,
                             sink,

@@ -190,3 +190,52 @@ pub(crate) fn browser_marks_the_pages_of_a_pdf() {
     assert_eq!(check["explanations"], 1, "{check}");
     assert_eq!(check["page_marks"], serde_json::json!(["2"]), "{check}");
 }
+
+/// Issue 36: the page's export is a plan. The scan's choice, exported by the
+/// page's script in Chromium, is a plan `dedupe --apply` accepts and acts on:
+/// it moves exactly the files `--list-removable` lists, over a copy of
+/// `testdata` (applying moves files).
+pub(crate) fn browser_exports_a_plan_that_dedupe_applies() {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("testdata");
+    for entry in walkdir::WalkDir::new(root().join("testdata")) {
+        let entry = entry.unwrap();
+        let to = copy.join(entry.path().strip_prefix(root().join("testdata")).unwrap());
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&to).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &to).unwrap();
+        }
+    }
+    let (page, _) = report(dir.path(), &copy, &[]);
+    let (_, check) = selftest(&page);
+    let plan = check["plan"].as_str().expect("the page exports a plan");
+    let listed = scan(&copy, &["-t", "0.9"], &["--list-removable"]);
+    let removable: Vec<PathBuf> = String::from_utf8(listed)
+        .unwrap()
+        .lines()
+        .map(PathBuf::from)
+        .collect();
+    assert!(!removable.is_empty());
+    // One action line per removable file, after the header.
+    assert_eq!(plan.lines().count(), removable.len() + 1, "{plan}");
+    let file = dir.path().join("plan.jsonl");
+    std::fs::write(&file, plan).unwrap();
+    let applied = crate::util::simfind()
+        .args(["dedupe", "--apply"])
+        .arg(&file)
+        .arg("--move-to")
+        .arg(dir.path().join("q"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        applied.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&applied.stderr)
+    );
+    for path in &removable {
+        assert!(!path.exists(), "{} was not moved", path.display());
+    }
+    assert!(copy.join("news/lighthouse.txt").exists());
+}

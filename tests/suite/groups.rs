@@ -35,6 +35,11 @@ fn set_mtime(path: &Path, secs: u64) {
 
 /// A copy of `testdata/` with fixed modification times (2023-11-14T22:13:20Z
 /// plus one minute per file in path order), so whole outputs are stable.
+/// These times make the copy (`misc/`) older than its original (`news/`),
+/// which no real copy is unless made with `cp -p`: tests of the output's
+/// shape give `--keep first`, and
+/// `the_default_keeps_the_original_of_testdata_whatever_the_times` tests the
+/// default.
 fn testdata_copy() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let mut files: Vec<_> = walkdir::WalkDir::new(root().join("testdata"))
@@ -61,7 +66,7 @@ fn clusters_csv_on_testdata_is_the_documented_schema() {
     let dir = testdata_copy();
     let out = ok(&scan_in(
         dir.path(),
-        &["testdata", "-q", "--format", "clusters"],
+        &["testdata", "-q", "--format", "clusters", "--keep", "first"],
     ));
     // The last column: the share of a member's shingles its kept copy
     // lacks. The edited copy has 4.4 % of its own, over the 1 % cap: it is
@@ -78,12 +83,77 @@ fn clusters_csv_on_testdata_is_the_documented_schema() {
     // the group only when -t asks for it.
     let low = ok(&scan_in(
         dir.path(),
-        &["testdata", "-q", "--format", "clusters", "-t", "0.7"],
+        &[
+            "testdata", "-q", "--format", "clusters", "-t", "0.7", "--keep", "first",
+        ],
     ));
     assert!(
         low.contains("testdata/news/lighthouse-rewritten.txt,1675,2023-11-14T22:20:20Z,0.742744,false,false,true,0.143726\n"),
         "{low}"
     );
+}
+
+/// Issue 36, point 7: without `--keep`, the report, the groups and the list
+/// keep `news/lighthouse.txt`, not `misc/lighthouse copy, final.txt` nor
+/// `news/lighthouse-edited.txt`, with the times a checkout gives (all
+/// equal), a plain copy (the copy newer), `cp -p` followed by an edit of the
+/// original (the copy older) and `cp -r` (the edited version written, so
+/// dated, first).
+#[test]
+fn the_default_keeps_the_original_of_testdata_whatever_the_times() {
+    let dir = testdata_copy();
+    let (copy, original) = (
+        dir.path().join("testdata/misc/lighthouse copy, final.txt"),
+        dir.path().join("testdata/news/lighthouse.txt"),
+    );
+    for (copy_time, original_time, others) in [
+        (1_000, 1_000, 1_000),
+        (2_000, 1_000, 3_000),
+        (1_000, 2_000, 3_000),
+        (2_000, 3_000, 1_000),
+    ] {
+        for p in walkdir::WalkDir::new(dir.path().join("testdata")) {
+            let p = p.unwrap();
+            if p.file_type().is_file() {
+                set_mtime(p.path(), others);
+            }
+        }
+        set_mtime(&copy, copy_time);
+        set_mtime(&original, original_time);
+        let listed = ok(&scan_in(
+            dir.path(),
+            &["testdata", "-q", "--list-removable"],
+        ));
+        assert_eq!(
+            listed, "testdata/misc/lighthouse copy, final.txt\n",
+            "copy at {copy_time}, original at {original_time}"
+        );
+        let rows = csv_records(
+            ok(&scan_in(
+                dir.path(),
+                &["testdata", "-q", "--format", "clusters"],
+            ))
+            .as_bytes(),
+        );
+        let kept: Vec<&str> = rows
+            .iter()
+            .filter(|r| r[5] == *"true")
+            .map(|r| &r[1][..])
+            .collect();
+        assert_eq!(kept, ["testdata/news/lighthouse.txt"]);
+        let html = ok(&scan_in(
+            dir.path(),
+            &["testdata", "-q", "--format", "html"],
+        ));
+        // The report's data: the first member of the first group is its
+        // kept copy.
+        let groups = html.split(r#""groups":[["#).nth(1).unwrap_or("");
+        let first_member = groups
+            .split(r#""p":""#)
+            .nth(1)
+            .and_then(|rest| rest.split('"').next());
+        assert_eq!(first_member, Some("testdata/news/lighthouse.txt"));
+    }
 }
 
 #[test]
@@ -610,6 +680,9 @@ fn similarity_filters_apply_before_grouping_and_limit_cuts_only_output() {
     let t = |args: &[&str]| {
         let mut all = vec!["testdata", "-t", "0.6", "--max-unique", "1"];
         all.extend_from_slice(args);
+        if args.contains(&"clusters") || args.contains(&"--list-removable") {
+            all.extend(["--keep", "first"]);
+        }
         scan_in(dir.path(), &all)
     };
     // Pairs between 0.7 and 0.95: the two 0.905 and the two 0.743 pairs.
@@ -663,7 +736,10 @@ fn similarity_filters_apply_before_grouping_and_limit_cuts_only_output() {
 #[test]
 fn summary_reports_groups_and_the_histogram() {
     let dir = testdata_copy();
-    let out = scan_in(dir.path(), &["testdata", "--format", "clusters"]);
+    let out = scan_in(
+        dir.path(),
+        &["testdata", "--format", "clusters", "--keep", "first"],
+    );
     let err = stderr(&out);
     // Groups decide removals: 0.9 unless -t (issue 36, point 4).
     assert!(
@@ -684,7 +760,13 @@ fn summary_reports_groups_and_the_histogram() {
 #[test]
 fn exit_code_tells_found_from_none_from_error() {
     let dir = testdata_copy();
-    let status = |args: &[&str]| scan_in(dir.path(), args).status.code();
+    let status = |args: &[&str]| {
+        let mut all = args.to_vec();
+        if args.contains(&"--list-removable") {
+            all.extend(["--keep", "first"]);
+        }
+        scan_in(dir.path(), &all).status.code()
+    };
     // Found: 0 with or without the flag.
     assert_eq!(status(&["testdata", "-q", "--exit-code"]), Some(0));
     assert_eq!(

@@ -98,10 +98,12 @@ fn identical_pngs_and_pdfs_pair_at_one() {
             stderr(&out)
         );
     }
+    // The default keep policy, original, keeps the name without a copy
+    // marker: the copies go, not the originals they sort before.
     let listed = sim_in(dir.path(), &["scan", "r", "-t", "1", "--list-removable"]);
     assert_eq!(
         stdout(&listed),
-        "r/office/tasn1.pdf\nr/photos/a.png\n",
+        "r/office/tasn1-copy.pdf\nr/photos/a-copy.png\n",
         "{}",
         stderr(&listed)
     );
@@ -121,7 +123,7 @@ fn dedupe_t1_links_identical_binaries_and_undo_restores_them() {
     assert!(
         stdout(&dry)
             .lines()
-            .all(|l| l.ends_with("\tidentical\tnot in kept: 0 %")),
+            .all(|l| l.ends_with("\tidentical\tnot in kept: 0 %\tkept because: no copy marker")),
         "{}",
         stdout(&dry)
     );
@@ -390,7 +392,7 @@ fn t1_with_isolate_still_pairs_copies_across_roots() {
     assert_eq!(code(&dry), 0, "{}", stderr(&dry));
     assert_eq!(stdout(&dry).lines().count(), 1, "{}", stdout(&dry));
     assert!(
-        stdout(&dry).ends_with("\tidentical\tnot in kept: 0 %\n"),
+        stdout(&dry).contains("\tidentical\tnot in kept: 0 %\tkept because: "),
         "{}",
         stdout(&dry)
     );

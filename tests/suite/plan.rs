@@ -101,7 +101,9 @@ fn a_scan_plan_records_both_files_and_apply_moves_exactly_those_and_undo_restore
     }
     assert_eq!(near["hash"].as_str().unwrap().len(), 32);
     assert!(near["similarity"].as_f64().unwrap() >= 0.9);
-    assert_eq!(near["kept_because"], "found first");
+    // The default keep policy, original: neither name is marked as a copy,
+    // and a.txt is the shorter path.
+    assert_eq!(near["kept_because"], "shorter path");
 
     let applied = sim_in(
         dir.path(),
@@ -275,10 +277,11 @@ fn touch(path: &Path, secs: u64) {
         .unwrap();
 }
 
-/// Point 7: `--keep original` keeps the oldest file, then the one without a
-/// copy marker, then the shorter path, and says which rule decided.
+/// Point 7: `--keep original`, the default, keeps the file without a copy
+/// marker, then the shorter path, then the oldest, and says which rule
+/// decided.
 #[test]
-fn keep_original_prefers_the_oldest_then_a_name_without_a_copy_marker() {
+fn keep_original_prefers_a_name_without_a_copy_marker_then_a_shorter_path_then_the_oldest() {
     let dir = tempfile::tempdir().unwrap();
     let text = prose(7, 400);
     let copy = write(
@@ -289,20 +292,31 @@ fn keep_original_prefers_the_oldest_then_a_name_without_a_copy_marker() {
     let original = write(dir.path(), "r/news/lighthouse.txt", text.as_bytes());
     let a = write(dir.path(), "r/photos/a-copy.txt", prose(8, 400).as_bytes());
     let b = write(dir.path(), "r/photos/a.txt", prose(8, 400).as_bytes());
-    for p in [&copy, &original, &a, &b] {
+    let one = write(dir.path(), "r/notes/one.txt", prose(9, 400).as_bytes());
+    let two = write(dir.path(), "r/notes/two.txt", prose(9, 400).as_bytes());
+    for p in [&copy, &original, &a, &b, &one, &two] {
         touch(p, 1_700_000_000);
     }
-    let first = sim_in(dir.path(), &["dedupe", "r"]);
+    // As a checkout or a copy tool leaves them: equal times.
+    let first = sim_in(dir.path(), &["dedupe", "r", "--keep", "first"]);
     assert_eq!(
         column(&first, "removable"),
-        ["news/lighthouse.txt", "photos/a.txt"],
+        ["news/lighthouse.txt", "notes/two.txt", "photos/a.txt"],
         "{}",
         stdout(&first)
     );
-    let out = sim_in(
-        dir.path(),
-        &["scan", "r", "-q", "--keep", "original", "--plan", "p.jsonl"],
+    let default = sim_in(dir.path(), &["dedupe", "r"]);
+    assert_eq!(
+        column(&default, "removable"),
+        [
+            "misc/lighthouse copy, final.txt",
+            "notes/two.txt",
+            "photos/a-copy.txt"
+        ],
+        "{}",
+        stdout(&default)
     );
+    let out = sim_in(dir.path(), &["scan", "r", "-q", "--plan", "p.jsonl"]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let plan = lines(&dir.path().join("p.jsonl"));
     assert_eq!(plan[0]["keep"], "original");
@@ -322,35 +336,207 @@ fn keep_original_prefers_the_oldest_then_a_name_without_a_copy_marker() {
                 "misc/lighthouse copy, final.txt".into(),
                 "no copy marker".into()
             ),
+            ("notes/two.txt".into(), "found first".into()),
             ("photos/a-copy.txt".into(), "no copy marker".into()),
         ]
     );
-    let dry = sim_in(dir.path(), &["dedupe", "r", "--keep", "original"]);
-    assert_eq!(code(&dry), 0, "{}", stderr(&dry));
     assert!(
-        stdout(&dry).contains("lighthouse copy, final.txt\t")
-            && stdout(&dry).contains("\tkept because: no copy marker\n"),
+        stdout(&default).contains("lighthouse copy, final.txt\t")
+            && stdout(&default).contains("\tkept because: no copy marker\n"),
         "{}",
-        stdout(&dry)
+        stdout(&default)
     );
-    // An older copy is the original, whatever its name.
+    // A copy made with `cp -p`, or an original edited after it was copied:
+    // the copy is as old or older, and the name still decides.
     touch(&copy, 1_600_000_000);
+    touch(&a, 1_600_000_000);
+    // Two names without a marker: the older is kept.
+    touch(&two, 1_600_000_000);
     let dry = sim_in(dir.path(), &["dedupe", "r", "--keep", "original"]);
     assert_eq!(
         column(&dry, "removable"),
-        ["news/lighthouse.txt", "photos/a-copy.txt"],
+        [
+            "misc/lighthouse copy, final.txt",
+            "notes/one.txt",
+            "photos/a-copy.txt"
+        ],
         "{}",
         stdout(&dry)
     );
     assert!(
-        stdout(&dry).contains("\tkept because: oldest\n"),
+        stdout(&dry).contains("notes/one.txt\t")
+            && stdout(&dry).contains("\tkept because: oldest\n"),
         "{}",
         stdout(&dry)
     );
     // The same whatever the threads.
-    let one = sim_in(
+    let single = sim_in(dir.path(), &["dedupe", "r", "--threads", "1"]);
+    assert_eq!(stdout(&single), stdout(&dry));
+}
+
+/// The export of `--format html` as the page's script makes it (tested in a
+/// browser by the engine test `report_html::browser_exports_a_plan_that_dedupe_applies`):
+/// the header's prefix, the number of actions, then the line of each file
+/// chosen.
+fn report_export(page: &str, chosen: impl Fn(&str) -> bool) -> (String, usize) {
+    let data = crate::util::report::data(page);
+    let mut lines = String::new();
+    let mut n = 0;
+    for member in data["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|g| g.as_array().unwrap())
+    {
+        if let Some(line) = member["a"].as_str()
+            && chosen(member["p"].as_str().unwrap())
+        {
+            lines.push_str(line);
+            lines.push('\n');
+            n += 1;
+        }
+    }
+    (
+        format!("{}{n}}}\n{lines}", data["plan_header"].as_str().unwrap()),
+        n,
+    )
+}
+
+/// Issue 36, point 3: the HTML report's export is a plan. Each removable
+/// file carries the line `scan --plan` writes for it (the same fingerprints,
+/// made once when both are asked), a kept file none; `dedupe --apply` acts
+/// on exactly the files chosen, from any directory, and refuses one changed
+/// after the report was written.
+#[test]
+fn the_html_reports_export_is_a_plan_that_apply_acts_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = corpus(dir.path());
+    let out = sim_in(
         dir.path(),
-        &["dedupe", "r", "--keep", "original", "--threads", "1"],
+        &[
+            "scan",
+            "r",
+            "-q",
+            "--format",
+            "html",
+            "-o",
+            "report.html",
+            "--plan",
+            "p.jsonl",
+        ],
     );
-    assert_eq!(stdout(&one), stdout(&dry));
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let page = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    let data = crate::util::report::data(&page);
+    let members: Vec<&Value> = data["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|g| g.as_array().unwrap())
+        .collect();
+    for m in &members {
+        // Flag 4: kept.
+        assert_eq!(m["a"].is_string(), m["f"].as_u64().unwrap() & 4 == 0, "{m}");
+    }
+    // The scan's choice is the plan `--plan` wrote, line for line.
+    let (all, n) = report_export(&page, |_| true);
+    assert_eq!(n, 2);
+    assert_eq!(
+        all,
+        std::fs::read_to_string(dir.path().join("p.jsonl")).unwrap()
+    );
+
+    // The reviewer keeps near.txt: the plan holds the copy only.
+    let (chosen, n) = report_export(&page, |p| p.ends_with("a-copy.txt"));
+    assert_eq!(n, 1);
+    std::fs::write(dir.path().join("chosen.jsonl"), &chosen).unwrap();
+    // Applied from another directory: the plan's paths are absolute.
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    let applied = sim_in(
+        &elsewhere,
+        &[
+            "dedupe",
+            "--apply",
+            "../chosen.jsonl",
+            "--move-to",
+            "../q",
+            "--journal",
+            "../j.jsonl",
+        ],
+    );
+    assert_eq!(code(&applied), 0, "{}", stderr(&applied));
+    assert_eq!(column(&applied, "moved"), ["sub/a-copy.txt"]);
+    assert!(root.join("near.txt").exists() && !root.join("sub/a-copy.txt").exists());
+    let undo = sim_in(dir.path(), &["undo", "j.jsonl"]);
+    assert_eq!(code(&undo), 0, "{}", stderr(&undo));
+
+    // A file changed after the report was written is refused and kept.
+    std::fs::write(dir.path().join("all.jsonl"), &all).unwrap();
+    let near = root.join("near.txt");
+    let mut edited = std::fs::read(&near).unwrap();
+    edited.extend_from_slice(b" a paragraph added after the review");
+    std::fs::write(&near, &edited).unwrap();
+    let applied = sim_in(
+        dir.path(),
+        &[
+            "dedupe",
+            "--apply",
+            "all.jsonl",
+            "--move-to",
+            "q",
+            "--journal",
+            "j2.jsonl",
+        ],
+    );
+    assert_eq!(code(&applied), 1, "{}", stderr(&applied));
+    assert!(
+        stderr(&applied).contains("near.txt: skipped: its size changed"),
+        "{}",
+        stderr(&applied)
+    );
+    assert_eq!(std::fs::read(&near).unwrap(), edited);
+    assert_eq!(column(&applied, "moved"), ["sub/a-copy.txt"]);
+}
+
+/// Records have no plan: the report of a records scan carries no header and
+/// no action lines (its page offers the list of ids only).
+#[test]
+fn a_records_report_carries_no_plan() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = prose(3, 200);
+    let rows: String = (0..3)
+        .map(|i| {
+            format!(
+                "{}\n",
+                serde_json::json!({"id": format!("r{i}"), "text": text})
+            )
+        })
+        .collect();
+    write(dir.path(), "r.jsonl", rows.as_bytes());
+    let out = sim_in(
+        dir.path(),
+        &[
+            "scan",
+            "--input",
+            "jsonl",
+            "r.jsonl",
+            "-q",
+            "--format",
+            "html",
+            "-o",
+            "report.html",
+        ],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let page = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    let data = crate::util::report::data(&page);
+    assert!(data["plan_header"].is_null(), "{}", data["plan_header"]);
+    assert!(
+        data["groups"][0]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|m| m.get("a").is_none())
+    );
 }

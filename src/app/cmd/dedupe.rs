@@ -454,9 +454,9 @@ pub fn run(args: Args) -> Result<i32> {
             Some(Action::Reflink) => "would reflink",
         };
         let mut bytes = 0;
-        // --keep original says which of its rules chose the kept copy, as a
-        // last column; every other policy is one rule.
-        let reasons = args.keep == Some(KeepArg::Original);
+        // --keep original (the default) says which of its rules chose the
+        // kept copy, as a last column; every other policy is one rule.
+        let reasons = args.keep.unwrap_or(KeepArg::Original) == KeepArg::Original;
         for e in &plan.entries {
             bytes += e.fingerprint.size;
             write_line(
@@ -491,7 +491,8 @@ pub fn run(args: Args) -> Result<i32> {
             let header = planfile::Header {
                 action: action_name(action.as_ref()).map(str::to_string),
                 threshold: config.threshold,
-                keep: report::keep_name(args.keep.unwrap_or(KeepArg::First).policy()).to_string(),
+                keep: report::keep_name(args.keep.unwrap_or(KeepArg::Original).policy())
+                    .to_string(),
                 roots: canonical_roots(&plan_roots)?,
             };
             write_plan(sink, &header, &plan)?;
@@ -669,7 +670,7 @@ fn candidates(
     let params = ClusterParams {
         threshold,
         method: ClusterMethod::Center,
-        keep: keep.unwrap_or(KeepArg::First).policy(),
+        keep: keep.unwrap_or(KeepArg::Original).policy(),
     };
     report::candidates(outcome, references, &params, Some((config, cap)))
 }

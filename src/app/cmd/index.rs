@@ -29,8 +29,10 @@ const EXAMPLES: &str = "EXAMPLES:
 An update that would forget more than --max-delete of the index's documents
 (half by default), or that finds a DIR empty while the index holds documents
 under it (an unmounted share), is refused with exit 2 and changes nothing.
-Documents are stored under their paths as walked: give each DIR spelled as
-when it was indexed (or give --max-delete 100% to re-index under a new one).
+Documents are stored under their paths as walked; a DIR spelled otherwise than
+when it was indexed (relative or absolute, through a symlink, with ./ or ..)
+is the same directory: its stored paths take the new spelling, nothing is read
+again.
 
 An update keeps the stored signature of every file whose size, modification
 time, device and inode are unchanged (without reading it), signs new and changed
@@ -110,7 +112,7 @@ pub struct Args {
     /// Refuse (exit 2, nothing changed) an update that would forget more than
     /// this share (`50%`) or count (`100`) of the index's documents, or that finds
     /// a DIR empty while the index holds documents under it: what an unmounted
-    /// share, a narrower DIR or DIR spelled otherwise than before looks like.
+    /// share or a narrower DIR looks like.
     /// `100%` lets every update through.
     #[arg(long, value_name = "LIMIT", default_value = "50%", value_parser = args::max_delete,
           conflicts_with_all = ["add", "remove", "export"])]

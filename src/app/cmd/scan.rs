@@ -492,6 +492,7 @@ fn html_run(
         args.report.html_budget,
     );
     run.dedupe_command = args.report.dedupe_command(&args.roots, config.threshold);
+    run.export_plan = true;
     run
 }
 

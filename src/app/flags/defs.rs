@@ -541,13 +541,14 @@ pub fn keep(at: Groups) -> impl FnOnce(Arg) -> Arg {
         let arg = arg.value_name("POLICY");
         match at {
             Groups::Report => arg.help(
-                "Which file of each group is kept: newest or oldest (modification time; \
-                 unknown times lose), largest or smallest (bytes), shortest-path (bytes), \
-                 first (first path in byte order), or original (oldest, then a name without a \
-                 copy marker such as \"copy\", \"(1)\", \"final\", \"backup\", \"~\", \".bak\", \
-                 then the shortest path). Ties go to the first path [default: first]",
+                "Which file of each group is kept: original (a name without a copy marker \
+                 such as \"copy\", \"Kopie\", \"(1)\", \"final\", \"backup\", \"~\", \".bak\", then \
+                 the shortest path, then the oldest), newest or oldest (modification time; \
+                 unknown times lose), largest or smallest (bytes), shortest-path (bytes), or \
+                 first (first path in byte order). Ties go to the first path [default: \
+                 original; first for records]",
             ),
-            Groups::Dedupe => arg.help("Which file of each group is kept [default: first]"),
+            Groups::Dedupe => arg.help("Which file of each group is kept [default: original]"),
         }
     }
 }

@@ -49,7 +49,10 @@ const LIST_REMOVABLE: Line = (
 );
 const NULL: Line = ("null", "With --list-removable: end each path with NUL");
 const CLUSTER: Line = ("cluster", "How pairs become groups [default: center]");
-const KEEP: Line = ("keep", "Which file of each group is kept [default: first]");
+const KEEP: Line = (
+    "keep",
+    "Which file of each group is kept [default: original]",
+);
 const REFERENCE: Line = ("reference", "Files under DIR are always kept (repeatable)");
 const QUIET: Line = ("quiet", "No progress and no summary on stderr");
 const VERBOSE: Line = ("verbose", "More on stderr (-vv: seconds per stage)");

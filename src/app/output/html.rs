@@ -18,12 +18,16 @@
 //! or `<!--` can appear in it. Paths that are not UTF-8 are shown lossily and
 //! carry their exact bytes (`x`: an array of bytes), which the export writes.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
 
 use anyhow::Result;
 use serde_json::{Value, json};
+use simfind::action::plan::{Plan, absolute_no_follow};
+use simfind::action::planfile;
 use simfind::cluster::{Clustering, SimilarityHistogram};
 use simfind::explain::plot::{self, Labels, Series};
 use simfind::lsh::scurve;
@@ -65,6 +69,9 @@ pub struct Run {
     /// Why no member has a side-by-side explanation, when the run's documents
     /// cannot be read again as files (records): the report says so instead.
     pub unexplained: Option<String>,
+    /// The export is a plan for `dedupe --apply` (a scan of files, whose
+    /// roots are known), besides the NUL list.
+    pub export_plan: bool,
 }
 
 impl Run {
@@ -95,6 +102,7 @@ impl Run {
             read: config.read.clone(),
             budget,
             unexplained: None,
+            export_plan: false,
         }
     }
 
@@ -118,13 +126,15 @@ const REPRESENTATIVE: u8 = 1;
 const REFERENCE: u8 = 2;
 const KEPT: u8 = 4;
 
-/// Writes the whole report. `limit` caps the groups written. Returns the
-/// files that could not be read again for an explanation (path, reason).
+/// Writes the whole report. `limit` caps the groups written; `plan`, when
+/// given, holds a line for each removable file the export may write.
+/// Returns the files that could not be read again for an explanation (path,
+/// reason).
 pub fn write(
     documents: &[Document],
     reference: &dyn Fn(u32) -> bool,
     clustering: &Clustering,
-    histogram: &SimilarityHistogram,
+    (histogram, plan): (&SimilarityHistogram, Option<&(planfile::Header, Plan)>),
     run: &Run,
     limit: usize,
     sink: &mut impl Write,
@@ -140,6 +150,26 @@ pub fn write(
         run.unexplained.as_deref(),
     );
     let mut per_member = explained.per_member.into_iter();
+    // Each removable file's plan line, found by the path the plan records
+    // (absolute, its directory canonical).
+    let planned: HashMap<&Path, usize> = plan
+        .map(|(_, p)| {
+            p.entries
+                .iter()
+                .enumerate()
+                .map(|(i, e)| (e.path.as_path(), i))
+                .collect()
+        })
+        .unwrap_or_default();
+    let plan_line = |path: &Path| -> Option<String> {
+        let (header, p) = plan?;
+        let seq = *planned.get(absolute_no_follow(path).ok()?.as_path())?;
+        let line = planfile::action_line(header, seq, &p.entries[seq])?;
+        // JSON is UTF-8 (a path that is not is written as its bytes).
+        String::from_utf8(line)
+            .ok()
+            .map(|l| l.trim_end().to_string())
+    };
     let mut groups = Vec::with_capacity(shown);
     for group in clustering.groups().take(limit) {
         let members: Vec<Value> = group
@@ -167,6 +197,11 @@ pub fn write(
                 if std::str::from_utf8(bytes).is_err() {
                     member["x"] = json!(bytes);
                 }
+                if !m.kept
+                    && let Some(line) = plan_line(&d.path)
+                {
+                    member["a"] = json!(line);
+                }
                 match per_member.next() {
                     Some(Value::Null) | None => {}
                     Some(e) => member["e"] = e,
@@ -188,6 +223,8 @@ pub fn write(
         "pairs": explained.pairs,
         "budget": run.budget,
         "file_cap": explain::FILE_CAP,
+        // The plan's header up to its action count, which the export adds.
+        "plan_header": plan.map(|(header, _)| String::from_utf8_lossy(&planfile::header_prefix(header)).into_owned()),
     });
 
     let mut page = String::with_capacity(1 << 16);
@@ -279,12 +316,15 @@ const TEMPLATE: &str = r#"<section id="groups">
 <h2>Selected for removal</h2>
 <p id="removal-count"></p>
 <p class="buttons">
+<button type="button" id="export-plan">Export the plan (for simfind dedupe --apply)</button>
 <button type="button" id="export-nul">Export the list (NUL-separated)</button>
 <button type="button" id="reset">Select the scan's choice</button>
 <button type="button" id="clear">Select none</button>
 </p>
 <p id="export-status" aria-live="polite"></p>
-<p class="hint">Nothing is selected until you tick a file or take the scan's choice (every removable file). The export is saved by your browser as <code>simfind-removal.nul</code> in its downloads folder (the one its settings name; it may ask where). The file lists one path per entry, each ended by a NUL byte, with the exact bytes of each name: <code>xargs -0 -a FILE ls -l</code> reads it, and <code>simfind dedupe</code> acts on exactly those files with <code>--from-list FILE</code> (run it from this report's directory with the same roots and options):</p>
+<p class="hint">Nothing is selected until you tick a file or take the scan's choice (every removable file).</p>
+<p class="hint" id="plan-hint">The plan is saved by your browser as <code>simfind-plan.jsonl</code> in its downloads folder (the one its settings name; it may ask where). It names each selected file and its kept copy by absolute path with their size, time and content hash, so it can be applied from any directory, and a file or kept copy changed since the scan is refused and kept: <code>simfind dedupe --apply simfind-plan.jsonl --move-to DIR</code> (undoable; or <code>--remove</code>, <code>--link</code>; docs/ACTIONS.md).</p>
+<p class="hint">The list is saved by your browser as <code>simfind-removal.nul</code> in its downloads folder (the one its settings name; it may ask where). The file lists one path per entry, each ended by a NUL byte, with the exact bytes of each name: <code>xargs -0 -a FILE ls -l</code> reads it, and <code>simfind dedupe</code> acts on exactly those files with <code>--from-list FILE</code> (run it from this report's directory with the same roots and options):</p>
 <pre id="dedupe-command"></pre>
 <ol id="removal-list"></ol>
 </section>

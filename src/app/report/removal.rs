@@ -38,6 +38,19 @@ pub fn candidates(
         Some((config, cap)) => hold_back(&mut clustering, outcome, config, cap),
         None => Vec::new(),
     };
+    (removable(&clustering, outcome, &members, params), held)
+}
+
+/// The removable files of `clustering` (made of `outcome`'s pairs, its
+/// files measured or not), each with its kept copy and why that one was
+/// kept.
+pub fn removable(
+    clustering: &Clustering,
+    outcome: &ScanOutcome,
+    members: &[FileFacts<'_>],
+    params: &ClusterParams,
+) -> Vec<Candidate> {
+    let (docs, pairs) = (&outcome.documents, &outcome.pairs);
     let mut out = Vec::new();
     for group in clustering.groups() {
         let rep = group[0].doc;
@@ -60,7 +73,7 @@ pub fn candidates(
             });
         }
     }
-    (out, held)
+    out
 }
 
 /// Measures each removable member of `clustering` against its kept copy

@@ -20,11 +20,19 @@ pub enum KeepPolicy {
     /// Shortest path, counted in bytes.
     ShortestPath,
     /// Smallest document id: the first file found.
-    #[default]
     First,
-    /// The original rather than a copy: the oldest modification time, then a
-    /// name without a copy marker ([`copy_marker`]), then the shortest path,
-    /// then the first file found.
+    /// The original rather than a copy: a name without a copy marker
+    /// ([`copy_marker`]), then the shortest path, then the oldest
+    /// modification time, then the first file found. The time comes last
+    /// because it does not tell an original from its copy on a real share:
+    /// `cp -p` and `rsync -a` give the copy the original's time, an original
+    /// edited after it was copied is newer than its stale copy, and `cp -r`
+    /// or a checkout gives the files of a tree times in the order it wrote
+    /// them, milliseconds apart. A name like `report - Copy.pdf` is what a
+    /// person or a file manager wrote to say which one is the copy, and a
+    /// version made from a file, or a copy filed away, mostly has a longer
+    /// path (`report-edited.txt`, `old/2020/report.txt`).
+    #[default]
     Original,
 }
 
@@ -40,11 +48,12 @@ impl KeepPolicy {
     /// `last` is the id, or anything ordered like it.
     pub(super) fn key(self, last: u32, d: &FileFacts<'_>) -> KeepKey {
         let mut key = KeepKey {
-            class: if d.reference { 0 } else { 2 },
-            primary: 0,
-            secondary: 0,
+            other: !d.reference,
             marker: false,
             length: 0,
+            untimed: false,
+            primary: 0,
+            secondary: 0,
             last,
         };
         let time = |descending: bool, key: &mut KeepKey| match d.modified {
@@ -58,7 +67,7 @@ impl KeepPolicy {
                     (p, s)
                 };
             }
-            None => key.class += 1,
+            None => key.untimed = true,
         };
         match self {
             KeepPolicy::Newest => time(true, &mut key),
@@ -68,9 +77,9 @@ impl KeepPolicy {
             KeepPolicy::ShortestPath => key.primary = d.path.len() as u64,
             KeepPolicy::First => {}
             KeepPolicy::Original => {
-                time(false, &mut key);
                 key.marker = copy_marker(d.path);
                 key.length = d.path.len() as u64;
+                time(false, &mut key);
             }
         }
         key
@@ -88,66 +97,100 @@ impl KeepPolicy {
             return "reference";
         }
         let (k, o) = (self.key(kept.0, kept.1), self.key(other.0, other.1));
-        let timed = (k.class, k.primary, k.secondary) != (o.class, o.primary, o.secondary);
+        let timed = (k.untimed, k.primary, k.secondary) != (o.untimed, o.primary, o.secondary);
         match self {
+            KeepPolicy::Original if k.marker != o.marker => "no copy marker",
+            KeepPolicy::Original if k.length != o.length => "shorter path",
             KeepPolicy::Newest if timed => "newest",
             KeepPolicy::Oldest | KeepPolicy::Original if timed => "oldest",
             KeepPolicy::Largest if timed => "largest",
             KeepPolicy::Smallest if timed => "smallest",
             KeepPolicy::ShortestPath if timed => "shorter path",
-            KeepPolicy::Original if k.marker != o.marker => "no copy marker",
-            KeepPolicy::Original if k.length != o.length => "shorter path",
             _ => "found first",
         }
     }
 }
 
-/// Whether a path's file name marks it as a copy of another file: a word
-/// `copy`, `backup` or `final` (case-insensitive; words are runs of letters,
-/// so `a-copy.png`, `Copy of a.txt` and `a - Copy.txt` all count, `copyright`
-/// does not), a number in parentheses before the extension (`a (1).txt`), or
-/// a name ending in `~` or `.bak`.
+/// The words file managers and people add to a copy's name, lower-case:
+/// English (`report - Copy.pdf`, `Copy of report.pdf`, `report copy 2.pdf`,
+/// `report (another copy).pdf`), the same word in the languages Windows
+/// Explorer and the desktop file managers write it in (German and Dutch
+/// `Kopie`, French `copie`, Spanish, Italian and Portuguese `copia`/`cópia`,
+/// Polish and Swedish `kopia`, Finnish `kopio`, Russian `копия`, Japanese
+/// `コピー`, Chinese `副本`), `backup` and `final`, which a person adds, and
+/// `bak` (`report.bak`, `report_bak.pdf`).
+const COPY_WORDS: [&str; 13] = [
+    "copy",
+    "copie",
+    "copia",
+    "cópia",
+    "kopie",
+    "kopia",
+    "kopio",
+    "копия",
+    "コピー",
+    "副本",
+    "backup",
+    "final",
+    "bak",
+];
+
+/// Whether a path's file name marks it as a copy of another file:
+///
+/// - a word of [`COPY_WORDS`] (case-insensitive; words are runs of letters,
+///   so `a-copy.png`, `Copy of a.txt`, `a - Kopie.txt` and `a (copie).txt` all
+///   count, `copyright` and `finale` do not);
+/// - a number of one to three digits in parentheses just before an extension
+///   or at the end (`a (1).txt`, `a(2).tar.gz`, as browsers and Windows
+///   number a second download or copy; four digits are more often a year, as
+///   in `Holiday (2020).jpg`);
+/// - a name ending in `~` (editors' backups).
 pub fn copy_marker(path: &[u8]) -> bool {
     let name = match path.iter().rposition(|&b| b == b'/') {
         Some(i) => &path[i + 1..],
         None => path,
     };
-    let lower = name.to_ascii_lowercase();
-    if lower.ends_with(b"~") || lower.ends_with(b".bak") {
+    if name.ends_with(b"~") {
         return true;
     }
+    let lower = String::from_utf8_lossy(name).to_lowercase();
     if lower
-        .split(|b| !b.is_ascii_alphabetic())
-        .any(|w| matches!(w, b"copy" | b"backup" | b"final"))
+        .split(|c: char| !c.is_alphabetic())
+        .any(|w| COPY_WORDS.contains(&w))
     {
         return true;
     }
-    // "(N)" just before the extension or at the end of the name.
-    let stem = match lower.iter().rposition(|&b| b == b'.') {
-        Some(i) if i > 0 => &lower[..i],
-        _ => &lower[..],
-    };
-    let stem = stem.strip_suffix(b")").unwrap_or(b"");
-    match stem.iter().rposition(|&b| b == b'(') {
-        Some(open) => {
-            let digits = &stem[open + 1..];
-            !digits.is_empty() && digits.iter().all(u8::is_ascii_digit)
+    // "(N)" followed by the end of the name or by an extension.
+    let bytes = lower.as_bytes();
+    bytes.iter().enumerate().any(|(open, &b)| {
+        if b != b'(' {
+            return false;
         }
-        None => false,
-    }
+        let digits = bytes[open + 1..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
+        let after = &bytes[open + 1 + digits..];
+        (1..=3).contains(&digits)
+            && after.first() == Some(&b')')
+            && matches!(after.get(1), None | Some(b'.'))
+    })
 }
 
 /// Field order is comparison order; smaller is better to keep.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(super) struct KeepKey {
-    /// 0 reference, 2 other; +1 when the policy needs a time and there is none.
-    class: u8,
-    primary: u64,
-    secondary: u32,
-    /// `original`: the name carries a copy marker.
+    /// A reference file is kept before any other, whatever the policy.
+    other: bool,
+    /// `original`: the name carries a copy marker (before the time: see
+    /// [`KeepPolicy::Original`]).
     marker: bool,
     /// `original`: the path's length in bytes.
     length: u64,
+    /// The policy needs a modification time and the file has none: it loses.
+    untimed: bool,
+    primary: u64,
+    secondary: u32,
     pub(super) last: u32,
 }
 
@@ -183,6 +226,26 @@ mod tests {
             "notes.txt.BAK",
             "d/FINAL draft.txt",
             "backup-2020.tar",
+            "a-copy.png",
+            "report (1).pdf",
+            "report(2).pdf",
+            "report (1).tar.gz",
+            "Copy of report.pdf",
+            "report - Copy.pdf",
+            "report - Copy (2).pdf",
+            "report copy 2.pdf",
+            "report (another copy).pdf",
+            "report - Kopie.pdf",
+            "report (copie).pdf",
+            "report - copia.pdf",
+            "report - Cópia.pdf",
+            "report - kopia.pdf",
+            "report - Копия.pdf",
+            "report - コピー.pdf",
+            "report - 副本.pdf",
+            "report~",
+            "report.bak",
+            "report.bak.txt",
         ] {
             assert!(copy_marker(copy.as_bytes()), "{copy}");
         }
@@ -194,6 +257,12 @@ mod tests {
             "report (a).docx",
             "report ().docx",
             "backups.txt",
+            "Holiday (2020).jpg",
+            "report (1) notes.txt",
+            "copier.txt",
+            "kopiert.txt",
+            "bakery.txt",
+            "report.pdf",
         ] {
             assert!(!copy_marker(original.as_bytes()), "{original}");
         }
@@ -209,16 +278,29 @@ mod tests {
     }
 
     #[test]
-    fn original_prefers_oldest_then_no_marker_then_shorter_path_then_first() {
+    fn original_prefers_no_marker_then_shorter_path_then_oldest_then_first() {
         let p = KeepPolicy::Original;
-        let older = facts("x/z copy.txt", 10);
+        // A copy made by `cp` is newer, one made by `cp -p` as old, and an
+        // original edited after copying newer than its copy: the name wins.
+        let older_copy = facts("x/a copy.txt", 10);
+        let newer = facts("x/zzzzzzzz.txt", 20);
+        assert_eq!(p.compare((1, &newer), (0, &older_copy)), Ordering::Less);
+        assert_eq!(p.reason((1, &newer), (0, &older_copy)), "no copy marker");
+        // A version made from the file, copied first by `cp -r`.
+        let older = facts("x/lighthouse-edited.txt", 10);
+        let newer = facts("x/lighthouse.txt", 20);
+        assert_eq!(p.compare((1, &newer), (0, &older)), Ordering::Less);
+        assert_eq!(p.reason((1, &newer), (0, &older)), "shorter path");
+        let older = facts("x/b.txt", 10);
         let newer = facts("x/a.txt", 20);
         assert_eq!(p.compare((1, &older), (0, &newer)), Ordering::Less);
         assert_eq!(p.reason((1, &older), (0, &newer)), "oldest");
-        let marked = facts("x/a copy.txt", 10);
-        let plain = facts("x/zzzzzzzz.txt", 10);
-        assert_eq!(p.compare((1, &plain), (0, &marked)), Ordering::Less);
-        assert_eq!(p.reason((1, &plain), (0, &marked)), "no copy marker");
+        // A reference file is kept first, even with a copy marker.
+        let mut reference = facts("x/b copy.txt", 30);
+        reference.reference = true;
+        let plain = facts("x/a.txt", 10);
+        assert_eq!(p.compare((1, &reference), (0, &plain)), Ordering::Less);
+        assert_eq!(p.reason((1, &reference), (0, &plain)), "reference");
         let short = facts("x/b.txt", 10);
         let long = facts("x/aa.txt", 10);
         assert_eq!(p.compare((1, &short), (0, &long)), Ordering::Less);

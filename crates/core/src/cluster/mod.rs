@@ -33,9 +33,10 @@
 //! 2. the policy: `newest`/`oldest` by modification time (a file whose time is
 //!    unknown comes after every file whose time is known), `largest`/`smallest`
 //!    by size in bytes, `shortest-path` by the length of the path in bytes,
-//!    `first` by nothing (falls straight through to 3); `original` by the
-//!    oldest modification time, then a name without a copy marker
-//!    ([`copy_marker`]), then the shortest path;
+//!    `first` by nothing (falls straight through to 3); `original` (the
+//!    default) by a name without a copy marker ([`copy_marker`]), then the
+//!    shortest path, then the oldest modification time (why the time comes
+//!    last: [`KeepPolicy::Original`]);
 //! 3. the document id, smaller first. simfind numbers documents in the bytewise
 //!    order of their paths (see [`crate::input::walk`]), so every tie goes to
 //!    the file `--keep first` would choose: the first path.

@@ -580,9 +580,10 @@ fn naive_compare(
             KeepPolicy::Smallest => xd.size.cmp(&yd.size),
             KeepPolicy::ShortestPath => xd.path.len().cmp(&yd.path.len()),
             KeepPolicy::First => Ordering::Equal,
-            KeepPolicy::Original => known_first(false)
-                .then(super::copy_marker(xd.path).cmp(&super::copy_marker(yd.path)))
-                .then(xd.path.len().cmp(&yd.path.len())),
+            KeepPolicy::Original => super::copy_marker(xd.path)
+                .cmp(&super::copy_marker(yd.path))
+                .then(xd.path.len().cmp(&yd.path.len()))
+                .then(known_first(false)),
         })
         .then(x.0.cmp(&y.0))
 }
@@ -634,9 +635,11 @@ proptest! {
     })]
     #[test]
     fn keep_key_orders_like_the_plain_definition(
-        raw in prop::collection::vec((any::<bool>(), 0u64..3, prop::option::of((-3i64..3, 0u32..3)), 0usize..3), 2..12),
+        raw in prop::collection::vec((any::<bool>(), 0u64..3, prop::option::of((-3i64..3, 0u32..3)), 0usize..5), 2..12),
     ) {
-        const PATHS: [&str; 3] = ["a", "bb", "ccc"];
+        // Two names with a copy marker, so that `original`'s marker rule is
+        // met in both directions against every other rule.
+        const PATHS: [&str; 5] = ["a", "bb", "ccc", "a~", "b copy"];
         let d: Vec<FileFacts> = raw
             .iter()
             .map(|&(reference, size, t, p)| FileFacts {

@@ -122,6 +122,20 @@ fn root_of(path: &Path, roots: &[PathBuf]) -> Option<usize> {
 /// paths lie under `header.roots`; an entry under none is left out, which
 /// [`super::plan::build`] never makes).
 pub fn render(header: &Header, plan: &Plan) -> Vec<u8> {
+    let mut out = header_prefix(header);
+    out.extend_from_slice(format!("{}}}\n", plan.entries.len()).as_bytes());
+    for (seq, e) in plan.entries.iter().enumerate() {
+        if let Some(line) = action_line(header, seq, e) {
+            out.extend_from_slice(&line);
+        }
+    }
+    out
+}
+
+/// The header line up to the value of its last field, `"actions":`: a
+/// writer that chooses the actions later (the HTML report's export) ends
+/// it with their number and `}` and a newline.
+pub fn header_prefix(header: &Header) -> Vec<u8> {
     let mut out = Vec::new();
     line(
         &mut out,
@@ -134,39 +148,44 @@ pub fn render(header: &Header, plan: &Plan) -> Vec<u8> {
                 "roots",
                 Value::Array(header.roots.iter().map(|r| path_value(r)).collect()),
             ),
-            ("actions", json!(plan.entries.len())),
+            ("actions", json!(0)),
         ],
     );
-    for (seq, e) in plan.entries.iter().enumerate() {
-        let Some(root) = root_of(&e.path, &header.roots) else {
-            continue;
-        };
-        let mut fields = vec![
-            ("seq", json!(seq)),
-            ("action", json!(header.action)),
-            ("root", json!(root)),
-            ("path", path_value(&e.path)),
-        ];
-        fingerprint_fields(&mut fields, ["size", "mtime_ns", "hash"], &e.fingerprint);
-        fields.push(("kept", path_value(&e.kept)));
-        fingerprint_fields(
-            &mut fields,
-            ["kept_size", "kept_mtime_ns", "kept_hash"],
-            &e.kept_fingerprint,
-        );
-        fields.push(("similarity", json!(e.similarity)));
-        fields.push(("identical", json!(e.identical)));
-        fields.push(("kept_because", json!(e.kept_because)));
-        // Added to version 1 rather than making a version 2: a reader looks
-        // fields up by name, so an older simfind applies a plan with them,
-        // and a plan without them (written before) reads as unmeasured.
-        if let Some((share, bytes)) = e.only_in {
-            fields.push(("only_in_removed", json!(share)));
-            fields.push(("only_in_removed_bytes", json!(bytes)));
-        }
-        line(&mut out, &fields);
-    }
+    // `line` ended it with `0}\n`.
+    out.truncate(out.len() - 3);
     out
+}
+
+/// The line of action `seq` (ending in a newline), or `None` when its file
+/// lies under none of `header.roots`.
+pub fn action_line(header: &Header, seq: usize, e: &Entry) -> Option<Vec<u8>> {
+    let root = root_of(&e.path, &header.roots)?;
+    let mut fields = vec![
+        ("seq", json!(seq)),
+        ("action", json!(header.action)),
+        ("root", json!(root)),
+        ("path", path_value(&e.path)),
+    ];
+    fingerprint_fields(&mut fields, ["size", "mtime_ns", "hash"], &e.fingerprint);
+    fields.push(("kept", path_value(&e.kept)));
+    fingerprint_fields(
+        &mut fields,
+        ["kept_size", "kept_mtime_ns", "kept_hash"],
+        &e.kept_fingerprint,
+    );
+    fields.push(("similarity", json!(e.similarity)));
+    fields.push(("identical", json!(e.identical)));
+    fields.push(("kept_because", json!(e.kept_because)));
+    // Added to version 1 rather than making a version 2: a reader looks
+    // fields up by name, so an older simfind applies a plan with them,
+    // and a plan without them (written before) reads as unmeasured.
+    if let Some((share, bytes)) = e.only_in {
+        fields.push(("only_in_removed", json!(share)));
+        fields.push(("only_in_removed_bytes", json!(bytes)));
+    }
+    let mut out = Vec::new();
+    line(&mut out, &fields);
+    Some(out)
 }
 
 /// A fingerprint's fields as the journal writes them.
@@ -406,6 +425,32 @@ mod tests {
         assert_eq!(read.actions[0].entry, plan.entries[0]);
         // The longest root a file lies under is its root.
         assert_eq!(read.actions[1].root, 1);
+    }
+
+    /// The HTML report writes a plan from pieces: the header's prefix, the
+    /// count of the actions chosen, and the lines of those actions.
+    #[test]
+    fn a_plan_from_its_pieces_reads_as_a_plan() {
+        let plan = Plan {
+            entries: vec![
+                entry("/r/a.txt", "/r/k.txt"),
+                entry("/r/deep/b.txt", "/r/k.txt"),
+            ],
+            skipped: Vec::new(),
+        };
+        let mut whole = header_prefix(&header());
+        whole.extend_from_slice(b"2}\n");
+        for (seq, e) in plan.entries.iter().enumerate() {
+            whole.extend(action_line(&header(), seq, e).unwrap());
+        }
+        assert_eq!(whole, render(&header(), &plan));
+        let mut second = header_prefix(&header());
+        second.extend_from_slice(b"1}\n");
+        second.extend(action_line(&header(), 1, &plan.entries[1]).unwrap());
+        let read = parse(&second[..]).unwrap();
+        assert_eq!(read.actions.len(), 1);
+        assert_eq!(read.actions[0].entry, plan.entries[1]);
+        assert!(action_line(&header(), 0, &entry("/elsewhere/c.txt", "/r/k.txt")).is_none());
     }
 
     #[test]

@@ -1,9 +1,9 @@
 //! The guard of an index update against emptying itself.
 //!
-//! Role: a walk cannot tell an unmounted share (an empty mount point), a
-//! narrower root or the same share spelled another way from files that
-//! were really deleted: each makes the update forget the documents it no
-//! longer finds. [`check`] refuses such an update before anything changes,
+//! Role: a walk cannot tell an unmounted share (an empty mount point) or a
+//! narrower root from files that were really deleted: each makes the update
+//! forget the documents it no longer finds (the same share spelled another
+//! way is renamed before the walk, `Update::respell`). [`check`] refuses such an update before anything changes,
 //! as rsync's `--max-delete` refuses a transfer that would delete too much.
 //!
 //! Inputs: the roots walked, the walked paths, the stored paths and which

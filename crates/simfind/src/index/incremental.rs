@@ -115,6 +115,10 @@ pub fn refresh_guarded(
 ) -> Result<Refreshed, IndexError> {
     let index_path = index.path().to_owned();
     let mut update = index.begin_update()?;
+    // A root spelled differently than when it was indexed is the same root.
+    for root in &config.roots {
+        update.respell(root)?;
+    }
     let racy_after = SystemTime::now()
         .checked_sub(RACY_WINDOW)
         .unwrap_or(UNIX_EPOCH);

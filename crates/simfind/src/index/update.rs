@@ -200,6 +200,78 @@ impl Update<'_> {
             .map_err(|e| self.err(e))
     }
 
+    /// Gives the stored paths under another spelling of `root` (the same
+    /// directory, relative or absolute, through a symlink, with `./` or a
+    /// trailing `/`) the spelling `root`, so that a root spelled
+    /// differently than when it was indexed is the same root: its files are
+    /// found unchanged rather than added under one spelling and removed
+    /// under the other. Nothing is done when a stored path already lies
+    /// under `root` as spelled, or `root` cannot be resolved. A relative
+    /// stored spelling is resolved against the current directory. Returns
+    /// how many paths were renamed.
+    pub fn respell(&mut self, root: &Path) -> Result<u64, IndexError> {
+        use std::os::unix::ffi::OsStrExt;
+        let Ok(canonical) = root.canonicalize() else {
+            return Ok(0);
+        };
+        // The spelling of each stored directory's root, found from its
+        // canonical form: a stored `S/rel/name` whose directory resolves to
+        // `canonical/rel` lies under `S`, another spelling of `root`.
+        let mut resolved: HashMap<PathBuf, Option<PathBuf>> = HashMap::new();
+        let mut spellings: Vec<PathBuf> = Vec::new();
+        let mut same = false;
+        self.each_file(|bytes, _| {
+            if same {
+                return;
+            }
+            let path = Path::new(std::ffi::OsStr::from_bytes(bytes));
+            if path.starts_with(root) {
+                same = true;
+                return;
+            }
+            let Some(dir) = path.parent() else { return };
+            if spellings.iter().any(|s| dir.starts_with(s)) {
+                return;
+            }
+            let spelled = resolved
+                .entry(dir.to_path_buf())
+                .or_insert_with(|| {
+                    let real = dir.canonicalize().ok()?;
+                    let depth = real.strip_prefix(&canonical).ok()?.components().count();
+                    let mut spelled = dir.to_path_buf();
+                    for _ in 0..depth {
+                        spelled.pop();
+                    }
+                    (spelled.canonicalize().ok()? == canonical).then_some(spelled)
+                })
+                .clone();
+            if let Some(s) = spelled
+                && s.as_os_str() != root.as_os_str()
+            {
+                spellings.push(s);
+            }
+        })?;
+        if same || spellings.is_empty() {
+            return Ok(0);
+        }
+        let mut renames: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+        self.each_file(|bytes, _| {
+            let path = Path::new(std::ffi::OsStr::from_bytes(bytes));
+            if let Some(rest) = spellings.iter().find_map(|s| path.strip_prefix(s).ok()) {
+                renames.push((bytes.to_vec(), path_to_blob(&root.join(rest))));
+            }
+        })?;
+        let mut stmt = self
+            .tx
+            .prepare_cached("UPDATE documents SET path = ?2 WHERE path = ?1")
+            .map_err(|e| classify(self.path, e, self.options.busy_timeout))?;
+        for (from, to) in &renames {
+            stmt.execute(rusqlite::params![from, to])
+                .map_err(|e| classify(self.path, e, self.options.busy_timeout))?;
+        }
+        Ok(renames.len() as u64)
+    }
+
     /// Forgets an indexed path (its band keys go with it).
     pub fn remove(&mut self, path: &Path) -> Result<(), IndexError> {
         let deleted = self

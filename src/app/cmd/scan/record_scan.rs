@@ -141,7 +141,7 @@ pub(super) fn run(args: Args) -> Result<i32> {
         );
     }
     let mut report = Report::from_args(&args.report, &mut Vec::new())?;
-    report.set_records();
+    report.for_records();
     if let Some(k) = args.top {
         report.set_top(usize::try_from(k).unwrap_or(usize::MAX))?;
     }

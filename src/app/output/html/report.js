@@ -233,6 +233,40 @@
     return out;
   }
 
+  // The selection as a plan `simfind dedupe --apply` acts on: the scan's
+  // header with the number of actions chosen, then the line of each
+  // selected file, which carries its fingerprint and its kept copy's (a
+  // file changed since the scan is refused when the plan is applied). A
+  // selected file without a line (it changed before the report was
+  // written) is left out and counted.
+  function planText() {
+    const lines = [];
+    let missing = 0;
+    members.forEach((x) => {
+      if (!selected[x.n]) return;
+      if (typeof x.m.a === "string") lines.push(x.m.a + "\n");
+      else missing++;
+    });
+    return { text: data.plan_header + lines.length + "}\n" + lines.join(""), actions: lines.length, missing: missing };
+  }
+
+  function save(bytes, name) {
+    const blob = new Blob([bytes], { type: "application/octet-stream" });
+    const a = el("a", { href: URL.createObjectURL(blob), download: name });
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+  }
+
+  function downloadPlan() {
+    const plan = planText();
+    save(new TextEncoder().encode(plan.text), "simfind-plan.jsonl");
+    $("export-status").textContent = "Saved a plan of " + plan.actions + (plan.actions === 1 ? " file" : " files") +
+      " as simfind-plan.jsonl in your browser's downloads folder" +
+      (plan.missing ? "; " + plan.missing + " selected " + (plan.missing === 1 ? "file is" : "files are") +
+        " not in it (changed since the scan: see its warnings)" : "") + ".";
+  }
+
   const SHOWN_IN_LIST = 500;
   function drawRemoval() {
     let count = 0, bytes = 0;
@@ -250,11 +284,7 @@
   }
 
   function download() {
-    const blob = new Blob([exportBytes()], { type: "application/octet-stream" });
-    const a = el("a", { href: URL.createObjectURL(blob), download: "simfind-removal.nul" });
-    document.body.appendChild(a);
-    a.click();
-    a.remove();
+    save(exportBytes(), "simfind-removal.nul");
     const n = selected.reduce((s, b) => s + b, 0);
     $("export-status").textContent = "Saved " + n + (n === 1 ? " path" : " paths") +
       " as simfind-removal.nul in your browser's downloads folder.";
@@ -266,6 +296,13 @@
   $("prev").addEventListener("click", () => { state.page--; drawPage(); });
   $("next").addEventListener("click", () => { state.page++; drawPage(); });
   $("export-nul").addEventListener("click", download);
+  if (typeof data.plan_header === "string") {
+    $("export-plan").addEventListener("click", downloadPlan);
+  } else {
+    // Records, or groups whose roots are not known: no plan, the list only.
+    $("export-plan").hidden = true;
+    $("plan-hint").hidden = true;
+  }
   $("reset").addEventListener("click", () => { scanChoice(); drawPage(); drawRemoval(); });
   $("clear").addEventListener("click", () => { selected.fill(0); drawPage(); drawRemoval(); });
   $("dedupe-command").textContent = data.dedupe_command;
@@ -330,6 +367,7 @@
       scripts: document.getElementsByTagName("script").length,
       paths: pathText,
       export_hex: hex,
+      plan: typeof data.plan_header === "string" ? planText().text : null,
       explanations: opened,
       explanations_exact: sidesExact,
       marks: marks,
