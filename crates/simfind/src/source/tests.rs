@@ -125,6 +125,10 @@ fn a_file_replaced_between_sign_and_reopen_is_refused() {
     let read = ReadOptions::default();
     let source = FileSource::new(&files, false, &read);
     source.open(0).unwrap().verify_unchanged().unwrap();
+    // The walked file lives on under another name, so that its inode is not
+    // given to a file made below (a link to a file with the walked identity
+    // is followed on purpose, and a reused inode would look like one).
+    std::fs::hard_link(&a, dir.path().join("walked")).unwrap();
     // Replaced by another file at the same path (a new inode).
     let tmp = dir.path().join("new");
     std::fs::write(&tmp, b"other text").unwrap();
