@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use simfind::exchange::Exchange;
-use simfind::index::{Index, IndexError, OpenOptions, Params};
+use simfind::index::{Index, IndexError, ItemKind, OpenOptions, Params};
 use simfind::input::filter::Excludes;
 use simfind::input::kind::InputKind;
 use simfind::input::read::ReadOptions;
@@ -303,6 +303,12 @@ pub fn existing_recipe(db: &Path, wait: f64) -> Result<Option<Recipe>> {
 /// Opens (or creates) the index at `db` for signatures made with `config`,
 /// waiting up to `wait` seconds for another process's update.
 pub fn open_index(db: &Path, config: &ScanConfig, wait: f64) -> Result<Index> {
+    open_index_of(db, config, ItemKind::Files, wait)
+}
+
+/// [`open_index`] for items of `kind`: an index of another kind is
+/// refused, naming both, before any work.
+pub fn open_index_of(db: &Path, config: &ScanConfig, kind: ItemKind, wait: f64) -> Result<Index> {
     let options = OpenOptions {
         busy_timeout: args::wait_duration(wait)?,
     };
@@ -323,7 +329,56 @@ pub fn open_index(db: &Path, config: &ScanConfig, wait: f64) -> Result<Index> {
         );
     }
     let params = Params::of(&config.recipe).with_extraction(config.read.extract.recipe_name());
-    Ok(Index::open_or_create(db, &params, options)?)
+    Ok(Index::open_or_create_kind(db, &params, kind, options)?)
+}
+
+/// The default shingle size of records of a table (`--input csv|tsv`): the
+/// records scan's (char 2-shingles: a table's fields are short).
+pub const RECORD_CHAR_K: usize = 2;
+
+/// `index` and `query` with `--input jsonl|csv|tsv|sets`: the kind of item
+/// the inputs give and how they are read. An index holds each record whole
+/// (its fields joined, as `scan --input KIND` compares them) under its id.
+pub fn index_items(
+    input: &args::InputArgs,
+    shingles: Option<&ShingleArgs>,
+    files_from: bool,
+    inputs: &[PathBuf],
+) -> Result<(ItemKind, RecordOptions)> {
+    let kind = input.input;
+    let Some(item) = ItemKind::of_input(kind) else {
+        bail!(
+            "--input {kind}: an index holds files, records (jsonl, csv, tsv) or sets;              {kind} are not indexed yet (scan --input {kind} finds their pairs)"
+        );
+    };
+    if files_from {
+        bail!("--files-from does not apply to --input {kind}: give the files of records");
+    }
+    if kind == InputKind::Sets
+        && shingles.is_some_and(|s| s.shingle.is_some() || s.k.is_some())
+    {
+        bail!("--input sets compares whole tokens: --shingle and -k do not apply");
+    }
+    let (options, _) = records(input, inputs)?;
+    Ok((item, options))
+}
+
+/// The signing options of records of `kind` for a new index: a table's
+/// char shingles are [`RECORD_CHAR_K`] long unless -k is given, as in the
+/// records scan. An existing index (`adopted`) keeps its own.
+pub fn record_signing(kind: InputKind, signing: &SigningArgs, adopted: bool) -> SigningArgs {
+    let mut signing = signing.clone();
+    if !adopted
+        && matches!(kind, InputKind::Csv | InputKind::Tsv)
+        && signing.shingles.k.is_none()
+        && matches!(
+            signing.shingles.shingle,
+            None | Some(args::ShingleArg::Char)
+        )
+    {
+        signing.shingles.k = Some(RECORD_CHAR_K);
+    }
+    signing
 }
 
 /// Every root exists. A root that is a file is scanned as that one file (as

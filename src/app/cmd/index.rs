@@ -8,11 +8,15 @@ use anyhow::{Context, Result, bail};
 use simfind::index::IndexError;
 use simfind::index::add::{self, NewDoc};
 use simfind::index::incremental;
+use simfind::input::kind::InputKind;
+use simfind::input::records;
+use simfind::progress::Reporter;
 
 use crate::app::args::{self, FileArgs, SigningArgs};
 use crate::app::config;
 use crate::app::exit;
 use crate::app::flags::defs;
+use crate::app::speak;
 use crate::app::output::summary::{self, SummaryArgs, SummaryJson};
 use crate::app::ui::{Ui, Verbosity};
 
@@ -25,6 +29,8 @@ const EXAMPLES: &str = "EXAMPLES:
   fetch-page | simfind index --db web.simfind --add - --name pages/today.html
   simfind index --db share.simfind --remove ./share/old.txt
   simfind index ./share --db share.simfind --exact-prefix 0.5   for exact queries ≥ 0.5
+  simfind index --db people.simfind --input jsonl people.jsonl  records, each whole, by id
+  simfind index --db tags.simfind --input sets tags.tsv          sets of whole tokens
 
 An update that would forget more than --max-delete of the index's documents
 (half by default), or that finds a DIR empty while the index holds documents
@@ -43,6 +49,13 @@ defaults); an existing index keeps its own, so they need not be given again
 (`scan --db` and `query` use them too). An option given that differs from the
 index's is refused with a message naming both values. To change them, delete the
 index file and build it again. The schema is in docs/INDEX.md.
+
+With --input jsonl|csv|tsv|sets the inputs are files of records (or sets), not
+directories: each record is stored whole under its id (its fields joined by a
+space, as `scan --input KIND` compares them), with its text, so that `query
+--input KIND` verifies against it exactly. A record whose id is indexed
+replaces it; `--remove ID` forgets one. An index holds one kind of item:
+records given to an index of files (or the reverse) are refused, naming both.
 
 --exact-prefix T adds the prefix index of MMDS 3.9.4 (each document's first
 shingles in one global order), which `query --exact` probes at any -t ≥ T
@@ -65,7 +78,8 @@ instead of reading every document of a size that can reach -t.
     mut_args(defs::one("db", defs::db(defs::Db::Index))),
 )]
 pub struct Args {
-    /// Directories to index.
+    /// Directories to index; with --input jsonl|csv|tsv|sets, files of records
+    /// (`-` is standard input).
     #[arg(required_unless_present_any = ["add", "remove", "export"], value_name = "DIR")]
     pub roots: Vec<PathBuf>,
 
@@ -127,6 +141,9 @@ pub struct Args {
     pub files: FileArgs,
 
     #[command(flatten)]
+    pub input: args::IndexInputArgs,
+
+    #[command(flatten)]
     pub verbosity: Verbosity,
 
     #[command(flatten)]
@@ -137,6 +154,9 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<i32> {
+    if args.input.input != InputKind::Files {
+        return records(args);
+    }
     if let Some(out) = &args.export {
         return export(&args, out);
     }
@@ -269,6 +289,109 @@ fn add_and_remove(args: Args) -> Result<i32> {
     } else {
         exit::OK
     })
+}
+
+/// `--input jsonl|csv|tsv|sets`: every record of the inputs stored whole
+/// under its id, with its text (what exact verification reads), in one
+/// transaction; a record whose id is indexed is replaced, and `--remove ID`
+/// forgets records.
+fn records(args: Args) -> Result<i32> {
+    let kind = args.input.input;
+    for (given, flag) in [
+        (!args.add.is_empty(), "--add"),
+        (args.export.is_some(), "--export"),
+        (args.exact_prefix.is_some(), "--exact-prefix"),
+    ] {
+        if given {
+            bail!("{flag} does not apply to --input {kind}: give the files of records");
+        }
+    }
+    let files_from = args.files.files_from.is_some() || args.files.files0_from.is_some();
+    let summary_json = SummaryJson::open(&args.summary_json, false)?;
+    let (item, options) = config::index_items(
+        &args.input.as_scan(),
+        Some(&args.signing.shingles),
+        files_from,
+        &args.roots,
+    )?;
+    let adopted = config::existing_recipe(&args.db, args.wait)?;
+    let signing = config::record_signing(kind, &args.signing, adopted.is_some());
+    let mut config = config::index(&[], &signing, &args.files, adopted.as_ref())?;
+    // A record's text is decoded by the records reader: nothing to extract
+    // (the index stores `none`, and lookups read its texts as they are).
+    config.read.extract = simfind::input::extract::Extract::NONE;
+    // Refused here, before a record is read, when the index holds another kind.
+    let mut index = config::open_index_of(&args.db, &config, item, args.wait)?;
+    let started = Instant::now();
+    let ui = Ui::with(args.verbosity);
+    let read = records::read_inputs(&args.roots, &options, &mut |err| {
+        ui.warn(std::path::Path::new(&err.place()), &speak::row_reason(err))
+    })
+    .map_err(speak::row_failure)?;
+    let records_read = read.records.len();
+    let texts: Vec<(PathBuf, Vec<u8>)> = read
+        .records
+        .into_iter()
+        .map(|r| (PathBuf::from(r.id), item.text_of(&r.fields).into_bytes()))
+        .collect();
+    let docs = texts
+        .iter()
+        .map(|(id, bytes)| NewDoc::Text {
+            id,
+            bytes: bytes.clone(),
+        })
+        .collect();
+    let done = add::add_and_remove(
+        &mut index,
+        &config.recipe,
+        &config.read,
+        docs,
+        &args.remove,
+        &ui,
+    )
+    .with_context(|| format!("cannot update the index {}", args.db.display()))?;
+    let docs = index.len()?;
+    if !args.verbosity.quiet {
+        eprintln!(
+            "simfind: index {} ({item}): {} added, {} replaced, {} removed in {:.2} s; {docs} {item}",
+            args.db.display(),
+            done.update.added,
+            done.update.changed,
+            done.update.removed,
+            started.elapsed().as_secs_f64(),
+        );
+    }
+    let status = if done.errors + read.skipped > 0 {
+        exit::PARTIAL
+    } else {
+        exit::OK
+    };
+    if let Some(out) = summary_json {
+        // The files scan's fields, a record counted as a file read and
+        // signed (none is kept unread: records have no stored stat).
+        let stats = simfind::pipeline::ScanStats {
+            errors: read.skipped + done.errors,
+            ..Default::default()
+        };
+        let fields = serde_json::json!({
+            "files": records_read,
+            "unchanged": 0,
+            "signed": records_read,
+            "added": done.update.added,
+            "changed": done.update.changed,
+            "removed": done.update.removed,
+            "skipped": summary::skipped(&stats),
+            "errors": read.skipped + done.errors,
+            "documents": docs,
+            "index_bytes": std::fs::metadata(&args.db).map(|m| m.len()).unwrap_or(0),
+            "seconds": summary::seconds(started.elapsed().as_secs_f64(), &Vec::new()),
+        });
+        let serde_json::Value::Object(fields) = fields else {
+            unreachable!("json! of an object literal")
+        };
+        out.write(&summary::document("index", status, fields))?;
+    }
+    Ok(status)
 }
 
 /// `--export DIR`: the stored documents as one shard of exchange files, in
