@@ -102,7 +102,17 @@ fn record_queries_are_the_brute_forces() {
     let db = dir.path().join("records.simfind");
     let summary = dir.path().join("summary.json");
     ok(
-        args!["index", "--db", db, "--input", "jsonl", input, "-q", "--summary-json", summary],
+        args![
+            "index",
+            "--db",
+            db,
+            "--input",
+            "jsonl",
+            input,
+            "-q",
+            "--summary-json",
+            summary
+        ],
         0,
     );
     assert_eq!(ids(&db).len(), records.len());
@@ -122,7 +132,9 @@ fn record_queries_are_the_brute_forces() {
         // with itself.
         assert!(want.len() > records.len() + 20, "{t}: {}", want.len());
         let out = ok(
-            args!["query", "--db", db, "--input", "jsonl", input, "--exact", "-t", t, "-q"],
+            args![
+                "query", "--db", db, "--input", "jsonl", input, "--exact", "-t", t, "-q"
+            ],
             0,
         );
         assert_eq!(rows(&out.stdout), want, "-t {t}");
@@ -132,13 +144,17 @@ fn record_queries_are_the_brute_forces() {
     // 27-word copies at about 0.9, each missed by the index's 20 × 5 bands
     // with probability (1 − 0.9⁵)²⁰ ≈ 2e-8).
     let out = ok(
-        args!["query", "--db", db, "--input", "jsonl", input, "-t", "0.8", "-q"],
+        args![
+            "query", "--db", db, "--input", "jsonl", input, "-t", "0.8", "-q"
+        ],
         0,
     );
     assert_eq!(rows(&out.stdout), brute_force(&sets, 0.8, sim));
     // --top 2: each record's two most similar, ties by id.
     let out = ok(
-        args!["query", "--db", db, "--input", "jsonl", input, "--top", "2", "-t", "0.2", "-q"],
+        args![
+            "query", "--db", db, "--input", "jsonl", input, "--top", "2", "-t", "0.2", "-q"
+        ],
         0,
     );
     let mut want = Rows::new();
@@ -191,15 +207,20 @@ fn set_queries_are_the_brute_forces() {
         .collect();
     let input = write(dir.path(), "sets.tsv", text.as_bytes());
     let db = dir.path().join("sets.simfind");
-    ok(args!["index", "--db", db, "--input", "sets", input, "-q"], 0);
+    ok(
+        args!["index", "--db", db, "--input", "sets", input, "-q"],
+        0,
+    );
     let held: Vec<(String, BTreeSet<&str>)> = sets
         .iter()
         .map(|(id, tokens)| (id.clone(), tokens.iter().map(String::as_str).collect()))
         .collect();
-    let want = brute_force(&held, 0.4, |a, b| jaccard(a, b));
+    let want = brute_force(&held, 0.4, jaccard);
     assert!(want.len() > sets.len() + 20, "{}", want.len());
     let out = ok(
-        args!["query", "--db", db, "--input", "sets", input, "--exact", "-t", "0.4", "-q"],
+        args![
+            "query", "--db", db, "--input", "sets", input, "--exact", "-t", "0.4", "-q"
+        ],
         0,
     );
     assert_eq!(rows(&out.stdout), want);
@@ -211,14 +232,22 @@ fn a_record_added_again_under_its_id_replaces_it() {
     let records = record_texts();
     let input = write(dir.path(), "records.jsonl", &jsonl(&records));
     let db = dir.path().join("records.simfind");
-    ok(args!["index", "--db", db, "--input", "jsonl", input, "-q"], 0);
+    ok(
+        args!["index", "--db", db, "--input", "jsonl", input, "-q"],
+        0,
+    );
     let changed = vec![("r03".to_string(), letter_words(9999, 30).join(" "))];
     let again = write(dir.path(), "again.jsonl", &jsonl(&changed));
-    ok(args!["index", "--db", db, "--input", "jsonl", again, "-q"], 0);
+    ok(
+        args!["index", "--db", db, "--input", "jsonl", again, "-q"],
+        0,
+    );
     assert_eq!(ids(&db).len(), records.len());
     // The new text is r03's now; the old one is no longer anything's.
     let out = ok(
-        args!["query", "--db", db, "--input", "jsonl", again, "--exact", "-t", "0.5", "-q"],
+        args![
+            "query", "--db", db, "--input", "jsonl", again, "--exact", "-t", "0.5", "-q"
+        ],
         0,
     );
     assert_eq!(
@@ -228,12 +257,23 @@ fn a_record_added_again_under_its_id_replaces_it() {
     let at = records.iter().position(|(id, _)| id == "r03").unwrap();
     let old = write(dir.path(), "old.jsonl", &jsonl(&records[at..=at]));
     let out = ok(
-        args!["query", "--db", db, "--input", "jsonl", old, "--exact", "-t", "0.5", "-q"],
+        args![
+            "query", "--db", db, "--input", "jsonl", old, "--exact", "-t", "0.5", "-q"
+        ],
         0,
     );
-    assert!(rows(&out.stdout).is_empty(), "{}", crate::util::stdout(&out));
+    assert!(
+        rows(&out.stdout).is_empty(),
+        "{}",
+        crate::util::stdout(&out)
+    );
     // --remove forgets a record by its id.
-    ok(args!["index", "--db", db, "--input", "jsonl", "--remove", "r03", "-q"], 0);
+    ok(
+        args![
+            "index", "--db", db, "--input", "jsonl", "--remove", "r03", "-q"
+        ],
+        0,
+    );
     assert!(!ids(&db).contains(Path::new("r03")));
 }
 
@@ -247,14 +287,33 @@ fn an_item_of_another_kind_is_refused_naming_both() {
     let one = write(&files, "one.txt", letter_words(1, 40).join(" ").as_bytes());
     let records_db = dir.path().join("records.simfind");
     let files_db = dir.path().join("files.simfind");
-    ok(args!["index", "--db", records_db, "--input", "jsonl", input, "-q"], 0);
+    ok(
+        args!["index", "--db", records_db, "--input", "jsonl", input, "-q"],
+        0,
+    );
     ok(args!["index", files, "--db", files_db, "-q"], 0);
     let cases: [(&[&std::ffi::OsStr], &str, &str); 5] = [
         (args!["query", "--db", records_db, one], "records", "files"),
-        (args!["query", "--db", records_db, "--input", "sets", sets], "records", "sets"),
-        (args!["query", "--db", files_db, "--input", "jsonl", input], "files", "records"),
-        (args!["index", "--db", files_db, "--input", "jsonl", input], "files", "records"),
-        (args!["index", files, "--db", records_db], "records", "files"),
+        (
+            args!["query", "--db", records_db, "--input", "sets", sets],
+            "records",
+            "sets",
+        ),
+        (
+            args!["query", "--db", files_db, "--input", "jsonl", input],
+            "files",
+            "records",
+        ),
+        (
+            args!["index", "--db", files_db, "--input", "jsonl", input],
+            "files",
+            "records",
+        ),
+        (
+            args!["index", files, "--db", records_db],
+            "records",
+            "files",
+        ),
     ];
     for (args, held, given) in cases {
         let out = ok(args, 2);
@@ -273,7 +332,18 @@ fn an_item_of_another_kind_is_refused_naming_both() {
 
 fn spawn_stream(db: &Path) -> std::process::Child {
     simfind()
-        .args(args!["query", "--db", db, "--input", "jsonl", "--add-if-new", "-", "-t", "0.5", "--exact"])
+        .args(args![
+            "query",
+            "--db",
+            db,
+            "--input",
+            "jsonl",
+            "--add-if-new",
+            "-",
+            "-t",
+            "0.5",
+            "--exact"
+        ])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -287,7 +357,15 @@ fn a_stream_of_records_names_bad_lines_and_goes_on() {
     let db = dir.path().join("records.simfind");
     let records = record_texts();
     ok(
-        args!["index", "--db", db, "--input", "jsonl", write(dir.path(), "a.jsonl", &jsonl(&records[..1])), "-q"],
+        args![
+            "index",
+            "--db",
+            db,
+            "--input",
+            "jsonl",
+            write(dir.path(), "a.jsonl", &jsonl(&records[..1])),
+            "-q"
+        ],
         0,
     );
     let mut stream = jsonl(&records[1..3]);
@@ -295,7 +373,18 @@ fn a_stream_of_records_names_bad_lines_and_goes_on() {
     stream.extend_from_slice(&jsonl(&records[..1]));
     let out = crate::util::run_in(
         dir.path(),
-        &["query", "--db", "records.simfind", "--input", "jsonl", "--add-if-new", "-", "-t", "0.5", "--exact"],
+        &[
+            "query",
+            "--db",
+            "records.simfind",
+            "--input",
+            "jsonl",
+            "--add-if-new",
+            "-",
+            "-t",
+            "0.5",
+            "--exact",
+        ],
         &stream,
     );
     assert_eq!(code(&out), 1, "{}", stderr(&out));
@@ -333,7 +422,15 @@ fn a_killed_stream_of_records_keeps_every_record_it_answered_new() {
     let db = dir.path().join("records.simfind");
     let records = record_texts();
     ok(
-        args!["index", "--db", db, "--input", "jsonl", write(dir.path(), "a.jsonl", &jsonl(&records[..1])), "-q"],
+        args![
+            "index",
+            "--db",
+            db,
+            "--input",
+            "jsonl",
+            write(dir.path(), "a.jsonl", &jsonl(&records[..1])),
+            "-q"
+        ],
         0,
     );
     let mut child = spawn_stream(&db);
@@ -346,7 +443,9 @@ fn a_killed_stream_of_records_keeps_every_record_it_answered_new() {
     // One record at a time, each answer read before the next is sent;
     // then the rest at once, and the writer killed while it works on them.
     for record in &records[1..half] {
-        stdin.write_all(&jsonl(std::slice::from_ref(record))).unwrap();
+        stdin
+            .write_all(&jsonl(std::slice::from_ref(record)))
+            .unwrap();
         stdin.flush().unwrap();
         let mut line = String::new();
         stdout.read_line(&mut line).unwrap();
@@ -371,7 +470,15 @@ fn a_killed_stream_of_records_keeps_every_record_it_answered_new() {
     // Nothing half-written: a writer goes on from what it holds.
     let out = crate::util::run_in(
         dir.path(),
-        &["query", "--db", "records.simfind", "--input", "jsonl", "--add-if-new", "-"],
+        &[
+            "query",
+            "--db",
+            "records.simfind",
+            "--input",
+            "jsonl",
+            "--add-if-new",
+            "-",
+        ],
         b"",
     );
     assert_eq!(code(&out), 0, "{}", stderr(&out));
@@ -393,15 +500,21 @@ fn an_index_of_format_4_holds_files_and_is_upgraded() {
             .execute_batch(batch)
             .unwrap()
     };
-    sql("DELETE FROM params WHERE name = 'item_kind'; PRAGMA user_version = 4; \
-         UPDATE params SET value = '4' WHERE name = 'format_version';");
+    sql(
+        "DELETE FROM params WHERE name = 'item_kind'; PRAGMA user_version = 4; \
+         UPDATE params SET value = '4' WHERE name = 'format_version';",
+    );
     let state = || -> (i64, Option<String>) {
         let conn = rusqlite::Connection::open(&db).unwrap();
         let version = conn
             .pragma_query_value(None, "user_version", |r| r.get(0))
             .unwrap();
         let kind = conn
-            .query_row("SELECT value FROM params WHERE name = 'item_kind'", [], |r| r.get(0))
+            .query_row(
+                "SELECT value FROM params WHERE name = 'item_kind'",
+                [],
+                |r| r.get(0),
+            )
             .ok();
         (version, kind)
     };

@@ -16,8 +16,8 @@ use crate::app::args::{self, FileArgs, SigningArgs};
 use crate::app::config;
 use crate::app::exit;
 use crate::app::flags::defs;
-use crate::app::speak;
 use crate::app::output::summary::{self, SummaryArgs, SummaryJson};
+use crate::app::speak;
 use crate::app::ui::{Ui, Verbosity};
 
 const EXAMPLES: &str = "EXAMPLES:

@@ -9,23 +9,23 @@ use std::time::Instant;
 use anyhow::{Result, bail};
 use simfind::index::query::{Answer, ContainmentAnswer, Query, QueryOptions};
 use simfind::index::{Index, ItemKind, OpenOptions};
-use simfind::input::kind::InputKind;
-use simfind::input::records;
 use simfind::input::bounded;
+use simfind::input::kind::InputKind;
 use simfind::input::read::ReadOptions;
+use simfind::input::records;
 use simfind::lsh::tune::{self, DEFAULT_MIN_RECALL};
 use simfind::pipeline::Verification;
 use simfind::progress::Reporter;
 use simfind::source;
 
 use crate::app::args::{self, VerifyArg};
-use crate::app::{config, speak};
 use crate::app::exit;
 use crate::app::flags::defs;
 use crate::app::output::pairs::PAIRS_HEADER;
 use crate::app::output::summary::{self, SummaryArgs};
 use crate::app::output::{self, Sink};
 use crate::app::ui::{Ui, Verbosity, plural, warning_prefix};
+use crate::app::{config, speak};
 
 mod stream;
 
@@ -212,7 +212,12 @@ pub fn run(args: Args) -> Result<i32> {
                  not --input {kind}"
             );
         }
-        Some(config::index_items(&args.input.as_scan(), None, false, &args.files)?)
+        Some(config::index_items(
+            &args.input.as_scan(),
+            None,
+            false,
+            &args.files,
+        )?)
     };
     let given = records.as_ref().map_or(ItemKind::Files, |(item, _)| *item);
     let started = Instant::now();
@@ -306,7 +311,10 @@ pub fn run(args: Args) -> Result<i32> {
             let item = *item;
             Box::new(read.records.into_iter().map(move |r| {
                 let text = item.text_of(&r.fields).into_bytes();
-                (r.id.into_bytes(), Ok((source::Document::from_bytes(text), None)))
+                (
+                    r.id.into_bytes(),
+                    Ok((source::Document::from_bytes(text), None)),
+                )
             }))
         }
     };

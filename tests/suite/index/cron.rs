@@ -97,7 +97,12 @@ fn index_help_offers_only_options_index_takes() {
     let root = dir.path().join("r");
     put(&root, "x.txt", &prose(1, 50), past(0));
     let stop = put(dir.path(), "stop.txt", "the\nand\n", past(0));
-    let jsonl = put(dir.path(), "r.jsonl", "{\"id\": \"a\", \"text\": \"some words\"}\n", past(0));
+    let jsonl = put(
+        dir.path(),
+        "r.jsonl",
+        "{\"id\": \"a\", \"text\": \"some words\"}\n",
+        past(0),
+    );
     let table = put(dir.path(), "r.csv", "id,name\n1,Jane Doe\n", past(0));
     let pairs = put(dir.path(), "r.tsv", "a\tx\na\ty\n", past(0));
     // Every long option in the help, with a value where it takes one.
@@ -145,7 +150,10 @@ fn index_help_offers_only_options_index_takes() {
             _ => None,
         };
         if let Some((kind, input, extra)) = records {
-            cmd.args(["index", "--input", kind]).arg(input).arg("--db").arg(&db);
+            cmd.args(["index", "--input", kind])
+                .arg(input)
+                .arg("--db")
+                .arg(&db);
             let out = cmd.args(extra).arg("-q").output().unwrap();
             assert_eq!(out.status.code(), Some(0), "{flag}: {}", stderr(&out));
             seen += 1;

@@ -43,9 +43,7 @@ use std::collections::HashMap;
 use rayon::prelude::*;
 use rusqlite::{OptionalExtension, params};
 
-use super::schema::{
-    MIGRATE, PREFIX_TABLE, TEXTS_TABLE, UNTRUSTED_MTIME, sql_to_u64, u64_to_sql,
-};
+use super::schema::{MIGRATE, PREFIX_TABLE, TEXTS_TABLE, UNTRUSTED_MTIME, sql_to_u64, u64_to_sql};
 use super::{FORMAT_VERSION, Index, IndexError, IndexedDoc, RowId, Update, classify};
 use crate::input::read::ReadOptions;
 use crate::pipeline::{self, ReloadError};

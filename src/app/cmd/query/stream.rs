@@ -21,12 +21,12 @@ use std::sync::mpsc::{self, RecvTimeoutError, TryRecvError};
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
-use simfind::index::{Index, ItemKind};
-use simfind::input::records::{JsonlLines, Record, RecordOptions};
 use simfind::index::add::NewDoc;
 use simfind::index::query::{Query, QueryOptions};
 use simfind::index::stream::{Decision, Stream};
+use simfind::index::{Index, ItemKind};
 use simfind::input::bounded::{self, Bounded, LineReader};
+use simfind::input::records::{JsonlLines, Record, RecordOptions};
 use simfind::progress::Reporter;
 
 use super::{Args, QueryMetric};
