@@ -30,6 +30,9 @@ pub enum ItemKind {
     Records,
     /// Sets of whole tokens, one token a line in the stored text.
     Sets,
+    /// Vectors, compared by cosine (`index::points`): signed by random
+    /// hyperplanes, stored as little-endian `f32`s.
+    Vectors,
 }
 
 /// A stored `item_kind` this simfind does not know.
@@ -49,6 +52,7 @@ impl ItemKind {
             ItemKind::Files => "files",
             ItemKind::Records => "records",
             ItemKind::Sets => "sets",
+            ItemKind::Vectors => "vectors",
         }
     }
 
@@ -58,19 +62,28 @@ impl ItemKind {
             "files" => Ok(ItemKind::Files),
             "records" => Ok(ItemKind::Records),
             "sets" => Ok(ItemKind::Sets),
+            "vectors" => Ok(ItemKind::Vectors),
             other => Err(UnknownItemKind(other.to_owned())),
         }
     }
 
     /// The kind of item an input of `kind` gives, if an index can hold it
-    /// (not yet vectors or bit strings).
+    /// (not yet bit strings).
     pub fn of_input(kind: InputKind) -> Option<ItemKind> {
         match kind {
             InputKind::Files => Some(ItemKind::Files),
             InputKind::Jsonl | InputKind::Csv | InputKind::Tsv => Some(ItemKind::Records),
             InputKind::Sets => Some(ItemKind::Sets),
-            InputKind::Vectors | InputKind::Bits => None,
+            InputKind::Vectors => Some(ItemKind::Vectors),
+            InputKind::Bits => None,
         }
+    }
+
+    /// Whether items of this kind are sets signed by MinHash (files,
+    /// records, sets), looked up by [`super::query`]; vectors are looked
+    /// up by [`super::points`].
+    pub fn is_minhash(self) -> bool {
+        self != ItemKind::Vectors
     }
 
     /// Whether items of this kind are files, whose bytes may look binary
@@ -85,7 +98,7 @@ impl ItemKind {
     pub fn text_of(self, fields: &[String]) -> String {
         match self {
             ItemKind::Sets => fields.join("\n"),
-            ItemKind::Files | ItemKind::Records => fields.join(" "),
+            ItemKind::Files | ItemKind::Records | ItemKind::Vectors => fields.join(" "),
         }
     }
 
@@ -105,15 +118,24 @@ impl ItemKind {
                 set
             }
             ItemKind::Files | ItemKind::Records => recipe.set_of(text),
+            // A vector has no set (never asked: see `is_minhash`).
+            ItemKind::Vectors => Vec::new(),
         }
     }
 
     /// The kind and its recipe in words, for a message naming both sides
     /// of a clash: "records (MinHash, char 5-shingles, 16 bands × 8 rows)".
     pub fn describe(self, recipe: &crate::params::Params) -> String {
+        if self == ItemKind::Vectors {
+            return format!(
+                "vectors (cosine, {} random hyperplanes: {} bands × {} rows, seed {}, {} \
+                 dimensions)",
+                recipe.n, recipe.bands, recipe.rows, recipe.seed, recipe.k
+            );
+        }
         let shingles = match self {
             ItemKind::Sets => "whole tokens".to_owned(),
-            ItemKind::Files | ItemKind::Records => {
+            ItemKind::Files | ItemKind::Records | ItemKind::Vectors => {
                 format!("{} {}-shingles", recipe.shingle_kind, recipe.k)
             }
         };
@@ -139,10 +161,15 @@ mod tests {
 
     #[test]
     fn a_kind_reads_back_from_its_name() {
-        for kind in [ItemKind::Files, ItemKind::Records, ItemKind::Sets] {
+        for kind in [
+            ItemKind::Files,
+            ItemKind::Records,
+            ItemKind::Sets,
+            ItemKind::Vectors,
+        ] {
             assert_eq!(ItemKind::parse(kind.name()), Ok(kind));
         }
-        assert!(ItemKind::parse("vectors").is_err());
+        assert!(ItemKind::parse("bits").is_err());
     }
 
     #[test]

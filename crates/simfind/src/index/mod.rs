@@ -52,6 +52,7 @@ mod error;
 pub mod guard;
 pub mod incremental;
 pub mod kind;
+pub mod points;
 
 pub mod prefix;
 pub mod query;
