@@ -277,6 +277,12 @@ pub fn compare(
 /// wherever the command line gives no option of their own, as `query` always
 /// does, so that an index built once is used with plain `--db FILE`.
 pub fn existing_recipe(db: &Path, wait: f64) -> Result<Option<Recipe>> {
+    existing_recipe_of(db, ItemKind::Files, wait)
+}
+
+/// [`existing_recipe`] of an index that must hold `kind`: one of another
+/// kind is refused first, naming both (its recipe may be no MinHash one).
+pub fn existing_recipe_of(db: &Path, kind: ItemKind, wait: f64) -> Result<Option<Recipe>> {
     if !db.is_file() {
         // Missing (created later) or a directory (refused by `open_index`).
         return Ok(None);
@@ -289,6 +295,7 @@ pub fn existing_recipe(db: &Path, wait: f64) -> Result<Option<Recipe>> {
         Err(IndexError::Missing { .. }) => return Ok(None),
         Err(err) => return Err(err.into()),
     };
+    index.require_kind(kind)?;
     let recipe = index.params().recipe().map_err(|reason| {
         anyhow::anyhow!(
             "index {} has parameters this simfind cannot use ({reason}); delete it and rebuild \
@@ -346,9 +353,10 @@ pub fn index_items(
     inputs: &[PathBuf],
 ) -> Result<(ItemKind, RecordOptions)> {
     let kind = input.input;
-    let Some(item) = ItemKind::of_input(kind) else {
+    let Some(item) = ItemKind::of_input(kind).filter(|k| k.is_minhash()) else {
         bail!(
-            "--input {kind}: an index holds files, records (jsonl, csv, tsv) or sets;              {kind} are not indexed yet (scan --input {kind} finds their pairs)"
+            "--input {kind}: an index holds files, records (jsonl, csv, tsv), sets or \
+             vectors; {kind} are not indexed yet (scan --input {kind} finds their pairs)"
         );
     };
     if files_from {

@@ -38,6 +38,7 @@ const EXAMPLES: &str = "EXAMPLES:
   find in -type f | simfind query --db share.simfind --add-if-new -   add each file unless seen
   simfind query --db people.simfind --input jsonl new.jsonl --top 3   records, by id
   new-rows | simfind query --db people.simfind --input jsonl --add-if-new -   records as JSON Lines
+  simfind query --db emb.simfind --input vectors q.csv -t 0.95 --top 5   vectors by cosine
 
 OUTPUT (CSV with header, the same columns as `simfind scan`):
   a            the query document as given (`-` for standard input)
@@ -62,8 +63,10 @@ Streaming dedup.
 
 With --input jsonl|csv|tsv|sets the index must hold records (or sets), made by
 `index --input KIND`: each record of FILE is a query, `a` its id, `b` the ids
-of the indexed records. An item of another kind than the index's is refused
-before any work, naming both.
+of the indexed records. With --input vectors the index must hold vectors: the
+columns are a, b, metric (`cosine`), similarity; -t is the cosine (0.9 unless
+given), --exact or --top compare every stored vector. An item of another kind
+than the index's is refused before any work, naming both.
 
 The query is shingled and signed with the parameters stored in the index. By
 default its candidates are the indexed documents sharing an LSH bucket with it,
@@ -200,6 +203,9 @@ pub fn run(args: Args) -> Result<i32> {
         stream::refuse_unless_streaming(&args)?;
     }
     let kind = args.input.input;
+    if kind == InputKind::Vectors {
+        return vectors(&args, options, Instant::now());
+    }
     let records = if kind == InputKind::Files {
         None
     } else {
@@ -509,6 +515,114 @@ fn containment(
     }
     Ok(status)
 }
+
+/// `query --input vectors`: each vector of FILE looked up in an index of
+/// vectors by its cosine (`simfind::index::points`), written as `scan
+/// --input vectors` writes pairs (`a`, `b`, `metric`, `similarity`).
+fn vectors(args: &Args, options: OpenOptions, started: Instant) -> Result<i32> {
+    use simfind::index::points;
+    use simfind::input::vectors as read;
+
+    for (given, flag) in [
+        (args.add_if_new, "--add-if-new"),
+        (args.metric.is_some(), "--metric"),
+        (args.verify == VerifyArg::Signature, "--verify signature"),
+        (args.transform.transform.is_some(), "--transform"),
+    ] {
+        if given {
+            bail!(
+                "{flag} does not apply to --input vectors: each vector is verified by its cosine"
+            );
+        }
+    }
+    let index = Index::open_existing(&args.db, options)?;
+    index.require_kind(ItemKind::Vectors)?;
+    let t = args.threshold.unwrap_or(VECTOR_THRESHOLD);
+    let exact = args.exact || args.top.is_some();
+    let top = args.top.map(|k| usize::try_from(k).unwrap_or(usize::MAX));
+    let summary_json = summary::open(&args.summary_json, args.output.as_deref())?;
+    let mut errors = 0u64;
+    let mut queries = Vec::new();
+    for path in &args.files {
+        queries.push(crate::app::families::read_points(
+            path,
+            records::DEFAULT_MAX_LINE,
+            args.input.skip_bad_rows,
+            &mut errors,
+            read::read_vectors_capped,
+        )?);
+    }
+    let dim = points::dimension(&index);
+    for (points, path) in queries.iter().zip(&args.files) {
+        if points.dim != dim {
+            bail!(
+                "{}: vectors of {} dimensions, the index {} holds vectors of {dim}",
+                path.display(),
+                points.dim,
+                args.db.display()
+            );
+        }
+    }
+    let mut sink = Sink::create_whole(args.output.as_deref())?;
+    output::install_interrupt_handler();
+    let (mut asked, mut candidates, mut matches) = (0u64, 0u64, 0u64);
+    let mut csv = csv::WriterBuilder::new().from_writer(&mut sink);
+    csv.write_record(["a", "b", "metric", "similarity"])?;
+    for points in &queries {
+        for i in 0..points.len() {
+            let answer = points::ask_vector(&index, points.row(i), t, exact, top)?;
+            asked += 1;
+            candidates += answer.candidates as u64;
+            errors += answer.unverified;
+            matches += answer.matches.len() as u64;
+            for (doc, cosine) in answer.matches {
+                csv.write_record([
+                    points.ids[i].as_bytes(),
+                    doc.path.as_os_str().as_bytes(),
+                    b"cosine",
+                    format!("{cosine:.6}").as_bytes(),
+                ])?;
+            }
+        }
+    }
+    csv.flush()?;
+    drop(csv);
+    sink.commit()?;
+    let seconds = started.elapsed().as_secs_f64();
+    if !args.verbosity.quiet {
+        eprintln!(
+            "simfind: {} in {seconds:.3} s: {}, {} with cosine ≥ {t:.3} ({})",
+            plural(asked, "query", "queries"),
+            plural(candidates, "candidate", "candidates"),
+            plural(matches, "match", "matches"),
+            if exact {
+                "exact lookup: every stored vector"
+            } else {
+                "hyperplane bands, verified"
+            }
+        );
+    }
+    let status = if errors > 0 { exit::PARTIAL } else { exit::OK };
+    if let Some(out) = summary_json {
+        let fields = serde_json::json!({
+            "queries": asked,
+            "candidates": candidates,
+            "matches": matches,
+            "errors": errors,
+            "threshold": t,
+            "verification": "exact",
+            "seconds": summary::seconds(seconds, &Vec::new()),
+        });
+        let serde_json::Value::Object(fields) = fields else {
+            unreachable!("json! of an object literal")
+        };
+        out.write(&summary::document("query", status, fields))?;
+    }
+    Ok(status)
+}
+
+/// The cosine `query --input vectors` reports from unless -t is given.
+const VECTOR_THRESHOLD: f64 = 0.9;
 
 /// A query document's bytes and, for a file, its device and inode (so that
 /// the lookup need not read it again when it is indexed itself).

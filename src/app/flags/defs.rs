@@ -208,7 +208,9 @@ pub fn input(at: Input) -> impl FnOnce(Arg) -> Arg {
                 "What the items are: `files` (the default), or files of records ('-' is stdin), \
                  each record one item under its id, stored whole (its fields joined by a space, \
                  as scan compares them): `jsonl`, `csv`, `tsv`, or `sets` (`id<TAB>token token \
-                 …`: whole tokens). An index holds one kind: another is refused, naming both",
+                 …`: whole tokens); or `vectors` (CSV/TSV `id,x1,…,xd`: cosine, by random \
+                 hyperplanes; -t is the cosine). An index holds one kind: another is refused, \
+                 naming both",
             ),
         }
     }
