@@ -527,3 +527,160 @@ fn an_index_of_format_4_holds_files_and_is_upgraded() {
     ok(args!["index", files, "--db", db, "-q"], 0);
     assert_eq!(state(), (5, Some("files".into())));
 }
+
+/// 20 random directions in 8 dimensions and three noisy copies of each
+/// (noise 0.05, 0.3 and 1.0 per component): cosines near 1, in between,
+/// and low.
+fn vector_rows() -> Vec<(String, Vec<f32>)> {
+    let mut rng = crate::util::SplitMix64(91);
+    let mut out = Vec::new();
+    for i in 0..20 {
+        let centre: Vec<f64> = (0..8).map(|_| rng.gauss()).collect();
+        out.push((
+            format!("v{i:02}"),
+            centre.iter().map(|&x| x as f32).collect(),
+        ));
+        for (k, noise) in [0.05, 0.3, 1.0].into_iter().enumerate() {
+            let row = centre
+                .iter()
+                .map(|&x| (x + noise * rng.gauss()) as f32)
+                .collect();
+            out.push((format!("v{i:02}-{k}"), row));
+        }
+    }
+    out
+}
+
+fn cosine(a: &[f32], b: &[f32]) -> f64 {
+    let dot = |x: &[f32], y: &[f32]| -> f64 {
+        x.iter()
+            .zip(y)
+            .map(|(p, q)| f64::from(*p) * f64::from(*q))
+            .sum()
+    };
+    dot(a, b) / (dot(a, a).sqrt() * dot(b, b).sqrt())
+}
+
+/// The (a, b) pairs of an output and their cosines.
+fn cosine_rows(stdout: &[u8]) -> BTreeMap<(String, String), f64> {
+    let mut reader = csv::Reader::from_reader(stdout);
+    assert_eq!(
+        reader.headers().unwrap(),
+        vec!["a", "b", "metric", "similarity"]
+    );
+    reader
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            assert_eq!(&r[2], "cosine");
+            ((r[0].into(), r[1].into()), r[3].parse().unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn vector_queries_are_the_brute_forces() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = vector_rows();
+    let mut csv = String::from("id,x1,x2,x3,x4,x5,x6,x7,x8\n");
+    for (id, row) in &rows {
+        let values: Vec<String> = row.iter().map(|v| v.to_string()).collect();
+        csv.push_str(&format!("{id},{}\n", values.join(",")));
+    }
+    let input = write(dir.path(), "vectors.csv", csv.as_bytes());
+    let db = dir.path().join("vectors.simfind");
+    ok(
+        args!["index", "--db", db, "--input", "vectors", input, "-q"],
+        0,
+    );
+    assert_eq!(ids(&db).len(), rows.len());
+    let t = 0.8;
+    let mut want = BTreeMap::new();
+    for (a, x) in &rows {
+        for (b, y) in &rows {
+            let c = cosine(x, y);
+            // The data keep away from T, so that rounding decides alike.
+            assert!((c - t).abs() > 1e-6);
+            if c >= t {
+                want.insert((a.clone(), b.clone()), c);
+            }
+        }
+    }
+    assert!(want.len() > rows.len() + 20, "{}", want.len());
+    let same = |got: &BTreeMap<(String, String), f64>, want: &BTreeMap<(String, String), f64>| {
+        assert_eq!(
+            got.keys().collect::<Vec<_>>(),
+            want.keys().collect::<Vec<_>>()
+        );
+        for (pair, c) in got {
+            assert!(
+                (c - want[pair]).abs() < 1e-6,
+                "{pair:?}: {c} {}",
+                want[pair]
+            );
+        }
+    };
+    let out = ok(
+        args![
+            "query", "--db", db, "--input", "vectors", input, "--exact", "-t", "0.8", "-q"
+        ],
+        0,
+    );
+    same(&cosine_rows(&out.stdout), &want);
+    // Without --exact: the hyperplane bands' candidates, verified: never a
+    // pair the brute force does not have.
+    let out = ok(
+        args![
+            "query", "--db", db, "--input", "vectors", input, "-t", "0.8", "-q"
+        ],
+        0,
+    );
+    let banded = cosine_rows(&out.stdout);
+    assert!(banded.keys().all(|pair| want.contains_key(pair)));
+    // --top 1: each vector's nearest is itself.
+    let out = ok(
+        args![
+            "query", "--db", db, "--input", "vectors", input, "--top", "1", "-q"
+        ],
+        0,
+    );
+    let nearest = cosine_rows(&out.stdout);
+    assert_eq!(nearest.len(), rows.len());
+    assert!(nearest.keys().all(|(a, b)| a == b));
+    // Another kind, or another dimension, is refused before any work.
+    let records = write(dir.path(), "r.jsonl", &jsonl(&record_texts()[..2]));
+    let out = ok(args!["query", "--db", db, "--input", "jsonl", records], 2);
+    let err = stderr(&out);
+    assert!(
+        err.contains("holds vectors (cosine, 100 random hyperplanes")
+            && err.contains("these items are records"),
+        "{err}"
+    );
+    let narrow = write(dir.path(), "narrow.csv", b"id,x1,x2\nq,1,0\n");
+    let out = ok(args!["query", "--db", db, "--input", "vectors", narrow], 2);
+    assert!(
+        stderr(&out).contains("holds vectors of 8"),
+        "{}",
+        stderr(&out)
+    );
+    // A vector added again under its id replaces it.
+    let again = write(
+        dir.path(),
+        "again.csv",
+        b"id,x1,x2,x3,x4,x5,x6,x7,x8\nv00,1,0,0,0,0,0,0,0\n",
+    );
+    ok(
+        args!["index", "--db", db, "--input", "vectors", again, "-q"],
+        0,
+    );
+    assert_eq!(ids(&db).len(), rows.len());
+    let out = ok(
+        args![
+            "query", "--db", db, "--input", "vectors", again, "--top", "1", "-q"
+        ],
+        0,
+    );
+    let top = cosine_rows(&out.stdout);
+    assert_eq!(top.len(), 1);
+    assert_eq!(top[&("v00".to_string(), "v00".to_string())], 1.0);
+}
