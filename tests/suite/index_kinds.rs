@@ -292,7 +292,13 @@ fn an_item_of_another_kind_is_refused_naming_both() {
         0,
     );
     ok(args!["index", files, "--db", files_db, "-q"], 0);
-    let cases: [(&[&std::ffi::OsStr], &str, &str); 5] = [
+    let export = dir.path().join("export");
+    let cases: [(&[&std::ffi::OsStr], &str, &str); 6] = [
+        (
+            args!["index", "--db", records_db, "--export", export],
+            "records",
+            "files",
+        ),
         (args!["query", "--db", records_db, one], "records", "files"),
         (
             args!["query", "--db", records_db, "--input", "sets", sets],

@@ -565,6 +565,8 @@ fn export(args: &Args, out: &std::path::Path) -> Result<i32> {
         busy_timeout: args::wait_duration(args.wait)?,
     };
     let index = Index::open_existing(&args.db, options)?;
+    // Exported documents are files signed by MinHash, keyed by path.
+    index.require_kind(simfind::index::ItemKind::Files)?;
     let started = Instant::now();
     let docs = index.documents()?;
     let mut writer = ShardWriter::create(out, Shard::WHOLE, index.params(), KeyKind::Path)?;
