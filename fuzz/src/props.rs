@@ -392,8 +392,9 @@ pub fn index(data: &[u8]) {
     use simfind::index::{FileStat, Index, IndexedDoc, OpenOptions, Params};
     use simfind::pipeline::Verification;
 
-    const PARAMS: [&str; 11] = [
+    const PARAMS: [&str; 12] = [
         "format_version",
+        "item_kind",
         "shingle_kind",
         "k",
         "normalisation",

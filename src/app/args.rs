@@ -324,7 +324,8 @@ impl TransformArgs {
     mut_args(defs::one("text_field", defs::text_field(defs::Records::Scan))),
     mut_args(defs::one("id_column", defs::id_column(defs::IdColumn::Scan))),
     mut_args(defs::one("columns", defs::columns(defs::Records::Scan))),
-    mut_args(defs::one("pairs", defs::set_pairs(defs::SetPairs::Scan)))
+    mut_args(defs::one("pairs", defs::set_pairs(defs::SetPairs::Scan))),
+    mut_args(defs::one("skip_bad_rows", defs::skip_bad_rows()))
 )]
 pub struct InputArgs {
     // --input and the record fields: their functions in defs.
@@ -423,9 +424,7 @@ pub struct InputArgs {
     #[arg(long, help_heading = "Records")]
     pub pairs: bool,
 
-    /// A bad row (ragged, missing id or field, duplicate id, bad UTF-8, too long; for
-    /// vectors and bits also a bad number, NaN/inf or another length) is a warning naming
-    /// file and line and is skipped (exit 1); by default it is an error (exit 2).
+    // --skip-bad-rows: defs::skip_bad_rows.
     #[arg(long, help_heading = "Records")]
     pub skip_bad_rows: bool,
 
@@ -448,6 +447,65 @@ pub struct InputArgs {
     #[arg(long, value_name = "SIZE", default_value = "16M", value_parser = parse_size,
           help_heading = "Records")]
     pub max_line_length: u64,
+}
+
+/// What the inputs of `index` and `query` are: files, or files of records
+/// or sets, each record (or set) one item of the index under its id. The
+/// record options of [`InputArgs`] that apply to an index (it holds each
+/// record whole), the same flags with the same meaning.
+#[derive(clap::Args, Debug, Clone)]
+#[command(
+    mut_args(defs::one("input", defs::input(defs::Input::Index))),
+    mut_args(defs::one("id_field", defs::id_field(defs::Records::Scan))),
+    mut_args(defs::one("text_field", defs::text_field(defs::Records::Scan))),
+    mut_args(defs::one("id_column", defs::id_column(defs::IdColumn::Scan))),
+    mut_args(defs::one("columns", defs::columns(defs::Records::Scan))),
+    mut_args(defs::one("pairs", defs::set_pairs(defs::SetPairs::Index))),
+    mut_args(defs::one("skip_bad_rows", defs::skip_bad_rows()))
+)]
+pub struct IndexInputArgs {
+    #[arg(long, default_value = "files", help_heading = "Records")]
+    pub input: simfind::input::kind::InputKind,
+    #[arg(long, help_heading = "Records")]
+    pub id_field: Option<String>,
+    #[arg(long, help_heading = "Records")]
+    pub text_field: Vec<String>,
+    #[arg(long, help_heading = "Records")]
+    pub id_column: Option<String>,
+    #[arg(long, help_heading = "Records")]
+    pub columns: Vec<String>,
+    #[arg(long, help_heading = "Records")]
+    pub pairs: bool,
+    #[arg(long, help_heading = "Records")]
+    pub skip_bad_rows: bool,
+}
+
+impl IndexInputArgs {
+    /// The scan's record options these flags give (the others at their
+    /// defaults), for [`crate::app::config::records`].
+    pub fn as_scan(&self) -> InputArgs {
+        InputArgs {
+            input: self.input,
+            id_field: self.id_field.clone(),
+            text_field: self.text_field.clone(),
+            id_column: self.id_column.clone(),
+            columns: self.columns.clone(),
+            per_field: false,
+            weights: Vec::new(),
+            candidate_fields: Vec::new(),
+            block: Vec::new(),
+            block_cap: simfind::pipeline::DEFAULT_BLOCK_CAP,
+            model: ModelArg::Jaccard,
+            save_model: None,
+            link: false,
+            important_words: None,
+            pairs: self.pairs,
+            skip_bad_rows: self.skip_bad_rows,
+            delimiter: None,
+            encoding: None,
+            max_line_length: simfind::input::records::DEFAULT_MAX_LINE as u64,
+        }
+    }
 }
 
 /// Where `verify --pairs` and `group --pairs` read an engine's pairs and the

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use simfind::exchange::Exchange;
-use simfind::index::{Index, IndexError, OpenOptions, Params};
+use simfind::index::{Index, IndexError, ItemKind, OpenOptions, Params};
 use simfind::input::filter::Excludes;
 use simfind::input::kind::InputKind;
 use simfind::input::read::ReadOptions;
@@ -280,6 +280,12 @@ pub fn compare(
 /// wherever the command line gives no option of their own, as `query` always
 /// does, so that an index built once is used with plain `--db FILE`.
 pub fn existing_recipe(db: &Path, wait: f64) -> Result<Option<Recipe>> {
+    existing_recipe_of(db, ItemKind::Files, wait)
+}
+
+/// [`existing_recipe`] of an index that must hold `kind`: one of another
+/// kind is refused first, naming both (its recipe may be no MinHash one).
+pub fn existing_recipe_of(db: &Path, kind: ItemKind, wait: f64) -> Result<Option<Recipe>> {
     if !db.is_file() {
         // Missing (created later) or a directory (refused by `open_index`).
         return Ok(None);
@@ -292,6 +298,7 @@ pub fn existing_recipe(db: &Path, wait: f64) -> Result<Option<Recipe>> {
         Err(IndexError::Missing { .. }) => return Ok(None),
         Err(err) => return Err(err.into()),
     };
+    index.require_kind(kind)?;
     let recipe = index.params().recipe().map_err(|reason| {
         anyhow::anyhow!(
             "index {} has parameters this simfind cannot use ({reason}); delete it and rebuild \
@@ -306,6 +313,12 @@ pub fn existing_recipe(db: &Path, wait: f64) -> Result<Option<Recipe>> {
 /// Opens (or creates) the index at `db` for signatures made with `config`,
 /// waiting up to `wait` seconds for another process's update.
 pub fn open_index(db: &Path, config: &ScanConfig, wait: f64) -> Result<Index> {
+    open_index_of(db, config, ItemKind::Files, wait)
+}
+
+/// [`open_index`] for items of `kind`: an index of another kind is
+/// refused, naming both, before any work.
+pub fn open_index_of(db: &Path, config: &ScanConfig, kind: ItemKind, wait: f64) -> Result<Index> {
     let options = OpenOptions {
         busy_timeout: args::wait_duration(wait)?,
     };
@@ -326,7 +339,55 @@ pub fn open_index(db: &Path, config: &ScanConfig, wait: f64) -> Result<Index> {
         );
     }
     let params = Params::of(&config.recipe).with_extraction(config.read.extract.recipe_name());
-    Ok(Index::open_or_create(db, &params, options)?)
+    Ok(Index::open_or_create_kind(db, &params, kind, options)?)
+}
+
+/// The default shingle size of records of a table (`--input csv|tsv`): the
+/// records scan's (char 2-shingles: a table's fields are short).
+pub const RECORD_CHAR_K: usize = 2;
+
+/// `index` and `query` with `--input jsonl|csv|tsv|sets`: the kind of item
+/// the inputs give and how they are read. An index holds each record whole
+/// (its fields joined, as `scan --input KIND` compares them) under its id.
+pub fn index_items(
+    input: &args::InputArgs,
+    shingles: Option<&ShingleArgs>,
+    files_from: bool,
+    inputs: &[PathBuf],
+) -> Result<(ItemKind, RecordOptions)> {
+    let kind = input.input;
+    let Some(item) = ItemKind::of_input(kind).filter(|k| k.is_minhash()) else {
+        bail!(
+            "--input {kind}: an index holds files, records (jsonl, csv, tsv), sets or \
+             vectors; {kind} are not indexed yet (scan --input {kind} finds their pairs)"
+        );
+    };
+    if files_from {
+        bail!("--files-from does not apply to --input {kind}: give the files of records");
+    }
+    if kind == InputKind::Sets && shingles.is_some_and(|s| s.shingle.is_some() || s.k.is_some()) {
+        bail!("--input sets compares whole tokens: --shingle and -k do not apply");
+    }
+    let (options, _) = records(input, inputs)?;
+    Ok((item, options))
+}
+
+/// The signing options of records of `kind` for a new index: a table's
+/// char shingles are [`RECORD_CHAR_K`] long unless -k is given, as in the
+/// records scan. An existing index (`adopted`) keeps its own.
+pub fn record_signing(kind: InputKind, signing: &SigningArgs, adopted: bool) -> SigningArgs {
+    let mut signing = signing.clone();
+    if !adopted
+        && matches!(kind, InputKind::Csv | InputKind::Tsv)
+        && signing.shingles.k.is_none()
+        && matches!(
+            signing.shingles.shingle,
+            None | Some(args::ShingleArg::Char)
+        )
+    {
+        signing.shingles.k = Some(RECORD_CHAR_K);
+    }
+    signing
 }
 
 /// Every root exists. A root that is a file is scanned as that one file (as

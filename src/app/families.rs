@@ -741,11 +741,12 @@ fn shown_name(path: &Path) -> String {
 
 /// A reader of [`vectors`]: input, longest line, skip bad rows, the callback
 /// for those.
-type Parser<T> = fn(Box<dyn Read>, usize, bool, &mut dyn FnMut(RowError)) -> Result<T, ReadError>;
+pub(crate) type Parser<T> =
+    fn(Box<dyn Read>, usize, bool, &mut dyn FnMut(RowError)) -> Result<T, ReadError>;
 
 /// Reads FILE (or stdin for `-`) with `parse`; bad rows are errors naming the
 /// file and line, or with `skip` warnings counted in `problems`.
-fn read_points<T>(
+pub(crate) fn read_points<T>(
     path: &Path,
     cap: usize,
     skip: bool,

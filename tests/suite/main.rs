@@ -51,6 +51,7 @@ mod hostile_rows;
 mod identity;
 mod important_words;
 mod index;
+mod index_kinds;
 mod index_prefix;
 mod input;
 mod install;

@@ -8,12 +8,16 @@ use anyhow::{Context, Result, bail};
 use simfind::index::IndexError;
 use simfind::index::add::{self, NewDoc};
 use simfind::index::incremental;
+use simfind::input::kind::InputKind;
+use simfind::input::records;
+use simfind::progress::Reporter;
 
 use crate::app::args::{self, FileArgs, SigningArgs};
 use crate::app::config;
 use crate::app::exit;
 use crate::app::flags::defs;
 use crate::app::output::summary::{self, SummaryArgs, SummaryJson};
+use crate::app::speak;
 use crate::app::ui::{Ui, Verbosity};
 
 const EXAMPLES: &str = "EXAMPLES:
@@ -25,6 +29,9 @@ const EXAMPLES: &str = "EXAMPLES:
   fetch-page | simfind index --db web.simfind --add - --name pages/today.html
   simfind index --db share.simfind --remove ./share/old.txt
   simfind index ./share --db share.simfind --exact-prefix 0.5   for exact queries ≥ 0.5
+  simfind index --db people.simfind --input jsonl people.jsonl  records, each whole, by id
+  simfind index --db tags.simfind --input sets tags.tsv          sets of whole tokens
+  simfind index --db emb.simfind --input vectors emb.csv         vectors, by cosine
 
 An update that would forget more than --max-delete of the index's documents
 (half by default), or that finds a DIR empty while the index holds documents
@@ -45,6 +52,15 @@ defaults); an existing index keeps its own, so they need not be given again
 (`scan --db` and `query` use them too). An option given that differs from the
 index's is refused with a message naming both values. To change them, delete the
 index file and build it again. The schema is in docs/INDEX.md.
+
+With --input jsonl|csv|tsv|sets the inputs are files of records (or sets), not
+directories: each record is stored whole under its id (its fields joined by a
+space, as `scan --input KIND` compares them), with its text, so that `query
+--input KIND` verifies against it exactly. A record whose id is indexed
+replaces it; `--remove ID` forgets one. With --input vectors each vector is
+signed by random hyperplanes (--bands × --rows of them, 20 × 5 by default) and
+stored with its values. An index holds one kind of item:
+records given to an index of files (or the reverse) are refused, naming both.
 
 --exact-prefix T adds the prefix index of MMDS 3.9.4 (each document's first
 shingles in one global order), which `query --exact` probes at any -t ≥ T
@@ -67,7 +83,8 @@ instead of reading every document of a size that can reach -t.
     mut_args(defs::one("db", defs::db(defs::Db::Index))),
 )]
 pub struct Args {
-    /// Directories to index.
+    /// Directories to index; with --input jsonl|csv|tsv|sets, files of records
+    /// (`-` is standard input).
     #[arg(required_unless_present_any = ["add", "remove", "export"], value_name = "DIR")]
     pub roots: Vec<PathBuf>,
 
@@ -129,6 +146,9 @@ pub struct Args {
     pub files: FileArgs,
 
     #[command(flatten)]
+    pub input: args::IndexInputArgs,
+
+    #[command(flatten)]
     pub verbosity: Verbosity,
 
     #[command(flatten)]
@@ -139,6 +159,9 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<i32> {
+    if args.input.input != InputKind::Files {
+        return records(args);
+    }
     if let Some(out) = &args.export {
         return export(&args, out);
     }
@@ -273,6 +296,263 @@ fn add_and_remove(args: Args) -> Result<i32> {
     })
 }
 
+/// `--input jsonl|csv|tsv|sets`: every record of the inputs stored whole
+/// under its id, with its text (what exact verification reads), in one
+/// transaction; a record whose id is indexed is replaced, and `--remove ID`
+/// forgets records.
+fn records(args: Args) -> Result<i32> {
+    let kind = args.input.input;
+    for (given, flag) in [
+        (!args.add.is_empty(), "--add"),
+        (args.export.is_some(), "--export"),
+        (args.exact_prefix.is_some(), "--exact-prefix"),
+    ] {
+        if given {
+            bail!("{flag} does not apply to --input {kind}: give the files of records");
+        }
+    }
+    if kind == InputKind::Vectors {
+        return vectors(args);
+    }
+    let files_from = args.files.files_from.is_some() || args.files.files0_from.is_some();
+    let summary_json = SummaryJson::open(&args.summary_json, false)?;
+    let (item, options) = config::index_items(
+        &args.input.as_scan(),
+        Some(&args.signing.shingles),
+        files_from,
+        &args.roots,
+    )?;
+    let adopted = config::existing_recipe_of(&args.db, item, args.wait)?;
+    let signing = config::record_signing(kind, &args.signing, adopted.is_some());
+    let mut config = config::index(&[], &signing, &args.files, adopted.as_ref())?;
+    // A record's text is decoded by the records reader: nothing to extract
+    // (the index stores `none`, and lookups read its texts as they are).
+    config.read.extract = simfind::input::extract::Extract::NONE;
+    // Refused here, before a record is read, when the index holds another kind.
+    let mut index = config::open_index_of(&args.db, &config, item, args.wait)?;
+    let started = Instant::now();
+    let ui = Ui::with(args.verbosity);
+    let read = records::read_inputs(&args.roots, &options, &mut |err| {
+        ui.warn(std::path::Path::new(&err.place()), &speak::row_reason(err))
+    })
+    .map_err(speak::row_failure)?;
+    let records_read = read.records.len();
+    let texts: Vec<(PathBuf, Vec<u8>)> = read
+        .records
+        .into_iter()
+        .map(|r| (PathBuf::from(r.id), item.text_of(&r.fields).into_bytes()))
+        .collect();
+    let docs = texts
+        .iter()
+        .map(|(id, bytes)| NewDoc::Text {
+            id,
+            bytes: bytes.clone(),
+        })
+        .collect();
+    let done = add::add_and_remove(
+        &mut index,
+        &config.recipe,
+        &config.read,
+        docs,
+        &args.remove,
+        &ui,
+    )
+    .with_context(|| format!("cannot update the index {}", args.db.display()))?;
+    let docs = index.len()?;
+    if !args.verbosity.quiet {
+        eprintln!(
+            "simfind: index {} ({item}): {} added, {} replaced, {} removed in {:.2} s; {docs} {item}",
+            args.db.display(),
+            done.update.added,
+            done.update.changed,
+            done.update.removed,
+            started.elapsed().as_secs_f64(),
+        );
+    }
+    let status = if done.errors + read.skipped > 0 {
+        exit::PARTIAL
+    } else {
+        exit::OK
+    };
+    if let Some(out) = summary_json {
+        // The files scan's fields, a record counted as a file read and
+        // signed (none is kept unread: records have no stored stat).
+        let stats = simfind::pipeline::ScanStats {
+            errors: read.skipped + done.errors,
+            ..Default::default()
+        };
+        let fields = serde_json::json!({
+            "files": records_read,
+            "unchanged": 0,
+            "signed": records_read,
+            "added": done.update.added,
+            "changed": done.update.changed,
+            "removed": done.update.removed,
+            "skipped": summary::skipped(&stats),
+            "errors": read.skipped + done.errors,
+            "documents": docs,
+            "index_bytes": std::fs::metadata(&args.db).map(|m| m.len()).unwrap_or(0),
+            "seconds": summary::seconds(started.elapsed().as_secs_f64(), &Vec::new()),
+        });
+        let serde_json::Value::Object(fields) = fields else {
+            unreachable!("json! of an object literal")
+        };
+        out.write(&summary::document("index", status, fields))?;
+    }
+    Ok(status)
+}
+
+/// `--input vectors`: every vector of the inputs signed by random
+/// hyperplanes and stored with its values under its id (an id indexed is
+/// replaced), in one transaction; `--remove ID` forgets vectors. A new
+/// index takes the vectors' dimension, --bands and --rows (or 20 × 5) and
+/// --seed; an existing one keeps its own.
+fn vectors(args: Args) -> Result<i32> {
+    use simfind::index::points;
+    use simfind::index::{Index, ItemKind, OpenOptions};
+    use simfind::input::vectors::{self as read, Vectors};
+
+    let shingles = &args.signing.shingles;
+    if shingles.shingle.is_some() || shingles.k.is_some() || args.signing.sketch.minhash.is_some() {
+        bail!(
+            "--input vectors signs by random hyperplanes: --shingle, -k and --minhash do not apply"
+        );
+    }
+    let summary_json = SummaryJson::open(&args.summary_json, false)?;
+    let started = Instant::now();
+    let mut skipped = 0u64;
+    let mut all: Vec<Vectors> = Vec::new();
+    for path in &args.roots {
+        all.push(crate::app::families::read_points(
+            path,
+            records::DEFAULT_MAX_LINE,
+            args.input.skip_bad_rows,
+            &mut skipped,
+            read::read_vectors_capped,
+        )?);
+    }
+    if let Some(other) = all.iter().find(|v| v.dim != all[0].dim) {
+        bail!(
+            "the inputs' vectors have {} and {} dimensions: an index holds one dimension",
+            all[0].dim,
+            other.dim
+        );
+    }
+    let dim = all.first().map_or(0, |v| v.dim);
+    let options = OpenOptions {
+        busy_timeout: args::wait_duration(args.wait)?,
+    };
+    let params = match Index::open_existing(&args.db, options) {
+        Ok(index) => {
+            // Before anything else: an index of files has no banding of vectors.
+            index.require_kind(ItemKind::Vectors)?;
+            let stored = index.params().clone();
+            for (given, name, value) in [
+                (args.signing.bands, "--bands", stored.bands),
+                (args.signing.rows, "--rows", stored.rows),
+            ] {
+                if given.is_some_and(|g| g as u64 != u64::from(value)) {
+                    bail!(
+                        "index {} has {name} {value}; give that or nothing",
+                        args.db.display()
+                    );
+                }
+            }
+            if args.signing.seed.is_some_and(|s| s != stored.seed) {
+                bail!(
+                    "index {} has --seed {}; give that or nothing",
+                    args.db.display(),
+                    stored.seed
+                );
+            }
+            stored
+        }
+        Err(IndexError::Missing { .. }) => {
+            let banding = simfind::lsh::Banding {
+                bands: args.signing.bands.unwrap_or(20),
+                rows: args.signing.rows.unwrap_or(5),
+            };
+            if banding.bands == 0 || banding.rows == 0 || dim == 0 {
+                bail!("a new index of vectors needs vectors, and --bands and --rows of at least 1");
+            }
+            points::vector_params(
+                dim,
+                banding,
+                args.signing.seed.unwrap_or(args::DEFAULT_SEED),
+            )
+        }
+        Err(err) => return Err(err.into()),
+    };
+    let mut index = Index::open_or_create_kind(&args.db, &params, ItemKind::Vectors, options)?;
+    if !all.is_empty() && dim != points::dimension(&index) {
+        bail!(
+            "the vectors have {dim} dimensions, the index {} holds vectors of {}",
+            args.db.display(),
+            points::dimension(&index)
+        );
+    }
+    let items = all
+        .iter()
+        .flat_map(|v| (0..v.len()).map(move |i| (v.ids[i].as_str(), v.row(i))));
+    let mut done = points::add_vectors(&mut index, items)
+        .with_context(|| format!("cannot update the index {}", args.db.display()))?;
+    let mut errors = 0u64;
+    if !args.remove.is_empty() {
+        let ui = Ui::with(args.verbosity);
+        let mut update = index.begin_update()?;
+        for id in &args.remove {
+            if update.is_indexed(id)? {
+                update.remove(id)?;
+            } else {
+                ui.warn(id, &"not in the index");
+                errors += 1;
+            }
+        }
+        done.removed += update.commit()?.removed;
+    }
+    let docs = index.len()?;
+    if !args.verbosity.quiet {
+        eprintln!(
+            "simfind: index {} (vectors): {} added, {} replaced, {} removed in {:.2} s; {docs} vectors",
+            args.db.display(),
+            done.added,
+            done.changed,
+            done.removed,
+            started.elapsed().as_secs_f64(),
+        );
+    }
+    let status = if skipped + errors > 0 {
+        exit::PARTIAL
+    } else {
+        exit::OK
+    };
+    if let Some(out) = summary_json {
+        let read: u64 = all.iter().map(|v| v.len() as u64).sum();
+        let stats = simfind::pipeline::ScanStats {
+            errors: skipped + errors,
+            ..Default::default()
+        };
+        let fields = serde_json::json!({
+            "files": read,
+            "unchanged": 0,
+            "signed": read,
+            "added": done.added,
+            "changed": done.changed,
+            "removed": done.removed,
+            "skipped": summary::skipped(&stats),
+            "errors": skipped + errors,
+            "documents": docs,
+            "index_bytes": std::fs::metadata(&args.db).map(|m| m.len()).unwrap_or(0),
+            "seconds": summary::seconds(started.elapsed().as_secs_f64(), &Vec::new()),
+        });
+        let serde_json::Value::Object(fields) = fields else {
+            unreachable!("json! of an object literal")
+        };
+        out.write(&summary::document("index", status, fields))?;
+    }
+    Ok(status)
+}
+
 /// `--export DIR`: the stored documents as one shard of exchange files, in
 /// path byte order (the order `sign` numbers a walk in), binary files left
 /// out as `sign` leaves them out.
@@ -287,6 +567,8 @@ fn export(args: &Args, out: &std::path::Path) -> Result<i32> {
         busy_timeout: args::wait_duration(args.wait)?,
     };
     let index = Index::open_existing(&args.db, options)?;
+    // Exported documents are files signed by MinHash, keyed by path.
+    index.require_kind(simfind::index::ItemKind::Files)?;
     let started = Instant::now();
     let docs = index.documents()?;
     let mut writer = ShardWriter::create(out, Shard::WHOLE, index.params(), KeyKind::Path)?;

@@ -8,9 +8,11 @@ use std::time::Instant;
 
 use anyhow::{Result, bail};
 use simfind::index::query::{Answer, ContainmentAnswer, Query, QueryOptions};
-use simfind::index::{Index, OpenOptions};
+use simfind::index::{Index, ItemKind, OpenOptions};
 use simfind::input::bounded;
+use simfind::input::kind::InputKind;
 use simfind::input::read::ReadOptions;
+use simfind::input::records;
 use simfind::lsh::tune::{self, DEFAULT_MIN_RECALL};
 use simfind::pipeline::Verification;
 use simfind::progress::Reporter;
@@ -23,6 +25,7 @@ use crate::app::output::pairs::PAIRS_HEADER;
 use crate::app::output::summary::{self, SummaryArgs};
 use crate::app::output::{self, Sink};
 use crate::app::ui::{Ui, Verbosity, plural, warning_prefix};
+use crate::app::{config, speak};
 
 mod stream;
 
@@ -33,6 +36,9 @@ const EXAMPLES: &str = "EXAMPLES:
   simfind query part.txt --db share.simfind --metric containment   documents holding it, or held
   curl -s https://example.org/page | simfind query - --db web.simfind --threshold 0.8
   find in -type f | simfind query --db share.simfind --add-if-new -   add each file unless seen
+  simfind query --db people.simfind --input jsonl new.jsonl --top 3   records, by id
+  new-rows | simfind query --db people.simfind --input jsonl --add-if-new -   records as JSON Lines
+  simfind query --db emb.simfind --input vectors q.csv -t 0.95 --top 5   vectors by cosine
 
 OUTPUT (CSV with header, the same columns as `simfind scan`):
   a            the query document as given (`-` for standard input)
@@ -50,7 +56,17 @@ With --add-if-new, one row per item, written once it is decided (and, for
 `new`, committed): item (the path as read), status (`new`: added; `seen`:
 not added; `skipped`: not read, the reason on stderr), nearest (the most
 similar indexed document, for `seen`), similarity (its, 6 decimals), matches
-(how many indexed documents reach T). See docs/SEARCH.md, section Streaming dedup.
+(how many indexed documents reach T). With --input jsonl the items are records,
+one JSON object a line, `item` their id; a line that is no record is named on
+stderr with its line number and answered `skipped`. See docs/SEARCH.md, section
+Streaming dedup.
+
+With --input jsonl|csv|tsv|sets the index must hold records (or sets), made by
+`index --input KIND`: each record of FILE is a query, `a` its id, `b` the ids
+of the indexed records. With --input vectors the index must hold vectors: the
+columns are a, b, metric (`cosine`), similarity; -t is the cosine (0.9 unless
+given), --exact or --top compare every stored vector. An item of another kind
+than the index's is refused before any work, naming both.
 
 The query is shingled and signed with the parameters stored in the index. By
 default its candidates are the indexed documents sharing an LSH bucket with it,
@@ -76,7 +92,8 @@ candidate file and refuses one whose content no longer matches the index (run
     mut_args(defs::one("db", defs::db(defs::Db::Query)))
 )]
 pub struct Args {
-    /// Documents to look up; `-` reads one from standard input.
+    /// Documents to look up; `-` reads one from standard input. With --input
+    /// jsonl|csv|tsv|sets: files of records (`-`: standard input), each record a query.
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
 
@@ -140,6 +157,9 @@ pub struct Args {
 
     #[command(flatten)]
     pub transform: args::TransformArgs,
+
+    #[command(flatten)]
+    pub input: args::IndexInputArgs,
 }
 
 /// What `query` measures.
@@ -182,8 +202,34 @@ pub fn run(args: Args) -> Result<i32> {
     if args.add_if_new {
         stream::refuse_unless_streaming(&args)?;
     }
+    let kind = args.input.input;
+    if kind == InputKind::Vectors {
+        return vectors(&args, options, Instant::now());
+    }
+    let records = if kind == InputKind::Files {
+        None
+    } else {
+        if args.metric == Some(QueryMetric::Containment) {
+            bail!("--metric containment looks up files: it does not apply to --input {kind}");
+        }
+        if args.add_if_new && kind != InputKind::Jsonl {
+            bail!(
+                "--add-if-new reads records one a line: give them as JSON Lines (--input jsonl), \
+                 not --input {kind}"
+            );
+        }
+        Some(config::index_items(
+            &args.input.as_scan(),
+            None,
+            false,
+            &args.files,
+        )?)
+    };
+    let given = records.as_ref().map_or(ItemKind::Files, |(item, _)| *item);
     let started = Instant::now();
     let mut index = Index::open_existing(&args.db, options)?;
+    // Before any item is read: an index answers only items of its kind.
+    index.require_kind(given)?;
     if args.add_if_new {
         // A writer: an index of an older format gets its new tables now.
         index.upgrade()?;
@@ -217,7 +263,8 @@ pub fn run(args: Args) -> Result<i32> {
         exact,
     };
     if args.add_if_new {
-        return stream::run(&args, &index, lookup, &options, started);
+        let jsonl = records.as_ref().map(|(_, options)| options);
+        return stream::run(&args, &index, lookup, &options, jsonl, started);
     }
     if args.metric == Some(QueryMetric::Containment) {
         if args.verify == VerifyArg::Signature {
@@ -254,10 +301,37 @@ pub fn run(args: Args) -> Result<i32> {
     let mut errors = 0u64;
     let mut matches_total = 0u64;
     let mut candidates_total = 0u64;
+    let mut queries = 0u64;
+    let items: Box<dyn Iterator<Item = QueryItem> + '_> = match &records {
+        None => {
+            let read = lookup.read_options().clone();
+            Box::new(args.files.iter().map(move |query| {
+                let name = query.as_os_str().as_bytes().to_vec();
+                (name, read_query(query, &read))
+            }))
+        }
+        Some((item, options)) => {
+            let read = records::read_inputs(&args.files, options, &mut |err| {
+                ui.warn(Path::new(&err.place()), &speak::row_reason(err))
+            })
+            .map_err(speak::row_failure)?;
+            errors += read.skipped;
+            let item = *item;
+            Box::new(read.records.into_iter().map(move |r| {
+                let text = item.text_of(&r.fields).into_bytes();
+                (
+                    r.id.into_bytes(),
+                    Ok((source::Document::from_bytes(text), None)),
+                )
+            }))
+        }
+    };
     let mut csv = csv::WriterBuilder::new().from_writer(&mut sink);
     csv.write_record(PAIRS_HEADER)?;
-    for query in &args.files {
-        let (bytes, identity) = match read_query(query, lookup.read_options()) {
+    for (name, read) in items {
+        queries += 1;
+        let query = Path::new(std::ffi::OsStr::from_bytes(&name));
+        let (bytes, identity) = match read {
             Ok(read) => read,
             Err(reason) => {
                 ui.warn(query, &reason);
@@ -316,7 +390,7 @@ pub fn run(args: Args) -> Result<i32> {
         eprintln!(
             "simfind: {} in {:.3} s: {}, {} with similarity ≥ {:.3} \
              ({})",
-            plural(args.files.len() as u64, "query", "queries"),
+            plural(queries, "query", "queries"),
             seconds,
             plural(candidates_total, "candidate", "candidates"),
             plural(matches_total, "match", "matches"),
@@ -332,7 +406,7 @@ pub fn run(args: Args) -> Result<i32> {
     let status = if errors > 0 { exit::PARTIAL } else { exit::OK };
     if let Some(out) = summary_json {
         let fields = serde_json::json!({
-            "queries": args.files.len(),
+            "queries": queries,
             "candidates": candidates_total,
             "matches": matches_total,
             "errors": errors,
@@ -444,9 +518,121 @@ fn containment(
     Ok(status)
 }
 
+/// `query --input vectors`: each vector of FILE looked up in an index of
+/// vectors by its cosine (`simfind::index::points`), written as `scan
+/// --input vectors` writes pairs (`a`, `b`, `metric`, `similarity`).
+fn vectors(args: &Args, options: OpenOptions, started: Instant) -> Result<i32> {
+    use simfind::index::points;
+    use simfind::input::vectors as read;
+
+    for (given, flag) in [
+        (args.add_if_new, "--add-if-new"),
+        (args.metric.is_some(), "--metric"),
+        (args.verify == VerifyArg::Signature, "--verify signature"),
+        (args.transform.transform.is_some(), "--transform"),
+    ] {
+        if given {
+            bail!(
+                "{flag} does not apply to --input vectors: each vector is verified by its cosine"
+            );
+        }
+    }
+    let index = Index::open_existing(&args.db, options)?;
+    index.require_kind(ItemKind::Vectors)?;
+    let t = args.threshold.unwrap_or(VECTOR_THRESHOLD);
+    let exact = args.exact || args.top.is_some();
+    let top = args.top.map(|k| usize::try_from(k).unwrap_or(usize::MAX));
+    let summary_json = summary::open(&args.summary_json, args.output.as_deref())?;
+    let mut errors = 0u64;
+    let mut queries = Vec::new();
+    for path in &args.files {
+        queries.push(crate::app::families::read_points(
+            path,
+            records::DEFAULT_MAX_LINE,
+            args.input.skip_bad_rows,
+            &mut errors,
+            read::read_vectors_capped,
+        )?);
+    }
+    let dim = points::dimension(&index);
+    for (points, path) in queries.iter().zip(&args.files) {
+        if points.dim != dim {
+            bail!(
+                "{}: vectors of {} dimensions, the index {} holds vectors of {dim}",
+                path.display(),
+                points.dim,
+                args.db.display()
+            );
+        }
+    }
+    let mut sink = Sink::create_whole(args.output.as_deref())?;
+    output::install_interrupt_handler();
+    let (mut asked, mut candidates, mut matches) = (0u64, 0u64, 0u64);
+    let mut csv = csv::WriterBuilder::new().from_writer(&mut sink);
+    csv.write_record(["a", "b", "metric", "similarity"])?;
+    for points in &queries {
+        for i in 0..points.len() {
+            let answer = points::ask_vector(&index, points.row(i), t, exact, top)?;
+            asked += 1;
+            candidates += answer.candidates as u64;
+            errors += answer.unverified;
+            matches += answer.matches.len() as u64;
+            for (doc, cosine) in answer.matches {
+                csv.write_record([
+                    points.ids[i].as_bytes(),
+                    doc.path.as_os_str().as_bytes(),
+                    b"cosine",
+                    format!("{cosine:.6}").as_bytes(),
+                ])?;
+            }
+        }
+    }
+    csv.flush()?;
+    drop(csv);
+    sink.commit()?;
+    let seconds = started.elapsed().as_secs_f64();
+    if !args.verbosity.quiet {
+        eprintln!(
+            "simfind: {} in {seconds:.3} s: {}, {} with cosine ≥ {t:.3} ({})",
+            plural(asked, "query", "queries"),
+            plural(candidates, "candidate", "candidates"),
+            plural(matches, "match", "matches"),
+            if exact {
+                "exact lookup: every stored vector"
+            } else {
+                "hyperplane bands, verified"
+            }
+        );
+    }
+    let status = if errors > 0 { exit::PARTIAL } else { exit::OK };
+    if let Some(out) = summary_json {
+        let fields = serde_json::json!({
+            "queries": asked,
+            "candidates": candidates,
+            "matches": matches,
+            "errors": errors,
+            "threshold": t,
+            "verification": "exact",
+            "seconds": summary::seconds(seconds, &Vec::new()),
+        });
+        let serde_json::Value::Object(fields) = fields else {
+            unreachable!("json! of an object literal")
+        };
+        out.write(&summary::document("query", status, fields))?;
+    }
+    Ok(status)
+}
+
+/// The cosine `query --input vectors` reports from unless -t is given.
+const VECTOR_THRESHOLD: f64 = 0.9;
+
 /// A query document's bytes and, for a file, its device and inode (so that
 /// the lookup need not read it again when it is indexed itself).
 type QueryDocument = (source::Document, Option<(u64, u64)>);
+
+/// One query: its name in the output (a path, or a record's id) and its
+/// document, or why it could not be read.
+type QueryItem = (Vec<u8>, Result<QueryDocument, String>);
 
 fn read_query(path: &Path, read: &ReadOptions) -> Result<QueryDocument, String> {
     if path.as_os_str() == "-" {

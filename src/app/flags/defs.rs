@@ -175,6 +175,8 @@ pub enum Input {
     Compare,
     /// `score`: two csv or tsv files.
     Score,
+    /// `index` and `query`: files, records or sets, the kinds an index holds.
+    Index,
 }
 
 /// `--input KIND`: what the positional inputs are.
@@ -203,6 +205,14 @@ pub fn input(at: Input) -> impl FnOnce(Arg) -> Arg {
                      --input vectors FILE ID_A ID_B`",
             ),
             Input::Score => arg.value_parser(["csv", "tsv"]).help("The files' format"),
+            Input::Index => arg.value_parser(input_kind).help(
+                "What the items are: `files` (the default), or files of records ('-' is stdin), \
+                 each record one item under its id, stored whole (its fields joined by a space, \
+                 as scan compares them): `jsonl`, `csv`, `tsv`, or `sets` (`id<TAB>token token \
+                 …`: whole tokens); or `vectors` (CSV/TSV `id,x1,…,xd`: cosine, by random \
+                 hyperplanes; -t is the cosine). An index holds one kind: another is refused, \
+                 naming both",
+            ),
         }
     }
 }
@@ -601,6 +611,19 @@ pub enum SetPairs {
     /// `scan` and `sign` (`InputArgs`).
     Scan,
     Compare,
+    /// `index` and `query` (`IndexInputArgs`): no weights.
+    Index,
+}
+
+/// `--skip-bad-rows`: what a bad row of records or points does.
+pub fn skip_bad_rows() -> impl FnOnce(Arg) -> Arg {
+    |arg| {
+        arg.help(
+            "A bad row (ragged, missing id or field, duplicate id, bad UTF-8, too long; for \
+             vectors and bits also a bad number, NaN/inf or another length) is a warning naming \
+             file and line and is skipped (exit 1); by default it is an error (exit 2)",
+        )
+    }
 }
 
 /// `--pairs`: a file of sets holds one `id<TAB>token` pair per line.
@@ -610,6 +633,9 @@ pub fn set_pairs(at: SetPairs) -> impl FnOnce(Arg) -> Arg {
         SetPairs::Scan => arg.help(
             "sets: each line is one `id<TAB>token` pair; the tokens of an id make its set \
              (with --sketch icws `id<TAB>token<TAB>weight`)",
+        ),
+        SetPairs::Index => arg.help(
+            "sets: each line is one `id<TAB>token` pair; the tokens of an id make its set",
         ),
         SetPairs::Compare => arg
             .requires("input")

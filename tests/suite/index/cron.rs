@@ -97,6 +97,14 @@ fn index_help_offers_only_options_index_takes() {
     let root = dir.path().join("r");
     put(&root, "x.txt", &prose(1, 50), past(0));
     let stop = put(dir.path(), "stop.txt", "the\nand\n", past(0));
+    let jsonl = put(
+        dir.path(),
+        "r.jsonl",
+        "{\"id\": \"a\", \"text\": \"some words\"}\n",
+        past(0),
+    );
+    let table = put(dir.path(), "r.csv", "id,name\n1,Jane Doe\n", past(0));
+    let pairs = put(dir.path(), "r.tsv", "a\tx\na\ty\n", past(0));
     // Every long option in the help, with a value where it takes one.
     let mut seen = 0;
     for line in help.lines() {
@@ -130,6 +138,27 @@ fn index_help_offers_only_options_index_takes() {
         }
         let db = dir.path().join(format!("{seen}.simfind"));
         let mut cmd = simfind();
+        // The record options, with files of records of their kind.
+        let records: Option<(&str, &Path, &[&str])> = match flag.as_str() {
+            "--input" => Some(("jsonl", &jsonl, &[])),
+            "--id-field" => Some(("jsonl", &jsonl, &["--id-field", "id"])),
+            "--text-field" => Some(("jsonl", &jsonl, &["--text-field", "text"])),
+            "--skip-bad-rows" => Some(("jsonl", &jsonl, &["--skip-bad-rows"])),
+            "--id-column" => Some(("csv", &table, &["--id-column", "id"])),
+            "--columns" => Some(("csv", &table, &["--columns", "name"])),
+            "--pairs" => Some(("sets", &pairs, &["--pairs"])),
+            _ => None,
+        };
+        if let Some((kind, input, extra)) = records {
+            cmd.args(["index", "--input", kind])
+                .arg(input)
+                .arg("--db")
+                .arg(&db);
+            let out = cmd.args(extra).arg("-q").output().unwrap();
+            assert_eq!(out.status.code(), Some(0), "{flag}: {}", stderr(&out));
+            seen += 1;
+            continue;
+        }
         cmd.arg("index").arg(&root).arg("--db").arg(&db).arg("-q");
         match (flag.as_str(), value) {
             ("--shingle", _) => cmd.args(["--shingle", "stopword"]),

@@ -78,8 +78,9 @@ pub fn add_and_remove(
     let mut docs = Vec::with_capacity(add.len());
     // Read and signed before the lock is taken: other readers and writers
     // wait only for the write itself.
+    let kind = index.kind();
     for doc in add {
-        match prepare(doc, recipe, read) {
+        match prepare(doc, kind, recipe, read) {
             Ok(doc) => docs.push(doc),
             Err((path, err)) => {
                 reporter.warn(&path, &err);
@@ -141,9 +142,12 @@ pub(super) fn store(
 }
 
 /// The stored form of one document, as `refresh` would store it, with its
-/// shingle set (for the prefix index) and, for a text, its bytes.
+/// shingle set (for the prefix index) and, for a text, its bytes. In an
+/// index of records or sets (`kind`), a text is the item's stored text:
+/// never skipped as binary, its set made as the kind makes it.
 pub(super) fn prepare(
     doc: NewDoc<'_>,
+    kind: super::ItemKind,
     recipe: &Recipe,
     read: &ReadOptions,
 ) -> Result<Prepared, (PathBuf, read::ReadError)> {
@@ -196,7 +200,7 @@ pub(super) fn prepare(
         }
     };
     let bytes = document;
-    if !matches!(bytes.admit(recipe.include_binary), source::Admit::Text) {
+    if kind.is_files() && !matches!(bytes.admit(recipe.include_binary), source::Admit::Text) {
         return Ok(Prepared {
             doc: IndexedDoc {
                 path,
@@ -215,7 +219,7 @@ pub(super) fn prepare(
     }
     // The bytes' hash, not the extracted text's: identity is the file's.
     let content_hash = xxh3_128(bytes.raw());
-    let set = recipe.set_of(&bytes);
+    let set = kind.set_of(recipe, &bytes);
     drop(bytes);
     let (signature, band_keys) = if set.is_empty() {
         (Vec::new(), Vec::new())

@@ -27,6 +27,13 @@ pub enum IndexError {
         stored: Box<Params>,
         requested: Box<Params>,
     },
+    /// The index holds items of another kind than those given
+    /// ([`super::ItemKind`]): `stored` its kind and recipe in words.
+    KindMismatch {
+        path: PathBuf,
+        stored: String,
+        given: super::ItemKind,
+    },
     /// Another process holds the write lock and did not release it in time.
     Busy { path: PathBuf, waited: Duration },
     /// A caller-side inconsistency: wrong signature length, adding a path that is
@@ -138,6 +145,16 @@ impl IndexError {
                  try again when it has finished",
                 path.display(),
                 waited.as_secs_f64()
+            ),
+            IndexError::KindMismatch {
+                path,
+                stored,
+                given,
+            } => write!(
+                f,
+                "the index {} holds {stored}; these items are {given}: an index holds one \
+                 kind of item, so give {given} an index of their own",
+                path.display()
             ),
             IndexError::Invalid { path, reason } => {
                 write!(f, "invalid update to index {}: {reason}", path.display())

@@ -51,6 +51,8 @@ pub mod add;
 mod error;
 pub mod guard;
 pub mod incremental;
+pub mod kind;
+pub mod points;
 
 pub mod prefix;
 pub mod query;
@@ -61,6 +63,7 @@ mod update;
 pub use crate::params::{Params, ParamsError};
 use error::classify;
 pub use error::{IndexError, Remedy};
+pub use kind::ItemKind;
 pub use schema::{
     APPLICATION_ID, FORMAT_VERSION, OLDEST_READABLE, PREFIX_TABLE, SCHEMA, TEXTS_TABLE,
 };
@@ -199,6 +202,8 @@ pub struct Index {
     /// The file's format version: [`FORMAT_VERSION`], or an older one still
     /// read ([`OLDEST_READABLE`]) by a lookup that did not upgrade it.
     format: u32,
+    /// What every document is ([`ItemKind`]; files before format 5).
+    kind: ItemKind,
 }
 
 impl fmt::Debug for Index {
@@ -219,14 +224,27 @@ impl Index {
         params: &Params,
         options: OpenOptions,
     ) -> Result<Index, IndexError> {
+        Self::open_or_create_kind(path, params, ItemKind::Files, options)
+    }
+
+    /// [`Index::open_or_create`] for items of `kind`: a new index holds
+    /// that kind; an existing one of another kind is
+    /// [`IndexError::KindMismatch`], checked before its parameters.
+    pub fn open_or_create_kind(
+        path: &Path,
+        params: &Params,
+        kind: ItemKind,
+        options: OpenOptions,
+    ) -> Result<Index, IndexError> {
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
             | OpenFlags::SQLITE_OPEN_CREATE
             | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Self::connect(path, flags, options)?;
         let index = match Self::load(conn, path, options)? {
             Loaded::Existing(index) => index,
-            Loaded::Empty(conn) => Self::create(conn, path, params, options)?,
+            Loaded::Empty(conn) => Self::create(conn, path, params, kind, options)?,
         };
+        index.require_kind(kind)?;
         if index.params != *params {
             return Err(IndexError::ParamsMismatch {
                 path: path.to_owned(),
@@ -342,13 +360,14 @@ impl Index {
             )));
         }
 
-        let params = Self::read_params(&conn, path, options, version)?;
+        let (params, kind) = Self::read_params(&conn, path, options, version)?;
         Ok(Loaded::Existing(Index {
             conn,
             path: path.to_owned(),
             params,
             options,
             format: version as u32,
+            kind,
         }))
     }
 
@@ -357,7 +376,7 @@ impl Index {
         path: &Path,
         options: OpenOptions,
         version: i64,
-    ) -> Result<Params, IndexError> {
+    ) -> Result<(Params, ItemKind), IndexError> {
         let not_index = |reason: String| IndexError::NotAnIndex {
             path: path.to_owned(),
             reason,
@@ -390,7 +409,10 @@ impl Index {
                 found: i64::from(format),
             });
         }
-        Ok(Params {
+        // Versions before 5 hold files only.
+        let kind = ItemKind::parse(get("item_kind").unwrap_or("files"))
+            .map_err(|e| not_index(format!("parameter `item_kind`: {e}")))?;
+        let params = Params {
             shingle_kind: get("shingle_kind")?.to_owned(),
             k: num(path, "k", get("k")?)?,
             normalisation: get("normalisation")?.to_owned(),
@@ -411,7 +433,8 @@ impl Index {
             },
             // Indexes made before extraction existed compared bytes.
             extraction: get("extraction").unwrap_or("none").to_owned(),
-        })
+        };
+        Ok((params, kind))
     }
 
     /// Creates the schema, parameters and header marks in one transaction, so that a
@@ -421,6 +444,7 @@ impl Index {
         mut conn: Connection,
         path: &Path,
         params: &Params,
+        kind: ItemKind,
         options: OpenOptions,
     ) -> Result<Index, IndexError> {
         let err = |e| classify(path, e, options.busy_timeout);
@@ -439,6 +463,7 @@ impl Index {
             tx.execute_batch(TEXTS_TABLE).map_err(err)?;
             let mut rows = params.to_rows();
             rows.push(("format_version", FORMAT_VERSION.to_string()));
+            rows.push(("item_kind", kind.name().to_owned()));
             for (name, value) in rows {
                 tx.execute(
                     "INSERT INTO params (name, value) VALUES (?1, ?2)",
@@ -464,6 +489,24 @@ impl Index {
     /// The parameters every signature in this index was made with.
     pub fn params(&self) -> &Params {
         &self.params
+    }
+
+    /// What every document of this index is.
+    pub fn kind(&self) -> ItemKind {
+        self.kind
+    }
+
+    /// Refuses items of `given` kind unless they are the index's, naming
+    /// both (with the index's recipe): called before any work.
+    pub fn require_kind(&self, given: ItemKind) -> Result<(), IndexError> {
+        if given == self.kind {
+            return Ok(());
+        }
+        Err(IndexError::KindMismatch {
+            path: self.path.clone(),
+            stored: self.kind.describe(&self.params),
+            given,
+        })
     }
 
     /// The database file.

@@ -43,9 +43,7 @@ use std::collections::HashMap;
 use rayon::prelude::*;
 use rusqlite::{OptionalExtension, params};
 
-use super::schema::{
-    MIGRATE_TO_4, PREFIX_TABLE, TEXTS_TABLE, UNTRUSTED_MTIME, sql_to_u64, u64_to_sql,
-};
+use super::schema::{MIGRATE, PREFIX_TABLE, TEXTS_TABLE, UNTRUSTED_MTIME, sql_to_u64, u64_to_sql};
 use super::{FORMAT_VERSION, Index, IndexError, IndexedDoc, RowId, Update, classify};
 use crate::input::read::ReadOptions;
 use crate::pipeline::{self, ReloadError};
@@ -142,7 +140,7 @@ impl Index {
         if version < i64::from(FORMAT_VERSION) {
             tx.execute_batch(PREFIX_TABLE).map_err(err)?;
             tx.execute_batch(TEXTS_TABLE).map_err(err)?;
-            tx.execute_batch(MIGRATE_TO_4).map_err(err)?;
+            tx.execute_batch(MIGRATE).map_err(err)?;
         }
         tx.commit().map_err(err)?;
         self.format = FORMAT_VERSION;

@@ -22,7 +22,7 @@ use std::os::unix::ffi::OsStrExt;
 use rayon::prelude::*;
 use xxhash_rust::xxh3::{Xxh3, xxh3_128};
 
-use super::{Index, IndexError, ParamsError, StoredDoc};
+use super::{Index, IndexError, ItemKind, ParamsError, StoredDoc};
 use crate::input::read::ReadOptions;
 use crate::lsh::{scurve, tune};
 use crate::pipeline::{self, ReloadError, Verification};
@@ -152,6 +152,8 @@ fn warn_not_verified(reporter: &dyn Reporter, path: &std::path::Path, err: Reloa
 /// Queries against one index, signed with its recipe.
 pub struct Query<'a> {
     index: &'a Index,
+    /// The index's kind of item: how a text becomes a set.
+    kind: ItemKind,
     recipe: Recipe,
     sketcher: AnySketcher,
     read: ReadOptions,
@@ -187,6 +189,7 @@ impl<'a> Query<'a> {
                 .map_err(ParamsError::Extraction)?;
         Ok(Query {
             index,
+            kind: index.kind(),
             sketcher: recipe.sketcher(),
             recipe,
             read: ReadOptions {
@@ -247,13 +250,15 @@ impl<'a> Query<'a> {
         options: &QueryOptions,
         reporter: &dyn Reporter,
     ) -> Result<Answer, IndexError> {
-        if !matches!(
-            document.admit(self.recipe.include_binary),
-            source::Admit::Text
-        ) {
+        if self.kind.is_files()
+            && !matches!(
+                document.admit(self.recipe.include_binary),
+                source::Admit::Text
+            )
+        {
             return Ok(Answer::Binary);
         }
-        let set = self.recipe.set_of(&document);
+        let set = self.kind.set_of(&self.recipe, &document);
         // A candidate with this content hash has the query's own set: it is
         // checked by hashing its file, not shingled again ([`same_content`]).
         // The hash is of the bytes, as the index stores it.
@@ -450,14 +455,14 @@ impl<'a> Query<'a> {
                 }
             }
             let bodies = self.index.stored_texts(todo.iter().copied())?;
-            let (recipe, read) = (&self.recipe, &self.read);
+            let (kind, recipe, read) = (self.kind, &self.recipe, &self.read);
             let loaded = each(&todo, |doc| {
                 let body = bodies.get(&doc.id);
                 let result = if doc.content_hash == own.hash {
                     own_content(doc, own, read, body)
                         .map(|()| (sets::ratio(set.len(), set.len()), set.len()))
                 } else {
-                    reload(doc, recipe, read, body).map(|other| {
+                    reload(doc, kind, recipe, read, body).map(|other| {
                         let shared = sets::intersection_size(set, &other);
                         (
                             sets::ratio(shared, set.len() + other.len() - shared),
@@ -562,13 +567,13 @@ impl<'a> Query<'a> {
             }
         }
         let bodies = self.index.stored_texts(todo.iter().copied())?;
-        let (recipe, read) = (&self.recipe, &self.read);
+        let (kind, recipe, read) = (self.kind, &self.recipe, &self.read);
         let loaded = each(&todo, |doc| {
             let body = bodies.get(&doc.id);
             let set = if doc.content_hash == own.hash {
                 own_content(doc, own, read, body).map(|()| own.set.to_vec())
             } else {
-                reload(doc, recipe, read, body)
+                reload(doc, kind, recipe, read, body)
             };
             (doc.content_hash, doc.path.as_path(), set)
         });
@@ -605,6 +610,7 @@ fn rank(matches: &mut [Match]) {
 /// through.
 fn reload(
     doc: &StoredDoc,
+    kind: ItemKind,
     recipe: &crate::recipe::Recipe,
     read: &crate::input::read::ReadOptions,
     body: Option<&Vec<u8>>,
@@ -612,7 +618,7 @@ fn reload(
     if let Some(body) = body {
         stored_text_unchanged(doc, body)?;
         let document = Document::from_bytes(body.clone()).extracted(&read.extract);
-        return Ok(recipe.set_of(&document));
+        return Ok(kind.set_of(recipe, &document));
     }
     let identity = doc.stat.dev.zip(doc.stat.inode);
     pipeline::reload_indexed(&doc.path, identity, doc.content_hash, recipe, read)
@@ -719,13 +725,15 @@ impl Query<'_> {
         top: Option<usize>,
         reporter: &dyn Reporter,
     ) -> Result<ContainmentAnswer, IndexError> {
-        if !matches!(
-            document.admit(self.recipe.include_binary),
-            source::Admit::Text
-        ) {
+        if self.kind.is_files()
+            && !matches!(
+                document.admit(self.recipe.include_binary),
+                source::Admit::Text
+            )
+        {
             return Ok(ContainmentAnswer::Binary);
         }
-        let set = self.recipe.set_of(&document);
+        let set = self.kind.set_of(&self.recipe, &document);
         let own = xxh3_128(document.raw());
         drop(document);
         if set.is_empty() {

@@ -21,11 +21,16 @@ use crate::input::extract::Unextracted;
 /// lookups.
 /// Version 4: the `texts` table (documents stored with their text, keyed by
 /// an id rather than a file: what the Python `Index` inserts); a version 2
-/// or 3 file is upgraded in place by `TEXTS_TABLE` and `MIGRATE_TO_4` when
+/// or 3 file is upgraded in place by `TEXTS_TABLE` and `MIGRATE` when
 /// opened for writing, and read as it is (no stored texts) by lookups. An
 /// older simfind refuses a version 4 file rather than reading its texts'
 /// ids as paths of files it cannot find.
-pub const FORMAT_VERSION: u32 = 4;
+/// Version 5: the `params` row `item_kind` (`files`, `records` or `sets`:
+/// what every document of the index is, `index::kind`). A file without it
+/// (versions 2–4) holds files, and is upgraded by [`MIGRATE`] when opened
+/// for writing. An older simfind refuses a version 5 file rather than
+/// shingling a query file against stored records or sets.
+pub const FORMAT_VERSION: u32 = 5;
 
 /// The oldest version this simfind reads (and upgrades when it writes).
 pub const OLDEST_READABLE: u32 = 2;
@@ -101,12 +106,14 @@ CREATE TABLE IF NOT EXISTS texts (
 );
 ";
 
-/// Upgrades a version 2 or 3 index to version 4, run after [`PREFIX_TABLE`]
-/// and [`TEXTS_TABLE`] in one transaction: the new tables are empty and
-/// nothing stored changes meaning, so only the two version marks change.
-pub const MIGRATE_TO_4: &str = "
-UPDATE params SET value = '4' WHERE name = 'format_version';
-PRAGMA user_version = 4;
+/// Upgrades a version 2, 3 or 4 index to version 5, run after
+/// [`PREFIX_TABLE`] and [`TEXTS_TABLE`] in one transaction: the new tables
+/// are empty, an index of those versions holds files, and nothing stored
+/// changes meaning, so only the kind and the two version marks are written.
+pub const MIGRATE: &str = "
+INSERT OR IGNORE INTO params (name, value) VALUES ('item_kind', 'files');
+UPDATE params SET value = '5' WHERE name = 'format_version';
+PRAGMA user_version = 5;
 ";
 
 pub(super) fn path_to_blob(path: &Path) -> Vec<u8> {

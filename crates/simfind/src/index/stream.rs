@@ -107,7 +107,8 @@ impl<'a> Stream<'a> {
         options: &QueryOptions,
         reporter: &dyn Reporter,
     ) -> Result<Decision, IndexError> {
-        let mut prepared = match prepare(item, self.query.recipe(), self.query.read_options()) {
+        let (kind, recipe) = (self.index.kind(), self.query.recipe());
+        let mut prepared = match prepare(item, kind, recipe, self.query.read_options()) {
             Ok(prepared) => prepared,
             Err((path, err)) => return Ok(Decision::Unreadable(path, err)),
         };

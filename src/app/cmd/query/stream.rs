@@ -1,6 +1,8 @@
-//! `simfind query --db F --add-if-new -`: streaming dedup. Reads paths from
-//! standard input, decides each with [`simfind::index::stream`] and writes
-//! its row once the decision is committed.
+//! `simfind query --db F --add-if-new -`: streaming dedup. Reads paths (or,
+//! with `--input jsonl`, records as JSON Lines) from standard input, decides
+//! each with [`simfind::index::stream`] and writes its row once the
+//! decision is committed. A line that is no record is named with its line
+//! number and answered `skipped`; the stream goes on.
 //!
 //! Batching: the items decided while more input is already waiting form
 //! one transaction (one lock, one commit, one sync to disk): a producer
@@ -19,16 +21,18 @@ use std::sync::mpsc::{self, RecvTimeoutError, TryRecvError};
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
-use simfind::index::Index;
 use simfind::index::add::NewDoc;
 use simfind::index::query::{Query, QueryOptions};
 use simfind::index::stream::{Decision, Stream};
+use simfind::index::{Index, ItemKind};
 use simfind::input::bounded::{self, Bounded, LineReader};
+use simfind::input::records::{JsonlLines, Record, RecordOptions};
 use simfind::progress::Reporter;
 
 use super::{Args, QueryMetric};
 use crate::app::exit;
 use crate::app::output::Sink;
+use crate::app::speak;
 use crate::app::ui::{Ui, Verbosity, plural};
 
 /// At most this many items per transaction: the lock is released (and the
@@ -76,9 +80,10 @@ pub(super) fn refuse_unless_streaming(args: &Args) -> Result<()> {
 
 /// One line of standard input.
 enum Line {
-    Path(Vec<u8>),
-    /// A line past the cap (its number), skipped.
-    TooLong(u64),
+    /// A path, or a record's line, and its line number.
+    Path(Vec<u8>, u64),
+    /// A line past the cap (its number and the cap), skipped.
+    TooLong(u64, u64),
     /// A read error ends the stream.
     Failed(std::io::Error),
 }
@@ -118,9 +123,14 @@ pub(super) fn run(
     index: &Index,
     lookup: Query<'_>,
     options: &QueryOptions,
+    jsonl: Option<&RecordOptions>,
     started: Instant,
 ) -> Result<i32> {
     let mut sink = Sink::create(args.output.as_deref())?;
+    let records = jsonl.map(|options| JsonlLines::new("standard input", options));
+    // A record's line may be as long as the records reader allows; a
+    // path's is a path.
+    let cap = jsonl.map_or(bounded::caps::PATH_LINE, |options| options.max_line as u64);
     let ui = Ui::with(Verbosity {
         quiet: true,
         ..args.verbosity
@@ -130,20 +140,25 @@ pub(super) fn run(
     // The reader blocks on stdin while decisions go on; it ends when stdin
     // does (or the receiver is gone).
     std::thread::spawn(move || {
-        let mut lines =
-            LineReader::ended_by(std::io::stdin().lock(), bounded::caps::PATH_LINE, end);
+        let mut lines = LineReader::ended_by(std::io::stdin().lock(), cap, end);
         while let Some(line) = lines.next_line() {
             let line = match line {
-                Ok(line) => Line::Path(line.to_vec()),
+                Ok(line) => Line::Path(line.to_vec(), 0),
                 Err(Bounded::TooLarge { .. }) => {
                     let number = lines.line_number();
-                    if let Err(err) = lines.skip_line() {
-                        let _ = send.send(Line::Failed(err));
-                        return;
+                    match lines.skip_line() {
+                        Err(err) => {
+                            let _ = send.send(Line::Failed(err));
+                            return;
+                        }
+                        Ok(rest) => Line::TooLong(number, cap.saturating_add(1) + rest),
                     }
-                    Line::TooLong(number)
                 }
                 Err(Bounded::Io(err)) => Line::Failed(err),
+            };
+            let line = match line {
+                Line::Path(bytes, _) => Line::Path(bytes, lines.line_number()),
+                line => line,
             };
             let failed = matches!(line, Line::Failed(_));
             if send.send(line).is_err() || failed {
@@ -191,7 +206,15 @@ pub(super) fn run(
                 read_error = Some(err);
                 break;
             }
-            Line::TooLong(number) => {
+            Line::TooLong(number, length) if records.is_some() => {
+                let parsed = records.as_ref().map(|r| r.parse(Err(length), number));
+                if let Some(Err(err)) = parsed {
+                    ui.warn(Path::new(&err.place()), &speak::row_reason(&err));
+                }
+                counts.skipped += 1;
+                rows.push(Row::skipped(b""));
+            }
+            Line::TooLong(number, _) => {
                 ui.warn(
                     Path::new("standard input"),
                     &format!(
@@ -205,8 +228,23 @@ pub(super) fn run(
                 rows.push(Row::skipped(b""));
             }
             // A blank line (the end of `printf 'a\n\n'`) names nothing.
-            Line::Path(path) if path.is_empty() => continue,
-            Line::Path(path) => {
+            Line::Path(path, _) if path.is_empty() => continue,
+            Line::Path(line, number) if records.is_some() => {
+                let parsed = records.as_ref().map(|r| r.parse(Ok(&line), number));
+                match parsed {
+                    Some(Ok(record)) => {
+                        let row = decide_record(&mut stream, record, options, &ui, &mut counts)?;
+                        rows.push(row);
+                    }
+                    Some(Err(err)) => {
+                        ui.warn(Path::new(&err.place()), &speak::row_reason(&err));
+                        counts.skipped += 1;
+                        rows.push(Row::skipped(b""));
+                    }
+                    None => unreachable!("records.is_some()"),
+                }
+            }
+            Line::Path(path, _) => {
                 let row = decide(&mut stream, &path, options, &ui, &mut counts)?;
                 rows.push(row);
             }
@@ -255,7 +293,27 @@ fn decide(
 ) -> Result<Row> {
     let file = PathBuf::from(OsStr::from_bytes(path));
     let decision = stream.add_if_new(NewDoc::File(&file), options, ui)?;
-    Ok(match decision {
+    Ok(answer(decision, path, &file, ui, counts))
+}
+
+/// Decides a record: stored whole under its id, as `index --input jsonl`
+/// stores it.
+fn decide_record(
+    stream: &mut Stream<'_>,
+    record: Record,
+    options: &QueryOptions,
+    ui: &Ui,
+    counts: &mut Counts,
+) -> Result<Row> {
+    let id = PathBuf::from(&record.id);
+    let bytes = ItemKind::Records.text_of(&record.fields).into_bytes();
+    let decision = stream.add_if_new(NewDoc::Text { id: &id, bytes }, options, ui)?;
+    Ok(answer(decision, record.id.as_bytes(), &id, ui, counts))
+}
+
+/// The row of `decision` on the item called `item` (`file` as a path).
+fn answer(decision: Decision, path: &[u8], file: &Path, ui: &Ui, counts: &mut Counts) -> Row {
+    match decision {
         Decision::New { unverified, .. } => {
             counts.new += 1;
             counts.errors += unverified;
@@ -284,7 +342,7 @@ fn decide(
         }
         Decision::Binary => {
             ui.warn(
-                &file,
+                file,
                 &"looks binary and the index skips binary files; not added",
             );
             counts.skipped += 1;
@@ -295,7 +353,7 @@ fn decide(
             counts.skipped += 1;
             Row::skipped(path.as_os_str().as_bytes())
         }
-    })
+    }
 }
 
 /// Commits the open batch, then writes its rows: an answer is never

@@ -406,6 +406,35 @@ impl Reread {
     }
 }
 
+/// JSON Lines records parsed one line at a time, as they come: the items
+/// of a stream (`query --add-if-new` of records), which has no file to read
+/// ahead or again. The same parser as [`read_inputs`]'s, so a line is the
+/// record it would be there; unlike there, ids are not checked for being
+/// unique (a stream's later record of an id replaces the earlier).
+pub struct JsonlLines {
+    parser: jsonl::Parser,
+}
+
+impl JsonlLines {
+    /// Lines of the input called `name` in messages, read with `options`
+    /// (the id and text fields, the line cap).
+    pub fn new(name: &str, options: &RecordOptions) -> Self {
+        JsonlLines {
+            parser: jsonl::Parser::new(name, 0, options),
+        }
+    }
+
+    /// The record of line `number` (1-based): its bytes without the line
+    /// end, or `Err(length)` for a line past the cap, read past and not
+    /// held. A byte-order mark is skipped on line 1 only.
+    pub fn parse(&self, line: Result<&[u8], u64>, number: u64) -> Result<Record, RowError> {
+        // The parser skips a byte-order mark at offset 0 only; a stream's
+        // other offsets are not known, nor needed.
+        let offset = u64::from(number != 1);
+        self.parser.parse(line, number, offset)
+    }
+}
+
 /// Reads every record of `inputs` (`-` is stdin). A bad row is `Err`, or
 /// with `options.skip_bad_rows`, passed to `warn` and skipped.
 pub fn read_inputs(

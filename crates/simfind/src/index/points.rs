@@ -1,0 +1,221 @@
+//! An index of vectors (`index --input vectors`, cosine similarity): each
+//! vector signed by random hyperplanes (the family `scan --input vectors`
+//! bands, MMDS 3.7.2), its band keys stored as a document's, and the vector
+//! itself stored as its text (little-endian `f32`s), from which every
+//! candidate is verified by its exact cosine, as the scan verifies.
+//!
+//! Role: storage and lookup of points, beside the MinHash lookup of
+//! [`super::query`] (a vector has no set). The index's [`Params`] carry
+//! the banding and seed, `hyperplane` as the sketch and the dimension as
+//! `k`; [`vector_params`] makes them.
+//!
+//! Invariant: a stored vector reads back bit for bit (its hash is the
+//! document's content hash, checked before it is compared), and a
+//! lookup's matches are exactly the candidates whose cosine with the query
+//! reaches the threshold (with `exact`, every stored vector is a
+//! candidate, so none is missed).
+
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+use super::{FileStat, Index, IndexError, IndexedDoc, StoredDoc, UpdateSummary};
+use crate::lsh::{self, Banding};
+use crate::params::Params;
+use crate::similarity::vectors;
+use crate::sketch::hyperplane::Hyperplanes;
+use crate::sketch::{Family, Features};
+
+/// The sketch name an index of vectors stores.
+pub const HYPERPLANE: &str = "hyperplane";
+
+/// The parameters of an index of `dim`-dimensional vectors signed by
+/// `banding.signature_len()` hyperplanes drawn from `seed`.
+pub fn vector_params(dim: usize, banding: Banding, seed: u64) -> Params {
+    Params {
+        shingle_kind: "none".to_string(),
+        k: u32::try_from(dim).unwrap_or(u32::MAX),
+        normalisation: "none".to_string(),
+        n: banding.signature_len() as u32,
+        bands: banding.bands as u32,
+        rows: banding.rows as u32,
+        seed,
+        minhash: HYPERPLANE.to_string(),
+        stop_words: String::new(),
+        include_binary: false,
+        extraction: "none".to_string(),
+    }
+}
+
+/// The hyperplanes of an index of vectors, or why its parameters are not
+/// an index of vectors' (a damaged file).
+fn family(index: &Index) -> Result<(Hyperplanes, Banding), IndexError> {
+    let p = index.params();
+    if p.minhash != HYPERPLANE || p.k == 0 || p.bands == 0 || p.rows == 0 || p.n != p.bands * p.rows
+    {
+        return Err(IndexError::NotAnIndex {
+            path: index.path().to_owned(),
+            reason: format!("an index of vectors with the parameters {p}"),
+        });
+    }
+    let banding = Banding {
+        bands: p.bands as usize,
+        rows: p.rows as usize,
+    };
+    let n = banding.signature_len();
+    Ok((Hyperplanes::new(p.k as usize, n, p.seed), banding))
+}
+
+/// The dimension of the vectors an index holds.
+pub fn dimension(index: &Index) -> usize {
+    index.params().k as usize
+}
+
+fn to_bytes(row: &[f32]) -> Vec<u8> {
+    row.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+fn from_bytes(body: &[u8]) -> Option<Vec<f32>> {
+    if !body.len().is_multiple_of(4) {
+        return None;
+    }
+    Some(
+        body.chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect(),
+    )
+}
+
+fn wrong_dimension(index: &Index, dim: usize) -> IndexError {
+    IndexError::Invalid {
+        path: index.path().to_owned(),
+        reason: format!(
+            "vectors of {dim} dimensions, but the index holds vectors of {}",
+            dimension(index)
+        ),
+    }
+}
+
+/// Stores each `(id, vector)` (replacing the vector of an id already
+/// indexed), in one transaction. Every vector must have the index's
+/// dimension (checked before anything is written).
+pub fn add_vectors<'a>(
+    index: &mut Index,
+    items: impl IntoIterator<Item = (&'a str, &'a [f32])>,
+) -> Result<UpdateSummary, IndexError> {
+    let (planes, banding) = family(index)?;
+    let dim = dimension(index);
+    let n = banding.signature_len();
+    let mut docs = Vec::new();
+    for (id, row) in items {
+        if row.len() != dim {
+            return Err(wrong_dimension(index, row.len()));
+        }
+        let mut signature = vec![0u32; n];
+        planes.sign_into(Features::Vector(row), &mut signature);
+        let band_keys = lsh::band_keys(&signature, banding).collect();
+        let body = to_bytes(row);
+        let doc = IndexedDoc {
+            path: Path::new(id).to_owned(),
+            stat: FileStat {
+                size: body.len() as u64,
+                mtime_ns: super::schema::UNTRUSTED_MTIME,
+                dev: None,
+                inode: None,
+            },
+            content_hash: super::content_hash(&body),
+            binary: false,
+            not_compared: None,
+            // Nonzero: a document with no shingles has no band keys.
+            shingle_count: dim as u64,
+            signature,
+            band_keys,
+        };
+        docs.push((doc, body));
+    }
+    let mut update = index.begin_update()?;
+    for (doc, body) in &docs {
+        let id = if update.is_indexed(&doc.path)? {
+            update.change(doc)?
+        } else {
+            update.add(doc)?
+        };
+        update.store_text(id, body)?;
+    }
+    update.commit()
+}
+
+/// What one vector found.
+#[derive(Debug)]
+pub struct VectorAnswer {
+    /// Stored vectors compared with it.
+    pub candidates: usize,
+    /// Each match and its cosine, most similar first, ties by id bytes.
+    pub matches: Vec<(StoredDoc, f64)>,
+    /// Candidates whose stored vector did not read back (a damaged row).
+    pub unverified: u64,
+}
+
+/// The stored vectors whose cosine with `row` is at least `min_cosine`:
+/// among those sharing a band key with it, or with `exact` among all of
+/// them; with `top`, the `top` most similar.
+pub fn ask_vector(
+    index: &Index,
+    row: &[f32],
+    min_cosine: f64,
+    exact: bool,
+    top: Option<usize>,
+) -> Result<VectorAnswer, IndexError> {
+    let (planes, banding) = family(index)?;
+    if row.len() != dimension(index) {
+        return Err(wrong_dimension(index, row.len()));
+    }
+    let docs = index.snapshot(|index| {
+        if exact {
+            return index.documents();
+        }
+        let mut signature = vec![0u32; banding.signature_len()];
+        planes.sign_into(Features::Vector(row), &mut signature);
+        let keys: Vec<u64> = lsh::band_keys(&signature, banding).collect();
+        let mut docs = Vec::new();
+        for id in index.candidates(&keys)? {
+            docs.extend(index.document(id)?);
+        }
+        Ok(docs)
+    })?;
+    let bodies = index.stored_texts(&docs)?;
+    let query_norm = vectors::dot(row, row);
+    let mut matches = Vec::new();
+    let mut unverified = 0;
+    for doc in &docs {
+        let stored = bodies
+            .get(&doc.id)
+            .filter(|body| super::content_hash(body) == doc.content_hash)
+            .and_then(|body| from_bytes(body))
+            .filter(|v| v.len() == row.len());
+        let Some(stored) = stored else {
+            unverified += 1;
+            continue;
+        };
+        let cosine =
+            vectors::cosine_with_norms(row, &stored, query_norm, vectors::dot(&stored, &stored));
+        if let Some(c) = cosine.filter(|&c| c >= min_cosine) {
+            matches.push((doc.clone(), c));
+        }
+    }
+    matches.sort_by(|(x, a), (y, b)| {
+        b.total_cmp(a).then_with(|| {
+            x.path
+                .as_os_str()
+                .as_bytes()
+                .cmp(y.path.as_os_str().as_bytes())
+        })
+    });
+    if let Some(top) = top {
+        matches.truncate(top);
+    }
+    Ok(VectorAnswer {
+        candidates: docs.len(),
+        matches,
+        unverified,
+    })
+}

@@ -1,0 +1,692 @@
+//! One index for every kind of item (issue 37, point 3): `index --input
+//! jsonl|sets` stores records or sets under their ids, `query --input K`
+//! answers what a brute force over the exact Jaccard similarity answers
+//! (the sets computed here, independently of simfind: 5-character windows
+//! of a record's text, whole tokens of a set), a record re-added under its
+//! id replaces it, an item of another kind than the index's is refused
+//! naming both before any work, and a killed stream of JSON Lines records
+//! leaves every record it answered `new` in an index that passes its
+//! integrity check.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+use crate::util::{args, code, letter_words, run_os, simfind, stderr, write};
+
+/// A record's text: `letter_words` of its own seed; a copy keeps the
+/// first `keep` of the original's words. 40 originals of 30 words, and
+/// copies of every other one cut to 27, 20 and 10 words: Jaccard about
+/// 0.9, 0.65 and 0.3 with their original.
+fn record_texts() -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for i in 0..40u64 {
+        let words = letter_words(5000 + i, 30);
+        out.push((format!("r{i:02}"), words.join(" ")));
+        if i % 2 == 0 {
+            for keep in [27usize, 20, 10] {
+                out.push((format!("r{i:02}-{keep}"), words[..keep].join(" ")));
+            }
+        }
+    }
+    out
+}
+
+fn jsonl(records: &[(String, String)]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (id, text) in records {
+        let line = serde_json::json!({ "id": id, "text": text });
+        out.extend_from_slice(line.to_string().as_bytes());
+        out.push(b'\n');
+    }
+    out
+}
+
+/// The char 5-shingles of a record's text as simfind makes them for these
+/// texts (lowercase letters and single spaces: normalisation leaves them).
+fn windows(text: &str) -> BTreeSet<&[u8]> {
+    text.as_bytes().windows(5).collect()
+}
+
+fn jaccard<T: Ord>(a: &BTreeSet<T>, b: &BTreeSet<T>) -> f64 {
+    let shared = a.intersection(b).count();
+    shared as f64 / (a.len() + b.len() - shared) as f64
+}
+
+/// Every (query, indexed) pair with similarity ≥ t, as `query` writes it:
+/// similarity to 6 decimals.
+type Rows = BTreeSet<(String, String, String)>;
+
+fn brute_force<S>(items: &[(String, S)], t: f64, sim: impl Fn(&S, &S) -> f64) -> Rows {
+    let mut rows = BTreeSet::new();
+    for (a, x) in items {
+        for (b, y) in items {
+            let s = sim(x, y);
+            if s >= t {
+                rows.insert((a.clone(), b.clone(), format!("{s:.6}")));
+            }
+        }
+    }
+    rows
+}
+
+fn rows(stdout: &[u8]) -> Rows {
+    crate::util::csv_rows(stdout)
+        .iter()
+        .map(|r| {
+            let s = |i: usize| String::from_utf8_lossy(&r[i]).into_owned();
+            (s(0), s(1), s(2))
+        })
+        .collect()
+}
+
+/// Runs simfind, expecting exit status `want`.
+fn ok(args: &[&std::ffi::OsStr], want: i32) -> std::process::Output {
+    let out = run_os(args);
+    assert_eq!(code(&out), want, "{args:?}: {}", stderr(&out));
+    out
+}
+
+fn ids(db: &Path) -> BTreeSet<PathBuf> {
+    let index = simfind::index::Index::open_existing(db, Default::default()).unwrap();
+    index.verify_integrity().unwrap();
+    index.files().unwrap().into_iter().map(|f| f.path).collect()
+}
+
+#[test]
+fn record_queries_are_the_brute_forces() {
+    let dir = tempfile::tempdir().unwrap();
+    let records = record_texts();
+    let input = write(dir.path(), "records.jsonl", &jsonl(&records));
+    let db = dir.path().join("records.simfind");
+    let summary = dir.path().join("summary.json");
+    ok(
+        args![
+            "index",
+            "--db",
+            db,
+            "--input",
+            "jsonl",
+            input,
+            "-q",
+            "--summary-json",
+            summary
+        ],
+        0,
+    );
+    assert_eq!(ids(&db).len(), records.len());
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&summary).unwrap()).unwrap();
+    assert_eq!(summary["command"], "index");
+    assert_eq!(summary["added"], records.len());
+    assert_eq!(summary["documents"], records.len());
+    let sets: Vec<(String, BTreeSet<&[u8]>)> = records
+        .iter()
+        .map(|(id, text)| (id.clone(), windows(text)))
+        .collect();
+    let sim = |a: &BTreeSet<&[u8]>, b: &BTreeSet<&[u8]>| jaccard(a, b);
+    for t in ["0.5", "0.25"] {
+        let want = brute_force(&sets, t.parse().unwrap(), sim);
+        // Pairs on both sides of the threshold, and not only each record
+        // with itself.
+        assert!(want.len() > records.len() + 20, "{t}: {}", want.len());
+        let out = ok(
+            args![
+                "query", "--db", db, "--input", "jsonl", input, "--exact", "-t", t, "-q"
+            ],
+            0,
+        );
+        assert_eq!(rows(&out.stdout), want, "-t {t}");
+    }
+    // Without --exact, LSH candidates verified exactly: never a pair the
+    // brute force does not have, and at 0.8 every one (those pairs are the
+    // 27-word copies at about 0.9, each missed by the index's 20 × 5 bands
+    // with probability (1 − 0.9⁵)²⁰ ≈ 2e-8).
+    let out = ok(
+        args![
+            "query", "--db", db, "--input", "jsonl", input, "-t", "0.8", "-q"
+        ],
+        0,
+    );
+    assert_eq!(rows(&out.stdout), brute_force(&sets, 0.8, sim));
+    // --top 2: each record's two most similar, ties by id.
+    let out = ok(
+        args![
+            "query", "--db", db, "--input", "jsonl", input, "--top", "2", "-t", "0.2", "-q"
+        ],
+        0,
+    );
+    let mut want = Rows::new();
+    for (a, x) in &sets {
+        let mut ranked: Vec<(f64, &String)> = sets
+            .iter()
+            .map(|(b, y)| (sim(x, y), b))
+            .filter(|(s, _)| *s >= 0.2)
+            .collect();
+        ranked.sort_by(|p, q| q.0.total_cmp(&p.0).then(p.1.cmp(q.1)));
+        for (s, b) in ranked.into_iter().take(2) {
+            want.insert((a.clone(), b.clone(), format!("{s:.6}")));
+        }
+    }
+    assert_eq!(rows(&out.stdout), want);
+}
+
+/// 50 sets of 12 tokens out of 80, and copies of every other one with
+/// one, three and six tokens replaced by new ones.
+fn token_sets() -> Vec<(String, Vec<String>)> {
+    let mut rng = crate::util::SplitMix64(37);
+    let mut out = Vec::new();
+    let mut fresh = 0;
+    for i in 0..50 {
+        let mut tokens: Vec<String> = (0..12).map(|_| format!("t{}", rng.next() % 80)).collect();
+        tokens.sort();
+        tokens.dedup();
+        out.push((format!("s{i:02}"), tokens.clone()));
+        if i % 2 == 0 {
+            for replace in [1usize, 3, 6] {
+                let mut copy = tokens.clone();
+                for token in copy.iter_mut().take(replace) {
+                    fresh += 1;
+                    *token = format!("new{fresh}");
+                }
+                out.push((format!("s{i:02}-{replace}"), copy));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn set_queries_are_the_brute_forces() {
+    let dir = tempfile::tempdir().unwrap();
+    let sets = token_sets();
+    let text: String = sets
+        .iter()
+        .map(|(id, tokens)| format!("{id}\t{}\n", tokens.join(" ")))
+        .collect();
+    let input = write(dir.path(), "sets.tsv", text.as_bytes());
+    let db = dir.path().join("sets.simfind");
+    ok(
+        args!["index", "--db", db, "--input", "sets", input, "-q"],
+        0,
+    );
+    let held: Vec<(String, BTreeSet<&str>)> = sets
+        .iter()
+        .map(|(id, tokens)| (id.clone(), tokens.iter().map(String::as_str).collect()))
+        .collect();
+    let want = brute_force(&held, 0.4, jaccard);
+    assert!(want.len() > sets.len() + 20, "{}", want.len());
+    let out = ok(
+        args![
+            "query", "--db", db, "--input", "sets", input, "--exact", "-t", "0.4", "-q"
+        ],
+        0,
+    );
+    assert_eq!(rows(&out.stdout), want);
+}
+
+#[test]
+fn a_record_added_again_under_its_id_replaces_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let records = record_texts();
+    let input = write(dir.path(), "records.jsonl", &jsonl(&records));
+    let db = dir.path().join("records.simfind");
+    ok(
+        args!["index", "--db", db, "--input", "jsonl", input, "-q"],
+        0,
+    );
+    let changed = vec![("r03".to_string(), letter_words(9999, 30).join(" "))];
+    let again = write(dir.path(), "again.jsonl", &jsonl(&changed));
+    ok(
+        args!["index", "--db", db, "--input", "jsonl", again, "-q"],
+        0,
+    );
+    assert_eq!(ids(&db).len(), records.len());
+    // The new text is r03's now; the old one is no longer anything's.
+    let out = ok(
+        args![
+            "query", "--db", db, "--input", "jsonl", again, "--exact", "-t", "0.5", "-q"
+        ],
+        0,
+    );
+    assert_eq!(
+        rows(&out.stdout),
+        Rows::from([("r03".into(), "r03".into(), "1.000000".into())])
+    );
+    let at = records.iter().position(|(id, _)| id == "r03").unwrap();
+    let old = write(dir.path(), "old.jsonl", &jsonl(&records[at..=at]));
+    let out = ok(
+        args![
+            "query", "--db", db, "--input", "jsonl", old, "--exact", "-t", "0.5", "-q"
+        ],
+        0,
+    );
+    assert!(
+        rows(&out.stdout).is_empty(),
+        "{}",
+        crate::util::stdout(&out)
+    );
+    // --remove forgets a record by its id.
+    ok(
+        args![
+            "index", "--db", db, "--input", "jsonl", "--remove", "r03", "-q"
+        ],
+        0,
+    );
+    assert!(!ids(&db).contains(Path::new("r03")));
+}
+
+#[test]
+fn an_item_of_another_kind_is_refused_naming_both() {
+    let dir = tempfile::tempdir().unwrap();
+    let records = record_texts();
+    let input = write(dir.path(), "records.jsonl", &jsonl(&records[..5]));
+    let sets = write(dir.path(), "sets.tsv", b"s1\ta b c\n");
+    let files = dir.path().join("files");
+    let one = write(&files, "one.txt", letter_words(1, 40).join(" ").as_bytes());
+    let records_db = dir.path().join("records.simfind");
+    let files_db = dir.path().join("files.simfind");
+    ok(
+        args!["index", "--db", records_db, "--input", "jsonl", input, "-q"],
+        0,
+    );
+    ok(args!["index", files, "--db", files_db, "-q"], 0);
+    let export = dir.path().join("export");
+    let cases: [(&[&std::ffi::OsStr], &str, &str); 6] = [
+        (
+            args!["index", "--db", records_db, "--export", export],
+            "records",
+            "files",
+        ),
+        (args!["query", "--db", records_db, one], "records", "files"),
+        (
+            args!["query", "--db", records_db, "--input", "sets", sets],
+            "records",
+            "sets",
+        ),
+        (
+            args!["query", "--db", files_db, "--input", "jsonl", input],
+            "files",
+            "records",
+        ),
+        (
+            args!["index", "--db", files_db, "--input", "jsonl", input],
+            "files",
+            "records",
+        ),
+        (
+            args!["index", files, "--db", records_db],
+            "records",
+            "files",
+        ),
+    ];
+    for (args, held, given) in cases {
+        let out = ok(args, 2);
+        let err = stderr(&out);
+        assert!(
+            err.contains(&format!("holds {held} (MinHash, char 5-shingles"))
+                && err.contains(&format!("these items are {given}")),
+            "{args:?}: {err}"
+        );
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+    // Nothing changed.
+    assert_eq!(ids(&records_db).len(), 5);
+    assert_eq!(ids(&files_db).len(), 1);
+}
+
+fn spawn_stream(db: &Path) -> std::process::Child {
+    simfind()
+        .args(args![
+            "query",
+            "--db",
+            db,
+            "--input",
+            "jsonl",
+            "--add-if-new",
+            "-",
+            "-t",
+            "0.5",
+            "--exact"
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+#[test]
+fn a_stream_of_records_names_bad_lines_and_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("records.simfind");
+    let records = record_texts();
+    ok(
+        args![
+            "index",
+            "--db",
+            db,
+            "--input",
+            "jsonl",
+            write(dir.path(), "a.jsonl", &jsonl(&records[..1])),
+            "-q"
+        ],
+        0,
+    );
+    let mut stream = jsonl(&records[1..3]);
+    stream.extend_from_slice(b"{\"text\": \"no id\"}\nnot json\n");
+    stream.extend_from_slice(&jsonl(&records[..1]));
+    let out = crate::util::run_in(
+        dir.path(),
+        &[
+            "query",
+            "--db",
+            "records.simfind",
+            "--input",
+            "jsonl",
+            "--add-if-new",
+            "-",
+            "-t",
+            "0.5",
+            "--exact",
+        ],
+        &stream,
+    );
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("standard input:3:"), "{err}");
+    assert!(err.contains("standard input:4: not JSON"), "{err}");
+    let answers: Vec<Vec<String>> = csv::Reader::from_reader(&out.stdout[..])
+        .records()
+        .map(|r| r.unwrap().iter().map(String::from).collect())
+        .collect();
+    let status: Vec<(&str, &str)> = answers
+        .iter()
+        .map(|r| (r[0].as_str(), r[1].as_str()))
+        .collect();
+    // r00-27 is r00's near copy (about 0.9), r00-20 (about 0.65) too:
+    // found by the exact lookup, which LSH at 20 × 5 would miss one time
+    // in twelve.
+    assert_eq!(
+        status,
+        [
+            ("r00-27", "seen"),
+            ("r00-20", "seen"),
+            ("", "skipped"),
+            ("", "skipped"),
+            ("r00", "seen"),
+        ]
+    );
+    assert_eq!(answers[0][2], "r00");
+    assert_eq!(ids(&db).len(), 1);
+}
+
+#[test]
+fn a_killed_stream_of_records_keeps_every_record_it_answered_new() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("records.simfind");
+    let records = record_texts();
+    ok(
+        args![
+            "index",
+            "--db",
+            db,
+            "--input",
+            "jsonl",
+            write(dir.path(), "a.jsonl", &jsonl(&records[..1])),
+            "-q"
+        ],
+        0,
+    );
+    let mut child = spawn_stream(&db);
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut header = String::new();
+    stdout.read_line(&mut header).unwrap();
+    let half = records.len() / 2;
+    let mut answered: BTreeMap<String, String> = BTreeMap::new();
+    // One record at a time, each answer read before the next is sent;
+    // then the rest at once, and the writer killed while it works on them.
+    for record in &records[1..half] {
+        stdin
+            .write_all(&jsonl(std::slice::from_ref(record)))
+            .unwrap();
+        stdin.flush().unwrap();
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        let fields: Vec<&str> = line.trim_end().split(',').collect();
+        assert_eq!(fields[0], record.0, "{line}");
+        answered.insert(fields[0].to_owned(), fields[1].to_owned());
+    }
+    stdin.write_all(&jsonl(&records[half..])).unwrap();
+    stdin.flush().unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let held = ids(&db);
+    let new: Vec<&String> = answered
+        .iter()
+        .filter(|(_, status)| *status == "new")
+        .map(|(id, _)| id)
+        .collect();
+    assert!(new.len() >= 10, "{answered:?}");
+    for id in new {
+        assert!(held.contains(Path::new(id)), "{id}");
+    }
+    // Nothing half-written: a writer goes on from what it holds.
+    let out = crate::util::run_in(
+        dir.path(),
+        &[
+            "query",
+            "--db",
+            "records.simfind",
+            "--input",
+            "jsonl",
+            "--add-if-new",
+            "-",
+        ],
+        b"",
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+}
+
+/// A version 4 file (before the item kind) holds files: it is read as an
+/// index of files, refuses records, and is upgraded to version 5, its kind
+/// recorded as files, by the first run that writes to it.
+#[test]
+fn an_index_of_format_4_holds_files_and_is_upgraded() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = dir.path().join("files");
+    let one = write(&files, "one.txt", letter_words(1, 40).join(" ").as_bytes());
+    let db = dir.path().join("files.simfind");
+    ok(args!["index", files, "--db", db, "-q"], 0);
+    let sql = |batch: &str| {
+        rusqlite::Connection::open(&db)
+            .unwrap()
+            .execute_batch(batch)
+            .unwrap()
+    };
+    sql(
+        "DELETE FROM params WHERE name = 'item_kind'; PRAGMA user_version = 4; \
+         UPDATE params SET value = '4' WHERE name = 'format_version';",
+    );
+    let state = || -> (i64, Option<String>) {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        let version = conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .unwrap();
+        let kind = conn
+            .query_row(
+                "SELECT value FROM params WHERE name = 'item_kind'",
+                [],
+                |r| r.get(0),
+            )
+            .ok();
+        (version, kind)
+    };
+    let out = ok(args!["query", one, "--db", db, "-q"], 0);
+    assert_eq!(crate::util::csv_rows(&out.stdout).len(), 1);
+    assert_eq!(state(), (4, None), "a lookup does not write");
+    let records = write(dir.path(), "r.jsonl", &jsonl(&record_texts()[..2]));
+    let out = ok(args!["index", "--db", db, "--input", "jsonl", records], 2);
+    assert!(stderr(&out).contains("holds files"), "{}", stderr(&out));
+    ok(args!["index", files, "--db", db, "-q"], 0);
+    assert_eq!(state(), (5, Some("files".into())));
+}
+
+/// 20 random directions in 8 dimensions and three noisy copies of each
+/// (noise 0.05, 0.3 and 1.0 per component): cosines near 1, in between,
+/// and low.
+fn vector_rows() -> Vec<(String, Vec<f32>)> {
+    let mut rng = crate::util::SplitMix64(91);
+    let mut out = Vec::new();
+    for i in 0..20 {
+        let centre: Vec<f64> = (0..8).map(|_| rng.gauss()).collect();
+        out.push((
+            format!("v{i:02}"),
+            centre.iter().map(|&x| x as f32).collect(),
+        ));
+        for (k, noise) in [0.05, 0.3, 1.0].into_iter().enumerate() {
+            let row = centre
+                .iter()
+                .map(|&x| (x + noise * rng.gauss()) as f32)
+                .collect();
+            out.push((format!("v{i:02}-{k}"), row));
+        }
+    }
+    out
+}
+
+fn cosine(a: &[f32], b: &[f32]) -> f64 {
+    let dot = |x: &[f32], y: &[f32]| -> f64 {
+        x.iter()
+            .zip(y)
+            .map(|(p, q)| f64::from(*p) * f64::from(*q))
+            .sum()
+    };
+    dot(a, b) / (dot(a, a).sqrt() * dot(b, b).sqrt())
+}
+
+/// The (a, b) pairs of an output and their cosines.
+fn cosine_rows(stdout: &[u8]) -> BTreeMap<(String, String), f64> {
+    let mut reader = csv::Reader::from_reader(stdout);
+    assert_eq!(
+        reader.headers().unwrap(),
+        vec!["a", "b", "metric", "similarity"]
+    );
+    reader
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            assert_eq!(&r[2], "cosine");
+            ((r[0].into(), r[1].into()), r[3].parse().unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn vector_queries_are_the_brute_forces() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = vector_rows();
+    let mut csv = String::from("id,x1,x2,x3,x4,x5,x6,x7,x8\n");
+    for (id, row) in &rows {
+        let values: Vec<String> = row.iter().map(|v| v.to_string()).collect();
+        csv.push_str(&format!("{id},{}\n", values.join(",")));
+    }
+    let input = write(dir.path(), "vectors.csv", csv.as_bytes());
+    let db = dir.path().join("vectors.simfind");
+    ok(
+        args!["index", "--db", db, "--input", "vectors", input, "-q"],
+        0,
+    );
+    assert_eq!(ids(&db).len(), rows.len());
+    let t = 0.8;
+    let mut want = BTreeMap::new();
+    for (a, x) in &rows {
+        for (b, y) in &rows {
+            let c = cosine(x, y);
+            // The data keep away from T, so that rounding decides alike.
+            assert!((c - t).abs() > 1e-6);
+            if c >= t {
+                want.insert((a.clone(), b.clone()), c);
+            }
+        }
+    }
+    assert!(want.len() > rows.len() + 20, "{}", want.len());
+    let same = |got: &BTreeMap<(String, String), f64>, want: &BTreeMap<(String, String), f64>| {
+        assert_eq!(
+            got.keys().collect::<Vec<_>>(),
+            want.keys().collect::<Vec<_>>()
+        );
+        for (pair, c) in got {
+            assert!(
+                (c - want[pair]).abs() < 1e-6,
+                "{pair:?}: {c} {}",
+                want[pair]
+            );
+        }
+    };
+    let out = ok(
+        args![
+            "query", "--db", db, "--input", "vectors", input, "--exact", "-t", "0.8", "-q"
+        ],
+        0,
+    );
+    same(&cosine_rows(&out.stdout), &want);
+    // Without --exact: the hyperplane bands' candidates, verified: never a
+    // pair the brute force does not have.
+    let out = ok(
+        args![
+            "query", "--db", db, "--input", "vectors", input, "-t", "0.8", "-q"
+        ],
+        0,
+    );
+    let banded = cosine_rows(&out.stdout);
+    assert!(banded.keys().all(|pair| want.contains_key(pair)));
+    // --top 1: each vector's nearest is itself.
+    let out = ok(
+        args![
+            "query", "--db", db, "--input", "vectors", input, "--top", "1", "-q"
+        ],
+        0,
+    );
+    let nearest = cosine_rows(&out.stdout);
+    assert_eq!(nearest.len(), rows.len());
+    assert!(nearest.keys().all(|(a, b)| a == b));
+    // Another kind, or another dimension, is refused before any work.
+    let records = write(dir.path(), "r.jsonl", &jsonl(&record_texts()[..2]));
+    let out = ok(args!["query", "--db", db, "--input", "jsonl", records], 2);
+    let err = stderr(&out);
+    assert!(
+        err.contains("holds vectors (cosine, 100 random hyperplanes")
+            && err.contains("these items are records"),
+        "{err}"
+    );
+    let narrow = write(dir.path(), "narrow.csv", b"id,x1,x2\nq,1,0\n");
+    let out = ok(args!["query", "--db", db, "--input", "vectors", narrow], 2);
+    assert!(
+        stderr(&out).contains("holds vectors of 8"),
+        "{}",
+        stderr(&out)
+    );
+    // A vector added again under its id replaces it.
+    let again = write(
+        dir.path(),
+        "again.csv",
+        b"id,x1,x2,x3,x4,x5,x6,x7,x8\nv00,1,0,0,0,0,0,0,0\n",
+    );
+    ok(
+        args!["index", "--db", db, "--input", "vectors", again, "-q"],
+        0,
+    );
+    assert_eq!(ids(&db).len(), rows.len());
+    let out = ok(
+        args![
+            "query", "--db", db, "--input", "vectors", again, "--top", "1", "-q"
+        ],
+        0,
+    );
+    let top = cosine_rows(&out.stdout);
+    assert_eq!(top.len(), 1);
+    assert_eq!(top[&("v00".to_string(), "v00".to_string())], 1.0);
+}
