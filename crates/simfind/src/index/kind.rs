@@ -72,7 +72,9 @@ impl ItemKind {
     pub fn of_input(kind: InputKind) -> Option<ItemKind> {
         match kind {
             InputKind::Files => Some(ItemKind::Files),
-            InputKind::Jsonl | InputKind::Csv | InputKind::Tsv => Some(ItemKind::Records),
+            InputKind::Jsonl | InputKind::Csv | InputKind::Tsv | InputKind::Parquet => {
+                Some(ItemKind::Records)
+            }
             InputKind::Sets => Some(ItemKind::Sets),
             InputKind::Vectors => Some(ItemKind::Vectors),
             InputKind::Bits => None,
