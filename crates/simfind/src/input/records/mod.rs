@@ -278,7 +278,7 @@ impl Reread {
             |p: &PathBuf| p.as_os_str() != "-" && std::fs::metadata(p).is_ok_and(|m| m.is_file());
         let kind = matches!(
             options.kind,
-            InputKind::Jsonl | InputKind::Csv | InputKind::Tsv
+            InputKind::Jsonl | InputKind::Csv | InputKind::Tsv | InputKind::Parquet
         );
         (plain && kind && inputs.iter().all(regular)).then(|| Reread {
             inputs: inputs.to_vec(),
@@ -296,6 +296,7 @@ impl Reread {
         found: &mut dyn FnMut(usize, Result<Record, RowError>),
     ) {
         match self.options.kind {
+            InputKind::Parquet => self.rows_at(at, found),
             // Each input's header read again (the columns are found by name,
             // as when first read), then each row parsed at its offset by the
             // same reader.
@@ -377,6 +378,26 @@ impl Reread {
         }
     }
 
+    /// [`Reread::read_at`] for Parquet inputs: the offsets are row indexes,
+    /// each input's rows read in one pass that decodes only them.
+    fn rows_at(&self, at: &[(u32, u64)], found: &mut dyn FnMut(usize, Result<Record, RowError>)) {
+        let mut start = 0;
+        for group in at.chunk_by(|x, y| x.0 == y.0) {
+            let input = group[0].0;
+            let rows: Vec<u64> = group.iter().map(|&(_, row)| row).collect();
+            let path = &self.inputs[input as usize];
+            read_parquet_rows(
+                path,
+                &display_name(path),
+                input,
+                &self.options,
+                &rows,
+                &mut |k, r| found(start + k, r),
+            );
+            start += group.len();
+        }
+    }
+
     /// Input `input`'s name in messages.
     pub fn name(&self, input: u32) -> String {
         display_name(&self.inputs[input as usize])
@@ -386,6 +407,10 @@ impl Reread {
     /// `input` as it is now, for messages about the records there, in one
     /// pass over it; 0 where it cannot be read.
     pub fn lines_of(&self, input: u32, offsets: &[u64]) -> Vec<u64> {
+        if self.options.kind == InputKind::Parquet {
+            // A row's offset is its index.
+            return offsets.iter().map(|&row| row + 1).collect();
+        }
         let mut out = vec![0; offsets.len()];
         let Ok(file) = std::fs::File::open(&self.inputs[input as usize]) else {
             return out;
@@ -691,6 +716,32 @@ pub fn display_name(path: &Path) -> String {
 }
 
 #[cfg(feature = "parquet")]
+fn read_parquet_rows(
+    path: &Path,
+    name: &str,
+    input: u32,
+    options: &RecordOptions,
+    rows: &[u64],
+    found: &mut dyn FnMut(usize, Result<Record, RowError>),
+) {
+    parquet::read_rows(path, name, input, options, rows, found)
+}
+
+#[cfg(not(feature = "parquet"))]
+fn read_parquet_rows(
+    _: &Path,
+    name: &str,
+    _: u32,
+    _: &RecordOptions,
+    rows: &[u64],
+    found: &mut dyn FnMut(usize, Result<Record, RowError>),
+) {
+    for k in 0..rows.len() {
+        found(k, Err(no_parquet(name)));
+    }
+}
+
+#[cfg(feature = "parquet")]
 fn write_kept_parquet(
     path: &Path,
     name: &str,
@@ -702,12 +753,12 @@ fn write_kept_parquet(
 
 #[cfg(not(feature = "parquet"))]
 fn write_kept_parquet(
-    path: &Path,
+    _: &Path,
     name: &str,
     _: &dyn Fn(u64) -> bool,
     _: &mut (dyn io::Write + Send),
 ) -> Result<u64, RowError> {
-    open_parquet(path, name, 0, &RecordOptions::new(InputKind::Parquet)).map(|_| 0)
+    Err(no_parquet(name))
 }
 
 /// Opens input number `input`, `path` (named `name` in messages), as a
@@ -756,13 +807,19 @@ fn open_parquet(
     _: u32,
     _: &RecordOptions,
 ) -> Result<Box<dyn Source>, RowError> {
-    Err(RowError {
+    Err(no_parquet(name))
+}
+
+/// Why a build without the `parquet` feature reads no Parquet input.
+#[cfg(not(feature = "parquet"))]
+fn no_parquet(name: &str) -> RowError {
+    RowError {
         hint: None,
         input: name.to_owned(),
         line: 0,
         reason: "this build of simfind reads no Parquet (built without its `parquet` feature)"
             .into(),
-    })
+    }
 }
 
 /// Why standard input cannot be Parquet.

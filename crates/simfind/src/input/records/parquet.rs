@@ -26,7 +26,8 @@ use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::DataType;
 use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::{
-    ArrowReaderOptions, ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder,
+    ArrowReaderOptions, ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder, RowSelection,
+    RowSelectionPolicy, RowSelector,
 };
 
 use super::{Hint, Origin, Record, RecordOptions, RowError, Source, line_cap_hint};
@@ -53,8 +54,12 @@ pub(super) struct Table {
     batch: Option<RecordBatch>,
     /// The next row of `batch`.
     at: usize,
-    /// Rows handed out so far (the next row's number less one).
+    /// Rows handed out so far (without `selected`, the next row's number
+    /// less one).
     rows: u64,
+    /// The indexes of the rows read, when only those are
+    /// ([`read_rows`]): the n-th row handed out is number `selected[n] + 1`.
+    selected: Option<Vec<u64>>,
     /// Reading failed: the rows end after the error.
     failed: bool,
 }
@@ -157,6 +162,18 @@ impl Table {
         input: u32,
         options: &RecordOptions,
     ) -> Result<Table, RowError> {
+        Table::open_rows(path, name, input, options, None)
+    }
+
+    /// As [`Table::open`], reading only the rows at the indexes `selected`
+    /// (ascending, distinct), when given.
+    fn open_rows(
+        path: &Path,
+        name: &str,
+        input: u32,
+        options: &RecordOptions,
+        selected: Option<Vec<u64>>,
+    ) -> Result<Table, RowError> {
         let error = |reason: String| RowError {
             hint: None,
             input: name.to_owned(),
@@ -244,9 +261,16 @@ impl Table {
         let id_at = id.map(rank);
         let chosen_at = chosen.iter().map(|&i| rank(i)).collect();
         let mask = ProjectionMask::roots(builder.parquet_schema(), projected);
+        let mut builder = builder.with_projection(mask).with_batch_size(BATCH_ROWS);
+        if let Some(rows) = &selected {
+            // Only the rows asked for are decoded: candidates are a few
+            // scattered rows of each row group.
+            let total = u64::try_from(builder.metadata().file_metadata().num_rows()).unwrap_or(0);
+            builder = builder
+                .with_row_selection(selection_of(rows, total))
+                .with_row_selection_policy(RowSelectionPolicy::Selectors);
+        }
         let reader = builder
-            .with_projection(mask)
-            .with_batch_size(BATCH_ROWS)
             .build()
             .map_err(|err| error(format!("not a readable Parquet file: {err}")))?;
         Ok(Table {
@@ -260,6 +284,7 @@ impl Table {
             batch: None,
             at: 0,
             rows: 0,
+            selected,
             failed: false,
         })
     }
@@ -350,8 +375,12 @@ impl Source for Table {
             {
                 let row = self.at;
                 self.at += 1;
+                let number = match &self.selected {
+                    Some(rows) => rows.get(self.rows as usize).map_or(0, |r| r + 1),
+                    None => self.rows + 1,
+                };
                 self.rows += 1;
-                return Some(self.record(batch, row, self.rows));
+                return Some(self.record(batch, row, number));
             }
             match self.reader.next() {
                 None => return None,
@@ -371,10 +400,67 @@ impl Source for Table {
         }
     }
 
-    /// Rows are found again by their index, not by a byte offset: the scan
-    /// keeps their texts (as it does for stdin).
+    /// A row is found again by its index ([`read_rows`]), which gives its
+    /// number too, so a numbered row's id is found with it.
     fn found_at_offsets(&self) -> bool {
-        false
+        true
+    }
+}
+
+/// The selection of the rows at the indexes `rows` (ascending, distinct)
+/// of a file of `total` rows; indexes past its end are left out.
+fn selection_of(rows: &[u64], total: u64) -> RowSelection {
+    let mut selectors = Vec::new();
+    let mut next = 0u64;
+    for &row in rows.iter().filter(|&&r| r < total) {
+        if row > next {
+            selectors.push(RowSelector::skip((row - next) as usize));
+        }
+        selectors.push(RowSelector::select(1));
+        next = row + 1;
+    }
+    RowSelection::from(selectors)
+}
+
+/// Reads again the rows at the indexes `rows` (ascending, distinct: records'
+/// [`Origin::offset`]s) of input number `input`, `path`, as [`Table::open`]
+/// read it, handing `found` each one's place in `rows` and its record now,
+/// or why there is none (the file cannot be opened, or is shorter now).
+pub(super) fn read_rows(
+    path: &Path,
+    name: &str,
+    input: u32,
+    options: &RecordOptions,
+    rows: &[u64],
+    found: &mut dyn FnMut(usize, Result<Record, RowError>),
+) {
+    let mut table = match Table::open_rows(path, name, input, options, Some(rows.to_vec())) {
+        Ok(table) => table,
+        Err(err) => {
+            for k in 0..rows.len() {
+                found(k, Err(err.clone()));
+            }
+            return;
+        }
+    };
+    let mut k = 0;
+    while k < rows.len() {
+        match table.next_record() {
+            Some(record) => found(k, record),
+            None => break,
+        }
+        k += 1;
+    }
+    for (k, &row) in rows.iter().enumerate().skip(k) {
+        found(
+            k,
+            Err(RowError {
+                hint: None,
+                input: name.to_owned(),
+                line: row + 1,
+                reason: "no row there now (the table is shorter)".into(),
+            }),
+        );
     }
 }
 

@@ -259,3 +259,66 @@ fn jsonl_skips_a_byte_order_mark_before_the_first_line() {
     let ids: Vec<&str> = records.records.iter().map(|r| r.id.as_str()).collect();
     assert_eq!(ids, ["a", "b"]);
 }
+
+/// Writes a Parquet file of `(id, text)` rows in row groups of 3.
+#[cfg(feature = "parquet")]
+fn parquet_table(path: &Path, rows: &[(&str, &str)]) {
+    use std::sync::Arc;
+
+    use arrow_array::{ArrayRef, RecordBatch, StringArray};
+    let ids: ArrayRef = Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r.0)));
+    let texts: ArrayRef = Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r.1)));
+    let batch = RecordBatch::try_from_iter([("id", ids), ("text", texts)]).unwrap();
+    let properties = ::parquet::file::properties::WriterProperties::builder()
+        .set_max_row_group_row_count(Some(3))
+        .build();
+    let file = std::fs::File::create(path).unwrap();
+    let mut writer =
+        ::parquet::arrow::ArrowWriter::try_new(file, batch.schema(), Some(properties)).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+}
+
+/// Parquet rows are read again by index, across row groups, as they were
+/// read; a row changed since reads as what is there now, and a row past a
+/// shortened table's end is named by its number.
+#[cfg(feature = "parquet")]
+#[test]
+fn parquet_rows_are_read_again_by_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.parquet");
+    let rows: Vec<(String, String)> = (0..10)
+        .map(|i| (format!("r{i}"), format!("text number {i}")))
+        .collect();
+    let borrowed: Vec<(&str, &str)> = rows.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    parquet_table(&path, &borrowed);
+    let options = RecordOptions::new(InputKind::Parquet);
+    let read = read_inputs(std::slice::from_ref(&path), &options, &mut |_| {}).unwrap();
+    let reread = read.reread.expect("a Parquet file is read again");
+    let at: Vec<(u32, u64)> = [1u64, 2, 3, 7, 9].iter().map(|&r| (0, r)).collect();
+    let mut again = Vec::new();
+    reread.read_at(&at, &mut |k, found| again.push((k, found.unwrap())));
+    assert_eq!(again.len(), at.len());
+    for (k, record) in &again {
+        let first = &read.records[at[*k].1 as usize];
+        assert_eq!(record, first, "row {}", at[*k].1);
+    }
+    assert_eq!(reread.lines_of(0, &[0, 4]), vec![1, 5]);
+
+    // Row 3 changed, and the table cut to 8 rows.
+    let mut changed = borrowed[..8].to_vec();
+    changed[3] = ("r3", "another text");
+    parquet_table(&path, &changed);
+    let mut found = Vec::new();
+    reread.read_at(&at, &mut |k, r| found.push((k, r)));
+    assert_eq!(
+        found[2].1.as_ref().unwrap().fields,
+        vec!["another text".to_string()]
+    );
+    assert_eq!(found[3].1.as_ref().unwrap().id, "r7");
+    let err = found[4].1.as_ref().unwrap_err();
+    assert_eq!(
+        (err.line, err.reason.as_str()),
+        (10, "no row there now (the table is shorter)")
+    );
+}
