@@ -10,8 +10,9 @@
 #   bash scripts/datasketch-own-tests.sh CHECKOUT [--against-datasketch] [PYTEST ARGS...]
 #
 # CHECKOUT: a datasketch source tree (the directory holding test/), e.g.
-#   git -C /work/.mirror/ekzhu+datasketch/repo archive 8d4bda1 test | tar -x -C /tmp/ds
-#   bash scripts/datasketch-own-tests.sh /tmp/ds
+#   git clone https://github.com/ekzhu/datasketch ds-repo
+#   mkdir ds && git -C ds-repo archive 8d4bda1 test | tar -x -C ds
+#   bash scripts/datasketch-own-tests.sh ds
 # --against-datasketch: no redirection, the installed datasketch package itself
 # (the baseline: which of these tests the real package passes).
 # PYTHON (default target/engines/venv/bin/python, from scripts/setup-engines.sh)
