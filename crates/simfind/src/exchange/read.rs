@@ -12,6 +12,8 @@ use arrow_array::types::{Float64Type, Int32Type, Int64Type, TimestampMicrosecond
 use arrow_array::{Array, RecordBatch};
 use arrow_schema::DataType;
 use parquet::arrow::ProjectionMask;
+
+use crate::input::extract::guard::caught;
 use parquet::arrow::arrow_reader::{
     ParquetRecordBatchReaderBuilder, RowSelection, RowSelectionPolicy, RowSelector,
 };
@@ -160,10 +162,11 @@ fn open(path: &Path) -> Result<Opened, ExchangeError> {
         err,
     })?;
     let length = file.metadata().map_or(u64::MAX, |m| m.len());
-    let builder =
-        ParquetRecordBatchReaderBuilder::try_new(file).map_err(|err| ExchangeError::Parquet {
+    let builder = caught(|| ParquetRecordBatchReaderBuilder::try_new(file))
+        .and_then(|opened| opened.map_err(|err| err.to_string()))
+        .map_err(|err| ExchangeError::Parquet {
             path: path.to_owned(),
-            err: err.to_string(),
+            err,
         })?;
     check_chunks(path, &builder, length)?;
     let metadata = builder
@@ -307,7 +310,8 @@ impl Opened {
             None => self.builder,
         };
         let reader = builder.build().map_err(|e| parquet(&e))?;
-        reader.map(|batch| batch.map_err(|e| parquet(&e))).collect()
+        caught(|| reader.map(|batch| batch.map_err(|e| parquet(&e))).collect())
+            .unwrap_or_else(|panic| Err(parquet(&panic)))
     }
 }
 
@@ -345,7 +349,8 @@ fn select_rows(
             RowSelector::skip(1)
         }),
     };
-    for batch in builder.build().map_err(|e| parquet(&e))? {
+    let mut reader = builder.build().map_err(|e| parquet(&e))?;
+    while let Some(batch) = caught(|| reader.next()).map_err(|panic| parquet(&panic))? {
         let batch = batch.map_err(|e| parquet(&e))?;
         for kept in keep(&batch) {
             push(kept);

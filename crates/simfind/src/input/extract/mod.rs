@@ -23,7 +23,7 @@
 //!   and a panic guard, on a bounded input and with a bounded output: a
 //!   hostile file costs its budget and is named, the run goes on.
 
-mod guard;
+pub(crate) mod guard;
 #[cfg(feature = "extract-html")]
 mod html;
 #[cfg(feature = "extract-mail")]

@@ -31,6 +31,7 @@ use parquet::arrow::arrow_reader::{
 };
 
 use super::{Hint, Origin, Record, RecordOptions, RowError, Source, line_cap_hint};
+use crate::input::extract::guard::caught;
 
 /// Rows decoded at a time: a few hundred kilobytes of text for typical
 /// documents, and a bound on what one batch holds.
@@ -145,7 +146,8 @@ pub(super) fn open_builder(
         .map_err(|err| error(format!("cannot open: {err}")))?
         .len();
     let options = ArrowReaderOptions::new().with_skip_arrow_metadata(true);
-    let builder = ParquetRecordBatchReaderBuilder::try_new_with_options(file, options)
+    let builder = caught(|| ParquetRecordBatchReaderBuilder::try_new_with_options(file, options))
+        .and_then(|opened| opened.map_err(|err| err.to_string()))
         .map_err(|err| error(format!("not a readable Parquet file: {err}")))?;
     if let Some(reason) = crate::exchange::chunks_outside(builder.metadata(), length) {
         return Err(error(format!("not a readable Parquet file: {reason}")));
@@ -382,7 +384,12 @@ impl Source for Table {
                 self.rows += 1;
                 return Some(self.record(batch, row, number));
             }
-            match self.reader.next() {
+            // A page the crate panics on is a damaged page: this input ends
+            // there, as at a decoding error.
+            let next = caught(|| self.reader.next()).unwrap_or_else(|panic| {
+                Some(Err(parquet::errors::ParquetError::General(panic).into()))
+            });
+            match next {
                 None => return None,
                 Some(Ok(batch)) => {
                     self.batch = Some(batch);
@@ -489,7 +496,8 @@ pub(super) fn write_kept(
         .metadata()
         .map_err(|err| error(format!("cannot open: {err}")))?
         .len();
-    let builder = ParquetRecordBatchReaderBuilder::try_new(file)
+    let builder = caught(|| ParquetRecordBatchReaderBuilder::try_new(file))
+        .and_then(|opened| opened.map_err(|err| err.to_string()))
         .map_err(|err| error(format!("not a readable Parquet file: {err}")))?;
     if let Some(reason) = crate::exchange::chunks_outside(builder.metadata(), length) {
         return Err(error(format!("not a readable Parquet file: {reason}")));
@@ -518,7 +526,11 @@ pub(super) fn write_kept(
     let mut writer =
         ArrowWriter::try_new(out, schema, Some(properties)).map_err(|err| failed(&err))?;
     let (mut number, mut written) = (0u64, 0u64);
-    for batch in reader {
+    let mut reader = reader;
+    loop {
+        let next = caught(|| reader.next())
+            .unwrap_or_else(|panic| Some(Err(arrow_schema::ArrowError::ParquetError(panic))));
+        let Some(batch) = next else { break };
         let batch = batch.map_err(|err| RowError {
             line: number + 1,
             ..error(format!("cannot read this row and those after it: {err}"))
