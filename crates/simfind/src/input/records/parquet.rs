@@ -126,13 +126,15 @@ fn text_at(column: &ArrayRef, row: usize) -> Result<Option<String>, String> {
     }))
 }
 
-/// Opens `path` as Parquet with every column readable as
-/// [`ParquetRecordBatchReaderBuilder`] gives it, having checked that the
-/// footer's chunks lie within the file (a damaged footer would make the
-/// crate panic when a chunk is read).
-pub(super) fn open_builder(
+/// Opens `path` as Parquet, having checked that the footer's chunks lie
+/// within the file (a damaged footer would make the crate panic when a
+/// chunk is read). `as_written`: the columns have the types the writer's
+/// Arrow schema gave them (what a copy keeps); else the types Parquet stores
+/// (what the reader takes, a dictionary as its values).
+fn open_builder(
     path: &Path,
     name: &str,
+    as_written: bool,
 ) -> Result<ParquetRecordBatchReaderBuilder<File>, RowError> {
     let error = |reason: String| RowError {
         hint: None,
@@ -145,7 +147,7 @@ pub(super) fn open_builder(
         .metadata()
         .map_err(|err| error(format!("cannot open: {err}")))?
         .len();
-    let options = ArrowReaderOptions::new().with_skip_arrow_metadata(true);
+    let options = ArrowReaderOptions::new().with_skip_arrow_metadata(!as_written);
     let builder = caught(|| ParquetRecordBatchReaderBuilder::try_new_with_options(file, options))
         .and_then(|opened| opened.map_err(|err| err.to_string()))
         .map_err(|err| error(format!("not a readable Parquet file: {err}")))?;
@@ -182,7 +184,7 @@ impl Table {
             line: 0,
             reason,
         };
-        let builder = open_builder(path, name)?;
+        let builder = open_builder(path, name, false)?;
         let schema = builder.schema().clone();
         let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
         let listed = names.join(",");
@@ -491,17 +493,7 @@ pub(super) fn write_kept(
         line: 0,
         reason,
     };
-    let file = File::open(path).map_err(|err| error(format!("cannot open: {err}")))?;
-    let length = file
-        .metadata()
-        .map_err(|err| error(format!("cannot open: {err}")))?
-        .len();
-    let builder = caught(|| ParquetRecordBatchReaderBuilder::try_new(file))
-        .and_then(|opened| opened.map_err(|err| err.to_string()))
-        .map_err(|err| error(format!("not a readable Parquet file: {err}")))?;
-    if let Some(reason) = crate::exchange::chunks_outside(builder.metadata(), length) {
-        return Err(error(format!("not a readable Parquet file: {reason}")));
-    }
+    let builder = open_builder(path, name, true)?;
     let metadata: Vec<parquet::file::metadata::KeyValue> = builder
         .metadata()
         .file_metadata()
