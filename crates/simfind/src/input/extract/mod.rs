@@ -49,7 +49,7 @@ use std::time::Duration;
 pub use sniff::Format;
 /// Encoding detection, also what the record readers decode their inputs by.
 pub(crate) use text::{guess_legacy_of, unmarked_utf, utf16_big_endian};
-pub use transform::Transform;
+pub use transform::{Transform, TransformError};
 
 /// Which formats are extracted, the user's command that makes the text of
 /// the files it applies to (`--transform`), and the bounds of one

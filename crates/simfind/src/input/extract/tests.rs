@@ -547,8 +547,19 @@ fn a_stored_transform_runs_again_only_when_given_again() {
 
 #[test]
 fn a_transform_is_refused_when_it_cannot_run() {
-    assert!(super::Transform::new("  ", &[]).is_err());
-    assert!(super::Transform::new("cat", &["[".to_string()]).is_err());
+    use super::TransformError;
+    assert_eq!(
+        super::Transform::new("  ", &[]).unwrap_err(),
+        TransformError::EmptyCommand
+    );
+    assert_eq!(
+        super::Transform::new("a\0b", &[]).unwrap_err(),
+        TransformError::NulInCommand
+    );
+    assert!(matches!(
+        super::Transform::new("cat", &["[".to_string()]).unwrap_err(),
+        TransformError::BadGlob { glob, .. } if glob == "["
+    ));
 }
 
 #[test]

@@ -48,17 +48,42 @@ impl PartialEq for Transform {
 
 impl Eq for Transform {}
 
+/// Why a command cannot be a [`Transform`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TransformError {
+    /// Nothing but whitespace.
+    EmptyCommand,
+    /// A NUL byte, which no argument of a process can hold.
+    NulInCommand,
+    /// A glob that does not parse, and the parser's reason.
+    BadGlob { glob: String, reason: String },
+}
+
+impl std::fmt::Display for TransformError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TransformError::EmptyCommand => f.write_str("the command is empty"),
+            TransformError::NulInCommand => f.write_str("the command holds a NUL byte"),
+            TransformError::BadGlob { glob, reason } => {
+                write!(f, "the glob {glob:?} is not valid: {reason}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for TransformError {}
+
 impl Transform {
     /// `command` for the files whose path matches one of `globs` (every
     /// file when there is none). Globs match the path as the walk gives it,
     /// ignoring case (`*.doc` finds `REPORT.DOC`: shares mix both); `*`
     /// crosses `/`, so `*.doc` matches in every folder.
-    pub fn new(command: &str, globs: &[String]) -> Result<Transform, String> {
+    pub fn new(command: &str, globs: &[String]) -> Result<Transform, TransformError> {
         if command.trim().is_empty() {
-            return Err("the command is empty".to_string());
+            return Err(TransformError::EmptyCommand);
         }
         if command.contains('\0') {
-            return Err("the command holds a NUL byte".to_string());
+            return Err(TransformError::NulInCommand);
         }
         let matcher = if globs.is_empty() {
             None
@@ -68,10 +93,18 @@ impl Transform {
                 let compiled = GlobBuilder::new(glob)
                     .case_insensitive(true)
                     .build()
-                    .map_err(|err| format!("the glob {glob:?} is not valid: {err}"))?;
+                    .map_err(|err| TransformError::BadGlob {
+                        glob: glob.clone(),
+                        reason: err.to_string(),
+                    })?;
                 set.add(compiled);
             }
-            Some(set.build().map_err(|err| err.to_string())?)
+            // Every glob parsed; a set of them fails only as one of them
+            // would.
+            Some(set.build().map_err(|err| TransformError::BadGlob {
+                glob: globs.join(","),
+                reason: err.to_string(),
+            })?)
         };
         Ok(Transform {
             command: command.to_string(),
