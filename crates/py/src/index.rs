@@ -91,11 +91,45 @@ fn check_threshold(threshold: Option<f64>) -> PyResult<()> {
     }
 }
 
-fn query_of(index: &Index) -> Result<Query<'_>, IndexError> {
-    Query::new(index).map_err(|reason| IndexError::Invalid {
+/// The error for an index whose stored parameters this build cannot use.
+fn unusable(index: &Index, reason: impl std::fmt::Display) -> IndexError {
+    IndexError::Invalid {
         path: index.path().to_owned(),
         reason: format!("parameters this simfind cannot use ({reason})"),
-    })
+    }
+}
+
+fn query_of(index: &Index) -> Result<Query<'_>, IndexError> {
+    Query::new(index).map_err(|reason| unusable(index, reason))
+}
+
+fn recipe_of(index: &Index) -> Result<simfind::recipe::Recipe, IndexError> {
+    index
+        .params()
+        .recipe()
+        .map_err(|reason| unusable(index, reason))
+}
+
+/// The bytes of each text (each checked to be `str` or `bytes`, named by
+/// its place) and their ids: those given, one per text, or each text's
+/// content hash.
+fn texts_and_ids(
+    texts: &[Bound<'_, PyAny>],
+    ids: Option<Vec<String>>,
+) -> PyResult<(Vec<Vec<u8>>, Vec<String>)> {
+    let mut bodies = Vec::with_capacity(texts.len());
+    for (i, text) in texts.iter().enumerate() {
+        bodies.push(text_of(text, &format!("texts[{i}]"))?.into_owned());
+    }
+    let ids = ids.unwrap_or_else(|| bodies.iter().map(|b| default_id(b)).collect());
+    if texts.len() != ids.len() {
+        return Err(PyValueError::new_err(format!(
+            "ids has {} items for {} texts",
+            ids.len(),
+            texts.len()
+        )));
+    }
+    Ok((bodies, ids))
 }
 
 #[pymethods]
@@ -237,27 +271,10 @@ impl _Index {
         texts: Vec<Bound<'_, PyAny>>,
         ids: Option<Vec<String>>,
     ) -> PyResult<Vec<String>> {
-        let mut bodies = Vec::with_capacity(texts.len());
-        for (i, text) in texts.iter().enumerate() {
-            bodies.push(text_of(text, &format!("texts[{i}]"))?.into_owned());
-        }
-        let ids = ids.unwrap_or_else(|| bodies.iter().map(|b| default_id(b)).collect());
-        if texts.len() != ids.len() {
-            return Err(PyValueError::new_err(format!(
-                "ids has {} items for {} texts",
-                ids.len(),
-                texts.len()
-            )));
-        }
+        let (bodies, ids) = texts_and_ids(&texts, ids)?;
         let paths: Vec<std::path::PathBuf> = ids.iter().map(std::path::PathBuf::from).collect();
         self.with(py, move |index| {
-            let recipe = index
-                .params()
-                .recipe()
-                .map_err(|reason| IndexError::Invalid {
-                    path: index.path().to_owned(),
-                    reason: format!("parameters this simfind cannot use ({reason})"),
-                })?;
+            let recipe = recipe_of(index)?;
             let read = simfind::input::read::ReadOptions::default();
             let docs = paths
                 .iter()
@@ -362,18 +379,7 @@ impl _Index {
         exact: bool,
     ) -> PyResult<Vec<(bool, String, Option<String>, Option<f64>)>> {
         check_threshold(threshold)?;
-        let mut bodies = Vec::with_capacity(texts.len());
-        for (i, text) in texts.iter().enumerate() {
-            bodies.push(text_of(text, &format!("texts[{i}]"))?.into_owned());
-        }
-        let ids = ids.unwrap_or_else(|| bodies.iter().map(|b| default_id(b)).collect());
-        if texts.len() != ids.len() {
-            return Err(PyValueError::new_err(format!(
-                "ids has {} items for {} texts",
-                ids.len(),
-                texts.len()
-            )));
-        }
+        let (bodies, ids) = texts_and_ids(&texts, ids)?;
         let names: Vec<std::path::PathBuf> = ids.iter().map(std::path::PathBuf::from).collect();
         // A text the batch cannot take, found under the lock: the batch is
         // dropped (rolled back) and this is raised.
@@ -436,13 +442,7 @@ impl _Index {
                     return Ok(Some(id.clone()));
                 }
             }
-            let recipe = index
-                .params()
-                .recipe()
-                .map_err(|reason| IndexError::Invalid {
-                    path: index.path().to_owned(),
-                    reason: format!("parameters this simfind cannot use ({reason})"),
-                })?;
+            let recipe = recipe_of(index)?;
             let read = simfind::input::read::ReadOptions::default();
             add_and_remove(
                 index,
