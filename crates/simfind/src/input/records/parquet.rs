@@ -95,33 +95,73 @@ fn is_string_type(ty: &DataType) -> bool {
     )
 }
 
-/// The value of row `row` of `column` as text: `Ok(None)` for a null, `Err`
-/// for bytes that are not UTF-8. Types are those of [`is_text_type`].
-fn text_at(column: &ArrayRef, row: usize) -> Result<Option<String>, String> {
+/// A value of a text column, borrowed from its batch where it is bytes.
+enum Value<'a> {
+    Text(&'a str),
+    /// Binary: text once checked to be UTF-8.
+    Bytes(&'a [u8]),
+    /// A whole number or a boolean, written out.
+    Written(String),
+}
+
+impl Value<'_> {
+    /// Its bytes, known without copying (what the line cap is checked on).
+    fn len(&self) -> usize {
+        match self {
+            Value::Text(text) => text.len(),
+            Value::Bytes(bytes) => bytes.len(),
+            Value::Written(text) => text.len(),
+        }
+    }
+
+    /// The value as text, or why it is none (bytes that are not UTF-8).
+    fn into_text(self) -> Result<String, String> {
+        match self {
+            Value::Text(text) => Ok(text.to_owned()),
+            Value::Bytes(bytes) => std::str::from_utf8(bytes)
+                .map(str::to_owned)
+                .map_err(super::not_utf8),
+            Value::Written(text) => Ok(text),
+        }
+    }
+}
+
+/// Row `row` of `column`: `Ok(None)` for a null, `Err` for a column of a
+/// type that is not text ([`is_text_type`] says which are).
+fn value_at(column: &ArrayRef, row: usize) -> Result<Option<Value<'_>>, String> {
     if column.is_null(row) {
         return Ok(None);
     }
-    let bytes = |b: &[u8]| -> Result<Option<String>, String> {
-        std::str::from_utf8(b)
-            .map(|s| Some(s.to_owned()))
-            .map_err(super::not_utf8)
-    };
     Ok(Some(match column.data_type() {
-        DataType::Utf8 => column.as_string::<i32>().value(row).to_owned(),
-        DataType::LargeUtf8 => column.as_string::<i64>().value(row).to_owned(),
-        DataType::Utf8View => column.as_string_view().value(row).to_owned(),
-        DataType::Binary => return bytes(column.as_binary::<i32>().value(row)),
-        DataType::LargeBinary => return bytes(column.as_binary::<i64>().value(row)),
-        DataType::BinaryView => return bytes(column.as_binary_view().value(row)),
-        DataType::Boolean => column.as_boolean().value(row).to_string(),
-        DataType::Int8 => column.as_primitive::<Int8Type>().value(row).to_string(),
-        DataType::Int16 => column.as_primitive::<Int16Type>().value(row).to_string(),
-        DataType::Int32 => column.as_primitive::<Int32Type>().value(row).to_string(),
-        DataType::Int64 => column.as_primitive::<Int64Type>().value(row).to_string(),
-        DataType::UInt8 => column.as_primitive::<UInt8Type>().value(row).to_string(),
-        DataType::UInt16 => column.as_primitive::<UInt16Type>().value(row).to_string(),
-        DataType::UInt32 => column.as_primitive::<UInt32Type>().value(row).to_string(),
-        DataType::UInt64 => column.as_primitive::<UInt64Type>().value(row).to_string(),
+        DataType::Utf8 => Value::Text(column.as_string::<i32>().value(row)),
+        DataType::LargeUtf8 => Value::Text(column.as_string::<i64>().value(row)),
+        DataType::Utf8View => Value::Text(column.as_string_view().value(row)),
+        DataType::Binary => Value::Bytes(column.as_binary::<i32>().value(row)),
+        DataType::LargeBinary => Value::Bytes(column.as_binary::<i64>().value(row)),
+        DataType::BinaryView => Value::Bytes(column.as_binary_view().value(row)),
+        DataType::Boolean => Value::Written(column.as_boolean().value(row).to_string()),
+        DataType::Int8 => Value::Written(column.as_primitive::<Int8Type>().value(row).to_string()),
+        DataType::Int16 => {
+            Value::Written(column.as_primitive::<Int16Type>().value(row).to_string())
+        }
+        DataType::Int32 => {
+            Value::Written(column.as_primitive::<Int32Type>().value(row).to_string())
+        }
+        DataType::Int64 => {
+            Value::Written(column.as_primitive::<Int64Type>().value(row).to_string())
+        }
+        DataType::UInt8 => {
+            Value::Written(column.as_primitive::<UInt8Type>().value(row).to_string())
+        }
+        DataType::UInt16 => {
+            Value::Written(column.as_primitive::<UInt16Type>().value(row).to_string())
+        }
+        DataType::UInt32 => {
+            Value::Written(column.as_primitive::<UInt32Type>().value(row).to_string())
+        }
+        DataType::UInt64 => {
+            Value::Written(column.as_primitive::<UInt64Type>().value(row).to_string())
+        }
         other => return Err(format!("a column of type {other} is not text")),
     }))
 }
@@ -306,7 +346,9 @@ impl Table {
     fn record(&self, batch: &RecordBatch, row: usize, number: u64) -> Result<Record, RowError> {
         let id = match self.id {
             None => number.to_string(),
-            Some(at) => match text_at(batch.column(at), row) {
+            Some(at) => match value_at(batch.column(at), row)
+                .and_then(|v| v.map(Value::into_text).transpose())
+            {
                 Ok(Some(id)) if !id.is_empty() => id,
                 Ok(_) => return Err(self.error(number, "empty or null id".into())),
                 Err(reason) => return Err(self.error(number, format!("its id is {reason}"))),
@@ -314,8 +356,9 @@ impl Table {
         };
         let mut fields = Vec::with_capacity(self.chosen.len());
         for (&at, name) in self.chosen.iter().zip(&self.fields) {
-            let column = batch.column(at);
-            let length = column_value_len(column, row);
+            let value = value_at(batch.column(at), row)
+                .map_err(|reason| self.error(number, format!("column '{name}' is {reason}")))?;
+            let length = value.as_ref().map_or(0, Value::len);
             if length > self.cap {
                 return Err(RowError {
                     hint: Some(line_cap_hint()),
@@ -328,7 +371,7 @@ impl Table {
                     )
                 });
             }
-            match text_at(column, row) {
+            match value.map(Value::into_text).transpose() {
                 Ok(text) => fields.push(text.unwrap_or_default()),
                 Err(reason) => {
                     return Err(self.error(number, format!("column '{name}' is {reason}")));
@@ -344,23 +387,6 @@ impl Table {
                 offset: number - 1,
             },
         })
-    }
-}
-
-/// The bytes of row `row` of `column` without copying them (0 for a null
-/// and for numbers, which are short).
-fn column_value_len(column: &ArrayRef, row: usize) -> usize {
-    if column.is_null(row) {
-        return 0;
-    }
-    match column.data_type() {
-        DataType::Utf8 => column.as_string::<i32>().value(row).len(),
-        DataType::LargeUtf8 => column.as_string::<i64>().value(row).len(),
-        DataType::Utf8View => column.as_string_view().value(row).len(),
-        DataType::Binary => column.as_binary::<i32>().value(row).len(),
-        DataType::LargeBinary => column.as_binary::<i64>().value(row).len(),
-        DataType::BinaryView => column.as_binary_view().value(row).len(),
-        _ => 0,
     }
 }
 
