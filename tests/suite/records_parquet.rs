@@ -343,3 +343,64 @@ fn bad_tables_are_named_before_any_row_and_bad_rows_are_skipped_by_row() {
     assert_eq!(rows.len(), 1, "{}", stdout(&out));
     assert_eq!((&rows[0][0], &rows[0][1]), (&b"a"[..], &b"c"[..]));
 }
+
+/// A Parquet table's rows are records to the index and to explain too:
+/// `index --input parquet` then `query --input parquet` finds, both ways,
+/// every pair the scan finds with the same bands (the same candidates, both
+/// verified exactly), and `explain --input parquet` compares two rows by id.
+#[test]
+fn the_index_and_explain_take_parquet_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    table(dir.path());
+    let bands = ["-b", "20", "-r", "5"];
+    let scan = scan(
+        dir.path(),
+        "parquet",
+        "t.parquet",
+        &[&["--method", "lsh"][..], &bands].concat(),
+    );
+    ok(&scan);
+    let index = [
+        &["index", "--db", "i.db", "--input", "parquet", "t.parquet"][..],
+        &bands,
+    ]
+    .concat();
+    ok(&run_in(dir.path(), &index, b""));
+    let args = [
+        "query",
+        "--db",
+        "i.db",
+        "--input",
+        "parquet",
+        "t.parquet",
+        "-t",
+        "0.8",
+    ];
+    let query = run_in(dir.path(), &args, b"");
+    ok(&query);
+    let found: std::collections::HashSet<(Vec<u8>, Vec<u8>)> = csv_rows(&query.stdout)
+        .iter()
+        .map(|r| (r[0].to_vec(), r[1].to_vec()))
+        .collect();
+    let pairs = csv_rows(&scan.stdout);
+    assert!(pairs.len() > 100, "{}", stdout(&scan));
+    for pair in &pairs {
+        let (a, b) = (pair[0].to_vec(), pair[1].to_vec());
+        assert!(
+            found.contains(&(a.clone(), b.clone())) && found.contains(&(b, a)),
+            "{pair:?} not found both ways"
+        );
+    }
+    let (a, b) = (
+        String::from_utf8(pairs[0][0].to_vec()).unwrap(),
+        String::from_utf8(pairs[0][1].to_vec()).unwrap(),
+    );
+    let explain = ["explain", "--input", "parquet", "t.parquet", &a, &b];
+    let out = run_in(dir.path(), &explain, b"");
+    ok(&out);
+    assert!(
+        stdout(&out).contains(&format!("t.parquet#{a}")),
+        "{}",
+        stdout(&out)
+    );
+}
