@@ -232,7 +232,7 @@ pub fn exchange(
         args.transform.parse()?.as_ref(),
     )
     .map_err(|reason| {
-        let reason = crate::app::speak::settings(&reason);
+        let reason = crate::app::speak::settings(&reason.to_string());
         anyhow::anyhow!("{}: {reason}", args.docs.display())
     })?;
     let banding = recipe.banding;

@@ -55,8 +55,8 @@ pub enum ParamsError {
     Zero,
     /// `n` is not `bands × rows`.
     SignatureLength(u32),
-    /// The extraction stored is not one this simfind can repeat (the reason).
-    Extraction(String),
+    /// The extraction stored is not one this simfind can repeat.
+    Extraction(ExtractionError),
     /// `k` or `n` beyond what simfind ever writes ([`MAX_K`],
     /// [`MAX_SIGNATURE_LEN`]): a damaged index, whose recipe would ask for
     /// gigabytes of hash functions.
@@ -81,6 +81,52 @@ impl fmt::Display for ParamsError {
 }
 
 impl std::error::Error for ParamsError {}
+
+/// Why a stored extraction ([`Params::extraction`]) cannot be repeated by
+/// this simfind: the text it made could not be made again here.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ExtractionError {
+    /// Not a name any simfind writes (the name).
+    Unknown(String),
+    /// Made by extractors of another version than this build's.
+    Version { stored: String, ours: u32 },
+    /// Names formats this build does not extract (the list's own reason).
+    Formats(String),
+    /// Its texts were made by the user's command, which is run again only
+    /// when the user gives the same one: a command read from a file is
+    /// never run on the file's word alone.
+    TransformNotGiven { command: String, globs: Vec<String> },
+}
+
+impl fmt::Display for ExtractionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ExtractionError::Unknown(name) => {
+                write!(f, "{name:?} is not an extraction this simfind knows")
+            }
+            ExtractionError::Version { stored, ours } => write!(
+                f,
+                "made by extractors of version {stored}; this simfind has version {ours}"
+            ),
+            ExtractionError::Formats(reason) => f.write_str(reason),
+            ExtractionError::TransformNotGiven { command, globs } => {
+                write!(f, "its texts were made by the command {command:?}")?;
+                if globs.is_empty() {
+                    write!(f, ": give the same {{transform}} to run it again")
+                } else {
+                    write!(
+                        f,
+                        " for the files matching {}: give the same {{transform}} and \
+                         {{transform_globs}} to run it again",
+                        globs.join(", ")
+                    )
+                }
+            }
+        }
+    }
+}
+
+impl std::error::Error for ExtractionError {}
 
 impl Params {
     /// The parameters that make signatures comparable with `recipe`'s.

@@ -237,10 +237,11 @@ pub fn run(args: Args) -> Result<i32> {
     let index = index;
     let mut lookup = Query::with_transform(&index, transform.as_ref()).map_err(|reason| {
         // A command stored in the index is not a reason to rebuild it.
-        if let simfind::params::ParamsError::Extraction(why) = &reason
-            && simfind::source::Extract::stores_transform(&index.params().extraction)
+        if let simfind::params::ParamsError::Extraction(
+            why @ simfind::params::ExtractionError::TransformNotGiven { .. },
+        ) = &reason
         {
-            let why = crate::app::speak::settings(why);
+            let why = crate::app::speak::settings(&why.to_string());
             return anyhow::anyhow!("index {}: {why}", args.db.display());
         }
         anyhow::anyhow!(

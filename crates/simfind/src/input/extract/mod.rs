@@ -46,6 +46,8 @@ use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::params::ExtractionError;
+
 pub use sniff::Format;
 /// Encoding detection, also what the record readers decode their inputs by.
 pub(crate) use text::{guess_legacy_of, unmarked_utf, utf16_big_endian};
@@ -224,7 +226,10 @@ impl Extract {
     /// `--transform` command is run again only when the user gave the same
     /// one (`given`): a command read from a file is never run on the file's
     /// word alone.
-    pub fn from_recipe_name(name: &str, given: Option<&Transform>) -> Result<Extract, String> {
+    pub fn from_recipe_name(
+        name: &str,
+        given: Option<&Transform>,
+    ) -> Result<Extract, ExtractionError> {
         let (formats, stored) = match name.split_once(TRANSFORM_MARK) {
             Some((formats, stored)) => (formats, Some(stored)),
             None => (name, None),
@@ -232,43 +237,33 @@ impl Extract {
         let mut extract = Extract::formats_from_recipe_name(formats)?;
         if let Some(stored) = stored {
             let transform = stored_transform(stored)
-                .ok_or_else(|| format!("{name:?} is not an extraction this simfind knows"))?;
+                .ok_or_else(|| ExtractionError::Unknown(name.to_string()))?;
             if given != Some(&transform) {
-                return Err(format!(
-                    "its texts were made by the command {:?}{}: give the same {{transform}}{} \
-                     to run it again",
-                    transform.command(),
-                    globs_note(&transform),
-                    if transform.globs().is_empty() {
-                        ""
-                    } else {
-                        " and {transform_globs}"
-                    },
-                ));
+                return Err(ExtractionError::TransformNotGiven {
+                    command: transform.command().to_string(),
+                    globs: transform.globs().to_vec(),
+                });
             }
             extract = extract.with_transform(transform);
         }
         Ok(extract)
     }
 
-    /// Whether a stored extraction holds a `--transform` command.
-    pub fn stores_transform(name: &str) -> bool {
-        name.contains(TRANSFORM_MARK)
-    }
-
-    fn formats_from_recipe_name(name: &str) -> Result<Extract, String> {
+    fn formats_from_recipe_name(name: &str) -> Result<Extract, ExtractionError> {
         if name == "none" {
             return Ok(Extract::NONE);
         }
         let (list, version) = name
             .rsplit_once('@')
-            .ok_or_else(|| format!("{name:?} is not an extraction this simfind knows"))?;
+            .ok_or_else(|| ExtractionError::Unknown(name.to_string()))?;
         if version != EXTRACTORS_VERSION.to_string() {
-            return Err(format!(
-                "made by extractors of version {version}; this simfind has version {EXTRACTORS_VERSION}"
-            ));
+            return Err(ExtractionError::Version {
+                stored: version.to_string(),
+                ours: EXTRACTORS_VERSION,
+            });
         }
-        list.parse().map_err(|err: UnknownFormat| err.to_string())
+        list.parse()
+            .map_err(|err: UnknownFormat| ExtractionError::Formats(err.to_string()))
     }
 }
 
@@ -286,15 +281,6 @@ fn stored_transform(json: &str) -> Option<Transform> {
         .map(|g| g.as_str().map(str::to_string))
         .collect::<Option<Vec<String>>>()?;
     Transform::new(command, &globs).ok()
-}
-
-/// " for the files matching …" when the command had globs.
-fn globs_note(transform: &Transform) -> String {
-    if transform.globs().is_empty() {
-        String::new()
-    } else {
-        format!(" for the files matching {}", transform.globs().join(", "))
-    }
 }
 
 pub use crate::text::PAGE_BREAK;

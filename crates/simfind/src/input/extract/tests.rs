@@ -522,13 +522,24 @@ fn a_stored_transform_runs_again_only_when_given_again() {
     let transform = super::Transform::new("antiword -", &["*.doc".to_string()]).unwrap();
     let extract = Extract::only([Format::Pdf]).with_transform(transform.clone());
     let stored = extract.recipe_name();
-    assert!(Extract::stores_transform(&stored));
-    assert!(!Extract::stores_transform(&Extract::auto().recipe_name()));
+    // Without a stored command, nothing needs giving again.
+    assert_eq!(
+        Extract::from_recipe_name(&Extract::auto().recipe_name(), None),
+        Ok(Extract::auto())
+    );
     assert_eq!(
         Extract::from_recipe_name(&stored, Some(&transform)),
         Ok(extract)
     );
     let refused = Extract::from_recipe_name(&stored, None).unwrap_err();
+    assert_eq!(
+        refused,
+        crate::params::ExtractionError::TransformNotGiven {
+            command: "antiword -".to_string(),
+            globs: vec!["*.doc".to_string()],
+        }
+    );
+    let refused = refused.to_string();
     // The library names the settings, not the command line's flags.
     assert!(
         refused.contains("\"antiword -\"")
