@@ -313,7 +313,7 @@ pub fn read(path: &Path) -> io::Result<Read> {
             continue;
         }
         if let Err(why) = take_line(&value, &mut out) {
-            out.damaged.push((number, why));
+            out.damaged.push((number, why.to_string()));
         }
     }
     if pending.is_some() {
@@ -325,9 +325,31 @@ pub fn read(path: &Path) -> io::Result<Read> {
     Ok(out)
 }
 
+/// Why a line after the header cannot be used.
+#[derive(Debug)]
+enum LineDamage {
+    NoSeq,
+    IntentWithoutFields,
+    OutcomeWithoutIntent(u64),
+    UnknownEvent(String),
+}
+
+impl std::fmt::Display for LineDamage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LineDamage::NoSeq => f.write_str("no \"seq\""),
+            LineDamage::IntentWithoutFields => f.write_str("an intent line without its fields"),
+            LineDamage::OutcomeWithoutIntent(seq) => {
+                write!(f, "an outcome for seq {seq} without its intent")
+            }
+            LineDamage::UnknownEvent(event) => write!(f, "unknown event {event:?}"),
+        }
+    }
+}
+
 /// One line after the header into `out`, or why it cannot be used.
-fn take_line(value: &Value, out: &mut Read) -> Result<(), String> {
-    let seq = value["seq"].as_u64().ok_or("no \"seq\"")?;
+fn take_line(value: &Value, out: &mut Read) -> Result<(), LineDamage> {
+    let seq = value["seq"].as_u64().ok_or(LineDamage::NoSeq)?;
     let event = value["event"].as_str().unwrap_or("");
     if event == "intent" {
         let entry = (|| {
@@ -350,7 +372,7 @@ fn take_line(value: &Value, out: &mut Read) -> Result<(), String> {
                 only_in: None,
             })
         })()
-        .ok_or("an intent line without its fields")?;
+        .ok_or(LineDamage::IntentWithoutFields)?;
         out.records.push(Record {
             seq,
             action: value["action"].as_str().unwrap_or(&out.action).to_string(),
@@ -364,13 +386,13 @@ fn take_line(value: &Value, out: &mut Read) -> Result<(), String> {
         .iter_mut()
         .rev()
         .find(|r| r.seq == seq)
-        .ok_or_else(|| format!("an outcome for seq {seq} without its intent"))?;
+        .ok_or(LineDamage::OutcomeWithoutIntent(seq))?;
     let text = |key: &str| value[key].as_str().unwrap_or("").to_string();
     record.outcome = match event {
         "done" => Outcome::Done(text("how")),
         "skipped" => Outcome::Skipped(text("reason")),
         "failed" => Outcome::Failed(text("reason")),
-        other => return Err(format!("unknown event {other:?}")),
+        other => return Err(LineDamage::UnknownEvent(other.to_string())),
     };
     Ok(())
 }

@@ -163,6 +163,7 @@ fn open(path: &Path) -> Result<Opened, ExchangeError> {
     })?;
     let length = file.metadata().map_or(u64::MAX, |m| m.len());
     let builder = caught(|| ParquetRecordBatchReaderBuilder::try_new(file))
+        .map_err(|panic| panic.to_string())
         .and_then(|opened| opened.map_err(|err| err.to_string()))
         .map_err(|err| ExchangeError::Parquet {
             path: path.to_owned(),

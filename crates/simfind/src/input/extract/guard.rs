@@ -93,10 +93,21 @@ fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
 /// `exchange` fuzz target), so every read of a Parquet file not written by
 /// this run goes through here; its state is dropped after a panic.
 #[cfg_attr(not(feature = "parquet"), allow(dead_code))]
-pub(crate) fn caught<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+pub(crate) fn caught<T>(f: impl FnOnce() -> T) -> Result<T, Panicked> {
     quiet_extractor_panics();
     let was = QUIET.with(|q| q.replace(true));
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
     QUIET.with(|q| q.set(was));
-    result.map_err(|panic| panic_message(&panic))
+    result.map_err(|panic| Panicked(panic_message(&panic)))
+}
+
+/// A panic [`caught`] in a third-party decoder: what it said.
+#[derive(Debug)]
+#[cfg_attr(not(feature = "parquet"), allow(dead_code))]
+pub(crate) struct Panicked(String);
+
+impl std::fmt::Display for Panicked {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
 }

@@ -10,6 +10,7 @@
 //! expands to nothing.
 
 use std::borrow::Cow;
+use std::fmt;
 use std::io::{Cursor, Read};
 
 use quick_xml::Reader;
@@ -322,9 +323,25 @@ impl Rules for Odf {
     }
 }
 
+/// Why a part's XML could not be walked to its end.
+#[derive(Debug)]
+enum XmlDamage {
+    Malformed(quick_xml::Error),
+    CutShort { open: usize },
+}
+
+impl fmt::Display for XmlDamage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            XmlDamage::Malformed(err) => err.fmt(f),
+            XmlDamage::CutShort { open } => write!(f, "cut short inside {open} open elements"),
+        }
+    }
+}
+
 /// Appends the text of `xml` to `out` as `rules` say; an error for XML that
 /// is not well formed or ends inside an element (a part cut short).
-fn walk(xml: &str, rules: &dyn Rules, out: &mut String) -> Result<(), String> {
+fn walk(xml: &str, rules: &dyn Rules, out: &mut String) -> Result<(), XmlDamage> {
     let mut reader = Reader::from_str(xml);
     let text_in = rules.text_in();
     let mut open = 0usize;
@@ -332,7 +349,7 @@ fn walk(xml: &str, rules: &dyn Rules, out: &mut String) -> Result<(), String> {
     let mut skipping = 0usize;
     let mut in_text = 0usize;
     loop {
-        let event = reader.read_event().map_err(|err| err.to_string())?;
+        let event = reader.read_event().map_err(XmlDamage::Malformed)?;
         match &event {
             Event::Start(_) => open += 1,
             Event::End(_) => open = open.saturating_sub(1),
@@ -382,7 +399,7 @@ fn walk(xml: &str, rules: &dyn Rules, out: &mut String) -> Result<(), String> {
                 }
             }
             Event::Eof if open > 0 => {
-                return Err(format!("cut short inside {open} open elements"));
+                return Err(XmlDamage::CutShort { open });
             }
             Event::Eof => return Ok(()),
             _ => {}
@@ -543,7 +560,7 @@ fn chapter_text(page: &str, out: &mut String) -> Result<(), Failure> {
     }
     #[cfg(not(feature = "extract-html"))]
     {
-        walk(page, &Odf, out).map_err(Failure::Damaged)
+        walk(page, &Odf, out).map_err(|err| Failure::Damaged(err.to_string()))
     }
 }
 

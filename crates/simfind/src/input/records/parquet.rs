@@ -115,12 +115,12 @@ impl Value<'_> {
     }
 
     /// The value as text, or why it is none (bytes that are not UTF-8).
-    fn into_text(self) -> Result<String, String> {
+    fn into_text(self) -> Result<String, CellError> {
         match self {
             Value::Text(text) => Ok(text.to_owned()),
             Value::Bytes(bytes) => std::str::from_utf8(bytes)
                 .map(str::to_owned)
-                .map_err(super::not_utf8),
+                .map_err(CellError::NotUtf8),
             Value::Written(text) => Ok(text),
         }
     }
@@ -128,7 +128,7 @@ impl Value<'_> {
 
 /// Row `row` of `column`: `Ok(None)` for a null, `Err` for a column of a
 /// type that is not text ([`is_text_type`] says which are).
-fn value_at(column: &ArrayRef, row: usize) -> Result<Option<Value<'_>>, String> {
+fn value_at(column: &ArrayRef, row: usize) -> Result<Option<Value<'_>>, CellError> {
     if column.is_null(row) {
         return Ok(None);
     }
@@ -162,8 +162,26 @@ fn value_at(column: &ArrayRef, row: usize) -> Result<Option<Value<'_>>, String> 
         DataType::UInt64 => {
             Value::Written(column.as_primitive::<UInt64Type>().value(row).to_string())
         }
-        other => return Err(format!("a column of type {other} is not text")),
+        other => return Err(CellError::NotText(other.clone())),
     }))
+}
+
+/// Why a cell cannot be had as text.
+#[derive(Debug)]
+enum CellError {
+    /// A column of a type [`is_text_type`] refuses (checked when the file
+    /// is opened, so met only if a later row group differs).
+    NotText(DataType),
+    NotUtf8(std::str::Utf8Error),
+}
+
+impl std::fmt::Display for CellError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CellError::NotText(ty) => write!(f, "a column of type {ty}, not text"),
+            CellError::NotUtf8(err) => f.write_str(&super::not_utf8(*err)),
+        }
+    }
 }
 
 /// Opens `path` as Parquet, having checked that the footer's chunks lie
@@ -189,6 +207,7 @@ fn open_builder(
         .len();
     let options = ArrowReaderOptions::new().with_skip_arrow_metadata(!as_written);
     let builder = caught(|| ParquetRecordBatchReaderBuilder::try_new_with_options(file, options))
+        .map_err(|panic| panic.to_string())
         .and_then(|opened| opened.map_err(|err| err.to_string()))
         .map_err(|err| error(format!("not a readable Parquet file: {err}")))?;
     if let Some(reason) = crate::exchange::chunks_outside(builder.metadata(), length) {
@@ -415,7 +434,10 @@ impl Source for Table {
             // A page the crate panics on is a damaged page: this input ends
             // there, as at a decoding error.
             let next = caught(|| self.reader.next()).unwrap_or_else(|panic| {
-                Some(Err(parquet::errors::ParquetError::General(panic).into()))
+                Some(Err(parquet::errors::ParquetError::General(
+                    panic.to_string(),
+                )
+                .into()))
             });
             match next {
                 None => return None,
@@ -546,8 +568,11 @@ pub(super) fn write_kept(
     let (mut number, mut written) = (0u64, 0u64);
     let mut reader = reader;
     loop {
-        let next = caught(|| reader.next())
-            .unwrap_or_else(|panic| Some(Err(arrow_schema::ArrowError::ParquetError(panic))));
+        let next = caught(|| reader.next()).unwrap_or_else(|panic| {
+            Some(Err(arrow_schema::ArrowError::ParquetError(
+                panic.to_string(),
+            )))
+        });
         let Some(batch) = next else { break };
         let batch = batch.map_err(|err| RowError {
             line: number + 1,
