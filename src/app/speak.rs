@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use simfind::lsh::tune::{OutOfReach, Side, SteepPartWarning, Suggestion};
+use simfind::lsh::tune::{Side, SteepPartWarning, Suggestion};
 use simfind::memory::Lower;
 use simfind::pipeline::plan::Decision;
 use simfind::pipeline::vectors::choose::{self, ChooseError};
@@ -44,15 +44,6 @@ impl fmt::Display for OutOfMemory<'_> {
         self.0.write_need(f)?;
         write!(f, "; to need less: {}", lower(self.0.lower))
     }
-}
-
-/// [`OutOfReach`] as scan reports it.
-pub fn out_of_reach(e: &OutOfReach) -> String {
-    format!(
-        "--min-recall {} at --threshold {} is out of reach within {} hashes ({}, less the \
-         signature rule-out's 1 %); lower --min-recall, or use --method exact",
-        e.min_recall, e.threshold, e.hashes, e.best
-    )
 }
 
 /// [`SteepPartWarning`] with the `simfind tune` command that shows the

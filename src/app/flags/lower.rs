@@ -15,7 +15,6 @@ use simfind::spec::{MAX_K, MAX_SIGNATURE_LEN, Method, SpecBuilder, SpecError};
 use crate::app::args::{
     FoldArg, MatchArgs, MethodArg, MinHashArg, ShingleArgs, SigningArgs, SketchArgs,
 };
-use crate::app::speak;
 
 /// Whose bands and rows a banding error is about: `compare` words the
 /// two limits in one sentence.
@@ -135,7 +134,7 @@ pub fn error(error: SpecError, stop_words: Option<StopWordsFile>, banding: Bandi
             ..
         } => anyhow!("--drop-whitespace applies only to character shingles (--shingle char)"),
         SpecError::Threshold { given } => anyhow!("--threshold must be in (0, 1], got {given}"),
-        SpecError::OutOfReach(e) => anyhow!(speak::out_of_reach(&e)),
+        SpecError::OutOfReach(e) => anyhow!(out_of_reach(&e)),
         SpecError::Banding { .. } if banding == BandingWords::Compare => anyhow!(
             "--bands and --rows must be at least 1, and --bands × --rows at most {MAX_SIGNATURE_LEN}"
         ),
@@ -254,6 +253,15 @@ pub fn important_error(error: SpecError) -> Error {
         },
         other => anyhow!(other),
     }
+}
+
+/// [`OutOfReach`] as scan reports it.
+pub fn out_of_reach(e: &simfind::lsh::tune::OutOfReach) -> String {
+    format!(
+        "--min-recall {} at --threshold {} is out of reach within {} hashes ({}, less the \
+         signature rule-out's 1 %); lower --min-recall, or use --method exact",
+        e.min_recall, e.threshold, e.hashes, e.best
+    )
 }
 
 /// The flag that sets a field of the library's options (a `Spec` field,

@@ -15,6 +15,7 @@
 //! they never change with the CPU or the build. Pure: no file system, no
 //! printing, no threads.
 
+pub mod binary;
 pub mod chunked;
 pub mod distinct;
 pub mod important;

@@ -70,11 +70,7 @@ pub(crate) fn no_memory_for(size: u64) -> io::Error {
     )
 }
 
-/// Number of leading bytes [`looks_binary`] inspects. 8 KiB is two pages, the
-/// same order as git's `buffer_is_binary` (8000 bytes), and small enough that
-/// for a mapped file the check faults in at most two pages before the file can
-/// be skipped.
-pub const BINARY_SNIFF_LEN: usize = 8 * 1024;
+pub use crate::text::binary::{BINARY_SNIFF_LEN, looks_binary};
 
 /// Most mappings that can be alive at once. The pipeline holds one `Contents` per
 /// worker thread, so this is far more than needed; beyond it files are read.
@@ -248,13 +244,6 @@ fn io_reason(e: &io::Error) -> String {
         Some(c) => c.to_lowercase().chain(chars).collect(),
         None => String::new(),
     }
-}
-
-/// True if the first [`BINARY_SNIFF_LEN`] bytes contain a NUL byte. Text in any
-/// ASCII-compatible encoding (UTF-8, Latin-1) has none; UTF-16 text counts as
-/// binary, as it does for git and grep.
-pub fn looks_binary(bytes: &[u8]) -> bool {
-    bytes[..bytes.len().min(BINARY_SNIFF_LEN)].contains(&0)
 }
 
 /// A file's bytes: an owned buffer or a guarded read-only mapping. Keeps the file
