@@ -594,3 +594,19 @@ pub fn check_record_fields(record: &RecordConfig, fields: &[String]) -> Result<(
     given.check_fields(fields).map_err(lower::record_error)?;
     Ok(())
 }
+
+/// `scan --top K` without -t: the threshold becomes the floor of
+/// [`simfind::spec::top_floor`]. A given -t stays the floor, its banding
+/// tuned for it as for any threshold.
+pub fn top_floor(
+    top: Option<u64>,
+    source: ThresholdSource,
+    config: &mut ScanConfig,
+) -> ThresholdSource {
+    if top.is_none() || !matches!(source, ThresholdSource::SCurve) {
+        return source;
+    }
+    let banding = config.recipe.banding;
+    config.threshold = simfind::spec::top_floor(banding.bands, banding.rows);
+    ThresholdSource::TopFloor
+}

@@ -26,17 +26,17 @@ use crate::app::exit;
 use crate::app::flags::defs;
 use crate::app::output::html::shell_word;
 use crate::app::output::pairs::tsv_field;
+use crate::app::output::rfc3339;
 use crate::app::output::summary::{self, SummaryArgs, SummaryJson};
-use crate::app::output::{Sink, rfc3339};
 use crate::app::report::{self, KeepArg, human_bytes};
 use crate::app::ui::{Ui, Verbosity, plural, warning_prefix};
 
 mod act;
 mod planned;
 
+use crate::app::report::plan::{canonical_roots, open_plan, write_plan};
 use act::{carry_out, lock_for, new_journal, warn_skipped};
 use planned::apply_plan;
-pub(crate) use planned::{canonical_roots, open_plan, write_plan};
 
 const EXAMPLES: &str = "EXAMPLES:
   simfind dedupe ./docs                       dry run: what would be acted on (t = 0.9)
@@ -390,7 +390,7 @@ pub fn run(args: Args) -> Result<i32> {
     if !args.verbosity.quiet {
         eprintln!(
             "{}",
-            crate::app::cmd::scan::summary(
+            summary::scan_line(
                 &outcome,
                 &config,
                 (threshold_source, matching.min_recall, None),
@@ -583,8 +583,7 @@ fn write_summary(
     (seconds, stages): (f64, &crate::app::ui::StageSeconds),
 ) -> Result<()> {
     let Some(out) = out else { return Ok(()) };
-    let mut all =
-        crate::app::cmd::scan::summary_fields(outcome, config, (source, min_recall, None), None);
+    let mut all = summary::scan_fields(outcome, config, (source, min_recall, None), None);
     if let serde_json::Value::Object(fields) = fields {
         all.extend(fields);
     }

@@ -196,7 +196,7 @@ pub fn run(args: Args) -> Result<i32> {
     if !args.verbosity.quiet {
         // Only the files read in this run: an unchanged one was named when
         // it was read.
-        let not_compared = crate::app::cmd::scan::not_compared(&refreshed.stats);
+        let not_compared = crate::app::output::summary::not_compared(&refreshed.stats);
         let not_compared = if not_compared.is_empty() {
             String::new()
         } else {

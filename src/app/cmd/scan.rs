@@ -1,7 +1,6 @@
 //! `simfind scan`: the whole near-duplicate pipeline over one or more
 //! directories, written as CSV.
 
-use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Result, bail};
@@ -9,188 +8,27 @@ use simfind::cluster::removal;
 use simfind::index::incremental;
 use simfind::lsh::tune;
 use simfind::pipeline::plan::Method;
-use simfind::pipeline::{self, ScanConfig, ScanOutcome, Verification};
+use simfind::pipeline::{self, ScanConfig, ScanOutcome};
 
-use crate::app::args::{self, FileArgs, MatchArgs, SigningArgs};
+use crate::app::args::{self, MatchArgs};
 use crate::app::config::{self, ThresholdSource};
-use crate::app::exit;
 use crate::app::families;
-use crate::app::flags::defs;
-use crate::app::output::summary::{self, SummaryArgs};
+use crate::app::output::summary;
 use crate::app::output::{self, Sink, html};
-use crate::app::report::{Report, ReportArgs, Reported};
-use crate::app::ui::{Ui, Verbosity, plural, warning_prefix};
+use crate::app::report::Report;
+use crate::app::ui::{Ui, plural, warning_prefix};
 
+mod arguments;
+mod finish;
 mod mode;
-mod plan;
 mod record_scan;
 mod removal_default;
-mod top;
 
-use plan::write_scan_plan;
+pub use arguments::Args;
+use finish::finish;
 use removal_default::{removal_default_note, removal_threshold};
-use top::TOP_FLOOR_CHANCE;
-pub(crate) use top::top_floor;
 
 use mode::Mode;
-
-const EXAMPLES: &str = "EXAMPLES:
-  simfind scan ./corpus -k 5 --bands 20 --rows 5        char 5-shingles, 100 hashes
-  simfind scan ./a ./b --shingle word -k 3 --threshold 0.7 -o pairs.csv
-  simfind scan ./news --shingle stopword                stop word + next two words
-  simfind scan ./corpus --sort similarity --limit 10    the 10 most similar pairs
-  simfind scan ./corpus --format tsv | tail -n +2 | sort -t$'\\t' -k3,3gr   coreutils
-  simfind scan ./corpus --method exact -t 0.9           every pair ≥ 0.9, none missed
-  simfind scan ./corpus --top 5                         each file's 5 nearest (a kNN graph)
-  simfind scan ./docs --format clusters --keep newest    groups of near-duplicates (t = 0.9)
-  simfind scan ./docs --format html -o report.html      review the groups in a browser
-  simfind scan ./drop --reference ./archive --list-removable -0 | xargs -0 ls -l
-                                                        what the archive already holds
-  simfind scan ./corpus --exit-code -q -o pairs.csv      in cron: 0 found, 3 none
-  simfind scan ./share -o pairs.csv --summary-json run.json   counts for scripts
-  simfind scan --input vectors emb.csv -t 0.9           cosine ≥ 0.9 (docs/FAMILIES.md)
-  simfind scan ./corpus --sketch simhash --radius 3     SimHash within 3 bits
-
-OUTPUT (CSV with header, one row per similar pair, sorted by a then b in walk order):
-  a, b         the two paths as walked (root as given + relative path); a before b
-  similarity   exact Jaccard similarity of the shingle sets (with --verify signature:
-               the MinHash estimate), 6 decimals
-  estimate     fraction of agreeing MinHash values, 6 decimals (empty with the exact
-               method, which computes no signatures)
-  shingles_a   distinct shingles in a
-  shingles_b   distinct shingles in b
-  shared       shingles in both (empty with --verify signature)
-
---input vectors|bits and --sketch simhash write a,b,metric and similarity (cosine) or
-distance (euclidean, hamming): docs/OUTPUT.md. Their --format clusters writes
-group,id,representative,metric and the value; several files are one input (ids unique).
-
---format clusters (CSV with header, one row per file in a group; groups ordered by
-their representative's path, the representative first, then the others in path order):
-  group, path       group id (from 1) and the path
-  size, modified    bytes, and modification time in UTC (RFC 3339, whole seconds)
-  similarity        to the group's representative, 6 decimals (1.000000 for itself;
-                    empty with --cluster connected when the two were not a pair)
-  representative    true for the kept copy that the group is built around
-  reference, kept   under a --reference DIR; kept (representative, reference, or
-                    held back)
-  only_in_removed   files: for a member not kept or held back, the share of its
-                    shingles its kept copy lacks (1 - containment), 6 decimals;
-                    more than --max-unique (0.01) holds it back (docs/ACTIONS.md)
---format tsv: the same columns tab-separated; in paths \\t \\n \\r \\\\ stand for tab,
-newline, carriage return, backslash.
---format jsonl: the same fields, one pair or (with --cluster) one group
-{\"group\":…,\"files\":[…]} per line; a path that is not UTF-8 is written lossily
-plus \"<field>_bytes\": [its bytes]. Plus \"identical\": whether the pair's files,
-or a member and its representative, are byte-identical (null for itself).
---format html: one self-contained page (no network) with the summary, the
-histogram, the S-curve and the groups of --format clusters (t = 0.9 unless -t),
-each member's side-by-side explanation against its kept copy (within
---html-budget), and a removal selection exported NUL-separated (dedupe --from-list).
-
-NORMALISATION (default): UTF-8 decoded lossily, full Unicode lowercase, every
-whitespace run replaced by one space, trimmed. Words are maximal runs of
-alphanumeric characters. A file shorter than one shingle, and a file that looks
-binary (without --binary), is paired only with its byte-identical copies.
-
-IDENTICAL: -t 1 reports byte-identical files only (same content hash), whatever
-their type; --same-text adds files whose texts are equal once normalised.
-
-";
-
-/// Find near-duplicate files under one or more directories and write the
-/// similar pairs as CSV.
-///
-/// Every file becomes a set of shingles, signed with MinHash (bands × rows
-/// values); documents sharing a bucket in any band are candidates, and each
-/// candidate is verified against the threshold.
-#[derive(clap::Args, Debug)]
-#[command(after_help = args::after_help(EXAMPLES, args::EXIT_STATUS_SCAN))]
-#[command(
-    mut_args(defs::one("output", defs::output(defs::Output::Scan))),
-    mut_args(defs::one("wait", defs::wait(defs::Wait::Scan))),
-    mut_args(defs::one("db", defs::db(defs::Db::Scan)))
-)]
-pub struct Args {
-    /// Directories to scan (a file is scanned as itself); optional with --files-from.
-    /// With --input jsonl|csv|tsv|sets|vectors|bits: files of records ('-' is stdin).
-    #[arg(
-        required_unless_present_any = ["files_from", "files0_from"],
-        value_name = "DIR"
-    )]
-    pub roots: Vec<PathBuf>,
-
-    #[command(flatten)]
-    pub signing: SigningArgs,
-
-    #[command(flatten)]
-    pub input: args::InputArgs,
-
-    #[command(flatten)]
-    pub matching: MatchArgs,
-
-    #[command(flatten)]
-    pub families: args::FamilyArgs,
-
-    #[command(flatten)]
-    pub files: FileArgs,
-
-    // -o: defs::output.
-    #[arg(long, help_heading = "Output")]
-    pub output: Option<PathBuf>,
-
-    #[command(flatten)]
-    pub verbosity: Verbosity,
-
-    #[command(flatten)]
-    pub threads: args::ThreadArgs,
-
-    #[command(flatten)]
-    pub summary_json: SummaryArgs,
-
-    #[command(flatten)]
-    pub report: ReportArgs,
-
-    /// Records: write the input's rows whose records are kept to FILE, in input order
-    /// and in the input's form (a CSV keeps its header and delimiter), as UTF-8,
-    /// atomically: the deduplicated file. Removals are decided as --list-removable
-    /// decides them (-t 0.9 unless given, --cluster, --keep). One input file.
-    #[arg(long, value_name = "FILE", help_heading = "Records")]
-    pub write_kept: Option<PathBuf>,
-
-    // --db: defs::db.
-    #[arg(long, help_heading = "Index")]
-    pub db: Option<PathBuf>,
-
-    // --wait: defs::wait.
-    #[arg(long, default_value_t = 30.0, help_heading = "Index")]
-    pub wait: f64,
-
-    /// Report only byte-identical files (MMDS 3.9.1), read as little as possible:
-    /// files of one size are bucketed by a cheap hash — `prefix:N`, their first N
-    /// bytes, or `positions:N`, N bytes at fixed random fractions of their length —
-    /// and only those sharing a bucket are hashed in full, which decides (no false
-    /// pair). `full` hashes every file whose size another file has. Empty files pair
-    /// nothing; nothing is shingled (the shingle columns read 0) and LSH options do
-    /// not apply.
-    #[arg(long, value_name = "BY", help_heading = "Method")]
-    pub identical_by: Option<pipeline::identical::IdenticalBy>,
-
-    /// Write each item's K nearest neighbours by the exact measure among the LSH
-    /// candidates (a kNN graph): one row per item and neighbour, a `rank` column
-    /// after b (1 = nearest; ties by walk order), both directions of a pair
-    /// where each is among the other's K. -t is then a floor [default: where the
-    /// banding makes a pair a candidate with probability 0.05]. A neighbour at
-    /// similarity s is missed with probability (1 - s^r)^b (docs/SEARCH.md).
-    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..), help_heading = "Output")]
-    pub top: Option<u64>,
-
-    /// With -t 1, also pair files whose texts are only equal once normalised
-    /// (a CRLF, an ALL-CAPS or a reflowed copy). Without it, -t 1 means
-    /// byte-identical files, as in fclones.
-    #[arg(long, help_heading = "Method")]
-    pub same_text: bool,
-}
 
 pub fn run(args: Args) -> Result<i32> {
     let mode = Mode::of(&args)?;
@@ -311,7 +149,7 @@ fn scan_files(args: Args, mode: Mode) -> Result<i32> {
     if removal_default && !args.verbosity.quiet {
         eprintln!("{}", removal_default_note(&args.signing, "files"));
     }
-    let threshold_source = top_floor(args.top, threshold_source, &mut config);
+    let threshold_source = config::top_floor(args.top, threshold_source, &mut config);
     // Not for the index's banding: its advice (other bands and rows, or
     // --threshold alone) cannot be followed with this index.
     if threshold_source == ThresholdSource::Given
@@ -345,7 +183,7 @@ fn scan_files(args: Args, mode: Mode) -> Result<i32> {
         args.verbosity.quiet,
     );
     let summary_json = summary::open(&args.summary_json, args.output.as_deref())?;
-    let plan_sink = crate::app::cmd::dedupe::open_plan(args.report.plan.as_deref())?;
+    let plan_sink = crate::app::report::plan::open_plan(args.report.plan.as_deref())?;
     let mut sink = match early_sink.take() {
         Some(sink) => sink,
         None => Sink::create(args.output.as_deref())?,
@@ -415,7 +253,10 @@ fn scan_files(args: Args, mode: Mode) -> Result<i32> {
     let reported = report.write(&mut outcome, config.threshold, &mut sink)?;
     sink.commit()?;
     if let Some(plan_sink) = plan_sink {
-        write_scan_plan(plan_sink, &report, &outcome, &config)?;
+        // The plan the report made when it wrote groups: its files are
+        // measured and fingerprinted once.
+        let (header, built) = report.plan(&outcome, &config)?;
+        crate::app::report::plan::write_plan(plan_sink, &header, &built)?;
     }
 
     let seconds = started.elapsed().as_secs_f64();
@@ -444,7 +285,7 @@ fn scan_files(args: Args, mode: Mode) -> Result<i32> {
     } else if !quiet {
         eprintln!(
             "{}",
-            summary(
+            summary::scan_line(
                 &outcome,
                 &config,
                 (threshold_source, matching.min_recall, missed),
@@ -476,14 +317,14 @@ fn html_run(
     threshold: (ThresholdSource, f64, Option<f64>),
     seconds: f64,
 ) -> html::Run {
-    let summary_line = summary(
+    let summary_line = summary::scan_line(
         outcome,
         config,
         threshold,
         seconds,
         args.input.important_words,
     );
-    let fields = summary_fields(outcome, config, threshold, args.input.important_words);
+    let fields = summary::scan_fields(outcome, config, threshold, args.input.important_words);
     let mut run = html::Run::of(
         outcome,
         config,
@@ -494,69 +335,6 @@ fn html_run(
     run.dedupe_command = args.report.dedupe_command(&args.roots, config.threshold);
     run.export_plan = true;
     run
-}
-
-/// The `--summary-json` fields of the scan itself (the report adds its own):
-/// every count of [`summary`]'s line, by name.
-pub(crate) fn summary_fields(
-    outcome: &ScanOutcome,
-    config: &ScanConfig,
-    (source, min_recall, missed): (ThresholdSource, f64, Option<f64>),
-    important_words: Option<usize>,
-) -> serde_json::Map<String, serde_json::Value> {
-    use serde_json::json;
-    let s = &outcome.stats;
-    let banding = config.recipe.banding;
-    let value = json!({
-        "files": s.files,
-        "bytes": s.bytes,
-        "skipped": summary::skipped(s),
-        "errors": s.errors,
-        "distinct_contents": s.unique_contents,
-        "identical_files": s.identical_files,
-        "signatures": s.signatures,
-        "candidates": s.candidates,
-        "ruled_out": s.ruled_out,
-        "pairs": s.pairs,
-        "likely_missed": missed,
-        "method": {
-            "name": match outcome.decision.method {
-                Method::Lsh => "lsh",
-                Method::Exact => "exact",
-            },
-            "reason": crate::app::speak::decision(&outcome.decision),
-        },
-        "lsh": {
-            "bands": banding.bands,
-            "rows": banding.rows,
-            "hashes": banding.bands * banding.rows,
-        },
-        "shingles": {
-            "kind": config.recipe.shingler.kind().name(),
-            "k": config.recipe.shingler.k(),
-            "important_words": important_words,
-        },
-        "threshold": {
-            "value": config.threshold,
-            "source": match source {
-                ThresholdSource::Given => "given",
-                ThresholdSource::Tuned => "tuned",
-                ThresholdSource::SCurve => "s-curve",
-                ThresholdSource::IndexShape => "index",
-                ThresholdSource::TopFloor => "top-floor",
-                ThresholdSource::Model => "model",
-            },
-            "min_recall": min_recall,
-        },
-        "verification": match config.verification {
-            Verification::Exact => "exact",
-            Verification::Signature => "signature",
-        },
-    });
-    match value {
-        serde_json::Value::Object(map) => map,
-        _ => unreachable!("json! of an object literal"),
-    }
 }
 
 /// `auto` with a given banding whose recall at the threshold is
@@ -589,187 +367,4 @@ fn low_recall_warning(
         config.threshold,
         matching.min_recall
     ))
-}
-
-/// The files not compared, each paired only with byte-identical copies:
-/// those that look binary, then those whose text could not be had, by
-/// reason ("2 damaged docx", "3 image files"). Worded alike by `scan` and
-/// `index`.
-pub(crate) fn not_compared(s: &pipeline::ScanStats) -> Vec<String> {
-    let mut phrases = Vec::new();
-    if s.binary > 0 {
-        phrases.push(format!("{} binary (identical copies only)", s.binary));
-    }
-    for (category, count) in &s.unextracted {
-        let category = crate::app::speak::settings(category);
-        // Kinds of binary file are named "image file": plural by count.
-        let category = match category.strip_suffix(" file") {
-            Some(kind) if *count != 1 => format!("{kind} files"),
-            _ => category,
-        };
-        phrases.push(format!("{count} {category} (identical copies only)"));
-    }
-    phrases
-}
-
-/// `source`: where the threshold came from, `--min-recall`, and for a tuned
-/// LSH scan the pairs ≥ T it likely missed.
-pub(crate) fn summary(
-    outcome: &ScanOutcome,
-    config: &ScanConfig,
-    (source, min_recall, missed): (ThresholdSource, f64, Option<f64>),
-    seconds: f64,
-    important_words: Option<usize>,
-) -> String {
-    let s = &outcome.stats;
-    let mut skipped = not_compared(s);
-    for (count, one, many) in [
-        (
-            s.no_shingles,
-            "shorter than one shingle",
-            "shorter than one shingle",
-        ),
-        (s.walk_skips.special, "special file", "special files"),
-        (
-            s.walk_skips.symlinks,
-            "symlink not followed",
-            "symlinks not followed",
-        ),
-        (
-            s.walk_skips.size,
-            "outside size limits",
-            "outside size limits",
-        ),
-        (s.walk_skips.same_file, "same file twice", "same file twice"),
-        (
-            s.walk_skips.hard_links,
-            "hard link counted once",
-            "hard links counted once",
-        ),
-        (s.walk_skips.hidden, "hidden", "hidden"),
-        (s.walk_skips.excluded, "excluded", "excluded"),
-        (
-            s.walk_skips.ignored,
-            "ignored by ignore files",
-            "ignored by ignore files",
-        ),
-        (s.errors, "error", "errors"),
-    ] {
-        if count > 0 {
-            skipped.push(plural(count, one, many));
-        }
-    }
-    let threshold = match source {
-        ThresholdSource::Given => format!("{:.3}", config.threshold),
-        ThresholdSource::Tuned => format!(
-            "{t:.3} ({}×{} chosen by tune: a pair at {t:.3} is found with probability ≥ {min_recall})",
-            config.recipe.banding.bands,
-            config.recipe.banding.rows,
-            t = config.threshold,
-        ),
-        ThresholdSource::IndexShape => format!(
-            "{:.3} ({}×{} from the index: its signatures were made with them)",
-            config.threshold, config.recipe.banding.bands, config.recipe.banding.rows
-        ),
-        ThresholdSource::TopFloor => format!(
-            "{:.3} (--top's floor: {}×{} makes a pair a candidate with probability {TOP_FLOOR_CHANCE} there)",
-            config.threshold, config.recipe.banding.bands, config.recipe.banding.rows
-        ),
-        ThresholdSource::SCurve => format!(
-            "{:.3} (S-curve threshold of {}×{})",
-            config.threshold, config.recipe.banding.bands, config.recipe.banding.rows
-        ),
-        ThresholdSource::Model => format!("{:.3} (the model's default)", config.threshold),
-    };
-    // The join has no LSH candidates: what it counts is the pairs it verified.
-    let candidates = match outcome.decision.method {
-        Method::Lsh if s.ruled_out > 0 => format!(
-            "{} ({} ruled out by their signatures)",
-            plural(s.candidates, "candidate", "candidates"),
-            s.ruled_out
-        ),
-        Method::Lsh => plural(s.candidates, "candidate", "candidates"),
-        Method::Exact => format!(
-            "{} verified by the join{}",
-            plural(s.candidates, "pair", "pairs"),
-            summary::join_work(config.exact_index, s)
-        ),
-    };
-    format!(
-        "simfind: {}, {:.1} MB in {:.2} s ({:.1} MB/s); not paired: {}; {}, \
-         {}; {}; {} with similarity ≥ {} ({}, {} bands × {} rows, {} verification)",
-        plural(s.files, "file", "files"),
-        s.bytes as f64 / 1e6,
-        seconds,
-        s.bytes as f64 / 1e6 / seconds.max(1e-9),
-        if skipped.is_empty() {
-            "none".to_string()
-        } else {
-            skipped.join(", ")
-        },
-        plural(s.unique_contents, "distinct content", "distinct contents"),
-        plural(s.identical_files, "identical file", "identical files"),
-        candidates,
-        plural(s.pairs, "pair", "pairs"),
-        threshold,
-        match important_words {
-            Some(n) => format!(
-                "each file's {}",
-                plural(n as u64, "most important word", "most important words")
-            ),
-            None => format!(
-                "{} {}-shingles",
-                config.recipe.shingler.k(),
-                config.recipe.shingler.kind().name()
-            ),
-        },
-        config.recipe.banding.bands,
-        config.recipe.banding.rows,
-        match config.verification {
-            Verification::Exact => "exact",
-            Verification::Signature => "signature",
-        },
-    ) + &format!(
-        "; method {}",
-        crate::app::speak::decision(&outcome.decision)
-    ) + &match missed {
-        // A sum of tiny negative rounding errors printed "~-0.0".
-        Some(m) => format!(
-            "; ~{:.1} pairs ≥ {:.3} likely missed (S-curve over the similarities of the pairs found)",
-            if m > 0.0 { m } else { 0.0 },
-            config.threshold
-        ),
-        None => String::new(),
-    }
-}
-
-/// The exit status of a scan (files or records), and its `--summary-json`
-/// document written with it.
-fn finish(
-    outcome: &ScanOutcome,
-    config: &ScanConfig,
-    (report, reported): (&Report, &Reported),
-    summary_json: Option<summary::SummaryJson>,
-    threshold: (ThresholdSource, f64, Option<f64>),
-    (seconds, ui): (f64, &Ui),
-    // Important words, and fields of the summary only some scans have.
-    (important_words, extra): (Option<usize>, serde_json::Map<String, serde_json::Value>),
-) -> Result<i32> {
-    let status = if outcome.stats.errors > 0 {
-        exit::PARTIAL
-    } else {
-        exit::OK
-    };
-    let status = report.exit_status(status, reported);
-    if let Some(out) = summary_json {
-        let mut fields = summary_fields(outcome, config, threshold, important_words);
-        fields.extend(reported.json());
-        fields.extend(extra);
-        fields.insert(
-            "seconds".into(),
-            summary::seconds(seconds, &ui.stage_seconds()),
-        );
-        out.write(&summary::document("scan", status, fields))?;
-    }
-    Ok(status)
 }

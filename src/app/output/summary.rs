@@ -19,10 +19,12 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use serde_json::{Map, Value, json};
-use simfind::pipeline::ScanStats;
+use simfind::pipeline::plan::Method;
+use simfind::pipeline::{ScanConfig, ScanOutcome, ScanStats, Verification};
 use simfind::similarity::join::ExactIndex;
 
 use super::Sink;
+use crate::app::config::ThresholdSource;
 use crate::app::ui::{StageSeconds, plural, stage_key};
 
 /// The value of `"schema"` in every summary this version writes.
@@ -255,5 +257,223 @@ pub fn family_run(
         ),
         banding,
         verification,
+    }
+}
+
+/// The `--summary-json` fields of the scan itself (the report adds its own):
+/// every count of [`summary`]'s line, by name.
+pub fn scan_fields(
+    outcome: &ScanOutcome,
+    config: &ScanConfig,
+    (source, min_recall, missed): (ThresholdSource, f64, Option<f64>),
+    important_words: Option<usize>,
+) -> serde_json::Map<String, serde_json::Value> {
+    use serde_json::json;
+    let s = &outcome.stats;
+    let banding = config.recipe.banding;
+    let value = json!({
+        "files": s.files,
+        "bytes": s.bytes,
+        "skipped": skipped(s),
+        "errors": s.errors,
+        "distinct_contents": s.unique_contents,
+        "identical_files": s.identical_files,
+        "signatures": s.signatures,
+        "candidates": s.candidates,
+        "ruled_out": s.ruled_out,
+        "pairs": s.pairs,
+        "likely_missed": missed,
+        "method": {
+            "name": match outcome.decision.method {
+                Method::Lsh => "lsh",
+                Method::Exact => "exact",
+            },
+            "reason": crate::app::speak::decision(&outcome.decision),
+        },
+        "lsh": {
+            "bands": banding.bands,
+            "rows": banding.rows,
+            "hashes": banding.bands * banding.rows,
+        },
+        "shingles": {
+            "kind": config.recipe.shingler.kind().name(),
+            "k": config.recipe.shingler.k(),
+            "important_words": important_words,
+        },
+        "threshold": {
+            "value": config.threshold,
+            "source": match source {
+                ThresholdSource::Given => "given",
+                ThresholdSource::Tuned => "tuned",
+                ThresholdSource::SCurve => "s-curve",
+                ThresholdSource::IndexShape => "index",
+                ThresholdSource::TopFloor => "top-floor",
+                ThresholdSource::Model => "model",
+            },
+            "min_recall": min_recall,
+        },
+        "verification": match config.verification {
+            Verification::Exact => "exact",
+            Verification::Signature => "signature",
+        },
+    });
+    match value {
+        serde_json::Value::Object(map) => map,
+        _ => unreachable!("json! of an object literal"),
+    }
+}
+
+/// The files not compared, each paired only with byte-identical copies:
+/// those that look binary, then those whose text could not be had, by
+/// reason ("2 damaged docx", "3 image files"). Worded alike by `scan` and
+/// `index`.
+pub fn not_compared(s: &ScanStats) -> Vec<String> {
+    let mut phrases = Vec::new();
+    if s.binary > 0 {
+        phrases.push(format!("{} binary (identical copies only)", s.binary));
+    }
+    for (category, count) in &s.unextracted {
+        let category = crate::app::speak::settings(category);
+        // Kinds of binary file are named "image file": plural by count.
+        let category = match category.strip_suffix(" file") {
+            Some(kind) if *count != 1 => format!("{kind} files"),
+            _ => category,
+        };
+        phrases.push(format!("{count} {category} (identical copies only)"));
+    }
+    phrases
+}
+
+/// The stderr line of a file scan. `source`: where the threshold came from, `--min-recall`, and for a tuned
+/// LSH scan the pairs ≥ T it likely missed.
+pub fn scan_line(
+    outcome: &ScanOutcome,
+    config: &ScanConfig,
+    (source, min_recall, missed): (ThresholdSource, f64, Option<f64>),
+    seconds: f64,
+    important_words: Option<usize>,
+) -> String {
+    let s = &outcome.stats;
+    let mut skipped = not_compared(s);
+    for (count, one, many) in [
+        (
+            s.no_shingles,
+            "shorter than one shingle",
+            "shorter than one shingle",
+        ),
+        (s.walk_skips.special, "special file", "special files"),
+        (
+            s.walk_skips.symlinks,
+            "symlink not followed",
+            "symlinks not followed",
+        ),
+        (
+            s.walk_skips.size,
+            "outside size limits",
+            "outside size limits",
+        ),
+        (s.walk_skips.same_file, "same file twice", "same file twice"),
+        (
+            s.walk_skips.hard_links,
+            "hard link counted once",
+            "hard links counted once",
+        ),
+        (s.walk_skips.hidden, "hidden", "hidden"),
+        (s.walk_skips.excluded, "excluded", "excluded"),
+        (
+            s.walk_skips.ignored,
+            "ignored by ignore files",
+            "ignored by ignore files",
+        ),
+        (s.errors, "error", "errors"),
+    ] {
+        if count > 0 {
+            skipped.push(plural(count, one, many));
+        }
+    }
+    let threshold = match source {
+        ThresholdSource::Given => format!("{:.3}", config.threshold),
+        ThresholdSource::Tuned => format!(
+            "{t:.3} ({}×{} chosen by tune: a pair at {t:.3} is found with probability ≥ {min_recall})",
+            config.recipe.banding.bands,
+            config.recipe.banding.rows,
+            t = config.threshold,
+        ),
+        ThresholdSource::IndexShape => format!(
+            "{:.3} ({}×{} from the index: its signatures were made with them)",
+            config.threshold, config.recipe.banding.bands, config.recipe.banding.rows
+        ),
+        ThresholdSource::TopFloor => format!(
+            "{:.3} (--top's floor: {}×{} makes a pair a candidate with probability {} there)",
+            config.threshold,
+            config.recipe.banding.bands,
+            config.recipe.banding.rows,
+            simfind::spec::TOP_FLOOR_CHANCE
+        ),
+        ThresholdSource::SCurve => format!(
+            "{:.3} (S-curve threshold of {}×{})",
+            config.threshold, config.recipe.banding.bands, config.recipe.banding.rows
+        ),
+        ThresholdSource::Model => format!("{:.3} (the model's default)", config.threshold),
+    };
+    // The join has no LSH candidates: what it counts is the pairs it verified.
+    let candidates = match outcome.decision.method {
+        Method::Lsh if s.ruled_out > 0 => format!(
+            "{} ({} ruled out by their signatures)",
+            plural(s.candidates, "candidate", "candidates"),
+            s.ruled_out
+        ),
+        Method::Lsh => plural(s.candidates, "candidate", "candidates"),
+        Method::Exact => format!(
+            "{} verified by the join{}",
+            plural(s.candidates, "pair", "pairs"),
+            join_work(config.exact_index, s)
+        ),
+    };
+    format!(
+        "simfind: {}, {:.1} MB in {:.2} s ({:.1} MB/s); not paired: {}; {}, \
+         {}; {}; {} with similarity ≥ {} ({}, {} bands × {} rows, {} verification)",
+        plural(s.files, "file", "files"),
+        s.bytes as f64 / 1e6,
+        seconds,
+        s.bytes as f64 / 1e6 / seconds.max(1e-9),
+        if skipped.is_empty() {
+            "none".to_string()
+        } else {
+            skipped.join(", ")
+        },
+        plural(s.unique_contents, "distinct content", "distinct contents"),
+        plural(s.identical_files, "identical file", "identical files"),
+        candidates,
+        plural(s.pairs, "pair", "pairs"),
+        threshold,
+        match important_words {
+            Some(n) => format!(
+                "each file's {}",
+                plural(n as u64, "most important word", "most important words")
+            ),
+            None => format!(
+                "{} {}-shingles",
+                config.recipe.shingler.k(),
+                config.recipe.shingler.kind().name()
+            ),
+        },
+        config.recipe.banding.bands,
+        config.recipe.banding.rows,
+        match config.verification {
+            Verification::Exact => "exact",
+            Verification::Signature => "signature",
+        },
+    ) + &format!(
+        "; method {}",
+        crate::app::speak::decision(&outcome.decision)
+    ) + &match missed {
+        // A sum of tiny negative rounding errors printed "~-0.0".
+        Some(m) => format!(
+            "; ~{:.1} pairs ≥ {:.3} likely missed (S-curve over the similarities of the pairs found)",
+            if m > 0.0 { m } else { 0.0 },
+            config.threshold
+        ),
+        None => String::new(),
     }
 }

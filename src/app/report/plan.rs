@@ -2,14 +2,16 @@
 //! --plan` writes and what the HTML report's export is made of, built once
 //! from the decisions the output was written from.
 
-use std::path::PathBuf;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 
-use anyhow::Result;
+use anyhow::{Context, Result, bail};
 use simfind::action::plan::{self, Candidate, Plan};
 use simfind::action::{Action, planfile};
 use simfind::cluster::KeepPolicy;
 use simfind::pipeline::ScanConfig;
 
+use crate::app::output::Sink;
 use crate::app::ui::warning_prefix;
 
 /// The roots a scan's plan lies under: the scanned roots, and the directory
@@ -50,7 +52,36 @@ pub fn build(
         action: None,
         threshold: config.threshold,
         keep: super::keep_name(keep).to_string(),
-        roots: crate::app::cmd::dedupe::canonical_roots(&roots)?,
+        roots: canonical_roots(&roots)?,
     };
     Ok((header, built))
+}
+
+/// Opens `--plan FILE` before any work (an unwritable destination fails at
+/// once); written whole or not at all on commit.
+pub fn open_plan(path: Option<&Path>) -> Result<Option<Sink>> {
+    match path {
+        Some(p) if p.as_os_str() == "-" => {
+            bail!("--plan -: the plan is a file to review and to give to --apply; name one")
+        }
+        Some(p) => Ok(Some(Sink::create(Some(p))?)),
+        None => Ok(None),
+    }
+}
+
+/// Writes the plan and makes it final.
+pub fn write_plan(mut sink: Sink, header: &planfile::Header, plan: &plan::Plan) -> Result<()> {
+    sink.write_all(&planfile::render(header, plan))?;
+    sink.commit()
+}
+
+/// The roots as a plan records them: canonical.
+pub fn canonical_roots(roots: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    roots
+        .iter()
+        .map(|r| {
+            r.canonicalize()
+                .with_context(|| format!("cannot resolve root {}", r.display()))
+        })
+        .collect()
 }

@@ -75,6 +75,19 @@ pub enum ThresholdSource {
     Model,
 }
 
+/// The chance of becoming a candidate at a top-K scan's default floor.
+pub const TOP_FLOOR_CHANCE: f64 = 0.05;
+
+/// A top-K scan's floor when no threshold is given
+/// ([`ThresholdSource::TopFloor`]): the similarity where `bands` × `rows`
+/// makes a pair a candidate with probability [`TOP_FLOOR_CHANCE`], rounded
+/// down to hundredths. Below it a neighbour would be found by chance, and
+/// verifying what LSH offers there costs without ranking anything reliably.
+pub fn top_floor(bands: usize, rows: usize) -> f64 {
+    let floor = crate::lsh::scurve::similarity_at(TOP_FLOOR_CHANCE, bands, rows);
+    ((floor * 100.0).floor() / 100.0).max(0.01)
+}
+
 /// How pairs are found.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Method {

@@ -5,39 +5,6 @@
 
 use super::*;
 
-/// Opens `--plan FILE` before any work (an unwritable destination fails at
-/// once); written whole or not at all on commit.
-pub(crate) fn open_plan(path: Option<&Path>) -> Result<Option<Sink>> {
-    match path {
-        Some(p) if p.as_os_str() == "-" => {
-            bail!("--plan -: the plan is a file to review and to give to --apply; name one")
-        }
-        Some(p) => Ok(Some(Sink::create(Some(p))?)),
-        None => Ok(None),
-    }
-}
-
-/// Writes the plan and makes it final.
-pub(crate) fn write_plan(
-    mut sink: Sink,
-    header: &planfile::Header,
-    plan: &plan::Plan,
-) -> Result<()> {
-    sink.write_all(&planfile::render(header, plan))?;
-    sink.commit()
-}
-
-/// The roots as a plan records them: canonical.
-pub(crate) fn canonical_roots(roots: &[PathBuf]) -> Result<Vec<PathBuf>> {
-    roots
-        .iter()
-        .map(|r| {
-            r.canonicalize()
-                .with_context(|| format!("cannot resolve root {}", r.display()))
-        })
-        .collect()
-}
-
 /// `dedupe --apply FILE`: acts on exactly the actions of a reviewed plan,
 /// under the lock of the plan's roots, each re-checked against the
 /// fingerprints the plan records just before it is acted on.

@@ -9,7 +9,7 @@
 use anyhow::{Result, bail};
 use simfind::pipeline::identical::IdenticalBy;
 
-use super::Args;
+use super::arguments::Args;
 use crate::app::args::{MetricArg, SketchFamilyArg};
 use crate::app::families;
 use crate::app::report::FormatArg;

@@ -10,7 +10,8 @@ use simfind::lsh::tune;
 use simfind::pipeline::plan::{Method, MethodChoice};
 use simfind::pipeline::{self, RecordOutcome};
 
-use super::{Args, finish};
+use super::arguments::Args;
+use super::finish::finish;
 use crate::app::args;
 use crate::app::config::{self, ThresholdSource};
 use crate::app::output::summary;
@@ -106,7 +107,8 @@ pub(super) fn run(args: Args) -> Result<i32> {
     };
     let (mut config, threshold_source) =
         config::scan(&[], &signing, &matching, &args.files, false, None)?;
-    let mut threshold_source = super::top_floor(args.top, threshold_source, &mut config);
+    let mut threshold_source =
+        crate::app::config::top_floor(args.top, threshold_source, &mut config);
     if let Some(fs) = &mut record.model {
         fs.candidate_threshold = config.threshold;
         fs.seed = config.recipe.seed;
@@ -233,7 +235,7 @@ pub(super) fn run(args: Args) -> Result<i32> {
         let seconds = started.elapsed().as_secs_f64();
         let facts = (
             line(&outcome, seconds),
-            super::summary_fields(&outcome, &config, threshold, args.input.important_words),
+            summary::scan_fields(&outcome, &config, threshold, args.input.important_words),
         );
         let run = html::Run::of(&outcome, &config, facts, seconds, args.report.html_budget);
         report.set_run(run.of_records());
