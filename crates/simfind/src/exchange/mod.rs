@@ -57,7 +57,6 @@ use crate::params::Params;
 
 /// The kind of key a shard's documents have (`simfind.key`).
 pub use crate::source::KeyKind;
-pub(crate) use read::chunks_outside;
 pub use read::{
     DocOrigin, Exchange, ExchangeDoc, read_components, read_docs, read_docs_where, read_pairs,
     read_pairs_where,

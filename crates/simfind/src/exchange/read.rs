@@ -14,6 +14,7 @@ use arrow_schema::DataType;
 use parquet::arrow::ProjectionMask;
 
 use crate::input::extract::guard::caught;
+use crate::input::records::chunks_outside;
 use parquet::arrow::arrow_reader::{
     ParquetRecordBatchReaderBuilder, RowSelection, RowSelectionPolicy, RowSelector,
 };
@@ -203,36 +204,6 @@ fn check_chunks(
             err,
         }),
     }
-}
-
-/// The first column chunk of `metadata` that does not lie within a file of
-/// `length` bytes, described, or `None` when every one does. What any
-/// reader of a Parquet file not written here checks before it reads.
-pub(crate) fn chunks_outside(
-    metadata: &parquet::file::metadata::ParquetMetaData,
-    length: u64,
-) -> Option<String> {
-    for (g, group) in metadata.row_groups().iter().enumerate() {
-        for column in group.columns() {
-            let start = column
-                .dictionary_page_offset()
-                .unwrap_or(column.data_page_offset());
-            let size = column.compressed_size();
-            let inside = u64::try_from(start)
-                .ok()
-                .zip(u64::try_from(size).ok())
-                .and_then(|(start, size)| start.checked_add(size))
-                .is_some_and(|end| end <= length);
-            if !inside {
-                return Some(format!(
-                    "damaged footer: row group {g}, column {} at offset {start}, {size} bytes, \
-                     is not within the file's {length} bytes",
-                    column.column_path()
-                ));
-            }
-        }
-    }
-    None
 }
 
 impl Opened {

@@ -26,6 +26,10 @@ mod lines;
 pub(crate) use lines::{Line, Lines, STOPPED};
 #[cfg(feature = "parquet")]
 mod parquet;
+/// The footer check every reader of a Parquet file not written here makes
+/// (records and the exchange's shards).
+#[cfg(feature = "parquet")]
+pub(crate) use parquet::chunks_outside;
 mod sets;
 pub use decode::Encoding;
 pub use sets::weighted_token;

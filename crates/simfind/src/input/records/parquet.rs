@@ -210,7 +210,7 @@ fn open_builder(
         .map_err(|panic| panic.to_string())
         .and_then(|opened| opened.map_err(|err| err.to_string()))
         .map_err(|err| error(format!("not a readable Parquet file: {err}")))?;
-    if let Some(reason) = crate::exchange::chunks_outside(builder.metadata(), length) {
+    if let Some(reason) = chunks_outside(builder.metadata(), length) {
         return Err(error(format!("not a readable Parquet file: {reason}")));
     }
     Ok(builder)
@@ -593,4 +593,34 @@ pub(super) fn write_kept(
     }
     writer.close().map_err(|err| failed(&err))?;
     Ok(written)
+}
+
+/// The first column chunk of `metadata` that does not lie within a file of
+/// `length` bytes, described, or `None` when every one does. What any
+/// reader of a Parquet file not written here checks before it reads.
+pub(crate) fn chunks_outside(
+    metadata: &parquet::file::metadata::ParquetMetaData,
+    length: u64,
+) -> Option<String> {
+    for (g, group) in metadata.row_groups().iter().enumerate() {
+        for column in group.columns() {
+            let start = column
+                .dictionary_page_offset()
+                .unwrap_or(column.data_page_offset());
+            let size = column.compressed_size();
+            let inside = u64::try_from(start)
+                .ok()
+                .zip(u64::try_from(size).ok())
+                .and_then(|(start, size)| start.checked_add(size))
+                .is_some_and(|end| end <= length);
+            if !inside {
+                return Some(format!(
+                    "damaged footer: row group {g}, column {} at offset {start}, {size} bytes, \
+                     is not within the file's {length} bytes",
+                    column.column_path()
+                ));
+            }
+        }
+    }
+    None
 }
