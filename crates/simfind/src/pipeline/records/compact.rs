@@ -7,8 +7,10 @@
 //! records, 2.7 × the scan's memory bound (docs/PERFORMANCE.md, "Issue #22").
 //! Here the records become columns as soon as they are read (texts in chunks
 //! of records, ids in one arena), each set is made, signed and dropped, the
-//! matrix is banded in place, and verification makes the two sets of each
-//! candidate again from the texts (short: cheaper than holding them). When
+//! matrix is banded in place, and verification makes the set of each
+//! candidate's record again from its text, once, held within the verify
+//! budget until its last candidate is verified (`verify::verify_exact`, the
+//! files scan's verifier; short texts: cheaper than holding every set). When
 //! the inputs can be read again ([`Reread`]: JSON Lines, CSV, TSV files), each chunk of
 //! texts is freed once signed, and the candidates' records are read again at
 //! their offsets once the matrix is freed: then no text is held beside the
