@@ -490,7 +490,11 @@ fn _pairs<'py>(
 /// (`f64`); per text, its group (`u32`) with its validity (a text in no
 /// group is null); per text, whether it is kept (a bitmap).
 type Found<'py> = (
-    (Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyBytes>),
+    (
+        Bound<'py, PyBytes>,
+        Bound<'py, PyBytes>,
+        Bound<'py, PyBytes>,
+    ),
     (Bound<'py, PyBytes>, Bound<'py, PyBytes>),
     Bound<'py, PyBytes>,
 );
