@@ -92,6 +92,16 @@ def test_a_text_over_the_cap_is_taken_when_max_length_allows():
         simfind.dedupe([text], max_length=-1)
 
 
+@pytest.fixture()
+def gb_files():
+    """Paths the test writes 1 GB into, removed after it (pytest keeps the
+    temporary directories of its last runs: 2 GB each, otherwise)."""
+    paths = []
+    yield paths.append
+    for path in paths:
+        path.unlink(missing_ok=True)
+
+
 def write_gb(path, head=b""):
     """`head`, then text up to 1 GB, written a block at a time."""
     block = b"lorem ipsum dolor sit amet " * (1 << 15)
@@ -103,9 +113,10 @@ def write_gb(path, head=b""):
             written += len(block)
 
 
-def test_the_command_scans_a_1_gb_file_beside_small_ones(tmp_path, simfind_bin):
+def test_the_command_scans_a_1_gb_file_beside_small_ones(tmp_path, simfind_bin, gb_files):
     corpus = tmp_path / "corpus"
     corpus.mkdir()
+    gb_files(corpus / "huge.txt")
     write_gb(corpus / "huge.txt")
     text = "The lighthouse keeper climbed the stairs at dusk and lit the lamp. " * 20
     (corpus / "a.txt").write_text(text)
@@ -115,10 +126,11 @@ def test_the_command_scans_a_1_gb_file_beside_small_ones(tmp_path, simfind_bin):
     assert [row.split(",")[:2] for row in out[1:]] == [[str(corpus / "a.txt"), str(corpus / "b.txt")]]
 
 
-def test_the_command_skips_a_1_gb_json_lines_record_as_a_bad_row(tmp_path, simfind_bin):
+def test_the_command_skips_a_1_gb_json_lines_record_as_a_bad_row(tmp_path, simfind_bin, gb_files):
     import subprocess
 
     path = tmp_path / "huge.jsonl"
+    gb_files(path)
     short = b'{"id": "a", "text": "one short text here"}\n'
     write_gb(path, short + b'{"id": "big", "text": "')
     with open(path, "ab") as out:
