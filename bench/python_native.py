@@ -50,6 +50,7 @@ import pathlib
 import random
 import re
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -414,6 +415,7 @@ def main():
             if detail:
                 print(f"<!-- {corpus} {tool}: {detail} -->", flush=True)
         print(f"<!-- {corpus}: {len(truth)} true pairs at J >= {T} -->", flush=True)
+    shutil.rmtree(work)
 
 
 if __name__ == "__main__":
