@@ -82,23 +82,76 @@ impl Shingling {
     }
 }
 
+/// The longest text a call takes unless its `max_length` says otherwise:
+/// the command's cap on a record (`DEFAULT_MAX_LINE`, 16 MiB). A text's
+/// shingle set takes about 8 bytes a character while it is made (a 1 GB
+/// text, 8 GB), so a larger one is refused with a ValueError before any
+/// work rather than left to exhaust the host's memory.
+const MAX_TEXT: usize = simfind::input::records::DEFAULT_MAX_LINE;
+
 /// A document's bytes: a `str` as its UTF-8, `bytes` as they are (invalid
 /// UTF-8 is then replaced while normalising, as for a file). Borrowed where
-/// Python allows it, so a large text is not copied before shingling.
+/// Python allows it, so a large text is not copied before shingling. At
+/// most [`MAX_TEXT`] bytes.
 fn text_of<'a>(arg: &'a Bound<'_, PyAny>, name: &str) -> PyResult<Cow<'a, [u8]>> {
-    if let Ok(bytes) = arg.cast::<PyBytes>() {
-        return Ok(Cow::Borrowed(bytes.as_bytes()));
-    }
-    if let Ok(text) = arg.cast::<PyString>() {
-        return Ok(match text.to_cow()? {
+    checked_text(arg, name, MAX_TEXT, "")
+}
+
+/// [`text_of`] under the cap the caller's `max_length` argument sets (None:
+/// [`MAX_TEXT`]).
+fn text_within<'a>(
+    arg: &'a Bound<'_, PyAny>,
+    name: &str,
+    max_length: Option<usize>,
+) -> PyResult<Cow<'a, [u8]>> {
+    checked_text(
+        arg,
+        name,
+        max_length.unwrap_or(MAX_TEXT),
+        ": a larger max_length= takes it, at about 8 bytes of memory a character while \
+         its shingles are made",
+    )
+}
+
+/// The bytes of `arg`, a TypeError naming it when it is neither `str` nor
+/// `bytes`, a ValueError naming it and its length when it has more than
+/// `cap` (`hint` says how to raise the cap).
+fn checked_text<'a>(
+    arg: &'a Bound<'_, PyAny>,
+    name: &str,
+    cap: usize,
+    hint: &str,
+) -> PyResult<Cow<'a, [u8]>> {
+    let text = if let Ok(bytes) = arg.cast::<PyBytes>() {
+        Cow::Borrowed(bytes.as_bytes())
+    } else if let Ok(text) = arg.cast::<PyString>() {
+        // Its UTF-8 has at least a byte a character: a str refused by its
+        // length is not encoded first (under the abi3 of Python 3.9 the
+        // encoding is a copy, a second gigabyte for a 1 GB text).
+        let chars = text.len()?;
+        if chars > cap {
+            return Err(PyValueError::new_err(format!(
+                "{name} is {chars} characters long, over the cap of {cap} bytes (UTF-8) a \
+                 text{hint}"
+            )));
+        }
+        match text.to_cow()? {
             Cow::Borrowed(text) => Cow::Borrowed(text.as_bytes()),
             Cow::Owned(text) => Cow::Owned(text.into_bytes()),
-        });
+        }
+    } else {
+        return Err(PyTypeError::new_err(format!(
+            "{name} must be str or bytes, not {}",
+            arg.get_type().name()?
+        )));
+    };
+    if text.len() > cap {
+        return Err(PyValueError::new_err(format!(
+            "{name} is {} bytes long (UTF-8), over the cap of {cap} bytes a text{hint}",
+            text.len()
+        )));
     }
-    Err(PyTypeError::new_err(format!(
-        "{name} must be str or bytes, not {}",
-        arg.get_type().name()?
-    )))
+    Ok(text)
 }
 
 /// The shingle set of `text` (str or bytes) as `simfind scan` and `simfind
@@ -108,15 +161,17 @@ fn text_of<'a>(arg: &'a Bound<'_, PyAny>, name: &str) -> PyResult<Cow<'a, [u8]>>
 /// the kind's (5 characters, 3 words, 1 important word). A text shorter than
 /// one shingle has the empty set.
 #[pyfunction]
-#[pyo3(signature = (text, *, shingle = "char", k = None))]
+#[pyo3(signature = (text, *, shingle = "char", k = None, max_length = None))]
 fn shingles(
     py: Python<'_>,
     text: &Bound<'_, PyAny>,
     shingle: &str,
     k: Option<&Bound<'_, PyAny>>,
+    max_length: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Vec<u64>> {
     let shingling = Shingling::new(shingle, k)?;
-    let text = text_of(text, "text")?;
+    let max_length = count_arg("max_length", max_length)?;
+    let text = text_within(text, "text", max_length)?;
     Ok(py.detach(|| shingling.set_of(&text)))
 }
 
@@ -126,16 +181,21 @@ fn shingles(
 /// contents and options. None when both texts are shorter than one shingle
 /// (the similarity of two empty sets is undefined).
 #[pyfunction]
-#[pyo3(signature = (a, b, *, shingle = "char", k = None))]
+#[pyo3(signature = (a, b, *, shingle = "char", k = None, max_length = None))]
 fn jaccard(
     py: Python<'_>,
     a: &Bound<'_, PyAny>,
     b: &Bound<'_, PyAny>,
     shingle: &str,
     k: Option<&Bound<'_, PyAny>>,
+    max_length: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Option<f64>> {
     let shingling = Shingling::new(shingle, k)?;
-    let (a, b) = (text_of(a, "a")?, text_of(b, "b")?);
+    let max_length = count_arg("max_length", max_length)?;
+    let (a, b) = (
+        text_within(a, "a", max_length)?,
+        text_within(b, "b", max_length)?,
+    );
     Ok(py.detach(|| measures::jaccard(&shingling.set_of(&a), &shingling.set_of(&b))))
 }
 
@@ -153,8 +213,13 @@ fn spec_error(error: SpecError) -> PyErr {
 /// The texts of `texts` in order, as records of one text field: `str` as
 /// given, `bytes` decoded with invalid UTF-8 replaced (as a JSON Lines input
 /// cannot hold them either). Anything else is a `TypeError` naming its
-/// position.
-fn records_of(py: Python<'_>, texts: &Bound<'_, PyAny>) -> PyResult<Records> {
+/// position; a text longer than `max_length` (None: [`MAX_TEXT`]), a
+/// `ValueError`.
+fn records_of(
+    py: Python<'_>,
+    texts: &Bound<'_, PyAny>,
+    max_length: Option<usize>,
+) -> PyResult<Records> {
     let mut records = Vec::new();
     for (i, item) in texts.try_iter()?.enumerate() {
         let item = item?;
@@ -170,7 +235,7 @@ fn records_of(py: Python<'_>, texts: &Bound<'_, PyAny>) -> PyResult<Records> {
                 item.repr()?
             )));
         }
-        let text = text_of(&item, &format!("texts[{i}]"))?;
+        let text = text_within(&item, &format!("texts[{i}]"), max_length)?;
         records.push(Record {
             id: i.to_string(),
             fields: vec![String::from_utf8_lossy(&text).into_owned()],
@@ -291,29 +356,31 @@ fn run_interruptibly<T: Send>(
 #[pyo3(signature = (
     texts, *, shingle = "char", k = None, threshold = None, bands = None, rows = None,
     method = "auto", seed = None, verify = "exact", cluster = "center", keep = "first",
-    threads = None
+    threads = None, max_length = None
 ))]
 #[allow(clippy::too_many_arguments)]
-fn _pairs(
-    py: Python<'_>,
-    texts: &Bound<'_, PyAny>,
+fn _pairs<'py>(
+    py: Python<'py>,
+    texts: &Bound<'py, PyAny>,
     shingle: &str,
-    k: Option<&Bound<'_, PyAny>>,
+    k: Option<&Bound<'py, PyAny>>,
     threshold: Option<f64>,
-    bands: Option<&Bound<'_, PyAny>>,
-    rows: Option<&Bound<'_, PyAny>>,
+    bands: Option<&Bound<'py, PyAny>>,
+    rows: Option<&Bound<'py, PyAny>>,
     method: &str,
-    seed: Option<&Bound<'_, PyAny>>,
+    seed: Option<&Bound<'py, PyAny>>,
     verify: &str,
     cluster: &str,
     keep: &str,
-    threads: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Found> {
+    threads: Option<&Bound<'py, PyAny>>,
+    max_length: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Found<'py>> {
     let k: Option<usize> = count_arg("k", k)?;
     let bands: Option<usize> = count_arg("bands", bands)?;
     let rows: Option<usize> = count_arg("rows", rows)?;
     let seed: Option<u64> = count_arg("seed", seed)?;
     let threads: Option<usize> = count_arg("threads", threads)?;
+    let max_length: Option<usize> = count_arg("max_length", max_length)?;
     let cluster = match cluster {
         "center" => ClusterMethod::Center,
         "connected" => ClusterMethod::Connected,
@@ -372,7 +439,7 @@ fn _pairs(
         .verification(verification)
         .build()
         .map_err(spec_error)?;
-    let records = records_of(py, texts)?;
+    let records = records_of(py, texts, max_length)?;
     let config = ScanConfig::from_spec(
         &spec,
         Vec::new(),
@@ -402,27 +469,53 @@ fn _pairs(
         keep,
     };
     let cancel = Cancel::default();
-    run_interruptibly(py, &cancel, || {
+    let (pairs, groups, kept) = run_interruptibly(py, &cancel, || {
         pool.install(|| {
             let outcome = scan_records(records, &config, &record, &cancel).outcome;
             found(&outcome, &params)
         })
-    })
+    })?;
+    let bytes = |values: &[u8]| PyBytes::new(py, values);
+    Ok((
+        (bytes(&pairs.0), bytes(&pairs.1), bytes(&pairs.2)),
+        (bytes(&groups.0), bytes(&groups.1)),
+        bytes(&kept),
+    ))
 }
 
-/// What `_pairs` hands back: the pairs as three columns, then per text its
-/// group (None: in no group) and whether it is kept.
-type Found = ((Vec<u32>, Vec<u32>, Vec<f64>), Vec<Option<u32>>, Vec<bool>);
+/// What `_pairs` hands back, as the buffers of Arrow arrays (native byte
+/// order, validity and booleans one bit each, least significant first), so
+/// that `simfind.dedupe` builds its pyarrow arrays without a Python object
+/// per value: the pairs' `left` and `right` (`u32`) and `similarity`
+/// (`f64`); per text, its group (`u32`) with its validity (a text in no
+/// group is null); per text, whether it is kept (a bitmap).
+type Found<'py> = (
+    (
+        Bound<'py, PyBytes>,
+        Bound<'py, PyBytes>,
+        Bound<'py, PyBytes>,
+    ),
+    (Bound<'py, PyBytes>, Bound<'py, PyBytes>),
+    Bound<'py, PyBytes>,
+);
+
+/// [`Found`]'s buffers, made without the GIL.
+type Buffers = ((Vec<u8>, Vec<u8>, Vec<u8>), (Vec<u8>, Vec<u8>), Vec<u8>);
 
 /// The pairs of `outcome` and its groups as the command's `--format
 /// clusters` makes them (the library's clustering and keep policy).
-fn found(outcome: &simfind::pipeline::ScanOutcome, params: &ClusterParams) -> Found {
+fn found(outcome: &simfind::pipeline::ScanOutcome, params: &ClusterParams) -> Buffers {
     use std::os::unix::ffi::OsStrExt;
-    let mut pairs = (Vec::new(), Vec::new(), Vec::new());
+    let count = outcome.pairs.len() as usize;
+    let mut pairs = (
+        Vec::with_capacity(count * 4),
+        Vec::with_capacity(count * 4),
+        Vec::with_capacity(count * 8),
+    );
     for pair in outcome.pairs.iter() {
-        pairs.0.push(pair.a);
-        pairs.1.push(pair.b);
-        pairs.2.push(pair.similarity);
+        pairs.0.extend_from_slice(&pair.a.to_ne_bytes());
+        pairs.1.extend_from_slice(&pair.b.to_ne_bytes());
+        pairs.2.extend_from_slice(&pair.similarity.to_ne_bytes());
     }
     let facts: Vec<FileFacts<'_>> = outcome
         .documents
@@ -435,15 +528,22 @@ fn found(outcome: &simfind::pipeline::ScanOutcome, params: &ClusterParams) -> Fo
         })
         .collect();
     let clustering = cluster_contents(&facts, &outcome.pairs, params);
-    let mut groups = vec![None; facts.len()];
-    let mut kept = vec![true; facts.len()];
+    let texts = facts.len();
+    let mut groups = vec![0u32; texts];
+    let mut grouped = vec![0u8; texts.div_ceil(8)];
+    let mut kept = vec![0xffu8; texts.div_ceil(8)];
     for (g, members) in clustering.groups().enumerate() {
         for m in members {
-            groups[m.doc as usize] = Some(g as u32);
-            kept[m.doc as usize] = m.kept;
+            let i = m.doc as usize;
+            groups[i] = g as u32;
+            grouped[i / 8] |= 1 << (i % 8);
+            if !m.kept {
+                kept[i / 8] &= !(1 << (i % 8));
+            }
         }
     }
-    (pairs, groups, kept)
+    let groups = groups.iter().flat_map(|g| g.to_ne_bytes()).collect();
+    (pairs, (groups, grouped), kept)
 }
 
 /// The recipe a `Signatures` carries, so that two are compared only when
@@ -459,7 +559,7 @@ type RecipeTuple = (&'static str, usize, u64, &'static str, usize, usize);
 #[pyfunction]
 #[pyo3(signature = (
     texts, *, shingle = "char", k = None, threshold = None, bands = None, rows = None,
-    seed = None, sketch = None, threads = None
+    seed = None, sketch = None, threads = None, max_length = None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn _minhash<'py>(
@@ -473,6 +573,7 @@ fn _minhash<'py>(
     seed: Option<&Bound<'py, PyAny>>,
     sketch: Option<&str>,
     threads: Option<&Bound<'py, PyAny>>,
+    max_length: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<(Bound<'py, PyBytes>, Vec<bool>, RecipeTuple)> {
     let kind: ShingleKind = shingle.parse().map_err(|_| {
         PyValueError::new_err(format!(
@@ -496,7 +597,7 @@ fn _minhash<'py>(
         .build()
         .map_err(spec_error)?;
     let recipe = spec.recipe();
-    let records = records_of(py, texts)?;
+    let records = records_of(py, texts, count_arg("max_length", max_length)?)?;
     let family = AnyFamily::from(recipe.sketcher());
     let n = family.signature_len();
     let pool = rayon::ThreadPoolBuilder::new()

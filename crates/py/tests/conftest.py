@@ -19,6 +19,12 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 
 
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "huge: holds a 1 GB text or file (SIMFIND_SKIP_HUGE=1 skips it)"
+    )
+
+
 @pytest.fixture(scope="session")
 def root():
     """The repository's root (where testdata/ lives)."""

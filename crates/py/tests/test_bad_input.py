@@ -120,3 +120,73 @@ def test_bad_options_name_the_argument(kwargs, error, message):
 def test_an_unknown_option_is_a_type_error():
     raises(TypeError, "unexpected keyword argument 'treshold'",
            lambda: simfind.dedupe(["a text"], treshold=0.5))
+
+
+@pytest.mark.parametrize(
+    "make, position",
+    [
+        (lambda pd, np: pd.Series(["a text", np.nan, "more"], dtype=object), 1),
+        (lambda pd, np: pd.Series(["a text", "more", None], dtype="string[pyarrow]"), 2),
+        (lambda pd, np: pd.Series(["a text", None], dtype="category"), 1),
+        (lambda pd, np: pa.array(["a text", None], pa.large_string()), 1),
+        (lambda pd, np: pa.array(["a text", "b", None]).dictionary_encode(), 2),
+    ],
+    ids=["pandas-object-nan", "pandas-arrow-string-na", "pandas-category", "arrow-large-string",
+         "arrow-dictionary"],
+)
+def test_a_missing_value_in_any_column_kind_is_named_by_position(make, position):
+    pd = pytest.importorskip("pandas")
+    np = pytest.importorskip("numpy")
+    texts = make(pd, np)
+    raises(ValueError, f"texts[{position}] is a missing value", lambda: simfind.dedupe(texts))
+    raises(ValueError, f"texts[{position}] is a missing value", lambda: simfind.minhash(texts))
+
+
+def test_a_missing_value_in_a_parquet_dictionary_column(tmp_path):
+    pq = pytest.importorskip("pyarrow.parquet")
+    path = tmp_path / "t.parquet"
+    column = pa.array(["one text", None, "one text"]).dictionary_encode()
+    pq.write_table(pa.table({"body": column}), path)
+    assert pa.types.is_dictionary(pq.read_table(path).column("body").type)
+    raises(ValueError, "texts[1] is a missing value", lambda: simfind.dedupe(path, column="body"))
+
+
+def test_a_missing_column_of_a_dataframe_names_the_columns():
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"body": ["a"], "n": [1]})
+    raises(KeyError, "column 'text' is not in the table (it has body, n)",
+           lambda: simfind.dedupe(frame, column="text"))
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: [],
+        lambda: iter([]),
+        lambda: pa.array([], pa.string()),
+        lambda: pa.chunked_array([], pa.large_string()),
+        lambda: pa.table({"body": pa.array([], pa.string())}),
+    ],
+    ids=["list", "iterator", "arrow", "chunked", "table"],
+)
+def test_empty_collections_give_empty_results(make):
+    column = "body" if isinstance(make(), pa.Table) else None
+    found = simfind.dedupe(make(), column=column)
+    assert found.pairs.num_rows == 0
+    assert found.pairs.schema.types == [pa.uint32(), pa.uint32(), pa.float64()]
+    assert len(found.keep) == 0 and len(found.groups) == 0
+    signatures = simfind.minhash(make(), column=column, bands=4, rows=2)
+    assert signatures.values.shape == (0, 8) and len(signatures.empty) == 0
+
+
+def test_an_empty_parquet_file_gives_empty_results(tmp_path):
+    pq = pytest.importorskip("pyarrow.parquet")
+    path = tmp_path / "empty.parquet"
+    pq.write_table(pa.table({"body": pa.array([], pa.string())}), path)
+    assert simfind.dedupe(path, column="body").pairs.num_rows == 0
+
+
+def test_invalid_utf8_in_an_arrow_binary_column_is_replaced():
+    column = pa.array([b"\xc3\x28 the same text here", b"\xc3\x28 the same text here"], pa.binary())
+    assert simfind.dedupe(column).pairs.num_rows == 1
+    assert simfind.jaccard(b"\xc3\x28 the same text", "\ufffd( the same text") == 1.0

@@ -1,12 +1,14 @@
-"""Ctrl-C stops a long `dedupe` promptly, with KeyboardInterrupt."""
+"""Ctrl-C stops a long `dedupe` or `minhash` promptly, with KeyboardInterrupt."""
 
 import signal
 import subprocess
 import sys
 import time
 
-# A dedupe that takes many seconds on one thread: many bands (a long
-# signature each) over texts from a small vocabulary (many candidates).
+import pytest
+
+# A dedupe (or minhash) that takes many seconds on one thread: many bands (a
+# long signature each) over texts from a small vocabulary (many candidates).
 LONG = r"""
 import random, sys
 import simfind
@@ -16,7 +18,7 @@ words = [f"w{i}" for i in range(5000)]
 texts = [" ".join(rng.choices(words, k=150)) for _ in range(20000)]
 print("started", flush=True)
 try:
-    simfind.dedupe(texts, threshold=0.1, bands=200, rows=5, threads=1)
+    simfind.CALL(texts, threshold=0.1, bands=200, rows=5, threads=1)
 except KeyboardInterrupt:
     print("interrupted", flush=True)
     sys.exit(3)
@@ -24,12 +26,13 @@ print("finished", flush=True)
 """
 
 
-def test_keyboard_interrupt_stops_dedupe_promptly():
+@pytest.mark.parametrize("call", ["dedupe", "minhash"])
+def test_keyboard_interrupt_stops_the_call_promptly(call):
     # A shell starts a background job with SIGINT ignored, and Python then
     # installs no KeyboardInterrupt handler: a test run as `cmd &` would send
     # a signal the child never sees. The test is about a signal that arrives.
     child = subprocess.Popen(
-        [sys.executable, "-c", LONG],
+        [sys.executable, "-c", LONG.replace("CALL", call)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -38,7 +41,7 @@ def test_keyboard_interrupt_stops_dedupe_promptly():
     try:
         assert child.stdout.readline() == "started\n"
         time.sleep(1)
-        assert child.poll() is None, "dedupe ended before the interrupt: make it longer"
+        assert child.poll() is None, f"{call} ended before the interrupt: make it longer"
         child.send_signal(signal.SIGINT)
         sent = time.monotonic()
         out, err = child.communicate(timeout=30)

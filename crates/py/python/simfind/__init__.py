@@ -179,6 +179,7 @@ def dedupe(
     cluster="center",
     keep="first",
     threads=None,
+    max_length=None,
 ):
     """The similar pairs among `texts`, as `simfind scan --input jsonl` finds them
     among records with one text field and the same options.
@@ -191,15 +192,17 @@ def dedupe(
     "signature"); `cluster` ("center" or "connected") and `keep` ("first",
     "largest", "smallest"), how groups are made and which text of each is kept;
     `threads` (the size of the call's own thread pool; all cores when
-    None). Rules the options break raise ValueError naming the argument; an item
-    that is not str or bytes raises TypeError naming its position.
+    None); `max_length`, the longest text taken in UTF-8 bytes (None: 16 MiB,
+    the command's cap on a record). Rules the options break raise ValueError
+    naming the argument; an item that is not str or bytes raises TypeError
+    naming its position, a text over `max_length` ValueError.
 
     Returns `Duplicates`: `.pairs` (a pyarrow Table of `left`, `right`,
     `similarity`), `.groups` and `.keep` (pyarrow Arrays aligned with `texts`).
     """
     import pyarrow as pa
 
-    (left, right, similarity), groups, kept = _pairs(
+    (left, right, similarity), (groups, grouped), kept = _pairs(
         _texts_of(texts, column),
         shingle=shingle,
         k=k,
@@ -212,15 +215,30 @@ def dedupe(
         cluster=cluster,
         keep=keep,
         threads=threads,
+        max_length=max_length,
     )
+    # Arrays made from the native buffers, not from Python lists: no object
+    # per value, and no pandas import (pyarrow's first `pa.array` of a list
+    # imports pandas when it is installed: 0.4 s).
+    n = len(left) // 4
+    texts_count = len(groups) // 4
+
+    def array(kind, length, data, validity=None):
+        buffers = [None if validity is None else pa.py_buffer(validity), pa.py_buffer(data)]
+        return pa.Array.from_buffers(kind, length, buffers)
+
     pairs = pa.table(
         {
-            "left": pa.array(left, pa.uint32()),
-            "right": pa.array(right, pa.uint32()),
-            "similarity": pa.array(similarity, pa.float64()),
+            "left": array(pa.uint32(), n, left),
+            "right": array(pa.uint32(), n, right),
+            "similarity": array(pa.float64(), n, similarity),
         }
     )
-    return Duplicates(pairs, pa.array(groups, pa.uint32()), pa.array(kept, pa.bool_()))
+    return Duplicates(
+        pairs,
+        array(pa.uint32(), texts_count, groups, grouped),
+        array(pa.bool_(), texts_count, kept),
+    )
 
 
 class Sketch:
@@ -321,6 +339,7 @@ def minhash(
     seed=None,
     sketch=None,
     threads=None,
+    max_length=None,
 ):
     """The MinHash signatures of `texts`, the values `simfind sign --input jsonl`
     writes for records with one text field and the same options.
@@ -328,8 +347,8 @@ def minhash(
     `texts` and `column` as for `dedupe`. Each signature has `bands * rows`
     values: give both, or a `threshold` they are tuned for (as `dedupe` does);
     `seed` and `sketch` ("classic", "oph", "block"; the command's default when
-    None) choose the hash functions. Two signatures are comparable only with the
-    same recipe. Returns `Signatures`.
+    None) choose the hash functions; `threads` and `max_length` as for `dedupe`.
+    Two signatures are comparable only with the same recipe. Returns `Signatures`.
     """
     import numpy as np
 
@@ -343,6 +362,7 @@ def minhash(
         seed=seed,
         sketch=sketch,
         threads=threads,
+        max_length=max_length,
     )
     names = ("shingle", "k", "seed", "sketch", "bands", "rows")
     recipe = dict(zip(names, recipe))

@@ -3,7 +3,11 @@ from typing import Iterable, List, Optional, Tuple, Union
 __version__: str
 
 def shingles(
-    text: Union[str, bytes], *, shingle: str = "char", k: Optional[int] = None
+    text: Union[str, bytes],
+    *,
+    shingle: str = "char",
+    k: Optional[int] = None,
+    max_length: Optional[int] = None,
 ) -> List[int]: ...
 def jaccard(
     a: Union[str, bytes],
@@ -11,6 +15,7 @@ def jaccard(
     *,
     shingle: str = "char",
     k: Optional[int] = None,
+    max_length: Optional[int] = None,
 ) -> Optional[float]: ...
 def _pairs(
     texts: Iterable[Union[str, bytes]],
@@ -26,9 +31,8 @@ def _pairs(
     cluster: str = "center",
     keep: str = "first",
     threads: Optional[int] = None,
-) -> Tuple[
-    Tuple[List[int], List[int], List[float]], List[Optional[int]], List[bool]
-]: ...
+    max_length: Optional[int] = None,
+) -> Tuple[Tuple[bytes, bytes, bytes], Tuple[bytes, bytes], bytes]: ...
 def _minhash(
     texts: Iterable[Union[str, bytes]],
     *,
@@ -40,6 +44,7 @@ def _minhash(
     seed: Optional[int] = None,
     sketch: Optional[str] = None,
     threads: Optional[int] = None,
+    max_length: Optional[int] = None,
 ) -> Tuple[bytes, List[bool], Tuple[str, int, int, str, int, int]]: ...
 def _ds_sign(
     sets: Iterable[Iterable[bytes]],

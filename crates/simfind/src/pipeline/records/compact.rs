@@ -7,8 +7,10 @@
 //! records, 2.7 × the scan's memory bound (docs/PERFORMANCE.md, "Issue #22").
 //! Here the records become columns as soon as they are read (texts in chunks
 //! of records, ids in one arena), each set is made, signed and dropped, the
-//! matrix is banded in place, and verification makes the two sets of each
-//! candidate again from the texts (short: cheaper than holding them). When
+//! matrix is banded in place, and verification makes the set of each
+//! candidate's record again from its text, once, held within the verify
+//! budget until its last candidate is verified (`verify::verify_exact`, the
+//! files scan's verifier; short texts: cheaper than holding every set). When
 //! the inputs can be read again ([`Reread`]: JSON Lines, CSV, TSV files), each chunk of
 //! texts is freed once signed, and the candidates' records are read again at
 //! their offsets once the matrix is freed: then no text is held beside the
@@ -31,9 +33,11 @@ use crate::lsh;
 use crate::model::{DocPairs, DocStatus, Document, SimilarPair};
 use crate::pipeline::pairs::release_free_pages;
 use crate::pipeline::plan::{Decision, Method, Reason};
+use crate::pipeline::shingles::{Buffers, sorted_shingles_into};
 use crate::pipeline::{ScanConfig, ScanOutcome};
 use crate::progress::{Reporter, Stage};
-use crate::similarity::sets;
+use crate::recipe::Recipe;
+use crate::similarity::verify;
 use crate::sketch::Sketcher;
 
 /// Byte strings one after the other, by index.
@@ -93,6 +97,21 @@ impl Texts {
     fn get(&self, i: usize) -> &[u8] {
         self.chunks[i >> SHIFT].get(i & ((1 << SHIFT) - 1))
     }
+}
+
+/// The sorted shingle set of `text` in `buffers`, made as the files scan
+/// makes it (a repeat filter, then a sort of what passes: a third of the
+/// sorting of every window, which was half of a records scan's time); the
+/// set [`Recipe::set_of`] gives.
+fn set_into<'b>(text: &[u8], recipe: &Recipe, buffers: &'b mut Buffers) -> &'b [u64] {
+    sorted_shingles_into(text, recipe, buffers);
+    &buffers.set
+}
+
+thread_local! {
+    /// Verification's buffers, one per worker thread (its loads are calls
+    /// of a shared closure).
+    static BUFFERS: std::cell::RefCell<Buffers> = std::cell::RefCell::default();
 }
 
 /// Records per parallel task while signing: enough to make a task's
@@ -173,13 +192,14 @@ pub(super) fn scan(
             .enumerate()
             .for_each(|(t, (rows, counts))| {
                 let done = counts.len() as u64;
+                let mut buffers = Buffers::default();
                 for (k, (row, len)) in rows.chunks_exact_mut(n).zip(counts).enumerate() {
                     if reporter.cancelled() {
                         return;
                     }
-                    let set = recipe.set_of(chunk.get(t * CHUNK + k));
+                    let set = set_into(chunk.get(t * CHUNK + k), recipe, &mut buffers);
                     if !set.is_empty() {
-                        sketcher.sign_into(&set, row);
+                        sketcher.sign_into(set, row);
                     }
                     *len = u32::try_from(set.len()).unwrap_or(u32::MAX);
                 }
@@ -267,46 +287,84 @@ pub(super) fn scan(
         Some(again) => again.text(i),
         None => Some(texts.get(i as usize)),
     };
-    // Only the pairs and the failures are kept: at CSV's default `-k 2`
-    // nearly every record is a candidate of many, and an outcome kept for
-    // each candidate (a 48-byte pair or none) was most of the scan's peak.
-    let scored: Vec<Result<SimilarPair, [Option<u32>; 2]>> = candidates
-        .par_iter()
-        .filter_map(|&(a, b, estimate)| {
+    // A record's set is made once, however many candidates it is in (the
+    // near-copies of one text in many releases: 44,039 candidates among
+    // django-docs' 5,988 records made 88,078 sets, two a candidate, and
+    // took 17 s against the files scan's 0.8 s), by the verifier the files
+    // scan uses: sets held within `verify_memory`, each dropped after its
+    // last candidate. Only the pairs and the failures are kept: at CSV's
+    // default `-k 2` nearly every record is a candidate of many, and an
+    // outcome kept for each candidate was most of the scan's peak.
+    let scored: Vec<Result<SimilarPair, [Option<u32>; 2]>> = if by_signature {
+        candidates
+            .par_iter()
+            .filter_map(|&(a, b, estimate)| {
+                if reporter.cancelled() {
+                    return None;
+                }
+                reporter.advance(1);
+                (estimate >= config.threshold).then_some(Ok(SimilarPair {
+                    a,
+                    b,
+                    similarity: estimate,
+                    estimate: Some(estimate),
+                    shared: None,
+                }))
+            })
+            .collect()
+    } else {
+        let pairs: Vec<(u32, u32)> = candidates.iter().map(|&(a, b, _)| (a, b)).collect();
+        // The set of record `i`, or why not: `Some(i)` when its text changed
+        // since it was signed or could not be read again, `None` when the
+        // scan was cancelled (nothing to report: the outcome is discarded).
+        let load = |i: u32| -> Result<Vec<u64>, Option<u32>> {
             if reporter.cancelled() {
-                return None;
+                return Err(None);
             }
-            let (similarity, shared) = if by_signature {
-                (estimate, None)
-            } else {
-                let set = |i: u32| {
-                    let set = recipe.set_of(text(i).ok_or(i)?);
-                    // A record whose text changed since it was signed.
-                    if set.len() != shingles[i as usize] as usize {
-                        return Err(i);
-                    }
-                    Ok(set)
-                };
-                let (sa, sb) = match (set(a), set(b)) {
-                    (Ok(sa), Ok(sb)) => (sa, sb),
-                    (sa, sb) => return Some(Err([sa.err(), sb.err()])),
-                };
-                let common = sets::intersection_size(&sa, &sb);
-                (
-                    sets::ratio(common, sa.len() + sb.len() - common),
-                    Some(common),
-                )
-            };
-            reporter.advance(1);
-            (similarity >= config.threshold).then_some(Ok(SimilarPair {
-                a,
-                b,
-                similarity,
-                estimate: Some(estimate),
-                shared,
-            }))
-        })
-        .collect();
+            let text = text(i).ok_or(Some(i))?;
+            let set = BUFFERS.with_borrow_mut(|buffers| set_into(text, recipe, buffers).to_vec());
+            if set.len() != shingles[i as usize] as usize {
+                return Err(Some(i));
+            }
+            Ok(set)
+        };
+        let verified = verify::verify_exact(
+            &pairs,
+            config.threshold,
+            verify::Budget::capped(config.verify_memory),
+            |i| shingles[i as usize] as usize * std::mem::size_of::<u64>(),
+            load,
+        );
+        drop(pairs);
+        reporter.advance(candidates.len() as u64);
+        // The estimate of each pair kept, from its candidate: the
+        // candidates are in (a, b) order, as `lsh::candidate_pairs` makes
+        // them and `record` (ascending) keeps them.
+        let estimate = |a: u32, b: u32| {
+            candidates
+                .binary_search_by_key(&(a, b), |&(x, y, _)| (x, y))
+                .ok()
+                .map(|at| candidates[at].2)
+        };
+        let failed = verified
+            .failures
+            .into_iter()
+            .filter_map(|(_, why)| why.map(|i| Err([Some(i), None])));
+        verified
+            .pairs
+            .into_iter()
+            .map(|p| {
+                Ok(SimilarPair {
+                    a: p.a,
+                    b: p.b,
+                    similarity: p.similarity,
+                    estimate: estimate(p.a, p.b),
+                    shared: Some(p.shared),
+                })
+            })
+            .chain(failed)
+            .collect()
+    };
     reporter.end(Stage::Verify);
     drop(texts);
     let mut changed: Vec<u32> = scored

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The native Python API against datasketch, rensa and the command, on the
+# same texts (bench/python_native.py says what is measured): run with the
+# engines' venv (scripts/setup-engines.sh installs simfind's wheel, datasketch
+# and rensa there, pinned) and this build's command.
+#   bash bench/python_native.sh [python_native.py's options]
+#   e.g. bash bench/python_native.sh --corpora short --short-n 200000
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup-engines.sh
+export SIMFIND_BIN="${SIMFIND_BIN:-$PWD/target/release-tests/simfind}"
+[ -x "$SIMFIND_BIN" ] || cargo build --profile release-tests --bin simfind
+exec nice target/engines/venv/bin/python bench/python_native.py "$@"
