@@ -34,7 +34,7 @@ use simfind::sketch::SketchKind;
 use crate::app::args::{
     self, ExchangeArgs, FileArgs, MatchArgs, ShingleArgs, SigningArgs, SketchArgs,
 };
-use crate::app::flags::lower::{self, BandingWords};
+use crate::app::lower::{self, BandingWords};
 use crate::app::speak;
 
 /// Where scan's threshold came from, for its summary.

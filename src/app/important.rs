@@ -12,7 +12,7 @@ use simfind::text::important::{top_tfidf, words};
 use simfind::text::normalize::{Normalization, normalize};
 
 use crate::app::args::{InputArgs, ShingleArg, ShingleArgs};
-use crate::app::flags::lower;
+use crate::app::lower;
 
 /// Refuses `--important-words` where there are no whole texts to rank, or
 /// on files beside what it cannot combine with (`beside`: whether `--db`,

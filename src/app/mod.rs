@@ -20,6 +20,7 @@ pub mod flags;
 pub mod fs_model;
 pub mod important;
 pub mod limits;
+pub mod lower;
 pub mod output;
 pub mod report;
 pub mod speak;

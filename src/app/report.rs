@@ -24,6 +24,8 @@ use crate::app::flags::defs;
 use crate::app::output::{groups, html, pairs};
 use crate::app::ui::plural;
 
+pub use crate::app::flags::values::{ClusterArg, FormatArg, KeepArg, SortArg};
+
 pub mod plan;
 mod removal;
 
@@ -171,53 +173,6 @@ impl ReportArgs {
         dedupe.push("--".to_string());
         dedupe.extend(roots.iter().map(|r| word(r)));
         dedupe.join(" ")
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum FormatArg {
-    Pairs,
-    Tsv,
-    Clusters,
-    Jsonl,
-    Html,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum SortArg {
-    Path,
-    Similarity,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ClusterArg {
-    Center,
-    Connected,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum KeepArg {
-    Newest,
-    Oldest,
-    Largest,
-    Smallest,
-    ShortestPath,
-    First,
-    Original,
-}
-
-impl KeepArg {
-    /// The library's policy for this choice.
-    pub fn policy(self) -> KeepPolicy {
-        match self {
-            KeepArg::Newest => KeepPolicy::Newest,
-            KeepArg::Oldest => KeepPolicy::Oldest,
-            KeepArg::Largest => KeepPolicy::Largest,
-            KeepArg::Smallest => KeepPolicy::Smallest,
-            KeepArg::ShortestPath => KeepPolicy::ShortestPath,
-            KeepArg::First => KeepPolicy::First,
-            KeepArg::Original => KeepPolicy::Original,
-        }
     }
 }
 

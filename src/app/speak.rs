@@ -209,7 +209,7 @@ pub fn notice(n: &Notice) -> String {
 /// as the command line's flag (`--transform`).
 pub fn settings(text: &str) -> String {
     simfind::spec::setting::spelled(text, &|name| {
-        Some(crate::app::flags::lower::flag_of(name))
+        Some(crate::app::lower::flag_of(name))
             .filter(|flag| !flag.is_empty())
             .map(str::to_string)
     })
@@ -331,7 +331,7 @@ pub fn warning(w: &Warning) -> String {
 
 /// A reader's hint in the command line's words: its setting as the flag.
 pub fn hint(hint: &simfind::input::records::Hint) -> String {
-    hint.worded(crate::app::flags::lower::flag_of(hint.setting))
+    hint.worded(crate::app::lower::flag_of(hint.setting))
 }
 
 /// A record row's reason and, if a setting gets past it, the flag.

@@ -21,7 +21,8 @@ use simfind::text::shingle::{Scratch, Shingler};
 use crate::app::args::{self, DEFAULT_BANDS, DEFAULT_ROWS, DEFAULT_SEED, ShingleArgs, SketchArgs};
 use crate::app::config;
 use crate::app::exit;
-use crate::app::flags::{defs, lower};
+use crate::app::flags::defs;
+use crate::app::lower;
 use crate::app::ui::Verbosity;
 
 /// Edit distances are computed only up to this many DP cells by default

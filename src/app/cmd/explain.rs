@@ -196,7 +196,7 @@ pub fn run(args: Args, color: ColorArg) -> Result<i32> {
             simfind::measure::Measure::Containment,
             args.input.unwrap_or_default(),
         )
-        .map_err(crate::app::flags::lower::measure_error)?;
+        .map_err(crate::app::lower::measure_error)?;
     }
     let (recipe, limit) = recipe_and_limit(&args)?;
     // Whether each text is a document's pages (a PDF's, separated by form

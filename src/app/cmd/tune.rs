@@ -135,7 +135,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         // Exactly scan's choice when --hashes is not given either.
         None if args.fn_weight.is_none() && args.fp_weight.is_none() && args.hashes.is_none() => {
             tune::scan_tuning(threshold, hashes, DEFAULT_MIN_RECALL)
-                .map_err(|e| anyhow::anyhow!(crate::app::flags::lower::out_of_reach(&e)))?
+                .map_err(|e| anyhow::anyhow!(crate::app::lower::out_of_reach(&e)))?
         }
         None if args.fn_weight.is_none() && args.fp_weight.is_none() => {
             tune::recall_floor_tuning(threshold, hashes, DEFAULT_MIN_RECALL).map_err(

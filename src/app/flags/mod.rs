@@ -11,7 +11,6 @@
 
 pub mod defs;
 pub mod exit_status;
-pub mod lower;
 pub mod short;
 pub mod values;
 

@@ -364,3 +364,54 @@ mod tests {
         assert!(weight("inf").is_err());
     }
 }
+
+/// `--format`: what a scan writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    Pairs,
+    Tsv,
+    Clusters,
+    Jsonl,
+    Html,
+}
+
+/// `--sort`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SortArg {
+    Path,
+    Similarity,
+}
+
+/// `--cluster`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ClusterArg {
+    Center,
+    Connected,
+}
+
+/// `--keep`: which member of a group is kept.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum KeepArg {
+    Newest,
+    Oldest,
+    Largest,
+    Smallest,
+    ShortestPath,
+    First,
+    Original,
+}
+
+impl KeepArg {
+    /// The library's policy for this choice.
+    pub fn policy(self) -> simfind::cluster::KeepPolicy {
+        match self {
+            KeepArg::Newest => simfind::cluster::KeepPolicy::Newest,
+            KeepArg::Oldest => simfind::cluster::KeepPolicy::Oldest,
+            KeepArg::Largest => simfind::cluster::KeepPolicy::Largest,
+            KeepArg::Smallest => simfind::cluster::KeepPolicy::Smallest,
+            KeepArg::ShortestPath => simfind::cluster::KeepPolicy::ShortestPath,
+            KeepArg::First => simfind::cluster::KeepPolicy::First,
+            KeepArg::Original => simfind::cluster::KeepPolicy::Original,
+        }
+    }
+}

@@ -12,7 +12,7 @@ use simfind::similarity::containment::ContainedPair;
 
 use super::families::tsv_field;
 use super::text::{json_path, json_str};
-use crate::app::report::FormatArg;
+use crate::app::flags::values::FormatArg;
 
 /// The CSV and TSV header of a containment scan.
 pub const HEADER: [&str; 8] = [
