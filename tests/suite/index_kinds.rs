@@ -692,3 +692,111 @@ fn vector_queries_are_the_brute_forces() {
     assert_eq!(top.len(), 1);
     assert_eq!(top[&("v00".to_string(), "v00".to_string())], 1.0);
 }
+
+/// A stream of sets (`id<TAB>tokens` a line) against an index of sets:
+/// each answer is what brute force gives, in stream order, every set
+/// answered `new` counting for the sets after it; a bad line is named
+/// and answered `skipped`.
+#[test]
+fn a_stream_of_sets_answers_as_brute_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let sets = token_sets();
+    let line = |(id, tokens): &(String, Vec<String>)| format!("{id}\t{}\n", tokens.join(" "));
+    let (indexed, streamed) = sets.split_at(sets.len() / 2);
+    let input = write(
+        dir.path(),
+        "sets.tsv",
+        indexed.iter().map(line).collect::<String>().as_bytes(),
+    );
+    let db = dir.path().join("sets.simfind");
+    ok(args!["index", "--db", db, "--input", "sets", input, "-q"], 0);
+    let t = 0.4;
+    let mut stdin: String = streamed.iter().map(line).collect();
+    stdin.push_str("no tab here\n");
+    let out = crate::util::run_in(
+        dir.path(),
+        &[
+            "query", "--db", "sets.simfind", "--input", "sets", "--add-if-new", "-", "-t", "0.4",
+            "--exact",
+        ],
+        stdin.as_bytes(),
+    );
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let err = stderr(&out);
+    let bad = streamed.len() + 1;
+    assert!(
+        err.contains(&format!("standard input:{bad}: no TAB after the id")),
+        "{err}"
+    );
+    let answers: Vec<Vec<String>> = csv::Reader::from_reader(&out.stdout[..])
+        .records()
+        .map(|r| r.unwrap().iter().map(String::from).collect())
+        .collect();
+    // Brute force, in order: the indexed sets, then each set answered new.
+    let set = |tokens: &[String]| tokens.iter().cloned().collect::<BTreeSet<String>>();
+    let mut held: Vec<(String, BTreeSet<String>)> =
+        indexed.iter().map(|(id, tokens)| (id.clone(), set(tokens))).collect();
+    let mut want = Vec::new();
+    let (mut new, mut seen) = (0, 0);
+    for (id, tokens) in streamed {
+        let mine = set(tokens);
+        let mut matches: Vec<(f64, &str)> = held
+            .iter()
+            .map(|(other, theirs)| (jaccard(&mine, theirs), other.as_str()))
+            .filter(|(s, _)| *s >= t)
+            .collect();
+        // Most similar first, ties by id.
+        matches.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+        match matches.first() {
+            Some(&(s, nearest)) => {
+                seen += 1;
+                want.push(vec![
+                    id.clone(),
+                    "seen".into(),
+                    nearest.to_owned(),
+                    format!("{s:.6}"),
+                    matches.len().to_string(),
+                ]);
+            }
+            None => {
+                new += 1;
+                want.push(vec![id.clone(), "new".into(), String::new(), String::new(), "0".into()]);
+                held.push((id.clone(), mine));
+            }
+        }
+    }
+    want.push(vec![String::new(), "skipped".into(), String::new(), String::new(), String::new()]);
+    assert!(new > 5 && seen > 5, "{new} new, {seen} seen");
+    assert_eq!(answers, want);
+    assert_eq!(ids(&db).len(), indexed.len() + new);
+    // Replayed, every set answered new is seen now: itself, at 1.
+    let replay: String = streamed
+        .iter()
+        .filter(|(id, _)| want.iter().any(|row| &row[0] == id && row[1] == "new"))
+        .map(line)
+        .collect();
+    let out = crate::util::run_in(
+        dir.path(),
+        &["query", "--db", "sets.simfind", "--input", "sets", "--add-if-new", "-", "-q"],
+        replay.as_bytes(),
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let again: Vec<csv::StringRecord> = csv::Reader::from_reader(&out.stdout[..])
+        .records()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(again.len(), new);
+    for row in &again {
+        assert_eq!((&row[1], &row[2], &row[3]), ("seen", &row[0], "1.000000"));
+    }
+    // Pairs are a file's grouping, not a stream's.
+    let out = crate::util::run_in(
+        dir.path(),
+        &[
+            "query", "--db", "sets.simfind", "--input", "sets", "--pairs", "--add-if-new", "-",
+        ],
+        b"",
+    );
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("--pairs does not apply"), "{}", stderr(&out));
+}

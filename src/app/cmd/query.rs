@@ -212,10 +212,15 @@ pub fn run(args: Args) -> Result<i32> {
         if args.metric == Some(QueryMetric::Containment) {
             bail!("--metric containment looks up files: it does not apply to --input {kind}");
         }
-        if args.add_if_new && kind != InputKind::Jsonl {
+        if args.add_if_new && !matches!(kind, InputKind::Jsonl | InputKind::Sets) {
             bail!(
-                "--add-if-new reads records one a line: give them as JSON Lines (--input jsonl), \
-                 not --input {kind}"
+                "--add-if-new reads records one a line: give them as JSON Lines (--input jsonl) \
+                 or sets as id<TAB>tokens (--input sets), not --input {kind}"
+            );
+        }
+        if args.add_if_new && args.input.pairs {
+            bail!(
+                "--add-if-new reads one whole set a line (id<TAB>tokens): --pairs does not apply"
             );
         }
         Some(config::index_items(
@@ -263,8 +268,8 @@ pub fn run(args: Args) -> Result<i32> {
         exact,
     };
     if args.add_if_new {
-        let jsonl = records.as_ref().map(|(_, options)| options);
-        return stream::run(&args, &index, lookup, &options, jsonl, started);
+        let items = records.as_ref().map(|(kind, options)| (*kind, options));
+        return stream::run(&args, &index, lookup, &options, items, started);
     }
     if args.metric == Some(QueryMetric::Containment) {
         if args.verify == VerifyArg::Signature {

@@ -1,5 +1,6 @@
 //! `simfind query --db F --add-if-new -`: streaming dedup. Reads paths (or,
-//! with `--input jsonl`, records as JSON Lines) from standard input, decides
+//! with `--input jsonl`, records as JSON Lines; with `--input sets`, sets
+//! as `id<TAB>tokens`) from standard input, decides
 //! each with [`simfind::index::stream`] and writes its row once the
 //! decision is committed. A line that is no record is named with its line
 //! number and answered `skipped`; the stream goes on.
@@ -26,7 +27,7 @@ use simfind::index::query::{Query, QueryOptions};
 use simfind::index::stream::{Decision, Stream};
 use simfind::index::{Index, ItemKind};
 use simfind::input::bounded::{self, Bounded, LineReader};
-use simfind::input::records::{JsonlLines, Record, RecordOptions};
+use simfind::input::records::{JsonlLines, Record, RecordOptions, RowError, SetsLines};
 use simfind::progress::Reporter;
 
 use super::{Args, QueryMetric};
@@ -109,6 +110,37 @@ impl Row {
     }
 }
 
+/// How a stream of records or sets reads its lines.
+enum Items {
+    Records(JsonlLines),
+    Sets(SetsLines),
+}
+
+impl Items {
+    fn new(kind: ItemKind, options: &RecordOptions) -> Items {
+        const NAME: &str = "standard input";
+        if kind == ItemKind::Sets {
+            Items::Sets(SetsLines::new(NAME, options))
+        } else {
+            Items::Records(JsonlLines::new(NAME, options))
+        }
+    }
+
+    fn parse(&self, line: Result<&[u8], u64>, number: u64) -> Result<Record, RowError> {
+        match self {
+            Items::Records(lines) => lines.parse(line, number),
+            Items::Sets(lines) => lines.parse(line, number),
+        }
+    }
+
+    fn kind(&self) -> ItemKind {
+        match self {
+            Items::Records(_) => ItemKind::Records,
+            Items::Sets(_) => ItemKind::Sets,
+        }
+    }
+}
+
 /// Counts for the summary.
 #[derive(Default)]
 struct Counts {
@@ -123,14 +155,14 @@ pub(super) fn run(
     index: &Index,
     lookup: Query<'_>,
     options: &QueryOptions,
-    jsonl: Option<&RecordOptions>,
+    items: Option<(ItemKind, &RecordOptions)>,
     started: Instant,
 ) -> Result<i32> {
     let mut sink = Sink::create(args.output.as_deref())?;
-    let records = jsonl.map(|options| JsonlLines::new("standard input", options));
+    let records = items.map(|(kind, options)| Items::new(kind, options));
     // A record's line may be as long as the records reader allows; a
     // path's is a path.
-    let cap = jsonl.map_or(bounded::caps::PATH_LINE, |options| options.max_line as u64);
+    let cap = items.map_or(bounded::caps::PATH_LINE, |(_, options)| options.max_line as u64);
     let ui = Ui::with(Verbosity {
         quiet: true,
         ..args.verbosity
@@ -233,7 +265,9 @@ pub(super) fn run(
                 let parsed = records.as_ref().map(|r| r.parse(Ok(&line), number));
                 match parsed {
                     Some(Ok(record)) => {
-                        let row = decide_record(&mut stream, record, options, &ui, &mut counts)?;
+                        let kind = records.as_ref().map_or(ItemKind::Records, Items::kind);
+                        let row =
+                            decide_record(&mut stream, record, kind, options, &ui, &mut counts)?;
                         rows.push(row);
                     }
                     Some(Err(err)) => {
@@ -301,12 +335,13 @@ fn decide(
 fn decide_record(
     stream: &mut Stream<'_>,
     record: Record,
+    kind: ItemKind,
     options: &QueryOptions,
     ui: &Ui,
     counts: &mut Counts,
 ) -> Result<Row> {
     let id = PathBuf::from(&record.id);
-    let bytes = ItemKind::Records.text_of(&record.fields).into_bytes();
+    let bytes = kind.text_of(&record.fields).into_bytes();
     let decision = stream.add_if_new(NewDoc::Text { id: &id, bytes }, options, ui)?;
     Ok(answer(decision, record.id.as_bytes(), &id, ui, counts))
 }

@@ -28,7 +28,7 @@ pub(crate) use lines::{Line, Lines, STOPPED};
 mod parquet;
 mod sets;
 pub use decode::Encoding;
-pub use sets::weighted_token;
+pub use sets::{SetsLines, weighted_token};
 #[cfg(test)]
 mod tests;
 
