@@ -247,7 +247,7 @@ impl Index {
             | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Self::connect(path, flags, options)?;
         let index = match Self::load(conn, path, options)? {
-            Loaded::Existing(index) => index,
+            Loaded::Existing(index) => *index,
             Loaded::Empty(conn) => Self::create(conn, path, params, kind, options)?,
         };
         index.require_kind(kind)?;
@@ -277,7 +277,7 @@ impl Index {
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Self::connect(path, flags, options)?;
         match Self::load(conn, path, options)? {
-            Loaded::Existing(index) => Ok(index),
+            Loaded::Existing(index) => Ok(*index),
             Loaded::Empty(_) => Err(IndexError::Missing {
                 path: path.to_owned(),
             }),
@@ -367,7 +367,7 @@ impl Index {
         }
 
         let (params, kind) = Self::read_params(&conn, path, options, version)?;
-        Ok(Loaded::Existing(Index {
+        Ok(Loaded::Existing(Box::new(Index {
             conn,
             path: path.to_owned(),
             params,
@@ -375,7 +375,7 @@ impl Index {
             format: version as u32,
             kind,
             tail: RefCell::new(None),
-        }))
+        })))
     }
 
     fn read_params(
@@ -487,7 +487,7 @@ impl Index {
         }
         tx.commit().map_err(err)?;
         match Self::load(conn, path, options)? {
-            Loaded::Existing(index) => Ok(index),
+            Loaded::Existing(index) => Ok(*index),
             Loaded::Empty(_) => Err(IndexError::NotAnIndex {
                 path: path.to_owned(),
                 reason: "the schema could not be created".into(),
@@ -908,7 +908,8 @@ impl Index {
 }
 
 enum Loaded {
-    Existing(Index),
+    // Boxed: an index holds its lookup tail's cell beside the connection.
+    Existing(Box<Index>),
     Empty(Connection),
 }
 
