@@ -269,7 +269,14 @@ pub fn run(args: Args) -> Result<i32> {
     };
     if args.add_if_new {
         let items = records.as_ref().map(|(kind, options)| (*kind, options));
-        return stream::run(&args, &index, lookup, &options, items, started);
+        return stream::run(
+            &args,
+            &index,
+            stream::Lookup::MinHash(Box::new(lookup)),
+            &options,
+            items,
+            started,
+        );
     }
     if args.metric == Some(QueryMetric::Containment) {
         if args.verify == VerifyArg::Signature {
@@ -531,7 +538,6 @@ fn vectors(args: &Args, options: OpenOptions, started: Instant) -> Result<i32> {
     use simfind::input::vectors as read;
 
     for (given, flag) in [
-        (args.add_if_new, "--add-if-new"),
         (args.metric.is_some(), "--metric"),
         (args.verify == VerifyArg::Signature, "--verify signature"),
         (args.transform.transform.is_some(), "--transform"),
@@ -542,10 +548,28 @@ fn vectors(args: &Args, options: OpenOptions, started: Instant) -> Result<i32> {
             );
         }
     }
-    let index = Index::open_existing(&args.db, options)?;
+    let mut index = Index::open_existing(&args.db, options)?;
     index.require_kind(ItemKind::Vectors)?;
     let t = args.threshold.unwrap_or(VECTOR_THRESHOLD);
     let exact = args.exact || args.top.is_some();
+    if args.add_if_new {
+        // A writer: an index of an older format gets its new tables now.
+        index.upgrade()?;
+        let options = QueryOptions {
+            threshold: t,
+            top: None,
+            verification: Verification::Exact,
+            exact,
+        };
+        return stream::run(
+            args,
+            &index,
+            stream::Lookup::Vectors,
+            &options,
+            None,
+            started,
+        );
+    }
     let top = args.top.map(|k| usize::try_from(k).unwrap_or(usize::MAX));
     let summary_json = summary::open(&args.summary_json, args.output.as_deref())?;
     let mut errors = 0u64;
