@@ -95,7 +95,11 @@ impl Tail {
     /// Adds to `found` the documents of the tail with key `key` in band
     /// `band`.
     pub(super) fn find(&self, band: usize, key: u64, found: &mut BTreeSet<RowId>) {
-        let mut at = self.heads.get(&slot(band, key)).copied().unwrap_or(u32::MAX);
+        let mut at = self
+            .heads
+            .get(&slot(band, key))
+            .copied()
+            .unwrap_or(u32::MAX);
         while let Some(&(doc, next)) = self.entries.get(at as usize) {
             found.insert(RowId(doc));
             at = next;
@@ -153,7 +157,9 @@ pub(super) fn data_version(conn: &Connection) -> rusqlite::Result<i64> {
 /// Keys in the tail.
 pub(super) fn tail_keys(conn: &Connection, bands: u32) -> rusqlite::Result<usize> {
     let docs: i64 = conn.query_row("SELECT count(*) FROM lookup_tail", [], |r| r.get(0))?;
-    Ok(usize::try_from(docs).unwrap_or(usize::MAX).saturating_mul(bands as usize))
+    Ok(usize::try_from(docs)
+        .unwrap_or(usize::MAX)
+        .saturating_mul(bands as usize))
 }
 
 /// Stores the band keys of a document just added or changed, in the tail.
@@ -189,7 +195,11 @@ pub(super) fn forget(conn: &Connection, doc: i64) -> rusqlite::Result<bool> {
     if !in_tail {
         let mut delete = conn
             .prepare_cached("DELETE FROM band_lookup WHERE band = ?1 AND key = ?2 AND doc = ?3")?;
-        for (band, key) in blob_to_keys(&keys).unwrap_or_default().into_iter().enumerate() {
+        for (band, key) in blob_to_keys(&keys)
+            .unwrap_or_default()
+            .into_iter()
+            .enumerate()
+        {
             delete.execute(params![band as i64, u64_to_sql(key), doc])?;
         }
     }
@@ -221,8 +231,8 @@ pub(super) fn merge(conn: &Connection) -> rusqlite::Result<usize> {
         return Ok(0);
     }
     rows.sort_unstable();
-    let mut insert =
-        conn.prepare_cached("INSERT OR IGNORE INTO band_lookup (band, key, doc) VALUES (?1, ?2, ?3)")?;
+    let mut insert = conn
+        .prepare_cached("INSERT OR IGNORE INTO band_lookup (band, key, doc) VALUES (?1, ?2, ?3)")?;
     for (band, key, doc) in &rows {
         insert.execute(params![band, key, doc])?;
     }

@@ -67,7 +67,10 @@ fn a_streams_documents_stay_in_the_tail_and_are_found_there() {
     );
     // A fresh connection reads the tail from the file.
     let fresh = Index::open_existing(&db_in(&dir), opts()).unwrap();
-    assert_eq!(fresh.candidates(&mixed).unwrap(), ids(&index, &[&a, &b, &c]));
+    assert_eq!(
+        fresh.candidates(&mixed).unwrap(),
+        ids(&index, &[&a, &b, &c])
+    );
     index.verify_integrity().unwrap();
 }
 
@@ -80,7 +83,10 @@ fn a_tail_grown_by_another_connection_is_read_again() {
     stream_add(&writer, &[&a]);
     assert_eq!(reader.candidates(&a.band_keys).unwrap().len(), 1);
     stream_add(&writer, &[&b]);
-    assert_eq!(reader.candidates(&b.band_keys).unwrap(), ids(&reader, &[&b]));
+    assert_eq!(
+        reader.candidates(&b.band_keys).unwrap(),
+        ids(&reader, &[&b])
+    );
 }
 
 #[test]

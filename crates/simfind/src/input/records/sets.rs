@@ -56,7 +56,9 @@ impl SetsLines {
         };
         let text = std::str::from_utf8(bytes).map_err(|e| error(not_utf8(e)))?;
         let Some((id, rest)) = text.split_once('\t') else {
-            return Err(error("no TAB after the id (each line is id<TAB>tokens)".into()));
+            return Err(error(
+                "no TAB after the id (each line is id<TAB>tokens)".into(),
+            ));
         };
         let id = id.trim();
         if id.is_empty() {
