@@ -6,8 +6,8 @@
 //! Role: why a tail. A document's band keys are hashes, so inserting them
 //! into the lookup B-tree puts each in a page of its own: a stream of
 //! add-if-new items wrote (twice, with the rollback journal) about one page
-//! per band key per item, which bounded it to ~700 items/s at a million
-//! documents (docs/PERFORMANCE.md, "Streaming dedup"). A document added to
+//! per band key per item, which bounded its speed at a million documents
+//! (docs/PERFORMANCE.md, "Streaming dedup"). A document added to
 //! the tail appends one row to `doc_keys` and one to `lookup_tail`, in id
 //! order; a merge ([`merge`]) later inserts the tail's keys into
 //! `band_lookup` in key order, so that a page takes all of its new keys at
@@ -32,11 +32,11 @@ use rusqlite::{Connection, params};
 use super::RowId;
 use super::schema::{LOOKUP_TABLES, blob_to_keys, keys_to_blob, sql_to_u64, u64_to_sql};
 
-/// The tail a stream lets grow before it merges it, in band keys (52,428
-/// documents of 20 bands, a lookup's in-memory copy about 40 MB): a merge
-/// writes at most every page of `band_lookup` once, so the longer tail
-/// shares those writes among more documents, and every lookup (or the
-/// first lookup of a `query` run) reads the whole tail.
+/// The tail a stream lets grow before it merges it, in band keys: a
+/// merge writes at most every page of `band_lookup` once, so a longer tail
+/// shares those writes among more documents, but every `query` run reads
+/// the whole tail into memory at its first lookup (both measured in
+/// docs/PERFORMANCE.md, "Band keys in a tail").
 pub(super) const TAIL_KEYS: usize = 1 << 20;
 
 /// The band keys of the tail's documents, by band and key.
