@@ -491,8 +491,8 @@ fn a_killed_stream_of_records_keeps_every_record_it_answered_new() {
 }
 
 /// A version 4 file (before the item kind) holds files: it is read as an
-/// index of files, refuses records, and is upgraded to version 5, its kind
-/// recorded as files, by the first run that writes to it.
+/// index of files, refuses records, and is upgraded to the current
+/// version, its kind recorded as files, by the first run that writes to it.
 #[test]
 fn an_index_of_format_4_holds_files_and_is_upgraded() {
     let dir = tempfile::tempdir().unwrap();
@@ -506,6 +506,7 @@ fn an_index_of_format_4_holds_files_and_is_upgraded() {
             .execute_batch(batch)
             .unwrap()
     };
+    sql(crate::util::TO_FORMAT_5);
     sql(
         "DELETE FROM params WHERE name = 'item_kind'; PRAGMA user_version = 4; \
          UPDATE params SET value = '4' WHERE name = 'format_version';",
@@ -531,7 +532,8 @@ fn an_index_of_format_4_holds_files_and_is_upgraded() {
     let out = ok(args!["index", "--db", db, "--input", "jsonl", records], 2);
     assert!(stderr(&out).contains("holds files"), "{}", stderr(&out));
     ok(args!["index", files, "--db", db, "-q"], 0);
-    assert_eq!(state(), (5, Some("files".into())));
+    let current = i64::from(simfind::index::FORMAT_VERSION);
+    assert_eq!(state(), (current, Some("files".into())));
 }
 
 /// 20 random directions in 8 dimensions and three noisy copies of each
@@ -689,4 +691,243 @@ fn vector_queries_are_the_brute_forces() {
     let top = cosine_rows(&out.stdout);
     assert_eq!(top.len(), 1);
     assert_eq!(top[&("v00".to_string(), "v00".to_string())], 1.0);
+}
+
+/// A stream of sets (`id<TAB>tokens` a line) against an index of sets:
+/// each answer is what brute force gives, in stream order, every set
+/// answered `new` counting for the sets after it; a bad line is named
+/// and answered `skipped`.
+#[test]
+fn a_stream_of_sets_answers_as_brute_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let sets = token_sets();
+    let line = |(id, tokens): &(String, Vec<String>)| format!("{id}\t{}\n", tokens.join(" "));
+    let (indexed, streamed) = sets.split_at(sets.len() / 2);
+    let input = write(
+        dir.path(),
+        "sets.tsv",
+        indexed.iter().map(line).collect::<String>().as_bytes(),
+    );
+    let db = dir.path().join("sets.simfind");
+    ok(
+        args!["index", "--db", db, "--input", "sets", input, "-q"],
+        0,
+    );
+    let t = 0.4;
+    let mut stdin: String = streamed.iter().map(line).collect();
+    stdin.push_str("no tab here\n");
+    let out = crate::util::run_in(
+        dir.path(),
+        &[
+            "query",
+            "--db",
+            "sets.simfind",
+            "--input",
+            "sets",
+            "--add-if-new",
+            "-",
+            "-t",
+            "0.4",
+            "--exact",
+        ],
+        stdin.as_bytes(),
+    );
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let err = stderr(&out);
+    let bad = streamed.len() + 1;
+    assert!(
+        err.contains(&format!("standard input:{bad}: no TAB after the id")),
+        "{err}"
+    );
+    let answers: Vec<Vec<String>> = csv::Reader::from_reader(&out.stdout[..])
+        .records()
+        .map(|r| r.unwrap().iter().map(String::from).collect())
+        .collect();
+    // Brute force, in order: the indexed sets, then each set answered new.
+    let set = |tokens: &[String]| tokens.iter().cloned().collect::<BTreeSet<String>>();
+    let mut held: Vec<(String, BTreeSet<String>)> = indexed
+        .iter()
+        .map(|(id, tokens)| (id.clone(), set(tokens)))
+        .collect();
+    let mut want = Vec::new();
+    let (mut new, mut seen) = (0, 0);
+    for (id, tokens) in streamed {
+        let mine = set(tokens);
+        let mut matches: Vec<(f64, &str)> = held
+            .iter()
+            .map(|(other, theirs)| (jaccard(&mine, theirs), other.as_str()))
+            .filter(|(s, _)| *s >= t)
+            .collect();
+        // Most similar first, ties by id.
+        matches.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+        match matches.first() {
+            Some(&(s, nearest)) => {
+                seen += 1;
+                want.push(vec![
+                    id.clone(),
+                    "seen".into(),
+                    nearest.to_owned(),
+                    format!("{s:.6}"),
+                    matches.len().to_string(),
+                ]);
+            }
+            None => {
+                new += 1;
+                want.push(vec![
+                    id.clone(),
+                    "new".into(),
+                    String::new(),
+                    String::new(),
+                    "0".into(),
+                ]);
+                held.push((id.clone(), mine));
+            }
+        }
+    }
+    want.push(vec![
+        String::new(),
+        "skipped".into(),
+        String::new(),
+        String::new(),
+        String::new(),
+    ]);
+    assert!(new > 5 && seen > 5, "{new} new, {seen} seen");
+    assert_eq!(answers, want);
+    assert_eq!(ids(&db).len(), indexed.len() + new);
+    // Replayed, every set answered new is seen now: itself, at 1.
+    let replay: String = streamed
+        .iter()
+        .filter(|(id, _)| want.iter().any(|row| &row[0] == id && row[1] == "new"))
+        .map(line)
+        .collect();
+    let out = crate::util::run_in(
+        dir.path(),
+        &[
+            "query",
+            "--db",
+            "sets.simfind",
+            "--input",
+            "sets",
+            "--add-if-new",
+            "-",
+            "-q",
+        ],
+        replay.as_bytes(),
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let again: Vec<csv::StringRecord> = csv::Reader::from_reader(&out.stdout[..])
+        .records()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(again.len(), new);
+    for row in &again {
+        assert_eq!((&row[1], &row[2], &row[3]), ("seen", &row[0], "1.000000"));
+    }
+    // Pairs are a file's grouping, not a stream's.
+    let out = crate::util::run_in(
+        dir.path(),
+        &[
+            "query",
+            "--db",
+            "sets.simfind",
+            "--input",
+            "sets",
+            "--pairs",
+            "--add-if-new",
+            "-",
+        ],
+        b"",
+    );
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("--pairs does not apply"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// A stream of vectors (`id,x1,…,xd` a line) against an index of
+/// vectors: each answer is what brute force by cosine gives, in stream
+/// order, every vector answered `new` counting for those after it; a line
+/// of another dimension is named and answered `skipped`.
+#[test]
+fn a_stream_of_vectors_answers_as_brute_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = vector_rows();
+    let line = |(id, row): &(String, Vec<f32>)| {
+        let values: Vec<String> = row.iter().map(|v| v.to_string()).collect();
+        format!("{id},{}\n", values.join(","))
+    };
+    let (indexed, streamed) = rows.split_at(rows.len() / 2);
+    let mut csv = String::from("id,x1,x2,x3,x4,x5,x6,x7,x8\n");
+    csv.extend(indexed.iter().map(line));
+    let input = write(dir.path(), "vectors.csv", csv.as_bytes());
+    let db = dir.path().join("vectors.simfind");
+    ok(
+        args!["index", "--db", db, "--input", "vectors", input, "-q"],
+        0,
+    );
+    let t = 0.8;
+    let mut stdin: String = streamed.iter().map(line).collect();
+    stdin.push_str("short,1,2,3\n");
+    let out = crate::util::run_in(
+        dir.path(),
+        &[
+            "query",
+            "--db",
+            "vectors.simfind",
+            "--input",
+            "vectors",
+            "--add-if-new",
+            "-",
+            "-t",
+            "0.8",
+            "--exact",
+        ],
+        stdin.as_bytes(),
+    );
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let err = stderr(&out);
+    let bad = streamed.len() + 1;
+    assert!(
+        err.contains(&format!(
+            "line {bad}: 3 components, the index holds vectors of 8"
+        )),
+        "{err}"
+    );
+    let answers: Vec<csv::StringRecord> = csv::Reader::from_reader(&out.stdout[..])
+        .records()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(answers.len(), streamed.len() + 1);
+    assert_eq!(&answers[streamed.len()][1], "skipped");
+    // Brute force, in order: the indexed vectors, then each answered new.
+    let mut held: Vec<&(String, Vec<f32>)> = indexed.iter().collect();
+    let (mut new, mut seen) = (0, 0);
+    for (item, got) in streamed.iter().zip(&answers) {
+        let mut matches: Vec<(f64, &str)> = held
+            .iter()
+            .map(|(other, theirs)| (cosine(&item.1, theirs), other.as_str()))
+            .inspect(|(c, _)| assert!((c - t).abs() > 1e-6, "too close to T to decide alike"))
+            .filter(|(c, _)| *c >= t)
+            .collect();
+        matches.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+        assert_eq!(&got[0], item.0.as_str());
+        match matches.first() {
+            Some(&(c, nearest)) => {
+                seen += 1;
+                assert_eq!((&got[1], &got[2]), ("seen", nearest), "{item:?}");
+                let printed: f64 = got[3].parse().unwrap();
+                assert!((printed - c).abs() < 1e-5, "{printed} {c}");
+                assert_eq!(got[4], matches.len().to_string());
+            }
+            None => {
+                new += 1;
+                assert_eq!((&got[1], &got[2], &got[4]), ("new", "", "0"), "{item:?}");
+                held.push(item);
+            }
+        }
+    }
+    assert!(new > 5 && seen > 5, "{new} new, {seen} seen");
+    assert_eq!(ids(&db).len(), indexed.len() + new);
 }

@@ -277,6 +277,7 @@ fn an_index_of_the_previous_format_is_read_then_upgraded() {
     index(&[&docs], &db, &[]);
     let downgrade = |version: i64| {
         let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute_batch(util::TO_FORMAT_5).unwrap();
         conn.execute_batch(&format!(
             "DROP TABLE IF EXISTS prefix_tokens; DROP TABLE IF EXISTS prefix_order; \
              PRAGMA user_version = {version}; \

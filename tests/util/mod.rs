@@ -255,3 +255,21 @@ impl XorShift64 {
         (self.next() >> 11) as f64 / (1u64 << 53) as f64
     }
 }
+
+/// SQL that turns a version 6 index whose lookup tail is empty (what
+/// `index` leaves) into the version 5 layout of its band keys: one
+/// `band_keys` row per key and its lookup index. The tests of older
+/// formats then set the version marks they need.
+pub const TO_FORMAT_5: &str = "
+CREATE TABLE band_keys (
+    doc  INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    band INTEGER NOT NULL,
+    key  INTEGER NOT NULL,
+    PRIMARY KEY (doc, band)
+) WITHOUT ROWID;
+CREATE INDEX band_keys_lookup ON band_keys(band, key);
+INSERT INTO band_keys (doc, band, key) SELECT doc, band, key FROM band_lookup;
+DROP TABLE band_lookup; DROP TABLE doc_keys; DROP TABLE lookup_tail;
+UPDATE params SET value = '5' WHERE name = 'format_version';
+PRAGMA user_version = 5;
+";

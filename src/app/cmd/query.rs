@@ -212,10 +212,15 @@ pub fn run(args: Args) -> Result<i32> {
         if args.metric == Some(QueryMetric::Containment) {
             bail!("--metric containment looks up files: it does not apply to --input {kind}");
         }
-        if args.add_if_new && kind != InputKind::Jsonl {
+        if args.add_if_new && !matches!(kind, InputKind::Jsonl | InputKind::Sets) {
             bail!(
-                "--add-if-new reads records one a line: give them as JSON Lines (--input jsonl), \
-                 not --input {kind}"
+                "--add-if-new reads records one a line: give them as JSON Lines (--input jsonl) \
+                 or sets as id<TAB>tokens (--input sets), not --input {kind}"
+            );
+        }
+        if args.add_if_new && args.input.pairs {
+            bail!(
+                "--add-if-new reads one whole set a line (id<TAB>tokens): --pairs does not apply"
             );
         }
         Some(config::index_items(
@@ -264,8 +269,15 @@ pub fn run(args: Args) -> Result<i32> {
         exact,
     };
     if args.add_if_new {
-        let jsonl = records.as_ref().map(|(_, options)| options);
-        return stream::run(&args, &index, lookup, &options, jsonl, started);
+        let items = records.as_ref().map(|(kind, options)| (*kind, options));
+        return stream::run(
+            &args,
+            &index,
+            stream::Lookup::MinHash(Box::new(lookup)),
+            &options,
+            items,
+            started,
+        );
     }
     if args.metric == Some(QueryMetric::Containment) {
         if args.verify == VerifyArg::Signature {
@@ -527,7 +539,6 @@ fn vectors(args: &Args, options: OpenOptions, started: Instant) -> Result<i32> {
     use simfind::input::vectors as read;
 
     for (given, flag) in [
-        (args.add_if_new, "--add-if-new"),
         (args.metric.is_some(), "--metric"),
         (args.verify == VerifyArg::Signature, "--verify signature"),
         (args.transform.transform.is_some(), "--transform"),
@@ -538,10 +549,28 @@ fn vectors(args: &Args, options: OpenOptions, started: Instant) -> Result<i32> {
             );
         }
     }
-    let index = Index::open_existing(&args.db, options)?;
+    let mut index = Index::open_existing(&args.db, options)?;
     index.require_kind(ItemKind::Vectors)?;
     let t = args.threshold.unwrap_or(VECTOR_THRESHOLD);
     let exact = args.exact || args.top.is_some();
+    if args.add_if_new {
+        // A writer: an index of an older format gets its new tables now.
+        index.upgrade()?;
+        let options = QueryOptions {
+            threshold: t,
+            top: None,
+            verification: Verification::Exact,
+            exact,
+        };
+        return stream::run(
+            args,
+            &index,
+            stream::Lookup::Vectors,
+            &options,
+            None,
+            started,
+        );
+    }
     let top = args.top.map(|k| usize::try_from(k).unwrap_or(usize::MAX));
     let summary_json = summary::open(&args.summary_json, args.output.as_deref())?;
     let mut errors = 0u64;

@@ -20,7 +20,8 @@
 //!   version, is an error ([`IndexError::ParamsMismatch`],
 //!   [`IndexError::FormatVersion`]) — never silently mixed signatures.
 //! - Every document has exactly `n` signature values and exactly one band key per
-//!   band (`bands` rows in `band_keys`).
+//!   band (a `doc_keys` blob of `bands` keys, each in `band_lookup` unless the
+//!   document is in the lookup tail; `band_keys` rows before format 6).
 //! - An update ([`Update`], or [`Index::apply`]) is one SQLite transaction: a
 //!   process killed at any moment leaves the index exactly as the last committed
 //!   update left it.
@@ -45,7 +46,8 @@
 //! Files: `schema.rs` (the layout and the value codecs), `params.rs` ([`Params`]),
 //! `error.rs` ([`IndexError`]), `incremental.rs` (the `--db` glue that decides
 //! what changed and signs it), `query.rs` (the many-one lookup: [`query::Query`]), `add.rs` (single documents
-//! added or removed without a walk); this file is the storage ([`Index`]), `update.rs` its write transaction ([`Update`]).
+//! added or removed without a walk), `tail.rs` (the band-key lookup and its
+//! tail of recent documents); this file is the storage ([`Index`]), `update.rs` its write transaction ([`Update`]).
 
 pub mod add;
 mod error;
@@ -58,6 +60,7 @@ pub mod prefix;
 pub mod query;
 mod schema;
 pub mod stream;
+mod tail;
 mod update;
 
 pub use crate::params::{Params, ParamsError};
@@ -74,6 +77,7 @@ use schema::{
 };
 pub use update::Update;
 
+use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -204,6 +208,8 @@ pub struct Index {
     format: u32,
     /// What every document is ([`ItemKind`]; files before format 5).
     kind: ItemKind,
+    /// The lookup tail's keys as last read (format 6, `tail`).
+    tail: RefCell<Option<tail::Tail>>,
 }
 
 impl fmt::Debug for Index {
@@ -241,7 +247,7 @@ impl Index {
             | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Self::connect(path, flags, options)?;
         let index = match Self::load(conn, path, options)? {
-            Loaded::Existing(index) => index,
+            Loaded::Existing(index) => *index,
             Loaded::Empty(conn) => Self::create(conn, path, params, kind, options)?,
         };
         index.require_kind(kind)?;
@@ -271,7 +277,7 @@ impl Index {
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Self::connect(path, flags, options)?;
         match Self::load(conn, path, options)? {
-            Loaded::Existing(index) => Ok(index),
+            Loaded::Existing(index) => Ok(*index),
             Loaded::Empty(_) => Err(IndexError::Missing {
                 path: path.to_owned(),
             }),
@@ -361,14 +367,15 @@ impl Index {
         }
 
         let (params, kind) = Self::read_params(&conn, path, options, version)?;
-        Ok(Loaded::Existing(Index {
+        Ok(Loaded::Existing(Box::new(Index {
             conn,
             path: path.to_owned(),
             params,
             options,
             format: version as u32,
             kind,
-        }))
+            tail: RefCell::new(None),
+        })))
     }
 
     fn read_params(
@@ -461,6 +468,8 @@ impl Index {
             tx.execute_batch(SCHEMA).map_err(err)?;
             tx.execute_batch(PREFIX_TABLE).map_err(err)?;
             tx.execute_batch(TEXTS_TABLE).map_err(err)?;
+            // Version 6's band keys instead of the (empty) `band_keys`.
+            tail::migrate(&tx).map_err(err)?;
             let mut rows = params.to_rows();
             rows.push(("format_version", FORMAT_VERSION.to_string()));
             rows.push(("item_kind", kind.name().to_owned()));
@@ -478,7 +487,7 @@ impl Index {
         }
         tx.commit().map_err(err)?;
         match Self::load(conn, path, options)? {
-            Loaded::Existing(index) => Ok(index),
+            Loaded::Existing(index) => Ok(*index),
             Loaded::Empty(_) => Err(IndexError::NotAnIndex {
                 path: path.to_owned(),
                 reason: "the schema could not be created".into(),
@@ -541,20 +550,45 @@ impl Index {
         if problems != ["ok"] {
             return Err(self.not_index(format!("integrity check failed: {}", problems.join("; "))));
         }
-        let bad: i64 = self
-            .conn
-            .query_row(
+        let bad: i64 = if self.format < 6 {
+            self.conn.query_row(
                 "SELECT count(*) FROM documents d WHERE \
                  (SELECT count(*) FROM band_keys b WHERE b.doc = d.id) \
                  != CASE WHEN d.shingle_count = 0 THEN 0 ELSE ?1 END",
                 [i64::from(self.params.bands)],
                 |r| r.get(0),
             )
-            .map_err(|e| self.err(e))?;
+        } else {
+            self.conn.query_row(
+                "SELECT count(*) FROM documents d LEFT JOIN doc_keys k ON k.doc = d.id WHERE \
+                 coalesce(length(k.keys), 0) != CASE WHEN d.shingle_count = 0 THEN 0 ELSE 8 * ?1 END",
+                [i64::from(self.params.bands)],
+                |r| r.get(0),
+            )
+        }
+        .map_err(|e| self.err(e))?;
         if bad != 0 {
             return Err(self.not_index(format!(
                 "{bad} documents have the wrong number of band keys"
             )));
+        }
+        if self.format >= 6 {
+            // Every key of a document outside the tail is in the lookup.
+            let (looked_up, expected): (i64, i64) = self
+                .conn
+                .query_row(
+                    "SELECT (SELECT count(*) FROM band_lookup), \
+                     ?1 * (SELECT count(*) FROM doc_keys k \
+                           WHERE k.doc NOT IN (SELECT doc FROM lookup_tail))",
+                    [i64::from(self.params.bands)],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .map_err(|e| self.err(e))?;
+            if looked_up != expected {
+                return Err(self.not_index(format!(
+                    "the band-key lookup holds {looked_up} keys, its documents have {expected}"
+                )));
+            }
         }
         Ok(())
     }
@@ -622,6 +656,19 @@ impl Index {
 
     /// The band keys stored for `id`, band 0 first (empty if `id` is not indexed).
     pub fn band_keys(&self, id: RowId) -> Result<Vec<u64>, IndexError> {
+        if self.format >= 6 {
+            let blob: Option<Vec<u8>> = self
+                .conn
+                .prepare_cached("SELECT keys FROM doc_keys WHERE doc = ?1")
+                .and_then(|mut s| s.query_row([id.0], |r| r.get(0)).optional())
+                .map_err(|e| self.err(e))?;
+            return match blob {
+                None => Ok(Vec::new()),
+                Some(blob) => schema::blob_to_keys(&blob).ok_or_else(|| {
+                    self.not_index(format!("document {} has malformed band keys", id.0))
+                }),
+            };
+        }
         let mut stmt = self
             .conn
             .prepare_cached("SELECT band, key FROM band_keys WHERE doc = ?1 ORDER BY band")
@@ -652,11 +699,21 @@ impl Index {
                 ),
             });
         }
+        let table = if self.format >= 6 {
+            "band_lookup"
+        } else {
+            "band_keys"
+        };
         let mut stmt = self
             .conn
-            .prepare_cached("SELECT doc FROM band_keys WHERE band = ?1 AND key = ?2")
+            .prepare_cached(&format!(
+                "SELECT doc FROM {table} WHERE band = ?1 AND key = ?2"
+            ))
             .map_err(|e| self.err(e))?;
         let mut found = BTreeSet::new();
+        if self.format >= 6 {
+            self.tail_candidates(band_keys, &mut found)?;
+        }
         for (band, &key) in band_keys.iter().enumerate() {
             let rows = stmt
                 .query_map(params![band as i64, u64_to_sql(key)], |r| {
@@ -668,6 +725,27 @@ impl Index {
             }
         }
         Ok(found.into_iter().collect())
+    }
+
+    /// Adds to `found` the documents of the lookup tail (`tail`) that
+    /// share a band key with `band_keys`, reading the tail again if
+    /// another connection has committed since it was read.
+    fn tail_candidates(
+        &self,
+        band_keys: &[u64],
+        found: &mut BTreeSet<RowId>,
+    ) -> Result<(), IndexError> {
+        let version = tail::data_version(&self.conn).map_err(|e| self.err(e))?;
+        let mut cached = self.tail.borrow_mut();
+        if cached.as_ref().is_none_or(|t| t.version != version) {
+            *cached = Some(tail::Tail::load(&self.conn, version).map_err(|e| self.err(e))?);
+        }
+        if let Some(tail) = cached.as_ref() {
+            for (band, &key) in band_keys.iter().enumerate() {
+                tail.find(band, key, found);
+            }
+        }
+        Ok(())
     }
 
     /// The stored texts ([`Update::store_text`]) of those of `docs` that
@@ -741,6 +819,10 @@ impl Index {
     /// that finds nothing to change commits as a no-op (`scan --db` on an
     /// index that is up to date), and one that would write fails at its first
     /// change with SQLite's "attempt to write a readonly database".
+    ///
+    /// Its commit merges the lookup tail (`tail`) when it changed anything:
+    /// a bulk update's keys go into the lookup in key order, and a tail a
+    /// stream left behind goes with them.
     pub fn begin_update(&mut self) -> Result<Update<'_>, IndexError> {
         let path = &self.path;
         let options = self.options;
@@ -763,6 +845,8 @@ impl Index {
             params: &self.params,
             options,
             summary: UpdateSummary::default(),
+            tail: tail::TailCache::new(&self.tail),
+            merge_at: 0,
         })
     }
 
@@ -782,6 +866,8 @@ impl Index {
     /// the same connection, so those reads see the update's own writes.
     /// Not to be mixed with [`Index::snapshot`] (SQLite has no nested
     /// transactions: that would fail, not corrupt) nor with a second update.
+    /// Its commit merges the lookup tail only once it holds
+    /// `tail::TAIL_KEYS` keys: a stream's inserts stay appends.
     pub fn begin_locked(&self) -> Result<Update<'_>, IndexError> {
         let read_only = self
             .conn
@@ -800,6 +886,8 @@ impl Index {
             params: &self.params,
             options: self.options,
             summary: UpdateSummary::default(),
+            tail: tail::TailCache::new(&self.tail),
+            merge_at: tail::TAIL_KEYS,
         })
     }
 
@@ -820,7 +908,8 @@ impl Index {
 }
 
 enum Loaded {
-    Existing(Index),
+    // Boxed: an index holds its lookup tail's cell beside the connection.
+    Existing(Box<Index>),
     Empty(Connection),
 }
 

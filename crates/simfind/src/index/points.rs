@@ -5,7 +5,8 @@
 //! candidate is verified by its exact cosine, as the scan verifies.
 //!
 //! Role: storage and lookup of points, beside the MinHash lookup of
-//! [`super::query`] (a vector has no set). The index's [`Params`] carry
+//! [`super::query`] (a vector has no set), and their add-if-new stream
+//! ([`VectorStream`], beside [`super::stream`]). The index's [`Params`] carry
 //! the banding and seed, `hyperplane` as the sketch and the dimension as
 //! `k`; [`vector_params`] makes them.
 //!
@@ -18,7 +19,7 @@
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
-use super::{FileStat, Index, IndexError, IndexedDoc, StoredDoc, UpdateSummary};
+use super::{FileStat, Index, IndexError, IndexedDoc, RowId, StoredDoc, Update, UpdateSummary};
 use crate::lsh::{self, Banding};
 use crate::params::Params;
 use crate::similarity::vectors;
@@ -104,44 +105,60 @@ pub fn add_vectors<'a>(
 ) -> Result<UpdateSummary, IndexError> {
     let (planes, banding) = family(index)?;
     let dim = dimension(index);
-    let n = banding.signature_len();
     let mut docs = Vec::new();
     for (id, row) in items {
         if row.len() != dim {
             return Err(wrong_dimension(index, row.len()));
         }
-        let mut signature = vec![0u32; n];
-        planes.sign_into(Features::Vector(row), &mut signature);
-        let band_keys = lsh::band_keys(&signature, banding).collect();
-        let body = to_bytes(row);
-        let doc = IndexedDoc {
-            path: Path::new(id).to_owned(),
-            stat: FileStat {
-                size: body.len() as u64,
-                mtime_ns: super::schema::UNTRUSTED_MTIME,
-                dev: None,
-                inode: None,
-            },
-            content_hash: super::content_hash(&body),
-            binary: false,
-            not_compared: None,
-            // Nonzero: a document with no shingles has no band keys.
-            shingle_count: dim as u64,
-            signature,
-            band_keys,
-        };
-        docs.push((doc, body));
+        docs.push(vector_doc(&planes, banding, id, row));
     }
     let mut update = index.begin_update()?;
     for (doc, body) in &docs {
-        let id = if update.is_indexed(&doc.path)? {
-            update.change(doc)?
-        } else {
-            update.add(doc)?
-        };
-        update.store_text(id, body)?;
+        store(&mut update, doc, body)?;
     }
     update.commit()
+}
+
+/// The stored form of vector `row` under `id`: its signature and band
+/// keys, and its values as the stored text.
+fn vector_doc(
+    planes: &Hyperplanes,
+    banding: Banding,
+    id: &str,
+    row: &[f32],
+) -> (IndexedDoc, Vec<u8>) {
+    let mut signature = vec![0u32; banding.signature_len()];
+    planes.sign_into(Features::Vector(row), &mut signature);
+    let band_keys = lsh::band_keys(&signature, banding).collect();
+    let body = to_bytes(row);
+    let doc = IndexedDoc {
+        path: Path::new(id).to_owned(),
+        stat: FileStat {
+            size: body.len() as u64,
+            mtime_ns: super::schema::UNTRUSTED_MTIME,
+            dev: None,
+            inode: None,
+        },
+        content_hash: super::content_hash(&body),
+        binary: false,
+        not_compared: None,
+        // Nonzero: a document with no shingles has no band keys.
+        shingle_count: row.len() as u64,
+        signature,
+        band_keys,
+    };
+    (doc, body)
+}
+
+/// Adds `doc` (or replaces the vector of its id) with its values `body`.
+fn store(update: &mut Update<'_>, doc: &IndexedDoc, body: &[u8]) -> Result<RowId, IndexError> {
+    let id = if update.is_indexed(&doc.path)? {
+        update.change(doc)?
+    } else {
+        update.add(doc)?
+    };
+    update.store_text(id, body)?;
+    Ok(id)
 }
 
 /// What one vector found.
@@ -169,19 +186,41 @@ pub fn ask_vector(
     if row.len() != dimension(index) {
         return Err(wrong_dimension(index, row.len()));
     }
-    let docs = index.snapshot(|index| {
-        if exact {
-            return index.documents();
-        }
-        let mut signature = vec![0u32; banding.signature_len()];
-        planes.sign_into(Features::Vector(row), &mut signature);
-        let keys: Vec<u64> = lsh::band_keys(&signature, banding).collect();
-        let mut docs = Vec::new();
-        for id in index.candidates(&keys)? {
-            docs.extend(index.document(id)?);
-        }
-        Ok(docs)
-    })?;
+    let docs = index.snapshot(|index| candidates(index, &planes, banding, row, exact))?;
+    verify(index, docs, row, min_cosine, top)
+}
+
+/// The stored vectors `row` is compared with: those sharing a band key
+/// with it, or with `exact` all of them.
+fn candidates(
+    index: &Index,
+    planes: &Hyperplanes,
+    banding: Banding,
+    row: &[f32],
+    exact: bool,
+) -> Result<Vec<StoredDoc>, IndexError> {
+    if exact {
+        return index.documents();
+    }
+    let mut signature = vec![0u32; banding.signature_len()];
+    planes.sign_into(Features::Vector(row), &mut signature);
+    let keys: Vec<u64> = lsh::band_keys(&signature, banding).collect();
+    let mut docs = Vec::new();
+    for id in index.candidates(&keys)? {
+        docs.extend(index.document(id)?);
+    }
+    Ok(docs)
+}
+
+/// The matches among `docs` of `row` at `min_cosine` or more, each by
+/// its stored values, most similar first (ties by id bytes).
+fn verify(
+    index: &Index,
+    docs: Vec<StoredDoc>,
+    row: &[f32],
+    min_cosine: f64,
+    top: Option<usize>,
+) -> Result<VectorAnswer, IndexError> {
     let bodies = index.stored_texts(&docs)?;
     let query_norm = vectors::dot(row, row);
     let mut matches = Vec::new();
@@ -218,4 +257,104 @@ pub fn ask_vector(
         matches,
         unverified,
     })
+}
+
+/// What became of one vector of a stream ([`VectorStream`]).
+#[derive(Debug)]
+pub enum VectorDecision {
+    /// No stored vector reaches the cosine: it was stored (visible, and
+    /// durable, once the batch commits). `unverified` candidates did not
+    /// read back (a damaged row): one of them may have been a match.
+    New { id: RowId, unverified: u64 },
+    /// `matches` stored vectors reach it, `nearest` the most similar (ties
+    /// by id) at `cosine`; it was not stored.
+    Seen {
+        nearest: StoredDoc,
+        cosine: f64,
+        matches: usize,
+        unverified: u64,
+    },
+}
+
+/// Add-if-new for vectors (`query --input vectors --add-if-new -`): the
+/// lookup of [`ask_vector`] and the insert of [`add_vectors`] under one
+/// write transaction per batch, as [`super::stream::Stream`] does for
+/// sets: a vector stored has no stored match at the cosine among the
+/// vectors committed before it and those stored before it in its batch
+/// (with `exact`: none at all). Nothing is visible to others, nor durable,
+/// until [`VectorStream::commit`]; a batch dropped without it is rolled
+/// back whole.
+pub struct VectorStream<'a> {
+    index: &'a Index,
+    planes: Hyperplanes,
+    banding: Banding,
+    open: Option<(Update<'a>, usize)>,
+}
+
+impl<'a> VectorStream<'a> {
+    /// A stream over `index`, an index of vectors.
+    pub fn new(index: &'a Index) -> Result<Self, IndexError> {
+        let (planes, banding) = family(index)?;
+        index.widen_cache();
+        Ok(VectorStream {
+            index,
+            planes,
+            banding,
+            open: None,
+        })
+    }
+
+    /// Vectors decided since the last commit.
+    pub fn pending(&self) -> usize {
+        self.open.as_ref().map_or(0, |(_, items)| *items)
+    }
+
+    /// Decides vector `row` of `id`: stores it when no stored vector (nor
+    /// one stored earlier in this batch) has a cosine ≥ `min_cosine` with
+    /// it. Takes the index's write lock if this batch does not hold it yet.
+    pub fn add_if_new(
+        &mut self,
+        id: &str,
+        row: &[f32],
+        min_cosine: f64,
+        exact: bool,
+    ) -> Result<VectorDecision, IndexError> {
+        if row.len() != dimension(self.index) {
+            return Err(wrong_dimension(self.index, row.len()));
+        }
+        if self.open.is_none() {
+            self.open = Some((self.index.begin_locked()?, 0));
+        }
+        // Read inside the batch's transaction: its own inserts are seen.
+        let docs = candidates(self.index, &self.planes, self.banding, row, exact)?;
+        let answer = verify(self.index, docs, row, min_cosine, None)?;
+        let Some((update, items)) = &mut self.open else {
+            unreachable!("the batch was opened above")
+        };
+        *items += 1;
+        let matches = answer.matches.len();
+        if let Some((nearest, cosine)) = answer.matches.into_iter().next() {
+            return Ok(VectorDecision::Seen {
+                nearest,
+                cosine,
+                matches,
+                unverified: answer.unverified,
+            });
+        }
+        let (doc, body) = vector_doc(&self.planes, self.banding, id, row);
+        let id = store(update, &doc, &body)?;
+        Ok(VectorDecision::New {
+            id,
+            unverified: answer.unverified,
+        })
+    }
+
+    /// Makes every vector decided since the last commit durable and
+    /// visible, and releases the lock.
+    pub fn commit(&mut self) -> Result<UpdateSummary, IndexError> {
+        match self.open.take() {
+            Some((update, _)) => update.commit(),
+            None => Ok(UpdateSummary::default()),
+        }
+    }
 }

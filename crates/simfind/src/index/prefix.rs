@@ -141,9 +141,11 @@ impl Index {
             tx.execute_batch(PREFIX_TABLE).map_err(err)?;
             tx.execute_batch(TEXTS_TABLE).map_err(err)?;
             tx.execute_batch(MIGRATE).map_err(err)?;
+            super::tail::migrate(&tx).map_err(err)?;
         }
         tx.commit().map_err(err)?;
         self.format = FORMAT_VERSION;
+        *self.tail.get_mut() = None;
         Ok(())
     }
 

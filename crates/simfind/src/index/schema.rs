@@ -30,7 +30,15 @@ use crate::input::extract::Unextracted;
 /// (versions 2–4) holds files, and is upgraded by [`MIGRATE`] when opened
 /// for writing. An older simfind refuses a version 5 file rather than
 /// shingling a query file against stored records or sets.
-pub const FORMAT_VERSION: u32 = 5;
+/// Version 6: band keys in [`LOOKUP_TABLES`] instead of the `band_keys`
+/// table and its index: each key once in `band_lookup`, ordered by band
+/// and key, each document's keys once as one blob in `doc_keys`, and the
+/// documents whose keys are not in `band_lookup` yet listed in
+/// `lookup_tail` (`index::tail`). A version 2–5 file is upgraded by
+/// `index::tail::migrate` when opened for writing, and read as it is by
+/// lookups. An older simfind refuses a version 6 file, whose `band_keys`
+/// it would not find.
+pub const FORMAT_VERSION: u32 = 6;
 
 /// The oldest version this simfind reads (and upgrades when it writes).
 pub const OLDEST_READABLE: u32 = 2;
@@ -44,7 +52,8 @@ pub const UNTRUSTED_MTIME: i64 = i64::MIN;
 pub const APPLICATION_ID: i32 = 0x534D_4644;
 
 /// The schema of version 2, created in one transaction together with the
-/// parameters and [`PREFIX_TABLE`] (what version 3 adds).
+/// parameters and [`PREFIX_TABLE`] (what version 3 adds); a new index
+/// then trades its `band_keys` for [`LOOKUP_TABLES`] (version 6).
 pub const SCHEMA: &str = "
 CREATE TABLE params (
     name  TEXT PRIMARY KEY NOT NULL,
@@ -106,14 +115,44 @@ CREATE TABLE IF NOT EXISTS texts (
 );
 ";
 
-/// Upgrades a version 2, 3 or 4 index to version 5, run after
+/// How version 6 stores band keys (`index::tail`):
+/// - `band_lookup`: one row per band key of every document not in the
+///   tail, in (band, key) order: what a lookup probes. `WITHOUT ROWID`,
+///   so the row is the key, stored once (version 5 kept each key twice,
+///   in `band_keys` and in its lookup index).
+/// - `doc_keys`: a document's `bands` keys as one blob of little-endian
+///   `u64`s, band 0 first (8 bytes a key, where a `band_keys` row took
+///   about 20): what removing or changing it deletes from `band_lookup`,
+///   and what the tail is looked up in.
+/// - `lookup_tail`: the documents added since the last merge, whose keys
+///   are in `doc_keys` only. Adding a document then appends three rows
+///   instead of inserting `bands` keys at random places in the lookup
+///   B-tree (each in a page of its own); the tail is merged into
+///   `band_lookup` in key order, a page written once for many keys.
+pub const LOOKUP_TABLES: &str = "
+CREATE TABLE IF NOT EXISTS doc_keys (
+    doc  INTEGER PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE,
+    keys BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS band_lookup (
+    band INTEGER NOT NULL,
+    key  INTEGER NOT NULL,
+    doc  INTEGER NOT NULL,
+    PRIMARY KEY (band, key, doc)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS lookup_tail (
+    doc INTEGER PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE
+);
+";
+
+/// Upgrades a version 2, 3 or 4 index to version 5's content, run after
 /// [`PREFIX_TABLE`] and [`TEXTS_TABLE`] in one transaction: the new tables
 /// are empty, an index of those versions holds files, and nothing stored
-/// changes meaning, so only the kind and the two version marks are written.
+/// changes meaning, so only the kind is written (a no-op on version 5).
+/// `index::tail::migrate` then moves the band keys and writes the two
+/// version marks, in the same transaction.
 pub const MIGRATE: &str = "
 INSERT OR IGNORE INTO params (name, value) VALUES ('item_kind', 'files');
-UPDATE params SET value = '5' WHERE name = 'format_version';
-PRAGMA user_version = 5;
 ";
 
 pub(super) fn path_to_blob(path: &Path) -> Vec<u8> {
@@ -144,6 +183,25 @@ pub(super) fn blob_to_path(bytes: Vec<u8>) -> PathBuf {
 
 pub(super) fn signature_to_blob(signature: &[u32]) -> Vec<u8> {
     signature.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+pub(super) fn keys_to_blob(keys: &[u64]) -> Vec<u8> {
+    keys.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+pub(super) fn blob_to_keys(blob: &[u8]) -> Option<Vec<u64>> {
+    if !blob.len().is_multiple_of(8) {
+        return None;
+    }
+    Some(
+        blob.chunks_exact(8)
+            .map(|c| {
+                let mut bytes = [0; 8];
+                bytes.copy_from_slice(c);
+                u64::from_le_bytes(bytes)
+            })
+            .collect(),
+    )
 }
 
 pub(super) fn blob_to_signature(blob: &[u8]) -> Option<Vec<u32>> {

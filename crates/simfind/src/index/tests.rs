@@ -100,3 +100,4 @@ mod locking;
 mod lookup;
 mod snapshot;
 mod storage;
+mod tail;

@@ -13,6 +13,11 @@ pub struct Update<'a> {
     pub(super) params: &'a Params,
     pub(super) options: OpenOptions,
     pub(super) summary: UpdateSummary,
+    /// The index's in-memory copy of the lookup tail, kept equal to the
+    /// tail as this transaction sees it (`tail`).
+    pub(super) tail: super::tail::TailCache<'a>,
+    /// The tail (in keys) from which the commit merges it into the lookup.
+    pub(super) merge_at: usize,
 }
 
 impl fmt::Debug for Update<'_> {
@@ -115,13 +120,16 @@ impl Update<'_> {
     }
 
     fn insert_band_keys(&self, id: i64, keys: &[u64]) -> Result<(), IndexError> {
-        let mut stmt = self
-            .tx
-            .prepare_cached("INSERT INTO band_keys (doc, band, key) VALUES (?1, ?2, ?3)")
-            .map_err(|e| self.err(e))?;
-        for (band, &key) in keys.iter().enumerate() {
-            stmt.execute(params![id, band as i64, u64_to_sql(key)])
-                .map_err(|e| self.err(e))?;
+        super::tail::store(&self.tx, id, keys).map_err(|e| self.err(e))?;
+        self.tail.add(id, keys);
+        Ok(())
+    }
+
+    /// Forgets the band keys of document `id`, and the tail in memory if
+    /// they were in it (read again, without them, by the next lookup).
+    fn forget_keys(&self, id: i64) -> Result<(), IndexError> {
+        if super::tail::forget(&self.tx, id).map_err(|e| self.err(e))? {
+            self.tail.reset();
         }
         Ok(())
     }
@@ -172,10 +180,7 @@ impl Update<'_> {
                 doc.path.display()
             )));
         };
-        self.tx
-            .prepare_cached("DELETE FROM band_keys WHERE doc = ?1")
-            .and_then(|mut s| s.execute([id]))
-            .map_err(|e| self.err(e))?;
+        self.forget_keys(id)?;
         self.insert_band_keys(id, &doc.band_keys)?;
         self.summary.changed += 1;
         Ok(RowId(id))
@@ -274,6 +279,14 @@ impl Update<'_> {
 
     /// Forgets an indexed path (its band keys go with it).
     pub fn remove(&mut self, path: &Path) -> Result<(), IndexError> {
+        let id: Option<i64> = self
+            .tx
+            .prepare_cached("SELECT id FROM documents WHERE path = ?1")
+            .and_then(|mut s| s.query_row([path_to_blob(path)], |r| r.get(0)).optional())
+            .map_err(|e| self.err(e))?;
+        if let Some(id) = id {
+            self.forget_keys(id)?;
+        }
         let deleted = self
             .tx
             .prepare_cached("DELETE FROM documents WHERE path = ?1")
@@ -292,10 +305,27 @@ impl Update<'_> {
     /// Makes every change of this update visible at once.
     pub fn commit(self) -> Result<UpdateSummary, IndexError> {
         let summary = self.summary;
+        // Nothing changed: nothing to merge, and a read-only index stays
+        // untouched.
+        if summary != UpdateSummary::default() {
+            let merge = |tx: &rusqlite::Transaction<'_>| -> rusqlite::Result<bool> {
+                if self.merge_at > 0
+                    && super::tail::tail_keys(tx, self.params.bands)? < self.merge_at
+                {
+                    return Ok(false);
+                }
+                Ok(super::tail::merge(tx)? > 0)
+            };
+            if merge(&self.tx).map_err(|e| self.err(e))? {
+                // Read again, empty, by the next lookup.
+                self.tail.reset();
+            }
+        }
         let (path, options) = (self.path, self.options);
         self.tx
             .commit()
             .map_err(|e| classify(path, e, options.busy_timeout))?;
+        self.tail.kept();
         Ok(summary)
     }
 }

@@ -1,5 +1,7 @@
 //! `simfind query --db F --add-if-new -`: streaming dedup. Reads paths (or,
-//! with `--input jsonl`, records as JSON Lines) from standard input, decides
+//! with `--input jsonl`, records as JSON Lines; with `--input sets`, sets
+//! as `id<TAB>tokens`; with `--input vectors`, `id,x1,…,xd`) from standard
+//! input, decides
 //! each with [`simfind::index::stream`] and writes its row once the
 //! decision is committed. A line that is no record is named with its line
 //! number and answered `skipped`; the stream goes on.
@@ -22,11 +24,12 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
 use simfind::index::add::NewDoc;
+use simfind::index::points::{self, VectorDecision, VectorStream};
 use simfind::index::query::{Query, QueryOptions};
 use simfind::index::stream::{Decision, Stream};
 use simfind::index::{Index, ItemKind};
 use simfind::input::bounded::{self, Bounded, LineReader};
-use simfind::input::records::{JsonlLines, Record, RecordOptions};
+use simfind::input::records::{JsonlLines, Record, RecordOptions, RowError, SetsLines};
 use simfind::progress::Reporter;
 
 use super::{Args, QueryMetric};
@@ -109,6 +112,61 @@ impl Row {
     }
 }
 
+/// How a stream's items are looked up: by MinHash (files, records, sets,
+/// with the index's [`Query`]) or as vectors.
+pub(super) enum Lookup<'a> {
+    // Boxed: a query carries its recipe and read options.
+    MinHash(Box<Query<'a>>),
+    Vectors,
+}
+
+/// What decides a stream's items, batch by batch.
+enum Decider<'a> {
+    MinHash(Box<Stream<'a>>),
+    Vectors(VectorStream<'a>, usize),
+}
+
+impl Decider<'_> {
+    fn commit(&mut self) -> Result<()> {
+        match self {
+            Decider::MinHash(stream) => stream.commit()?,
+            Decider::Vectors(stream, _) => stream.commit()?,
+        };
+        Ok(())
+    }
+}
+
+/// How a stream of records or sets reads its lines.
+enum Items {
+    Records(JsonlLines),
+    Sets(SetsLines),
+}
+
+impl Items {
+    fn new(kind: ItemKind, options: &RecordOptions) -> Items {
+        const NAME: &str = "standard input";
+        if kind == ItemKind::Sets {
+            Items::Sets(SetsLines::new(NAME, options))
+        } else {
+            Items::Records(JsonlLines::new(NAME, options))
+        }
+    }
+
+    fn parse(&self, line: Result<&[u8], u64>, number: u64) -> Result<Record, RowError> {
+        match self {
+            Items::Records(lines) => lines.parse(line, number),
+            Items::Sets(lines) => lines.parse(line, number),
+        }
+    }
+
+    fn kind(&self) -> ItemKind {
+        match self {
+            Items::Records(_) => ItemKind::Records,
+            Items::Sets(_) => ItemKind::Sets,
+        }
+    }
+}
+
 /// Counts for the summary.
 #[derive(Default)]
 struct Counts {
@@ -121,16 +179,18 @@ struct Counts {
 pub(super) fn run(
     args: &Args,
     index: &Index,
-    lookup: Query<'_>,
+    lookup: Lookup<'_>,
     options: &QueryOptions,
-    jsonl: Option<&RecordOptions>,
+    items: Option<(ItemKind, &RecordOptions)>,
     started: Instant,
 ) -> Result<i32> {
     let mut sink = Sink::create(args.output.as_deref())?;
-    let records = jsonl.map(|options| JsonlLines::new("standard input", options));
+    let records = items.map(|(kind, options)| Items::new(kind, options));
     // A record's line may be as long as the records reader allows; a
     // path's is a path.
-    let cap = jsonl.map_or(bounded::caps::PATH_LINE, |options| options.max_line as u64);
+    let cap = items.map_or(bounded::caps::PATH_LINE, |(_, options)| {
+        options.max_line as u64
+    });
     let ui = Ui::with(Verbosity {
         quiet: true,
         ..args.verbosity
@@ -167,7 +227,10 @@ pub(super) fn run(
         }
     });
 
-    let mut stream = Stream::new(index, lookup);
+    let mut stream = match lookup {
+        Lookup::MinHash(query) => Decider::MinHash(Box::new(Stream::new(index, *query))),
+        Lookup::Vectors => Decider::Vectors(VectorStream::new(index)?, points::dimension(index)),
+    };
     let mut csv = csv::WriterBuilder::new().from_writer(&mut sink);
     csv.write_record(HEADER)?;
     csv.flush()?;
@@ -229,23 +292,26 @@ pub(super) fn run(
             }
             // A blank line (the end of `printf 'a\n\n'`) names nothing.
             Line::Path(path, _) if path.is_empty() => continue,
-            Line::Path(line, number) if records.is_some() => {
-                let parsed = records.as_ref().map(|r| r.parse(Ok(&line), number));
-                match parsed {
-                    Some(Ok(record)) => {
-                        let row = decide_record(&mut stream, record, options, &ui, &mut counts)?;
-                        rows.push(row);
+            Line::Path(line, number) => {
+                let row = match (&mut stream, records.as_ref()) {
+                    (Decider::Vectors(vectors, dim), _) => {
+                        decide_vector(vectors, *dim, &line, number, options, &ui, &mut counts)?
                     }
-                    Some(Err(err)) => {
-                        ui.warn(Path::new(&err.place()), &speak::row_reason(&err));
-                        counts.skipped += 1;
-                        rows.push(Row::skipped(b""));
+                    (Decider::MinHash(stream), Some(items)) => match items.parse(Ok(&line), number)
+                    {
+                        Ok(record) => {
+                            decide_record(stream, record, items.kind(), options, &ui, &mut counts)?
+                        }
+                        Err(err) => {
+                            ui.warn(Path::new(&err.place()), &speak::row_reason(&err));
+                            counts.skipped += 1;
+                            Row::skipped(b"")
+                        }
+                    },
+                    (Decider::MinHash(stream), None) => {
+                        decide(stream, &line, options, &ui, &mut counts)?
                     }
-                    None => unreachable!("records.is_some()"),
-                }
-            }
-            Line::Path(path, _) => {
-                let row = decide(&mut stream, &path, options, &ui, &mut counts)?;
+                };
                 rows.push(row);
             }
         }
@@ -283,6 +349,93 @@ pub(super) fn run(
     })
 }
 
+/// Decides the vector of line `number`, `id,x1,…,xd` (or tab-separated):
+/// stored under its id unless a stored vector's cosine with it reaches
+/// the threshold. A line that is no vector of the index's `dim`
+/// components is named and answered `skipped`.
+fn decide_vector(
+    stream: &mut VectorStream<'_>,
+    dim: usize,
+    line: &[u8],
+    number: u64,
+    options: &QueryOptions,
+    ui: &Ui,
+    counts: &mut Counts,
+) -> Result<Row> {
+    let (id, row) = match vector_of(line, dim) {
+        Ok(parsed) => parsed,
+        Err(why) => {
+            ui.warn(
+                Path::new("standard input"),
+                &format!("line {number}: {why}; skipped"),
+            );
+            counts.skipped += 1;
+            return Ok(Row::skipped(b""));
+        }
+    };
+    let decision = stream.add_if_new(&id, &row, options.threshold, options.exact)?;
+    Ok(match decision {
+        VectorDecision::New { unverified, .. } => {
+            counts.new += 1;
+            counts.errors += unverified;
+            Row {
+                item: id.into_bytes(),
+                status: "new",
+                nearest: Vec::new(),
+                similarity: String::new(),
+                matches: "0".to_owned(),
+            }
+        }
+        VectorDecision::Seen {
+            nearest,
+            cosine,
+            matches,
+            unverified,
+        } => {
+            counts.seen += 1;
+            counts.errors += unverified;
+            Row {
+                item: id.into_bytes(),
+                status: "seen",
+                nearest: nearest.path.as_os_str().as_bytes().to_vec(),
+                similarity: format!("{cosine:.6}"),
+                matches: matches.to_string(),
+            }
+        }
+    })
+}
+
+/// The id and components of a vector's line: `id,x1,…,xd`, tab-separated
+/// when it holds a tab (no quoting), `dim` finite numbers.
+fn vector_of(line: &[u8], dim: usize) -> Result<(String, Vec<f32>), String> {
+    let text = std::str::from_utf8(line).map_err(|e| {
+        format!(
+            "not valid UTF-8 (invalid byte at column {})",
+            e.valid_up_to() + 1
+        )
+    })?;
+    let separator = if text.contains('\t') { '\t' } else { ',' };
+    let mut fields = text.split(separator);
+    let id = fields.next().unwrap_or_default().trim();
+    if id.is_empty() {
+        return Err("missing id (empty before the first separator)".into());
+    }
+    let row = fields
+        .enumerate()
+        .map(|(k, field)| {
+            simfind::input::vectors::parse_number(field.trim())
+                .map_err(|why| format!("component {}: {why}", k + 1))
+        })
+        .collect::<Result<Vec<f32>, String>>()?;
+    if row.len() != dim {
+        return Err(format!(
+            "{} components, the index holds vectors of {dim}",
+            row.len()
+        ));
+    }
+    Ok((id.to_owned(), row))
+}
+
 /// Decides the item at `path` (the line's bytes).
 fn decide(
     stream: &mut Stream<'_>,
@@ -301,12 +454,13 @@ fn decide(
 fn decide_record(
     stream: &mut Stream<'_>,
     record: Record,
+    kind: ItemKind,
     options: &QueryOptions,
     ui: &Ui,
     counts: &mut Counts,
 ) -> Result<Row> {
     let id = PathBuf::from(&record.id);
-    let bytes = ItemKind::Records.text_of(&record.fields).into_bytes();
+    let bytes = kind.text_of(&record.fields).into_bytes();
     let decision = stream.add_if_new(NewDoc::Text { id: &id, bytes }, options, ui)?;
     Ok(answer(decision, record.id.as_bytes(), &id, ui, counts))
 }
@@ -359,7 +513,7 @@ fn answer(decision: Decision, path: &[u8], file: &Path, ui: &Ui, counts: &mut Co
 /// Commits the open batch, then writes its rows: an answer is never
 /// written before what it says is durable.
 fn settle(
-    stream: &mut Stream<'_>,
+    stream: &mut Decider<'_>,
     rows: &mut Vec<Row>,
     csv: &mut csv::Writer<&mut Sink>,
 ) -> Result<()> {

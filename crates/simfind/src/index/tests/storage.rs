@@ -195,7 +195,7 @@ fn remove_forgets_the_document_and_its_band_keys() {
     assert_eq!(index.candidates(&gone.band_keys).unwrap(), vec![]);
     let keys: i64 = index
         .conn
-        .query_row("SELECT count(*) FROM band_keys", [], |r| r.get(0))
+        .query_row("SELECT count(*) FROM band_lookup", [], |r| r.get(0))
         .unwrap();
     assert_eq!(keys, i64::from(params().bands));
     assert_eq!(index.files().unwrap().len(), 1);

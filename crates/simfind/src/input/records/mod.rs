@@ -32,7 +32,7 @@ mod parquet;
 pub(crate) use parquet::chunks_outside;
 mod sets;
 pub use decode::Encoding;
-pub use sets::weighted_token;
+pub use sets::{SetsLines, weighted_token};
 #[cfg(test)]
 mod tests;
 

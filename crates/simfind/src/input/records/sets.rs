@@ -16,6 +16,66 @@ use super::{
     Line, Lines, Origin, Record, RecordOptions, RowError, Source, line_cap_hint, not_utf8, too_long,
 };
 
+/// Sets parsed one line at a time, as they come: the items of a stream
+/// of sets (`query --input sets --add-if-new`), which has no file to read
+/// ahead. A line is the record it would be in a file of `--input sets`
+/// without `--pairs` or weights; as for JSON Lines, ids are not checked
+/// for being unique (a later set of an id replaces the earlier).
+pub struct SetsLines {
+    name: String,
+    cap: usize,
+}
+
+impl SetsLines {
+    /// Lines of the input called `name` in messages, capped as `options`
+    /// say.
+    pub fn new(name: &str, options: &RecordOptions) -> Self {
+        SetsLines {
+            name: name.to_owned(),
+            cap: options.max_line,
+        }
+    }
+
+    /// The set of line `number` (1-based): its bytes without the line
+    /// end, or `Err(length)` for a line past the cap.
+    pub fn parse(&self, line: Result<&[u8], u64>, number: u64) -> Result<Record, RowError> {
+        let error = |reason: String| RowError {
+            hint: None,
+            input: self.name.clone(),
+            line: number,
+            reason,
+        };
+        let bytes = match line {
+            Ok(bytes) => bytes,
+            Err(length) => {
+                return Err(RowError {
+                    hint: Some(line_cap_hint()),
+                    ..error(too_long(length, self.cap))
+                });
+            }
+        };
+        let text = std::str::from_utf8(bytes).map_err(|e| error(not_utf8(e)))?;
+        let Some((id, rest)) = text.split_once('\t') else {
+            return Err(error(
+                "no TAB after the id (each line is id<TAB>tokens)".into(),
+            ));
+        };
+        let id = id.trim();
+        if id.is_empty() {
+            return Err(error("missing id (empty before the TAB)".into()));
+        }
+        Ok(Record {
+            id: id.to_owned(),
+            fields: rest.split_ascii_whitespace().map(str::to_owned).collect(),
+            origin: Origin {
+                input: 0,
+                line: number,
+                offset: 0,
+            },
+        })
+    }
+}
+
 pub(super) struct Sets {
     lines: Lines,
     name: String,
