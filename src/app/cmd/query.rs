@@ -124,8 +124,9 @@ pub struct Args {
     #[arg(long)]
     pub exact: bool,
 
-    /// Streaming dedup: read paths from standard input (FILE is `-`), one a
-    /// line, and for each answer at once `new` (nothing indexed is similar:
+    /// Streaming dedup: read items from standard input (FILE is `-`), one a
+    /// line (paths; with --input: JSON records, `id<TAB>tokens` sets or
+    /// `id,x1,…` vectors), and for each answer at once `new` (nothing indexed is similar:
     /// it is added) or `seen` (with its nearest indexed match), the lookup
     /// and the add atomic under the index's write lock. An answer is
     /// written only once what it says is committed.
