@@ -405,7 +405,8 @@ impl Report {
             return Ok(made);
         }
         let candidates = self.candidates(outcome, config.threshold);
-        plan::build(&candidates, config, self.keep)
+        let cap = self.unique.as_ref().map(|(_, cap)| *cap);
+        plan::build(&candidates, config, self.keep, cap)
     }
 
     /// A file scan with `config`: before groups, a list or a plan is written,
@@ -539,7 +540,8 @@ impl Report {
                     let mut decided = self.decided.borrow_mut();
                     // The report's export is a plan of the files it shows.
                     if self.run.as_ref().is_some_and(|r| r.export_plan) {
-                        decided.plan = Some(plan::build(&candidates, config, self.keep)?);
+                        decided.plan =
+                            Some(plan::build(&candidates, config, self.keep, Some(*cap))?);
                     }
                     decided.candidates = Some(candidates);
                 }

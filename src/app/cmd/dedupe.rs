@@ -36,7 +36,7 @@ mod planned;
 
 use act::{carry_out, lock_for, new_journal, warn_skipped};
 use planned::apply_plan;
-pub(crate) use planned::{canonical_roots, open_plan, write_plan};
+pub(crate) use planned::{canonical_roots, measure_of, open_plan, write_plan};
 
 const EXAMPLES: &str = "EXAMPLES:
   simfind dedupe ./docs                       dry run: what would be acted on (t = 0.9)
@@ -84,7 +84,9 @@ PLAN (--plan FILE, JSON Lines, docs/ACTIONS.md): a header line, then one line pe
 file with the path, size, modification time and xxh3-128 content hash of the file
 and of its kept copy, the similarity and whether the two are byte-identical.
 --apply FILE acts on exactly those files; one whose file or kept copy no longer
-has the recorded size, time and hash is named on stderr, skipped and kept (exit 1).
+has the recorded size, time and hash is named on stderr, skipped and kept (exit 1),
+and so is one whose share of text not in its kept copy, measured again with the
+plan's recipe, is above the plan's --max-unique or the figure its line records.
 
 JOURNAL (JSON Lines, one line synced to disk before each action and one after):
 by default DIR/simfind-journal-<time>-<pid>.jsonl with --move-to DIR, else under
@@ -494,6 +496,7 @@ pub fn run(args: Args) -> Result<i32> {
                 keep: report::keep_name(args.keep.unwrap_or(KeepArg::Original).policy())
                     .to_string(),
                 roots: canonical_roots(&plan_roots)?,
+                measure: Some(measure_of(&config, cap)),
             };
             write_plan(sink, &header, &plan)?;
         }

@@ -28,11 +28,13 @@ pub fn roots(config: &ScanConfig) -> Vec<PathBuf> {
 
 /// The plan of `candidates`: each file and its kept copy fingerprinted now
 /// (one that changed since the scan read it is named on stderr and left
-/// out), with the header of a scan's plan (no action yet).
+/// out), with the header of a scan's plan (no action yet); `cap` is the
+/// `--max-unique` its removals were measured under, when they were.
 pub fn build(
     candidates: &[Candidate],
     config: &ScanConfig,
     keep: KeepPolicy,
+    cap: Option<f64>,
 ) -> Result<(planfile::Header, Plan)> {
     let roots = roots(config);
     // No action yet: the plan is checked as for a removal, the action that
@@ -51,6 +53,7 @@ pub fn build(
         threshold: config.threshold,
         keep: super::keep_name(keep).to_string(),
         roots: crate::app::cmd::dedupe::canonical_roots(&roots)?,
+        measure: cap.map(|cap| crate::app::cmd::dedupe::measure_of(config, cap)),
     };
     Ok((header, built))
 }
