@@ -108,6 +108,24 @@ fn check_against_csv(root_dir: &Path, args: &[&str]) -> Value {
             && exact.ends_with(" bytes"),
         "{shown} / {exact}"
     );
+    // The plan is the one way the page suggests to act (issue 36): its
+    // command is shown, no `--from-list` command beside it.
+    let commands: Vec<&str> = check["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap())
+        .collect();
+    assert!(
+        commands
+            .iter()
+            .any(|c| c.starts_with("simfind dedupe --apply simfind-plan.jsonl")),
+        "{commands:?}"
+    );
+    assert!(
+        !commands.iter().any(|c| c.contains("--from-list")),
+        "{commands:?}"
+    );
     assert_eq!(check["scripts"], 2);
     assert!(
         !dom.contains("data-pwned"),

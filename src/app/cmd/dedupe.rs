@@ -50,7 +50,7 @@ const EXAMPLES: &str = "EXAMPLES:
                                               what the archive already holds
   simfind dedupe ./photos -t 1 --link         hard-link byte-identical files
   simfind dedupe ./docs --move-to /srv/q --dry-run   where each file would go
-  simfind dedupe ./docs --from-list simfind-removal.nul --move-to /srv/q
+  simfind dedupe --apply simfind-plan.jsonl --move-to /srv/q
                                               only what a reviewer selected in the
                                               report of `scan ./docs --format html`
   simfind scan ./docs --plan plan.jsonl       write a plan to review, then

@@ -86,7 +86,8 @@ or a member and its representative, are byte-identical (null for itself).
 --format html: one self-contained page (no network) with the summary, the
 histogram, the S-curve and the groups of --format clusters (t = 0.9 unless -t),
 each member's side-by-side explanation against its kept copy (within
---html-budget), and a removal selection exported NUL-separated (dedupe --from-list).
+--html-budget), and a removal selection exported as a plan for dedupe --apply (or
+as a NUL-separated list, for other tools).
 
 NORMALISATION (default): UTF-8 decoded lossily, full Unicode lowercase, every
 whitespace run replaced by one space, trimmed. Words are maximal runs of
@@ -468,7 +469,8 @@ fn scan_files(args: Args, mode: Mode) -> Result<i32> {
 }
 
 /// What `--format html` shows about the run: the summary line and fields,
-/// the banding, and a `dedupe --from-list` command for the exported list.
+/// the banding; no `dedupe` command for the list, since the page exports a
+/// plan, the one way it suggests to act (`dedupe --apply`).
 fn html_run(
     args: &Args,
     outcome: &ScanOutcome,
@@ -491,7 +493,6 @@ fn html_run(
         seconds,
         args.report.html_budget,
     );
-    run.dedupe_command = args.report.dedupe_command(&args.roots, config.threshold);
     run.export_plan = true;
     run
 }

@@ -418,7 +418,12 @@
   }
   $("reset").addEventListener("click", () => { scanChoice(); drawPage(); drawRemoval(); });
   $("clear").addEventListener("click", () => { selected.fill(0); drawPage(); drawRemoval(); });
+  // Where the page exports a plan, the plan is the one way it suggests to
+  // act: the list is for other tools. Records and shards' groups have no
+  // plan: their list, and what dedupe does with it, is all there is.
   $("dedupe-command").textContent = data.dedupe_command;
+  $("dedupe-command").hidden = data.dedupe_command === "";
+  $("list-dedupe").hidden = typeof data.plan_header === "string" || !data.dedupe_command.startsWith("simfind ");
   $("reset").textContent = "Select the scan's choice (" + removable + " removable)";
 
   readFilters();
@@ -507,6 +512,12 @@
       page_marks: pageMarks,
       left_out: notes,
       side_text: Array.from(document.querySelectorAll("#group-list pre"), (pre) => pre.textContent).slice(0, 2),
+      // The commands the page shows (an element hidden, or in a hidden
+      // one, is not shown).
+      commands: Array.from($("removal").querySelectorAll("code, pre"))
+        .filter((c) => c.offsetParent !== null)
+        .map((c) => c.textContent)
+        .filter((t) => t.startsWith("simfind ") || t.startsWith("--")),
       diff: diff,
       scroll: null,
     };
