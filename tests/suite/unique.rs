@@ -365,3 +365,69 @@ fn a_transform_plan_is_applied_only_with_its_command_given_again() {
     assert_eq!(code(&applied), 0, "{}", stderr(&applied));
     assert!(!dir.path().join("r/d.txt").exists());
 }
+
+/// Issue 36 point 2 for records: a record scan's groups give each
+/// removable record the share of its text its kept record lacks
+/// (`only_in_removed`, a ninth column / a field, as for files): 0 for a
+/// record contained in its kept one, more for one with words of its own.
+/// Nothing is held back: which record is kept stays the grouping's.
+#[test]
+fn record_groups_carry_the_share_of_text_the_kept_record_lacks() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = |v: Vec<u8>| String::from_utf8(v).unwrap();
+    let words = letter_words(3, 300);
+    let base = text(words_text(&[&words]));
+    let contained = text(words_text(&[&words[..290]]));
+    let own = text(words_text(&[&words, &letter_words(8, 12)]));
+    let lines: String = [("r1", &base), ("r2", &contained), ("r3", &own)]
+        .iter()
+        .map(|(id, t)| format!("{}\n", serde_json::json!({"id": id, "text": t})))
+        .collect();
+    write(dir.path(), "r.jsonl", lines.as_bytes());
+    let clusters = sim_in(
+        dir.path(),
+        &[
+            "scan", "--input", "jsonl", "r.jsonl", "-q", "--format", "clusters",
+        ],
+    );
+    assert_eq!(code(&clusters), 0, "{}", stderr(&clusters));
+    let rows: Vec<csv::StringRecord> = csv::ReaderBuilder::new()
+        .from_reader(&clusters.stdout[..])
+        .records()
+        .map(Result::unwrap)
+        .collect();
+    let figure = |id: &str| {
+        let row = rows
+            .iter()
+            .find(|r| &r[1] == id)
+            .unwrap_or_else(|| panic!("{id}: {}", stdout(&clusters)));
+        assert_eq!(row.len(), 9, "{row:?}");
+        (row[7].to_string(), row[8].to_string())
+    };
+    assert_eq!(figure("r1"), ("true".into(), String::new()));
+    assert_eq!(figure("r2"), ("false".into(), "0.000000".into()));
+    let (kept, share) = figure("r3");
+    assert_eq!(kept, "false", "records are not held back");
+    let share: f64 = share.parse().unwrap();
+    assert!((0.01..0.2).contains(&share), "{share}");
+
+    let jsonl = sim_in(
+        dir.path(),
+        &[
+            "scan",
+            "--input",
+            "jsonl",
+            "r.jsonl",
+            "-q",
+            "--format",
+            "jsonl",
+            "--cluster",
+            "center",
+        ],
+    );
+    let group: Value = serde_json::from_str(stdout(&jsonl).lines().next().unwrap()).unwrap();
+    let files = group["files"].as_array().unwrap();
+    assert_eq!(files[0]["only_in_removed"], Value::Null);
+    let r3 = files.iter().find(|f| f["path"] == "r3").unwrap();
+    assert_eq!(r3["only_in_removed"].as_f64().unwrap(), share);
+}
