@@ -126,6 +126,12 @@ fn check_against_csv(root_dir: &Path, args: &[&str]) -> Value {
         !commands.iter().any(|c| c.contains("--from-list")),
         "{commands:?}"
     );
+    // The page says where the export goes: the browser's downloads folder.
+    let hint = check["plan_hint"].as_str().unwrap();
+    assert!(
+        hint.contains("simfind-plan.jsonl in its downloads folder"),
+        "{hint}"
+    );
     assert_eq!(check["scripts"], 2);
     assert!(
         !dom.contains("data-pwned"),

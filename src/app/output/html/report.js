@@ -518,6 +518,8 @@
         .filter((c) => c.offsetParent !== null)
         .map((c) => c.textContent)
         .filter((t) => t.startsWith("simfind ") || t.startsWith("--")),
+      // Where the page says its exports go (the browser's downloads folder).
+      plan_hint: $("plan-hint").hidden ? null : $("plan-hint").textContent,
       diff: diff,
       scroll: null,
     };
