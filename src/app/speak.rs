@@ -308,6 +308,24 @@ pub fn skip_reason(
                 "--link and --reflink never replace a near-duplicate"
             }
         ),
+        SkipReason::Unique {
+            kept,
+            share,
+            limit,
+            planned,
+        } => {
+            let percent = crate::app::report::percent;
+            format!(
+                "{} of its text is not in {} when measured again, more than {}: kept",
+                percent(*share),
+                kept.display(),
+                if *planned {
+                    format!("the {} the plan recorded", percent(*limit))
+                } else {
+                    format!("the plan's --max-unique {}", limit)
+                }
+            )
+        }
         other => other.to_string(),
     }
 }

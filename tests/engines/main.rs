@@ -149,6 +149,7 @@ fn main() -> ExitCode {
         trial!(report_html::browser_draws_the_groups_of_debian_docs, [Need::Chromium, Need::SharedData]),
         trial!(report_html::browser_marks_the_pages_of_a_pdf, [Need::Chromium, Need::Documents]),
         trial!(report_html::browser_exports_a_plan_that_dedupe_applies, [Need::Chromium]),
+        trial!(report_html::browser_shows_the_word_diff_side_by_side_and_scrolls_both_sides, [Need::Chromium]),
         trial!(exchange::families::duckdb_band_join_of_signed_points_gives_exactly_the_scan_pairs, [Need::PythonEngines]),
         trial!(exchange::families::the_engines_refuse_points_mixed_with_files, [Need::PythonEngines]),
         trial!(exchange::records::duckdb_band_join_of_signed_records_gives_exactly_the_scan_pairs, [Need::PythonEngines]),

@@ -108,6 +108,30 @@ fn check_against_csv(root_dir: &Path, args: &[&str]) -> Value {
             && exact.ends_with(" bytes"),
         "{shown} / {exact}"
     );
+    // The plan is the one way the page suggests to act (issue 36): its
+    // command is shown, no `--from-list` command beside it.
+    let commands: Vec<&str> = check["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap())
+        .collect();
+    assert!(
+        commands
+            .iter()
+            .any(|c| c.starts_with("simfind dedupe --apply simfind-plan.jsonl")),
+        "{commands:?}"
+    );
+    assert!(
+        !commands.iter().any(|c| c.contains("--from-list")),
+        "{commands:?}"
+    );
+    // The page says where the export goes: the browser's downloads folder.
+    let hint = check["plan_hint"].as_str().unwrap();
+    assert!(
+        hint.contains("simfind-plan.jsonl in its downloads folder"),
+        "{hint}"
+    );
     assert_eq!(check["scripts"], 2);
     assert!(
         !dom.contains("data-pwned"),
@@ -238,4 +262,76 @@ pub(crate) fn browser_exports_a_plan_that_dedupe_applies() {
         assert!(!path.exists(), "{} was not moved", path.display());
     }
     assert!(copy.join("news/lighthouse.txt").exists());
+}
+
+/// Issue 36, point 8 in the report: the side-by-side view is `explain`'s
+/// word diff, its two panes scrolling together. Two texts of 300 lines and
+/// a 10-line block, the second with 40 words changed, 3 lines added and the
+/// block moved to the end (`explain` prints 41 edits and 1 moved block): the open view marks words only in each file, the
+/// moved block on both sides and the folded identical runs, its panes
+/// overflow, and scrolling either pane scrolls the other to the same place.
+pub(crate) fn browser_shows_the_word_diff_side_by_side_and_scrolls_both_sides() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("r");
+    std::fs::create_dir(&corpus).unwrap();
+    let line = |i: usize| {
+        format!(
+            "line {i} of the lighthouse log: keeper{i} wrote of weather{i} and ship{i} passing by"
+        )
+    };
+    let mut a: Vec<String> = (0..300).map(line).collect();
+    // A block of its own words (a move is the same words, and a block that
+    // begins or ends like its neighbours is found as an edit instead).
+    let block: Vec<String> = (0..10)
+        .map(|k| format!("harbour note {k}: the tide turned at hour {k}, calm seas"))
+        .collect();
+    a.splice(20..20, block.clone());
+    let mut b: Vec<String> = a
+        .iter()
+        .filter(|l| !l.starts_with("harbour"))
+        .cloned()
+        .collect();
+    for i in (5..300).step_by(7).take(40) {
+        b[i] = b[i].replace(&format!("weather{i}"), &format!("storm{i}"));
+    }
+    b.insert(
+        150,
+        "an added line the kept copy never had, with words of its own".into(),
+    );
+    b.insert(151, "and a second added line, also only here".into());
+    b.insert(152, "and a third".into());
+    b.extend(block);
+    std::fs::write(corpus.join("log.txt"), a.join("\n") + "\n").unwrap();
+    std::fs::write(corpus.join("log-edited.txt"), b.join("\n") + "\n").unwrap();
+    let (page, _) = report(dir.path(), &corpus, &["-t", "0.8"]);
+    let (_, check) = selftest(&page);
+    let diff = &check["diff"];
+    assert_eq!(diff["views"], 1, "{check}");
+    assert_eq!(diff["pairs_with_diff"], 1, "{check}");
+    assert_eq!(diff["rows_even"], 1, "{check}");
+    // 40 changed words are 40 removals on the left and 40 additions (one of
+    // them holding the three added lines) on the right.
+    assert!(diff["del"].as_u64().unwrap() >= 40, "{diff}");
+    assert!(diff["ins"].as_u64().unwrap() >= 40, "{diff}");
+    // The moved block, where a had it and where b has it.
+    assert_eq!(diff["moved"], 2, "{diff}");
+    assert!(diff["folds"].as_u64().unwrap() >= 30, "{diff}");
+    let scroll = &check["scroll"];
+    let (height, client) = (
+        scroll["height"][0].as_i64().unwrap(),
+        scroll["client"][0].as_i64().unwrap(),
+    );
+    assert!(height > client + 200, "the panes overflow: {scroll}");
+    // The rows are aligned: both panes are as tall.
+    assert_eq!(scroll["height"][0], scroll["height"][1], "{scroll}");
+    assert_eq!(scroll["a_set"], 120, "{scroll}");
+    assert_eq!(
+        scroll["b_after_a"], 120,
+        "scrolling the left pane scrolls the right: {scroll}"
+    );
+    assert_eq!(scroll["b_set"], 40, "{scroll}");
+    assert_eq!(
+        scroll["a_after_b"], 40,
+        "scrolling the right pane scrolls the left: {scroll}"
+    );
 }

@@ -376,11 +376,12 @@ fn a_record_scan_writes_the_html_report() {
 
 /// The reliability review's N5.3: with a root named `--remove`, the page
 /// suggested `simfind dedupe --remove w … --from-list …`, which, pasted,
-/// deleted a file instead of showing a dry run. The suggested command, run by
-/// a shell from the report's directory with the exported list, must leave
-/// every file in place, and name the odd root as a root.
+/// deleted a file instead of showing a dry run. Issue 36: the page of a
+/// file scan suggests no command with roots at all, only `dedupe --apply`
+/// of the plan it exports, which names each root absolute (never read as
+/// an option).
 #[test]
-fn the_suggested_dedupe_command_is_a_dry_run_whatever_the_root_names() {
+fn a_file_report_suggests_no_roots_command_whatever_the_root_names() {
     let dir = tempfile::tempdir().unwrap();
     let text = prose(3, 400);
     let roots = ["--remove", "-rf", "w"];
@@ -404,47 +405,16 @@ fn the_suggested_dedupe_command_is_a_dry_run_whatever_the_root_names() {
         "{}",
         crate::util::stderr(&html)
     );
-    let listed = scan(&["--list-removable", "-0"]);
-    assert_eq!(listed.status.code(), Some(0));
-    assert_eq!(
-        listed
-            .stdout
-            .split(|&b| b == 0)
-            .filter(|p| !p.is_empty())
-            .count(),
-        5
-    );
-    std::fs::write(dir.path().join("simfind-removal.nul"), &listed.stdout).unwrap();
     let page = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
-    let command = data(&page)["dedupe_command"].as_str().unwrap().to_string();
-    assert!(command.contains(" -- "), "{command}");
-    let bin_dir = std::path::Path::new(env!("CARGO_BIN_EXE_simfind"))
-        .parent()
-        .unwrap();
-    let path = format!(
-        "{}:{}",
-        bin_dir.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let pasted = std::process::Command::new("sh")
-        .arg("-c")
-        .arg(&command)
-        .current_dir(dir.path())
-        .env("PATH", path)
-        .output()
-        .unwrap();
-    let err = crate::util::stderr(&pasted);
-    assert_eq!(pasted.status.code(), Some(0), "{command}: {err}");
+    let data = data(&page);
+    assert_eq!(data["dedupe_command"], "", "{}", data["dedupe_command"]);
+    let header = data["plan_header"].as_str().unwrap();
     for r in roots {
-        for f in ["a.txt", "b.txt"] {
-            let file = dir.path().join(r).join(f);
-            assert!(file.exists(), "{command} removed {}", file.display());
-        }
+        let absolute = dir.path().canonicalize().unwrap().join(r);
+        assert!(
+            header.contains(&format!("{:?}", absolute.to_str().unwrap())),
+            "{header}"
+        );
     }
-    // A dry run names what it would act on: here the five removable files.
-    assert_eq!(
-        crate::util::stdout(&pasted).matches("removable").count(),
-        5,
-        "{command}"
-    );
+    assert!(page.contains("<code>simfind dedupe --apply simfind-plan.jsonl --move-to DIR</code>"));
 }

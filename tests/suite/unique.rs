@@ -195,3 +195,239 @@ fn groups_and_plans_carry_the_figure_and_max_unique_1_is_the_old_rule() {
     );
     assert_eq!(code(&bad), 2, "{}", stderr(&bad));
 }
+
+/// The plan `scan r --plan p.jsonl` writes with `extra` flags, as JSON
+/// values (header first).
+fn scan_plan(dir: &Path, extra: &[&str]) -> Vec<Value> {
+    let mut args = vec!["scan", "r", "-q", "--plan", "p.jsonl"];
+    args.extend_from_slice(extra);
+    let out = sim_in(dir, &args);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    std::fs::read_to_string(dir.join("p.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn write_plan(dir: &Path, plan: &[Value]) {
+    let text: String = plan.iter().map(|v| format!("{v}\n")).collect();
+    std::fs::write(dir.join("p.jsonl"), text).unwrap();
+}
+
+/// Point 3 with point 2: `--apply` measures `only_in_removed` again, the
+/// way the plan's header says, and refuses (keeps, names, exit 1) a file
+/// whose figure is now above the figure its line records or the header's
+/// cap: a plan edited to make a file with text of its own look contained
+/// does not get it removed.
+#[test]
+fn apply_measures_the_figure_again_and_keeps_a_file_the_plan_understates() {
+    let dir = tempfile::tempdir().unwrap();
+    corpus(dir.path());
+    // --max-unique 1: b.txt (about 3 % of its own) is in the plan, and the
+    // header records the recipe and the cap.
+    let mut plan = scan_plan(dir.path(), &["--max-unique", "1"]);
+    assert_eq!(plan[0]["max_unique"], 1.0, "{}", plan[0]);
+    let recipe = &plan[0]["recipe"];
+    assert!(recipe["shingle_kind"].is_string(), "{}", plan[0]);
+    assert!(recipe["k"].is_string() && recipe["extraction"].is_string());
+    // `actions` stays last: the HTML report ends the header with its count.
+    let text = std::fs::read_to_string(dir.path().join("p.jsonl")).unwrap();
+    let first = text.lines().next().unwrap();
+    assert!(first.ends_with(",\"actions\":3}"), "{first}");
+    let b = plan
+        .iter()
+        .position(|v| v["path"].as_str().is_some_and(|p| p.ends_with("/r/b.txt")))
+        .expect("b.txt in the plan");
+    let figure = plan[b]["only_in_removed"].as_f64().unwrap();
+    assert!((0.02..0.05).contains(&figure), "{}", plan[b]);
+    plan[b]["only_in_removed"] = Value::from(0.0);
+    plan[b]["only_in_removed_bytes"] = Value::from(0);
+    write_plan(dir.path(), &plan);
+    let applied = sim_in(
+        dir.path(),
+        &[
+            "dedupe",
+            "--apply",
+            "p.jsonl",
+            "--move-to",
+            "q",
+            "--summary-json",
+            "s.json",
+        ],
+    );
+    assert_eq!(code(&applied), 1, "{}", stderr(&applied));
+    let err = stderr(&applied);
+    assert!(
+        err.contains("r/b.txt: skipped: ")
+            && err.contains(" of its text is not in ")
+            && err.contains("when measured again, more than the 0 % the plan recorded: kept"),
+        "{err}"
+    );
+    assert!(dir.path().join("r/b.txt").exists());
+    assert!(!dir.path().join("r/c.txt").exists() && !dir.path().join("r/d.txt").exists());
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("s.json")).unwrap()).unwrap();
+    assert_eq!(
+        (&summary["done"], &summary["skipped_files"]),
+        (&Value::from(2), &Value::from(1)),
+        "{summary}"
+    );
+
+    // The header's cap holds too: the same plan with its figure intact but
+    // the cap lowered to the default keeps b.txt.
+    let dir = tempfile::tempdir().unwrap();
+    corpus(dir.path());
+    let mut plan = scan_plan(dir.path(), &["--max-unique", "1"]);
+    plan[0]["max_unique"] = Value::from(0.01);
+    write_plan(dir.path(), &plan);
+    let applied = sim_in(
+        dir.path(),
+        &["dedupe", "--apply", "p.jsonl", "--move-to", "q"],
+    );
+    assert_eq!(code(&applied), 1, "{}", stderr(&applied));
+    let err = stderr(&applied);
+    assert!(
+        err.contains("r/b.txt: skipped: ")
+            && err.contains("more than the plan's --max-unique 0.01"),
+        "{err}"
+    );
+    assert!(dir.path().join("r/b.txt").exists());
+
+    // Unedited, a plan made with --max-unique 1 is applied whole: the cap
+    // the reviewer chose is the plan's.
+    let dir = tempfile::tempdir().unwrap();
+    corpus(dir.path());
+    scan_plan(dir.path(), &["--max-unique", "1"]);
+    let applied = sim_in(
+        dir.path(),
+        &["dedupe", "--apply", "p.jsonl", "--move-to", "q"],
+    );
+    assert_eq!(code(&applied), 0, "{}", stderr(&applied));
+    assert!(!dir.path().join("r/b.txt").exists());
+}
+
+/// A plan written before plans recorded their recipe is applied on its
+/// fingerprints alone (docs/ACTIONS.md), and the run says the figures were
+/// not measured again.
+#[test]
+fn a_plan_without_its_recipe_is_applied_on_its_fingerprints_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    corpus(dir.path());
+    let mut plan = scan_plan(dir.path(), &[]);
+    let header = plan[0].as_object_mut().unwrap();
+    header.remove("recipe");
+    header.remove("max_unique");
+    write_plan(dir.path(), &plan);
+    let applied = sim_in(
+        dir.path(),
+        &["dedupe", "--apply", "p.jsonl", "--move-to", "q"],
+    );
+    assert_eq!(code(&applied), 0, "{}", stderr(&applied));
+    assert!(
+        stderr(&applied).contains("only_in_removed is not measured again"),
+        "{}",
+        stderr(&applied)
+    );
+    assert!(!dir.path().join("r/c.txt").exists() && !dir.path().join("r/d.txt").exists());
+}
+
+/// A plan whose texts a `--transform` command made is measured again only
+/// with that command given again: without it, nothing is done (exit 2).
+#[test]
+fn a_transform_plan_is_applied_only_with_its_command_given_again() {
+    let dir = tempfile::tempdir().unwrap();
+    corpus(dir.path());
+    scan_plan(dir.path(), &["--transform", "cat"]);
+    let refused = sim_in(
+        dir.path(),
+        &["dedupe", "--apply", "p.jsonl", "--move-to", "q"],
+    );
+    assert_eq!(code(&refused), 2, "{}", stderr(&refused));
+    let err = stderr(&refused);
+    assert!(
+        err.contains("cannot be measured again") && err.contains("--transform"),
+        "{err}"
+    );
+    assert!(dir.path().join("r/d.txt").exists());
+    let applied = sim_in(
+        dir.path(),
+        &[
+            "dedupe",
+            "--apply",
+            "p.jsonl",
+            "--move-to",
+            "q",
+            "--transform",
+            "cat",
+        ],
+    );
+    assert_eq!(code(&applied), 0, "{}", stderr(&applied));
+    assert!(!dir.path().join("r/d.txt").exists());
+}
+
+/// Issue 36 point 2 for records: a record scan's groups give each
+/// removable record the share of its text its kept record lacks
+/// (`only_in_removed`, a ninth column / a field, as for files): 0 for a
+/// record contained in its kept one, more for one with words of its own.
+/// Nothing is held back: which record is kept stays the grouping's.
+#[test]
+fn record_groups_carry_the_share_of_text_the_kept_record_lacks() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = |v: Vec<u8>| String::from_utf8(v).unwrap();
+    let words = letter_words(3, 300);
+    let base = text(words_text(&[&words]));
+    let contained = text(words_text(&[&words[..290]]));
+    let own = text(words_text(&[&words, &letter_words(8, 12)]));
+    let lines: String = [("r1", &base), ("r2", &contained), ("r3", &own)]
+        .iter()
+        .map(|(id, t)| format!("{}\n", serde_json::json!({"id": id, "text": t})))
+        .collect();
+    write(dir.path(), "r.jsonl", lines.as_bytes());
+    let clusters = sim_in(
+        dir.path(),
+        &[
+            "scan", "--input", "jsonl", "r.jsonl", "-q", "--format", "clusters",
+        ],
+    );
+    assert_eq!(code(&clusters), 0, "{}", stderr(&clusters));
+    let rows: Vec<csv::StringRecord> = csv::ReaderBuilder::new()
+        .from_reader(&clusters.stdout[..])
+        .records()
+        .map(Result::unwrap)
+        .collect();
+    let figure = |id: &str| {
+        let row = rows
+            .iter()
+            .find(|r| &r[1] == id)
+            .unwrap_or_else(|| panic!("{id}: {}", stdout(&clusters)));
+        assert_eq!(row.len(), 9, "{row:?}");
+        (row[7].to_string(), row[8].to_string())
+    };
+    assert_eq!(figure("r1"), ("true".into(), String::new()));
+    assert_eq!(figure("r2"), ("false".into(), "0.000000".into()));
+    let (kept, share) = figure("r3");
+    assert_eq!(kept, "false", "records are not held back");
+    let share: f64 = share.parse().unwrap();
+    assert!((0.01..0.2).contains(&share), "{share}");
+
+    let jsonl = sim_in(
+        dir.path(),
+        &[
+            "scan",
+            "--input",
+            "jsonl",
+            "r.jsonl",
+            "-q",
+            "--format",
+            "jsonl",
+            "--cluster",
+            "center",
+        ],
+    );
+    let group: Value = serde_json::from_str(stdout(&jsonl).lines().next().unwrap()).unwrap();
+    let files = group["files"].as_array().unwrap();
+    assert_eq!(files[0]["only_in_removed"], Value::Null);
+    let r3 = files.iter().find(|f| f["path"] == "r3").unwrap();
+    assert_eq!(r3["only_in_removed"].as_f64().unwrap(), share);
+}

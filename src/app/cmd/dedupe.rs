@@ -34,7 +34,7 @@ use crate::app::ui::{Ui, Verbosity, plural, warning_prefix};
 mod act;
 mod planned;
 
-use crate::app::report::plan::{canonical_roots, open_plan, write_plan};
+use crate::app::report::plan::{canonical_roots, measure_of, open_plan, write_plan};
 use act::{carry_out, lock_for, new_journal, warn_skipped};
 use planned::apply_plan;
 
@@ -50,7 +50,7 @@ const EXAMPLES: &str = "EXAMPLES:
                                               what the archive already holds
   simfind dedupe ./photos -t 1 --link         hard-link byte-identical files
   simfind dedupe ./docs --move-to /srv/q --dry-run   where each file would go
-  simfind dedupe ./docs --from-list simfind-removal.nul --move-to /srv/q
+  simfind dedupe --apply simfind-plan.jsonl --move-to /srv/q
                                               only what a reviewer selected in the
                                               report of `scan ./docs --format html`
   simfind scan ./docs --plan plan.jsonl       write a plan to review, then
@@ -84,7 +84,9 @@ PLAN (--plan FILE, JSON Lines, docs/ACTIONS.md): a header line, then one line pe
 file with the path, size, modification time and xxh3-128 content hash of the file
 and of its kept copy, the similarity and whether the two are byte-identical.
 --apply FILE acts on exactly those files; one whose file or kept copy no longer
-has the recorded size, time and hash is named on stderr, skipped and kept (exit 1).
+has the recorded size, time and hash is named on stderr, skipped and kept (exit 1),
+and so is one whose share of text not in its kept copy, measured again with the
+plan's recipe, is above the plan's --max-unique or the figure its line records.
 
 JOURNAL (JSON Lines, one line synced to disk before each action and one after):
 by default DIR/simfind-journal-<time>-<pid>.jsonl with --move-to DIR, else under
@@ -494,6 +496,7 @@ pub fn run(args: Args) -> Result<i32> {
                 keep: report::keep_name(args.keep.unwrap_or(KeepArg::Original).policy())
                     .to_string(),
                 roots: canonical_roots(&plan_roots)?,
+                measure: Some(measure_of(&config, cap)),
             };
             write_plan(sink, &header, &plan)?;
         }

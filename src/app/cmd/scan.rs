@@ -309,7 +309,8 @@ fn scan_files(args: Args, mode: Mode) -> Result<i32> {
 }
 
 /// What `--format html` shows about the run: the summary line and fields,
-/// the banding, and a `dedupe --from-list` command for the exported list.
+/// the banding; no `dedupe` command for the list, since the page exports a
+/// plan, the one way it suggests to act (`dedupe --apply`).
 fn html_run(
     args: &Args,
     outcome: &ScanOutcome,
@@ -332,7 +333,6 @@ fn html_run(
         seconds,
         args.report.html_budget,
     );
-    run.dedupe_command = args.report.dedupe_command(&args.roots, config.threshold);
     run.export_plan = true;
     run
 }

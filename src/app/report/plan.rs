@@ -30,11 +30,13 @@ pub fn roots(config: &ScanConfig) -> Vec<PathBuf> {
 
 /// The plan of `candidates`: each file and its kept copy fingerprinted now
 /// (one that changed since the scan read it is named on stderr and left
-/// out), with the header of a scan's plan (no action yet).
+/// out), with the header of a scan's plan (no action yet); `cap` is the
+/// `--max-unique` its removals were measured under, when they were.
 pub fn build(
     candidates: &[Candidate],
     config: &ScanConfig,
     keep: KeepPolicy,
+    cap: Option<f64>,
 ) -> Result<(planfile::Header, Plan)> {
     let roots = roots(config);
     // No action yet: the plan is checked as for a removal, the action that
@@ -53,6 +55,7 @@ pub fn build(
         threshold: config.threshold,
         keep: super::keep_name(keep).to_string(),
         roots: canonical_roots(&roots)?,
+        measure: cap.map(|cap| measure_of(config, cap)),
     };
     Ok((header, built))
 }
@@ -84,4 +87,14 @@ pub fn canonical_roots(roots: &[PathBuf]) -> Result<Vec<PathBuf>> {
                 .with_context(|| format!("cannot resolve root {}", r.display()))
         })
         .collect()
+}
+
+/// How a run with `config` measures its removal figures, held under `cap`:
+/// what a plan's header records for `--apply` to measure them again.
+pub fn measure_of(config: &ScanConfig, cap: f64) -> planfile::Measure {
+    planfile::Measure {
+        params: simfind::params::Params::of(&config.recipe)
+            .with_extraction(config.read.extract.recipe_name()),
+        max_unique: cap,
+    }
 }

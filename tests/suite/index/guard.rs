@@ -142,3 +142,61 @@ fn a_root_spelled_another_way_is_the_same_root() {
     assert!(err.contains("0 added, 0 changed, 0 removed"), "{err}");
     assert_eq!(scan(Some(&db)), scan(None));
 }
+
+/// Issue 36 point 5: an index made with a relative root, updated from
+/// another directory (the root spelled relative to it, or absolute), is
+/// the same index: nothing added or removed, no refusal. The stored paths
+/// were read against the current directory, found nowhere, and the update
+/// was refused as one that would remove every document.
+#[test]
+fn a_relative_root_indexed_here_is_the_same_root_from_another_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, _) = corpus(dir.path());
+    let db = dir.path().join("index.simfind");
+    let other = dir.path().join("elsewhere/deeper");
+    std::fs::create_dir_all(&other).unwrap();
+    let run = |cwd: &Path, root: &str, db: &str| {
+        let out = simfind()
+            .current_dir(cwd)
+            .args(["index", root, "--db", db])
+            .output()
+            .unwrap();
+        (out.status.code(), stderr(&out))
+    };
+    let (code, err) = run(dir.path(), "a", "index.simfind");
+    assert_eq!(code, Some(0), "{err}");
+    let before: Vec<u128> = {
+        let mut h: Vec<u128> = indexed(&db).into_iter().map(|(_, h)| h).collect();
+        h.sort();
+        h
+    };
+    assert!(before.len() > 10, "{}", before.len());
+    for (cwd, root) in [
+        (other.clone(), "../../a".to_string()),
+        (PathBuf::from("/"), a.to_str().unwrap().to_string()),
+        (dir.path().to_path_buf(), "a".to_string()),
+        (other.clone(), "../../a".to_string()),
+    ] {
+        let (code, err) = run(&cwd, &root, db.to_str().unwrap());
+        assert_eq!(code, Some(0), "{root} from {}: {err}", cwd.display());
+        assert!(
+            err.contains(" 0 signed") && err.contains("0 added, 0 changed, 0 removed"),
+            "{root} from {}: {err}",
+            cwd.display()
+        );
+        let mut now: Vec<u128> = indexed(&db).into_iter().map(|(_, h)| h).collect();
+        now.sort();
+        assert_eq!(now, before, "{root}");
+        // Each path spelled as this run spelled its root.
+        assert!(
+            indexed(&db).iter().all(|(p, _)| p.starts_with(&root)),
+            "{root}: {:?}",
+            indexed(&db).first()
+        );
+    }
+    // A file really gone from the share is still removed, from anywhere.
+    std::fs::remove_file(a.join("fam0/edit1.txt")).unwrap();
+    let (code, err) = run(&other, "../../a", db.to_str().unwrap());
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("0 added, 0 changed, 1 removed"), "{err}");
+}

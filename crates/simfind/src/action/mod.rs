@@ -33,6 +33,7 @@ pub mod journal;
 pub mod lock;
 pub mod plan;
 pub mod planfile;
+pub mod remeasure;
 pub mod state;
 pub mod undo;
 

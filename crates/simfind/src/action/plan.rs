@@ -86,6 +86,17 @@ pub enum SkipReason {
         why: Arc<Unchecked>,
     },
     OwnKeptCopy,
+    /// Measured again when a plan was applied, more of its shingles than
+    /// `limit` are missing from its kept copy: the plan's cap, or
+    /// (`planned`) the smaller figure the plan recorded.
+    Unique {
+        kept: PathBuf,
+        share: f64,
+        limit: f64,
+        planned: bool,
+    },
+    /// Its removal figure could not be measured again (why).
+    Unmeasured(String),
 }
 
 impl std::fmt::Display for SkipReason {
@@ -105,6 +116,26 @@ impl std::fmt::Display for SkipReason {
                 write!(f, "its kept copy {} {why}", kept.display())
             }
             SkipReason::OwnKeptCopy => f.write_str("is its own kept copy"),
+            SkipReason::Unique {
+                kept,
+                share,
+                limit,
+                planned,
+            } => write!(
+                f,
+                "{:.2} % of its text is not in {} when measured again, more than {} {:.2} %",
+                share * 100.0,
+                kept.display(),
+                if *planned {
+                    "the plan's figure"
+                } else {
+                    "the plan's cap"
+                },
+                limit * 100.0
+            ),
+            SkipReason::Unmeasured(why) => {
+                write!(f, "its removal figure cannot be measured again: {why}")
+            }
         }
     }
 }

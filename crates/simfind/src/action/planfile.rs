@@ -13,7 +13,8 @@
 //! line; docs/ACTIONS.md documents every field):
 //!
 //! ```text
-//! {"simfind_plan":1,"action":"remove"|null,"threshold":0.9,"keep":"first","roots":["/abs/root"],"actions":N}
+//! {"simfind_plan":1,"action":"remove"|null,"threshold":0.9,"keep":"first","roots":["/abs/root"],
+//!  "max_unique":0.01,"recipe":{"shingle_kind":"char","k":"5",…},"actions":N}
 //! {"seq":0,"action":"remove","root":0,"path":"/abs/root/b.txt","size":…,"mtime_ns":"…","hash":"…",
 //!  "kept":"/abs/root/a.txt","kept_size":…,"kept_mtime_ns":"…","kept_hash":"…",
 //!  "similarity":0.95,"identical":false,"kept_because":"first"}
@@ -58,6 +59,21 @@ pub struct Header {
     /// The roots, canonical: the lock's trees when applied, and what a move
     /// keeps the paths relative to.
     pub roots: Vec<PathBuf>,
+    /// How the plan's removal figures were measured, for the apply to
+    /// measure them again the same way ([`super::remeasure`]); `None` in
+    /// plans written before it was recorded, and in plans of records.
+    pub measure: Option<Measure>,
+}
+
+/// What measuring a removal figure again needs: the recipe that made the
+/// shingle sets (the index's stored parameters: shingles, k, normalisation,
+/// extraction) and the cap the plan's removals were held under.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Measure {
+    pub params: crate::params::Params,
+    /// The largest share of a file's shingles its kept copy could lack for
+    /// the file to be in the plan (`only_in_removed`'s cap, 0 to 1).
+    pub max_unique: f64,
 }
 
 /// One action of a plan.
@@ -147,6 +163,22 @@ pub fn header_prefix(header: &Header) -> Vec<u8> {
             (
                 "roots",
                 Value::Array(header.roots.iter().map(|r| path_value(r)).collect()),
+            ),
+            (
+                "max_unique",
+                json!(header.measure.as_ref().map(|m| m.max_unique)),
+            ),
+            (
+                "recipe",
+                header.measure.as_ref().map_or(Value::Null, |m| {
+                    Value::Object(
+                        m.params
+                            .to_rows()
+                            .into_iter()
+                            .map(|(name, value)| (name.to_string(), Value::String(value)))
+                            .collect(),
+                    )
+                }),
             ),
             ("actions", json!(0)),
         ],
@@ -278,11 +310,53 @@ fn read_header(v: &Value) -> Result<Header, String> {
         .and_then(|a| a.iter().map(value_path).collect::<Option<Vec<_>>>())
         .filter(|roots| roots.iter().all(|r| r.is_absolute()))
         .ok_or("a header without its absolute \"roots\"")?;
+    let measure = match &v["recipe"] {
+        Value::Null => None,
+        recipe => Some(Measure {
+            params: read_recipe(recipe)?,
+            max_unique: v["max_unique"]
+                .as_f64()
+                .filter(|cap| (0.0..=1.0).contains(cap))
+                .ok_or("a header with a recipe but no \"max_unique\" between 0 and 1")?,
+        }),
+    };
     Ok(Header {
         action: v["action"].as_str().map(str::to_string),
         threshold: v["threshold"].as_f64().unwrap_or(f64::NAN),
         keep: v["keep"].as_str().unwrap_or("").to_string(),
         roots,
+        measure,
+    })
+}
+
+/// The header's `recipe`: the index's parameters by name, each a string
+/// (as [`crate::params::Params::to_rows`] writes them).
+fn read_recipe(v: &Value) -> Result<crate::params::Params, String> {
+    let get = |name: &str| {
+        v[name]
+            .as_str()
+            .ok_or_else(|| format!("a header whose \"recipe\" has no \"{name}\""))
+    };
+    fn num<T: std::str::FromStr>(name: &str, v: &str) -> Result<T, String> {
+        v.parse()
+            .map_err(|_| format!("the recipe's \"{name}\" has the malformed value {v:?}"))
+    }
+    Ok(crate::params::Params {
+        shingle_kind: get("shingle_kind")?.to_string(),
+        k: num("k", get("k")?)?,
+        normalisation: get("normalisation")?.to_string(),
+        n: num("n", get("n")?)?,
+        bands: num("bands", get("bands")?)?,
+        rows: num("rows", get("rows")?)?,
+        seed: num("seed", get("seed")?)?,
+        minhash: get("minhash")?.to_string(),
+        stop_words: get("stop_words")?.to_string(),
+        include_binary: match get("binary_files")? {
+            "include" => true,
+            "skip" => false,
+            other => return Err(format!("the recipe's \"binary_files\" is {other:?}")),
+        },
+        extraction: get("extraction")?.to_string(),
     })
 }
 
@@ -405,6 +479,22 @@ mod tests {
             threshold: 0.9,
             keep: "original".into(),
             roots: vec![PathBuf::from("/r"), PathBuf::from("/r/deep")],
+            measure: Some(Measure {
+                params: crate::params::Params {
+                    shingle_kind: "stopword".into(),
+                    k: 5,
+                    normalisation: "lower".into(),
+                    n: 128,
+                    bands: 32,
+                    rows: 4,
+                    seed: 7,
+                    minhash: "classic".into(),
+                    stop_words: "a\nthe".into(),
+                    include_binary: false,
+                    extraction: "pdf@1".into(),
+                },
+                max_unique: 0.01,
+            }),
         }
     }
 

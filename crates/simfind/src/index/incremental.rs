@@ -115,7 +115,10 @@ pub fn refresh_guarded(
 ) -> Result<Refreshed, IndexError> {
     let index_path = index.path().to_owned();
     let mut update = index.begin_update()?;
-    // A root spelled differently than when it was indexed is the same root.
+    // Relative paths written from another directory are read from there,
+    // and a root spelled differently than when it was indexed is the same
+    // root.
+    update.rebase()?;
     for root in &config.roots {
         update.respell(root)?;
     }
@@ -313,6 +316,7 @@ pub fn refresh_guarded(
     if let Some(prefixes) = &mut prefixes {
         prefixes.finish(&update)?;
     }
+    update.record_base()?;
     let summary = update.commit()?;
 
     let signed = to_sign.len() as u64;

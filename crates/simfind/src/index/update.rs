@@ -6,6 +6,9 @@ use super::*;
 use rusqlite::params_from_iter;
 use rusqlite::types::Value;
 
+/// The params row naming the directory stored relative paths are relative to.
+const BASE: &str = "paths_relative_to";
+
 /// An update in progress: one SQLite transaction holding the write lock.
 pub struct Update<'a> {
     pub(super) tx: rusqlite::Transaction<'a>,
@@ -205,6 +208,79 @@ impl Update<'_> {
             .map_err(|e| self.err(e))
     }
 
+    /// The directory the stored relative paths are relative to: the current
+    /// directory (canonical) of the run that last wrote them, recorded by
+    /// [`Update::record_base`]; `None` in indexes written before it was.
+    fn base(&self) -> Result<Option<PathBuf>, IndexError> {
+        self.tx
+            .prepare_cached("SELECT value FROM params WHERE name = ?1")
+            .and_then(|mut s| s.query_row([BASE], |r| r.get::<_, String>(0)).optional())
+            .map(|v| v.map(PathBuf::from))
+            .map_err(|e| self.err(e))
+    }
+
+    /// Records the current directory as the one the stored relative paths
+    /// are relative to (after [`Update::rebase`] and the walk, every
+    /// relative path stored is spelled from it). Nothing is recorded when
+    /// it cannot be had or is not UTF-8 (the params table holds text).
+    pub fn record_base(&mut self) -> Result<(), IndexError> {
+        let Some(cwd) = std::env::current_dir()
+            .and_then(|d| d.canonicalize())
+            .ok()
+            .and_then(|d| d.to_str().map(str::to_string))
+        else {
+            return Ok(());
+        };
+        if self.base()?.is_some_and(|b| b.as_os_str() == cwd.as_str()) {
+            return Ok(());
+        }
+        self.tx
+            .execute(
+                "INSERT OR REPLACE INTO params (name, value) VALUES (?1, ?2)",
+                rusqlite::params![BASE, cwd],
+            )
+            .map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    /// Makes the stored relative paths absolute when this run's current
+    /// directory is not the one they were written from ([`Update::base`]):
+    /// `share/a.txt` indexed from `/srv` is `/srv/share/a.txt`, whatever
+    /// directory the index is updated from, and [`Update::respell`] then
+    /// gives it the spelling of this run's root. Read against the current
+    /// directory, a relative path named another file or none, and the
+    /// update took the share for gone. An index written before the base was
+    /// recorded is read against the current directory, as then. Returns how
+    /// many paths were rewritten.
+    pub fn rebase(&mut self) -> Result<u64, IndexError> {
+        use std::os::unix::ffi::OsStrExt;
+        let Some(base) = self.base()? else {
+            return Ok(0);
+        };
+        let cwd = std::env::current_dir().and_then(|d| d.canonicalize()).ok();
+        if cwd.as_deref() == Some(base.as_path()) {
+            return Ok(0);
+        }
+        let mut renames: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+        self.each_file(|bytes, _| {
+            let path = Path::new(std::ffi::OsStr::from_bytes(bytes));
+            if path.is_relative() {
+                renames.push((bytes.to_vec(), path_to_blob(&base.join(path))));
+            }
+        })?;
+        // OR IGNORE: a file stored under both spellings keeps its absolute
+        // row; the relative one is not walked again and goes as removed.
+        let mut stmt = self
+            .tx
+            .prepare_cached("UPDATE OR IGNORE documents SET path = ?2 WHERE path = ?1")
+            .map_err(|e| classify(self.path, e, self.options.busy_timeout))?;
+        for (from, to) in &renames {
+            stmt.execute(rusqlite::params![from, to])
+                .map_err(|e| classify(self.path, e, self.options.busy_timeout))?;
+        }
+        Ok(renames.len() as u64)
+    }
+
     /// Gives the stored paths under another spelling of `root` (the same
     /// directory, relative or absolute, through a symlink, with `./` or a
     /// trailing `/`) the spelling `root`, so that a root spelled
@@ -212,7 +288,8 @@ impl Update<'_> {
     /// found unchanged rather than added under one spelling and removed
     /// under the other. Nothing is done when a stored path already lies
     /// under `root` as spelled, or `root` cannot be resolved. A relative
-    /// stored spelling is resolved against the current directory. Returns
+    /// stored spelling is resolved against the current directory (after
+    /// [`Update::rebase`], the one it was written from). Returns
     /// how many paths were renamed.
     pub fn respell(&mut self, root: &Path) -> Result<u64, IndexError> {
         use std::os::unix::ffi::OsStrExt;

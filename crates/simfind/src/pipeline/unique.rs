@@ -89,3 +89,42 @@ pub fn measure(
         })
         .collect()
 }
+
+/// [`measure`] for a record scan: each removable record against its
+/// group's kept record, on the whole-record sets the scan signs them by
+/// (fields joined by a space, normalised and shingled; a `sets` record's
+/// tokens), from `fields`, every record's fields in document order, kept
+/// by the caller (a record cannot be read again). The bytes a figure
+/// stands for are the share times the record's size (its fields' bytes).
+pub fn measure_records(
+    clustering: &Clustering,
+    outcome: &ScanOutcome,
+    fields: &[Vec<String>],
+    recipe: &crate::recipe::Recipe,
+    kind: crate::input::kind::InputKind,
+) -> Vec<Measured> {
+    let set = |doc: DocId| super::records::record_set(&fields[doc as usize], recipe, kind);
+    let pairs: Vec<(DocId, DocId)> = clustering
+        .groups()
+        .flat_map(|group| {
+            let rep = group[0].doc;
+            group.iter().filter(|m| !m.kept).map(move |m| (m.doc, rep))
+        })
+        .collect();
+    pairs
+        .par_iter()
+        .map(|&(doc, kept)| {
+            let only_in = if outcome.pairs.same_content(doc, kept) {
+                OnlyIn::IDENTICAL
+            } else {
+                let size = outcome.documents[doc as usize].size;
+                OnlyIn::of_sets(&set(doc), &set(kept), size)
+            };
+            Measured {
+                doc,
+                kept,
+                only_in: Ok(only_in),
+            }
+        })
+        .collect()
+}

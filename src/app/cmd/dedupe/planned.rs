@@ -43,14 +43,41 @@ pub(crate) fn apply_plan(
     if action == Action::Remove && !args.allow_near {
         plan.hold_back_near();
     }
+    // What the reviewer saw as contained must still be: each figure is
+    // measured again, the plan's way, on the bytes its hashes name. A plan
+    // written before it recorded its recipe is applied on its fingerprints
+    // alone (they still refuse any changed file), and says so.
+    let measured = match &planned.header.measure {
+        Some(measure) => {
+            let transform = args.files.transform.parse()?;
+            simfind::action::remeasure::remeasure(&mut plan, measure, transform.as_ref()).map_err(
+                |err| {
+                    anyhow::anyhow!(
+                        "--apply {}: the plan's figures cannot be measured again here: {}; \
+                         nothing was changed",
+                        file.display(),
+                        crate::app::speak::settings(&err.to_string())
+                    )
+                },
+            )?;
+            true
+        }
+        None => false,
+    };
     warn_skipped(&plan, &action);
     if !args.verbosity.quiet {
         eprintln!(
-            "simfind: plan {}: {} (made at threshold {:.3}, keep {})",
+            "simfind: plan {}: {} (made at threshold {:.3}, keep {}){}",
             file.display(),
             plural(planned.actions.len() as u64, "action", "actions"),
             planned.header.threshold,
-            planned.header.keep
+            planned.header.keep,
+            if measured {
+                ""
+            } else {
+                "; written before plans recorded their recipe: only_in_removed is not \
+                 measured again, the fingerprints are still checked"
+            }
         );
     }
     let status = if plan.skipped.is_empty() {

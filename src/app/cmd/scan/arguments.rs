@@ -63,7 +63,8 @@ or a member and its representative, are byte-identical (null for itself).
 --format html: one self-contained page (no network) with the summary, the
 histogram, the S-curve and the groups of --format clusters (t = 0.9 unless -t),
 each member's side-by-side explanation against its kept copy (within
---html-budget), and a removal selection exported NUL-separated (dedupe --from-list).
+--html-budget), and a removal selection exported as a plan for dedupe --apply (or
+as a NUL-separated list, for other tools).
 
 NORMALISATION (default): UTF-8 decoded lossily, full Unicode lowercase, every
 whitespace run replaced by one space, trimmed. Words are maximal runs of

@@ -1,7 +1,9 @@
 //! The side-by-side explanations of the HTML report, computed when the
 //! report is written: for each removable-or-kept member of a group and its
 //! group's kept copy, [`simfind::explain::spans::explain`] over the two
-//! files' bytes, re-read through [`simfind::input::read`].
+//! files' bytes, re-read through [`simfind::input::read`], and the word
+//! diff `explain` prints ([`simfind::explain::diff`]) for a pair that is
+//! not byte-identical, which the page shows side by side.
 //!
 //! Budget: a file's text is embedded once (a kept copy serves every pair of
 //! its group; byte-identical files share one text), only if it is at most [`FILE_CAP`] bytes, and only while the
@@ -196,6 +198,7 @@ pub fn explain_groups(
                 "j": e.jaccard.map(round6),
                 "m": e.estimate.map(round6),
                 "k": [e.shingles_a, e.shingles_b, e.shared_shingles],
+                "d": word_diff(ba, bb, (ua, ub), recipe),
             }))
         })
         .collect();
@@ -230,6 +233,94 @@ pub fn explain_groups(
         pairs: out_pairs,
         failures,
     }
+}
+
+/// Identical words shown on each side of an edit in the word diff; a
+/// longer identical run is folded (`explain`'s default `--context`).
+const CONTEXT: usize = 6;
+
+/// The fewest identical words worth a fold (as `explain`'s).
+const FOLD_MIN: usize = 3;
+
+/// `explain`'s word diff of the two texts ([`simfind::explain::diff`]),
+/// for the page's side-by-side view: its counts, and its pieces in order,
+/// each with its text's UTF-16 ranges on the side(s) it has (`ua`, `ub`:
+/// byte offset → UTF-16 offset):
+///
+/// - `["=", [a0, a1], [b0, b1], fold]`, the same words; `fold` is `null`, or
+///   `[a_head_end, a_tail_start, b_head_end, b_tail_start, words]` when the
+///   run is folded to [`CONTEXT`] words at each end (none before the first
+///   piece, none after the last);
+/// - `["-", [a0, a1]]` only in a; `["+", [b0, b1]]` only in b;
+/// - `["<", [a0, a1], block, words]` a block of a that b has elsewhere,
+///   `[">", [b0, b1], block]` where b has it.
+fn word_diff(a: &[u8], b: &[u8], (ua, ub): (&[u32], &[u32]), recipe: &Recipe) -> Value {
+    use simfind::explain::diff::{self, Piece, Word};
+    let norm = recipe.normalization;
+    let (wa, wb) = (diff::words(a, norm), diff::words(b, norm));
+    let d = diff::diff(&wa, &wb);
+    // The UTF-16 range from the first word's start to the last word's end.
+    let span = |words: &[Word], map: &[u32], r: &Range<usize>| -> Value {
+        if r.is_empty() {
+            return json!([0, 0]);
+        }
+        json!([
+            map[words[r.start].range.start],
+            map[words[r.end - 1].range.end]
+        ])
+    };
+    let last = d.pieces.len().saturating_sub(1);
+    let pieces: Vec<Value> = d
+        .pieces
+        .iter()
+        .enumerate()
+        .map(|(i, piece)| match piece {
+            Piece::Same { a: ra, b: rb } => {
+                let n = ra.len();
+                let head = if i == 0 { 0 } else { CONTEXT.min(n) };
+                let tail = if i == last { 0 } else { CONTEXT.min(n - head) };
+                let folded = n - head - tail;
+                let fold = if folded >= FOLD_MIN {
+                    // Where the head ends and the tail starts: the end of
+                    // the head's last word (or the run's start) and the
+                    // start of the tail's first word (or the run's end).
+                    let cut = |words: &[Word], map: &[u32], r: &Range<usize>| {
+                        let head_end = if head == 0 {
+                            map[words[r.start].range.start]
+                        } else {
+                            map[words[r.start + head - 1].range.end]
+                        };
+                        let tail_start = if tail == 0 {
+                            map[words[r.end - 1].range.end]
+                        } else {
+                            map[words[r.end - tail].range.start]
+                        };
+                        (head_end, tail_start)
+                    };
+                    let (ah, at) = cut(&wa, ua, ra);
+                    let (bh, bt) = cut(&wb, ub, rb);
+                    json!([ah, at, bh, bt, folded])
+                } else {
+                    Value::Null
+                };
+                json!(["=", span(&wa, ua, ra), span(&wb, ub, rb), fold])
+            }
+            Piece::Removed { a: ra } => json!(["-", span(&wa, ua, ra)]),
+            Piece::Added { b: rb } => json!(["+", span(&wb, ub, rb)]),
+            Piece::MovedFrom { a: ra, block } => {
+                json!(["<", span(&wa, ua, ra), block + 1, ra.len()])
+            }
+            Piece::MovedTo { b: rb, block, .. } => json!([">", span(&wb, ub, rb), block + 1]),
+        })
+        .collect();
+    json!({
+        "p": pieces,
+        "edits": d.edits,
+        "moved": d.moved,
+        "same": d.same_words,
+        "words": [wa.len(), wb.len()],
+        "complete": d.complete,
+    })
 }
 
 fn round6(x: f64) -> f64 {

@@ -95,7 +95,7 @@
     const body = el("tbody");
     g.members.forEach((x) => {
       const m = x.m;
-      const tr = el("tr", { class: "member" + (m.f & REFERENCE ? " reference" : m.f & KEPT ? " kept" : "") });
+      const tr = el("tr", { class: "member" + (m.f & REFERENCE ? " reference" : m.f & KEPT ? " kept" : ""), "data-n": x.n });
       const box = el("input", { type: "checkbox", "aria-label": "remove" });
       box.checked = selected[x.n] === 1;
       if (m.f & KEPT) box.disabled = true;
@@ -162,6 +162,106 @@
     return pre;
   }
 
+  const plural = (n, one, many) => n + " " + (n === 1 ? one : many);
+
+  // Scrolling one pane scrolls the other to the same place: their rows are
+  // aligned (`alignRows`), so equal offsets show the same piece, and both
+  // are as tall. The other pane's own scroll event, which that sets off,
+  // finds the two already level and does nothing.
+  function syncScroll(a, b) {
+    const follow = (src, dst) => () => {
+      if (dst.scrollTop !== src.scrollTop) dst.scrollTop = src.scrollTop;
+    };
+    a.addEventListener("scroll", follow(a, b));
+    b.addEventListener("scroll", follow(b, a));
+  }
+
+  // Each piece's two rows as tall as the taller: read every height, then
+  // set them (one layout, not one per row).
+  function alignRows(rows) {
+    rows.forEach(([x, y]) => { x.style.minHeight = ""; y.style.minHeight = ""; });
+    const heights = rows.map(([x, y]) => Math.max(x.offsetHeight, y.offsetHeight));
+    rows.forEach(([x, y], i) => { x.style.minHeight = y.style.minHeight = heights[i] + "px"; });
+  }
+
+  // An identical run on one side: its text, or its first and last words
+  // around a button that counts the rest (`fold` = [head end, tail start,
+  // words]) and unfolds both sides.
+  function sameRow(row, text, range, fold, unfold) {
+    row.textContent = "";
+    if (!fold) { row.appendChild(document.createTextNode(text.slice(range[0], range[1]))); return; }
+    row.appendChild(document.createTextNode(text.slice(range[0], fold[0])));
+    const button = row.appendChild(el("button", { type: "button", class: "fold", title: "show them" },
+      "… " + plural(fold[2], "identical word", "identical words") + " …"));
+    button.addEventListener("click", unfold);
+    row.appendChild(document.createTextNode(text.slice(fold[1], range[1])));
+  }
+
+  // The word diff `simfind explain` prints, side by side: one row per piece
+  // of the diff, the kept copy's words on the left, this file's on the
+  // right, a row only one side has left blank on the other; words only in
+  // the kept copy struck through, only in this file underlined, a moved
+  // block marked where each side has it; identical runs folded.
+  function diffView(p, g, m) {
+    const d = p.d;
+    const box = el("div", { class: "word-diff" });
+    box.appendChild(el("p", { class: "diff-summary" },
+      "Word diff (as simfind explain prints it; words compared as normalised): " +
+      plural(d.edits, "edit", "edits") + ", " + plural(d.moved, "moved block", "moved blocks") + "; " +
+      d.same + " of the kept copy's " + d.words[0] + " words in place" +
+      (d.complete ? "" : " (refinement stopped at its time limit: some edits are shown as larger blocks)")));
+    const heads = box.appendChild(el("div", { class: "diff-sides" }));
+    heads.appendChild(el("div", { class: "path" }, "kept: " + g.keptPath));
+    heads.appendChild(el("div", { class: "path" }, m.p));
+    const sides = box.appendChild(el("div", { class: "diff-sides" }));
+    const left = sides.appendChild(el("div", { class: "diff-pane", "data-side": "a" }));
+    const right = sides.appendChild(el("div", { class: "diff-pane", "data-side": "b" }));
+    const ta = data.texts[p.a], tb = data.texts[p.b];
+    const rows = [];
+    const moved = (block, words, where) => el("span", { class: "block-label" },
+      "block " + block + (words ? " (" + plural(words, "word", "words") + ")" : "") + where);
+    d.p.forEach((piece, i) => {
+      const [kind, r] = piece;
+      // Words replaced by others (a removal, then an addition) share a
+      // row: the old words beside the new.
+      if (kind === "+" && i > 0 && d.p[i - 1][0] === "-") {
+        const rb = rows[rows.length - 1][1];
+        rb.classList.remove("gap");
+        rb.appendChild(el("ins", { title: "only in this file" }, tb.slice(r[0], r[1])));
+        return;
+      }
+      const ra = left.appendChild(el("div", { class: "row" }));
+      const rb = right.appendChild(el("div", { class: "row" }));
+      if (kind === "=") {
+        const fold = piece[3];
+        const draw = (folded) => {
+          const unfold = () => { draw(false); alignRows(rows); };
+          sameRow(ra, ta, r, folded && fold && [fold[0], fold[1], fold[4]], unfold);
+          sameRow(rb, tb, piece[2], folded && fold && [fold[2], fold[3], fold[4]], unfold);
+        };
+        draw(true);
+      } else if (kind === "-") {
+        ra.appendChild(el("del", { title: "only in the kept copy" }, ta.slice(r[0], r[1])));
+        rb.classList.add("gap");
+      } else if (kind === "+") {
+        rb.appendChild(el("ins", { title: "only in this file" }, tb.slice(r[0], r[1])));
+        ra.classList.add("gap");
+      } else if (kind === "<") {
+        ra.appendChild(moved(piece[2], piece[3], " moved: this file has it elsewhere"));
+        ra.appendChild(el("span", { class: "moved", "data-block": piece[2] }, ta.slice(r[0], r[1])));
+        rb.classList.add("gap");
+      } else if (kind === ">") {
+        rb.appendChild(moved(piece[2], 0, " moved here"));
+        rb.appendChild(el("span", { class: "moved", "data-block": piece[2] }, tb.slice(r[0], r[1])));
+        ra.classList.add("gap");
+      }
+      rows.push([ra, rb]);
+    });
+    syncScroll(left, right);
+    box.alignRows = () => alignRows(rows);
+    return box;
+  }
+
   function explanationView(g, m) {
     const p = data.pairs[m.e];
     const box = el("div", { class: "explanation-view" });
@@ -169,8 +269,18 @@
     box.appendChild(el("p", null, p.same ? "Byte-identical files: everything is shared." :
       "Jaccard " + share(p.j) + " (exact, of the files as they were when the report was written) · MinHash estimate " + share(p.m) +
       " · shingles: " + p.k[0] + " in the kept copy, " + p.k[1] + " in this file, " + p.k[2] + " shared · " +
-      p.s.length + " shared passages (marked) — the rest (shaded) is in one file only"));
-    const side = box.appendChild(el("div", { class: "side" }));
+      p.s.length + " shared passages"));
+    // A pair that differs opens on its word diff; the whole texts with
+    // their shared passages marked are one click further.
+    let passages = box;
+    if (p.d) {
+      box.appendChild(diffView(p, g, m));
+      passages = box.appendChild(el("details", { class: "passages" }));
+      passages.appendChild(el("summary", null,
+        "the whole texts, their " + plural(p.s.length, "shared passage", "shared passages") +
+        " marked — the rest (shaded) is in one file only"));
+    }
+    const side = passages.appendChild(el("div", { class: "side" }));
     const a = side.appendChild(el("div"));
     a.appendChild(el("div", { class: "path" }, "kept: " + g.keptPath));
     a.appendChild(sideText(data.texts[p.a], p.s.map((s, i) => [s[0], s[1], i])));
@@ -178,7 +288,7 @@
     b.appendChild(el("div", { class: "path" }, m.p));
     b.appendChild(sideText(data.texts[p.b], p.s.map((s, i) => [s[2], s[3], i])));
     if (p.s.length > 0) {
-      const list = box.appendChild(el("details"));
+      const list = passages.appendChild(el("details"));
       list.appendChild(el("summary", null, "each passage's share of the Jaccard similarity"));
       const ol = list.appendChild(el("ol"));
       p.s.forEach((s) => ol.appendChild(el("li", null, s[4].toFixed(6))));
@@ -191,8 +301,11 @@
     if (open && open.classList && open.classList.contains("explanation")) { open.remove(); return; }
     const row = el("tr", { class: "explanation" });
     const td = row.appendChild(el("td", { colspan: 7 }));
-    td.appendChild(explanationView(g, m));
+    const view = td.appendChild(explanationView(g, m));
     tr.after(row);
+    // Laid out now: the word diff's rows can be aligned.
+    const diff = view.querySelector(".word-diff");
+    if (diff) diff.alignRows();
   }
 
   function drawPage(into) {
@@ -305,7 +418,12 @@
   }
   $("reset").addEventListener("click", () => { scanChoice(); drawPage(); drawRemoval(); });
   $("clear").addEventListener("click", () => { selected.fill(0); drawPage(); drawRemoval(); });
+  // Where the page exports a plan, the plan is the one way it suggests to
+  // act: the list is for other tools. Records and shards' groups have no
+  // plan: their list, and what dedupe does with it, is all there is.
   $("dedupe-command").textContent = data.dedupe_command;
+  $("dedupe-command").hidden = data.dedupe_command === "";
+  $("list-dedupe").hidden = typeof data.plan_header === "string" || !data.dedupe_command.startsWith("simfind ");
   $("reset").textContent = "Select the scan's choice (" + removable + " removable)";
 
   readFilters();
@@ -319,6 +437,7 @@
   if (location.hash === "#selftest") {
     const scratch = document.body.appendChild(el("div", { hidden: "" }));
     let tables = 0, rows = 0, pathText = [], opened = 0, marks = 0, sidesExact = 0, notes = [], pageMarks = [];
+    const diff = { views: 0, pairs_with_diff: 0, del: 0, ins: 0, moved: 0, folds: 0, rows_even: 0 };
     for (let p = 0; p < pages(); p++) {
       state.page = p;
       drawPage(scratch);
@@ -330,6 +449,16 @@
         opened++;
         marks += v.querySelectorAll("mark").length;
         v.querySelectorAll(".page-break").forEach((m) => pageMarks.push(m.getAttribute("data-page")));
+        const w = v.querySelector(".word-diff");
+        if (w) {
+          diff.views++;
+          diff.del += w.querySelectorAll("del").length;
+          diff.ins += w.querySelectorAll("ins").length;
+          diff.moved += w.querySelectorAll(".moved").length;
+          diff.folds += w.querySelectorAll("button.fold").length;
+          const panes = w.querySelectorAll(".diff-pane");
+          if (panes[0].children.length === panes[1].children.length) diff.rows_even++;
+        }
         const pres = v.querySelectorAll("pre");
         const texts = Array.from(pres, (pre) => pre.textContent);
         if (data.texts.includes(texts[0]) && data.texts.includes(texts[1])) sidesExact++;
@@ -347,6 +476,15 @@
     // One explanation left open on the page, for the dumped DOM.
     const first = document.querySelector("#group-list button.explain");
     if (first) first.click();
+    diff.pairs_with_diff = data.pairs.filter((x) => x.d).length;
+    // And the first pair that differs, whose word diff is scrolled below.
+    if (!document.querySelector("#group-list .word-diff")) {
+      const differs = Array.from(document.querySelectorAll("#group-list tr.member")).find((tr) => {
+        const e = members[parseInt(tr.getAttribute("data-n"), 10)].m.e;
+        return typeof e === "number" && data.pairs[e].d;
+      });
+      if (differs) differs.querySelector("button.explain").click();
+    }
     const hex = Array.from(exportBytes(), (b) => b.toString(16).padStart(2, "0")).join("");
     // Whether the first group is on the first screen of a 1280 × 800 window:
     // the page opens on the groups.
@@ -374,8 +512,36 @@
       page_marks: pageMarks,
       left_out: notes,
       side_text: Array.from(document.querySelectorAll("#group-list pre"), (pre) => pre.textContent).slice(0, 2),
+      // The commands the page shows (an element hidden, or in a hidden
+      // one, is not shown).
+      commands: Array.from($("removal").querySelectorAll("code, pre"))
+        .filter((c) => c.offsetParent !== null)
+        .map((c) => c.textContent)
+        .filter((t) => t.startsWith("simfind ") || t.startsWith("--")),
+      // Where the page says its exports go (the browser's downloads folder).
+      plan_hint: $("plan-hint").hidden ? null : $("plan-hint").textContent,
+      diff: diff,
+      scroll: null,
     };
-    const pre = $("selftest");
-    pre.textContent = JSON.stringify(out);
+    // Scrolling one side of the open word diff scrolls the other: each
+    // pane is scrolled in turn and the other read. The scroll event is sent
+    // by hand: a browser sends it at its next frame, and headless Chromium
+    // under a virtual time budget draws no frame once the page is loaded.
+    const left = document.querySelector("#group-list .diff-pane[data-side=a]");
+    if (left) {
+      const right = left.parentNode.querySelector(".diff-pane[data-side=b]");
+      const scroll = out.scroll = {
+        height: [left.scrollHeight, right.scrollHeight],
+        client: [left.clientHeight, right.clientHeight],
+      };
+      const scrollTo = (pane, y) => { pane.scrollTop = y; pane.dispatchEvent(new Event("scroll")); };
+      scrollTo(left, 120);
+      scroll.a_set = left.scrollTop;
+      scroll.b_after_a = right.scrollTop;
+      scrollTo(right, 40);
+      scroll.b_set = right.scrollTop;
+      scroll.a_after_b = left.scrollTop;
+    }
+    $("selftest").textContent = JSON.stringify(out);
   }
 })();
