@@ -280,13 +280,13 @@ pub fn parse(input: impl std::io::BufRead) -> Result<PlanFile, PlanFileError> {
         let value: Value =
             serde_json::from_slice(text).map_err(|err| bad(format!("not a JSON line ({err})")))?;
         let Some(head) = &header else {
-            header = Some(read_header(&value).map_err(bad)?);
+            header = Some(read_header(&value).map_err(|d| bad(d.to_string()))?);
             continue;
         };
         if actions.len() >= MAX_ACTIONS {
             return Err(PlanFileError::TooMany);
         }
-        actions.push(read_action(&value, head).map_err(bad)?);
+        actions.push(read_action(&value, head).map_err(|d| bad(d.to_string()))?);
     }
     let header = header.ok_or(PlanFileError::Line {
         line: 1,
@@ -295,21 +295,71 @@ pub fn parse(input: impl std::io::BufRead) -> Result<PlanFile, PlanFileError> {
     Ok(PlanFile { header, actions })
 }
 
-fn read_header(v: &Value) -> Result<Header, String> {
+/// Why a line of a plan cannot be used.
+#[derive(Debug)]
+enum Damage {
+    Version(u64),
+    NotAPlan,
+    NoRoots,
+    NoMaxUnique,
+    NoRecipeField(String),
+    MalformedRecipeField { name: String, value: String },
+    BinaryFiles(String),
+    ActionFields,
+    ActionRoot,
+    OutsideRoot { path: PathBuf, root: PathBuf },
+    KeptNotAnother(PathBuf),
+}
+
+impl std::fmt::Display for Damage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Damage::Version(other) => {
+                write!(f, "plan version {other}, this simfind reads {VERSION}")
+            }
+            Damage::NotAPlan => f.write_str("not a simfind plan (no \"simfind_plan\" header)"),
+            Damage::NoRoots => f.write_str("a header without its absolute \"roots\""),
+            Damage::NoMaxUnique => {
+                f.write_str("a header with a recipe but no \"max_unique\" between 0 and 1")
+            }
+            Damage::NoRecipeField(name) => {
+                write!(f, "a header whose \"recipe\" has no \"{name}\"")
+            }
+            Damage::MalformedRecipeField { name, value } => {
+                write!(
+                    f,
+                    "the recipe's \"{name}\" has the malformed value {value:?}"
+                )
+            }
+            Damage::BinaryFiles(other) => write!(f, "the recipe's \"binary_files\" is {other:?}"),
+            Damage::ActionFields => f.write_str("an action line without its fields"),
+            Damage::ActionRoot => f.write_str("an action line without a root of the header"),
+            Damage::OutsideRoot { path, root } => write!(
+                f,
+                "{} is not under its root {}",
+                path.display(),
+                root.display()
+            ),
+            Damage::KeptNotAnother(kept) => write!(
+                f,
+                "the kept copy {} is not an absolute path of another file",
+                kept.display()
+            ),
+        }
+    }
+}
+
+fn read_header(v: &Value) -> Result<Header, Damage> {
     match v.get("simfind_plan").and_then(Value::as_u64) {
         Some(VERSION) => {}
-        Some(other) => {
-            return Err(format!(
-                "plan version {other}, this simfind reads {VERSION}"
-            ));
-        }
-        None => return Err("not a simfind plan (no \"simfind_plan\" header)".into()),
+        Some(other) => return Err(Damage::Version(other)),
+        None => return Err(Damage::NotAPlan),
     }
     let roots = v["roots"]
         .as_array()
         .and_then(|a| a.iter().map(value_path).collect::<Option<Vec<_>>>())
         .filter(|roots| roots.iter().all(|r| r.is_absolute()))
-        .ok_or("a header without its absolute \"roots\"")?;
+        .ok_or(Damage::NoRoots)?;
     let measure = match &v["recipe"] {
         Value::Null => None,
         recipe => Some(Measure {
@@ -317,7 +367,7 @@ fn read_header(v: &Value) -> Result<Header, String> {
             max_unique: v["max_unique"]
                 .as_f64()
                 .filter(|cap| (0.0..=1.0).contains(cap))
-                .ok_or("a header with a recipe but no \"max_unique\" between 0 and 1")?,
+                .ok_or(Damage::NoMaxUnique)?,
         }),
     };
     Ok(Header {
@@ -331,15 +381,17 @@ fn read_header(v: &Value) -> Result<Header, String> {
 
 /// The header's `recipe`: the index's parameters by name, each a string
 /// (as [`crate::params::Params::to_rows`] writes them).
-fn read_recipe(v: &Value) -> Result<crate::params::Params, String> {
+fn read_recipe(v: &Value) -> Result<crate::params::Params, Damage> {
     let get = |name: &str| {
         v[name]
             .as_str()
-            .ok_or_else(|| format!("a header whose \"recipe\" has no \"{name}\""))
+            .ok_or_else(|| Damage::NoRecipeField(name.to_string()))
     };
-    fn num<T: std::str::FromStr>(name: &str, v: &str) -> Result<T, String> {
-        v.parse()
-            .map_err(|_| format!("the recipe's \"{name}\" has the malformed value {v:?}"))
+    fn num<T: std::str::FromStr>(name: &str, v: &str) -> Result<T, Damage> {
+        v.parse().map_err(|_| Damage::MalformedRecipeField {
+            name: name.to_string(),
+            value: v.to_string(),
+        })
     }
     Ok(crate::params::Params {
         shingle_kind: get("shingle_kind")?.to_string(),
@@ -354,19 +406,18 @@ fn read_recipe(v: &Value) -> Result<crate::params::Params, String> {
         include_binary: match get("binary_files")? {
             "include" => true,
             "skip" => false,
-            other => return Err(format!("the recipe's \"binary_files\" is {other:?}")),
+            other => return Err(Damage::BinaryFiles(other.to_string())),
         },
         extraction: get("extraction")?.to_string(),
     })
 }
 
-fn read_action(v: &Value, header: &Header) -> Result<Planned, String> {
-    let missing = "an action line without its fields";
+fn read_action(v: &Value, header: &Header) -> Result<Planned, Damage> {
     let root = v["root"]
         .as_u64()
         .and_then(|r| usize::try_from(r).ok())
         .filter(|&r| r < header.roots.len())
-        .ok_or("an action line without a root of the header")?;
+        .ok_or(Damage::ActionRoot)?;
     let entry = (|| {
         Some(Entry {
             path: value_path(&v["path"])?,
@@ -384,7 +435,7 @@ fn read_action(v: &Value, header: &Header) -> Result<Planned, String> {
                 .map(|share| (share, v["only_in_removed_bytes"].as_u64().unwrap_or(0))),
         })
     })()
-    .ok_or(missing)?;
+    .ok_or(Damage::ActionFields)?;
     // Lexically under its root, no `..`: an edited plan cannot reach out.
     let under = |p: &Path| {
         p.strip_prefix(&header.roots[root]).is_ok_and(|rel| {
@@ -395,17 +446,13 @@ fn read_action(v: &Value, header: &Header) -> Result<Planned, String> {
         })
     };
     if !under(&entry.path) {
-        return Err(format!(
-            "{} is not under its root {}",
-            entry.path.display(),
-            header.roots[root].display()
-        ));
+        return Err(Damage::OutsideRoot {
+            path: entry.path.clone(),
+            root: header.roots[root].clone(),
+        });
     }
     if !entry.kept.is_absolute() || entry.kept == entry.path {
-        return Err(format!(
-            "the kept copy {} is not an absolute path of another file",
-            entry.kept.display()
-        ));
+        return Err(Damage::KeptNotAnother(entry.kept.clone()));
     }
     Ok(Planned { root, entry })
 }

@@ -30,7 +30,7 @@ use crate::cluster::removal::OnlyIn;
 use crate::input::extract::{Extract, Transform};
 use crate::input::read::ReadOptions;
 use crate::params::ParamsError;
-use crate::pipeline::reload_indexed;
+use crate::pipeline::{ReloadError, reload_indexed};
 use crate::recipe::Recipe;
 
 /// Measures every entry of `plan` again with `measure`'s recipe and moves
@@ -95,7 +95,7 @@ pub fn remeasure(
                     Ok(kept_set) => set_of(&e.path, e.fingerprint.hash, recipe, read)
                         .map_err(|why| match state::verify(&e.path, &e.fingerprint) {
                             Err(m) => SkipReason::Unchecked(Arc::new(Unchecked::Mismatch(m))),
-                            Ok(()) => SkipReason::Unmeasured(why),
+                            Ok(()) => SkipReason::Unmeasured(why.to_string()),
                         })
                         .and_then(|set| {
                             let now = OnlyIn::of_sets(&set, kept_set, e.fingerprint.size);
@@ -163,8 +163,8 @@ fn set_of(
     hash: u128,
     recipe: &Recipe,
     read: &ReadOptions,
-) -> Result<Vec<u64>, String> {
-    reload_indexed(path, None, hash, recipe, read).map_err(|err| err.to_string())
+) -> Result<Vec<u64>, ReloadError> {
+    reload_indexed(path, None, hash, recipe, read)
 }
 
 #[cfg(test)]

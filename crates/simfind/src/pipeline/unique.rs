@@ -16,12 +16,10 @@
 
 use rayon::prelude::*;
 
-use super::{FileReload, ReloadError, ScanConfig, ScanOutcome};
+use std::path::PathBuf;
+use std::sync::Arc;
 
-/// `path: why` of a file that could not be read again.
-fn failed(path: &std::path::Path, err: &ReloadError) -> String {
-    format!("{}: {err}", path.display())
-}
+use super::{FileReload, ReloadError, ScanConfig, ScanOutcome};
 use crate::cluster::removal::OnlyIn;
 use crate::cluster::{Clustering, DocId};
 
@@ -30,10 +28,29 @@ use crate::cluster::{Clustering, DocId};
 pub struct Measured {
     pub doc: DocId,
     pub kept: DocId,
-    /// The figure, or why one of the two could not be read again (the
-    /// path that failed and the reason).
-    pub only_in: Result<OnlyIn, String>,
+    /// The figure, or why one of the two could not be read again.
+    pub only_in: Result<OnlyIn, Unmeasured>,
 }
+
+/// A figure that could not be had: the file that could not be read again
+/// (the removable member, or its group's kept copy) and why.
+#[derive(Clone, Debug)]
+pub struct Unmeasured {
+    pub path: PathBuf,
+    pub kept_copy: bool,
+    pub why: Arc<ReloadError>,
+}
+
+impl std::fmt::Display for Unmeasured {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.kept_copy {
+            f.write_str("its kept copy ")?;
+        }
+        write!(f, "{}: {}", self.path.display(), self.why)
+    }
+}
+
+impl std::error::Error for Unmeasured {}
 
 /// Measures every removable member of `clustering` against its kept copy,
 /// in output order.
@@ -58,7 +75,7 @@ pub fn measure(
     groups
         .par_iter()
         .flat_map_iter(|pairs| {
-            let mut kept_set: Option<Result<Vec<u64>, String>> = None;
+            let mut kept_set: Option<Result<Vec<u64>, Unmeasured>> = None;
             let mut out = Vec::with_capacity(pairs.len());
             for &(doc, kept) in pairs {
                 if outcome.pairs.same_content(doc, kept) {
@@ -71,16 +88,22 @@ pub fn measure(
                 }
                 let kept_doc = &outcome.documents[kept as usize];
                 let kept_set = kept_set.get_or_insert_with(|| {
-                    reload
-                        .set_as_now(&kept_doc.path)
-                        .map_err(|err| format!("its kept copy {}", failed(&kept_doc.path, &err)))
+                    reload.set_as_now(&kept_doc.path).map_err(|err| Unmeasured {
+                        path: kept_doc.path.to_path_buf(),
+                        kept_copy: true,
+                        why: Arc::new(err),
+                    })
                 });
                 let d = &outcome.documents[doc as usize];
                 let only_in = match kept_set {
                     Ok(kept_set) => reload
                         .set_as_now(&d.path)
                         .map(|set| OnlyIn::of_sets(&set, kept_set, d.size))
-                        .map_err(|err| failed(&d.path, &err)),
+                        .map_err(|err| Unmeasured {
+                            path: d.path.to_path_buf(),
+                            kept_copy: false,
+                            why: Arc::new(err),
+                        }),
                     Err(why) => Err(why.clone()),
                 };
                 out.push(Measured { doc, kept, only_in });
