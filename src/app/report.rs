@@ -17,7 +17,6 @@ use simfind::action::plan::Candidate;
 use simfind::action::planfile;
 use simfind::cluster::removal::RemovalRun;
 use simfind::cluster::{self, ClusterMethod, ClusterParams, KeepPolicy, SimilarityHistogram};
-use simfind::input::kind::InputKind;
 use simfind::pipeline::{FieldScores, ScanConfig, ScanOutcome};
 
 use crate::app::exit;
@@ -211,10 +210,6 @@ pub struct Report {
     /// copies with this scan's recipe and held back over the cap
     /// ([`Report::measure_unique`]).
     unique: Option<(ScanConfig, f64)>,
-    /// A record scan whose groups are written: every record's fields, the
-    /// recipe and the input kind, to give each removable record its figure
-    /// against its kept record ([`Report::measure_records`]).
-    record_figures: Option<(Vec<Vec<String>>, simfind::recipe::Recipe, InputKind)>,
     /// `-q`: the lines naming files held back are not printed (a file that
     /// could not be measured is still warned about).
     quiet: bool,
@@ -316,7 +311,6 @@ impl Report {
             run: None,
             top: None,
             unique: None,
-            record_figures: None,
             quiet: false,
             records: false,
         })
@@ -377,26 +371,6 @@ impl Report {
     pub fn measure_unique(&mut self, config: &ScanConfig, cap: f64, quiet: bool) {
         self.unique = Some((config.clone(), cap));
         self.quiet = quiet;
-    }
-
-    /// Whether the output decides removals (groups, a list, the page): what
-    /// a record scan keeps its records' fields for.
-    pub fn decides_removals(&self) -> bool {
-        grouping_output(self.output)
-    }
-
-    /// A record scan: each removable record gets the share of its text its
-    /// kept record lacks (`only_in_removed`, as a file's), from `fields`
-    /// (every record's, in document order). Nothing is held back: records
-    /// (names, addresses, rows with a typo) differ by design, and which one
-    /// is kept is the grouping's and `--keep`'s to say, not a cap's.
-    pub fn measure_records(
-        &mut self,
-        fields: Vec<Vec<String>>,
-        recipe: simfind::recipe::Recipe,
-        kind: InputKind,
-    ) {
-        self.record_figures = Some((fields, recipe, kind));
     }
 
     /// The documents are records, not files: the summary counts records in
@@ -525,17 +499,6 @@ impl Report {
                             Some(plan::build(&candidates, config, self.keep, Some(*cap))?);
                     }
                     decided.candidates = Some(candidates);
-                } else if let Some((fields, recipe, kind)) = &self.record_figures {
-                    let measured = simfind::pipeline::unique::measure_records(
-                        &clustering,
-                        outcome,
-                        fields,
-                        recipe,
-                        *kind,
-                    );
-                    // A cap of 1 holds nothing back: the figures only.
-                    clustering
-                        .hold_back(measured.into_iter().map(|m| (m.doc, m.only_in.ok())), 1.0);
                 }
                 let is_reference = |id: u32| reference[id as usize];
                 match self.output {
@@ -684,8 +647,8 @@ impl Reported {
                 }),
             },
         );
-        // Measured groups only (files; records, which are never held back,
-        // count 0); unmeasured ones keep the fields they had.
+        // Files only: groups of records are not measured, and keep the
+        // fields they had.
         if let Some(g) = self.groups.as_ref().filter(|g| g.measured)
             && let Some(serde_json::Value::Object(groups)) = fields.get_mut("groups")
         {

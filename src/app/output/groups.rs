@@ -48,9 +48,8 @@ pub fn write_csv(
 ) -> Result<()> {
     let mut csv = csv::WriterBuilder::new().from_writer(sink);
     // Files measured against their kept copies get one more column, last,
-    // so a reader of the eight columns by position reads them unchanged
-    // (records measured against their kept records have it too; groups of
-    // shards' records, which no one measured, keep their eight).
+    // so a reader of the eight columns by position reads them unchanged;
+    // groups of records keep their eight.
     let measured = clustering.measured();
     if measured {
         let mut header = GROUPS_HEADER.to_vec();

@@ -180,12 +180,6 @@ pub(super) fn run(args: Args) -> Result<i32> {
         Some(_) => records.records.iter().map(|r| r.origin.line).collect(),
         None => Vec::new(),
     };
-    // The scan consumes the records and keeps no text: their fields are
-    // kept to measure each removable record against its kept one.
-    if report.decides_removals() {
-        let fields = records.records.iter().map(|r| r.fields.clone()).collect();
-        report.measure_records(fields, config.recipe.clone(), record.kind);
-    }
     let RecordOutcome {
         mut outcome,
         fields,
