@@ -145,6 +145,10 @@ fn main() -> ExitCode {
         trial!(records::the_benchmark_is_what_the_generator_makes, [Need::PythonEngines]),
         trial!(records::parquet_from_pyarrow_and_duckdb_scans_as_its_json_lines_and_keeps_the_right_rows, [Need::PythonEngines]),
         trial!(report_html::browser_draws_the_groups_of_testdata, [Need::Chromium]),
+        trial!(
+            report_html::browser_screenshot_of_the_first_screen_shows_a_group,
+            [Need::Chromium]
+        ),
         trial!(report_html::browser_shows_hostile_names_as_text_and_runs_nothing, [Need::Chromium]),
         trial!(report_html::browser_draws_the_groups_of_debian_docs, [Need::Chromium, Need::SharedData]),
         trial!(report_html::browser_marks_the_pages_of_a_pdf, [Need::Chromium, Need::Documents]),

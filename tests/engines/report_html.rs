@@ -160,6 +160,74 @@ pub(crate) fn browser_draws_the_groups_of_testdata() {
     assert!(check["rows"].as_u64().unwrap() > 0);
 }
 
+/// The first screen as Chromium paints it (issue 36): a 1280 × 800
+/// screenshot of the report of testdata, in which the rows where the page's
+/// own layout puts the first group hold its text, not the background. Kept
+/// as `target/engines/report-first-screen.png` to look at.
+pub(crate) fn browser_screenshot_of_the_first_screen_shows_a_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let (page, _) = report(dir.path(), &root().join("testdata"), &[]);
+    let (_, check) = selftest(&page);
+    let top = check["first_group_top"].as_i64().unwrap();
+    assert!(
+        (0..700).contains(&top),
+        "the first group starts at {top} px"
+    );
+    let shot = root().join("target/engines/report-first-screen.png");
+    let profile = tempfile::tempdir().unwrap();
+    let out = Command::new(chromium())
+        .args([
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--hide-scrollbars",
+            "--force-device-scale-factor=1",
+            "--virtual-time-budget=10000",
+            "--window-size=1280,800",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .expect("chromium runs");
+    assert!(
+        shot.exists(),
+        "no screenshot; chromium said: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&shot).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut pixels = vec![0; reader.output_buffer_size()];
+    let frame = reader.next_frame(&mut pixels).unwrap();
+    assert_eq!((frame.width, frame.height), (1280, 800));
+    let channels = frame.color_type.samples();
+    let width = frame.width as usize;
+    let at = |x: usize, y: usize| &pixels[(y * width + x) * channels..][..3.min(channels)];
+    // The page's background is its most common colour.
+    let mut counts = std::collections::HashMap::new();
+    for y in (0..800).step_by(4) {
+        for x in (0..width).step_by(4) {
+            *counts.entry(at(x, y).to_vec()).or_insert(0u32) += 1;
+        }
+    }
+    let background = counts.into_iter().max_by_key(|&(_, n)| n).unwrap().0;
+    // The group's first 60 px (its header and first member) are drawn: a
+    // line of text inks a few percent of its pixels, a blank band none.
+    let band = top as usize..(top as usize + 60).min(800);
+    let inked = band
+        .clone()
+        .flat_map(|y| (0..width).map(move |x| (x, y)))
+        .filter(|&(x, y)| at(x, y) != background.as_slice())
+        .count();
+    let share = inked as f64 / (band.len() * width) as f64;
+    assert!(
+        share > 0.01,
+        "rows {band:?} of the screenshot are {:.2} % ink: the first group is not painted there",
+        share * 100.0
+    );
+}
+
 pub(crate) fn browser_shows_hostile_names_as_text_and_runs_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let corpus = hostile_corpus(dir.path());
