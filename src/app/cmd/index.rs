@@ -359,47 +359,14 @@ fn records(args: Args) -> Result<i32> {
     )
     .with_context(|| format!("cannot update the index {}", args.db.display()))?;
     let docs = index.len()?;
-    if !args.verbosity.quiet {
-        eprintln!(
-            "simfind: index {} ({item}): {} added, {} replaced, {} removed in {:.2} s; {docs} {item}",
-            args.db.display(),
-            done.update.added,
-            done.update.changed,
-            done.update.removed,
-            started.elapsed().as_secs_f64(),
-        );
-    }
-    let status = if done.errors + read.skipped > 0 {
-        exit::PARTIAL
-    } else {
-        exit::OK
+    let items = Items {
+        what: item.to_string(),
+        read: records_read as u64,
+        update: &done.update,
+        errors: read.skipped + done.errors,
+        docs,
     };
-    if let Some(out) = summary_json {
-        // The files scan's fields, a record counted as a file read and
-        // signed (none is kept unread: records have no stored stat).
-        let stats = simfind::pipeline::ScanStats {
-            errors: read.skipped + done.errors,
-            ..Default::default()
-        };
-        let fields = serde_json::json!({
-            "files": records_read,
-            "unchanged": 0,
-            "signed": records_read,
-            "added": done.update.added,
-            "changed": done.update.changed,
-            "removed": done.update.removed,
-            "skipped": summary::skipped(&stats),
-            "errors": read.skipped + done.errors,
-            "documents": docs,
-            "index_bytes": std::fs::metadata(&args.db).map(|m| m.len()).unwrap_or(0),
-            "seconds": summary::seconds(started.elapsed().as_secs_f64(), &Vec::new()),
-        });
-        let serde_json::Value::Object(fields) = fields else {
-            unreachable!("json! of an object literal")
-        };
-        out.write(&summary::document("index", status, fields))?;
-    }
-    Ok(status)
+    items.finish(&args, started, summary_json)
 }
 
 /// `--input vectors`: every vector of the inputs signed by random
@@ -511,46 +478,81 @@ fn vectors(args: Args) -> Result<i32> {
         done.removed += update.commit()?.removed;
     }
     let docs = index.len()?;
-    if !args.verbosity.quiet {
-        eprintln!(
-            "simfind: index {} (vectors): {} added, {} replaced, {} removed in {:.2} s; {docs} vectors",
-            args.db.display(),
-            done.added,
-            done.changed,
-            done.removed,
-            started.elapsed().as_secs_f64(),
-        );
-    }
-    let status = if skipped + errors > 0 {
-        exit::PARTIAL
-    } else {
-        exit::OK
+    let items = Items {
+        what: "vectors".to_string(),
+        read: all.iter().map(|v| v.len() as u64).sum(),
+        update: &done,
+        errors: skipped + errors,
+        docs,
     };
-    if let Some(out) = summary_json {
-        let read: u64 = all.iter().map(|v| v.len() as u64).sum();
-        let stats = simfind::pipeline::ScanStats {
-            errors: skipped + errors,
-            ..Default::default()
-        };
-        let fields = serde_json::json!({
-            "files": read,
-            "unchanged": 0,
-            "signed": read,
-            "added": done.added,
-            "changed": done.changed,
-            "removed": done.removed,
-            "skipped": summary::skipped(&stats),
-            "errors": skipped + errors,
-            "documents": docs,
-            "index_bytes": std::fs::metadata(&args.db).map(|m| m.len()).unwrap_or(0),
-            "seconds": summary::seconds(started.elapsed().as_secs_f64(), &Vec::new()),
-        });
-        let serde_json::Value::Object(fields) = fields else {
-            unreachable!("json! of an object literal")
-        };
-        out.write(&summary::document("index", status, fields))?;
+    items.finish(&args, started, summary_json)
+}
+
+/// An update of an index by items read in full (records, vectors), as it
+/// ends: its stderr line, exit status and `--summary-json` document, with
+/// the files scan's fields. An item counts as a file read and signed: none
+/// is kept unread, since items have no stored stat.
+struct Items<'a> {
+    /// What the items are called (`records`, `sets`, `vectors`).
+    what: String,
+    read: u64,
+    update: &'a simfind::index::UpdateSummary,
+    /// Items skipped as bad, and ids to remove that were not indexed.
+    errors: u64,
+    /// Documents in the index after the update.
+    docs: u64,
+}
+
+impl Items<'_> {
+    fn finish(
+        &self,
+        args: &Args,
+        started: Instant,
+        summary_json: Option<SummaryJson>,
+    ) -> Result<i32> {
+        let Items {
+            what,
+            read,
+            update,
+            errors,
+            docs,
+        } = self;
+        if !args.verbosity.quiet {
+            eprintln!(
+                "simfind: index {} ({what}): {} added, {} replaced, {} removed in {:.2} s; {docs} {what}",
+                args.db.display(),
+                update.added,
+                update.changed,
+                update.removed,
+                started.elapsed().as_secs_f64(),
+            );
+        }
+        let status = if *errors > 0 { exit::PARTIAL } else { exit::OK };
+        if let Some(out) = summary_json {
+            let stats = simfind::pipeline::ScanStats {
+                errors: *errors,
+                ..Default::default()
+            };
+            let fields = serde_json::json!({
+                "files": read,
+                "unchanged": 0,
+                "signed": read,
+                "added": update.added,
+                "changed": update.changed,
+                "removed": update.removed,
+                "skipped": summary::skipped(&stats),
+                "errors": errors,
+                "documents": docs,
+                "index_bytes": std::fs::metadata(&args.db).map(|m| m.len()).unwrap_or(0),
+                "seconds": summary::seconds(started.elapsed().as_secs_f64(), &Vec::new()),
+            });
+            let serde_json::Value::Object(fields) = fields else {
+                unreachable!("json! of an object literal")
+            };
+            out.write(&summary::document("index", status, fields))?;
+        }
+        Ok(status)
     }
-    Ok(status)
 }
 
 /// `--export DIR`: the stored documents as one shard of exchange files, in
