@@ -101,6 +101,28 @@ struct Row {
 }
 
 impl Row {
+    /// `new`: nothing indexed was similar, and the item was added.
+    fn added(item: Vec<u8>) -> Row {
+        Row {
+            item,
+            status: "new",
+            nearest: Vec::new(),
+            similarity: String::new(),
+            matches: "0".to_owned(),
+        }
+    }
+
+    /// `seen`: `matches` indexed items were similar, `nearest` the most.
+    fn seen(item: Vec<u8>, nearest: &Path, similarity: f64, matches: usize) -> Row {
+        Row {
+            item,
+            status: "seen",
+            nearest: nearest.as_os_str().as_bytes().to_vec(),
+            similarity: format!("{similarity:.6}"),
+            matches: matches.to_string(),
+        }
+    }
+
     fn skipped(item: &[u8]) -> Row {
         Row {
             item: item.to_vec(),
@@ -378,13 +400,7 @@ fn decide_vector(
         VectorDecision::New { unverified, .. } => {
             counts.new += 1;
             counts.errors += unverified;
-            Row {
-                item: id.into_bytes(),
-                status: "new",
-                nearest: Vec::new(),
-                similarity: String::new(),
-                matches: "0".to_owned(),
-            }
+            Row::added(id.into_bytes())
         }
         VectorDecision::Seen {
             nearest,
@@ -394,13 +410,7 @@ fn decide_vector(
         } => {
             counts.seen += 1;
             counts.errors += unverified;
-            Row {
-                item: id.into_bytes(),
-                status: "seen",
-                nearest: nearest.path.as_os_str().as_bytes().to_vec(),
-                similarity: format!("{cosine:.6}"),
-                matches: matches.to_string(),
-            }
+            Row::seen(id.into_bytes(), &nearest.path, cosine, matches)
         }
     })
 }
@@ -471,13 +481,7 @@ fn answer(decision: Decision, path: &[u8], file: &Path, ui: &Ui, counts: &mut Co
         Decision::New { unverified, .. } => {
             counts.new += 1;
             counts.errors += unverified;
-            Row {
-                item: path.to_vec(),
-                status: "new",
-                nearest: Vec::new(),
-                similarity: String::new(),
-                matches: "0".to_owned(),
-            }
+            Row::added(path.to_vec())
         }
         Decision::Seen {
             nearest,
@@ -486,13 +490,12 @@ fn answer(decision: Decision, path: &[u8], file: &Path, ui: &Ui, counts: &mut Co
         } => {
             counts.seen += 1;
             counts.errors += unverified;
-            Row {
-                item: path.to_vec(),
-                status: "seen",
-                nearest: nearest.doc.path.as_os_str().as_bytes().to_vec(),
-                similarity: format!("{:.6}", nearest.similarity),
-                matches: matches.to_string(),
-            }
+            Row::seen(
+                path.to_vec(),
+                &nearest.doc.path,
+                nearest.similarity,
+                matches,
+            )
         }
         Decision::Binary => {
             ui.warn(
