@@ -354,47 +354,14 @@ impl<R: BufRead> Table<R> {
                 });
             }
         }
-        let listed = names.join(",");
+        let refused = |(reason, hint): super::columns::Refusal| RowError {
+            hint: Some(hint),
+            ..error(1, reason)
+        };
         let column = |wanted: &str, setting: &'static str| {
-            names
-                .iter()
-                .position(|n| n == wanted)
-                .ok_or_else(|| RowError {
-                    hint: Some(Hint::new("; name one with {}", setting)),
-                    ..error(1, format!("no column '{wanted}' in the header ({listed})"))
-                })
+            super::columns::column(&names, wanted, setting, "the header").map_err(refused)
         };
-        let id = match names.iter().position(|n| *n == options.id_column) {
-            Some(id) => Some(id),
-            // No id column, none named: the rows are numbered (what a
-            // spreadsheet export without keys has; the number finds the
-            // row again). One that differs only in case is not taken for
-            // absent: it would be compared as text.
-            None if !options.id_column_given => {
-                if let Some(near) = names.iter().find(|n| n.eq_ignore_ascii_case("id")) {
-                    return Err(RowError {
-                        hint: Some(Hint::new(
-                            format!("; name it with {{}} {near}"),
-                            "id_column",
-                        )),
-                        ..error(1, format!("no column 'id' in the header ({listed})"))
-                    });
-                }
-                None
-            }
-            None => {
-                return Err(RowError {
-                    hint: Some(Hint::new(
-                        "; name another with {}, or leave it out to number the rows 1, 2, …",
-                        "id_column",
-                    )),
-                    ..error(
-                        1,
-                        format!("no column '{}' in the header ({listed})", options.id_column),
-                    )
-                });
-            }
-        };
+        let id = super::columns::id_column(&names, options, "the header").map_err(refused)?;
         let chosen: Vec<usize> = if options.columns.is_empty() {
             (0..names.len()).filter(|&i| Some(i) != id).collect()
         } else {

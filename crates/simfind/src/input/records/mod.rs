@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 
 use super::kind::InputKind;
 
+mod columns;
 mod csv;
 mod decode;
 mod jsonl;

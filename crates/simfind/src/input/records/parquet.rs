@@ -30,7 +30,7 @@ use parquet::arrow::arrow_reader::{
     RowSelectionPolicy, RowSelector,
 };
 
-use super::{Hint, Origin, Record, RecordOptions, RowError, Source, line_cap_hint};
+use super::{Hint, Origin, Record, RecordOptions, RowError, Source, columns, line_cap_hint};
 use crate::input::extract::guard::caught;
 
 /// Rows decoded at a time: a few hundred kilobytes of text for typical
@@ -247,42 +247,14 @@ impl Table {
         let schema = builder.schema().clone();
         let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
         let listed = names.join(",");
+        let refused = |(reason, hint): columns::Refusal| RowError {
+            hint: Some(hint),
+            ..error(reason)
+        };
         let find = |wanted: &str, setting: &'static str| {
-            names
-                .iter()
-                .position(|n| *n == wanted)
-                .ok_or_else(|| RowError {
-                    hint: Some(Hint::new("; name one with {}", setting)),
-                    ..error(format!("no column '{wanted}' in its schema ({listed})"))
-                })
+            columns::column(&names, wanted, setting, "its schema").map_err(refused)
         };
-        let id = match names.iter().position(|n| *n == options.id_column) {
-            Some(id) => Some(id),
-            None if !options.id_column_given => {
-                if let Some(near) = names.iter().find(|n| n.eq_ignore_ascii_case("id")) {
-                    return Err(RowError {
-                        hint: Some(Hint::new(
-                            format!("; name it with {{}} {near}"),
-                            "id_column",
-                        )),
-                        ..error(format!("no column 'id' in its schema ({listed})"))
-                    });
-                }
-                None
-            }
-            None => {
-                return Err(RowError {
-                    hint: Some(Hint::new(
-                        "; name another with {}, or leave it out to number the rows 1, 2, …",
-                        "id_column",
-                    )),
-                    ..error(format!(
-                        "no column '{}' in its schema ({listed})",
-                        options.id_column
-                    ))
-                });
-            }
-        };
+        let id = columns::id_column(&names, options, "its schema").map_err(refused)?;
         let chosen: Vec<usize> = if !options.columns.is_empty() {
             options
                 .columns
