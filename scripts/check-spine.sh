@@ -10,7 +10,12 @@
 #      outside tests: the library names settings (`{name}`), the CLI spells
 #      them (src/app/lower.rs);
 #   4. no Rust source file over 800 code lines (comments, blank lines and a
-#      trailing `#[cfg(test)] mod tests` not counted).
+#      trailing `#[cfg(test)] mod tests` not counted);
+#   5. the two faces (src/, crates/py/src/) import the library only through
+#      its façades: a path may name a section (`simfind::input`), an item it
+#      re-exports, or a module it offers (`pub mod`), never a module it keeps
+#      for tests, fuzz and benches (`#[doc(hidden)] pub mod`). Modules it
+#      keeps to itself (`pub(crate) mod`) the compiler already refuses.
 # Import circles and arrows back up are drawn by farm-studio, which CI does
 # not have; docs/ARCHITECTURE.md says how to look.
 # Exits 1 naming each breach.
@@ -66,6 +71,99 @@ for path in sorted(glob.glob("crates/**/*.rs", recursive=True) + glob.glob("src/
         print(f"check-spine: {path}: {len(code)} code lines, more than 800: split it by role",
               file=sys.stderr)
         failed = True
+sys.exit(1 if failed else 0)
+EOF
+python3 - <<'EOF' || status=1
+import glob, os, re, sys
+
+
+# Where each library section's source lives: the engine's own, else the core's.
+def section_dir(name):
+    for root in ("crates/simfind/src", "crates/core/src"):
+        if os.path.isdir(f"{root}/{name}"):
+            return f"{root}/{name}"
+    return None
+
+def module_text(directory):
+    # A folder module's text: `x/mod.rs`, or `x.rs` beside its folder `x/`.
+    for candidate in (f"{directory}/mod.rs", f"{directory}.rs"):
+        if os.path.isfile(candidate):
+            return open(candidate, encoding="utf-8").read()
+    return ""
+
+def folder_module(directory, name):
+    return os.path.isdir(f"{directory}/{name}") and (
+        os.path.isfile(f"{directory}/{name}/mod.rs") or os.path.isfile(f"{directory}/{name}.rs"))
+
+def public_submodules(text):
+    # `pub mod x;` not marked #[doc(hidden)] (those are internal, for tests).
+    return set(re.findall(r"(?<!#\[doc\(hidden\)\]\n)^pub mod (\w+);", text, re.M))
+
+def reexports(text, name):
+    return re.search(rf"\bpub use [^;]*\b{name}\b(?!::)[^;]*;", text, re.S) is not None
+
+def flatten(prefix, tree):
+    parts, depth, current = [], 0, ""
+    for ch in tree:
+        depth += ch == "{"
+        depth -= ch == "}"
+        if ch == "," and depth == 0:
+            parts.append(current)
+            current = ""
+        else:
+            current += ch
+    parts.append(current)
+    out = []
+    for part in (p.strip() for p in parts):
+        if not part:
+            continue
+        nested = re.match(r"^([\w:]*?)(?:::)?\{(.*)\}$", part, re.S)
+        if nested:
+            head = [s for s in nested.group(1).split("::") if s]
+            out += flatten(prefix + head, nested.group(2))
+        else:
+            part = re.sub(r"\s+as\s+\w+$", "", part)
+            out.append(prefix + [s for s in part.split("::") if s and s != "self"])
+    return out
+
+def paths_in(text):
+    text = re.sub(r"//[^\n]*", "", text)
+    for found in re.finditer(r"\buse\s+simfind(?:_core)?::(.*?);", text, re.S):
+        yield from flatten([], " ".join(found.group(1).split()))
+    rest = re.sub(r"\buse\s+simfind(?:_core)?::.*?;", "", text, flags=re.S)
+    for found in re.finditer(r"\bsimfind(?:_core)?((?:::\w+)+)", rest):
+        yield found.group(1).split("::")[1:]
+
+def breach(path):
+    """The first module on `path` that its parent does not offer: one kept
+    for tests, fuzz and benches (`#[doc(hidden)] pub mod`), or not public."""
+    if len(path) < 2 or section_dir(path[0]) is None:
+        return None
+    directory = section_dir(path[0])
+    for i, segment in enumerate(path[1:], 1):
+        text = module_text(directory)
+        last = i == len(path) - 1
+        folder = folder_module(directory, segment)
+        if not folder and not os.path.isfile(f"{directory}/{segment}.rs"):
+            return None  # an item: the parent offers it, or the compiler says no
+        if last and reexports(text, segment):
+            return None  # a function or type of the same name as its file
+        if segment not in public_submodules(text):
+            return segment
+        directory = f"{directory}/{segment}"
+    return None
+
+failed = False
+for source in sorted(glob.glob("src/**/*.rs", recursive=True) + glob.glob("crates/py/src/**/*.rs", recursive=True)):
+    seen = set()
+    for path in paths_in(open(source, encoding="utf-8").read()):
+        module = breach(path)
+        if module and tuple(path) not in seen:
+            seen.add(tuple(path))
+            print(f"check-spine: {source}: simfind::{'::'.join(path)} goes through "
+                  f"`{module}`, which its section keeps inside: import from the façade "
+                  f"(the section's mod.rs)", file=sys.stderr)
+            failed = True
 sys.exit(1 if failed else 0)
 EOF
 exit $status

@@ -7,7 +7,7 @@
 
 use std::io::Write;
 
-use simfind::input::kind::InputKind;
+use simfind::input::InputKind;
 use simfind::input::records::{self, RecordOptions, RowError};
 use simfind::input::vectors::{self, ReadError};
 use simfind::text::normalize::Normalization;

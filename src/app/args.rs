@@ -330,7 +330,7 @@ impl TransformArgs {
 pub struct InputArgs {
     // --input and the record fields: their functions in defs.
     #[arg(long, default_value = "files", help_heading = "Records")]
-    pub input: simfind::input::kind::InputKind,
+    pub input: simfind::input::InputKind,
     #[arg(long, help_heading = "Records")]
     pub id_field: Option<String>,
     #[arg(long, help_heading = "Records")]
@@ -465,7 +465,7 @@ pub struct InputArgs {
 )]
 pub struct IndexInputArgs {
     #[arg(long, default_value = "files", help_heading = "Records")]
-    pub input: simfind::input::kind::InputKind,
+    pub input: simfind::input::InputKind,
     #[arg(long, help_heading = "Records")]
     pub id_field: Option<String>,
     #[arg(long, help_heading = "Records")]

@@ -150,25 +150,13 @@ fn usage_error(err: clap::Error, color: ColorArg) -> ! {
 pub fn long_version() -> String {
     use simfind::simd::{KernelSet, best};
     let kernels = [
-        (
-            "normalize",
-            best::<simfind::text::normalize::Kernel>().name(),
-        ),
-        (
-            "window hash",
-            best::<simfind::text::short_hash::kernel::Variant>().name(),
-        ),
-        (
-            "minhash",
-            best::<simfind::sketch::minhash::kernel::Variant>().name(),
-        ),
-        (
-            "oph",
-            best::<simfind::sketch::oph::kernel::Variant>().name(),
-        ),
+        ("normalize", best::<simfind::text::Kernel>().name()),
+        ("window hash", best::<simfind::text::HashKernel>().name()),
+        ("minhash", best::<simfind::sketch::MinHashKernel>().name()),
+        ("oph", best::<simfind::sketch::OphKernel>().name()),
         (
             "set merge",
-            best::<simfind::similarity::sets::MergeKernel>().name(),
+            best::<simfind::similarity::MergeKernel>().name(),
         ),
     ];
     let mut text = format!(

@@ -20,13 +20,13 @@ use anyhow::{Context, Result, bail};
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use simfind::exchange::Exchange;
 use simfind::index::{Index, IndexError, ItemKind, OpenOptions, Params};
-use simfind::input::filter::Excludes;
-use simfind::input::kind::InputKind;
-use simfind::input::read::ReadOptions;
+use simfind::input::Excludes;
+use simfind::input::InputKind;
+use simfind::input::ReadOptions;
+use simfind::input::WalkOptions;
 use simfind::input::records::RecordOptions;
-use simfind::input::walk::WalkOptions;
 use simfind::lsh::scurve;
-use simfind::pipeline::plan::{Method, MethodChoice};
+use simfind::pipeline::{Method, MethodChoice};
 use simfind::pipeline::{RecordConfig, ScanConfig, Verification};
 use simfind::recipe::Recipe;
 use simfind::sketch::SketchKind;
@@ -68,7 +68,7 @@ pub fn scan_measured(
     matching: &MatchArgs,
     files: &FileArgs,
     with_db: bool,
-    (measure, kind): (simfind::measure::Measure, simfind::input::kind::InputKind),
+    (measure, kind): (simfind::measure::Measure, simfind::input::InputKind),
 ) -> Result<(ScanConfig, ThresholdSource)> {
     let (builder, stop_words) = lower::signing(signing, files.binary, None);
     let builder = builder.measure(Some(measure)).input(kind);
@@ -94,7 +94,7 @@ fn scan_of(
                 "--isolate pairs files of different roots only: give two or more DIRs (a --files-from list counts as one)"
             );
         }
-        if simfind::input::walk::roots_overlap(roots) {
+        if simfind::input::roots_overlap(roots) {
             bail!(
                 "--isolate needs roots that do not contain one another: a file under both would have no one root"
             );

@@ -2,7 +2,7 @@
 //! DIRs, records of `--input jsonl|csv|tsv`, sets of `--input sets`) in
 //! which one is contained in the other at ≥ T, `C(A, B) = |A ∩ B| / |A|`
 //! over their shingle (or token) sets, found by the library's exact join
-//! ([`simfind::similarity::containment::contained_pairs`]: prefix and size
+//! ([`simfind::similarity::contained_pairs`]: prefix and size
 //! filters, every candidate verified) or, with `--method lsh`, by LSH
 //! Ensemble ([`simfind::lsh::ensemble`]: bands per pair of size partitions
 //! meeting `--min-recall`, every candidate verified), and written with both
@@ -22,15 +22,15 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
 use anyhow::{Result, bail};
-use simfind::input::kind::InputKind;
+use simfind::input::InputKind;
 use simfind::input::records;
 use simfind::lsh::ensemble::{self, ENSEMBLE_HASHES, PARTITIONS};
 use simfind::measure::Measure;
-use simfind::pipeline::plan::{Method, MethodChoice};
 use simfind::pipeline::weighted::{self as bags, Bag};
 use simfind::pipeline::{self, ScanStats};
-use simfind::similarity::containment::contained_pairs;
-use simfind::text::shingle::hash_shingle;
+use simfind::pipeline::{Method, MethodChoice};
+use simfind::similarity::contained_pairs;
+use simfind::text::hash_shingle;
 
 use crate::app::config;
 use crate::app::exit;

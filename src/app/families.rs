@@ -10,13 +10,13 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use simfind::cluster::ClusterMethod;
-use simfind::input::kind::InputKind;
+use simfind::input::InputKind;
 use simfind::input::vectors::{self, ConcatError, Points, ReadError, RowError};
 use simfind::lsh::Banding;
 use simfind::lsh::family::{self, Metric};
 use simfind::pipeline::vectors::{self as run, Fingerprint, RunOptions, VectorQuery, choose};
 use simfind::pipeline::{self, ScanStats, Verification};
-use simfind::sketch::bit_sampling::BitSampling;
+use simfind::sketch::BitSampling;
 use simfind::sketch::simhash;
 
 use crate::app::args::{

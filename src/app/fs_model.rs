@@ -7,7 +7,7 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use serde_json::{Value, json};
 use simfind::pipeline::Trained;
-use simfind::similarity::fellegi_sunter::{ALL_LEVELS, LEVELS, Model};
+use simfind::similarity::{ALL_LEVELS, LEVELS, Model};
 
 use crate::app::ui::plural;
 

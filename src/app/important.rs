@@ -8,8 +8,8 @@
 use anyhow::Result;
 use simfind::input::records::Records;
 use simfind::spec::{Beside, important_words_shingles, important_words_with};
-use simfind::text::important::{top_tfidf, words};
-use simfind::text::normalize::{Normalization, normalize};
+use simfind::text::{Normalization, normalize};
+use simfind::text::{top_tfidf, words};
 
 use crate::app::args::{InputArgs, ShingleArg, ShingleArgs};
 use crate::app::lower;

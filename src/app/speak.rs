@@ -7,7 +7,7 @@ use std::fmt;
 
 use simfind::lsh::tune::{Side, SteepPartWarning, Suggestion};
 use simfind::memory::Lower;
-use simfind::pipeline::plan::Decision;
+use simfind::pipeline::Decision;
 use simfind::pipeline::vectors::choose::{self, ChooseError};
 use simfind::progress::{Notice, Warning};
 
@@ -123,9 +123,9 @@ pub fn choose_error(e: &ChooseError) -> String {
     }
 }
 
-/// [`simfind::input::filter::ExcludeError`] naming `--exclude`.
-pub fn exclude_error(e: &simfind::input::filter::ExcludeError) -> String {
-    use simfind::input::filter::ExcludeError;
+/// [`simfind::input::ExcludeError`] naming `--exclude`.
+pub fn exclude_error(e: &simfind::input::ExcludeError) -> String {
+    use simfind::input::ExcludeError;
     match e {
         ExcludeError::Pattern { pattern, err } => {
             format!("invalid --exclude pattern '{pattern}': {err}")
@@ -137,7 +137,7 @@ pub fn exclude_error(e: &simfind::input::filter::ExcludeError) -> String {
 /// A text scan's [`Decision`] as the summary says it: the reasons that come
 /// from options name them; the others read as the library words them.
 pub fn decision(d: &Decision) -> String {
-    use simfind::pipeline::plan::{Reason, human_bytes};
+    use simfind::pipeline::{Reason, human_bytes};
     match &d.reason {
         Reason::BandingGiven => "auto: lsh (--bands/--rows given)".to_string(),
         Reason::BySignature => {
@@ -208,7 +208,7 @@ pub fn notice(n: &Notice) -> String {
 /// The library's words with each setting they name (`{transform}`) spelled
 /// as the command line's flag (`--transform`).
 pub fn settings(text: &str) -> String {
-    simfind::spec::setting::spelled(text, &|name| {
+    simfind::spec::spelled(text, &|name| {
         Some(crate::app::lower::flag_of(name))
             .filter(|flag| !flag.is_empty())
             .map(str::to_string)

@@ -8,7 +8,7 @@
 use std::os::unix::ffi::OsStrExt;
 
 use anyhow::{Result, bail};
-use simfind::input::kind::InputKind;
+use simfind::input::InputKind;
 use simfind::input::records::{self, weighted_token};
 use simfind::pipeline::vectors::RunOptions;
 use simfind::pipeline::weighted::{self as run, Bag};

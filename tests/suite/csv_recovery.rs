@@ -8,7 +8,7 @@
 //! the records read are exactly the rows whose every line fits, with their
 //! text and byte offset, and the skipped count is the number of the others.
 
-use simfind::input::kind::InputKind;
+use simfind::input::InputKind;
 use simfind::input::records::{RecordOptions, read_inputs};
 
 use crate::util::{SplitMix64, simfind, stderr, stdout, write};

@@ -9,7 +9,7 @@ use crate::recipe::{
     parse_normalization,
 };
 use crate::sketch::{SketchKind, UnknownSketch};
-use crate::text::shingle::{ShingleKind, Shingler, StopWords};
+use crate::text::{ShingleKind, Shingler, StopWords};
 
 /// How the signatures in an index were made. Two indexes (or an index and a run)
 /// are compatible only if every field is equal.
@@ -252,8 +252,8 @@ impl fmt::Display for Params {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sketch::minhash::MinHasher;
-    use crate::text::normalize::{Normalization, normalize_into};
+    use crate::sketch::MinHasher;
+    use crate::text::{Normalization, normalize_into};
 
     fn recipe(kind: ShingleKind, stop_words: StopWords, norm: Normalization) -> Recipe {
         Recipe {

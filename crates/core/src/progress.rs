@@ -102,7 +102,7 @@ impl Display for Notice {
             Notice::NotExtracted(why) => write!(
                 f,
                 "not compared: {}; paired only with byte-identical copies",
-                crate::spec::setting::plain(why)
+                crate::spec::plain(why)
             ),
             Notice::VerifiedInParts {
                 other,

@@ -17,8 +17,8 @@ use std::str::FromStr;
 
 use crate::lsh::{self, Banding};
 use crate::sketch::{AnySketcher, SketchKind, Sketcher};
-use crate::text::normalize::{Normalization, normalize_into};
-use crate::text::shingle::{Scratch, ShingleKind, Shingler};
+use crate::text::{Normalization, normalize_into};
+use crate::text::{Scratch, ShingleKind, Shingler};
 
 /// Signatures hold bands × rows 32-bit values per document; beyond this the
 /// signature costs more than exact methods would.

@@ -6,10 +6,10 @@
 use std::sync::Mutex;
 
 use pyo3::exceptions::{PyOSError, PyTimeoutError};
-use simfind::index::add::{NewDoc, add_and_remove};
-use simfind::index::query::{Answer, Query, QueryOptions};
-use simfind::index::stream::{Decision, Stream};
+use simfind::index::{Answer, Query, QueryOptions};
+use simfind::index::{Decision, Stream};
 use simfind::index::{IndexError, OpenOptions};
+use simfind::index::{NewDoc, add_and_remove};
 
 use super::*;
 
@@ -275,7 +275,7 @@ impl _Index {
         let paths: Vec<std::path::PathBuf> = ids.iter().map(std::path::PathBuf::from).collect();
         self.with(py, move |index| {
             let recipe = recipe_of(index)?;
-            let read = simfind::input::read::ReadOptions::default();
+            let read = simfind::input::ReadOptions::default();
             let docs = paths
                 .iter()
                 .zip(bodies)
@@ -443,7 +443,7 @@ impl _Index {
                 }
             }
             let recipe = recipe_of(index)?;
-            let read = simfind::input::read::ReadOptions::default();
+            let read = simfind::input::ReadOptions::default();
             add_and_remove(
                 index,
                 &recipe,

@@ -32,10 +32,10 @@ use simfind::progress::Reporter;
 use simfind::recipe::{MAX_K, shingle_set};
 use simfind::similarity::measures;
 use simfind::sketch::{AnyFamily, AnySketcher, Family, Features, SketchKind};
-use simfind::spec::input::InputKind;
+use simfind::spec::InputKind;
 use simfind::spec::{Method, SpecBuilder, SpecError, Verification};
-use simfind::text::normalize::Normalization;
-use simfind::text::shingle::{ShingleKind, Shingler};
+use simfind::text::Normalization;
+use simfind::text::{ShingleKind, Shingler};
 
 /// How texts become shingle sets: the kind and k given, everything else
 /// (stop words, normalisation) the library's default, as on the command line.

@@ -5,18 +5,18 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use simfind::input::kind::InputKind;
-use simfind::input::read::ReadOptions;
+use simfind::input::InputKind;
+use simfind::input::ReadOptions;
 use simfind::input::records::{self, RecordOptions};
 use simfind::input::vectors::{self as points, BitStrings, Vectors};
 use simfind::recipe::Recipe;
 use simfind::similarity::measures;
 use simfind::similarity::vectors;
+use simfind::sketch::Icws;
 use simfind::sketch::Sketcher;
-use simfind::sketch::icws::Icws;
 use simfind::source;
-use simfind::text::normalize::normalize;
-use simfind::text::shingle::{Scratch, Shingler};
+use simfind::text::normalize;
+use simfind::text::{Scratch, Shingler};
 
 use crate::app::args::{self, DEFAULT_BANDS, DEFAULT_ROWS, DEFAULT_SEED, ShingleArgs, SketchArgs};
 use crate::app::config;
@@ -342,7 +342,7 @@ fn containment_asked(args: &Args) -> Result<bool> {
 /// after `jaccard_distance`: both directions, since containment is not
 /// symmetric; 0 for an empty side (docs/SEARCH.md).
 fn insert_containment(rows: &mut Vec<(&str, String)>, (a, b, shared): (usize, usize, usize)) {
-    use simfind::similarity::containment::of_counts;
+    use simfind::similarity::of_counts;
     let at = rows
         .iter()
         .position(|(name, _)| *name == "jaccard_distance")

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result, bail};
-use simfind::action::apply::{self, Event};
+use simfind::action::Event;
 use simfind::action::journal::{self, Outcome};
 use simfind::action::plan;
 use simfind::action::planfile;

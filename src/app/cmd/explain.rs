@@ -16,11 +16,11 @@ use anyhow::{Context, Result, bail};
 use clap::builder::styling::{AnsiColor, Style};
 use serde_json::{Value, json};
 use simfind::explain::{Explanation, explain, spans::BYTES_PER_INPUT_BYTE};
-use simfind::input::kind::InputKind;
-use simfind::input::read::ReadOptions;
+use simfind::input::InputKind;
+use simfind::input::ReadOptions;
 use simfind::recipe::Recipe;
 use simfind::source::{self, Document};
-use simfind::text::normalize::normalize;
+use simfind::text::normalize;
 
 use crate::app::args::{
     self, DEFAULT_BANDS, DEFAULT_ROWS, DEFAULT_SEED, ShingleArgs, SketchArgs, parse_size,
@@ -93,7 +93,7 @@ pub struct Args {
 
     // --input and the record fields: their functions in flags::defs.
     #[arg(long, help_heading = "Records")]
-    pub input: Option<simfind::input::kind::InputKind>,
+    pub input: Option<simfind::input::InputKind>,
 
     #[arg(long, help_heading = "Records")]
     pub id_field: Option<String>,
@@ -451,7 +451,7 @@ fn json_document(
 /// Both directions of containment of the explained shingle sets:
 /// `(|A ∩ B| / |A|, |A ∩ B| / |B|)`, 0 for an empty side.
 fn containment(e: &Explanation) -> (f64, f64) {
-    use simfind::similarity::containment::of_counts;
+    use simfind::similarity::of_counts;
     (
         of_counts(e.shared_shingles, e.shingles_a),
         of_counts(e.shared_shingles, e.shingles_b),

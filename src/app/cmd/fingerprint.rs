@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use anyhow::{Result, bail};
-use simfind::input::kind::InputKind;
+use simfind::input::InputKind;
 use simfind::input::records::{self, RecordOptions};
 use simfind::lsh::fingerprint::{self, Model};
 

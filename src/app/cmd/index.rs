@@ -6,9 +6,9 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use simfind::index::IndexError;
-use simfind::index::add::{self, NewDoc};
 use simfind::index::incremental;
-use simfind::input::kind::InputKind;
+use simfind::index::{NewDoc, add_and_remove};
+use simfind::input::InputKind;
 use simfind::input::records;
 use simfind::progress::Reporter;
 
@@ -133,7 +133,7 @@ pub struct Args {
     /// `100%` lets every update through.
     #[arg(long, value_name = "LIMIT", default_value = "50%", value_parser = args::max_delete,
           conflicts_with_all = ["add", "remove", "export"])]
-    pub max_delete: simfind::index::guard::MaxDelete,
+    pub max_delete: simfind::index::MaxDelete,
 
     // --wait: defs::wait.
     #[arg(long, default_value_t = 30.0)]
@@ -166,7 +166,7 @@ pub fn run(args: Args) -> Result<i32> {
         return export(&args, out);
     }
     if !args.add.is_empty() || !args.remove.is_empty() {
-        return add_and_remove(args);
+        return add_or_remove_named(args);
     }
     let adopted = config::existing_recipe(&args.db, args.wait)?;
     let config = config::index(&args.roots, &args.signing, &args.files, adopted.as_ref())?;
@@ -240,7 +240,7 @@ pub fn run(args: Args) -> Result<i32> {
 }
 
 /// `--add` / `--remove`: single documents in one transaction, no walk.
-fn add_and_remove(args: Args) -> Result<i32> {
+fn add_or_remove_named(args: Args) -> Result<i32> {
     let stdin = args.add.iter().filter(|p| p.as_os_str() == "-").count();
     if stdin > 1 {
         bail!("`--add -` (standard input) can be given only once");
@@ -269,7 +269,7 @@ fn add_and_remove(args: Args) -> Result<i32> {
             docs.push(NewDoc::File(path));
         }
     }
-    let done = add::add_and_remove(
+    let done = add_and_remove(
         &mut index,
         &config.recipe,
         &config.read,
@@ -327,7 +327,7 @@ fn records(args: Args) -> Result<i32> {
     let mut config = config::index(&[], &signing, &args.files, adopted.as_ref())?;
     // A record's text is decoded by the records reader: nothing to extract
     // (the index stores `none`, and lookups read its texts as they are).
-    config.read.extract = simfind::input::extract::Extract::NONE;
+    config.read.extract = simfind::input::Extract::NONE;
     // Refused here, before a record is read, when the index holds another kind.
     let mut index = config::open_index_of(&args.db, &config, item, args.wait)?;
     let started = Instant::now();
@@ -349,7 +349,7 @@ fn records(args: Args) -> Result<i32> {
             bytes: bytes.clone(),
         })
         .collect();
-    let done = add::add_and_remove(
+    let done = add_and_remove(
         &mut index,
         &config.recipe,
         &config.read,

@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 
 use anyhow::bail;
-use simfind::similarity::join::{length_bounds, position_limit, prefix_length, suffix_range};
+use simfind::similarity::{length_bounds, position_limit, prefix_length, suffix_range};
 
 use crate::app::args;
 use crate::app::exit;

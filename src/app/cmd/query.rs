@@ -7,11 +7,11 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Result, bail};
-use simfind::index::query::{Answer, ContainmentAnswer, Query, QueryOptions};
+use simfind::index::{Answer, ContainmentAnswer, Query, QueryOptions};
 use simfind::index::{Index, ItemKind, OpenOptions};
+use simfind::input::InputKind;
+use simfind::input::ReadOptions;
 use simfind::input::bounded;
-use simfind::input::kind::InputKind;
-use simfind::input::read::ReadOptions;
 use simfind::input::records;
 use simfind::lsh::tune::{self, DEFAULT_MIN_RECALL};
 use simfind::pipeline::Verification;

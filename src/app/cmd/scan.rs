@@ -7,7 +7,7 @@ use anyhow::{Result, bail};
 use simfind::cluster::removal;
 use simfind::index::incremental;
 use simfind::lsh::tune;
-use simfind::pipeline::plan::Method;
+use simfind::pipeline::Method;
 use simfind::pipeline::{self, ScanConfig, ScanOutcome};
 
 use crate::app::args::{self, MatchArgs};
@@ -196,7 +196,7 @@ fn scan_files(args: Args, mode: Mode) -> Result<i32> {
     let mut identical = None;
     let mut outcome = match (mode, &args.db) {
         (Mode::IdenticalBy(by), _) => {
-            let (outcome, stats) = pipeline::identical::find_identical(&config, by, &ui);
+            let (outcome, stats) = pipeline::find_identical(&config, by, &ui);
             identical = Some(stats);
             outcome
         }

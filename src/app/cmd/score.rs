@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
-use simfind::input::kind::InputKind;
+use simfind::input::InputKind;
 use simfind::input::records::{self, Record, RecordOptions};
 use simfind::similarity::entity;
 

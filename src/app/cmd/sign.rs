@@ -8,9 +8,9 @@ use std::time::Instant;
 use anyhow::{Result, anyhow, bail};
 use simfind::exchange::{self, DocRecord, KeyKind, RecordOrigin, Shard, ShardWriter};
 use simfind::index::Params;
-use simfind::input::kind::InputKind;
+use simfind::input::InputKind;
 use simfind::input::records;
-use simfind::pipeline::plan::Method;
+use simfind::pipeline::Method;
 use simfind::pipeline::{self, ScanStats, SignOutcome};
 use simfind::progress::Reporter;
 

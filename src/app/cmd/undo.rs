@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use simfind::action::journal;
-use simfind::action::undo::{self, Undone};
+use simfind::action::{Undone, undo};
 
 use crate::app::args::{self, ExitRow};
 use crate::app::exit;
@@ -119,7 +119,7 @@ pub fn run(args: Args) -> Result<i32> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let mut write_error = None;
-    let counts = undo::undo(&read, &mut |record, undone| match undone {
+    let counts = undo(&read, &mut |record, undone| match undone {
         Undone::Restored(how) => {
             let line = out
                 .write_all(b"restored\t")

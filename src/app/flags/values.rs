@@ -8,20 +8,20 @@ use anyhow::{Result, bail};
 use clap::ValueEnum;
 use simfind::measure::Measure;
 use simfind::pipeline::Verification;
-use simfind::similarity::join::ExactIndex;
+use simfind::similarity::ExactIndex;
 use simfind::sketch::SketchKind;
-use simfind::text::shingle::ShingleKind;
+use simfind::text::ShingleKind;
 
 /// An `--input` kind, by its name.
-pub fn input_kind(text: &str) -> Result<simfind::input::kind::InputKind, String> {
+pub fn input_kind(text: &str) -> Result<simfind::input::InputKind, String> {
     text.parse()
-        .map_err(|e: simfind::input::kind::UnknownInputKind| e.to_string())
+        .map_err(|e: simfind::input::UnknownInputKind| e.to_string())
 }
 
 /// `--block FIELD[:exact|:prefix=N|:soundex]`: a blocking key (exact when
 /// no kind is given).
 pub fn block_key(text: &str) -> Result<simfind::pipeline::BlockKey, String> {
-    use simfind::text::key::KeyKind;
+    use simfind::text::KeyKind;
     let (field, how) = match text.rsplit_once(':') {
         Some((field, how)) => (field, Some(how)),
         None => (text, None),
@@ -297,8 +297,8 @@ pub enum SketchFamilyArg {
 }
 
 /// `--max-delete`: a share of the index's documents (`50%`) or a count (`10`).
-pub fn max_delete(text: &str) -> Result<simfind::index::guard::MaxDelete, String> {
-    use simfind::index::guard::MaxDelete;
+pub fn max_delete(text: &str) -> Result<simfind::index::MaxDelete, String> {
+    use simfind::index::MaxDelete;
     match text.strip_suffix('%') {
         Some(share) => match share.trim().parse::<f64>() {
             Ok(p) if (0.0..=100.0).contains(&p) => Ok(MaxDelete::Share(p / 100.0)),

@@ -8,7 +8,7 @@ use std::io::Write;
 
 use anyhow::Result;
 use simfind::measure::Measure;
-use simfind::similarity::containment::ContainedPair;
+use simfind::similarity::ContainedPair;
 
 use super::families::tsv_field;
 use super::text::{json_path, json_str};

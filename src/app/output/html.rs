@@ -31,7 +31,7 @@ use simfind::action::planfile;
 use simfind::cluster::{Clustering, SimilarityHistogram};
 use simfind::explain::plot::{self, Labels, Series};
 use simfind::lsh::scurve;
-use simfind::pipeline::plan::Method;
+use simfind::pipeline::Method;
 use simfind::pipeline::{Document, ScanConfig, ScanOutcome};
 
 use super::text::rfc3339;
@@ -63,7 +63,7 @@ pub struct Run {
     /// How the scan made sets, for the side-by-side explanations.
     pub recipe: simfind::recipe::Recipe,
     /// How the scan read files, to read them again for the explanations.
-    pub read: simfind::input::read::ReadOptions,
+    pub read: simfind::input::ReadOptions,
     /// Most bytes of file text embedded for the explanations (`--html-budget`).
     pub budget: u64,
     /// Why no member has a side-by-side explanation, when the run's documents

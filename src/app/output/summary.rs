@@ -19,9 +19,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use serde_json::{Map, Value, json};
-use simfind::pipeline::plan::Method;
+use simfind::pipeline::Method;
 use simfind::pipeline::{ScanConfig, ScanOutcome, ScanStats, Verification};
-use simfind::similarity::join::ExactIndex;
+use simfind::similarity::ExactIndex;
 
 use super::Sink;
 use crate::app::config::ThresholdSource;

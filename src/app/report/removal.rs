@@ -86,7 +86,7 @@ pub fn hold_back(
     config: &ScanConfig,
     cap: f64,
 ) -> Vec<String> {
-    let measured = simfind::pipeline::unique::measure(clustering, outcome, config);
+    let measured = simfind::pipeline::measure_unique(clustering, outcome, config);
     let mut lines = Vec::new();
     let mut figures = Vec::with_capacity(measured.len());
     for m in measured {

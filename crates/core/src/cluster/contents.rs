@@ -14,7 +14,7 @@ use super::{
     ClusterMethod, ClusterParams, Clustering, DocId, FileFacts, NONE, assemble, keep_order,
 };
 use crate::model::{ContentId, DocPairs};
-use crate::similarity::graph::UnionFind;
+use crate::similarity::UnionFind;
 
 /// Groups `docs` by the pairs of `pairs` (the rules of the module doc of
 /// [`super`]).

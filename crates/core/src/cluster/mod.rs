@@ -93,7 +93,7 @@ use std::collections::HashMap;
 
 use rayon::prelude::*;
 
-use crate::similarity::graph::UnionFind;
+use crate::similarity::UnionFind;
 
 mod contents;
 mod histogram;

@@ -70,7 +70,7 @@ pub const MAX_UNIQUE: f64 = 0.01;
 
 /// How much of a removable file is not in its kept copy: `share` =
 /// 1 − C(removed, kept), the containment of the file's shingle set in the
-/// kept copy's (exact, [`crate::similarity::containment::containment`]).
+/// kept copy's (exact, [`crate::similarity::containment`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct OnlyIn {
     /// The share of the file's distinct shingles that the kept copy lacks,

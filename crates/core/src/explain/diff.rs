@@ -26,8 +26,8 @@ use std::time::{Duration, Instant};
 use similar::{Algorithm, DiffOp, capture_diff_slices_deadline};
 
 use crate::text::PAGE_BREAK;
-use crate::text::normalize::{Normalization, normalize};
-use crate::text::short_hash::xxh3_64;
+use crate::text::xxh3_64;
+use crate::text::{Normalization, normalize};
 
 /// How long the diff refines before it reports the rest as one block.
 pub const DEADLINE: Duration = Duration::from_secs(2);

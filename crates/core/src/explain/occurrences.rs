@@ -11,7 +11,7 @@
 use std::collections::HashSet;
 use std::ops::Range;
 
-use crate::text::shingle::{ShingleKind, Shingler, hash_shingle};
+use crate::text::{ShingleKind, Shingler, hash_shingle};
 
 /// The shingles of one normalised text, in text order (duplicates included).
 #[derive(Clone, Debug, Default)]
@@ -150,7 +150,7 @@ pub(crate) fn occurrences(text: &str, shingler: &Shingler) -> Occurrences {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::text::shingle::{Scratch, StopWords};
+    use crate::text::{Scratch, StopWords};
     use proptest::prelude::*;
 
     fn shinglers(k: usize) -> [Shingler; 3] {

@@ -44,9 +44,9 @@ use crate::explain::occurrences::{Occurrences, occurrences};
 use crate::recipe::Recipe;
 use crate::similarity::measures;
 use crate::sketch::Sketcher;
-use crate::text::normalize::{Mapped, normalize_mapped};
+use crate::text::{Mapped, normalize_mapped};
 
-pub use crate::text::normalize::MAX_MAPPED_LEN;
+pub use crate::text::MAX_MAPPED_LEN;
 
 /// A shared passage.
 #[derive(Clone, Debug, PartialEq)]

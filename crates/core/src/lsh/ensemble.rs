@@ -17,7 +17,7 @@
 //!
 //! Inputs: sets as strictly increasing `&[u64]`, a threshold in (0, 1], a
 //! recall floor, a signature length and a seed. Output: the pairs (as
-//! [`crate::similarity::containment::contained_pairs`] writes them),
+//! [`crate::similarity::contained_pairs`] writes them),
 //! and the counts of candidates and of blocks compared exhaustively. Pure;
 //! parallel over sets when signing.
 
@@ -26,9 +26,9 @@ use std::collections::{HashMap, HashSet};
 use rayon::prelude::*;
 
 use super::{Banding, band_keys};
-use crate::similarity::containment::ContainedPair;
-use crate::similarity::sets::intersection_size;
-use crate::sketch::minhash::MinHasher;
+use crate::similarity::ContainedPair;
+use crate::similarity::intersection_size;
+use crate::sketch::MinHasher;
 
 /// MinHash values per set: enough for rows up to 32 and bands up to 256.
 pub const ENSEMBLE_HASHES: usize = 256;
@@ -159,8 +159,8 @@ pub fn contained_pairs_lsh(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::similarity::containment::contained_pairs;
-    use crate::sketch::minhash::SplitMix64;
+    use crate::similarity::contained_pairs;
+    use crate::sketch::SplitMix64;
 
     #[test]
     fn the_banding_meets_the_floor_with_the_most_rows() {

@@ -10,7 +10,7 @@
 use super::Banding;
 use super::scurve::{self, Stage, Tuning, Unreachable};
 use crate::measure::Measure;
-use crate::sketch::bit_sampling::BitSampling;
+use crate::sketch::BitSampling;
 use crate::sketch::{bit_sampling, hyperplane, pstable};
 
 pub mod cost;

@@ -14,7 +14,7 @@
 //! through its buckets, [`brute_force`] the definition pair by pair (the
 //! oracle of the tests). Pure: no file system, no printing.
 
-use crate::sketch::minhash::SplitMix64;
+use crate::sketch::SplitMix64;
 
 /// One function of the family: three distinct grid squares.
 pub type Function = [u32; 3];

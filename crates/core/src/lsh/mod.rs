@@ -16,6 +16,8 @@ pub mod fingerprint;
 pub mod scurve;
 pub mod tune;
 
+pub use cover::{Choice, Pair, Sample};
+
 use rayon::prelude::*;
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
@@ -231,7 +233,7 @@ impl BandBuckets {
 mod tests {
     use super::*;
     use crate::lsh::scurve::candidate_probability;
-    use crate::sketch::minhash::{MinHasher, SplitMix64};
+    use crate::sketch::{MinHasher, SplitMix64};
 
     #[test]
     fn documents_sharing_one_band_become_candidates_once() {

@@ -24,7 +24,7 @@
 use rayon::prelude::*;
 
 use super::sets::intersection_size;
-use crate::text::important::ByHash;
+use crate::text::ByHash;
 
 /// `C(A, B) = |A ∩ B| / |A|` of two strictly increasing sets; 0 when A is
 /// empty (see the module's documentation).
@@ -216,6 +216,7 @@ pub fn contained_pairs(sets: &[Vec<u64>], t: f64, link: Option<u32>) -> Vec<Cont
 
 /// Every pair by the definition, over all `n(n − 1)/2` pairs: the oracle the
 /// join is tested against.
+#[cfg(test)]
 pub fn brute_force(sets: &[Vec<u64>], t: f64, link: Option<u32>) -> Vec<ContainedPair> {
     let mut pairs = Vec::new();
     for a in 0..sets.len() {
@@ -243,7 +244,7 @@ pub fn brute_force(sets: &[Vec<u64>], t: f64, link: Option<u32>) -> Vec<Containe
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sketch::minhash::SplitMix64;
+    use crate::sketch::SplitMix64;
 
     fn set(xs: &[u64]) -> Vec<u64> {
         let mut v = xs.to_vec();

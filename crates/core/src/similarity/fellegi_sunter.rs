@@ -540,7 +540,7 @@ impl Model {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sketch::minhash::SplitMix64;
+    use crate::sketch::SplitMix64;
 
     fn chars(s: &str) -> Vec<char> {
         s.chars().collect()

@@ -15,12 +15,25 @@
 //! union-find ([`graph`]); every exact similarity is `ratio(shared, union)`,
 //! so two paths that compare the same sets print the same number; results do
 //! not depend on the thread count or on which SIMD kernel runs.
-pub mod containment;
+pub(crate) mod containment;
 pub mod entity;
 pub mod fellegi_sunter;
-pub mod graph;
+pub(crate) mod graph;
+#[doc(hidden)]
 pub mod join;
 pub mod measures;
+#[doc(hidden)]
 pub mod sets;
 pub mod vectors;
+#[doc(hidden)]
 pub mod verify;
+
+pub use containment::{ContainedPair, contained_pairs, containment, of_counts};
+pub use fellegi_sunter::{ALL_LEVELS, Breakdown, EmOptions, LEVELS, Model, Tally};
+pub use graph::UnionFind;
+pub use join::{
+    Abandoned, ExactIndex, JoinStats, Prediction, length_bounds, position_limit, prefix_length,
+    suffix_range,
+};
+pub use sets::{MergeKernel, intersection_size, merge_sorted};
+pub use verify::{Part, agreements_needed, jaccard};

@@ -17,7 +17,7 @@
 //! (`pipeline::weighted`; docs/MMDS.md).
 
 use crate::measure::Measure;
-use crate::sketch::minhash::SplitMix64;
+use crate::sketch::SplitMix64;
 use crate::sketch::{Family, Features, wrong_features};
 
 /// One sample: the element chosen and its quantised weight index t.
@@ -287,7 +287,7 @@ impl Family for Icws {
     /// The fraction of equal values (of equal samples, but for the 2⁻³²
     /// collisions of [`Icws::band_value`]).
     fn estimate(&self, a: &[u32], b: &[u32]) -> f64 {
-        crate::sketch::minhash::estimate(a, b)
+        crate::sketch::estimate(a, b)
     }
 
     fn collision_probability(&self, similarity: f64) -> f64 {

@@ -453,7 +453,7 @@ impl SplitMix64 {
 mod tests {
     use super::*;
     use crate::simd::KernelSet;
-    use crate::similarity::verify::jaccard;
+    use crate::similarity::jaccard;
 
     #[test]
     fn mmds_example_3_8_signature_matrix() {

@@ -33,19 +33,30 @@
 //! in [`AnyFamily`], and its [`Measure`] if it is a new one
 //! (`docs/ARCHITECTURE.md`, "How to add a sketch family").
 
-pub mod any;
-pub mod bit_sampling;
-pub mod block;
-pub mod classic;
-pub mod family;
-pub mod hyperplane;
-pub mod icws;
+pub(crate) mod any;
+pub(crate) mod bit_sampling;
+pub(crate) mod block;
+pub(crate) mod classic;
+pub(crate) mod family;
+pub(crate) mod hyperplane;
+pub(crate) mod icws;
+#[doc(hidden)]
 pub mod minhash;
-pub mod one_permutation;
+pub(crate) mod one_permutation;
+#[doc(hidden)]
 pub mod oph;
-pub mod pstable;
+pub(crate) mod pstable;
 pub mod simhash;
 pub mod textbook;
+
+pub use bit_sampling::estimate_distance;
+pub use family::Gaussian;
+pub use hyperplane::estimate_cosine;
+pub use icws::{DRAW_CACHE_BYTES, DrawCache};
+pub use minhash::kernel::Variant as MinHashKernel;
+pub use minhash::{MinHasher, SplitMix64, estimate};
+pub use oph::Sketch;
+pub use oph::kernel::Variant as OphKernel;
 
 use std::fmt;
 use std::str::FromStr;
@@ -209,7 +220,7 @@ pub trait Sketcher {
     }
 
     /// Whether the positions of `signature` can be counted as independent
-    /// samples (what [`crate::similarity::verify::agreements_needed`]
+    /// samples (what [`crate::similarity::agreements_needed`]
     /// assumes): no value repeats, i.e. every position holds a different
     /// element's minimum. OPH densification copies bins, so a small
     /// document's positions repeat; the check is made for every family.

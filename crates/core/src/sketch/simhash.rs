@@ -138,7 +138,7 @@ impl Family for SimHash {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sketch::minhash::SplitMix64;
+    use crate::sketch::SplitMix64;
 
     #[test]
     fn set_weights_ignore_repeats_and_counts_do_not() {

@@ -10,10 +10,10 @@ use super::{
 use crate::lsh::{Banding, scurve, tune};
 use crate::measure::Measure;
 use crate::recipe::Recipe;
-use crate::similarity::join::ExactIndex;
+use crate::similarity::ExactIndex;
 use crate::sketch::SketchKind;
-use crate::text::normalize::Normalization;
-use crate::text::shingle::{ShingleKind, StopWords};
+use crate::text::Normalization;
+use crate::text::{ShingleKind, StopWords};
 
 /// The fields of a run as a caller gives them; unset fields take the
 /// adopted recipe's value (an existing index's), else the default.

@@ -16,9 +16,9 @@
 
 mod builder;
 mod error;
-pub mod input;
+pub(crate) mod input;
 mod records;
-pub mod setting;
+pub(crate) mod setting;
 
 pub use builder::SpecBuilder;
 pub use error::SpecError;
@@ -27,10 +27,10 @@ pub use records::{Beside, RecordFields, important_words_shingles, important_word
 use crate::lsh::Banding;
 use crate::measure::Measure;
 use crate::recipe::Recipe;
-use crate::similarity::join::ExactIndex;
+use crate::similarity::ExactIndex;
 use crate::sketch::SketchKind;
-use crate::text::normalize::Normalization;
-use crate::text::shingle::{ShingleKind, Shingler, StopWords};
+use crate::text::Normalization;
+use crate::text::{ShingleKind, Shingler, StopWords};
 
 /// The seed of the sketch's hash functions when none is given.
 pub const DEFAULT_SEED: u64 = 42;
@@ -164,3 +164,6 @@ impl Spec {
 
 #[cfg(test)]
 mod tests;
+
+pub use input::{InputKind, UnknownInputKind};
+pub use setting::{plain, spelled};

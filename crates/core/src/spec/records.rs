@@ -5,7 +5,7 @@
 
 use super::SpecError;
 use super::input::InputKind;
-use crate::text::shingle::ShingleKind;
+use crate::text::ShingleKind;
 
 /// How records are read and scored, as given.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -342,7 +342,7 @@ fn the_recipe_is_the_specs() {
 #[test]
 fn containment_is_for_sets_with_a_threshold_by_the_exact_join() {
     use crate::measure::Measure;
-    use crate::spec::input::InputKind;
+    use crate::spec::InputKind;
     let containment = || {
         SpecBuilder::new()
             .measure(Some(Measure::Containment))

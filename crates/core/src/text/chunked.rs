@@ -52,8 +52,8 @@
 //! control or case-ignorable characters). The tail is `k − 1` characters or
 //! words.
 
-use crate::text::normalize::Normalization;
-use crate::text::shingle::{Scratch, ShingleKind, Shingler, StopWords};
+use crate::text::Normalization;
+use crate::text::{Scratch, ShingleKind, Shingler, StopWords};
 
 /// Whether a chunk may end just before `b`: the six ASCII bytes of
 /// [`char::is_whitespace`] (`u8::is_ascii_whitespace` misses `\x0B`).
@@ -342,7 +342,7 @@ pub mod fragments {
 mod tests {
     use super::fragments::FRAGMENTS;
     use super::*;
-    use crate::text::normalize::normalize;
+    use crate::text::normalize;
     use proptest::prelude::*;
     use proptest::test_runner::{Config, RngSeed};
 

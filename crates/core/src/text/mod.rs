@@ -15,15 +15,32 @@
 //! they never change with the CPU or the build. Pure: no file system, no
 //! printing, no threads.
 
-pub mod binary;
+pub(crate) mod binary;
+#[doc(hidden)]
 pub mod chunked;
+#[doc(hidden)]
 pub mod distinct;
 pub mod important;
-pub mod key;
+pub(crate) mod key;
+#[doc(hidden)]
 pub mod normalize;
+#[doc(hidden)]
 pub mod shingle;
+#[doc(hidden)]
 pub mod short_hash;
-pub mod words;
+pub(crate) mod words;
+
+pub use binary::{BINARY_SNIFF_LEN, looks_binary};
+pub use chunked::fragments;
+pub use distinct::{DistinctSet, HashSorter, Passing, RepeatFilter};
+pub use important::{ByHash, DocumentFrequencies, Selection, top_tfidf, words};
+pub use key::{KeyKind, key_of};
+pub use normalize::{
+    Kernel, MAX_MAPPED_LEN, Mapped, Normalization, normalize, normalize_into, normalize_mapped,
+};
+pub use shingle::{Scratch, ShingleKind, Shingler, StopWords, hash_shingle};
+pub use short_hash::kernel::Variant as HashKernel;
+pub use short_hash::xxh3_64;
 
 /// What separates the pages of an extracted text (a PDF's), as `pdftotext`
 /// separates them: a form feed, which normalisation and shingling take for

@@ -200,7 +200,7 @@ impl Shingler {
 
     /// [`Shingler::for_each_hash`] a block at a time: `emit_block` gets
     /// consecutive slices of the hashes, in text order, for a consumer that
-    /// is a batch kernel ([`crate::sketch::oph::Sketch::add_batch`]). The windows of
+    /// is a batch kernel ([`crate::sketch::Sketch::add_batch`]). The windows of
     /// ASCII text and of the ASCII runs of mixed text come straight from the
     /// vector window hash ([`short_hash::for_each_window_block`]); the
     /// others are gathered into blocks.

@@ -175,7 +175,7 @@ fn for_each_window_scalar<const K: usize>(bytes: &[u8], mut emit: impl FnMut(u64
 }
 
 /// [`for_each_window`] for a caller that takes the hashes a block at a time
-/// (for example [`crate::sketch::oph::Sketch::add_batch`]): `emit_block` gets
+/// (for example [`crate::sketch::Sketch::add_batch`]): `emit_block` gets
 /// consecutive slices of at most 64 hashes, in window order, the same values.
 /// Saves the per-hash call when the consumer is itself a batch kernel.
 #[inline(always)]

@@ -27,15 +27,16 @@
 //!   "done" line after it ends, so after a crash the journal says exactly what
 //!   may have happened, and [`undo`] finds out which from the file system.
 
-pub mod apply;
-pub mod fsops;
+pub(crate) mod apply;
+pub(crate) mod fsops;
 pub mod journal;
 pub mod lock;
 pub mod plan;
 pub mod planfile;
-pub mod remeasure;
+pub(crate) mod remeasure;
+#[doc(hidden)]
 pub mod state;
-pub mod undo;
+pub(crate) mod undo;
 
 /// The similarity below which nothing is called a removable copy unless the
 /// user says so with a threshold: the removal policy's, decided once in
@@ -73,3 +74,8 @@ impl Action {
         matches!(self, Action::Link | Action::Reflink)
     }
 }
+
+pub use apply::{Applied, Event, apply};
+pub use fsops::CANNOT_REFLINK;
+pub use remeasure::remeasure;
+pub use undo::{Undone, undo};

@@ -6,8 +6,8 @@ use std::time::{Duration, UNIX_EPOCH};
 use super::*;
 use crate::recipe::Recipe;
 use crate::sketch::SketchKind;
-use crate::text::normalize::Normalization;
-use crate::text::shingle::{ShingleKind, Shingler, StopWords};
+use crate::text::Normalization;
+use crate::text::{ShingleKind, Shingler, StopWords};
 
 fn recipe(seed: u64) -> Recipe {
     Recipe {

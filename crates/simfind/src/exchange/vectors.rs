@@ -33,13 +33,13 @@ use crate::pipeline::vectors::{Found, sign_rows};
 use crate::progress::{Reporter, Stage, Warning};
 use crate::recipe::Recipe;
 use crate::similarity::vectors as measure;
+use crate::sketch::BitSampling;
 use crate::sketch::Features;
+use crate::sketch::Hyperplanes;
+use crate::sketch::PStable;
 use crate::sketch::SketchKind;
-use crate::sketch::bit_sampling::BitSampling;
-use crate::sketch::hyperplane::Hyperplanes;
-use crate::sketch::pstable::PStable;
-use crate::text::normalize::Normalization;
-use crate::text::shingle::{ShingleKind, Shingler, StopWords};
+use crate::text::Normalization;
+use crate::text::{ShingleKind, Shingler, StopWords};
 
 /// A vector family and the pairs it is asked for (what `scan --input
 /// vectors|bits` is given).

@@ -19,7 +19,7 @@ use std::fmt;
 
 use crate::input::kind::InputKind;
 use crate::recipe::Recipe;
-use crate::text::shingle::hash_shingle;
+use crate::text::hash_shingle;
 
 /// The kind of item an index holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -178,8 +178,8 @@ mod tests {
     fn a_stored_set_is_the_sets_scan_set() {
         use crate::lsh::Banding;
         use crate::sketch::SketchKind;
-        use crate::text::normalize::Normalization;
-        use crate::text::shingle::{ShingleKind, Shingler, StopWords};
+        use crate::text::Normalization;
+        use crate::text::{ShingleKind, Shingler, StopWords};
         let recipe = Recipe {
             normalization: Normalization::default(),
             shingler: Shingler::new(ShingleKind::Char, 3, StopWords::default()),

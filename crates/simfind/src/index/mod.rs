@@ -49,24 +49,28 @@
 //! added or removed without a walk), `tail.rs` (the band-key lookup and its
 //! tail of recent documents); this file is the storage ([`Index`]), `update.rs` its write transaction ([`Update`]).
 
-pub mod add;
+pub(crate) mod add;
 mod error;
-pub mod guard;
+pub(crate) mod guard;
 pub mod incremental;
-pub mod kind;
+pub(crate) mod kind;
 pub mod points;
 
-pub mod prefix;
+pub(crate) mod prefix;
+#[doc(hidden)]
 pub mod query;
 mod schema;
-pub mod stream;
+pub(crate) mod stream;
 mod tail;
 mod update;
 
 pub use crate::params::{Params, ParamsError};
+pub use add::{NewDoc, add_and_remove};
 use error::classify;
 pub use error::{IndexError, Remedy};
+pub use guard::MaxDelete;
 pub use kind::ItemKind;
+pub use query::{Answer, ContainmentAnswer, Query, QueryOptions};
 pub use schema::{
     APPLICATION_ID, FORMAT_VERSION, OLDEST_READABLE, PREFIX_TABLE, SCHEMA, TEXTS_TABLE,
 };
@@ -75,6 +79,7 @@ use schema::{
     hash_to_blob, path_to_blob, read_raw, reason_to_binary, signature_to_blob, sql_to_u64,
     u64_to_sql,
 };
+pub use stream::{Decision, Stream};
 pub use update::Update;
 
 use std::cell::RefCell;

@@ -23,7 +23,7 @@ use super::{FileStat, Index, IndexError, IndexedDoc, RowId, StoredDoc, Update, U
 use crate::lsh::{self, Banding};
 use crate::params::Params;
 use crate::similarity::vectors;
-use crate::sketch::hyperplane::Hyperplanes;
+use crate::sketch::Hyperplanes;
 use crate::sketch::{Family, Features};
 
 /// The sketch name an index of vectors stores.

@@ -48,7 +48,7 @@ use super::{FORMAT_VERSION, Index, IndexError, IndexedDoc, RowId, Update, classi
 use crate::input::read::ReadOptions;
 use crate::pipeline::{self, ReloadError};
 use crate::recipe::Recipe;
-use crate::similarity::join::prefix_length;
+use crate::similarity::prefix_length;
 use crate::similarity::sets;
 
 /// `params` row of the threshold whose prefixes are complete.

@@ -28,7 +28,7 @@ use crate::lsh::{scurve, tune};
 use crate::pipeline::{self, ReloadError, Verification};
 use crate::progress::{Reporter, Warning};
 use crate::recipe::Recipe;
-use crate::similarity::containment::ContainedPair;
+use crate::similarity::ContainedPair;
 use crate::similarity::{sets, verify};
 use crate::sketch::{AnySketcher, Sketcher};
 use crate::source::Document;

@@ -2,4 +2,4 @@
 //! run's description, so they live with the `Spec` in the core; re-exported
 //! here under their old path.
 
-pub use simfind_core::spec::input::{InputKind, UnknownInputKind};
+pub use simfind_core::spec::{InputKind, UnknownInputKind};

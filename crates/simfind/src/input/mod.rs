@@ -22,13 +22,22 @@
 //! and the binary writes the output file.
 
 pub mod bounded;
+#[doc(hidden)]
 pub mod extract;
 #[doc(hidden)]
 pub mod faults;
-pub mod filter;
-pub mod kind;
+pub(crate) mod filter;
+pub(crate) mod kind;
 pub mod list;
+#[doc(hidden)]
 pub mod read;
 pub mod records;
 pub mod vectors;
+#[doc(hidden)]
 pub mod walk;
+
+pub use extract::Extract;
+pub use filter::{ExcludeError, Excludes};
+pub use kind::{InputKind, UnknownInputKind};
+pub use read::ReadOptions;
+pub use walk::{WalkOptions, roots_overlap};

@@ -70,7 +70,7 @@ pub(crate) fn no_memory_for(size: u64) -> io::Error {
     )
 }
 
-pub use crate::text::binary::{BINARY_SNIFF_LEN, looks_binary};
+pub use crate::text::{BINARY_SNIFF_LEN, looks_binary};
 
 /// Most mappings that can be alive at once. The pipeline holds one `Contents` per
 /// worker thread, so this is far more than needed; beyond it files are read.

@@ -8,7 +8,7 @@ use std::str::FromStr;
 use crate::input::read::ReadOptions;
 use crate::input::walk::WalkOptions;
 use crate::recipe::Recipe;
-use crate::similarity::join::ExactIndex;
+use crate::similarity::ExactIndex;
 
 /// How candidates are confirmed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

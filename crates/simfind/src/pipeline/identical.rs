@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use rayon::prelude::*;
 use xxhash_rust::xxh3::{xxh3_64, xxh3_128};
 
-pub use super::config::{IdenticalBy, ParseIdenticalByError};
+pub use super::config::IdenticalBy;
 use super::plan::{Decision, Method, Reason};
 use super::{ScanConfig, ScanOutcome, ScanStats, walk_files};
 use crate::input::read;

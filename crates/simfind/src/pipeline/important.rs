@@ -13,7 +13,7 @@
 //!    copy is only hashed, as signing treats it).
 //! 2. **sign**: the scan's own signing ([`super::sign_files`]) with a
 //!    shingler that keeps only the selected words
-//!    ([`crate::text::shingle::Shingler::selecting`]), then its pair finding
+//!    ([`crate::text::Shingler::selecting`]), then its pair finding
 //!    ([`super::find_pairs`]), whose exact verification reloads each
 //!    candidate through the same shingler: signing and reload select with one
 //!    function and one table, so they compare the same sets.
@@ -37,8 +37,8 @@ use crate::input::read::ReadError;
 use crate::input::walk::FileEntry;
 use crate::progress::{Reporter, Stage};
 use crate::source::{Admit, FileSource, Source};
-use crate::text::important::{self, ByHash, DocumentFrequencies, Selection};
-use crate::text::normalize::normalize_into;
+use crate::text::normalize_into;
+use crate::text::{ByHash, DocumentFrequencies, Selection, important};
 
 /// What the first pass made of one file.
 enum Seen {

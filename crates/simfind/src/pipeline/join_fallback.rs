@@ -17,7 +17,7 @@ use super::{ScanConfig, ScanStats};
 use crate::lsh;
 use crate::model::SimilarPair;
 use crate::progress::{Reporter, Stage};
-use crate::similarity::join::Abandoned;
+use crate::similarity::Abandoned;
 use crate::similarity::sets;
 use crate::sketch::Sketcher;
 

@@ -42,11 +42,13 @@
 mod config;
 mod contents;
 mod docs;
-pub mod identical;
+pub(crate) mod identical;
+#[doc(hidden)]
 pub mod important;
 mod join_fallback;
 mod locks;
 mod pairs;
+#[doc(hidden)]
 pub mod plan;
 mod prefetch;
 mod records;
@@ -57,7 +59,7 @@ mod sign;
 mod stream;
 #[cfg(test)]
 mod tests;
-pub mod unique;
+pub(crate) mod unique;
 pub mod vectors;
 pub mod weighted;
 
@@ -69,7 +71,6 @@ pub use contents::ContentTable;
 use contents::Signed;
 pub use contents::{SignOutcome, SignedContent};
 use pairs::{pairs_of, pairs_of_given};
-use plan::{Decision, Method};
 #[cfg(feature = "parquet")]
 pub(crate) use records::record_set;
 pub use records::{
@@ -111,7 +112,7 @@ pub struct ScanStats {
     pub ruled_out: u64,
     /// Similar pairs of documents reported.
     pub pairs: u64,
-    /// The exact join's work ([`crate::similarity::join::JoinStats`]):
+    /// The exact join's work ([`crate::similarity::JoinStats`]):
     /// entries in its index, entries found by the probes, buckets looked into.
     pub join_index_entries: u64,
     pub join_probe_hits: u64,
@@ -194,6 +195,10 @@ pub fn sign_files(
     reporter.end(Stage::Sign);
     signed
 }
+
+pub use identical::{IdenticalBy, find_identical};
+pub use plan::{Decision, Method, MethodChoice, Reason, human_bytes};
+pub use unique::measure as measure_unique;
 
 /// Stages 3–5: groups identical contents, then bands and verifies (LSH) or
 /// joins (exact) them, and expands the result to pairs of documents.

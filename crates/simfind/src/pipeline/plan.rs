@@ -31,8 +31,8 @@
 pub use super::config::{Method, MethodChoice};
 use super::config::{ScanConfig, Verification};
 use crate::lsh::Banding;
-use crate::similarity::join::Prediction;
-use crate::text::shingle::ShingleKind;
+use crate::similarity::Prediction;
+use crate::text::ShingleKind;
 
 /// What is known about a scan before it reads any file.
 #[derive(Clone, Copy, Debug, PartialEq)]

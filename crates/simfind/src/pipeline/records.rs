@@ -49,7 +49,7 @@ use crate::model::{DocPairs, DocStatus, Document, SimilarPair};
 use crate::progress::{Reporter, Stage};
 use crate::similarity::{join, sets};
 use crate::sketch::Sketcher;
-use crate::text::shingle::hash_shingle;
+use crate::text::hash_shingle;
 
 /// What a records scan is asked to do besides a files scan's matching.
 #[derive(Clone, Debug)]

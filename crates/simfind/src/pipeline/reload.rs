@@ -18,7 +18,7 @@ use super::ScanConfig;
 use super::shingles::{Buffers, filtered_windows_into, sorted_set_chunked, sorted_shingles_into};
 use crate::input::read::{self, ReadError, ReadOptions};
 use crate::recipe::Recipe;
-use crate::similarity::verify::Part;
+use crate::similarity::Part;
 use crate::source::{Reopen, reopen_path};
 
 /// Why a file could not be reloaded.

@@ -5,12 +5,12 @@
 use xxhash_rust::xxh3::Xxh3;
 
 use crate::recipe::Recipe;
-use crate::similarity::sets::merge_sorted;
-use crate::similarity::verify::Part;
+use crate::similarity::Part;
+use crate::similarity::merge_sorted;
 use crate::text::chunked;
-use crate::text::distinct::{HashSorter, Passing, RepeatFilter};
-use crate::text::normalize::{Normalization, normalize_into};
-use crate::text::shingle::{Scratch, ShingleKind};
+use crate::text::{HashSorter, Passing, RepeatFilter};
+use crate::text::{Normalization, normalize_into};
+use crate::text::{Scratch, ShingleKind};
 
 /// Per-thread buffers reused from one file to the next.
 #[derive(Default)]
@@ -108,7 +108,7 @@ pub(super) fn filtered_windows_into(bytes: &[u8], recipe: &Recipe, buffers: &mut
 /// dedup beforehand: a [`RepeatFilter`] first drops most repeats (natural text
 /// repeats most of its 5-character windows, so sorting every occurrence would
 /// be ~3× the work), and the few left go with the sort's neighbours. That is
-/// cheaper than a [`crate::text::distinct::DistinctSet`], whose insert costs more
+/// cheaper than a [`crate::text::DistinctSet`], whose insert costs more
 /// per window than the filter and the extra sorted values together (it is
 /// kept as the benches' baseline).
 pub(super) fn sorted_shingles_into(bytes: &[u8], recipe: &Recipe, buffers: &mut Buffers) {

@@ -25,12 +25,12 @@ use crate::input::read::ReadError;
 use crate::input::walk::FileEntry;
 use crate::memory;
 use crate::progress::Reporter;
-use crate::similarity::verify::Part;
+use crate::similarity::Part;
 use crate::sketch::{SketchBuilder, Sketcher};
 use crate::source::{Admit, FileSource, Source};
+use crate::text::RepeatFilter;
 use crate::text::chunked;
-use crate::text::distinct::RepeatFilter;
-use crate::text::normalize::normalize_into;
+use crate::text::normalize_into;
 
 /// What signing keeps of a content besides its hash.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -14,12 +14,12 @@ use crate::input::walk::{FileEntry, WalkOptions};
 use crate::lsh::Banding;
 use crate::progress::Silent;
 use crate::recipe::Recipe;
-use crate::sketch::minhash::MinHasher;
+use crate::sketch::MinHasher;
 use crate::sketch::oph;
 use crate::sketch::{AnySketcher, SketchKind, Sketcher};
-use crate::text::distinct::RepeatFilter;
-use crate::text::normalize::Normalization;
-use crate::text::shingle::{ShingleKind, Shingler, StopWords};
+use crate::text::Normalization;
+use crate::text::RepeatFilter;
+use crate::text::{ShingleKind, Shingler, StopWords};
 use std::path::Path;
 use xxhash_rust::xxh3::xxh3_128;
 
@@ -301,7 +301,7 @@ fn long_texts() -> impl Strategy<Value = Vec<u8>> {
     })
 }
 
-use crate::text::chunked::fragments::FRAGMENTS;
+use crate::text::fragments::FRAGMENTS;
 use proptest::prelude::*;
 
 /// Text built from up to 60 [`FRAGMENTS`], as the core's chunking
@@ -356,7 +356,7 @@ proptest! {
         oph in any::<bool>(),
     ) {
         let config = case_config(kind, k, norm, oph, chunk);
-        let text = crate::text::normalize::normalize(&bytes, config.recipe.normalization);
+        let text = crate::text::normalize(&bytes, config.recipe.normalization);
         prop_assert!(
             RepeatFilter::slots_for(text.len() / 4) == RepeatFilter::MAX_SLOTS,
             "too short to leave the gathering: {} bytes", text.len()

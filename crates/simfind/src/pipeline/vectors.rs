@@ -21,13 +21,13 @@ use crate::lsh::{self, Banding};
 use crate::progress::{Reporter, Stage};
 use crate::similarity::vectors;
 use crate::similarity::vectors::all_pairs;
-use crate::sketch::bit_sampling::BitSampling;
-use crate::sketch::hyperplane::Hyperplanes;
-use crate::sketch::pstable::PStable;
+use crate::sketch::BitSampling;
+use crate::sketch::Hyperplanes;
+use crate::sketch::PStable;
 use crate::sketch::{AnyFamily, Family, Features, simhash};
 use crate::source::{FileSource, Source};
-use crate::text::normalize::normalize;
-use crate::text::shingle::Scratch;
+use crate::text::Scratch;
+use crate::text::normalize;
 
 /// A verified pair: point ids `a < b` and the measure of the query.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -66,8 +66,8 @@ pub struct RunOptions {
     pub link: Option<u32>,
     /// [`Verification::Signature`]: a candidate's value is the family's
     /// estimate from the agreement of its two rows (cosine:
-    /// [`crate::sketch::hyperplane::estimate_cosine`]; Hamming:
-    /// [`crate::sketch::bit_sampling::estimate_distance`]), nothing is measured. Euclidean
+    /// [`crate::sketch::estimate_cosine`]; Hamming:
+    /// [`crate::sketch::estimate_distance`]), nothing is measured. Euclidean
     /// has none and is always measured exactly.
     pub verification: Verification,
 }
@@ -398,7 +398,7 @@ pub fn scan_fingerprints(
 mod tests {
     use super::*;
     use crate::progress::Silent;
-    use crate::sketch::minhash::SplitMix64;
+    use crate::sketch::SplitMix64;
 
     /// Fingerprints near 40 random centres (0–4 bits flipped): the pigeonhole
     /// run reports exactly the brute-force pairs within 3 bits, in order.

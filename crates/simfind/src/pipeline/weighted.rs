@@ -28,8 +28,8 @@ use crate::lsh::Banding;
 use crate::progress::{Reporter, Stage};
 use crate::similarity::measures;
 use crate::sketch::Family;
-use crate::sketch::icws::{DRAW_CACHE_BYTES, DrawCache, Icws};
-use crate::text::short_hash::xxh3_64;
+use crate::sketch::{DRAW_CACHE_BYTES, DrawCache, Icws};
+use crate::text::xxh3_64;
 
 /// A weighted set of `(token, weight)` pairs as a sorted `(element, weight)`
 /// list: each token hashed (XXH3-64), equal elements merged by summing their
@@ -178,7 +178,7 @@ pub fn bags_of_files(
 mod tests {
     use super::*;
     use crate::progress::Silent;
-    use crate::sketch::minhash::SplitMix64;
+    use crate::sketch::SplitMix64;
 
     /// Σ min / Σ max by the definition, over maps of token → weight.
     fn brute(a: &[(u64, f64)], b: &[(u64, f64)]) -> f64 {

@@ -2,6 +2,7 @@
 //! lock of the trees, the journal, and carrying out a plan's entries.
 
 use super::*;
+use simfind::action::{Applied, apply};
 
 /// Acts on `plan` with `action`, journalled at `journal_path` (a new file),
 /// printing each file done and the run's summary line; `status` is the exit
@@ -12,7 +13,7 @@ pub(crate) fn carry_out(
     journal_path: &Path,
     plan: &plan::Plan,
     mut status: i32,
-) -> Result<Option<(i32, apply::Applied)>> {
+) -> Result<Option<(i32, Applied)>> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let mut journal = journal::Writer::create(journal_path, action)
@@ -43,7 +44,7 @@ pub(crate) fn carry_out(
     let mut write_error = None;
     let total = plan.entries.len();
     let stopped = || stop.load(Ordering::SeqCst);
-    let applied = apply::apply(
+    let applied = apply(
         plan,
         action,
         &mut journal,
@@ -79,7 +80,7 @@ pub(crate) fn carry_out(
                     "{} {}: failed: {reason}{}",
                     warning_prefix(),
                     entry.path.display(),
-                    if reason.starts_with(simfind::action::fsops::CANNOT_REFLINK) {
+                    if reason.starts_with(simfind::action::CANNOT_REFLINK) {
                         "; use --link or --move-to"
                     } else {
                         ""

@@ -50,16 +50,14 @@ pub(crate) fn apply_plan(
     let measured = match &planned.header.measure {
         Some(measure) => {
             let transform = args.files.transform.parse()?;
-            simfind::action::remeasure::remeasure(&mut plan, measure, transform.as_ref()).map_err(
-                |err| {
-                    anyhow::anyhow!(
-                        "--apply {}: the plan's figures cannot be measured again here: {}; \
+            simfind::action::remeasure(&mut plan, measure, transform.as_ref()).map_err(|err| {
+                anyhow::anyhow!(
+                    "--apply {}: the plan's figures cannot be measured again here: {}; \
                          nothing was changed",
-                        file.display(),
-                        crate::app::speak::settings(&err.to_string())
-                    )
-                },
-            )?;
+                    file.display(),
+                    crate::app::speak::settings(&err.to_string())
+                )
+            })?;
             true
         }
         None => false,

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use anyhow::{Result, bail};
 use serde_json::json;
-use simfind::input::kind::InputKind;
+use simfind::input::InputKind;
 use simfind::pipeline::Values;
 
 use super::{Args, Format};

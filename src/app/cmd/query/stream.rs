@@ -23,11 +23,11 @@ use std::sync::mpsc::{self, RecvTimeoutError, TryRecvError};
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
-use simfind::index::add::NewDoc;
+use simfind::index::NewDoc;
 use simfind::index::points::{self, VectorDecision, VectorStream};
-use simfind::index::query::{Query, QueryOptions};
-use simfind::index::stream::{Decision, Stream};
+use simfind::index::{Decision, Stream};
 use simfind::index::{Index, ItemKind};
+use simfind::index::{Query, QueryOptions};
 use simfind::input::bounded::{self, Bounded, LineReader};
 use simfind::input::records::{JsonlLines, Record, RecordOptions, RowError, SetsLines};
 use simfind::progress::Reporter;

@@ -152,7 +152,7 @@ pub struct Args {
     /// nothing; nothing is shingled (the shingle columns read 0) and LSH options do
     /// not apply.
     #[arg(long, value_name = "BY", help_heading = "Method")]
-    pub identical_by: Option<pipeline::identical::IdenticalBy>,
+    pub identical_by: Option<pipeline::IdenticalBy>,
 
     /// Write each item's K nearest neighbours by the exact measure among the LSH
     /// candidates (a kNN graph): one row per item and neighbour, a `rank` column

@@ -7,7 +7,7 @@
 //! layers below the subcommands never import them.
 
 use anyhow::{Result, bail};
-use simfind::pipeline::identical::IdenticalBy;
+use simfind::pipeline::IdenticalBy;
 
 use super::arguments::Args;
 use crate::app::args::{MetricArg, SketchFamilyArg};

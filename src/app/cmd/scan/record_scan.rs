@@ -4,11 +4,11 @@
 use std::time::Instant;
 
 use anyhow::{Result, anyhow, bail};
-use simfind::input::kind::InputKind;
+use simfind::input::InputKind;
 use simfind::input::records;
 use simfind::lsh::tune;
-use simfind::pipeline::plan::{Method, MethodChoice};
 use simfind::pipeline::{self, RecordOutcome};
+use simfind::pipeline::{Method, MethodChoice};
 
 use super::arguments::Args;
 use super::finish::finish;

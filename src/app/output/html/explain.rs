@@ -21,7 +21,7 @@ use rayon::prelude::*;
 use serde_json::{Value, json};
 use simfind::cluster::Clustering;
 use simfind::explain::spans;
-use simfind::input::read::ReadOptions;
+use simfind::input::ReadOptions;
 use simfind::pipeline::Document;
 use simfind::recipe::Recipe;
 use simfind::source::{self, Reopen};

@@ -1,8 +1,8 @@
 use super::*;
 use crate::lsh::Banding;
 use crate::sketch::SketchKind;
-use crate::text::normalize::Normalization;
-use crate::text::shingle::{ShingleKind, Shingler, StopWords};
+use crate::text::Normalization;
+use crate::text::{ShingleKind, Shingler, StopWords};
 
 fn recipe(kind: ShingleKind, k: usize) -> Recipe {
     Recipe {
@@ -227,7 +227,7 @@ fn a_passage_starting_in_kept_spaces_starts_at_the_same_text_in_both() {
         fold_punct: false,
     };
     let e = explain(a, b, &r);
-    let norm = |bytes: &[u8]| crate::text::normalize::normalize(bytes, r.normalization);
+    let norm = |bytes: &[u8]| crate::text::normalize(bytes, r.normalization);
     for s in &e.shared {
         assert_eq!(norm(&a[s.a.clone()]), norm(&b[s.b.clone()]), "{s:?}");
     }
@@ -260,7 +260,7 @@ proptest! {
     ) {
         let e = explain(&a, &b, &r);
         check_structure(&a, &b, &r, &e)?;
-        let norm = |bytes: &[u8]| crate::text::normalize::normalize(bytes, r.normalization);
+        let norm = |bytes: &[u8]| crate::text::normalize(bytes, r.normalization);
         for s in &e.shared {
             let (ta, tb) = (norm(&a[s.a.clone()]), norm(&b[s.b.clone()]));
             if r.shingler.kind() == ShingleKind::Char {
@@ -290,7 +290,7 @@ proptest! {
             prop_assert_eq!(e.shared.len(), 1);
             prop_assert_eq!(&e.shared[0].a, &e.shared[0].b);
             for gap in &e.only_a {
-                let text = crate::text::normalize::normalize(&a[gap.clone()], r.normalization);
+                let text = crate::text::normalize(&a[gap.clone()], r.normalization);
                 prop_assert!(words(&text).is_empty(), "{:?}", text);
                 if r.shingler.kind() == ShingleKind::Char {
                     prop_assert_eq!(text.trim(), "");

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::similarity::vectors::{cosine, euclidean, hamming_bits};
-use crate::sketch::minhash::SplitMix64;
+use crate::sketch::SplitMix64;
 
 /// Two distinct random sets sharing `shared` elements, each with `own` more.
 fn sets(rng: &mut SplitMix64, shared: usize, own: usize) -> (Vec<u64>, Vec<u64>, f64) {
@@ -96,7 +96,7 @@ fn icws_agrees_at_the_weighted_jaccard_similarity() {
 fn hyperplanes_agree_at_one_minus_the_angle() {
     let n = 4000;
     let planes = Hyperplanes::new(6, n, 17);
-    let mut rng = crate::sketch::family::Gaussian::new(4);
+    let mut rng = crate::sketch::Gaussian::new(4);
     for _ in 0..4 {
         let a: Vec<f32> = (0..6).map(|_| rng.next() as f32).collect();
         let b: Vec<f32> = (0..6).map(|_| rng.next() as f32).collect();
@@ -113,7 +113,7 @@ fn hyperplanes_agree_at_one_minus_the_angle() {
 fn pstable_agrees_at_its_formula() {
     let n = 4000;
     let family = PStable::new(5, n, 1.5, 23);
-    let mut rng = crate::sketch::family::Gaussian::new(6);
+    let mut rng = crate::sketch::Gaussian::new(6);
     for scale in [0.2, 0.5, 1.0] {
         let a: Vec<f32> = (0..5).map(|_| rng.next() as f32).collect();
         let b: Vec<f32> = a.iter().map(|&x| x + (scale * rng.next()) as f32).collect();

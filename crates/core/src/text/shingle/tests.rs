@@ -393,7 +393,7 @@ fn shingles_equal_oracles_on_debian_docs() {
     let (mut files, mut mixed) = (0, 0);
     for path in paths.iter().step_by(8) {
         let raw = std::fs::read(path).expect("readable corpus file");
-        let text = crate::text::normalize::normalize(&raw, Default::default());
+        let text = crate::text::normalize(&raw, Default::default());
         if !text.is_ascii() {
             mixed += 1;
         }

@@ -15,8 +15,8 @@ use crate::pipeline::Verification;
 use crate::progress::{Reporter, Silent};
 use crate::recipe::Recipe;
 use crate::sketch::SketchKind;
-use crate::text::normalize::Normalization;
-use crate::text::shingle::{ShingleKind, Shingler, StopWords};
+use crate::text::Normalization;
+use crate::text::{ShingleKind, Shingler, StopWords};
 
 /// Character 5-shingles, 4 bands × 2 rows: near copies share a band.
 fn recipe() -> Recipe {

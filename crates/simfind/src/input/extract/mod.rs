@@ -51,7 +51,7 @@ use crate::params::ExtractionError;
 pub use sniff::Format;
 /// Encoding detection, also what the record readers decode their inputs by.
 pub(crate) use text::{guess_legacy_of, unmarked_utf, utf16_big_endian};
-pub use transform::{Transform, TransformError};
+pub use transform::Transform;
 
 /// Which formats are extracted, the user's command that makes the text of
 /// the files it applies to (`--transform`), and the bounds of one
@@ -469,7 +469,7 @@ impl Unextracted {
 impl fmt::Display for Unextracted {
     /// The reason in plain words ([`simfind_core::spec::setting::plain`]).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&simfind_core::spec::setting::plain(&self.reason()))
+        f.write_str(&simfind_core::spec::plain(&self.reason()))
     }
 }
 

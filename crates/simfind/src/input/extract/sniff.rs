@@ -465,7 +465,7 @@ fn is_mbox(bytes: &[u8]) -> bool {
 /// large file is not read whole here (the chunked path reads it a chunk at a
 /// time).
 fn is_legacy_text(bytes: &[u8]) -> bool {
-    if crate::text::binary::looks_binary(bytes) {
+    if crate::text::looks_binary(bytes) {
         return false;
     }
     let head = &bytes[..bytes.len().min(64 << 10)];

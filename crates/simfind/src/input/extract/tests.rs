@@ -558,7 +558,7 @@ fn a_stored_transform_runs_again_only_when_given_again() {
 
 #[test]
 fn a_transform_is_refused_when_it_cannot_run() {
-    use super::TransformError;
+    use super::transform::TransformError;
     assert_eq!(
         super::Transform::new("  ", &[]).unwrap_err(),
         TransformError::EmptyCommand

@@ -161,7 +161,7 @@ fn concat_keeps_order_and_refuses_repeated_ids_and_widths() {
 /// std reads as finite is read ahead (else the fast path would be dead).
 #[test]
 fn parsing_ahead_gives_std_values_bit_for_bit() {
-    use crate::sketch::minhash::SplitMix64;
+    use crate::sketch::SplitMix64;
     let mut rng = SplitMix64(0x000F_A57F);
     let mut fields: Vec<String> = [
         "0",

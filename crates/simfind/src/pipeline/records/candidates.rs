@@ -24,9 +24,9 @@ use std::collections::BTreeMap;
 use rayon::prelude::*;
 
 use crate::lsh::Banding;
-use crate::lsh::cover::{self, Choice, Pair, Sample};
+use crate::lsh::{Choice, Pair, Sample, cover};
 use crate::similarity::sets;
-use crate::text::key::{KeyKind, key_of};
+use crate::text::{KeyKind, key_of};
 
 /// A blocking key: records whose `field` gives the same key are candidates.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -23,8 +23,8 @@ use std::collections::HashMap;
 use rayon::prelude::*;
 
 use crate::similarity::fellegi_sunter::{self as fs, Breakdown, EmOptions, Model, Tally};
-use crate::sketch::minhash::SplitMix64;
-use crate::text::normalize::{Normalization, normalize};
+use crate::sketch::SplitMix64;
+use crate::text::{Normalization, normalize};
 
 /// How a scan trains and applies the model.
 #[derive(Clone, Debug, PartialEq)]

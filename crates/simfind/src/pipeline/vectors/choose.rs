@@ -12,7 +12,7 @@ use crate::lsh::Banding;
 use crate::lsh::family::Metric;
 use crate::lsh::family::cost::{self, Priced, Work};
 use crate::similarity::vectors::{self as measure, all_pairs};
-use crate::sketch::minhash::SplitMix64;
+use crate::sketch::SplitMix64;
 
 use super::VectorQuery;
 

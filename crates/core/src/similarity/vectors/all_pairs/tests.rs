@@ -1,6 +1,6 @@
 use super::*;
 use crate::similarity::vectors::{cosine, euclidean, hamming_bits};
-use crate::sketch::minhash::SplitMix64;
+use crate::sketch::SplitMix64;
 use proptest::prelude::*;
 
 /// The oracle: every pair, measured in f64 by the functions LSH verifies by.

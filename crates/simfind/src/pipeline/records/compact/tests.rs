@@ -9,8 +9,8 @@ use crate::pipeline::plan::MethodChoice;
 use crate::progress::Silent;
 use crate::recipe::Recipe;
 use crate::sketch::SketchKind;
-use crate::text::normalize::Normalization;
-use crate::text::shingle::{ShingleKind, Shingler, StopWords};
+use crate::text::Normalization;
+use crate::text::{ShingleKind, Shingler, StopWords};
 
 /// Two inputs of two-field records: near-copies (one word changed, some
 /// across the inputs), exact copies, empty and one-shingle records, and

@@ -1,7 +1,7 @@
 use super::*;
 
 fn gaussian_points(n: usize, dim: usize, seed: u64) -> Vectors {
-    let mut g = crate::sketch::family::Gaussian::new(seed);
+    let mut g = crate::sketch::Gaussian::new(seed);
     Vectors {
         ids: (0..n).map(|i| format!("p{i}")).collect(),
         lines: (1..=n as u64).collect(),
