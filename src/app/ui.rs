@@ -222,12 +222,16 @@ impl Reporter for Ui {
     }
 
     fn warn(&self, path: &Path, reason: &dyn Display) {
-        self.print(format!("{} {}: {reason}", warning_prefix(), path.display()));
+        self.print(format!(
+            "{} {}: {reason}",
+            warning_prefix(),
+            shown_path(path)
+        ));
     }
 
     fn note(&self, path: &Path, reason: &dyn Display) {
         if self.verbose >= 1 {
-            self.print(format!("simfind: note: {}: {reason}", path.display()));
+            self.print(format!("simfind: note: {}: {reason}", shown_path(path)));
         }
     }
 
@@ -244,6 +248,26 @@ impl Reporter for Ui {
     fn wants_notes(&self) -> bool {
         self.verbose >= 1
     }
+}
+
+/// A path as one line of stderr: control characters (a newline, a carriage
+/// return, an escape) escaped as Rust writes them (`\n`, `\u{1b}`), so a
+/// file named to look like a second message, or to move the cursor, cannot
+/// forge or hide a line. Other paths are shown as `Path::display` shows them.
+pub fn shown_path(path: &Path) -> std::borrow::Cow<'_, str> {
+    let text = path.to_string_lossy();
+    if !text.chars().any(char::is_control) {
+        return text;
+    }
+    let mut escaped = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_control() {
+            escaped.extend(c.escape_debug());
+        } else {
+            escaped.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(escaped)
 }
 
 fn bar_style() -> ProgressStyle {

@@ -461,6 +461,38 @@ fn symlink_loops_and_dangling_links_are_reported_and_the_run_goes_on() {
 }
 
 #[test]
+fn a_file_named_like_a_message_cannot_forge_a_line_on_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "a.txt", prose(4, 200).as_bytes());
+    let forged = "evil\nsimfind: all clear\u{1b}[2K";
+    std::os::unix::fs::symlink(dir.path().join("missing"), dir.path().join(forged)).unwrap();
+    let out = simfind()
+        .args(["scan", dir.path().to_str().unwrap(), "-L"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        !err.lines()
+            .any(|line| line.starts_with("simfind: all clear")),
+        "the name's newline started a line of its own: {err}"
+    );
+    assert!(
+        !err.contains('\u{1b}'),
+        "the escape reached the terminal: {err:?}"
+    );
+    let warning = err
+        .lines()
+        .find(|line| line.contains("evil"))
+        .expect("the dangling link is warned about");
+    assert!(
+        warning.contains("evil\\nsimfind: all clear\\u{1b}[2K"),
+        "the name is shown escaped, whole, on the warning's line: {warning}"
+    );
+}
+
+#[test]
 fn walk_filters_hidden_include_exclude_and_size() {
     let dir = tempfile::tempdir().unwrap();
     let text = prose(5, 300);
