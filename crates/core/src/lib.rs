@@ -28,6 +28,11 @@
 //! - [`simd`]: CPU features and kernel selection, written once.
 //! - [`size`]: byte sizes as people write them (`512K`, `1GiB`), parsed.
 
+// What a section's façade (its mod.rs) does not offer is pub(crate): an item
+// marked `pub` but reachable from nowhere outside is a warning (an error
+// under CI's clippy -D warnings), so the façades stay the whole public API.
+#![warn(unreachable_pub)]
+
 pub mod cluster;
 pub mod explain;
 pub mod lsh;

@@ -34,7 +34,7 @@ pub(crate) struct Occurrences {
 
 impl Occurrences {
     /// The first unit of occurrence `i`.
-    pub fn first_unit(&self, i: usize) -> usize {
+    pub(super) fn first_unit(&self, i: usize) -> usize {
         match &self.first {
             Some(first) => first[i] as usize,
             None => i,
@@ -44,7 +44,7 @@ impl Occurrences {
     /// The normalised byte range of units `units` (non-empty): from the
     /// first one's start to the last one's end, separators between words
     /// included.
-    pub fn bytes_of(&self, units: Range<usize>) -> Range<usize> {
+    pub(super) fn bytes_of(&self, units: Range<usize>) -> Range<usize> {
         debug_assert!(!units.is_empty());
         if self.words {
             self.bounds[2 * units.start] as usize..self.bounds[2 * units.end - 1] as usize
@@ -53,7 +53,7 @@ impl Occurrences {
         }
     }
 
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.hashes.len()
     }
 }

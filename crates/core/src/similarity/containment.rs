@@ -42,7 +42,7 @@ pub fn of_counts(shared: usize, size: usize) -> f64 {
 /// The fewest shared elements that make a set of `size` elements contained
 /// at ≥ `t` (`t` in (0, 1]), by the very comparison verification makes;
 /// `size + 1` (unreachable) for the empty set.
-pub fn min_shared(size: usize, t: f64) -> usize {
+pub(crate) fn min_shared(size: usize, t: f64) -> usize {
     if size == 0 {
         return 1;
     }
@@ -217,7 +217,7 @@ pub fn contained_pairs(sets: &[Vec<u64>], t: f64, link: Option<u32>) -> Vec<Cont
 /// Every pair by the definition, over all `n(n − 1)/2` pairs: the oracle the
 /// join is tested against.
 #[cfg(test)]
-pub fn brute_force(sets: &[Vec<u64>], t: f64, link: Option<u32>) -> Vec<ContainedPair> {
+pub(crate) fn brute_force(sets: &[Vec<u64>], t: f64, link: Option<u32>) -> Vec<ContainedPair> {
     let mut pairs = Vec::new();
     for a in 0..sets.len() {
         for b in a + 1..sets.len() {

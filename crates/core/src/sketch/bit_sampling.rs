@@ -39,7 +39,7 @@ impl BitSampling {
 }
 
 /// P(one sampled bit agrees) for strings of `len` bits at Hamming distance `h`.
-pub fn collision_probability(h: f64, len: usize) -> f64 {
+pub(crate) fn collision_probability(h: f64, len: usize) -> f64 {
     (1.0 - h / len as f64).clamp(0.0, 1.0)
 }
 

@@ -29,7 +29,7 @@ use super::oph;
 use super::{SketchBuilder, Sketcher};
 
 /// ∞: the value of a block no element of the set falls into.
-pub const EMPTY: u32 = oph::EMPTY;
+pub(crate) const EMPTY: u32 = oph::EMPTY;
 
 /// The row-block family: `n` blocks, one hash function from `seed`.
 #[derive(Clone, Debug)]
@@ -60,7 +60,7 @@ impl SketchBuilder for BlockBuilder<'_> {
 /// The lecture's estimator: `a / (a + d)` over the positions where the two
 /// signatures are not both ∞; 0 when every position is ∞ in both (two empty
 /// sets, which the pipeline never compares).
-pub fn estimate(x: &[u32], y: &[u32]) -> f64 {
+pub(crate) fn estimate(x: &[u32], y: &[u32]) -> f64 {
     let (mut a, mut d) = (0usize, 0usize);
     for (&u, &v) in x.iter().zip(y) {
         if u == v {

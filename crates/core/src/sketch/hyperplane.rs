@@ -29,7 +29,7 @@ impl Hyperplanes {
 }
 
 /// P(one hyperplane does not separate two vectors at `degrees`) = 1 − θ/180.
-pub fn collision_probability(degrees: f64) -> f64 {
+pub(crate) fn collision_probability(degrees: f64) -> f64 {
     (1.0 - degrees / 180.0).clamp(0.0, 1.0)
 }
 

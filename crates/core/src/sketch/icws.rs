@@ -21,7 +21,7 @@ use crate::sketch::SplitMix64;
 use crate::sketch::{Family, Features, wrong_features};
 
 /// One sample: the element chosen and its quantised weight index t.
-pub type Sample = (u64, i64);
+pub(crate) type Sample = (u64, i64);
 
 /// n samples of ICWS from a seed.
 #[derive(Clone, Debug)]

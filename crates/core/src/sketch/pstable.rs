@@ -42,7 +42,7 @@ impl PStable {
 /// P(one projection puts two points at distance `c·a` in one bucket of width
 /// `a`) as a function of `c` (Datar et al. 2004, the Gaussian case):
 /// `1 − 2Φ(−1/c) − (2c/√(2π))·(1 − e^(−1/(2c²)))`.
-pub fn collision_probability(c: f64) -> f64 {
+pub(crate) fn collision_probability(c: f64) -> f64 {
     if c <= 0.0 {
         return 1.0;
     }

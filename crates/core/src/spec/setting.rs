@@ -9,7 +9,7 @@
 use std::borrow::Cow;
 
 /// The settings a library message may name, with their plain words.
-pub const PLAIN: &[(&str, &str)] = &[
+pub(crate) const PLAIN: &[(&str, &str)] = &[
     ("transform", "a transform command"),
     ("transform_globs", "its file globs"),
     ("include_binary", "including binary files"),

@@ -41,7 +41,7 @@ impl std::fmt::Display for KeyKind {
 
 /// The value folded for keys: accents and punctuation folded, lower case,
 /// whitespace runs one space, trimmed.
-pub fn fold_value(value: &str) -> String {
+pub(crate) fn fold_value(value: &str) -> String {
     let norm = Normalization {
         lowercase: true,
         collapse_whitespace: true,

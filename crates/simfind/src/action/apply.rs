@@ -182,6 +182,6 @@ fn act(entry: &Entry, action: &Action) -> io::Result<&'static str> {
 }
 
 /// Whether anything (a dangling symlink too) is at `path`.
-pub fn exists(path: &Path) -> bool {
+pub(crate) fn exists(path: &Path) -> bool {
     std::fs::symlink_metadata(path).is_ok()
 }

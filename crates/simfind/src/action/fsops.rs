@@ -16,7 +16,7 @@ use super::state::{self, Fingerprint, Owner};
 
 /// How a move was made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MoveHow {
+pub(crate) enum MoveHow {
     /// rename(2): same file system.
     Rename,
     /// Another file system: copied, synced, verified, then the source removed.
@@ -24,7 +24,7 @@ pub enum MoveHow {
 }
 
 impl MoveHow {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             MoveHow::Rename => "rename",
             MoveHow::Copy => "copy",
@@ -77,7 +77,7 @@ fn sync_parent(path: &Path) -> io::Result<()> {
 
 /// Moves `from` to `to` (which must not exist; its directories are made),
 /// checking on the copy path that the bytes that arrive are `expected`.
-pub fn move_file(from: &Path, to: &Path, expected: &Fingerprint) -> io::Result<MoveHow> {
+pub(crate) fn move_file(from: &Path, to: &Path, expected: &Fingerprint) -> io::Result<MoveHow> {
     if let Some(dir) = to.parent() {
         fs::create_dir_all(dir)?;
     }
@@ -100,7 +100,7 @@ pub fn move_file(from: &Path, to: &Path, expected: &Fingerprint) -> io::Result<M
 /// Copies `from` to the new path `to` (never replacing it) with its
 /// permissions and modification time, synced, and verified against
 /// `expected` before it gets its name.
-pub fn copy_new(from: &Path, to: &Path, expected: &Fingerprint) -> io::Result<()> {
+pub(crate) fn copy_new(from: &Path, to: &Path, expected: &Fingerprint) -> io::Result<()> {
     let tmp = copy_to_temp(from, to, expected, false, None)?;
     tmp.persist_noclobber(to).map_err(|e| e.error)?;
     sync_parent(to)
@@ -110,7 +110,7 @@ pub fn copy_new(from: &Path, to: &Path, expected: &Fingerprint) -> io::Result<()
 /// are `expected`, with `expected`'s modification time and `owner`'s mode
 /// and owner (undo of a removal or of a link: the file gets back the time
 /// and permissions it had, not those of the copy it is made from).
-pub fn restore_new(
+pub(crate) fn restore_new(
     from: &Path,
     to: &Path,
     expected: &Fingerprint,
@@ -123,7 +123,7 @@ pub fn restore_new(
 
 /// Replaces `path` by a fresh copy of `from` whose bytes are `expected`, with
 /// `expected`'s modification time and `owner`'s mode and owner, atomically.
-pub fn replace_with_copy(
+pub(crate) fn replace_with_copy(
     path: &Path,
     from: &Path,
     expected: &Fingerprint,
@@ -221,7 +221,7 @@ fn set_mtime(file: &File, mtime_ns: i128) -> io::Result<()> {
 
 /// Replaces `path` by a hard link to `kept`: the link is made under a
 /// temporary name beside `path`, then renamed over it.
-pub fn replace_with_link(path: &Path, kept: &Path) -> io::Result<()> {
+pub(crate) fn replace_with_link(path: &Path, kept: &Path) -> io::Result<()> {
     let tmp = temp_name(path);
     fs::hard_link(kept, &tmp)?;
     if let Err(err) = fs::rename(&tmp, path) {
@@ -237,7 +237,7 @@ pub const CANNOT_REFLINK: &str = "this file system cannot reflink";
 
 /// Replaces `path` by a reflink (FICLONE) of `kept`, keeping `path`'s
 /// permissions. Fails with the file system's error where it cannot clone.
-pub fn replace_with_reflink(path: &Path, kept: &Path) -> io::Result<()> {
+pub(crate) fn replace_with_reflink(path: &Path, kept: &Path) -> io::Result<()> {
     let (src, _) = state::open_regular(kept).map_err(to_io)?;
     let old = fs::symlink_metadata(path)?;
     let dir = path.parent().unwrap_or(Path::new("."));
@@ -264,7 +264,7 @@ pub fn replace_with_reflink(path: &Path, kept: &Path) -> io::Result<()> {
 }
 
 /// Removes `path` and syncs its directory.
-pub fn remove(path: &Path) -> io::Result<()> {
+pub(crate) fn remove(path: &Path) -> io::Result<()> {
     fs::remove_file(path)?;
     sync_parent(path)
 }

@@ -107,7 +107,7 @@ impl fmt::Display for Refusal {
 /// Refuses an update of an index holding `stored` paths (`removed[i]`: the
 /// walk did not find path `i`) when a root holds no walked file but stored
 /// documents, or when it removes more than `limit` allows.
-pub fn check<'a>(
+pub(crate) fn check<'a>(
     roots: &[PathBuf],
     walked: impl Fn(&Path) -> bool,
     stored: impl Iterator<Item = (&'a Path, bool)> + Clone,

@@ -76,15 +76,15 @@ fn parse(index_path: &std::path::Path, name: &str, value: String) -> Result<f64,
 
 /// The first `prefix_length(|set|, t)` tokens of a set already in the
 /// global order: its prefix.
-pub fn prefix_of(set: &[u64], t: f64) -> &[u64] {
+pub(crate) fn prefix_of(set: &[u64], t: f64) -> &[u64] {
     let len = u32::try_from(set.len()).unwrap_or(u32::MAX);
     &set[..(prefix_length(len, t) as usize).min(set.len())]
 }
 
 /// Documents sampled to find the frequent tokens.
-pub const SAMPLE_DOCS: usize = 1000;
+pub(crate) const SAMPLE_DOCS: usize = 1000;
 /// Sampled documents a token must be in to be ordered as frequent.
-pub const FREQUENT: u32 = 2;
+pub(crate) const FREQUENT: u32 = 2;
 
 /// The global token order of a prefix index: the frequent tokens with their
 /// sample counts; every other token counts 0. A token's key is (count, hash).

@@ -129,7 +129,7 @@ CREATE TABLE IF NOT EXISTS texts (
 ///   instead of inserting `bands` keys at random places in the lookup
 ///   B-tree (each in a page of its own); the tail is merged into
 ///   `band_lookup` in key order, a page written once for many keys.
-pub const LOOKUP_TABLES: &str = "
+pub(super) const LOOKUP_TABLES: &str = "
 CREATE TABLE IF NOT EXISTS doc_keys (
     doc  INTEGER PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE,
     keys BLOB NOT NULL
@@ -151,7 +151,7 @@ CREATE TABLE IF NOT EXISTS lookup_tail (
 /// changes meaning, so only the kind is written (a no-op on version 5).
 /// `index::tail::migrate` then moves the band keys and writes the two
 /// version marks, in the same transaction.
-pub const MIGRATE: &str = "
+pub(super) const MIGRATE: &str = "
 INSERT OR IGNORE INTO params (name, value) VALUES ('item_kind', 'files');
 ";
 

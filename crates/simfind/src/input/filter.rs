@@ -24,7 +24,7 @@ use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 /// The ignore files read in each directory, weakest first.
-pub const IGNORE_FILES: [&str; 3] = [".gitignore", ".ignore", ".simfindignore"];
+pub(crate) const IGNORE_FILES: [&str; 3] = [".gitignore", ".ignore", ".simfindignore"];
 
 /// `--exclude` globs, each remembering whether it matched anything.
 #[derive(Clone, Debug)]
@@ -149,7 +149,7 @@ pub(crate) struct IgnoreProblem {
 impl IgnoreStack {
     /// The stack for a walk from `root`: whether it is in a git repository
     /// (`.git` in it or an ancestor, looked up, not read).
-    pub fn for_root(root: &Path) -> Self {
+    pub(crate) fn for_root(root: &Path) -> Self {
         let in_git = std::fs::canonicalize(root)
             .ok()
             .is_some_and(|abs| abs.ancestors().skip(1).any(|dir| dir.join(".git").exists()));
@@ -171,7 +171,7 @@ impl IgnoreStack {
     }
 
     /// Whether `path` (at `depth` > 0) is ignored by the rules above it.
-    pub fn ignored(&mut self, path: &Path, depth: usize, is_dir: bool) -> bool {
+    pub(crate) fn ignored(&mut self, path: &Path, depth: usize, is_dir: bool) -> bool {
         self.pop_to(depth);
         for (_, matcher, _) in self.levels.iter().rev() {
             if let Some(gi) = matcher {
@@ -189,7 +189,7 @@ impl IgnoreStack {
 
     /// Enters directory `dir` at `depth`: reads its ignore files (regular
     /// files only; a link only when links are followed).
-    pub fn enter(
+    pub(crate) fn enter(
         &mut self,
         dir: &Path,
         depth: usize,

@@ -77,7 +77,7 @@ pub struct RecordConfig {
 }
 
 /// A reported pair `(a, b)` and its fields' similarities.
-pub type FieldRow = ((u32, u32), Vec<Option<f64>>);
+pub(super) type FieldRow = ((u32, u32), Vec<Option<f64>>);
 
 /// Per reported pair, the similarity of each field (`None`: empty in one of
 /// the two records, not part of the score).

@@ -160,7 +160,7 @@ pub fn reload_set(
 
 /// [`reload_set`] keeping only the values in `part`: a large file's reload
 /// then holds about `1 / part.count` of its set.
-pub fn reload_part(
+pub(super) fn reload_part(
     path: &std::path::Path,
     expected_hash: u128,
     recipe: &Recipe,

@@ -31,7 +31,7 @@ use super::{
 };
 
 /// One set in this many probes in the sample: 1/64 of the probe's cost.
-pub const STRIDE: usize = 64;
+pub(super) const STRIDE: usize = 64;
 
 /// Sets below which the join is not sampled: too few to extrapolate from.
 const MIN_SETS: usize = 16 * STRIDE;
@@ -39,7 +39,7 @@ const MIN_SETS: usize = 16 * STRIDE;
 /// The thinned look keeps one set in this many: the ranking and the index
 /// it builds cost 1/`THIN` of the whole join's, each probe meets 1/`THIN` of
 /// what it would.
-pub const THIN: usize = 8;
+pub(super) const THIN: usize = 8;
 
 /// One set of the thinned copy in this many probes: the look probes as many
 /// sets as the sample ([`THIN`] · `THIN_STRIDE` = [`STRIDE`]), each meeting

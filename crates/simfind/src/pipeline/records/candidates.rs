@@ -52,7 +52,7 @@ pub const AUTO_MIN_RECORDS: usize = 1000;
 /// Fewest qualifying pairs in the sample for a choice: with fewer, what a
 /// scheme finds is not measured (none at all would make every scheme look
 /// complete), and every field's bands are kept.
-pub const MIN_QUALIFYING: usize = 100;
+pub(super) const MIN_QUALIFYING: usize = 100;
 
 /// Random pairs sampled to predict a scheme's candidates.
 const RANDOM_PAIRS: usize = 20_000;

@@ -205,7 +205,7 @@ fn tally(values: &Values, pairs: &[(u32, u32)]) -> Tally {
 /// Trains the model: u on random pairs of the records, then λ and m by EM
 /// over `candidates`. `first`: under linkage, the first input's records
 /// (ids below it).
-pub fn train(
+pub(super) fn train(
     values: &Values,
     names: &[String],
     candidates: &[(u32, u32)],
