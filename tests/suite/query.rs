@@ -238,3 +238,86 @@ fn candidates_few_or_many_give_the_same_rows_on_any_thread_count_and_a_changed_o
         }
     }
 }
+
+/// An index of relative paths (`index docs` run in `share/`) read from
+/// another directory: the candidates are the indexed files, re-read where
+/// they were indexed and answered by a path that names them from here; and
+/// what `--add` / `--add-if-new` store from here keeps the index's base, so
+/// a later `index` run in `share/` neither loses nor doubles them.
+#[test]
+fn an_index_of_relative_paths_answers_from_any_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let share = tmp.path().join("share");
+    let elsewhere = tmp.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let text = words(7, 400).join(" ");
+    write(&share, "docs/a.txt", text.as_bytes());
+    write(
+        &share,
+        "docs/b.txt",
+        format!("{text} and a few more").as_bytes(),
+    );
+    let indexed = util::sim_in(&share, &["index", "docs", "--db", "i.db", "-q"]);
+    assert!(indexed.status.success(), "{}", stderr(&indexed));
+    let db = share.join("i.db");
+    let db = db.to_str().unwrap();
+
+    let asked = share.join("docs/a.txt");
+    let out = util::sim_in(&elsewhere, &["query", "--db", db, asked.to_str().unwrap()]);
+    assert_eq!(util::code(&out), 0, "{}", stderr(&out));
+    let answered: Vec<String> = util::csv_rows(&out.stdout)
+        .iter()
+        .map(|row| String::from_utf8_lossy(&row[1]).into_owned())
+        .collect();
+    let b = share.canonicalize().unwrap().join("docs/b.txt");
+    assert!(
+        answered.contains(&b.to_str().unwrap().to_string()),
+        "b.txt is found and named from here: {answered:?}\n{}",
+        stderr(&out)
+    );
+    for path in &answered {
+        assert!(
+            elsewhere.join(path).exists(),
+            "{path} names no file from here"
+        );
+    }
+
+    // Added from elsewhere by a relative path: stored relative to share/.
+    write(
+        &elsewhere,
+        "../share/docs/c.txt",
+        words(8, 300).join(" ").as_bytes(),
+    );
+    let added = util::sim_in(
+        &elsewhere,
+        &["index", "--db", db, "--add", "../share/docs/c.txt"],
+    );
+    assert_eq!(util::code(&added), 0, "{}", stderr(&added));
+    let again = util::sim_in(&share, &["index", "docs", "--db", "i.db"]);
+    assert_eq!(util::code(&again), 0, "{}", stderr(&again));
+    assert!(
+        stderr(&again).contains("0 added") && stderr(&again).contains("0 removed"),
+        "the file added from elsewhere is the walked docs/c.txt: {}",
+        stderr(&again)
+    );
+    let removed = util::sim_in(
+        &elsewhere,
+        &["index", "--db", db, "--remove", "../share/docs/c.txt"],
+    );
+    assert_eq!(util::code(&removed), 0, "{}", stderr(&removed));
+
+    // A stream's new file, named from elsewhere, is stored as the walk names it.
+    write(&share, "docs/d.txt", words(9, 300).join(" ").as_bytes());
+    let streamed = util::run_in(
+        &elsewhere,
+        &["query", "--db", db, "--add-if-new", "-"],
+        b"../share/docs/d.txt\n",
+    );
+    assert_eq!(util::code(&streamed), 0, "{}", stderr(&streamed));
+    let walked = util::sim_in(&share, &["index", "docs", "--db", "i.db"]);
+    assert!(
+        stderr(&walked).contains("0 removed"),
+        "the streamed docs/d.txt is the walked one: {}",
+        stderr(&walked)
+    );
+}

@@ -79,9 +79,16 @@ pub fn add_and_remove(
     // Read and signed before the lock is taken: other readers and writers
     // wait only for the write itself.
     let kind = index.kind();
+    let base = index.paths_base_elsewhere();
     for doc in add {
+        let file = matches!(doc, NewDoc::File(_));
         match prepare(doc, kind, recipe, read) {
-            Ok(doc) => docs.push(doc),
+            Ok(mut doc) => {
+                if file {
+                    doc.doc.path = Index::spelled_for(base.as_deref(), &doc.doc.path);
+                }
+                docs.push(doc)
+            }
             Err((path, err)) => {
                 reporter.warn(&path, &err);
                 errors += 1;
@@ -90,11 +97,12 @@ pub fn add_and_remove(
     }
     let mut update = index.begin_update()?;
     let mut prefixes = super::prefix::Prefixes::of(&update)?;
-    for path in remove {
+    for given in remove {
+        let path = &Index::spelled_for(base.as_deref(), given);
         if update.is_indexed(path)? {
             update.remove(path)?;
         } else {
-            reporter.warn(path, &NotIndexed);
+            reporter.warn(given, &NotIndexed);
             errors += 1;
         }
     }

@@ -82,6 +82,9 @@ use schema::{
 pub use stream::{Decision, Stream};
 pub use update::Update;
 
+/// The params row naming the directory stored relative paths are relative to.
+const BASE: &str = "paths_relative_to";
+
 use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;
@@ -808,6 +811,51 @@ impl Index {
         // Nothing was written: ending the transaction only releases the lock.
         tx.finish().map_err(|e| self.err(e))?;
         result
+    }
+
+    /// The directory the stored relative paths are relative to, when it is
+    /// not this process's current directory: a reader joins it to them, or
+    /// reads another file (or none) by the same name. `None` when they are
+    /// spelled from here, or the index predates the record (then read
+    /// against the current directory, as they always were).
+    pub(crate) fn paths_base_elsewhere(&self) -> Option<PathBuf> {
+        if self.kind != ItemKind::Files {
+            return None; // Other items are stored under ids, not paths.
+        }
+        let base: PathBuf = self
+            .conn
+            .prepare_cached("SELECT value FROM params WHERE name = ?1")
+            .and_then(|mut s| s.query_row([BASE], |r| r.get::<_, String>(0)).optional())
+            .ok()
+            .flatten()?
+            .into();
+        let here = std::env::current_dir().and_then(|d| d.canonicalize()).ok();
+        (here.as_deref() != Some(base.as_path())).then_some(base)
+    }
+
+    /// How a file named `path` from the current directory is stored (and
+    /// looked up) in an index whose relative paths are relative to `base`
+    /// ([`Index::paths_base_elsewhere`]): relative to `base` when it lies
+    /// below it, else absolute. So every relative path stored keeps one
+    /// base, and `--remove docs/a.txt` finds what `docs/a.txt` added.
+    pub(crate) fn spelled_for(base: Option<&Path>, path: &Path) -> PathBuf {
+        let Some(base) = base.filter(|_| path.is_relative()) else {
+            return path.to_path_buf();
+        };
+        let Ok(here) = std::env::current_dir().and_then(|d| d.canonicalize()) else {
+            return path.to_path_buf();
+        };
+        let joined = here.join(path);
+        // `../share/a.txt` from a sibling: the directory resolved by the
+        // file system (as the walk's root was), the name kept as given.
+        let absolute = match (joined.parent().map(Path::canonicalize), joined.file_name()) {
+            (Some(Ok(directory)), Some(name)) => directory.join(name),
+            _ => joined,
+        };
+        match absolute.strip_prefix(base) {
+            Ok(below) if !below.as_os_str().is_empty() => below.to_path_buf(),
+            _ => absolute,
+        }
     }
 
     fn convert(&self, raw: RawDoc) -> Result<StoredDoc, IndexError> {

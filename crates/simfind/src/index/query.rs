@@ -18,6 +18,7 @@
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 use xxhash_rust::xxh3::{Xxh3, xxh3_128};
@@ -163,6 +164,10 @@ pub struct Query<'a> {
     /// The prefix index's token order, loaded by the first lookup of a
     /// large set (a small one looks its own tokens up).
     prefix_order: Option<crate::index::prefix::TokenOrder>,
+    /// Where the stored relative paths are relative to, when that is not
+    /// the current directory ([`Index::paths_base_elsewhere`]): joined to
+    /// them before a candidate is re-read or answered.
+    base: Option<PathBuf>,
 }
 
 /// Up to this many shingles, a query's tokens are looked up in the prefix
@@ -198,7 +203,27 @@ impl<'a> Query<'a> {
             },
             sets: HashMap::new(),
             prefix_order: None,
+            base: index.paths_base_elsewhere(),
         })
+    }
+
+    /// `doc` with its stored path spelled from the current directory: a
+    /// relative path indexed from elsewhere is joined to where it was
+    /// indexed from, so the file re-read and the path answered are the
+    /// indexed one.
+    fn located(&self, mut doc: StoredDoc) -> StoredDoc {
+        if let Some(base) = &self.base
+            && doc.path.is_relative()
+        {
+            doc.path = base.join(&doc.path);
+        }
+        doc
+    }
+
+    /// The path to store for a file named `path` from the current
+    /// directory ([`Index::spelled_for`]).
+    pub(crate) fn storable(&self, path: &Path) -> PathBuf {
+        Index::spelled_for(self.base.as_deref(), path)
     }
 
     /// How the index's documents (and so queries) are read.
@@ -310,11 +335,19 @@ impl<'a> Query<'a> {
             }
             Ok((ids.len(), docs))
         };
-        let (candidates, mut docs) = if locked {
+        let located = |(count, docs): (usize, Vec<StoredDoc>)| {
+            (
+                count,
+                docs.into_iter()
+                    .map(|d| self.located(d))
+                    .collect::<Vec<_>>(),
+            )
+        };
+        let (candidates, mut docs) = located(if locked {
             read(self.index)?
         } else {
             self.index.snapshot(read)?
-        };
+        });
         let mut unverified = 0;
         if options.verification == Verification::Exact {
             // Only candidates that can still reach the threshold are re-read:
@@ -407,7 +440,7 @@ impl<'a> Query<'a> {
                 }
             };
             for id in self.index.prefix_candidates(&ordered, t)? {
-                docs.extend(self.index.document(id)?);
+                docs.extend(self.index.document(id)?.map(|d| self.located(d)));
             }
             // The length filter's order, so that ties rank alike.
             docs.sort_by(|x, y| {
@@ -418,8 +451,10 @@ impl<'a> Query<'a> {
             });
             docs
         } else {
-            self.index
-                .documents_with_shingles(min, max.min(i64::MAX as u64))?
+            let stored = self
+                .index
+                .documents_with_shingles(min, max.min(i64::MAX as u64))?;
+            stored.into_iter().map(|d| self.located(d)).collect()
         };
         let mut docs: Vec<(f64, StoredDoc)> = stored
             .into_iter()
@@ -744,7 +779,12 @@ impl Query<'_> {
             set: &set,
             identity,
         };
-        let mut docs = self.index.documents_with_shingles(1, i64::MAX as u64)?;
+        let mut docs: Vec<StoredDoc> = self
+            .index
+            .documents_with_shingles(1, i64::MAX as u64)?
+            .into_iter()
+            .map(|d| self.located(d))
+            .collect();
         docs.sort_by(|x, y| {
             x.path
                 .as_os_str()

@@ -108,6 +108,7 @@ impl<'a> Stream<'a> {
         reporter: &dyn Reporter,
     ) -> Result<Decision, IndexError> {
         let (kind, recipe) = (self.index.kind(), self.query.recipe());
+        let file = matches!(item, NewDoc::File(_));
         let mut prepared = match prepare(item, kind, recipe, self.query.read_options()) {
             Ok(prepared) => prepared,
             Err((path, err)) => return Ok(Decision::Unreadable(path, err)),
@@ -150,6 +151,9 @@ impl<'a> Stream<'a> {
             }
         }
         // An item shorter than one shingle is similar to nothing: new.
+        if file {
+            prepared.doc.path = self.query.storable(&prepared.doc.path);
+        }
         let id = self.insert(&mut prepared)?;
         Ok(Decision::New { id, unverified })
     }

@@ -6,8 +6,7 @@ use super::*;
 use rusqlite::params_from_iter;
 use rusqlite::types::Value;
 
-/// The params row naming the directory stored relative paths are relative to.
-const BASE: &str = "paths_relative_to";
+use super::BASE;
 
 /// An update in progress: one SQLite transaction holding the write lock.
 pub struct Update<'a> {
