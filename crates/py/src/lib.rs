@@ -90,9 +90,10 @@ impl Shingling {
 const MAX_TEXT: usize = simfind::input::records::DEFAULT_MAX_LINE;
 
 /// A document's bytes: a `str` as its UTF-8, `bytes` as they are (invalid
-/// UTF-8 is then replaced while normalising, as for a file). Borrowed where
-/// Python allows it, so a large text is not copied before shingling. At
-/// most [`MAX_TEXT`] bytes.
+/// UTF-8 is then replaced while normalising, as for a file). Borrowed: a
+/// `str`'s UTF-8 is the one CPython keeps with it (made on first use when
+/// the str is not ASCII), so a large text is not copied before shingling.
+/// At most [`MAX_TEXT`] bytes.
 fn text_of<'a>(arg: &'a Bound<'_, PyAny>, name: &str) -> PyResult<Cow<'a, [u8]>> {
     checked_text(arg, name, MAX_TEXT, "")
 }
@@ -140,8 +141,8 @@ fn checked<'a>(arg: &'a Bound<'_, PyAny>, name: &str, cap: usize, hint: &str) ->
         Text::Bytes(bytes.as_bytes())
     } else if let Ok(text) = arg.cast::<PyString>() {
         // Its UTF-8 has at least a byte a character: a str refused by its
-        // length is not encoded first (under the abi3 of Python 3.9 the
-        // encoding is a copy, a second gigabyte for a 1 GB text).
+        // length is not encoded first (for a str that is not ASCII the
+        // encoding is made, and kept by the str, on first use).
         let chars = text.len()?;
         if chars > cap {
             return Err(PyValueError::new_err(format!(
