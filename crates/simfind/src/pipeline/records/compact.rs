@@ -6,17 +6,22 @@
 //! and a copy of the matrix for banding took 1.6 GB at a million short
 //! records, 2.7 × the scan's memory bound (docs/PERFORMANCE.md, "Issue #22").
 //! Here the records become columns as soon as they are read (texts in chunks
-//! of records, ids in one arena), each set is made, signed and dropped, the
-//! matrix is banded in place, and verification makes the set of each
-//! candidate's record again from its text, once, held within the verify
-//! budget until its last candidate is verified (`verify::verify_exact`, the
-//! files scan's verifier; short texts: cheaper than holding every set). When
+//! of records, ids in one arena), each text is signed as the files scan
+//! signs a file (`sign::sign_windows`: its windows through a repeat filter
+//! to the kernel, no set made) and identical texts only once, the matrix is
+//! banded in place, and verification makes the set of each candidate's
+//! record (of each group of identical records, once) from its text, held
+//! within the verify budget until its last candidate is verified
+//! (`verify::verify_exact`, the files scan's verifier; short texts: cheaper
+//! than holding every set). A record's exact shingle count is then known
+//! for the records of every pair, the only ones whose count is printed. When
 //! the inputs can be read again ([`Reread`]: JSON Lines, CSV, TSV files), each chunk of
 //! texts is freed once signed, and the candidates' records are read again at
 //! their offsets once the matrix is freed: then no text is held beside the
 //! matrix (at ten million records the texts were as much as 1/6 of it). The
 //! outcome is the one [`super::scan_records`] gives by holding the sets: the
-//! same signatures, candidates, similarities, counts and notes; a record
+//! same signatures, candidates, similarities, counts (of the records in
+//! pairs; `--verify signature`: of all) and notes; a record
 //! that changed before it was read again is a warning naming its file and
 //! line, and its pairs are dropped and counted as errors.
 
