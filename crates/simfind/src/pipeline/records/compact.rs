@@ -54,12 +54,12 @@ struct Arena {
 }
 
 impl Arena {
-    fn push(&mut self, parts: &[String]) {
+    fn push(&mut self, parts: &[impl AsRef<str>]) {
         for (i, part) in parts.iter().enumerate() {
             if i > 0 {
                 self.bytes.push(b' ');
             }
-            self.bytes.extend_from_slice(part.as_bytes());
+            self.bytes.extend_from_slice(part.as_ref().as_bytes());
         }
         self.ends.push(self.bytes.len() as u64);
     }
@@ -82,7 +82,7 @@ struct Texts {
 }
 
 impl Texts {
-    fn push(&mut self, parts: &[String], count: usize) {
+    fn push(&mut self, parts: &[impl AsRef<str>], count: usize) {
         let records = self.chunks.len() << SHIFT;
         if self
             .chunks
@@ -133,40 +133,117 @@ pub(super) fn scan(
     reason: Reason,
     reporter: &dyn Reporter,
 ) -> RecordOutcome {
-    let mut stats = super::stats_of(&records);
+    let stats = super::stats_of(&records);
     let reread = records.reread;
-    // Columns, each record's strings freed as it is moved in.
     let count = records.records.len();
-    let mut texts = Texts::default();
-    let mut ids = Ids::with_capacity(count);
-    // A record's size (its fields' bytes), 32 bits with the few wider listed.
-    let mut sizes: Vec<u32> = Vec::with_capacity(count);
-    let mut wide_sizes: Vec<(u32, u64)> = Vec::new();
-    // Records come in input order: each input's first record.
-    let mut input_starts: Vec<(u32, u32)> = Vec::new();
-    let mut offsets: Vec<u64> = Vec::with_capacity(if reread.is_some() { count } else { 0 });
-    // And a hash of each text, to tell a record changed before it is read
-    // again (its id and size could stay).
-    let mut hashes: Vec<u32> = Vec::with_capacity(if reread.is_some() { count } else { 0 });
-    for (i, r) in records.records.into_iter().enumerate() {
-        texts.push(&r.fields, count);
-        let size = r.len();
-        sizes.push(u32::try_from(size).unwrap_or_else(|_| {
-            wide_sizes.push((i as u32, size));
-            u32::MAX
-        }));
-        ids.push(r.id.as_bytes());
-        if input_starts
-            .last()
-            .is_none_or(|&(input, _)| input != r.origin.input)
-        {
-            input_starts.push((r.origin.input, i as u32));
-        }
-        if reread.is_some() {
-            offsets.push(r.origin.offset);
-            hashes.push(text_hash(texts.get(i)));
+    // Each record's strings freed as it is moved in.
+    let mut columns = Columns::new(count, reread.is_some());
+    for r in records.records {
+        columns.push(r.id.as_bytes(), &r.fields, r.origin.input, r.origin.offset);
+    }
+    scan_columns(columns, reread, stats, config, link, reason, reporter)
+}
+
+/// [`scan`] for texts given in memory, record `i` being `texts[i]` with the
+/// id `i`: what [`scan`] gives for them as records of one field, without
+/// making the records first (each text is copied once, into the columns).
+pub(super) fn scan_texts(
+    texts: &[impl AsRef<str>],
+    config: &ScanConfig,
+    reason: Reason,
+    reporter: &dyn Reporter,
+) -> RecordOutcome {
+    let stats = super::ScanStats {
+        files: texts.len() as u64,
+        ..super::ScanStats::default()
+    };
+    let mut columns = Columns::new(texts.len(), false);
+    let mut id = String::new();
+    for (i, text) in texts.iter().enumerate() {
+        id.clear();
+        std::fmt::Write::write_fmt(&mut id, format_args!("{i}")).expect("a String takes it");
+        columns.push(id.as_bytes(), std::slice::from_ref(text), 0, 0);
+    }
+    scan_columns(columns, None, stats, config, false, reason, reporter)
+}
+
+/// The records as columns: what [`scan_columns`] works on.
+struct Columns {
+    count: usize,
+    texts: Texts,
+    ids: Ids,
+    /// A record's size (its fields' bytes), 32 bits with the few wider listed.
+    sizes: Vec<u32>,
+    wide_sizes: Vec<(u32, u64)>,
+    /// Records come in input order: each input's first record.
+    input_starts: Vec<(u32, u32)>,
+    /// When the inputs can be read again: each record's offset, and a hash
+    /// of its text, to tell a record changed before it is read again (its
+    /// id and size could stay).
+    offsets: Vec<u64>,
+    hashes: Vec<u32>,
+    reread: bool,
+}
+
+impl Columns {
+    fn new(count: usize, reread: bool) -> Columns {
+        Columns {
+            count,
+            texts: Texts::default(),
+            ids: Ids::with_capacity(count),
+            sizes: Vec::with_capacity(count),
+            wide_sizes: Vec::new(),
+            input_starts: Vec::new(),
+            offsets: Vec::with_capacity(if reread { count } else { 0 }),
+            hashes: Vec::with_capacity(if reread { count } else { 0 }),
+            reread,
         }
     }
+
+    fn push(&mut self, id: &[u8], fields: &[impl AsRef<str>], input: u32, offset: u64) {
+        let i = self.sizes.len();
+        self.texts.push(fields, self.count);
+        let size: u64 = fields.iter().map(|f| f.as_ref().len() as u64).sum();
+        self.sizes.push(u32::try_from(size).unwrap_or_else(|_| {
+            self.wide_sizes.push((i as u32, size));
+            u32::MAX
+        }));
+        self.ids.push(id);
+        if self
+            .input_starts
+            .last()
+            .is_none_or(|&(last, _)| last != input)
+        {
+            self.input_starts.push((input, i as u32));
+        }
+        if self.reread {
+            self.offsets.push(offset);
+            self.hashes.push(text_hash(self.texts.get(i)));
+        }
+    }
+}
+
+/// The scan of [`scan`] and [`scan_texts`], from the records' columns.
+fn scan_columns(
+    columns: Columns,
+    reread: Option<Reread>,
+    mut stats: super::ScanStats,
+    config: &ScanConfig,
+    link: bool,
+    reason: Reason,
+    reporter: &dyn Reporter,
+) -> RecordOutcome {
+    let Columns {
+        count,
+        mut texts,
+        mut ids,
+        sizes,
+        wide_sizes,
+        input_starts,
+        offsets,
+        hashes,
+        ..
+    } = columns;
     ids.shrink_to_fit();
     // The records' strings are freed, but their pages stay resident between
     // the columns' (glibc returns only a heap's top) under the matrix to come.
@@ -773,7 +850,7 @@ fn read_again(
         if let Some(problem) = problem {
             // Its place in the texts, kept (empty) when it was not read.
             if again.texts.ends.len() == k {
-                again.texts.push(&[]);
+                again.texts.push(&[] as &[&str]);
             }
             again.changed.push(i);
             again.why.push(problem);

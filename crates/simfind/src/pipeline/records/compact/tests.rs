@@ -156,10 +156,10 @@ fn columns_give_what_held_sets_give() {
 #[test]
 fn an_arena_gives_back_each_record_joined_by_spaces() {
     let mut arena = Arena::default();
-    arena.push(&["a".into(), "bc".into()]);
-    arena.push(&[]);
-    arena.push(&["".into(), "".into()]);
-    arena.push(&["\u{e9}t\u{e9}".into()]);
+    arena.push(&["a", "bc"]);
+    arena.push(&[] as &[&str]);
+    arena.push(&["", ""]);
+    arena.push(&["\u{e9}t\u{e9}"]);
     assert_eq!(arena.ends.len(), 4);
     assert_eq!(arena.get(0), b"a bc");
     assert_eq!(arena.get(1), b"");
@@ -498,6 +498,72 @@ fn a_run_asked_to_stop_skips_the_rest_and_still_returns() {
                 assert_eq!(outcome.pairs.len(), 0);
                 assert_eq!(outcome.stats.candidates, 0);
             }
+        }
+    }
+}
+
+#[test]
+fn texts_in_memory_give_what_their_records_give() {
+    // `records()`' texts as one field each, ids their positions: through
+    // `scan_texts` (no records made under LSH) and as records.
+    let texts: Vec<String> = records()
+        .records
+        .iter()
+        .map(|r| r.fields.join(" "))
+        .collect();
+    let as_records = || Records {
+        fields: vec!["text".into()],
+        records: texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| Record {
+                id: i.to_string(),
+                fields: vec![t.clone()],
+                origin: Origin {
+                    input: 0,
+                    line: i as u64 + 1,
+                    offset: 0,
+                },
+            })
+            .collect(),
+        skipped: 0,
+        reread: None,
+        decoded: false,
+    };
+    let record = RecordConfig {
+        kind: InputKind::Jsonl,
+        per_field: false,
+        weights: Vec::new(),
+        link: false,
+        candidate_fields: Vec::new(),
+        blocks: Vec::new(),
+        block_cap: crate::pipeline::DEFAULT_BLOCK_CAP,
+        model: None,
+    };
+    for method in [MethodChoice::Auto, MethodChoice::Fixed(Method::Exact)] {
+        for verification in [Verification::Exact, Verification::Signature] {
+            let mut config = config(verification, SketchKind::Classic);
+            config.method = method;
+            let given = super::super::scan_texts(&texts, &config, &Silent);
+            let read = super::super::scan_records(as_records(), &config, &record, &Silent);
+            let (given, read) = (given.outcome, read.outcome);
+            let what = format!("{method:?}, {verification:?}");
+            assert!(given.pairs.len() > 3, "{what}: the corpus has pairs");
+            assert_eq!(
+                given.pairs.iter().collect::<Vec<_>>(),
+                read.pairs.iter().collect::<Vec<_>>(),
+                "{what}"
+            );
+            assert_eq!(
+                format!("{:?}", given.documents),
+                format!("{:?}", read.documents),
+                "{what}"
+            );
+            assert_eq!(
+                format!("{:?} {:?}", given.stats, given.decision),
+                format!("{:?} {:?}", read.stats, read.decision),
+                "{what}"
+            );
         }
     }
 }
