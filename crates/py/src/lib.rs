@@ -26,13 +26,11 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyFloat, PyInt, PyString};
 use simfind::cluster::{ClusterMethod, ClusterParams, FileFacts, KeepPolicy, cluster_contents};
 use simfind::index::{Index, Params};
-use simfind::input::records::{Origin, Record, Records};
-use simfind::pipeline::{RecordConfig, ScanConfig, scan_records};
+use simfind::pipeline::{ScanConfig, scan_texts};
 use simfind::progress::Reporter;
 use simfind::recipe::{MAX_K, shingle_set};
 use simfind::similarity::measures;
 use simfind::sketch::{AnyFamily, AnySketcher, Family, Features, SketchKind};
-use simfind::spec::InputKind;
 use simfind::spec::{Method, SpecBuilder, SpecError, Verification};
 use simfind::text::Normalization;
 use simfind::text::{ShingleKind, Shingler};
@@ -90,9 +88,10 @@ impl Shingling {
 const MAX_TEXT: usize = simfind::input::records::DEFAULT_MAX_LINE;
 
 /// A document's bytes: a `str` as its UTF-8, `bytes` as they are (invalid
-/// UTF-8 is then replaced while normalising, as for a file). Borrowed where
-/// Python allows it, so a large text is not copied before shingling. At
-/// most [`MAX_TEXT`] bytes.
+/// UTF-8 is then replaced while normalising, as for a file). Borrowed: a
+/// `str`'s UTF-8 is the one CPython keeps with it (made on first use when
+/// the str is not ASCII), so a large text is not copied before shingling.
+/// At most [`MAX_TEXT`] bytes.
 fn text_of<'a>(arg: &'a Bound<'_, PyAny>, name: &str) -> PyResult<Cow<'a, [u8]>> {
     checked_text(arg, name, MAX_TEXT, "")
 }
@@ -104,14 +103,12 @@ fn text_within<'a>(
     name: &str,
     max_length: Option<usize>,
 ) -> PyResult<Cow<'a, [u8]>> {
-    checked_text(
-        arg,
-        name,
-        max_length.unwrap_or(MAX_TEXT),
-        ": a larger max_length= takes it, at about 8 bytes of memory a character while \
-         its shingles are made",
-    )
+    checked_text(arg, name, max_length.unwrap_or(MAX_TEXT), CAP_HINT)
 }
+
+/// How a text over the cap of a call's `max_length` is told it can pass.
+const CAP_HINT: &str = ": a larger max_length= takes it, at about 8 bytes of memory a \
+                        character while its shingles are made";
 
 /// The bytes of `arg`, a TypeError naming it when it is neither `str` nor
 /// `bytes`, a ValueError naming it and its length when it has more than
@@ -122,12 +119,28 @@ fn checked_text<'a>(
     cap: usize,
     hint: &str,
 ) -> PyResult<Cow<'a, [u8]>> {
+    Ok(match checked(arg, name, cap, hint)? {
+        Text::Str(Cow::Borrowed(text)) => Cow::Borrowed(text.as_bytes()),
+        Text::Str(Cow::Owned(text)) => Cow::Owned(text.into_bytes()),
+        Text::Bytes(bytes) => Cow::Borrowed(bytes),
+    })
+}
+
+/// A text as Python gave it: a `str`'s UTF-8 (valid, so never checked
+/// again) or `bytes`.
+enum Text<'a> {
+    Str(Cow<'a, str>),
+    Bytes(&'a [u8]),
+}
+
+/// [`checked_text`], a `str` kept as such.
+fn checked<'a>(arg: &'a Bound<'_, PyAny>, name: &str, cap: usize, hint: &str) -> PyResult<Text<'a>> {
     let text = if let Ok(bytes) = arg.cast::<PyBytes>() {
-        Cow::Borrowed(bytes.as_bytes())
+        Text::Bytes(bytes.as_bytes())
     } else if let Ok(text) = arg.cast::<PyString>() {
         // Its UTF-8 has at least a byte a character: a str refused by its
-        // length is not encoded first (under the abi3 of Python 3.9 the
-        // encoding is a copy, a second gigabyte for a 1 GB text).
+        // length is not encoded first (for a str that is not ASCII the
+        // encoding is made, and kept by the str, on first use).
         let chars = text.len()?;
         if chars > cap {
             return Err(PyValueError::new_err(format!(
@@ -135,20 +148,20 @@ fn checked_text<'a>(
                  text{hint}"
             )));
         }
-        match text.to_cow()? {
-            Cow::Borrowed(text) => Cow::Borrowed(text.as_bytes()),
-            Cow::Owned(text) => Cow::Owned(text.into_bytes()),
-        }
+        Text::Str(text.to_cow()?)
     } else {
         return Err(PyTypeError::new_err(format!(
             "{name} must be str or bytes, not {}",
             arg.get_type().name()?
         )));
     };
-    if text.len() > cap {
+    let len = match &text {
+        Text::Str(text) => text.len(),
+        Text::Bytes(bytes) => bytes.len(),
+    };
+    if len > cap {
         return Err(PyValueError::new_err(format!(
-            "{name} is {} bytes long (UTF-8), over the cap of {cap} bytes a text{hint}",
-            text.len()
+            "{name} is {len} bytes long (UTF-8), over the cap of {cap} bytes a text{hint}"
         )));
     }
     Ok(text)
@@ -210,49 +223,50 @@ fn spec_error(error: SpecError) -> PyErr {
     PyValueError::new_err(message)
 }
 
-/// The texts of `texts` in order, as records of one text field: `str` as
-/// given, `bytes` decoded with invalid UTF-8 replaced (as a JSON Lines input
-/// cannot hold them either). Anything else is a `TypeError` naming its
-/// position; a text longer than `max_length` (None: [`MAX_TEXT`]), a
-/// `ValueError`.
-fn records_of(
-    py: Python<'_>,
-    texts: &Bound<'_, PyAny>,
-    max_length: Option<usize>,
-) -> PyResult<Records> {
-    let mut records = Vec::new();
+/// The items of `texts`, in order, each held (so that the texts
+/// [`texts_of`] lends from them live as long as these do).
+fn items_of<'py>(py: Python<'py>, texts: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    let mut items = Vec::new();
     for (i, item) in texts.try_iter()?.enumerate() {
-        let item = item?;
         // A long list is read without running Python code, which is where
         // Python notices Ctrl-C: asked here now and then.
         if i % 65536 == 65535 {
             py.check_signals()?;
         }
-        if is_missing(&item) {
+        items.push(item?);
+    }
+    Ok(items)
+}
+
+/// The texts of `items` in order: a `str`'s UTF-8 lent as it is (valid,
+/// never checked again), `bytes` decoded with invalid UTF-8 replaced (as a
+/// JSON Lines input cannot hold them either). Anything else is a
+/// `TypeError` naming its position; a missing value or a text longer than
+/// `max_length` (None: [`MAX_TEXT`]), a `ValueError`.
+fn texts_of<'a>(
+    py: Python<'_>,
+    items: &'a [Bound<'_, PyAny>],
+    max_length: Option<usize>,
+) -> PyResult<Vec<Cow<'a, str>>> {
+    let cap = max_length.unwrap_or(MAX_TEXT);
+    let mut texts = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        if i % 65536 == 65535 {
+            py.check_signals()?;
+        }
+        if is_missing(item) {
             return Err(PyValueError::new_err(format!(
                 "texts[{i}] is a missing value ({}): drop or fill missing values first \
                  (pandas: .dropna() or .fillna(\"\"))",
                 item.repr()?
             )));
         }
-        let text = text_within(&item, &format!("texts[{i}]"), max_length)?;
-        records.push(Record {
-            id: i.to_string(),
-            fields: vec![String::from_utf8_lossy(&text).into_owned()],
-            origin: Origin {
-                input: 0,
-                line: i as u64 + 1,
-                offset: 0,
-            },
+        texts.push(match checked(item, &format!("texts[{i}]"), cap, CAP_HINT)? {
+            Text::Str(text) => text,
+            Text::Bytes(bytes) => String::from_utf8_lossy(bytes),
         });
     }
-    Ok(Records {
-        fields: vec!["text".to_owned()],
-        records,
-        skipped: 0,
-        reread: None,
-        decoded: false,
-    })
+    Ok(texts)
 }
 
 /// Whether `item` is what pandas and pyarrow put where a value is missing:
@@ -439,7 +453,8 @@ fn _pairs<'py>(
         .verification(verification)
         .build()
         .map_err(spec_error)?;
-    let records = records_of(py, texts, max_length)?;
+    let items = items_of(py, texts)?;
+    let texts = texts_of(py, &items, max_length)?;
     let config = ScanConfig::from_spec(
         &spec,
         Vec::new(),
@@ -447,16 +462,6 @@ fn _pairs<'py>(
         Default::default(),
         simfind::pipeline::DEFAULT_VERIFY_MEMORY,
     );
-    let record = RecordConfig {
-        kind: InputKind::Jsonl,
-        per_field: false,
-        weights: Vec::new(),
-        link: false,
-        candidate_fields: Vec::new(),
-        blocks: Vec::new(),
-        block_cap: simfind::pipeline::DEFAULT_BLOCK_CAP,
-        model: None,
-    };
     // Its own pool: the host's threads (and any global pool another
     // extension set up) are left alone.
     let pool = rayon::ThreadPoolBuilder::new()
@@ -471,7 +476,7 @@ fn _pairs<'py>(
     let cancel = Cancel::default();
     let (pairs, groups, kept) = run_interruptibly(py, &cancel, || {
         pool.install(|| {
-            let outcome = scan_records(records, &config, &record, &cancel).outcome;
+            let outcome = scan_texts(&texts, &config, &cancel).outcome;
             found(&outcome, &params)
         })
     })?;
@@ -597,7 +602,8 @@ fn _minhash<'py>(
         .build()
         .map_err(spec_error)?;
     let recipe = spec.recipe();
-    let records = records_of(py, texts, count_arg("max_length", max_length)?)?;
+    let items = items_of(py, texts)?;
+    let texts = texts_of(py, &items, count_arg("max_length", max_length)?)?;
     let family = AnyFamily::from(recipe.sketcher());
     let n = family.signature_len();
     let pool = rayon::ThreadPoolBuilder::new()
@@ -607,18 +613,18 @@ fn _minhash<'py>(
     let cancel = Cancel::default();
     let (matrix, empty) = run_interruptibly(py, &cancel, || {
         use rayon::prelude::*;
-        let mut matrix = vec![0u32; records.records.len() * n];
-        let mut empty = vec![false; records.records.len()];
+        let mut matrix = vec![0u32; texts.len() * n];
+        let mut empty = vec![false; texts.len()];
         pool.install(|| {
             matrix
                 .par_chunks_mut(n.max(1))
                 .zip(empty.par_iter_mut())
-                .zip(records.records.par_iter())
-                .for_each(|((row, empty), record)| {
+                .zip(texts.par_iter())
+                .for_each(|((row, empty), text)| {
                     if cancel.cancelled() {
                         return;
                     }
-                    let set = recipe.set_of(record.fields[0].as_bytes());
+                    let set = recipe.set_of(text.as_bytes());
                     *empty = set.is_empty();
                     if !set.is_empty() {
                         family.sign_into(Features::Set(&set), row);

@@ -126,15 +126,7 @@ pub fn scan_records(
     record: &RecordConfig,
     reporter: &dyn Reporter,
 ) -> RecordOutcome {
-    let method = match config.method {
-        MethodChoice::Fixed(method) => method,
-        MethodChoice::Banded | MethodChoice::Auto => Method::Lsh,
-    };
-    let reason = match config.method {
-        MethodChoice::Fixed(_) => Reason::RecordsRequested,
-        MethodChoice::Banded => Reason::RecordsBandingGiven,
-        MethodChoice::Auto => Reason::RecordsAuto,
-    };
+    let (method, reason) = decision(config);
     // Whole text records under LSH (the default): without holding the sets.
     if method == Method::Lsh
         && !record.per_field
@@ -144,6 +136,67 @@ pub fn scan_records(
         return compact::scan(records, config, record.link, reason, reporter);
     }
     scan_held(records, config, record, method, reason, reporter)
+}
+
+/// Finds the similar pairs among `texts`, record `i` being `texts[i]` with
+/// the id `i`: what [`scan_records`] gives for them as records of one text
+/// field (`--input jsonl` without per-field options). Under LSH, without
+/// making the records first: each text is copied once, into the scan's
+/// columns (the Python package's `dedupe`).
+pub fn scan_texts(
+    texts: &[impl AsRef<str> + Sync],
+    config: &ScanConfig,
+    reporter: &dyn Reporter,
+) -> RecordOutcome {
+    let record = RecordConfig {
+        kind: InputKind::Jsonl,
+        per_field: false,
+        weights: Vec::new(),
+        link: false,
+        candidate_fields: Vec::new(),
+        blocks: Vec::new(),
+        block_cap: DEFAULT_BLOCK_CAP,
+        model: None,
+    };
+    let (method, reason) = decision(config);
+    if method == Method::Lsh {
+        return compact::scan_texts(texts, config, reason, reporter);
+    }
+    let records = texts
+        .iter()
+        .enumerate()
+        .map(|(i, text)| crate::input::records::Record {
+            id: i.to_string(),
+            fields: vec![text.as_ref().to_owned()],
+            origin: crate::input::records::Origin {
+                input: 0,
+                line: i as u64 + 1,
+                offset: 0,
+            },
+        })
+        .collect();
+    let records = Records {
+        fields: vec!["text".to_owned()],
+        records,
+        skipped: 0,
+        reread: None,
+        decoded: false,
+    };
+    scan_records(records, config, &record, reporter)
+}
+
+/// The method a records scan takes under `config`, and why.
+fn decision(config: &ScanConfig) -> (Method, Reason) {
+    let method = match config.method {
+        MethodChoice::Fixed(method) => method,
+        MethodChoice::Banded | MethodChoice::Auto => Method::Lsh,
+    };
+    let reason = match config.method {
+        MethodChoice::Fixed(_) => Reason::RecordsRequested,
+        MethodChoice::Banded => Reason::RecordsBandingGiven,
+        MethodChoice::Auto => Reason::RecordsAuto,
+    };
+    (method, reason)
 }
 
 /// A record scan's counts before it signs: the records read count as its

@@ -88,7 +88,10 @@ impl<'a> Chunks<'a> {
 
 /// The shingle hashes of `bytes` in `buffers.set`, unordered, with most
 /// repeats dropped by a [`RepeatFilter`] and every distinct value kept.
-pub(super) fn filtered_windows_into(bytes: &[u8], recipe: &Recipe, buffers: &mut Buffers) {
+/// Returns the number of windows offered (every shingle, repeats included:
+/// what [`super::sign::sign_windows`] counts for a sketcher that takes
+/// repeats).
+pub(super) fn filtered_windows_into(bytes: &[u8], recipe: &Recipe, buffers: &mut Buffers) -> usize {
     let Buffers {
         text,
         scratch,
@@ -97,11 +100,14 @@ pub(super) fn filtered_windows_into(bytes: &[u8], recipe: &Recipe, buffers: &mut
         ..
     } = buffers;
     normalize_into(bytes, recipe.normalization, text);
+    let mut windows = 0;
     repeats.filter_into(text.len() / 4, set, |passing| {
-        recipe
-            .shingler
-            .for_each_hash_block(text, scratch, |block| passing.offer_block(block))
+        recipe.shingler.for_each_hash_block(text, scratch, |block| {
+            windows += block.len();
+            passing.offer_block(block);
+        })
     });
+    windows
 }
 
 /// The sorted shingle set of `bytes` in `buffers.set`. A sort needs no exact

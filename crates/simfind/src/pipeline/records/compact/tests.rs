@@ -13,8 +13,8 @@ use crate::text::Normalization;
 use crate::text::{ShingleKind, Shingler, StopWords};
 
 /// Two inputs of two-field records: near-copies (one word changed, some
-/// across the inputs), exact copies, empty and one-shingle records, and
-/// records with fewer fields than the others.
+/// across the inputs), exact copies (some across the inputs), empty and
+/// one-shingle records, and records with fewer fields than the others.
 fn records() -> Records {
     let words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta"];
     let mut records = Vec::new();
@@ -34,6 +34,9 @@ fn records() -> Records {
                 near
             })),
             2 => fields = vec![String::new(), String::new()],
+            // Exact copies: records 8 + 10j, 15 + 10j and 16 + 10j are one
+            // text (58, 65 and 66 across the two inputs).
+            5 | 6 if i > 10 => fields.clone_from(&records[i - 7 - i % 10 + 5].fields),
             3 => fields = vec!["ab".into(), String::new()],
             4 => fields.truncate(1),
             _ => {}
@@ -78,6 +81,28 @@ fn config(verification: Verification, sketch: SketchKind) -> ScanConfig {
     }
 }
 
+/// `outcome`'s documents as two scans must agree on them: under exact
+/// verification a record is signed without its set, whose exact size is
+/// made only for the records verification reads, so the size of one in no
+/// pair is an upper bound (it is never printed) and only whether it is 0 is
+/// compared; the held sets' scan and `--verify signature` count every one.
+fn documents(outcome: &ScanOutcome, verification: Verification) -> String {
+    let paired: std::collections::HashSet<u32> =
+        outcome.pairs.iter().flat_map(|p| [p.a, p.b]).collect();
+    let documents: Vec<Document> = (0u32..)
+        .zip(&outcome.documents)
+        .map(|(i, d)| Document {
+            shingles: if verification == Verification::Exact && !paired.contains(&i) {
+                d.shingles.min(1)
+            } else {
+                d.shingles
+            },
+            ..d.clone()
+        })
+        .collect();
+    format!("{documents:?}")
+}
+
 #[test]
 fn columns_give_what_held_sets_give() {
     for link in [false, true] {
@@ -113,8 +138,8 @@ fn columns_give_what_held_sets_give() {
                     "{what}"
                 );
                 assert_eq!(
-                    format!("{:?}", held.documents),
-                    format!("{:?}", compact.documents),
+                    documents(&held, verification),
+                    documents(&compact, verification),
                     "{what}"
                 );
                 assert_eq!(
@@ -131,10 +156,10 @@ fn columns_give_what_held_sets_give() {
 #[test]
 fn an_arena_gives_back_each_record_joined_by_spaces() {
     let mut arena = Arena::default();
-    arena.push(&["a".into(), "bc".into()]);
-    arena.push(&[]);
-    arena.push(&["".into(), "".into()]);
-    arena.push(&["\u{e9}t\u{e9}".into()]);
+    arena.push(&["a", "bc"]);
+    arena.push(&[] as &[&str]);
+    arena.push(&["", ""]);
+    arena.push(&["\u{e9}t\u{e9}"]);
     assert_eq!(arena.ends.len(), 4);
     assert_eq!(arena.get(0), b"a bc");
     assert_eq!(arena.get(1), b"");
@@ -288,8 +313,8 @@ fn read_again_gives_what_held_sets_give(kind: InputKind) {
                 "{what}"
             );
             assert_eq!(
-                format!("{:?}", held.documents),
-                format!("{:?}", again.documents),
+                documents(&held, verification),
+                documents(&again, verification),
                 "{what}"
             );
             assert_eq!(
@@ -318,12 +343,30 @@ impl Reporter for Warnings {
 #[test]
 fn a_record_changed_before_it_is_read_again_is_named_and_its_pairs_dropped() {
     for kind in KINDS {
-        changed_record_is_named(kind);
+        changed_record_is_named(kind, "changed", &|pairs| pairs[0].0);
     }
 }
 
-fn changed_record_is_named(kind: InputKind) {
-    let (paths, options) = files("changed", kind);
+#[test]
+fn a_changed_record_whose_copies_are_not_takes_only_its_own_pairs() {
+    // Record 58 is the first of three identical records (65 and 66 the
+    // others, in the other input): signed and verified as one, but when
+    // 58 changes, its copies' pairs stay, each other's included.
+    for kind in KINDS {
+        changed_record_is_named(kind, "original", &|pairs| {
+            for copy in [(58, 65), (58, 66), (65, 66)] {
+                assert!(pairs.contains(&copy), "{kind:?}: {copy:?} in {pairs:?}");
+            }
+            58
+        });
+    }
+}
+
+/// Changes the record `pick` chooses among the pairs of an unchanged scan
+/// while the scan reads `kind` files, and checks that it is named and that
+/// only its pairs are dropped.
+fn changed_record_is_named(kind: InputKind, name: &str, pick: &dyn Fn(&[(u32, u32)]) -> u32) {
+    let (paths, options) = files(name, kind);
     let config = config(Verification::Exact, SketchKind::Classic);
     let before = scan(
         read(&paths, &options),
@@ -334,7 +377,7 @@ fn changed_record_is_named(kind: InputKind) {
     )
     .outcome;
     let pairs: Vec<(u32, u32)> = before.pairs.iter().map(|p| (p.a, p.b)).collect();
-    let (a, _) = pairs[0];
+    let a = pick(&pairs);
     let id = before.documents[a as usize].path.display().to_string();
     // Read, then the file changes under the scan: the record's text keeps
     // its length (the offsets stay) but not its letters. The scan is run
@@ -455,6 +498,72 @@ fn a_run_asked_to_stop_skips_the_rest_and_still_returns() {
                 assert_eq!(outcome.pairs.len(), 0);
                 assert_eq!(outcome.stats.candidates, 0);
             }
+        }
+    }
+}
+
+#[test]
+fn texts_in_memory_give_what_their_records_give() {
+    // `records()`' texts as one field each, ids their positions: through
+    // `scan_texts` (no records made under LSH) and as records.
+    let texts: Vec<String> = records()
+        .records
+        .iter()
+        .map(|r| r.fields.join(" "))
+        .collect();
+    let as_records = || Records {
+        fields: vec!["text".into()],
+        records: texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| Record {
+                id: i.to_string(),
+                fields: vec![t.clone()],
+                origin: Origin {
+                    input: 0,
+                    line: i as u64 + 1,
+                    offset: 0,
+                },
+            })
+            .collect(),
+        skipped: 0,
+        reread: None,
+        decoded: false,
+    };
+    let record = RecordConfig {
+        kind: InputKind::Jsonl,
+        per_field: false,
+        weights: Vec::new(),
+        link: false,
+        candidate_fields: Vec::new(),
+        blocks: Vec::new(),
+        block_cap: crate::pipeline::DEFAULT_BLOCK_CAP,
+        model: None,
+    };
+    for method in [MethodChoice::Auto, MethodChoice::Fixed(Method::Exact)] {
+        for verification in [Verification::Exact, Verification::Signature] {
+            let mut config = config(verification, SketchKind::Classic);
+            config.method = method;
+            let given = super::super::scan_texts(&texts, &config, &Silent);
+            let read = super::super::scan_records(as_records(), &config, &record, &Silent);
+            let (given, read) = (given.outcome, read.outcome);
+            let what = format!("{method:?}, {verification:?}");
+            assert!(given.pairs.len() > 3, "{what}: the corpus has pairs");
+            assert_eq!(
+                given.pairs.iter().collect::<Vec<_>>(),
+                read.pairs.iter().collect::<Vec<_>>(),
+                "{what}"
+            );
+            assert_eq!(
+                format!("{:?}", given.documents),
+                format!("{:?}", read.documents),
+                "{what}"
+            );
+            assert_eq!(
+                format!("{:?} {:?}", given.stats, given.decision),
+                format!("{:?} {:?}", read.stats, read.decision),
+                "{what}"
+            );
         }
     }
 }
