@@ -547,6 +547,7 @@ pub fn records(
     options.encoding = input.encoding;
     if let Some(id) = &input.id_field {
         options.id_field = id.clone();
+        options.id_field_given = true;
     }
     if !input.text_field.is_empty() {
         options.text_fields = input.text_field.clone();

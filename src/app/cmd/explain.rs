@@ -322,6 +322,7 @@ fn read_records(
     let mut options = RecordOptions::new(kind);
     if let Some(field) = &args.id_field {
         options.id_field = field.clone();
+        options.id_field_given = true;
     }
     if !args.text_field.is_empty() {
         options.text_fields = args.text_field.clone();

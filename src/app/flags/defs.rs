@@ -242,9 +242,13 @@ pub fn id_field(at: Records) -> impl FnOnce(Arg) -> Arg {
         match at {
             Records::Scan => arg.help(
                 "jsonl: the id's field, a dotted path into the object (`meta.id`) \
-                 [default: id]",
+                 [default: id, else the records are numbered 1, 2, … when the first object \
+                 has none]",
             ),
-            Records::Explain => arg.help("jsonl: the id's field, a dotted path [default: id]"),
+            Records::Explain => arg.help(
+                "jsonl: the id's field, a dotted path [default: id, else the records are \
+                 numbered 1, 2, … when the first object has none]",
+            ),
         }
     }
 }
