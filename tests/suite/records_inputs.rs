@@ -299,7 +299,11 @@ fn jsonl_records_are_numbered_without_an_id_field() {
     write(dir.path(), "noid.jsonl", without.as_bytes());
     let expected = scan(dir.path(), "jsonl", "ids.jsonl", &[], b"");
     assert_eq!(code(&expected), 0, "{}", stderr(&expected));
-    assert!(stdout(&expected).contains("\n1,4,"), "{}", stdout(&expected));
+    assert!(
+        stdout(&expected).contains("\n1,4,"),
+        "{}",
+        stdout(&expected)
+    );
     let out = scan(dir.path(), "jsonl", "noid.jsonl", &[], b"");
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert_eq!(stdout(&out), stdout(&expected));
@@ -336,9 +340,19 @@ fn jsonl_records_are_numbered_without_an_id_field() {
     assert!(stdout(&out).contains("\n1,3,"), "{}", stdout(&out));
 
     // A named id field that is missing is a bad row, as before.
-    let out = scan(dir.path(), "jsonl", "noid.jsonl", &["--id-field", "id"], b"");
+    let out = scan(
+        dir.path(),
+        "jsonl",
+        "noid.jsonl",
+        &["--id-field", "id"],
+        b"",
+    );
     assert_eq!(code(&out), 2);
-    assert!(stderr(&out).contains("noid.jsonl:1: missing id field 'id'"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("noid.jsonl:1: missing id field 'id'"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
@@ -446,4 +460,63 @@ fn write_kept_is_refused_where_it_cannot_be_written() {
         stderr(&out)
     );
     assert!(!dir.path().join("k.csv").exists());
+}
+
+/// `explain` and `score` read a semicolon file in Latin-1 (gzipped too) as
+/// `scan` does: `--delimiter` and `--encoding`, and score's check of the
+/// header decodes the first line before it looks for the columns.
+#[test]
+fn explain_and_score_take_delimiter_and_encoding() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = "id;nombre;código\n1;José García;AB12\n2;Mary Smith;CD34\n";
+    let b = "id;nombre;código\nx;José García;AB12\ny;Mary Smyth;CD34\n";
+    write(dir.path(), "a.csv", &latin1(a));
+    write(dir.path(), "b.csv.gz", &gzip(&latin1(b)));
+    let score = |extra: &[&str]| {
+        let args = [
+            &["score", "a.csv", "b.csv.gz", "--fields", "nombre,código"][..],
+            extra,
+        ]
+        .concat();
+        run_in(dir.path(), &args, b"")
+    };
+    let out = score(&["--delimiter", ";", "--encoding", "latin1"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "a,b,score,nombre,código\n1,x,200,100,100\n2,y,196,96,100\n"
+    );
+    // Smith and Smyth: two edits of insertion and deletion, 100 − 2².
+    // Without the delimiter, the header is one column: named, exit 2.
+    let out = score(&["--encoding", "latin1"]);
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("a.csv: no column"), "{}", stderr(&out));
+    let out = score(&["--delimiter", ";", "--encoding", "no-such"]);
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("not an encoding name"), "{}", stderr(&out));
+
+    let explain = |extra: &[&str]| {
+        let args = [&["explain", "--input", "csv", "a.csv", "1", "2"][..], extra].concat();
+        run_in(dir.path(), &args, b"")
+    };
+    let out = explain(&["--delimiter", ";", "--encoding", "latin1"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("José García"), "{text}");
+    assert!(text.contains("Mary Smith"), "{text}");
+    // Without --delimiter, the row is one column and the id is not found.
+    let out = explain(&["--encoding", "latin1"]);
+    assert_eq!(code(&out), 2, "{}", stdout(&out));
+    // --delimiter is for tables.
+    let out = run_in(
+        dir.path(),
+        &["explain", "--input", "jsonl", "a.csv", "1", "2", "--delimiter", ";"],
+        b"",
+    );
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("--delimiter does not apply to --input jsonl"),
+        "{}",
+        stderr(&out)
+    );
 }

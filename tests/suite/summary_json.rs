@@ -189,8 +189,21 @@ fn a_per_field_record_scan_writes_its_candidate_scheme() {
     let people = root().join("tests/records-data/people.csv");
     let people = people.to_str().unwrap();
     let scan = |extra: &[&str]| {
-        let base = ["scan", "--input", "csv", people, "--per-field", "-o", "/dev/null"];
-        let out = run(&[&base[..], extra, &["--summary-json", json.to_str().unwrap()]].concat());
+        let base = [
+            "scan",
+            "--input",
+            "csv",
+            people,
+            "--per-field",
+            "-o",
+            "/dev/null",
+        ];
+        let out = run(&[
+            &base[..],
+            extra,
+            &["--summary-json", json.to_str().unwrap()],
+        ]
+        .concat());
         assert_eq!(code(&out), 0, "{}", stderr(&out));
         let summary = read_json(&json);
         assert_valid(&summary);
@@ -204,16 +217,29 @@ fn a_per_field_record_scan_writes_its_candidate_scheme() {
     let banded: Vec<String> = fields
         .iter()
         .filter(|f| !f["bands"].is_null())
-        .map(|f| format!("{} {} × {}", f["name"].as_str().unwrap(), f["bands"], f["rows"]))
+        .map(|f| {
+            format!(
+                "{} {} × {}",
+                f["name"].as_str().unwrap(),
+                f["bands"],
+                f["rows"]
+            )
+        })
         .collect();
     assert!(!banded.is_empty() && banded.len() < 5, "{scheme}");
     assert!(
-        err.contains(&format!("candidates from the bands of {}", banded.join(", "))),
+        err.contains(&format!(
+            "candidates from the bands of {}",
+            banded.join(", ")
+        )),
         "{err}\n{scheme}"
     );
     let chosen = &scheme["chosen"];
     assert!(
-        err.contains(&format!("chosen on a sample of {} records", chosen["sampled_records"])),
+        err.contains(&format!(
+            "chosen on a sample of {} records",
+            chosen["sampled_records"]
+        )),
         "{err}\n{scheme}"
     );
     assert!(chosen["completeness"].as_f64().unwrap() >= 0.99, "{scheme}");

@@ -688,6 +688,15 @@ pub fn write_kept(
 }
 
 /// `-` is stdin; anything else a file.
+/// The input at `path` (`-` is stdin) as the record readers read its text:
+/// decompressed (gzip, zstd) and transcoded to UTF-8 (from `encoding`, or
+/// the one detected). A UTF-8 byte-order mark is left for the caller, as
+/// the readers skip it themselves. What a caller reads a header from before
+/// the records are read.
+pub fn open_text(path: &Path, encoding: Option<Encoding>) -> io::Result<Box<dyn BufRead>> {
+    Ok(decode::decode(open(path)?, encoding)?.reader)
+}
+
 fn open(path: &Path) -> io::Result<Box<dyn BufRead>> {
     if path.as_os_str() == "-" {
         Ok(Box::new(io::BufReader::with_capacity(
