@@ -325,7 +325,9 @@ impl TransformArgs {
     mut_args(defs::one("id_column", defs::id_column(defs::IdColumn::Scan))),
     mut_args(defs::one("columns", defs::columns(defs::Records::Scan))),
     mut_args(defs::one("pairs", defs::set_pairs(defs::SetPairs::Scan))),
-    mut_args(defs::one("skip_bad_rows", defs::skip_bad_rows()))
+    mut_args(defs::one("skip_bad_rows", defs::skip_bad_rows())),
+    mut_args(defs::one("delimiter", defs::delimiter())),
+    mut_args(defs::one("encoding", defs::encoding()))
 )]
 pub struct InputArgs {
     // --input and the record fields: their functions in defs.
@@ -428,18 +430,11 @@ pub struct InputArgs {
     #[arg(long, help_heading = "Records")]
     pub skip_bad_rows: bool,
 
-    /// csv/tsv: the character between fields, one byte: `;` and `|` are common, `\t`
-    /// is a tab [default: `,` for csv, a tab for tsv].
-    #[arg(long, value_name = "C", value_parser = crate::app::flags::values::delimiter,
-          help_heading = "Records")]
+    // --delimiter, --encoding: defs::delimiter, defs::encoding.
+    #[arg(long, value_parser = crate::app::flags::values::delimiter, help_heading = "Records")]
     pub delimiter: Option<u8>,
 
-    /// The records' text encoding, a WHATWG name (`utf-8`, `windows-1252`, `latin1`,
-    /// `utf-16le`, `shift_jis`, …) [default: detected per input: a byte-order mark,
-    /// UTF-16, UTF-8, else the legacy encoding the text looks like]. gzip and zstd
-    /// inputs are told by their bytes and decompressed first.
-    #[arg(long, value_name = "NAME", value_parser = crate::app::flags::values::encoding,
-          help_heading = "Records")]
+    #[arg(long, value_parser = crate::app::flags::values::encoding, help_heading = "Records")]
     pub encoding: Option<simfind::input::records::Encoding>,
 
     /// The longest line (or CSV row) kept; a longer one is a bad row, read past

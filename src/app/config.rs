@@ -531,22 +531,13 @@ pub fn records(
             );
         }
     }
-    if input.delimiter.is_some() && !matches!(kind, InputKind::Csv | InputKind::Tsv) {
-        bail!("--delimiter does not apply to --input {kind}");
-    }
-    if input.encoding.is_some()
-        && !matches!(
-            kind,
-            InputKind::Jsonl | InputKind::Csv | InputKind::Tsv | InputKind::Sets
-        )
-    {
-        bail!("--encoding does not apply to --input {kind}");
-    }
+    check_text_options(kind, input.delimiter, input.encoding)?;
     let mut options = RecordOptions::new(kind);
     options.delimiter = input.delimiter;
     options.encoding = input.encoding;
     if let Some(id) = &input.id_field {
         options.id_field = id.clone();
+        options.id_field_given = true;
     }
     if !input.text_field.is_empty() {
         options.text_fields = input.text_field.clone();
@@ -609,4 +600,25 @@ pub fn top_floor(
     let banding = config.recipe.banding;
     config.threshold = simfind::spec::top_floor(banding.bands, banding.rows);
     ThresholdSource::TopFloor
+}
+
+/// `--delimiter` is for tables of text, `--encoding` for inputs of text:
+/// refused, before any work, for the kinds they do not apply to.
+pub fn check_text_options(
+    kind: InputKind,
+    delimiter: Option<u8>,
+    encoding: Option<simfind::input::records::Encoding>,
+) -> Result<()> {
+    if delimiter.is_some() && !matches!(kind, InputKind::Csv | InputKind::Tsv) {
+        bail!("--delimiter does not apply to --input {kind}");
+    }
+    if encoding.is_some()
+        && !matches!(
+            kind,
+            InputKind::Jsonl | InputKind::Csv | InputKind::Tsv | InputKind::Sets
+        )
+    {
+        bail!("--encoding does not apply to --input {kind}");
+    }
+    Ok(())
 }

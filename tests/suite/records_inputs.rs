@@ -266,6 +266,95 @@ fn rows_are_numbered_without_an_id_column() {
     assert!(stderr(&out).contains("--id-column ID"), "{}", stderr(&out));
 }
 
+/// JSON Lines without an id field number their records as a CSV without an
+/// id column does: the first object decides, blank lines are no records, a
+/// bad line keeps its number; the file is not read again at offsets (a
+/// line alone does not know its number), so the pairs are those of the
+/// same records with ids, and --write-kept still writes the kept lines.
+#[test]
+fn jsonl_records_are_numbered_without_an_id_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let texts = [
+        "John Smith lives in Boston",
+        "Jon Smith lives in Boston",
+        "Mary Jones lives in Denver",
+        "John Smith lives in Boston",
+    ];
+    let with_ids: String = (1..)
+        .zip(texts)
+        .map(|(i, t)| format!("{{\"id\":\"{i}\",\"text\":\"{t}\"}}\n"))
+        .collect();
+    write(dir.path(), "ids.jsonl", with_ids.as_bytes());
+    // No id field; a blank line after the first; the fourth object has an
+    // id field of its own, which the numbering does not look at.
+    let without: String = texts
+        .iter()
+        .enumerate()
+        .map(|(i, t)| match i {
+            0 => format!("{{\"text\":\"{t}\"}}\n\n"),
+            3 => format!("{{\"id\":\"x\",\"text\":\"{t}\"}}\n"),
+            _ => format!("{{\"text\":\"{t}\"}}\n"),
+        })
+        .collect();
+    write(dir.path(), "noid.jsonl", without.as_bytes());
+    let expected = scan(dir.path(), "jsonl", "ids.jsonl", &[], b"");
+    assert_eq!(code(&expected), 0, "{}", stderr(&expected));
+    assert!(
+        stdout(&expected).contains("\n1,4,"),
+        "{}",
+        stdout(&expected)
+    );
+    let out = scan(dir.path(), "jsonl", "noid.jsonl", &[], b"");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(stdout(&out), stdout(&expected));
+    // From stdin, the same.
+    let piped = scan(dir.path(), "jsonl", "-", &[], without.as_bytes());
+    assert_eq!(stdout(&piped), stdout(&expected), "{}", stderr(&piped));
+
+    // Kept lines: record 4 is record 1's copy.
+    let out = run_in(
+        dir.path(),
+        &[
+            "scan",
+            "--input",
+            "jsonl",
+            "noid.jsonl",
+            "--list-removable",
+            "--write-kept",
+            "kept.jsonl",
+        ],
+        b"",
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(stdout(&out), "4\n");
+    let kept = std::fs::read_to_string(dir.path().join("kept.jsonl")).unwrap();
+    let mut lines = without.lines().filter(|l| !l.is_empty());
+    let first_three: Vec<&str> = lines.by_ref().take(3).collect();
+    assert_eq!(kept, first_three.join("\n") + "\n");
+
+    // A bad line keeps its number: the next record is still 3.
+    let bad = "{\"text\":\"a b c d e f\"}\nnot json\n{\"text\":\"a b c d e f\"}\n";
+    write(dir.path(), "bad.jsonl", bad.as_bytes());
+    let out = scan(dir.path(), "jsonl", "bad.jsonl", &["--skip-bad-rows"], b"");
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(stdout(&out).contains("\n1,3,"), "{}", stdout(&out));
+
+    // A named id field that is missing is a bad row, as before.
+    let out = scan(
+        dir.path(),
+        "jsonl",
+        "noid.jsonl",
+        &["--id-field", "id"],
+        b"",
+    );
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("noid.jsonl:1: missing id field 'id'"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 #[test]
 fn write_kept_writes_the_deduplicated_file_in_the_input_form() {
     let dir = tempfile::tempdir().unwrap();
@@ -371,4 +460,63 @@ fn write_kept_is_refused_where_it_cannot_be_written() {
         stderr(&out)
     );
     assert!(!dir.path().join("k.csv").exists());
+}
+
+/// `explain` and `score` read a semicolon file in Latin-1 (gzipped too) as
+/// `scan` does: `--delimiter` and `--encoding`, and score's check of the
+/// header decodes the first line before it looks for the columns.
+#[test]
+fn explain_and_score_take_delimiter_and_encoding() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = "id;nombre;código\n1;José García;AB12\n2;Mary Smith;CD34\n";
+    let b = "id;nombre;código\nx;José García;AB12\ny;Mary Smyth;CD34\n";
+    write(dir.path(), "a.csv", &latin1(a));
+    write(dir.path(), "b.csv.gz", &gzip(&latin1(b)));
+    let score = |extra: &[&str]| {
+        let args = [
+            &["score", "a.csv", "b.csv.gz", "--fields", "nombre,código"][..],
+            extra,
+        ]
+        .concat();
+        run_in(dir.path(), &args, b"")
+    };
+    let out = score(&["--delimiter", ";", "--encoding", "latin1"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "a,b,score,nombre,código\n1,x,200,100,100\n2,y,196,96,100\n"
+    );
+    // Smith and Smyth: two edits of insertion and deletion, 100 − 2².
+    // Without the delimiter, the header is one column: named, exit 2.
+    let out = score(&["--encoding", "latin1"]);
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("a.csv: no column"), "{}", stderr(&out));
+    let out = score(&["--delimiter", ";", "--encoding", "no-such"]);
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("not an encoding name"), "{}", stderr(&out));
+
+    let explain = |extra: &[&str]| {
+        let args = [&["explain", "--input", "csv", "a.csv", "1", "2"][..], extra].concat();
+        run_in(dir.path(), &args, b"")
+    };
+    let out = explain(&["--delimiter", ";", "--encoding", "latin1"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("José García"), "{text}");
+    assert!(text.contains("Mary Smith"), "{text}");
+    // Without --delimiter, the row is one column and the id is not found.
+    let out = explain(&["--encoding", "latin1"]);
+    assert_eq!(code(&out), 2, "{}", stdout(&out));
+    // --delimiter is for tables.
+    let out = run_in(
+        dir.path(),
+        &["explain", "--input", "jsonl", "a.csv", "1", "2", "--delimiter", ";"],
+        b"",
+    );
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("--delimiter does not apply to --input jsonl"),
+        "{}",
+        stderr(&out)
+    );
 }

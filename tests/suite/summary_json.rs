@@ -4,7 +4,7 @@
 //! added without documenting it fails here. The schema is checked by a small
 //! validator of the JSON Schema keywords it uses (`$ref`, `oneOf`, `type`,
 //! `const`, `enum`, `properties`, `required`, `additionalProperties`,
-//! `minimum`); it refuses any other keyword, so the schema cannot outgrow it
+//! `minimum`, `items`); it refuses any other keyword, so the schema cannot outgrow it
 //! unnoticed.
 
 use crate::util::*;
@@ -36,6 +36,7 @@ fn validate(root: &Value, schema: &Value, value: &Value, at: &str) -> Vec<String
                 "required",
                 "additionalProperties",
                 "minimum",
+                "items",
             ]
             .contains(&key.as_str()),
             "the test's validator does not know the keyword {key} (at {at})"
@@ -73,6 +74,7 @@ fn validate(root: &Value, schema: &Value, value: &Value, at: &str) -> Vec<String
             "number" => value.is_number(),
             "null" => value.is_null(),
             "boolean" => value.is_boolean(),
+            "array" => value.is_array(),
             other => panic!("type {other} at {at}"),
         });
         if !ok {
@@ -93,6 +95,11 @@ fn validate(root: &Value, schema: &Value, value: &Value, at: &str) -> Vec<String
         && value.as_f64().is_some_and(|v| v < minimum)
     {
         errors.push(format!("{at}: {value} < {minimum}"));
+    }
+    if let (Some(item), Some(items)) = (rule.get("items"), value.as_array()) {
+        for (i, v) in items.iter().enumerate() {
+            errors.extend(validate(root, item, v, &format!("{at}[{i}]")));
+        }
     }
     if let Some(object) = value.as_object() {
         let properties = rule.get("properties").and_then(Value::as_object);
@@ -170,6 +177,101 @@ fn scan_summary_is_valid_and_counts_what_the_stderr_line_counts() {
         err.contains(&format!("{rows} pairs with similarity")),
         "{err}"
     );
+}
+
+/// A per-field record scan writes where its candidates came from: each
+/// field's bands (or none), the keys with their blocks, the blocks skipped
+/// and the sample's choice, the same as its stderr line says.
+#[test]
+fn a_per_field_record_scan_writes_its_candidate_scheme() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("summary.json");
+    let people = root().join("tests/records-data/people.csv");
+    let people = people.to_str().unwrap();
+    let scan = |extra: &[&str]| {
+        let base = [
+            "scan",
+            "--input",
+            "csv",
+            people,
+            "--per-field",
+            "-o",
+            "/dev/null",
+        ];
+        let out = run(&[
+            &base[..],
+            extra,
+            &["--summary-json", json.to_str().unwrap()],
+        ]
+        .concat());
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        let summary = read_json(&json);
+        assert_valid(&summary);
+        (summary, stderr(&out))
+    };
+    // Chosen on a sample: the banded fields are those the line names.
+    let (summary, err) = scan(&[]);
+    let scheme = &summary["candidate_scheme"];
+    let fields = scheme["fields"].as_array().unwrap();
+    assert_eq!(fields.len(), 5, "{scheme}");
+    let banded: Vec<String> = fields
+        .iter()
+        .filter(|f| !f["bands"].is_null())
+        .map(|f| {
+            format!(
+                "{} {} × {}",
+                f["name"].as_str().unwrap(),
+                f["bands"],
+                f["rows"]
+            )
+        })
+        .collect();
+    assert!(!banded.is_empty() && banded.len() < 5, "{scheme}");
+    assert!(
+        err.contains(&format!(
+            "candidates from the bands of {}",
+            banded.join(", ")
+        )),
+        "{err}\n{scheme}"
+    );
+    let chosen = &scheme["chosen"];
+    assert!(
+        err.contains(&format!(
+            "chosen on a sample of {} records",
+            chosen["sampled_records"]
+        )),
+        "{err}\n{scheme}"
+    );
+    assert!(chosen["completeness"].as_f64().unwrap() >= 0.99, "{scheme}");
+    assert_eq!(scheme["keys"], serde_json::json!([]));
+    // Keys, one block over a cap of 50 (a city holds about 150 records).
+    let (summary, err) = scan(&["--block", "city", "--block", "zip", "--block-cap", "50"]);
+    let scheme = &summary["candidate_scheme"];
+    assert!(scheme["chosen"].is_null(), "{scheme}");
+    assert!(fields_unbanded(scheme), "{scheme}");
+    let keys = scheme["keys"].as_array().unwrap();
+    assert_eq!(keys.len(), 2, "{scheme}");
+    assert_eq!(keys[0]["key"], "city:exact");
+    assert_eq!(keys[1]["key"], "zip:exact");
+    assert!(
+        err.contains(&format!("zip:exact ({} blocks)", keys[1]["blocks"])),
+        "{err}\n{scheme}"
+    );
+    let skipped = scheme["skipped_blocks"].as_array().unwrap();
+    assert!(!skipped.is_empty(), "{scheme}");
+    for block in skipped {
+        assert_eq!(block["key"], "city:exact");
+        assert!(block["records"].as_u64().unwrap() > 50, "{scheme}");
+    }
+}
+
+/// No field of the scheme made candidates from bands.
+fn fields_unbanded(scheme: &Value) -> bool {
+    scheme["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|f| f["bands"].is_null() && f["rows"].is_null())
 }
 
 #[test]

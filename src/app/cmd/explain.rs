@@ -74,6 +74,8 @@ document (docs/OUTPUT.md). --metric containment adds to the passages view the li
     mut_args(defs::one("text_field", defs::text_field(defs::Records::Explain))),
     mut_args(defs::one("id_column", defs::id_column(defs::IdColumn::Explain))),
     mut_args(defs::one("columns", defs::columns(defs::Records::Explain))),
+    mut_args(defs::one("delimiter", defs::delimiter())),
+    mut_args(defs::one("encoding", defs::encoding())),
     mut_args(defs::one("bands", defs::bands(defs::Shape::Fixed))),
     mut_args(defs::one("rows", defs::rows(defs::Shape::Fixed))),
     mut_args(defs::one("seed", defs::seed(defs::Seed::Fixed)))
@@ -106,6 +108,13 @@ pub struct Args {
 
     #[arg(long, help_heading = "Records")]
     pub columns: Vec<String>,
+
+    // --delimiter, --encoding: defs::delimiter, defs::encoding.
+    #[arg(long, value_parser = crate::app::flags::values::delimiter, help_heading = "Records")]
+    pub delimiter: Option<u8>,
+
+    #[arg(long, value_parser = crate::app::flags::values::encoding, help_heading = "Records")]
+    pub encoding: Option<simfind::input::records::Encoding>,
 
     /// With --input csv|tsv|jsonl: explain the pair by a model `scan --model
     /// fellegi-sunter --save-model FILE` trained: each field's two values, level, m, u
@@ -319,9 +328,13 @@ fn read_records(
             );
         }
     }
+    crate::app::config::check_text_options(kind, args.delimiter, args.encoding)?;
     let mut options = RecordOptions::new(kind);
+    options.delimiter = args.delimiter;
+    options.encoding = args.encoding;
     if let Some(field) = &args.id_field {
         options.id_field = field.clone();
+        options.id_field_given = true;
     }
     if !args.text_field.is_empty() {
         options.text_fields = args.text_field.clone();

@@ -55,7 +55,9 @@ const EXIT_STATUS: &[ExitRow] = &[
 #[command(after_help = args::after_help(AFTER_HELP, EXIT_STATUS))]
 #[command(
     mut_args(defs::one("id_column", defs::id_column(defs::IdColumn::Score))),
-    mut_args(defs::one("input", defs::input(defs::Input::Score)))
+    mut_args(defs::one("input", defs::input(defs::Input::Score))),
+    mut_args(defs::one("delimiter", defs::delimiter())),
+    mut_args(defs::one("encoding", defs::encoding()))
 )]
 pub struct Args {
     /// The first file of records (CSV or TSV with a header).
@@ -77,6 +79,13 @@ pub struct Args {
     #[arg(long, default_value = "csv")]
     pub input: String,
 
+    // --delimiter, --encoding: defs::delimiter, defs::encoding.
+    #[arg(long, value_parser = crate::app::flags::values::delimiter)]
+    pub delimiter: Option<u8>,
+
+    #[arg(long, value_parser = crate::app::flags::values::encoding)]
+    pub encoding: Option<simfind::input::records::Encoding>,
+
     /// A table of equivalent words, one group a line separated by commas (Bill,William):
     /// a word of one value whose equivalent is in the other counts as one edit.
     #[arg(long, value_name = "FILE")]
@@ -95,8 +104,14 @@ pub struct Args {
 /// file is looked at twice: a FIFO or a pipe (`/dev/stdin`) can be read once,
 /// so the record reader checks its header as it reads it (a missing column is
 /// then a warning naming the file). The header line is held only up to the
-/// records' line cap.
-fn check_header(path: &PathBuf, kind: InputKind, id: &str, fields: &[String]) -> Result<()> {
+/// records' line cap. It is read as the records are: decompressed, decoded
+/// (`options.encoding`, or detected), split at `options`' delimiter.
+fn check_header(
+    path: &PathBuf,
+    options: &RecordOptions,
+    id: &str,
+    fields: &[String],
+) -> Result<()> {
     use std::io::{BufRead, Read};
     let shown = path.display();
     // Asked before opening: opening a FIFO to look would take its writer's
@@ -104,18 +119,27 @@ fn check_header(path: &PathBuf, kind: InputKind, id: &str, fields: &[String]) ->
     if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
         return Ok(());
     }
-    let file = std::fs::File::open(path).with_context(|| format!("cannot read {shown}"))?;
+    let text = records::open_text(path, options.encoding)
+        .with_context(|| format!("cannot read {shown}"))?;
     let cap = records::DEFAULT_MAX_LINE;
     let mut line = Vec::new();
-    std::io::BufReader::new(file.take(cap as u64 + 2))
+    text.take(cap as u64 + 2)
         .read_until(b'\n', &mut line)
         .with_context(|| format!("{shown}: cannot read the header"))?;
     if line.len() > cap && !line.ends_with(b"\n") {
         bail!("{shown}:1: the header is longer than the cap of {cap} bytes");
     }
+    let header = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&line);
+    let delimiter = options
+        .delimiter
+        .unwrap_or(if options.kind == InputKind::Tsv {
+            b'\t'
+        } else {
+            b','
+        });
     let mut reader = csv::ReaderBuilder::new()
-        .delimiter(if kind == InputKind::Tsv { b'\t' } else { b',' })
-        .from_reader(&line[..]);
+        .delimiter(delimiter)
+        .from_reader(header);
     let header = reader
         .headers()
         .with_context(|| format!("{shown}: cannot read the header"))?;
@@ -160,10 +184,13 @@ pub fn run(args: Args) -> Result<i32> {
                 .map_err(|(line, reason)| anyhow::anyhow!("{}:{line}: {reason}", path.display()))?
         }
     };
-    for path in [&args.a, &args.b] {
-        check_header(path, kind, &args.id_column, &fields)?;
-    }
+    crate::app::config::check_text_options(kind, args.delimiter, args.encoding)?;
     let mut options = RecordOptions::new(kind);
+    options.delimiter = args.delimiter;
+    options.encoding = args.encoding;
+    for path in [&args.a, &args.b] {
+        check_header(path, &options, &args.id_column, &fields)?;
+    }
     options.columns = fields.clone();
     options.id_column = args.id_column.clone();
     options.id_column_given = true;

@@ -242,10 +242,38 @@ pub fn id_field(at: Records) -> impl FnOnce(Arg) -> Arg {
         match at {
             Records::Scan => arg.help(
                 "jsonl: the id's field, a dotted path into the object (`meta.id`) \
-                 [default: id]",
+                 [default: id, else the records are numbered 1, 2, … when the first object \
+                 has none]",
             ),
-            Records::Explain => arg.help("jsonl: the id's field, a dotted path [default: id]"),
+            Records::Explain => arg.help(
+                "jsonl: the id's field, a dotted path [default: id, else the records are \
+                 numbered 1, 2, … when the first object has none]",
+            ),
         }
+    }
+}
+
+/// `--delimiter C`: a CSV's byte between fields (scan, explain, score; the
+/// value parser, `values::delimiter`, is on each field, as clap's derive
+/// needs it there for a type without `FromStr`).
+pub fn delimiter() -> impl FnOnce(Arg) -> Arg {
+    |arg| {
+        arg.value_name("C").help(
+            "csv/tsv: the character between fields, one byte: `;` and `|` are common, \
+                 `\\t` is a tab [default: `,` for csv, a tab for tsv]",
+        )
+    }
+}
+
+/// `--encoding NAME`: the records' text encoding (scan, explain, score).
+pub fn encoding() -> impl FnOnce(Arg) -> Arg {
+    |arg| {
+        arg.value_name("NAME").help(
+            "The records' text encoding, a WHATWG name (`utf-8`, `windows-1252`, `latin1`, \
+                 `utf-16le`, `shift_jis`, …) [default: detected per input: a byte-order mark, \
+                 UTF-16, UTF-8, else the legacy encoding the text looks like]. gzip and zstd \
+                 inputs are told by their bytes and decompressed first.",
+        )
     }
 }
 

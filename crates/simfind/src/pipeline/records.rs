@@ -450,45 +450,55 @@ fn scan_held(
     reporter.begin(Stage::Verify, Some(candidates.len() as u64));
     let n = config.recipe.banding.signature_len();
     let by_signature = method == Method::Lsh && config.verification == Verification::Signature;
-    let scored: Vec<Option<Scored>> = candidates
+    // Only the pairs reported are kept (see scored_by_model).
+    let scored: Vec<Scored> = candidates
         .par_iter()
-        .map(|&(a, b)| {
+        .filter_map(|&(a, b)| {
             if reporter.cancelled() {
                 return None;
             }
-            let mut total = 0.0;
-            let mut weight = 0.0;
-            let mut estimated = 0.0;
-            let mut shared = 0usize;
-            let mut per_field = Vec::with_capacity(fields);
-            for f in 0..fields {
-                let (sa, sb) = (&field_sets[f][a as usize], &field_sets[f][b as usize]);
-                if sa.is_empty() || sb.is_empty() {
-                    per_field.push(None);
-                    continue;
-                }
-                let estimate = signatures.as_ref().map(|m| {
+            // Field f's signature estimate and its similarity (with the
+            // shingles shared), or None where it is empty on a side.
+            let estimate_of = |f: usize| {
+                signatures.as_ref().map(|m| {
                     let (ra, rb) = (
                         &m[f][a as usize * n..(a as usize + 1) * n],
                         &m[f][b as usize * n..(b as usize + 1) * n],
                     );
                     ra.iter().zip(rb).filter(|(x, y)| x == y).count() as f64 / n as f64
-                });
-                let similarity = if by_signature {
-                    estimate.unwrap_or(0.0)
+                })
+            };
+            let field = |f: usize| {
+                let (sa, sb) = (&field_sets[f][a as usize], &field_sets[f][b as usize]);
+                if sa.is_empty() || sb.is_empty() {
+                    return None;
+                }
+                Some(if by_signature {
+                    (estimate_of(f).unwrap_or(0.0), 0)
                 } else {
                     let common = sets::intersection_size(sa, sb);
+                    (sets::ratio(common, sa.len() + sb.len() - common), common)
+                })
+            };
+            // The score first; the fields' list and the estimates (100
+            // values a field to compare) only for the few pairs reported.
+            let (mut total, mut weight, mut shared) = (0.0, 0.0, 0usize);
+            for f in 0..fields {
+                if let Some((similarity, common)) = field(f) {
+                    total += weights[f] * similarity;
+                    weight += weights[f];
                     shared += common;
-                    sets::ratio(common, sa.len() + sb.len() - common)
-                };
-                total += weights[f] * similarity;
-                estimated += weights[f] * estimate.unwrap_or(0.0);
-                weight += weights[f];
-                per_field.push(Some(similarity));
+                }
             }
             reporter.advance(1);
             let score = if weight > 0.0 { total / weight } else { 0.0 };
             (score >= config.threshold).then(|| {
+                let per_field: Vec<Option<f64>> =
+                    (0..fields).map(|f| field(f).map(|(s, _)| s)).collect();
+                let estimated: f64 = (0..fields)
+                    .filter(|&f| per_field[f].is_some())
+                    .map(|f| weights[f] * estimate_of(f).unwrap_or(0.0))
+                    .sum();
                 let pair = SimilarPair {
                     a,
                     b,
@@ -507,7 +517,6 @@ fn scan_held(
         })
         .collect();
     reporter.end(Stage::Verify);
-    let scored: Vec<Scored> = scored.into_iter().flatten().collect();
     stats.pairs = scored.len() as u64;
 
     let ids: Vec<u32> = (0..documents.len() as u32).collect();
@@ -544,15 +553,19 @@ fn scored_by_model(
     reporter: &dyn Reporter,
 ) -> RecordOutcome {
     reporter.begin(Stage::Verify, Some(candidates.len() as u64));
-    let trained = fellegi_sunter::train(values, names, candidates, first, model);
-    let scored: Vec<Option<Scored>> = candidates
+    let (trained, codes) = fellegi_sunter::train(values, names, candidates, first, model);
+    let width = names.len().max(1);
+    // Only the pairs reported are kept (a candidate's slot would cost more
+    // than its pair: a million candidates, a few thousand reported).
+    let scored: Vec<Scored> = candidates
         .par_iter()
-        .map(|&(a, b)| {
+        .zip(codes.par_chunks(width))
+        .filter_map(|(&(a, b), codes)| {
             if reporter.cancelled() {
                 return None;
             }
             reporter.advance(1);
-            let weights = values.breakdown(&trained.model, a, b, model.term_frequency);
+            let weights = values.breakdown_of(&trained.model, codes, a, model.term_frequency);
             (weights.probability >= threshold).then(|| {
                 let pair = SimilarPair {
                     a,
@@ -569,7 +582,6 @@ fn scored_by_model(
         })
         .collect();
     reporter.end(Stage::Verify);
-    let scored: Vec<Scored> = scored.into_iter().flatten().collect();
     stats.pairs = scored.len() as u64;
     let ids: Vec<u32> = (0..documents.len() as u32).collect();
     let contents = ids.iter().map(|i| (std::slice::from_ref(i), None));

@@ -218,6 +218,7 @@ pub(super) fn run(args: Args) -> Result<i32> {
         if !quiet && let Some(line) = candidates_line(report, threshold) {
             eprintln!("{line}");
         }
+        extra.insert("candidate_scheme".into(), scheme_json(report));
     }
     let line = |outcome: &pipeline::ScanOutcome, seconds: f64| {
         summary_line(
@@ -285,6 +286,44 @@ pub(super) fn run(args: Args) -> Result<i32> {
         (seconds, &ui),
         (args.input.important_words, extra),
     )
+}
+
+/// Where a per-field scan's candidates came from, for `--summary-json`: what
+/// the stderr line says (and says also when nothing was chosen), as data.
+fn scheme_json(report: &pipeline::CandidateReport) -> serde_json::Value {
+    use serde_json::json;
+    let fields: Vec<_> = report
+        .fields
+        .iter()
+        .zip(&report.scheme)
+        .map(|(name, banding)| match banding {
+            Some(b) => json!({"name": name, "bands": b.bands, "rows": b.rows}),
+            None => json!({"name": name, "bands": null, "rows": null}),
+        })
+        .collect();
+    let keys: Vec<_> = report
+        .keys
+        .iter()
+        .map(|(key, blocks)| json!({"key": key.to_string(), "blocks": blocks}))
+        .collect();
+    let skipped: Vec<_> = report
+        .skipped
+        .iter()
+        .map(|(key, value, size)| json!({"key": key.to_string(), "value": value, "records": size}))
+        .collect();
+    let chosen = report.chosen.as_ref().map(|chosen| {
+        let choice = &chosen.choice;
+        json!({
+            "sampled_records": chosen.sampled,
+            "qualifying_pairs": chosen.qualifying,
+            "level": chosen.level,
+            "predicted_share": choice.predicted.candidate_share,
+            "every_field_share": choice.baseline.candidate_share,
+            "completeness": choice.predicted.completeness
+                / choice.baseline.completeness.max(f64::MIN_POSITIVE),
+        })
+    });
+    json!({"fields": fields, "keys": keys, "skipped_blocks": skipped, "chosen": chosen})
 }
 
 /// Where a per-field scan's candidates came from, when keys were given or

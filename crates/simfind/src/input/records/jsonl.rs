@@ -12,6 +12,8 @@ use super::{
 pub(super) struct Jsonl {
     lines: Lines,
     parser: Parser,
+    /// Lines that are not blank, read so far: a numbered record's id.
+    rows: u64,
 }
 
 /// What makes a record of one line: where its id and text fields are.
@@ -22,6 +24,10 @@ pub(super) struct Parser {
     texts: Vec<Vec<String>>,
     fields: Vec<String>,
     cap: usize,
+    /// Whether the ids are the records' numbers: `Some(false)` when the id
+    /// field was named, else decided by the first object (`None` until
+    /// then): numbered when it has no id field.
+    numbered: std::cell::Cell<Option<bool>>,
 }
 
 impl Jsonl {
@@ -29,6 +35,7 @@ impl Jsonl {
         Jsonl {
             lines,
             parser: Parser::new(name, input, options),
+            rows: 0,
         }
     }
 }
@@ -45,7 +52,15 @@ impl Parser {
             texts: options.text_fields.iter().map(|p| path(p)).collect(),
             fields: options.text_fields.clone(),
             cap: options.max_line,
+            numbered: std::cell::Cell::new(options.id_field_given.then_some(false)),
         }
+    }
+
+    /// The same parser for lines whose ids are never numbers (a stream's, or
+    /// an input read again, which is read so only when it had its ids).
+    pub(super) fn with_ids(self) -> Self {
+        self.numbered.set(Some(false));
+        self
     }
 
     fn error(&self, line: u64, reason: String) -> RowError {
@@ -69,6 +84,11 @@ impl Source for Jsonl {
         &self.parser.fields
     }
 
+    fn found_at_offsets(&self) -> bool {
+        // A line read alone at its offset does not know its number.
+        self.parser.numbered.get() != Some(true)
+    }
+
     fn next_record(&mut self) -> Option<Result<Record, RowError>> {
         loop {
             let (number, offset, parsed) = match self.lines.next_line()? {
@@ -87,7 +107,15 @@ impl Source for Jsonl {
                     (number, offset, bytes)
                 }
             };
-            return Some(self.parser.parse(parsed, number, offset));
+            self.rows += 1;
+            let parsed = self.parser.parse(parsed, number, offset);
+            return Some(match parsed {
+                Ok(mut record) if self.parser.numbered.get() == Some(true) => {
+                    record.id = self.rows.to_string();
+                    Ok(record)
+                }
+                other => other,
+            });
         }
     }
 }
@@ -132,6 +160,13 @@ impl Parser {
             return Err(self.error(number, "not a JSON object".into()));
         }
         let id_path = self.id.join(".");
+        if self.numbered.get().is_none() {
+            self.numbered.set(Some(at(value, &self.id).is_none()));
+        }
+        if self.numbered.get() == Some(true) {
+            // The reader gives the number; the id field is not looked at.
+            return self.texts_of(value, number, offset, String::new());
+        }
         let id = match at(value, &self.id) {
             None | Some(Value::Null) => {
                 return Err(RowError {
@@ -164,6 +199,17 @@ impl Parser {
         if id.is_empty() {
             return Err(self.error(number, format!("empty id in field '{id_path}'")));
         }
+        self.texts_of(value, number, offset, id)
+    }
+
+    /// The record of `value` under `id`: its text fields.
+    fn texts_of(
+        &self,
+        value: &Value,
+        number: u64,
+        offset: u64,
+        id: String,
+    ) -> Result<Record, RowError> {
         let mut fields = Vec::with_capacity(self.texts.len());
         for (path, name) in self.texts.iter().zip(&self.fields) {
             match at(value, path) {

@@ -48,6 +48,11 @@ pub struct RecordOptions {
     pub kind: InputKind,
     /// JSON Lines: dotted path of the id (`meta.id`); default `id`.
     pub id_field: String,
+    /// `id_field` was named (`--id-field`): a line without it is a bad row.
+    /// Unnamed, an input whose first object has no `id` numbers its
+    /// records (1 is its first line that is not blank), as a CSV without
+    /// an id column does.
+    pub id_field_given: bool,
     /// JSON Lines: dotted paths of the text fields; default `text`.
     pub text_fields: Vec<String>,
     /// CSV/TSV: the id column's header name; default `id`.
@@ -83,6 +88,7 @@ impl RecordOptions {
         RecordOptions {
             kind,
             id_field: "id".into(),
+            id_field_given: false,
             text_fields: vec!["text".into()],
             id_column: "id".into(),
             id_column_given: false,
@@ -325,7 +331,7 @@ impl Reread {
                 at,
                 found,
                 |reader, name, input| {
-                    let parser = jsonl::Parser::new(name, input, &self.options);
+                    let parser = jsonl::Parser::new(name, input, &self.options).with_ids();
                     Ok((Lines::new(reader, self.options.max_line), parser))
                 },
                 |(lines, parser): &mut (Lines<io::BufReader<std::fs::File>>, jsonl::Parser),
@@ -450,7 +456,7 @@ impl JsonlLines {
     /// (the id and text fields, the line cap).
     pub fn new(name: &str, options: &RecordOptions) -> Self {
         JsonlLines {
-            parser: jsonl::Parser::new(name, 0, options),
+            parser: jsonl::Parser::new(name, 0, options).with_ids(),
         }
     }
 
@@ -499,7 +505,6 @@ pub fn read_inputs(
                 continue;
             }
         };
-        plain &= source.found_at_offsets();
         if index == 0 || out.fields.is_empty() {
             out.fields = source.fields().to_vec();
         } else if source.fields() != out.fields {
@@ -547,6 +552,9 @@ pub fn read_inputs(
                 Err(err) => bad(err, &mut out)?,
             }
         }
+        // Asked once read: a JSON Lines input numbers its records when its
+        // first object has no id, which is known only then.
+        plain &= source.found_at_offsets();
         if out.records.len() == before {
             // An input whose every row was reported and skipped is not
             // empty: saying so would send the reader looking for a wrong
@@ -680,6 +688,15 @@ pub fn write_kept(
 }
 
 /// `-` is stdin; anything else a file.
+/// The input at `path` (`-` is stdin) as the record readers read its text:
+/// decompressed (gzip, zstd) and transcoded to UTF-8 (from `encoding`, or
+/// the one detected). A UTF-8 byte-order mark is left for the caller, as
+/// the readers skip it themselves. What a caller reads a header from before
+/// the records are read.
+pub fn open_text(path: &Path, encoding: Option<Encoding>) -> io::Result<Box<dyn BufRead>> {
+    Ok(decode::decode(open(path)?, encoding)?.reader)
+}
+
 fn open(path: &Path) -> io::Result<Box<dyn BufRead>> {
     if path.as_os_str() == "-" {
         Ok(Box::new(io::BufReader::with_capacity(

@@ -321,6 +321,10 @@ pub(super) fn beyond_pairs(
                         );
                     }
                 }
+                // A partner met in several bands is one pair: kept once
+                // here, these lists are not the scan's peak.
+                out.sort_unstable();
+                out.dedup();
                 out
             })
             .collect();

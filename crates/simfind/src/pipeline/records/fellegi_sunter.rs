@@ -116,21 +116,49 @@ impl Values {
 
     /// The comparison vector of records `a` and `b`.
     pub fn codes(&self, a: u32, b: u32) -> Vec<u8> {
-        self.chars
-            .iter()
-            .map(|values| {
-                let (x, y) = (&values[a as usize], &values[b as usize]);
-                level_of_chars(x, y).map_or(fs::NULL, |l| l as u8)
-            })
-            .collect()
+        let mut codes = vec![0; self.chars.len()];
+        self.codes_into(a, b, &mut codes);
+        codes
+    }
+
+    /// [`Values::codes`] written into `out` (one byte per field), so that
+    /// a million pairs' vectors are one flat buffer, not a million vectors.
+    fn codes_into(&self, a: u32, b: u32, out: &mut [u8]) {
+        for (values, code) in self.chars.iter().zip(out) {
+            let (x, y) = (&values[a as usize], &values[b as usize]);
+            *code = level_of_chars(x, y).map_or(fs::NULL, |l| l as u8);
+        }
     }
 
     /// The weights of records `a` and `b` under `model`.
     pub fn breakdown(&self, model: &Model, a: u32, b: u32, term_frequency: bool) -> Breakdown {
-        let codes = self.codes(a, b);
-        model.breakdown(&codes, |f| {
+        self.breakdown_of(model, &self.codes(a, b), a, term_frequency)
+    }
+
+    /// The weights of a pair whose first record is `a` and whose comparison
+    /// vector is `codes` (as [`train`] returns it for a candidate).
+    pub fn breakdown_of(
+        &self,
+        model: &Model,
+        codes: &[u8],
+        a: u32,
+        term_frequency: bool,
+    ) -> Breakdown {
+        model.breakdown(codes, |f| {
             term_frequency.then(|| self.frequency[f][a as usize])
         })
+    }
+
+    /// The comparison vectors of `pairs`, one after another (`fields`
+    /// bytes each), computed in parallel in the pairs' order.
+    fn codes_of(&self, pairs: &[(u32, u32)]) -> Vec<u8> {
+        let fields = self.chars.len().max(1);
+        let mut codes = vec![0u8; pairs.len() * fields];
+        codes
+            .par_chunks_mut(fields)
+            .zip(pairs.par_iter())
+            .for_each(|(out, &(a, b))| self.codes_into(a, b, out));
+        codes
     }
 }
 
@@ -192,44 +220,54 @@ fn all_pairs(records: u32, first: Option<u32>) -> u64 {
     }
 }
 
-/// The comparison vectors of `pairs`, tallied.
-fn tally(values: &Values, pairs: &[(u32, u32)]) -> Tally {
-    let codes: Vec<Vec<u8>> = pairs.par_iter().map(|&(a, b)| values.codes(a, b)).collect();
-    let mut tally = Tally::new(values.chars.len());
-    for c in codes {
-        tally.add(c, 1);
+/// Comparison vectors (`fields` bytes each, one after another), tallied:
+/// counted in a hash map, each distinct vector copied once.
+fn tally(codes: &[u8], fields: usize) -> Tally {
+    let mut counts: HashMap<&[u8], u64> = HashMap::new();
+    if fields > 0 {
+        for c in codes.chunks_exact(fields) {
+            *counts.entry(c).or_insert(0) += 1;
+        }
+    }
+    let mut tally = Tally::new(fields);
+    for (c, n) in counts {
+        tally.add(c.to_vec(), n);
     }
     tally
 }
 
 /// Trains the model: u on random pairs of the records, then λ and m by EM
 /// over `candidates`. `first`: under linkage, the first input's records
-/// (ids below it).
+/// (ids below it). Also returns the candidates' comparison vectors, one
+/// after another (a byte per field), in their order: what they are scored
+/// by, so that no candidate is compared twice.
 pub(super) fn train(
     values: &Values,
     names: &[String],
     candidates: &[(u32, u32)],
     first: Option<u32>,
     config: &FsConfig,
-) -> Trained {
+) -> (Trained, Vec<u8>) {
     let records = values.chars.first().map_or(0, |f| f.len()) as u32;
-    let random = random_pairs(records, first, config.seed);
-    let u = fs::u_of(&tally(values, &random));
+    let fields = values.chars.len();
+    let (random, u) = {
+        let random = random_pairs(records, first, config.seed);
+        let u = fs::u_of(&tally(&values.codes_of(&random), fields));
+        (random.len() as u64, u)
+    };
     let population = all_pairs(records, first);
-    let model = fs::estimate(
-        &tally(values, candidates),
-        population,
-        &u,
-        EmOptions::default(),
-    );
-    Trained {
+    // Each candidate's vector is compared once, for EM and for its score.
+    let codes = values.codes_of(candidates);
+    let model = fs::estimate(&tally(&codes, fields), population, &u, EmOptions::default());
+    let trained = Trained {
         fields: names.to_vec(),
         model,
-        random_pairs: random.len() as u64,
+        random_pairs: random,
         training_pairs: candidates.len() as u64,
         candidate_threshold: config.candidate_threshold,
         term_frequency: config.term_frequency,
-    }
+    };
+    (trained, codes)
 }
 
 #[cfg(test)]
