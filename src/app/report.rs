@@ -30,7 +30,7 @@ pub mod plan;
 mod removal;
 
 pub use removal::{
-    candidates, file_facts, held_back_note, hold_back, is_held_back_note, percent, reference_flags,
+    candidates, file_facts, held_back_note, hold_back, is_held_back_note, reference_flags,
     resolve_references,
 };
 

@@ -314,7 +314,6 @@ pub fn skip_reason(
             limit,
             planned,
         } => {
-            let percent = crate::app::report::percent;
             format!(
                 "{} of its text is not in {} when measured again, more than {}: kept",
                 percent(*share),
@@ -383,5 +382,18 @@ pub fn vector_row(e: &simfind::input::vectors::RowError) -> String {
     match &e.hint {
         Some(h) => format!("line {}: {}{}", e.line, e.reason, hint(h)),
         None => format!("line {}: {}", e.line, e.reason),
+    }
+}
+
+/// A share as a percentage with one decimal ("7.3 %"); exactly nothing is
+/// "0 %", and a share too small to show as 0.1 % reads "< 0.1 %", so a
+/// file that holds anything of its own never reads as holding nothing.
+pub fn percent(share: f64) -> String {
+    if share <= 0.0 {
+        "0 %".to_string()
+    } else if share < 0.0005 {
+        "< 0.1 %".to_string()
+    } else {
+        format!("{:.1} %", share * 100.0)
     }
 }

@@ -490,10 +490,18 @@ fn explain_and_score_take_delimiter_and_encoding() {
     // Without the delimiter, the header is one column: named, exit 2.
     let out = score(&["--encoding", "latin1"]);
     assert_eq!(code(&out), 2);
-    assert!(stderr(&out).contains("a.csv: no column"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("a.csv: no column"),
+        "{}",
+        stderr(&out)
+    );
     let out = score(&["--delimiter", ";", "--encoding", "no-such"]);
     assert_eq!(code(&out), 2);
-    assert!(stderr(&out).contains("not an encoding name"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("not an encoding name"),
+        "{}",
+        stderr(&out)
+    );
 
     let explain = |extra: &[&str]| {
         let args = [&["explain", "--input", "csv", "a.csv", "1", "2"][..], extra].concat();
@@ -510,7 +518,16 @@ fn explain_and_score_take_delimiter_and_encoding() {
     // --delimiter is for tables.
     let out = run_in(
         dir.path(),
-        &["explain", "--input", "jsonl", "a.csv", "1", "2", "--delimiter", ";"],
+        &[
+            "explain",
+            "--input",
+            "jsonl",
+            "a.csv",
+            "1",
+            "2",
+            "--delimiter",
+            ";",
+        ],
         b"",
     );
     assert_eq!(code(&out), 2);

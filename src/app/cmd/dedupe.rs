@@ -649,7 +649,7 @@ fn write_line(
     }
     out.write_all(if identical { b"\tidentical" } else { b"\tnear" })?;
     if let Some((share, bytes)) = only_in {
-        write!(out, "\tnot in kept: {}", report::percent(share))?;
+        write!(out, "\tnot in kept: {}", crate::app::speak::percent(share))?;
         if bytes > 0 {
             write!(out, " (~{})", human_bytes(bytes))?;
         }

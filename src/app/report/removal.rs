@@ -16,6 +16,7 @@ use simfind::cluster::{self, ClusterParams, Clustering, FileFacts};
 use simfind::model::Document;
 use simfind::pipeline::{DocStatus, ScanConfig, ScanOutcome};
 
+use crate::app::speak::percent;
 use crate::app::ui::plural;
 
 /// The removable files of the grouping `params` makes of `outcome`'s pairs,
@@ -124,19 +125,6 @@ pub fn is_held_back_note(line: &str) -> bool {
 }
 
 const HELD_BACK: &str = "simfind: held back: ";
-
-/// A share as a percentage with one decimal ("7.3 %"); exactly nothing is
-/// "0 %", and a share too small to show as 0.1 % reads "< 0.1 %", so a
-/// file that holds anything of its own never reads as holding nothing.
-pub fn percent(share: f64) -> String {
-    if share <= 0.0 {
-        "0 %".to_string()
-    } else if share < 0.0005 {
-        "< 0.1 %".to_string()
-    } else {
-        format!("{:.1} %", share * 100.0)
-    }
-}
 
 /// What the summary line adds for `n` files held back: nothing when none.
 pub fn held_back_note(n: usize) -> String {

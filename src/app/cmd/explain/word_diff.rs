@@ -11,7 +11,8 @@ use clap::builder::styling::{AnsiColor, Style};
 use simfind::explain::diff::{self, Piece, Word};
 
 use super::{ONLY_A, ONLY_B, View, containment, excerpt};
-use crate::app::report::{human_bytes, percent};
+use crate::app::report::human_bytes;
+use crate::app::speak::percent;
 
 const MOVED: Style = AnsiColor::Yellow.on_default();
 const FOLD: Style = Style::new().dimmed();
