@@ -16,13 +16,8 @@ use crate::util::*;
 /// earlier files. Every 50th file is a near-copy of the one before (two
 /// words changed): the pairs to find.
 fn tiny_files(dir: &Path, files: usize) {
-    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut next = move |bound: usize| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        (x % bound as u64) as usize
-    };
+    let mut rng = XorShift64(0x9E37_79B9_7F4A_7C15);
+    let mut next = move |bound: usize| rng.below(bound as u64) as usize;
     let vocabulary: Vec<String> = (0..20_000)
         .map(|_| {
             (0..3 + next(7))

@@ -9,13 +9,8 @@ use crate::util::{self, args, csv_rows, run_os, simfind, stderr, write};
 /// A text of `words` random words (3–8 letters), distinct per `seed`: unlike
 /// `util::prose` it shares almost no shingles with other seeds' texts.
 fn prose(seed: u64, words: usize) -> String {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    let mut next = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
+    let mut rng = util::XorShift64::seeded(seed);
+    let mut next = move || rng.next();
     (0..words)
         .map(|_| {
             let len = 3 + next() % 6;

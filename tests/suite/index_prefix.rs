@@ -15,15 +15,8 @@ use crate::util::{self, args, csv_rows, run_os, stderr, write};
 /// Words of a text of `words` words drawn from a vocabulary of 400, distinct
 /// per `seed` (so that unrelated texts share few 5-shingles).
 fn text(seed: u64, words: usize) -> Vec<String> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..words)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            format!("w{}", x % 400)
-        })
-        .collect()
+    let mut rng = util::XorShift64::seeded(seed);
+    (0..words).map(|_| format!("w{}", rng.below(400))).collect()
 }
 
 /// `base` with every `every`-th word replaced: near copies over the whole

@@ -11,13 +11,8 @@ use crate::util::{self, simfind, stderr, write};
 /// whose 20 words make any two texts share most 5-character shingles, two
 /// seeds share almost none.
 fn words(seed: u64, n: usize) -> Vec<String> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    let mut next = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
+    let mut rng = util::XorShift64::seeded(seed);
+    let mut next = move || rng.next();
     (0..n)
         .map(|_| {
             let len = 3 + next() % 7;

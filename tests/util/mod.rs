@@ -119,17 +119,13 @@ pub fn prose(seed: u64, words: usize) -> String {
 /// seeds share almost no 5-shingles, so the similarity of two texts made of
 /// them is set by how many words they share.
 pub fn letter_words(seed: u64, n: usize) -> Vec<String> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut rng = XorShift64::seeded(seed);
     (0..n)
         .map(|_| {
-            let len = 3 + (x % 6) as usize;
+            // The length from the state as it stands, before the letters step it.
+            let len = 3 + (rng.0 % 6) as usize;
             (0..len)
-                .map(|_| {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    (b'a' + (x % 26) as u8) as char
-                })
+                .map(|_| (b'a' + rng.below(26) as u8) as char)
                 .collect()
         })
         .collect()
@@ -238,6 +234,12 @@ impl SplitMix64 {
 pub struct XorShift64(pub u64);
 
 impl XorShift64 {
+    /// The generator of `seed`: distinct seeds (0 among them) start far
+    /// apart, and the state is never 0.
+    pub fn seeded(seed: u64) -> Self {
+        XorShift64(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
     pub fn next(&mut self) -> u64 {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
