@@ -337,17 +337,16 @@ fn records(args: Args) -> Result<i32> {
     })
     .map_err(speak::row_failure)?;
     let records_read = read.records.len();
-    let texts: Vec<(PathBuf, Vec<u8>)> = read
+    // Each record's text once: moved into its document, not copied.
+    let (ids, texts): (Vec<PathBuf>, Vec<Vec<u8>>) = read
         .records
         .into_iter()
         .map(|r| (PathBuf::from(r.id), item.text_of(&r.fields).into_bytes()))
-        .collect();
-    let docs = texts
+        .unzip();
+    let docs = ids
         .iter()
-        .map(|(id, bytes)| NewDoc::Text {
-            id,
-            bytes: bytes.clone(),
-        })
+        .zip(texts)
+        .map(|(id, bytes)| NewDoc::Text { id, bytes })
         .collect();
     let done = add_and_remove(
         &mut index,

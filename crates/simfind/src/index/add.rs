@@ -64,8 +64,18 @@ impl std::fmt::Display for NotIndexed {
     }
 }
 
+/// Documents read, shingled and signed at a time: an update holds one
+/// chunk's sets and signatures in memory, not the whole input's (a million
+/// records held 2.2 GB at once).
+const PREPARE_CHUNK: usize = 8192;
+
 /// Adds (or, for a path already indexed, replaces) `add` and forgets
 /// `remove`, in one transaction under the index's write lock.
+///
+/// The first chunk of documents is read and signed before the lock is
+/// taken, so that others wait only for the write of a small update (`--add`
+/// of a few files); a larger one prepares each further chunk, on every
+/// thread, inside its transaction.
 pub fn add_and_remove(
     index: &mut Index,
     recipe: &Recipe,
@@ -75,26 +85,18 @@ pub fn add_and_remove(
     reporter: &dyn Reporter,
 ) -> Result<Added, IndexError> {
     let mut errors = 0;
-    let mut docs = Vec::with_capacity(add.len());
-    // Read and signed before the lock is taken: other readers and writers
-    // wait only for the write itself.
     let kind = index.kind();
     let base = index.paths_base_elsewhere();
-    for doc in add {
-        let file = matches!(doc, NewDoc::File(_));
-        match prepare(doc, kind, recipe, read) {
-            Ok(mut doc) => {
-                if file {
-                    doc.doc.path = Index::spelled_for(base.as_deref(), &doc.doc.path);
-                }
-                docs.push(doc)
-            }
-            Err((path, err)) => {
-                reporter.warn(&path, &err);
-                errors += 1;
-            }
-        }
-    }
+    let mut add = add.into_iter();
+    let mut chunk = prepare_chunk(
+        &mut add,
+        kind,
+        recipe,
+        read,
+        base.as_deref(),
+        reporter,
+        &mut errors,
+    );
     let mut update = index.begin_update()?;
     let mut prefixes = super::prefix::Prefixes::of(&update)?;
     for given in remove {
@@ -106,8 +108,19 @@ pub fn add_and_remove(
             errors += 1;
         }
     }
-    for prepared in &mut docs {
-        store(&mut update, prefixes.as_mut(), prepared)?;
+    while let Some(prepared) = chunk {
+        for mut one in prepared {
+            store(&mut update, prefixes.as_mut(), &mut one)?;
+        }
+        chunk = prepare_chunk(
+            &mut add,
+            kind,
+            recipe,
+            read,
+            base.as_deref(),
+            reporter,
+            &mut errors,
+        );
     }
     if let Some(prefixes) = &mut prefixes {
         // Not `finish`: a pending prefix index needs every document re-read.
@@ -117,6 +130,49 @@ pub fn add_and_remove(
         update: update.commit()?,
         errors,
     })
+}
+
+/// The next [`PREPARE_CHUNK`] documents of `add`, prepared in parallel and
+/// kept in their order (so ids and warnings come out as from one thread);
+/// `None` once `add` is exhausted. A file named from another directory than
+/// the index's base is stored as the walk would spell it.
+fn prepare_chunk(
+    add: &mut std::vec::IntoIter<NewDoc<'_>>,
+    kind: super::ItemKind,
+    recipe: &Recipe,
+    read: &ReadOptions,
+    base: Option<&Path>,
+    reporter: &dyn Reporter,
+    errors: &mut u64,
+) -> Option<Vec<Prepared>> {
+    use rayon::prelude::*;
+    let batch: Vec<NewDoc<'_>> = add.by_ref().take(PREPARE_CHUNK).collect();
+    if batch.is_empty() {
+        return None;
+    }
+    let results: Vec<_> = batch
+        .into_par_iter()
+        .map(|doc| {
+            let file = matches!(doc, NewDoc::File(_));
+            prepare(doc, kind, recipe, read).map(|mut prepared| {
+                if file {
+                    prepared.doc.path = Index::spelled_for(base, &prepared.doc.path);
+                }
+                prepared
+            })
+        })
+        .collect();
+    let mut prepared = Vec::with_capacity(results.len());
+    for result in results {
+        match result {
+            Ok(one) => prepared.push(one),
+            Err((path, err)) => {
+                reporter.warn(&path, &err);
+                *errors += 1;
+            }
+        }
+    }
+    Some(prepared)
 }
 
 /// Adds `prepared` (or replaces the document of its path) in `update`,
