@@ -134,7 +134,12 @@ enum Text<'a> {
 }
 
 /// [`checked_text`], a `str` kept as such.
-fn checked<'a>(arg: &'a Bound<'_, PyAny>, name: &str, cap: usize, hint: &str) -> PyResult<Text<'a>> {
+fn checked<'a>(
+    arg: &'a Bound<'_, PyAny>,
+    name: &str,
+    cap: usize,
+    hint: &str,
+) -> PyResult<Text<'a>> {
     let text = if let Ok(bytes) = arg.cast::<PyBytes>() {
         Text::Bytes(bytes.as_bytes())
     } else if let Ok(text) = arg.cast::<PyString>() {
@@ -261,10 +266,12 @@ fn texts_of<'a>(
                 item.repr()?
             )));
         }
-        texts.push(match checked(item, &format!("texts[{i}]"), cap, CAP_HINT)? {
-            Text::Str(text) => text,
-            Text::Bytes(bytes) => String::from_utf8_lossy(bytes),
-        });
+        texts.push(
+            match checked(item, &format!("texts[{i}]"), cap, CAP_HINT)? {
+                Text::Str(text) => text,
+                Text::Bytes(bytes) => String::from_utf8_lossy(bytes),
+            },
+        );
     }
     Ok(texts)
 }

@@ -632,7 +632,10 @@ fn verify_originals<'t>(
             .iter()
             .take_while(|&&(o, _)| o == x)
             .map(|&(_, m)| m);
-        for m in std::iter::once(x).filter(|_| !copies_read_again).chain(tried) {
+        for m in std::iter::once(x)
+            .filter(|_| !copies_read_again)
+            .chain(tried)
+        {
             let Some(text) = text(m) else {
                 // Changed, and named as such by the reading.
                 continue;
