@@ -362,10 +362,13 @@ fn a_changed_record_whose_copies_are_not_takes_only_its_own_pairs() {
     }
 }
 
+/// Which record to change, given the pairs of the unchanged scan.
+type Pick<'a> = dyn Fn(&[(u32, u32)]) -> u32 + 'a;
+
 /// Changes the record `pick` chooses among the pairs of an unchanged scan
 /// while the scan reads `kind` files, and checks that it is named and that
 /// only its pairs are dropped.
-fn changed_record_is_named(kind: InputKind, name: &str, pick: &dyn Fn(&[(u32, u32)]) -> u32) {
+fn changed_record_is_named(kind: InputKind, name: &str, pick: &Pick<'_>) {
     let (paths, options) = files(name, kind);
     let config = config(Verification::Exact, SketchKind::Classic);
     let before = scan(
