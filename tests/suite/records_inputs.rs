@@ -429,19 +429,58 @@ fn write_kept_writes_the_deduplicated_file_in_the_input_form() {
     );
 }
 
+/// From stdin (plain or gzipped) --write-kept writes what it writes from
+/// the same file: stdin is copied beside the kept file, read from there,
+/// named `stdin` in messages, and the copy is gone after the run, also
+/// after an error.
 #[test]
-fn write_kept_is_refused_where_it_cannot_be_written() {
+fn write_kept_takes_stdin() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "p.csv", PEOPLE.as_bytes());
+    let from_file = scan(dir.path(), "csv", "p.csv", &["--write-kept", "f.csv"], b"");
+    assert_eq!(code(&from_file), 0, "{}", stderr(&from_file));
+    let expected = std::fs::read(dir.path().join("f.csv")).unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&expected),
+        "id,name,city\n1,José García,Málaga\n3,Mary Smith,Denver\n"
+    );
+    for (name, input) in [
+        ("s.csv", PEOPLE.as_bytes().to_vec()),
+        ("z.csv", gzip(PEOPLE.as_bytes())),
+    ] {
+        let out = scan(dir.path(), "csv", "-", &["--write-kept", name], &input);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        assert_eq!(out.stdout, from_file.stdout);
+        assert_eq!(std::fs::read(dir.path().join(name)).unwrap(), expected);
+    }
+    let ragged = format!("{PEOPLE}5,a,b,c\n");
     let out = scan(
         dir.path(),
         "csv",
         "-",
-        &["--write-kept", "k.csv"],
-        PEOPLE.as_bytes(),
+        &["--write-kept", "r.csv"],
+        ragged.as_bytes(),
     );
     assert_eq!(code(&out), 2);
-    assert!(stderr(&out).contains("not stdin"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("stdin:6: 4 fields"),
+        "{}",
+        stderr(&out)
+    );
+    let left: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        left.iter().all(|n| !n.starts_with(".simfind-stdin")) && !left.contains(&"r.csv".into()),
+        "{left:?}"
+    );
+}
+
+#[test]
+fn write_kept_is_refused_where_it_cannot_be_written() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "p.csv", PEOPLE.as_bytes());
     let out = scan(
         dir.path(),
         "csv",

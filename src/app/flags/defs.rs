@@ -272,7 +272,7 @@ pub fn encoding() -> impl FnOnce(Arg) -> Arg {
             "The records' text encoding, a WHATWG name (`utf-8`, `windows-1252`, `latin1`, \
                  `utf-16le`, `shift_jis`, …) [default: detected per input: a byte-order mark, \
                  UTF-16, UTF-8, else the legacy encoding the text looks like]. gzip and zstd \
-                 inputs are told by their bytes and decompressed first.",
+                 inputs are told by their bytes and decompressed first",
         )
     }
 }

@@ -483,10 +483,10 @@ fn scan_held(
             // The score first; the fields' list and the estimates (100
             // values a field to compare) only for the few pairs reported.
             let (mut total, mut weight, mut shared) = (0.0, 0.0, 0usize);
-            for f in 0..fields {
+            for (f, w) in weights.iter().enumerate() {
                 if let Some((similarity, common)) = field(f) {
-                    total += weights[f] * similarity;
-                    weight += weights[f];
+                    total += w * similarity;
+                    weight += w;
                     shared += common;
                 }
             }

@@ -132,7 +132,8 @@ pub struct Args {
     /// Records: write the input's rows whose records are kept to FILE, in input order
     /// and in the input's form (a CSV keeps its header and delimiter), as UTF-8,
     /// atomically: the deduplicated file. Removals are decided as --list-removable
-    /// decides them (-t 0.9 unless given, --cluster, --keep). One input file.
+    /// decides them (-t 0.9 unless given, --cluster, --keep). One input (stdin is first
+    /// copied to a temporary file beside FILE).
     #[arg(long, value_name = "FILE", help_heading = "Records")]
     pub write_kept: Option<PathBuf>,
 

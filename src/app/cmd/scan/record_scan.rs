@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use anyhow::{Result, anyhow, bail};
+use anyhow::{Context, Result, anyhow, bail};
 use simfind::input::InputKind;
 use simfind::input::records;
 use simfind::lsh::tune;
@@ -67,13 +67,8 @@ pub(super) fn run(args: Args) -> Result<i32> {
         }
     }
     if args.write_kept.is_some() {
-        match &args.roots[..] {
-            [one] if one.as_os_str() != "-" => {}
-            [one] => bail!(
-                "--write-kept reads its input again: give a file, not stdin ({})",
-                one.display()
-            ),
-            _ => bail!("--write-kept writes the kept rows of one input: give one file"),
+        if args.roots.len() != 1 {
+            bail!("--write-kept writes the kept rows of one input: give one file");
         }
         if kind == InputKind::Sets && args.input.pairs {
             bail!("--write-kept does not apply to --input sets --pairs: a set is many lines");
@@ -163,14 +158,33 @@ pub(super) fn run(args: Args) -> Result<i32> {
     let started = Instant::now();
     let quiet = args.verbosity.quiet;
     let ui = Ui::with(args.verbosity);
-    let mut records = records::read_inputs(&args.roots, &options, &mut |err| {
+    // --write-kept reads its input again: stdin is first copied to a file
+    // beside the kept one (removed when the run ends), read from there and
+    // named `stdin` in messages as it would be.
+    let spool = match (&kept_file, &args.roots[..]) {
+        (Some((path, _)), [one]) if one.as_os_str() == "-" => Some(spool_stdin(path)?),
+        _ => None,
+    };
+    let roots: Vec<std::path::PathBuf> = match &spool {
+        Some(file) => vec![file.path().to_path_buf()],
+        None => args.roots.clone(),
+    };
+    let spool_name = roots[0].display().to_string();
+    let named = |mut err: records::RowError| {
+        if spool.is_some() && err.input == spool_name {
+            err.input = "stdin".into();
+        }
+        err
+    };
+    let mut records = records::read_inputs(&roots, &options, &mut |err| {
+        let err = named(err.clone());
         simfind::progress::Reporter::warn(
             &ui,
             std::path::Path::new(&err.place()),
-            &speak::row_reason(err),
+            &speak::row_reason(&err),
         )
     })
-    .map_err(speak::row_failure)?;
+    .map_err(|err| speak::row_failure(named(err)))?;
     let normalization = config.recipe.normalization;
     crate::app::important::apply(&mut records, args.input.important_words, normalization);
     config::check_record_fields(&record, &records.fields)?;
@@ -254,13 +268,9 @@ pub(super) fn run(args: Args) -> Result<i32> {
             .filter(|(doc, _)| !removable.contains(doc))
             .map(|(_, &line)| line)
             .collect();
-        let written = records::write_kept(
-            &args.roots[0],
-            &options,
-            &|line| kept.contains(&line),
-            &mut file,
-        )
-        .map_err(|err| anyhow!("{err}"))?;
+        let written =
+            records::write_kept(&roots[0], &options, &|line| kept.contains(&line), &mut file)
+                .map_err(|err| anyhow!("{}", named(err)))?;
         file.commit()?;
         if !quiet {
             eprintln!(
@@ -286,6 +296,23 @@ pub(super) fn run(args: Args) -> Result<i32> {
         (seconds, &ui),
         (args.input.important_words, extra),
     )
+}
+
+/// A copy of stdin in a hidden temporary file beside `kept` (on the file
+/// system the kept rows go to, which must hold about as much), for a
+/// `--write-kept` that reads its input again. Removed when dropped.
+fn spool_stdin(kept: &std::path::Path) -> Result<tempfile::NamedTempFile> {
+    let dir = match kept.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => std::path::Path::new("."),
+    };
+    let mut file = tempfile::Builder::new()
+        .prefix(".simfind-stdin-")
+        .tempfile_in(dir)
+        .with_context(|| format!("cannot copy stdin beside {}", kept.display()))?;
+    std::io::copy(&mut std::io::stdin().lock(), file.as_file_mut())
+        .with_context(|| format!("cannot copy stdin beside {}", kept.display()))?;
+    Ok(file)
 }
 
 /// Where a per-field scan's candidates came from, for `--summary-json`: what
