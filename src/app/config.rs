@@ -342,6 +342,65 @@ pub fn open_index_of(db: &Path, config: &ScanConfig, kind: ItemKind, wait: f64) 
     Ok(Index::open_or_create_kind(db, &params, kind, options)?)
 }
 
+/// The index of vectors at `db`, opened or made for vectors of `dim`
+/// dimensions (0: none read, which only an existing index takes): a new
+/// one takes `--bands` × `--rows` hyperplanes (20 × 5 unless given) drawn
+/// from `--seed`; an existing one keeps its own, and a value given that
+/// differs, another kind of index or another dimension is refused, naming
+/// both, before any work.
+pub fn vector_index(db: &Path, dim: usize, signing: &SigningArgs, wait: f64) -> Result<Index> {
+    use simfind::index::points;
+    let options = OpenOptions {
+        busy_timeout: args::wait_duration(wait)?,
+    };
+    let params = match Index::open_existing(db, options) {
+        Ok(index) => {
+            // Before anything else: an index of files has no banding of vectors.
+            index.require_kind(ItemKind::Vectors)?;
+            let stored = index.params().clone();
+            for (given, name, value) in [
+                (signing.bands, "--bands", stored.bands),
+                (signing.rows, "--rows", stored.rows),
+            ] {
+                if given.is_some_and(|g| g as u64 != u64::from(value)) {
+                    bail!(
+                        "index {} has {name} {value}; give that or nothing",
+                        db.display()
+                    );
+                }
+            }
+            if signing.seed.is_some_and(|s| s != stored.seed) {
+                bail!(
+                    "index {} has --seed {}; give that or nothing",
+                    db.display(),
+                    stored.seed
+                );
+            }
+            stored
+        }
+        Err(IndexError::Missing { .. }) => {
+            let banding = simfind::lsh::Banding {
+                bands: signing.bands.unwrap_or(20),
+                rows: signing.rows.unwrap_or(5),
+            };
+            if banding.bands == 0 || banding.rows == 0 || dim == 0 {
+                bail!("a new index of vectors needs vectors, and --bands and --rows of at least 1");
+            }
+            points::vector_params(dim, banding, signing.seed.unwrap_or(args::DEFAULT_SEED))
+        }
+        Err(err) => return Err(err.into()),
+    };
+    let index = Index::open_or_create_kind(db, &params, ItemKind::Vectors, options)?;
+    if dim != 0 && dim != points::dimension(&index) {
+        bail!(
+            "the vectors have {dim} dimensions, the index {} holds vectors of {}",
+            db.display(),
+            points::dimension(&index)
+        );
+    }
+    Ok(index)
+}
+
 /// The default shingle size of records of a table (`--input csv|tsv`): the
 /// records scan's (char 2-shingles: a table's fields are short).
 pub const RECORD_CHAR_K: usize = 2;

@@ -376,7 +376,6 @@ fn records(args: Args) -> Result<i32> {
 /// --seed; an existing one keeps its own.
 fn vectors(args: Args) -> Result<i32> {
     use simfind::index::points;
-    use simfind::index::{Index, ItemKind, OpenOptions};
     use simfind::input::vectors::{self as read, Vectors};
 
     let shingles = &args.signing.shingles;
@@ -406,58 +405,7 @@ fn vectors(args: Args) -> Result<i32> {
         );
     }
     let dim = all.first().map_or(0, |v| v.dim);
-    let options = OpenOptions {
-        busy_timeout: args::wait_duration(args.wait)?,
-    };
-    let params = match Index::open_existing(&args.db, options) {
-        Ok(index) => {
-            // Before anything else: an index of files has no banding of vectors.
-            index.require_kind(ItemKind::Vectors)?;
-            let stored = index.params().clone();
-            for (given, name, value) in [
-                (args.signing.bands, "--bands", stored.bands),
-                (args.signing.rows, "--rows", stored.rows),
-            ] {
-                if given.is_some_and(|g| g as u64 != u64::from(value)) {
-                    bail!(
-                        "index {} has {name} {value}; give that or nothing",
-                        args.db.display()
-                    );
-                }
-            }
-            if args.signing.seed.is_some_and(|s| s != stored.seed) {
-                bail!(
-                    "index {} has --seed {}; give that or nothing",
-                    args.db.display(),
-                    stored.seed
-                );
-            }
-            stored
-        }
-        Err(IndexError::Missing { .. }) => {
-            let banding = simfind::lsh::Banding {
-                bands: args.signing.bands.unwrap_or(20),
-                rows: args.signing.rows.unwrap_or(5),
-            };
-            if banding.bands == 0 || banding.rows == 0 || dim == 0 {
-                bail!("a new index of vectors needs vectors, and --bands and --rows of at least 1");
-            }
-            points::vector_params(
-                dim,
-                banding,
-                args.signing.seed.unwrap_or(args::DEFAULT_SEED),
-            )
-        }
-        Err(err) => return Err(err.into()),
-    };
-    let mut index = Index::open_or_create_kind(&args.db, &params, ItemKind::Vectors, options)?;
-    if !all.is_empty() && dim != points::dimension(&index) {
-        bail!(
-            "the vectors have {dim} dimensions, the index {} holds vectors of {}",
-            args.db.display(),
-            points::dimension(&index)
-        );
-    }
+    let mut index = config::vector_index(&args.db, dim, &args.signing, args.wait)?;
     let items = all
         .iter()
         .flat_map(|v| (0..v.len()).map(move |i| (v.ids[i].as_str(), v.row(i))));

@@ -594,7 +594,8 @@ pub fn db(at: Db) -> impl FnOnce(Arg) -> Arg {
         match at {
             Db::Scan => arg.help(
                 "Use and refresh the index FILE (created if missing): unchanged files are not \
-                 read again; the output is the same as without --db. Shingle and LSH options \
+                 read again, nor unchanged records, sets or vectors of --input signed again; the \
+                 output is the same as without --db. Shingle and LSH options \
                  not given are the index's (with --threshold alone, so are bands and rows); one \
                  given that differs from the index's is an error naming both values",
             ),

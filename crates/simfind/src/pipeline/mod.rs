@@ -74,7 +74,8 @@ use plan::{Decision, Method};
 pub(crate) use records::record_set;
 pub use records::{
     AUTO_MIN_RECORDS, BlockKey, CandidateReport, Chosen, DEFAULT_BLOCK_CAP, FieldScores, FsConfig,
-    KEEP, RANDOM_PAIRS, RecordConfig, RecordOutcome, Trained, Values, scan_records,
+    KEEP, Presigned, RANDOM_PAIRS, RecordConfig, RecordOutcome, Trained, Values, scan_records,
+    scan_records_signed,
 };
 pub use reload::{FileReload, Reload, ReloadError, reload_indexed, reload_set};
 use sign::sign_all;

@@ -124,7 +124,7 @@ pub(super) fn scan(
     records: Records,
     config: &ScanConfig,
     link: bool,
-    reason: Reason,
+    (reason, presigned): (Reason, Option<super::Presigned>),
     reporter: &dyn Reporter,
 ) -> RecordOutcome {
     let mut stats = super::stats_of(&records);
@@ -178,11 +178,22 @@ pub(super) fn scan(
     let n = recipe.banding.signature_len();
     let sketcher = recipe.sketcher();
     reporter.begin(Stage::Sign, Some(count as u64));
-    // Zeroed pages are not resident until a row is written: the matrix
-    // grows into memory as the texts signed are freed.
-    let mut matrix = vec![0u32; count * n];
-    let mut shingles = vec![0u32; count];
+    // Signed before the scan (an index's signatures): nothing to sign, and
+    // the texts can go at once when they can be read again.
+    let signed = presigned.is_some();
+    let (mut matrix, mut shingles) = match presigned {
+        Some(p) => (p.matrix, p.shingles),
+        // Zeroed pages are not resident until a row is written: the matrix
+        // grows into memory as the texts signed are freed.
+        None => (vec![0u32; count * n], vec![0u32; count]),
+    };
     for c in 0..texts.chunks.len() {
+        if signed {
+            if reread.is_some() {
+                texts.chunks[c] = Arena::default();
+            }
+            continue;
+        }
         let first = c << SHIFT;
         let chunk = &texts.chunks[c];
         let len = chunk.ends.len();
