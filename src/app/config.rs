@@ -342,21 +342,32 @@ pub fn open_index_of(db: &Path, config: &ScanConfig, kind: ItemKind, wait: f64) 
     Ok(Index::open_or_create_kind(db, &params, kind, options)?)
 }
 
-/// The index of vectors at `db`, opened or made for vectors of `dim`
-/// dimensions (0: none read, which only an existing index takes): a new
-/// one takes `--bands` × `--rows` hyperplanes (20 × 5 unless given) drawn
-/// from `--seed`; an existing one keeps its own, and a value given that
-/// differs, another kind of index or another dimension is refused, naming
+/// The index of vectors (`kind` [`ItemKind::Vectors`], `width` their
+/// dimension) or bit strings ([`ItemKind::Bits`], `width` their length in
+/// bits) at `db`, opened or made for items of that width (0: none read,
+/// which only an existing index takes): a new one takes `--bands` ×
+/// `--rows` hyperplanes or sampled bits (20 × 5 unless given) drawn from
+/// `--seed`; an existing one keeps its own, and a value given that
+/// differs, another kind of index or another width is refused, naming
 /// both, before any work.
-pub fn vector_index(db: &Path, dim: usize, signing: &SigningArgs, wait: f64) -> Result<Index> {
-    use simfind::index::points;
+pub fn points_index(
+    db: &Path,
+    (kind, width): (ItemKind, usize),
+    signing: &SigningArgs,
+    wait: f64,
+) -> Result<Index> {
+    use simfind::index::{bits, points};
+    let (what, unit) = match kind {
+        ItemKind::Bits => ("bit strings", "bits"),
+        _ => ("vectors", "dimensions"),
+    };
     let options = OpenOptions {
         busy_timeout: args::wait_duration(wait)?,
     };
     let params = match Index::open_existing(db, options) {
         Ok(index) => {
-            // Before anything else: an index of files has no banding of vectors.
-            index.require_kind(ItemKind::Vectors)?;
+            // Before anything else: an index of files has no such banding.
+            index.require_kind(kind)?;
             let stored = index.params().clone();
             for (given, name, value) in [
                 (signing.bands, "--bands", stored.bands),
@@ -383,19 +394,24 @@ pub fn vector_index(db: &Path, dim: usize, signing: &SigningArgs, wait: f64) -> 
                 bands: signing.bands.unwrap_or(20),
                 rows: signing.rows.unwrap_or(5),
             };
-            if banding.bands == 0 || banding.rows == 0 || dim == 0 {
-                bail!("a new index of vectors needs vectors, and --bands and --rows of at least 1");
+            if banding.bands == 0 || banding.rows == 0 || width == 0 {
+                bail!("a new index of {what} needs {what}, and --bands and --rows of at least 1");
             }
-            points::vector_params(dim, banding, signing.seed.unwrap_or(args::DEFAULT_SEED))
+            let seed = signing.seed.unwrap_or(args::DEFAULT_SEED);
+            match kind {
+                ItemKind::Bits => bits::bit_params(width, banding, seed),
+                _ => points::vector_params(width, banding, seed),
+            }
         }
         Err(err) => return Err(err.into()),
     };
-    let index = Index::open_or_create_kind(db, &params, ItemKind::Vectors, options)?;
-    if dim != 0 && dim != points::dimension(&index) {
+    let index = Index::open_or_create_kind(db, &params, kind, options)?;
+    // Both keep the width as the recipe's k.
+    let held = index.params().k as usize;
+    if width != 0 && width != held {
         bail!(
-            "the vectors have {dim} dimensions, the index {} holds vectors of {}",
-            db.display(),
-            points::dimension(&index)
+            "the {what} have {width} {unit}, the index {} holds {what} of {held}",
+            db.display()
         );
     }
     Ok(index)
@@ -417,8 +433,8 @@ pub fn index_items(
     let kind = input.input;
     let Some(item) = ItemKind::of_input(kind).filter(|k| k.is_minhash()) else {
         bail!(
-            "--input {kind}: an index holds files, records (jsonl, csv, tsv), sets or \
-             vectors; {kind} are not indexed yet (scan --input {kind} finds their pairs)"
+            "--input {kind}: an index of {kind} is not looked up as one of files, records or \
+             sets"
         );
     };
     if files_from {

@@ -497,7 +497,12 @@ fn vectors_indexed(
         bail!("--verify signature does not apply to scan --db --input vectors");
     }
     crate::app::output::refuse_overwriting_index(args.output, db)?;
-    let mut index = config::vector_index(db, points.dim, args.signing, args.wait)?;
+    let mut index = config::points_index(
+        db,
+        (simfind::index::ItemKind::Vectors, points.dim),
+        args.signing,
+        args.wait,
+    )?;
     let items: Vec<(&str, &[f32])> = (0..points.len())
         .map(|i| (points.ids[i].as_str(), points.row(i)))
         .collect();

@@ -1242,3 +1242,177 @@ fn scan_db_of_vectors_reuses_and_refreshes_the_index() {
         stderr(&out)
     );
 }
+
+/// 24 strings of 100 bits and copies of each with 1, 4 and 20 bits flipped,
+/// as `id,0101…` lines (first character = bit 0).
+fn bit_rows() -> Vec<(String, Vec<bool>)> {
+    let mut rng = crate::util::SplitMix64(53);
+    let mut out = Vec::new();
+    for i in 0..24 {
+        let bits: Vec<bool> = (0..100).map(|_| rng.next() % 2 == 1).collect();
+        out.push((format!("b{i:02}"), bits.clone()));
+        for flips in [1usize, 4, 20] {
+            let mut copy = bits.clone();
+            for _ in 0..flips {
+                // Distinct positions: a flip flipped back would shorten it.
+                loop {
+                    let at = (rng.next() % 100) as usize;
+                    if copy[at] == bits[at] {
+                        copy[at] = !copy[at];
+                        break;
+                    }
+                }
+            }
+            out.push((format!("b{i:02}-{flips}"), copy));
+        }
+    }
+    out
+}
+
+fn bits_file(rows: &[(String, Vec<bool>)]) -> Vec<u8> {
+    rows.iter()
+        .map(|(id, bits)| {
+            let s: String = bits.iter().map(|&b| if b { '1' } else { '0' }).collect();
+            format!("{id},{s}\n")
+        })
+        .collect::<String>()
+        .into_bytes()
+}
+
+fn hamming(a: &[bool], b: &[bool]) -> u32 {
+    a.iter().zip(b).filter(|(x, y)| x != y).count() as u32
+}
+
+/// The (a, b, distance) rows of a `query --input bits` output.
+fn distance_rows(stdout: &[u8]) -> BTreeSet<(String, String, u32)> {
+    let mut reader = csv::Reader::from_reader(stdout);
+    assert_eq!(
+        reader.headers().unwrap(),
+        vec!["a", "b", "metric", "distance"]
+    );
+    reader
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            assert_eq!(&r[2], "hamming");
+            (r[0].into(), r[1].into(), r[3].parse().unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn bit_string_queries_are_the_brute_forces() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = bit_rows();
+    let input = write(dir.path(), "bits.csv", &bits_file(&rows));
+    let db = dir.path().join("bits.simfind");
+    let summary = dir.path().join("summary.json");
+    ok(
+        args![
+            "index",
+            "--db",
+            db,
+            "--input",
+            "bits",
+            input,
+            "-q",
+            "--summary-json",
+            summary
+        ],
+        0,
+    );
+    assert_eq!(ids(&db).len(), rows.len());
+    let brute = |radius: u32| -> BTreeSet<(String, String, u32)> {
+        let mut want = BTreeSet::new();
+        for (a, x) in &rows {
+            for (b, y) in &rows {
+                let d = hamming(x, y);
+                if d <= radius {
+                    want.insert((a.clone(), b.clone(), d));
+                }
+            }
+        }
+        want
+    };
+    // --exact compares every stored string: the brute force's rows.
+    for radius in ["0", "4", "20"] {
+        let out = ok(
+            args![
+                "query", "--db", db, "--input", "bits", input, "--radius", radius, "--exact", "-q"
+            ],
+            0,
+        );
+        let want = brute(radius.parse().unwrap());
+        assert!(want.len() >= rows.len(), "{radius}");
+        assert_eq!(distance_rows(&out.stdout), want, "--radius {radius}");
+    }
+    // Through the bands (20 × 5 sampled bits): every row a true one, and
+    // the pairs 1 bit apart (each found unless all 20 bands miss it:
+    // probability (1 − 0.99^5)^20 < 10⁻²⁸) all there.
+    let out = ok(
+        args![
+            "query", "--db", db, "--input", "bits", input, "--radius", "4", "-q"
+        ],
+        0,
+    );
+    let found = distance_rows(&out.stdout);
+    let want = brute(4);
+    assert!(found.is_subset(&want));
+    for row in want.iter().filter(|(_, _, d)| *d <= 1) {
+        assert!(found.contains(row), "{row:?}");
+    }
+    // --top K: the K nearest by exact distance, ties by id.
+    let out = ok(
+        args![
+            "query", "--db", db, "--input", "bits", input, "--top", "3", "-q"
+        ],
+        0,
+    );
+    let got = distance_rows(&out.stdout);
+    for (a, x) in &rows {
+        let mut ranked: Vec<(u32, &String)> =
+            rows.iter().map(|(b, y)| (hamming(x, y), b)).collect();
+        ranked.sort();
+        let want: BTreeSet<(String, String, u32)> = ranked[..3]
+            .iter()
+            .map(|(d, b)| (a.clone(), (*b).clone(), *d))
+            .collect();
+        let mine: BTreeSet<(String, String, u32)> =
+            got.iter().filter(|(q, _, _)| q == a).cloned().collect();
+        assert_eq!(mine, want, "{a}");
+    }
+    // Another length, -t, and an index of another kind are refused.
+    let short = write(dir.path(), "short.csv", b"x,0101\n");
+    let out = ok(
+        args![
+            "query", "--db", db, "--input", "bits", short, "--radius", "1"
+        ],
+        2,
+    );
+    assert!(
+        stderr(&out).contains("bit strings of 4 bits"),
+        "{}",
+        stderr(&out)
+    );
+    let out = ok(
+        args!["query", "--db", db, "--input", "bits", input, "-t", "0.5"],
+        2,
+    );
+    assert!(stderr(&out).contains("give --radius"), "{}", stderr(&out));
+    let records = write(dir.path(), "r.jsonl", &jsonl(&record_texts()[..3]));
+    let out = ok(args!["query", "--db", db, "--input", "jsonl", records], 2);
+    assert!(
+        stderr(&out).contains("holds bits (Hamming")
+            && stderr(&out).contains("these items are records"),
+        "{}",
+        stderr(&out)
+    );
+    // Re-indexing an id replaces it; --remove forgets it.
+    ok(
+        args![
+            "index", "--db", db, "--input", "bits", "--remove", "b00", "-q"
+        ],
+        0,
+    );
+    assert!(!ids(&db).contains(Path::new("b00")));
+}

@@ -39,6 +39,7 @@ const EXAMPLES: &str = "EXAMPLES:
   simfind query --db people.simfind --input jsonl new.jsonl --top 3   records, by id
   new-rows | simfind query --db people.simfind --input jsonl --add-if-new -   records as JSON Lines
   simfind query --db emb.simfind --input vectors q.csv -t 0.95 --top 5   vectors by cosine
+  simfind query --db fp.simfind --input bits q.csv --radius 3            within 3 bits
 
 OUTPUT (CSV with header, the same columns as `simfind scan`):
   a            the query document as given (`-` for standard input)
@@ -65,8 +66,11 @@ With --input jsonl|csv|tsv|sets the index must hold records (or sets), made by
 `index --input KIND`: each record of FILE is a query, `a` its id, `b` the ids
 of the indexed records. With --input vectors the index must hold vectors: the
 columns are a, b, metric (`cosine`), similarity; -t is the cosine (0.9 unless
-given), --exact or --top compare every stored vector. An item of another kind
-than the index's is refused before any work, naming both.
+given), --exact or --top compare every stored vector. With --input bits the
+index must hold bit strings: the columns are a, b, metric (`hamming`),
+distance; --radius R (0 unless given) is the largest distance in bits, --top K
+the K nearest (within R if given). An item of another kind than the index's
+is refused before any work, naming both.
 
 The query is shingled and signed with the parameters stored in the index. By
 default its candidates are the indexed documents sharing an LSH bucket with it,
@@ -89,7 +93,8 @@ candidate file and refuses one whose content no longer matches the index (run
     mut_args(defs::one("verify", defs::verify(defs::Verify::Query))),
     mut_args(defs::one("wait", defs::wait(defs::Wait::Query))),
     mut_args(defs::one("output", defs::output(defs::Output::Query))),
-    mut_args(defs::one("db", defs::db(defs::Db::Query)))
+    mut_args(defs::one("db", defs::db(defs::Db::Query))),
+    mut_args(defs::one("radius", defs::query_radius))
 )]
 pub struct Args {
     /// Documents to look up; `-` reads one from standard input. With --input
@@ -117,6 +122,10 @@ pub struct Args {
     /// (docs/SEARCH.md); T is 0.9 unless given.
     #[arg(long, value_enum, value_name = "METRIC")]
     pub metric: Option<QueryMetric>,
+
+    // --radius: defs::query_radius.
+    #[arg(long, value_parser = clap::value_parser!(u32))]
+    pub radius: Option<u32>,
 
     /// Miss nothing: verify every indexed document whose shingle count can reach T
     /// (not only those sharing an LSH bucket), re-reading them. Slower: it reads
@@ -204,8 +213,16 @@ pub fn run(args: Args) -> Result<i32> {
         stream::refuse_unless_streaming(&args)?;
     }
     let kind = args.input.input;
+    if args.radius.is_some() && kind != InputKind::Bits {
+        bail!(
+            "--radius is the Hamming distance of --input bits: it does not apply to --input {kind}"
+        );
+    }
     if kind == InputKind::Vectors {
         return vectors(&args, options, Instant::now());
+    }
+    if kind == InputKind::Bits {
+        return bits(&args, options, Instant::now());
     }
     let records = if kind == InputKind::Files {
         None
@@ -643,6 +660,122 @@ fn vectors(args: &Args, options: OpenOptions, started: Instant) -> Result<i32> {
             "matches": matches,
             "errors": errors,
             "threshold": t,
+            "verification": "exact",
+            "seconds": summary::seconds(seconds, &Vec::new()),
+        });
+        let serde_json::Value::Object(fields) = fields else {
+            unreachable!("json! of an object literal")
+        };
+        out.write(&summary::document("query", status, fields))?;
+    }
+    Ok(status)
+}
+
+/// `query --input bits`: each bit string of FILE looked up in an index of
+/// bit strings by its Hamming distance (`simfind::index::bits`), written as
+/// `scan --input bits` writes pairs (`a`, `b`, `metric`, `distance`).
+fn bits(args: &Args, options: OpenOptions, started: Instant) -> Result<i32> {
+    use simfind::index::bits;
+    use simfind::input::vectors as read;
+
+    for (given, flag) in [
+        (args.metric.is_some(), "--metric"),
+        (args.threshold.is_some(), "-t (give --radius, in bits)"),
+        (args.verify == VerifyArg::Signature, "--verify signature"),
+        (args.transform.transform.is_some(), "--transform"),
+        (args.add_if_new, "--add-if-new (not yet)"),
+    ] {
+        if given {
+            bail!(
+                "{flag} does not apply to --input bits: each string is verified by its Hamming \
+                 distance"
+            );
+        }
+    }
+    let index = Index::open_existing(&args.db, options)?;
+    index.require_kind(ItemKind::Bits)?;
+    let exact = args.exact || args.top.is_some();
+    // With --top alone, the nearest at any distance.
+    let radius = match (args.radius, args.top) {
+        (Some(r), _) => r,
+        (None, Some(_)) => u32::MAX,
+        (None, None) => 0,
+    };
+    let top = args.top.map(|k| usize::try_from(k).unwrap_or(usize::MAX));
+    let summary_json = summary::open(&args.summary_json, args.output.as_deref())?;
+    let mut errors = 0u64;
+    let mut queries = Vec::new();
+    for path in &args.files {
+        queries.push(crate::app::families::read_points(
+            path,
+            records::DEFAULT_MAX_LINE,
+            args.input.skip_bad_rows,
+            &mut errors,
+            read::read_bits_capped,
+        )?);
+    }
+    let length = bits::length(&index);
+    for (strings, path) in queries.iter().zip(&args.files) {
+        if strings.bits != length {
+            bail!(
+                "{}: bit strings of {} bits, the index {} holds strings of {length}",
+                path.display(),
+                strings.bits,
+                args.db.display()
+            );
+        }
+    }
+    let mut sink = Sink::create_whole(args.output.as_deref())?;
+    output::install_interrupt_handler();
+    let (mut asked, mut candidates, mut matches) = (0u64, 0u64, 0u64);
+    let mut csv = csv::WriterBuilder::new().from_writer(&mut sink);
+    csv.write_record(["a", "b", "metric", "distance"])?;
+    for strings in &queries {
+        for i in 0..strings.len() {
+            let answer = bits::ask_bits(&index, strings.row(i), radius, exact, top)?;
+            asked += 1;
+            candidates += answer.candidates as u64;
+            errors += answer.unverified;
+            matches += answer.matches.len() as u64;
+            for (doc, distance) in answer.matches {
+                csv.write_record([
+                    strings.ids[i].as_bytes(),
+                    doc.path.as_os_str().as_bytes(),
+                    b"hamming",
+                    distance.to_string().as_bytes(),
+                ])?;
+            }
+        }
+    }
+    csv.flush()?;
+    drop(csv);
+    sink.commit()?;
+    let seconds = started.elapsed().as_secs_f64();
+    if !args.verbosity.quiet {
+        let within = match (args.radius, args.top) {
+            (None, Some(k)) => format!("the {k} nearest"),
+            _ => format!("within {radius} bits"),
+        };
+        eprintln!(
+            "simfind: {} in {seconds:.3} s: {}, {} {within} ({})",
+            plural(asked, "query", "queries"),
+            plural(candidates, "candidate", "candidates"),
+            plural(matches, "match", "matches"),
+            if exact {
+                "exact lookup: every stored string"
+            } else {
+                "bit-sampling bands, verified"
+            }
+        );
+    }
+    let status = if errors > 0 { exit::PARTIAL } else { exit::OK };
+    if let Some(out) = summary_json {
+        let fields = serde_json::json!({
+            "queries": asked,
+            "candidates": candidates,
+            "matches": matches,
+            "errors": errors,
+            "radius": radius,
             "verification": "exact",
             "seconds": summary::seconds(seconds, &Vec::new()),
         });

@@ -371,6 +371,15 @@ pub fn radius(at: FamilyQuery) -> impl FnOnce(Arg) -> Arg {
     }
 }
 
+/// `query --radius R`: the Hamming radius of a lookup in an index of bit
+/// strings (`scan`'s `--radius` is [`radius`]).
+pub fn query_radius(arg: Arg) -> Arg {
+    arg.value_name("R").help(
+        "With --input bits: the indexed bit strings within R bits (Hamming distance) of each \
+         query string [default: 0]",
+    )
+}
+
 /// `--bucket-width A`: the width of euclidean's buckets.
 pub fn bucket_width(at: FamilyQuery) -> impl FnOnce(Arg) -> Arg {
     move |arg| {

@@ -51,6 +51,7 @@
 //! tail of recent documents); this file is the storage ([`Index`]), `update.rs` its write transaction ([`Update`]).
 
 pub mod add;
+pub mod bits;
 mod error;
 pub mod guard;
 pub mod incremental;
