@@ -592,16 +592,7 @@ fn vectors(args: &Args, options: OpenOptions, started: Instant) -> Result<i32> {
     let top = args.top.map(|k| usize::try_from(k).unwrap_or(usize::MAX));
     let summary_json = summary::open(&args.summary_json, args.output.as_deref())?;
     let mut errors = 0u64;
-    let mut queries = Vec::new();
-    for path in &args.files {
-        queries.push(crate::app::families::read_points(
-            path,
-            records::DEFAULT_MAX_LINE,
-            args.input.skip_bad_rows,
-            &mut errors,
-            read::read_vectors_capped,
-        )?);
-    }
+    let queries = read_queries(args, &mut errors, read::read_vectors_capped)?;
     let dim = points::dimension(&index);
     for (points, path) in queries.iter().zip(&args.files) {
         if points.dim != dim {
@@ -638,37 +629,24 @@ fn vectors(args: &Args, options: OpenOptions, started: Instant) -> Result<i32> {
     csv.flush()?;
     drop(csv);
     sink.commit()?;
-    let seconds = started.elapsed().as_secs_f64();
-    if !args.verbosity.quiet {
-        eprintln!(
-            "simfind: {} in {seconds:.3} s: {}, {} with cosine ≥ {t:.3} ({})",
-            plural(asked, "query", "queries"),
-            plural(candidates, "candidate", "candidates"),
-            plural(matches, "match", "matches"),
-            if exact {
-                "exact lookup: every stored vector"
-            } else {
-                "hyperplane bands, verified"
-            }
-        );
-    }
-    let status = if errors > 0 { exit::PARTIAL } else { exit::OK };
-    if let Some(out) = summary_json {
-        let fields = serde_json::json!({
-            "queries": asked,
-            "candidates": candidates,
-            "matches": matches,
-            "errors": errors,
-            "threshold": t,
-            "verification": "exact",
-            "seconds": summary::seconds(seconds, &Vec::new()),
-        });
-        let serde_json::Value::Object(fields) = fields else {
-            unreachable!("json! of an object literal")
-        };
-        out.write(&summary::document("query", status, fields))?;
-    }
-    Ok(status)
+    let how = if exact {
+        "exact lookup: every stored vector"
+    } else {
+        "hyperplane bands, verified"
+    };
+    let done = PointsDone {
+        asked,
+        candidates,
+        matches,
+        errors,
+    };
+    let found = format!("with cosine ≥ {t:.3}");
+    done.finish(
+        args,
+        (started, summary_json),
+        (&found, how),
+        ("threshold", t.into()),
+    )
 }
 
 /// `query --input bits`: each bit string of FILE looked up in an index of
@@ -704,16 +682,7 @@ fn bits(args: &Args, options: OpenOptions, started: Instant) -> Result<i32> {
     let top = args.top.map(|k| usize::try_from(k).unwrap_or(usize::MAX));
     let summary_json = summary::open(&args.summary_json, args.output.as_deref())?;
     let mut errors = 0u64;
-    let mut queries = Vec::new();
-    for path in &args.files {
-        queries.push(crate::app::families::read_points(
-            path,
-            records::DEFAULT_MAX_LINE,
-            args.input.skip_bad_rows,
-            &mut errors,
-            read::read_bits_capped,
-        )?);
-    }
+    let queries = read_queries(args, &mut errors, read::read_bits_capped)?;
     let length = bits::length(&index);
     for (strings, path) in queries.iter().zip(&args.files) {
         if strings.bits != length {
@@ -750,41 +719,97 @@ fn bits(args: &Args, options: OpenOptions, started: Instant) -> Result<i32> {
     csv.flush()?;
     drop(csv);
     sink.commit()?;
-    let seconds = started.elapsed().as_secs_f64();
-    if !args.verbosity.quiet {
-        let within = match (args.radius, args.top) {
-            (None, Some(k)) => format!("the {k} nearest"),
-            _ => format!("within {radius} bits"),
+    let how = if exact {
+        "exact lookup: every stored string"
+    } else {
+        "bit-sampling bands, verified"
+    };
+    let found = match (args.radius, args.top) {
+        (None, Some(k)) => format!("the {k} nearest"),
+        _ => format!("within {radius} bits"),
+    };
+    let done = PointsDone {
+        asked,
+        candidates,
+        matches,
+        errors,
+    };
+    done.finish(
+        args,
+        (started, summary_json),
+        (&found, how),
+        ("radius", radius.into()),
+    )
+}
+
+/// The points of every FILE of `query --input vectors|bits`, read by
+/// `parse` (a bad row stops the run, or is counted in `errors` and left
+/// out with --skip-bad-rows).
+fn read_queries<T>(
+    args: &Args,
+    errors: &mut u64,
+    parse: crate::app::families::Parser<T>,
+) -> Result<Vec<T>> {
+    args.files
+        .iter()
+        .map(|path| {
+            crate::app::families::read_points(
+                path,
+                records::DEFAULT_MAX_LINE,
+                args.input.skip_bad_rows,
+                errors,
+                parse,
+            )
+        })
+        .collect()
+}
+
+/// What a lookup of vectors or bit strings did, as it ends.
+struct PointsDone {
+    asked: u64,
+    candidates: u64,
+    matches: u64,
+    errors: u64,
+}
+
+impl PointsDone {
+    /// The stderr line (`found`: what the matches are, `how`: how they were
+    /// found), the exit status and the `--summary-json` document, whose
+    /// `limit` names the query's bound (`threshold`, `radius`).
+    fn finish(
+        &self,
+        args: &Args,
+        (started, summary_json): (Instant, Option<summary::SummaryJson>),
+        (found, how): (&str, &str),
+        limit: (&str, serde_json::Value),
+    ) -> Result<i32> {
+        let seconds = started.elapsed().as_secs_f64();
+        if !args.verbosity.quiet {
+            eprintln!(
+                "simfind: {} in {seconds:.3} s: {}, {} {found} ({how})",
+                plural(self.asked, "query", "queries"),
+                plural(self.candidates, "candidate", "candidates"),
+                plural(self.matches, "match", "matches"),
+            );
+        }
+        let status = if self.errors > 0 {
+            exit::PARTIAL
+        } else {
+            exit::OK
         };
-        eprintln!(
-            "simfind: {} in {seconds:.3} s: {}, {} {within} ({})",
-            plural(asked, "query", "queries"),
-            plural(candidates, "candidate", "candidates"),
-            plural(matches, "match", "matches"),
-            if exact {
-                "exact lookup: every stored string"
-            } else {
-                "bit-sampling bands, verified"
-            }
-        );
+        if let Some(out) = summary_json {
+            let mut fields = serde_json::Map::new();
+            fields.insert("queries".into(), self.asked.into());
+            fields.insert("candidates".into(), self.candidates.into());
+            fields.insert("matches".into(), self.matches.into());
+            fields.insert("errors".into(), self.errors.into());
+            fields.insert(limit.0.into(), limit.1);
+            fields.insert("verification".into(), "exact".into());
+            fields.insert("seconds".into(), summary::seconds(seconds, &Vec::new()));
+            out.write(&summary::document("query", status, fields))?;
+        }
+        Ok(status)
     }
-    let status = if errors > 0 { exit::PARTIAL } else { exit::OK };
-    if let Some(out) = summary_json {
-        let fields = serde_json::json!({
-            "queries": asked,
-            "candidates": candidates,
-            "matches": matches,
-            "errors": errors,
-            "radius": radius,
-            "verification": "exact",
-            "seconds": summary::seconds(seconds, &Vec::new()),
-        });
-        let serde_json::Value::Object(fields) = fields else {
-            unreachable!("json! of an object literal")
-        };
-        out.write(&summary::document("query", status, fields))?;
-    }
-    Ok(status)
 }
 
 /// The cosine `query --input vectors` reports from unless -t is given.
