@@ -1416,3 +1416,83 @@ fn bit_string_queries_are_the_brute_forces() {
     );
     assert!(!ids(&db).contains(Path::new("b00")));
 }
+
+#[test]
+fn a_stream_of_bit_strings_answers_as_brute_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = bit_rows();
+    // Every other original indexed with its copies; the others streamed.
+    let (indexed, streamed): (Vec<_>, Vec<_>) = rows
+        .iter()
+        .partition(|(id, _)| id[1..3].parse::<u32>().unwrap() % 2 == 0);
+    let owned = |rows: &[&(String, Vec<bool>)]| -> Vec<(String, Vec<bool>)> {
+        rows.iter().map(|r| (*r).clone()).collect()
+    };
+    let input = write(dir.path(), "bits.csv", &bits_file(&owned(&indexed)));
+    let db = dir.path().join("bits.simfind");
+    ok(
+        args!["index", "--db", db, "--input", "bits", input, "-q"],
+        0,
+    );
+    let radius = 6;
+    let mut stdin = String::from_utf8(bits_file(&owned(&streamed))).unwrap();
+    stdin.push_str("short,0101\n");
+    let out = crate::util::run_in(
+        dir.path(),
+        &[
+            "query",
+            "--db",
+            "bits.simfind",
+            "--input",
+            "bits",
+            "--add-if-new",
+            "-",
+            "--radius",
+            "6",
+            "--exact",
+        ],
+        stdin.as_bytes(),
+    );
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let err = stderr(&out);
+    let bad = streamed.len() + 1;
+    assert!(
+        err.contains(&format!(
+            "line {bad}: 4 bits, the index holds strings of 100"
+        )),
+        "{err}"
+    );
+    let answers: Vec<csv::StringRecord> = csv::Reader::from_reader(&out.stdout[..])
+        .records()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(answers.len(), streamed.len() + 1);
+    assert_eq!(&answers[streamed.len()][1], "skipped");
+    // Brute force, in order: the indexed strings, then each answered new.
+    let mut held: Vec<&(String, Vec<bool>)> = indexed.clone();
+    let (mut new, mut seen) = (0, 0);
+    for (item, got) in streamed.iter().zip(&answers) {
+        let mut matches: Vec<(u32, &str)> = held
+            .iter()
+            .map(|(other, theirs)| (hamming(&item.1, theirs), other.as_str()))
+            .filter(|(d, _)| *d <= radius)
+            .collect();
+        matches.sort();
+        assert_eq!(&got[0], item.0.as_str());
+        match matches.first() {
+            Some(&(d, nearest)) => {
+                seen += 1;
+                assert_eq!((&got[1], &got[2]), ("seen", nearest), "{item:?}");
+                assert_eq!(got[3], d.to_string());
+                assert_eq!(got[4], matches.len().to_string());
+            }
+            None => {
+                new += 1;
+                assert_eq!((&got[1], &got[2], &got[4]), ("new", "", "0"), "{item:?}");
+                held.push(item);
+            }
+        }
+    }
+    assert!(new > 5 && seen > 5, "{new} new, {seen} seen");
+    assert_eq!(ids(&db).len(), indexed.len() + new);
+}

@@ -134,11 +134,12 @@ pub struct Args {
     pub exact: bool,
 
     /// Streaming dedup: read items from standard input (FILE is `-`), one a
-    /// line (paths; with --input: JSON records, `id<TAB>tokens` sets or
-    /// `id,x1,…` vectors), and for each answer at once `new` (nothing indexed is similar:
-    /// it is added) or `seen` (with its nearest indexed match), the lookup
-    /// and the add atomic under the index's write lock. An answer is
-    /// written only once what it says is committed.
+    /// line (paths; with --input: JSON records, `id<TAB>tokens` sets,
+    /// `id,x1,…` vectors or `id,0101…` bit strings), and for each answer at
+    /// once `new` (nothing indexed is similar: it is added) or `seen` (with
+    /// its nearest indexed match), the lookup and the add atomic under the
+    /// index's write lock. An answer is written only once what it says is
+    /// committed.
     #[arg(long)]
     pub add_if_new: bool,
 
@@ -661,7 +662,6 @@ fn bits(args: &Args, options: OpenOptions, started: Instant) -> Result<i32> {
         (args.threshold.is_some(), "-t (give --radius, in bits)"),
         (args.verify == VerifyArg::Signature, "--verify signature"),
         (args.transform.transform.is_some(), "--transform"),
-        (args.add_if_new, "--add-if-new (not yet)"),
     ] {
         if given {
             bail!(
@@ -670,9 +670,22 @@ fn bits(args: &Args, options: OpenOptions, started: Instant) -> Result<i32> {
             );
         }
     }
-    let index = Index::open_existing(&args.db, options)?;
+    let mut index = Index::open_existing(&args.db, options)?;
     index.require_kind(ItemKind::Bits)?;
     let exact = args.exact || args.top.is_some();
+    if args.add_if_new {
+        // A writer: an index of an older format gets its new tables now.
+        index.upgrade()?;
+        let options = QueryOptions {
+            threshold: 0.0,
+            top: None,
+            verification: Verification::Exact,
+            exact,
+        };
+        let radius = args.radius.unwrap_or(0);
+        let lookup = stream::Lookup::Bits { radius };
+        return stream::run(args, &index, lookup, &options, None, started);
+    }
     // With --top alone, the nearest at any distance.
     let radius = match (args.radius, args.top) {
         (Some(r), _) => r,

@@ -18,7 +18,7 @@
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
-use super::{FileStat, Index, IndexError, IndexedDoc, StoredDoc, UpdateSummary};
+use super::{FileStat, Index, IndexError, IndexedDoc, RowId, StoredDoc, Update, UpdateSummary};
 use crate::lsh::{self, Banding};
 use crate::params::Params;
 use crate::sketch::bit_sampling::BitSampling;
@@ -186,19 +186,41 @@ pub fn ask_bits(
     if row.len() != words_per_string(length(index)) {
         return Err(wrong_length(index, row.len()));
     }
-    let docs = index.snapshot(|index| {
-        if exact {
-            return index.documents();
-        }
-        let mut signature = vec![0u32; banding.signature_len()];
-        sampling.sign(row, &mut signature);
-        let keys: Vec<u64> = lsh::band_keys(&signature, banding).collect();
-        let mut docs = Vec::new();
-        for id in index.candidates(&keys)? {
-            docs.extend(index.document(id)?);
-        }
-        Ok(docs)
-    })?;
+    let docs = index.snapshot(|index| candidates(index, &sampling, banding, row, exact))?;
+    verify(index, docs, row, radius, top)
+}
+
+/// The stored strings `row` is compared with: those sharing a band key
+/// with it, or with `exact` all of them.
+fn candidates(
+    index: &Index,
+    sampling: &BitSampling,
+    banding: Banding,
+    row: &[u64],
+    exact: bool,
+) -> Result<Vec<StoredDoc>, IndexError> {
+    if exact {
+        return index.documents();
+    }
+    let mut signature = vec![0u32; banding.signature_len()];
+    sampling.sign(row, &mut signature);
+    let keys: Vec<u64> = lsh::band_keys(&signature, banding).collect();
+    let mut docs = Vec::new();
+    for id in index.candidates(&keys)? {
+        docs.extend(index.document(id)?);
+    }
+    Ok(docs)
+}
+
+/// The matches among `docs` of `row` within `radius` bits, each by its
+/// stored words, nearest first (ties by id bytes).
+fn verify(
+    index: &Index,
+    docs: Vec<StoredDoc>,
+    row: &[u64],
+    radius: u32,
+    top: Option<usize>,
+) -> Result<BitsAnswer, IndexError> {
     let bodies = index.stored_texts(&docs)?;
     let mut matches = Vec::new();
     let mut unverified = 0;
@@ -237,4 +259,109 @@ pub fn ask_bits(
         matches,
         unverified,
     })
+}
+
+/// What became of one bit string of a stream ([`BitsStream`]).
+#[derive(Debug)]
+pub enum BitsDecision {
+    /// No stored string is within the radius: it was stored (visible, and
+    /// durable, once the batch commits). `unverified` candidates did not
+    /// read back (a damaged row): one of them may have been a match.
+    New { id: RowId, unverified: u64 },
+    /// `matches` stored strings are within the radius, `nearest` the
+    /// nearest (ties by id) at `distance` bits; it was not stored.
+    Seen {
+        nearest: StoredDoc,
+        distance: u32,
+        matches: usize,
+        unverified: u64,
+    },
+}
+
+/// Add-if-new for bit strings (`query --input bits --add-if-new -`): the
+/// lookup of [`ask_bits`] and the insert of [`add_bits`] under one write
+/// transaction per batch, as [`super::points::VectorStream`] does for
+/// vectors: a string stored has no stored match within the radius among
+/// the strings committed before it and those stored before it in its
+/// batch (with `exact`: none at all). Nothing is visible to others, nor
+/// durable, until [`BitsStream::commit`]; a batch dropped without it is
+/// rolled back whole.
+pub struct BitsStream<'a> {
+    index: &'a Index,
+    sampling: BitSampling,
+    banding: Banding,
+    open: Option<(Update<'a>, usize)>,
+}
+
+impl<'a> BitsStream<'a> {
+    /// A stream over `index`, an index of bit strings.
+    pub fn new(index: &'a Index) -> Result<Self, IndexError> {
+        let (sampling, banding) = family(index)?;
+        index.widen_cache();
+        Ok(BitsStream {
+            index,
+            sampling,
+            banding,
+            open: None,
+        })
+    }
+
+    /// Strings decided since the last commit.
+    pub fn pending(&self) -> usize {
+        self.open.as_ref().map_or(0, |(_, items)| *items)
+    }
+
+    /// Decides string `row` of `id`: stores it when no stored string (nor
+    /// one stored earlier in this batch) is within `radius` bits of it.
+    /// Takes the index's write lock if this batch does not hold it yet.
+    pub fn add_if_new(
+        &mut self,
+        id: &str,
+        row: &[u64],
+        radius: u32,
+        exact: bool,
+    ) -> Result<BitsDecision, IndexError> {
+        if row.len() != words_per_string(length(self.index)) {
+            return Err(wrong_length(self.index, row.len()));
+        }
+        if self.open.is_none() {
+            self.open = Some((self.index.begin_locked()?, 0));
+        }
+        // Read inside the batch's transaction: its own inserts are seen.
+        let docs = candidates(self.index, &self.sampling, self.banding, row, exact)?;
+        let answer = verify(self.index, docs, row, radius, None)?;
+        let Some((update, items)) = &mut self.open else {
+            unreachable!("the batch was opened above")
+        };
+        *items += 1;
+        let matches = answer.matches.len();
+        if let Some((nearest, distance)) = answer.matches.into_iter().next() {
+            return Ok(BitsDecision::Seen {
+                nearest,
+                distance,
+                matches,
+                unverified: answer.unverified,
+            });
+        }
+        let (doc, body) = bits_doc(&self.sampling, self.banding, id, row);
+        let id = if update.is_indexed(&doc.path)? {
+            update.change(&doc)?
+        } else {
+            update.add(&doc)?
+        };
+        update.store_text(id, &body)?;
+        Ok(BitsDecision::New {
+            id,
+            unverified: answer.unverified,
+        })
+    }
+
+    /// Makes every string decided since the last commit durable and
+    /// visible, and releases the lock.
+    pub fn commit(&mut self) -> Result<UpdateSummary, IndexError> {
+        match self.open.take() {
+            Some((update, _)) => update.commit(),
+            None => Ok(UpdateSummary::default()),
+        }
+    }
 }
