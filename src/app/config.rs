@@ -342,6 +342,81 @@ pub fn open_index_of(db: &Path, config: &ScanConfig, kind: ItemKind, wait: f64) 
     Ok(Index::open_or_create_kind(db, &params, kind, options)?)
 }
 
+/// The index of vectors (`kind` [`ItemKind::Vectors`], `width` their
+/// dimension) or bit strings ([`ItemKind::Bits`], `width` their length in
+/// bits) at `db`, opened or made for items of that width (0: none read,
+/// which only an existing index takes): a new one takes `--bands` ×
+/// `--rows` hyperplanes or sampled bits (20 × 5 unless given) drawn from
+/// `--seed`; an existing one keeps its own, and a value given that
+/// differs, another kind of index or another width is refused, naming
+/// both, before any work.
+pub fn points_index(
+    db: &Path,
+    (kind, width): (ItemKind, usize),
+    signing: &SigningArgs,
+    wait: f64,
+) -> Result<Index> {
+    use simfind::index::{bits, points};
+    let (what, unit) = match kind {
+        ItemKind::Bits => ("bit strings", "bits"),
+        _ => ("vectors", "dimensions"),
+    };
+    let options = OpenOptions {
+        busy_timeout: args::wait_duration(wait)?,
+    };
+    let params = match Index::open_existing(db, options) {
+        Ok(index) => {
+            // Before anything else: an index of files has no such banding.
+            index.require_kind(kind)?;
+            let stored = index.params().clone();
+            for (given, name, value) in [
+                (signing.bands, "--bands", stored.bands),
+                (signing.rows, "--rows", stored.rows),
+            ] {
+                if given.is_some_and(|g| g as u64 != u64::from(value)) {
+                    bail!(
+                        "index {} has {name} {value}; give that or nothing",
+                        db.display()
+                    );
+                }
+            }
+            if signing.seed.is_some_and(|s| s != stored.seed) {
+                bail!(
+                    "index {} has --seed {}; give that or nothing",
+                    db.display(),
+                    stored.seed
+                );
+            }
+            stored
+        }
+        Err(IndexError::Missing { .. }) => {
+            let banding = simfind::lsh::Banding {
+                bands: signing.bands.unwrap_or(20),
+                rows: signing.rows.unwrap_or(5),
+            };
+            if banding.bands == 0 || banding.rows == 0 || width == 0 {
+                bail!("a new index of {what} needs {what}, and --bands and --rows of at least 1");
+            }
+            let seed = signing.seed.unwrap_or(args::DEFAULT_SEED);
+            match kind {
+                ItemKind::Bits => bits::bit_params(width, banding, seed),
+                _ => points::vector_params(width, banding, seed),
+            }
+        }
+        Err(err) => return Err(err.into()),
+    };
+    let index = Index::open_or_create_kind(db, &params, kind, options)?;
+    // Both keep the width as the recipe's k.
+    let held = index.params().k as usize;
+    if width != 0 && width != held {
+        bail!(
+            "the {what} have {width} {unit}, the index {} holds {what} of {held}",
+            db.display()
+        );
+    }
+    Ok(index)
+}
+
 /// The default shingle size of records of a table (`--input csv|tsv`): the
 /// records scan's (char 2-shingles: a table's fields are short).
 pub const RECORD_CHAR_K: usize = 2;
@@ -358,8 +433,8 @@ pub fn index_items(
     let kind = input.input;
     let Some(item) = ItemKind::of_input(kind).filter(|k| k.is_minhash()) else {
         bail!(
-            "--input {kind}: an index holds files, records (jsonl, csv, tsv), sets or \
-             vectors; {kind} are not indexed yet (scan --input {kind} finds their pairs)"
+            "--input {kind}: an index of {kind} is not looked up as one of files, records or \
+             sets"
         );
     };
     if files_from {

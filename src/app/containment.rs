@@ -92,7 +92,7 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
         args.signing,
         args.matching,
         args.files,
-        args.db,
+        args.db.is_some(),
         (Measure::Containment, kind),
     )?;
     let shingles = &args.signing.shingles;

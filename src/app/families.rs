@@ -73,7 +73,10 @@ pub struct ScanArgs<'a> {
     pub report: &'a ReportArgs,
     pub output: Option<&'a Path>,
     pub verbosity: Verbosity,
-    pub db: bool,
+    /// `--db`: an index of vectors kept and used (cosine only).
+    pub db: Option<&'a Path>,
+    /// `--wait`: how long to wait for the index's lock.
+    pub wait: f64,
     /// `--summary-json`.
     pub summary_json: &'a SummaryArgs,
 }
@@ -126,9 +129,16 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
     let f = args.families;
     let kind = args.input;
     let (format, method) = output_format(args.report, metric_name(f, kind))?;
-    if args.db {
+    let cosine = kind == InputKind::Vectors && matches!(f.metric, None | Some(MetricArg::Cosine));
+    if args.db.is_some() && !cosine {
         bail!(
-            "--db stores MinHash signatures: it cannot be combined with --input {kind} or --sketch simhash"
+            "--db keeps MinHash signatures, or the hyperplanes of vectors compared by cosine: it \
+             cannot be combined with --input {kind}{}",
+            if kind == InputKind::Vectors {
+                format!(" --metric {}", metric_name(f, kind))
+            } else {
+                " or --sketch simhash".to_string()
+            }
         );
     }
     if args.report.plan.is_some() {
@@ -235,6 +245,9 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
     let quiet = args.verbosity.quiet;
     let ui = Ui::with(args.verbosity);
     let mut problems = 0u64;
+    // With --db: the items this run signed (the others' signatures were
+    // the index's).
+    let mut signed = None;
 
     let done = match plan {
         Plan::Vectors {
@@ -245,8 +258,33 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
         } => {
             let (points, starts) = read_all(&args, &mut problems, vectors::read_vectors_capped)?;
             let given = given_method(&args, banding, &starts, verification)?;
-            let choice = choose::choose_vectors(&points, query, width_given, given)
-                .map_err(|e| anyhow::anyhow!(speak::choose_error(&e)))?;
+            // With --db: the index's hyperplanes, the stored signatures of
+            // the vectors it holds unchanged.
+            let (choice, presigned, seed) = match args.db {
+                Some(db) => {
+                    let (refreshed, banding, seed) = vectors_indexed(&args, db, &points, given)?;
+                    if !quiet {
+                        eprintln!("simfind: {}", describe_vectors(&refreshed));
+                    }
+                    signed = Some(refreshed.signed);
+                    let choice = choose::Choice {
+                        method: choose::Method::Lsh {
+                            banding,
+                            width: 0.0,
+                        },
+                        exact_cost: 0.0,
+                        lsh_cost: None,
+                        lsh: None,
+                        reason: choose::Reason::IndexSignatures,
+                    };
+                    (choice, Some(refreshed.matrix), seed)
+                }
+                None => {
+                    let choice = choose::choose_vectors(&points, query, width_given, given)
+                        .map_err(|e| anyhow::anyhow!(speak::choose_error(&e)))?;
+                    (choice, None, seed)
+                }
+            };
             let outcome = match choice.method {
                 choose::Method::Exact => run::exact_vectors(&points, query, given.link, &ui),
                 choose::Method::Lsh { banding, width } => {
@@ -256,7 +294,8 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
                         }
                         cosine => cosine,
                     };
-                    run::scan_vectors(&points, query, banding, seed, options(&starts), &ui)
+                    let family = (banding, seed, presigned);
+                    run::scan_vectors(&points, query, family, options(&starts), &ui)
                 }
             };
             writer::write(&mut sink, format, measure, method, &outcome.pairs, &|i| {
@@ -284,13 +323,17 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
                 }
             };
             parameters.insert("dimensions".into(), points.dim.into());
-            summary::family_run(
+            let mut run = summary::family_run(
                 ("vectors", metric, sketch, parameters, seed),
                 points.len() as u64,
                 &choice,
                 &outcome,
                 verification,
-            )
+            );
+            if let Some(signed) = signed {
+                run.signed = signed;
+            }
+            run
         }
         Plan::Bits { radius, banding } => {
             let (strings, starts) = read_all(&args, &mut problems, vectors::read_bits_capped)?;
@@ -434,6 +477,59 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
     Ok(status)
 }
 
+/// `scan --db I --input vectors`: the index of vectors at `db` (made with
+/// the vectors' dimension and --bands, --rows and --seed, or 20 × 5, when
+/// missing) brought up to date with `points`: its hyperplanes' banding and
+/// seed, and every vector's signature.
+fn vectors_indexed(
+    args: &ScanArgs,
+    db: &Path,
+    points: &vectors::Vectors,
+    given: choose::Given,
+) -> Result<(simfind::index::items::RefreshedItems, Banding, u64)> {
+    if given.asked == choose::Asked::Exact {
+        bail!(
+            "--db keeps the vectors' hyperplane signatures, which only the LSH method uses; \
+             drop --db for --method exact"
+        );
+    }
+    if given.by_signature {
+        bail!("--verify signature does not apply to scan --db --input vectors");
+    }
+    crate::app::output::refuse_overwriting_index(args.output, db)?;
+    let mut index = config::points_index(
+        db,
+        (simfind::index::ItemKind::Vectors, points.dim),
+        args.signing,
+        args.wait,
+    )?;
+    let items: Vec<(&str, &[f32])> = (0..points.len())
+        .map(|i| (points.ids[i].as_str(), points.row(i)))
+        .collect();
+    let refreshed = simfind::index::points::refresh(&mut index, &items)
+        .with_context(|| format!("cannot update the index {}", db.display()))?;
+    let params = index.params();
+    let banding = Banding {
+        bands: params.bands as usize,
+        rows: params.rows as usize,
+    };
+    Ok((refreshed, banding, params.seed))
+}
+
+/// One line for stderr on what `scan --db` did to an index of vectors.
+fn describe_vectors(refreshed: &simfind::index::items::RefreshedItems) -> String {
+    format!(
+        "{} vectors: {} unchanged (not signed), {} signed; index: {} added, {} changed, {} \
+         removed",
+        refreshed.unchanged + refreshed.signed,
+        refreshed.unchanged,
+        refreshed.signed,
+        refreshed.update.added,
+        refreshed.update.changed,
+        refreshed.update.removed
+    )
+}
+
 /// --method, -b/-r, --link and --verify as the choice of method takes them.
 fn given_method(
     args: &ScanArgs,
@@ -479,6 +575,13 @@ fn method_summary(choice: &choose::Choice, outcome: &run::FamilyOutcome) -> Stri
             )
         }
     };
+    if choice.reason == choose::Reason::IndexSignatures {
+        return format!(
+            "{done}, {} pairs; method {}",
+            outcome.pairs.len(),
+            speak::vector_reason(choice)
+        );
+    }
     let predicted = match choice.lsh {
         Some(p) => format!(
             "predicted work: every pair {:.3e}, LSH {:.3e} with {:.0} candidates",

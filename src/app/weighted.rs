@@ -41,7 +41,7 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
         (f.angle.is_some(), "--angle"),
         (f.radius.is_some(), "--radius"),
         (f.bucket_width.is_some(), "--bucket-width"),
-        (args.db, "--db"),
+        (args.db.is_some(), "--db"),
         (args.matching.method == MethodArg::Exact, "--method exact"),
         (args.matching.exact_index.is_some(), "--exact-index"),
         (args.matching.isolate, "--isolate"),

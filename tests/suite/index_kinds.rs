@@ -931,3 +931,568 @@ fn a_stream_of_vectors_answers_as_brute_force() {
     assert!(new > 5 && seen > 5, "{new} new, {seen} seen");
     assert_eq!(ids(&db).len(), indexed.len() + new);
 }
+
+/// `scan --db I --input KIND FILE`, run three times (a new index, the same
+/// input again, `changed`), each time against `scan --input KIND` of the
+/// same input without an index: the same bytes out; and the index's
+/// counts in `--summary-json` (`index`, and `signatures`: what this run
+/// signed).
+fn scan_db_matches_the_plain_scan(
+    kind: &str,
+    (first, changed): (&[u8], &[u8]),
+) -> [serde_json::Value; 3] {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("items.simfind");
+    let mut counts = Vec::new();
+    for (run, bytes) in [first, first, changed].into_iter().enumerate() {
+        let input = write(dir.path(), &format!("items-{run}"), bytes);
+        let summary = dir.path().join(format!("summary-{run}.json"));
+        let plain = ok(args!["scan", "--input", kind, input, "-t", "0.5", "-q"], 0);
+        let indexed = ok(
+            args![
+                "scan",
+                "--input",
+                kind,
+                input,
+                "-t",
+                "0.5",
+                "--db",
+                db,
+                "--summary-json",
+                summary
+            ],
+            0,
+        );
+        assert!(
+            crate::util::csv_rows(&plain.stdout).len() > 10,
+            "run {run}: the input has pairs"
+        );
+        assert_eq!(
+            crate::util::stdout(&indexed),
+            crate::util::stdout(&plain),
+            "run {run}: {}",
+            stderr(&indexed)
+        );
+        let summary: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&summary).unwrap()).unwrap();
+        // The stderr line says the same as the summary.
+        let index = &summary["index"];
+        let line = format!(
+            "{} unchanged (not signed), {} signed; index: {} added, {} changed, {} removed",
+            index["unchanged"], index["signed"], index["added"], index["changed"], index["removed"]
+        );
+        assert!(stderr(&indexed).contains(&line), "{}", stderr(&indexed));
+        assert_eq!(summary["signatures"], index["signed"], "{summary}");
+        counts.push(index.clone());
+    }
+    counts.try_into().unwrap()
+}
+
+fn counts(
+    unchanged: u64,
+    signed: u64,
+    added: u64,
+    changed: u64,
+    removed: u64,
+) -> serde_json::Value {
+    serde_json::json!({
+        "unchanged": unchanged, "signed": signed, "added": added,
+        "changed": changed, "removed": removed,
+    })
+}
+
+#[test]
+fn scan_db_of_records_reuses_and_refreshes_the_index() {
+    let records = record_texts();
+    let n = records.len() as u64;
+    // One record changed, one gone, one new.
+    let mut changed = records.clone();
+    changed[3].1 = letter_words(9999, 30).join(" ");
+    changed.remove(7);
+    changed.push(("fresh".into(), records[0].1.clone()));
+    let [first, again, refreshed] =
+        scan_db_matches_the_plain_scan("jsonl", (&jsonl(&records), &jsonl(&changed)));
+    assert_eq!(first, counts(0, n, n, 0, 0));
+    assert_eq!(again, counts(n, 0, 0, 0, 0));
+    assert_eq!(refreshed, counts(n - 2, 2, 1, 1, 1));
+}
+
+#[test]
+fn scan_db_of_csv_rows_keeps_the_tables_shingles() {
+    // CSV takes char 2-shingles in a new index, as its scan does; later
+    // runs take the index's.
+    let table = |records: &[(String, String)]| {
+        let mut out = b"id,name\n".to_vec();
+        for (id, text) in records {
+            out.extend_from_slice(format!("{id},{}\n", &text[..text.len().min(40)]).as_bytes());
+        }
+        out
+    };
+    let records = record_texts();
+    let n = records.len() as u64;
+    let [first, again, _] =
+        scan_db_matches_the_plain_scan("csv", (&table(&records), &table(&records[1..])));
+    assert_eq!(first, counts(0, n, n, 0, 0));
+    assert_eq!(again, counts(n, 0, 0, 0, 0));
+}
+
+#[test]
+fn scan_db_of_sets_reuses_and_refreshes_the_index() {
+    let sets = token_sets();
+    let n = sets.len() as u64;
+    let tsv = |sets: &[(String, Vec<String>)]| -> Vec<u8> {
+        sets.iter()
+            .map(|(id, tokens)| format!("{id}\t{}\n", tokens.join(" ")))
+            .collect::<String>()
+            .into_bytes()
+    };
+    let mut changed = sets.clone();
+    changed[0].1.push("another".into());
+    let [first, again, refreshed] =
+        scan_db_matches_the_plain_scan("sets", (&tsv(&sets), &tsv(&changed)));
+    assert_eq!(first, counts(0, n, n, 0, 0));
+    assert_eq!(again, counts(n, 0, 0, 0, 0));
+    assert_eq!(refreshed, counts(n - 1, 1, 0, 1, 0));
+}
+
+#[test]
+fn scan_db_refuses_an_index_of_another_kind_naming_both() {
+    let dir = tempfile::tempdir().unwrap();
+    let records = record_texts();
+    let input = write(dir.path(), "records.jsonl", &jsonl(&records[..5]));
+    let sets = write(dir.path(), "sets.tsv", b"s1\ta b c\n");
+    let files = dir.path().join("files");
+    write(&files, "one.txt", letter_words(1, 40).join(" ").as_bytes());
+    let records_db = dir.path().join("records.simfind");
+    let files_db = dir.path().join("files.simfind");
+    ok(
+        args!["scan", "--db", records_db, "--input", "jsonl", input, "-q"],
+        0,
+    );
+    ok(args!["index", files, "--db", files_db, "-q"], 0);
+    let cases: [(&[&std::ffi::OsStr], &str, &str); 3] = [
+        (
+            args!["scan", "--db", records_db, "--input", "sets", sets],
+            "records",
+            "sets",
+        ),
+        (args!["scan", files, "--db", records_db], "records", "files"),
+        (
+            args!["scan", "--db", files_db, "--input", "jsonl", input],
+            "files",
+            "records",
+        ),
+    ];
+    for (args, held, given) in cases {
+        let out = ok(args, 2);
+        let err = stderr(&out);
+        assert!(
+            err.contains(&format!("holds {held} (MinHash, char 5-shingles"))
+                && err.contains(&format!("these items are {given}")),
+            "{args:?}: {err}"
+        );
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+    assert_eq!(ids(&records_db).len(), 5);
+    assert_eq!(ids(&files_db).len(), 1);
+    // What an index of whole records cannot serve is refused before any work.
+    for flag in ["--per-field", "--important-words"] {
+        let mut given = args!["scan", "--db", records_db, "--input", "jsonl", input].to_vec();
+        given.push(std::ffi::OsStr::new(flag));
+        if flag == "--important-words" {
+            given.push(std::ffi::OsStr::new("5"));
+        }
+        let out = ok(&given, 2);
+        assert!(
+            stderr(&out).contains("does not apply to scan --db"),
+            "{flag}: {}",
+            stderr(&out)
+        );
+    }
+}
+
+#[test]
+fn scan_db_of_vectors_reuses_and_refreshes_the_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("vectors.simfind");
+    let table = |rows: &[(String, Vec<f32>)]| {
+        let mut csv = String::from("id,x1,x2,x3,x4,x5,x6,x7,x8\n");
+        for (id, row) in rows {
+            let values: Vec<String> = row.iter().map(|v| v.to_string()).collect();
+            csv.push_str(&format!("{id},{}\n", values.join(",")));
+        }
+        csv.into_bytes()
+    };
+    let rows = vector_rows();
+    let n = rows.len() as u64;
+    // One vector changed, one gone, one new.
+    let mut changed = rows.clone();
+    changed[5].1[0] += 1.0;
+    changed.remove(9);
+    changed.push(("fresh".into(), rows[0].1.clone()));
+    let mut signed = Vec::new();
+    for (run, bytes) in [table(&rows), table(&rows), table(&changed)]
+        .into_iter()
+        .enumerate()
+    {
+        let input = write(dir.path(), &format!("vectors-{run}.csv"), &bytes);
+        let summary = dir.path().join(format!("summary-{run}.json"));
+        // The index's hyperplanes: 20 × 5 from seed 42 unless given.
+        let plain = ok(
+            args![
+                "scan", "--input", "vectors", input, "-t", "0.9", "--method", "lsh", "--bands",
+                "20", "--rows", "5", "--seed", "42", "-q"
+            ],
+            0,
+        );
+        let indexed = ok(
+            args![
+                "scan",
+                "--input",
+                "vectors",
+                input,
+                "-t",
+                "0.9",
+                "--db",
+                db,
+                "--summary-json",
+                summary
+            ],
+            0,
+        );
+        let found = cosine_rows(&indexed.stdout);
+        assert!(found.len() > 15, "run {run}: {}", found.len());
+        assert_eq!(
+            crate::util::stdout(&indexed),
+            crate::util::stdout(&plain),
+            "run {run}"
+        );
+        // Every pair is a true one, its cosine exact.
+        let by_id: BTreeMap<&str, &[f32]> = [&rows, &changed][usize::from(run == 2)]
+            .iter()
+            .map(|(id, row)| (id.as_str(), row.as_slice()))
+            .collect();
+        for ((a, b), c) in &found {
+            let want = cosine(by_id[a.as_str()], by_id[b.as_str()]);
+            assert!(
+                want >= 0.9 - 1e-6 && (c - want).abs() < 1e-5,
+                "{a} {b}: {c} {want}"
+            );
+        }
+        let summary: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&summary).unwrap()).unwrap();
+        signed.push(summary["signed"].as_u64().unwrap());
+        assert!(stderr(&indexed).contains(&format!(
+            "{} unchanged (not signed), {} signed",
+            summary["documents"].as_u64().unwrap() - signed[run],
+            signed[run]
+        )));
+    }
+    assert_eq!(signed, [n, 0, 2]);
+    assert_eq!(ids(&db).len(), changed.len());
+    // The index serves `query` as one made by `index --input vectors`.
+    let out = ok(
+        args![
+            "query",
+            "--db",
+            db,
+            "--input",
+            "vectors",
+            dir.path().join("vectors-2.csv"),
+            "--exact",
+            "-t",
+            "0.9",
+            "-q"
+        ],
+        0,
+    );
+    assert!(cosine_rows(&out.stdout).contains_key(&("fresh".to_string(), "v00".to_string())));
+    // Another metric, --method exact and an index of records are refused.
+    let input = dir.path().join("vectors-0.csv");
+    for (extra, says) in [
+        (
+            &["--metric", "euclidean", "--radius", "1"][..],
+            "--metric euclidean",
+        ),
+        (&["--method", "exact"][..], "only the LSH method"),
+    ] {
+        let mut given =
+            args!["scan", "--input", "vectors", input, "--db", db, "-t", "0.9"].to_vec();
+        given.extend(extra.iter().map(std::ffi::OsStr::new));
+        let out = ok(&given, 2);
+        assert!(stderr(&out).contains(says), "{extra:?}: {}", stderr(&out));
+    }
+    let records_db = dir.path().join("records.simfind");
+    let records = write(dir.path(), "r.jsonl", &jsonl(&record_texts()[..3]));
+    ok(
+        args![
+            "index", "--db", records_db, "--input", "jsonl", records, "-q"
+        ],
+        0,
+    );
+    let out = ok(
+        args![
+            "scan", "--input", "vectors", input, "--db", records_db, "-t", "0.9"
+        ],
+        2,
+    );
+    assert!(
+        stderr(&out).contains("holds records") && stderr(&out).contains("these items are vectors"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// 24 strings of 100 bits and copies of each with 1, 4 and 20 bits flipped,
+/// as `id,0101…` lines (first character = bit 0).
+fn bit_rows() -> Vec<(String, Vec<bool>)> {
+    let mut rng = crate::util::SplitMix64(53);
+    let mut out = Vec::new();
+    for i in 0..24 {
+        let bits: Vec<bool> = (0..100).map(|_| rng.next() % 2 == 1).collect();
+        out.push((format!("b{i:02}"), bits.clone()));
+        for flips in [1usize, 4, 20] {
+            let mut copy = bits.clone();
+            for _ in 0..flips {
+                // Distinct positions: a flip flipped back would shorten it.
+                loop {
+                    let at = (rng.next() % 100) as usize;
+                    if copy[at] == bits[at] {
+                        copy[at] = !copy[at];
+                        break;
+                    }
+                }
+            }
+            out.push((format!("b{i:02}-{flips}"), copy));
+        }
+    }
+    out
+}
+
+fn bits_file(rows: &[(String, Vec<bool>)]) -> Vec<u8> {
+    rows.iter()
+        .map(|(id, bits)| {
+            let s: String = bits.iter().map(|&b| if b { '1' } else { '0' }).collect();
+            format!("{id},{s}\n")
+        })
+        .collect::<String>()
+        .into_bytes()
+}
+
+fn hamming(a: &[bool], b: &[bool]) -> u32 {
+    a.iter().zip(b).filter(|(x, y)| x != y).count() as u32
+}
+
+/// The (a, b, distance) rows of a `query --input bits` output.
+fn distance_rows(stdout: &[u8]) -> BTreeSet<(String, String, u32)> {
+    let mut reader = csv::Reader::from_reader(stdout);
+    assert_eq!(
+        reader.headers().unwrap(),
+        vec!["a", "b", "metric", "distance"]
+    );
+    reader
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            assert_eq!(&r[2], "hamming");
+            (r[0].into(), r[1].into(), r[3].parse().unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn bit_string_queries_are_the_brute_forces() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = bit_rows();
+    let input = write(dir.path(), "bits.csv", &bits_file(&rows));
+    let db = dir.path().join("bits.simfind");
+    let summary = dir.path().join("summary.json");
+    ok(
+        args![
+            "index",
+            "--db",
+            db,
+            "--input",
+            "bits",
+            input,
+            "-q",
+            "--summary-json",
+            summary
+        ],
+        0,
+    );
+    assert_eq!(ids(&db).len(), rows.len());
+    let brute = |radius: u32| -> BTreeSet<(String, String, u32)> {
+        let mut want = BTreeSet::new();
+        for (a, x) in &rows {
+            for (b, y) in &rows {
+                let d = hamming(x, y);
+                if d <= radius {
+                    want.insert((a.clone(), b.clone(), d));
+                }
+            }
+        }
+        want
+    };
+    // --exact compares every stored string: the brute force's rows.
+    for radius in ["0", "4", "20"] {
+        let out = ok(
+            args![
+                "query", "--db", db, "--input", "bits", input, "--radius", radius, "--exact", "-q"
+            ],
+            0,
+        );
+        let want = brute(radius.parse().unwrap());
+        assert!(want.len() >= rows.len(), "{radius}");
+        assert_eq!(distance_rows(&out.stdout), want, "--radius {radius}");
+    }
+    // Through the bands (20 × 5 sampled bits): every row a true one, and
+    // the pairs 1 bit apart (each found unless all 20 bands miss it:
+    // probability (1 − 0.99^5)^20 < 10⁻²⁸) all there.
+    let out = ok(
+        args![
+            "query", "--db", db, "--input", "bits", input, "--radius", "4", "-q"
+        ],
+        0,
+    );
+    let found = distance_rows(&out.stdout);
+    let want = brute(4);
+    assert!(found.is_subset(&want));
+    for row in want.iter().filter(|(_, _, d)| *d <= 1) {
+        assert!(found.contains(row), "{row:?}");
+    }
+    // --top K: the K nearest by exact distance, ties by id.
+    let out = ok(
+        args![
+            "query", "--db", db, "--input", "bits", input, "--top", "3", "-q"
+        ],
+        0,
+    );
+    let got = distance_rows(&out.stdout);
+    for (a, x) in &rows {
+        let mut ranked: Vec<(u32, &String)> =
+            rows.iter().map(|(b, y)| (hamming(x, y), b)).collect();
+        ranked.sort();
+        let want: BTreeSet<(String, String, u32)> = ranked[..3]
+            .iter()
+            .map(|(d, b)| (a.clone(), (*b).clone(), *d))
+            .collect();
+        let mine: BTreeSet<(String, String, u32)> =
+            got.iter().filter(|(q, _, _)| q == a).cloned().collect();
+        assert_eq!(mine, want, "{a}");
+    }
+    // Another length, -t, and an index of another kind are refused.
+    let short = write(dir.path(), "short.csv", b"x,0101\n");
+    let out = ok(
+        args![
+            "query", "--db", db, "--input", "bits", short, "--radius", "1"
+        ],
+        2,
+    );
+    assert!(
+        stderr(&out).contains("bit strings of 4 bits"),
+        "{}",
+        stderr(&out)
+    );
+    let out = ok(
+        args!["query", "--db", db, "--input", "bits", input, "-t", "0.5"],
+        2,
+    );
+    assert!(stderr(&out).contains("give --radius"), "{}", stderr(&out));
+    let records = write(dir.path(), "r.jsonl", &jsonl(&record_texts()[..3]));
+    let out = ok(args!["query", "--db", db, "--input", "jsonl", records], 2);
+    assert!(
+        stderr(&out).contains("holds bits (Hamming")
+            && stderr(&out).contains("these items are records"),
+        "{}",
+        stderr(&out)
+    );
+    // Re-indexing an id replaces it; --remove forgets it.
+    ok(
+        args![
+            "index", "--db", db, "--input", "bits", "--remove", "b00", "-q"
+        ],
+        0,
+    );
+    assert!(!ids(&db).contains(Path::new("b00")));
+}
+
+#[test]
+fn a_stream_of_bit_strings_answers_as_brute_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = bit_rows();
+    // Every other original indexed with its copies; the others streamed.
+    let (indexed, streamed): (Vec<_>, Vec<_>) = rows
+        .iter()
+        .partition(|(id, _)| id[1..3].parse::<u32>().unwrap() % 2 == 0);
+    let owned = |rows: &[&(String, Vec<bool>)]| -> Vec<(String, Vec<bool>)> {
+        rows.iter().map(|r| (*r).clone()).collect()
+    };
+    let input = write(dir.path(), "bits.csv", &bits_file(&owned(&indexed)));
+    let db = dir.path().join("bits.simfind");
+    ok(
+        args!["index", "--db", db, "--input", "bits", input, "-q"],
+        0,
+    );
+    let radius = 6;
+    let mut stdin = String::from_utf8(bits_file(&owned(&streamed))).unwrap();
+    stdin.push_str("short,0101\n");
+    let out = crate::util::run_in(
+        dir.path(),
+        &[
+            "query",
+            "--db",
+            "bits.simfind",
+            "--input",
+            "bits",
+            "--add-if-new",
+            "-",
+            "--radius",
+            "6",
+            "--exact",
+        ],
+        stdin.as_bytes(),
+    );
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let err = stderr(&out);
+    let bad = streamed.len() + 1;
+    assert!(
+        err.contains(&format!(
+            "line {bad}: 4 bits, the index holds strings of 100"
+        )),
+        "{err}"
+    );
+    let answers: Vec<csv::StringRecord> = csv::Reader::from_reader(&out.stdout[..])
+        .records()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(answers.len(), streamed.len() + 1);
+    assert_eq!(&answers[streamed.len()][1], "skipped");
+    // Brute force, in order: the indexed strings, then each answered new.
+    let mut held: Vec<&(String, Vec<bool>)> = indexed.clone();
+    let (mut new, mut seen) = (0, 0);
+    for (item, got) in streamed.iter().zip(&answers) {
+        let mut matches: Vec<(u32, &str)> = held
+            .iter()
+            .map(|(other, theirs)| (hamming(&item.1, theirs), other.as_str()))
+            .filter(|(d, _)| *d <= radius)
+            .collect();
+        matches.sort();
+        assert_eq!(&got[0], item.0.as_str());
+        match matches.first() {
+            Some(&(d, nearest)) => {
+                seen += 1;
+                assert_eq!((&got[1], &got[2]), ("seen", nearest), "{item:?}");
+                assert_eq!(got[3], d.to_string());
+                assert_eq!(got[4], matches.len().to_string());
+            }
+            None => {
+                new += 1;
+                assert_eq!((&got[1], &got[2], &got[4]), ("new", "", "0"), "{item:?}");
+                held.push(item);
+            }
+        }
+    }
+    assert!(new > 5 && seen > 5, "{new} new, {seen} seen");
+    assert_eq!(ids(&db).len(), indexed.len() + new);
+}

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use simfind::index::IndexError;
 use simfind::index::incremental;
+use simfind::index::{IndexError, ItemKind};
 use simfind::index::{NewDoc, add_and_remove};
 use simfind::input::InputKind;
 use simfind::input::records;
@@ -32,6 +32,7 @@ const EXAMPLES: &str = "EXAMPLES:
   simfind index --db people.simfind --input jsonl people.jsonl  records, each whole, by id
   simfind index --db tags.simfind --input sets tags.tsv          sets of whole tokens
   simfind index --db emb.simfind --input vectors emb.csv         vectors, by cosine
+  simfind index --db fp.simfind --input bits prints.csv          bit strings, by Hamming
 
 An update that would forget more than --max-delete of the index's documents
 (half by default), or that finds a DIR empty while the index holds documents
@@ -59,7 +60,8 @@ space, as `scan --input KIND` compares them), with its text, so that `query
 --input KIND` verifies against it exactly. A record whose id is indexed
 replaces it; `--remove ID` forgets one. With --input vectors each vector is
 signed by random hyperplanes (--bands × --rows of them, 20 × 5 by default) and
-stored with its values. An index holds one kind of item:
+stored with its values; with --input bits each bit string by as many sampled
+bits, stored with its words. An index holds one kind of item:
 records given to an index of files (or the reverse) are refused, naming both.
 
 --exact-prefix T adds the prefix index of MMDS 3.9.4 (each document's first
@@ -314,6 +316,9 @@ fn records(args: Args) -> Result<i32> {
     if kind == InputKind::Vectors {
         return vectors(args);
     }
+    if kind == InputKind::Bits {
+        return bits(args);
+    }
     let files_from = args.files.files_from.is_some() || args.files.files0_from.is_some();
     let summary_json = SummaryJson::open(&args.summary_json, false)?;
     let (item, options) = config::index_items(
@@ -375,7 +380,6 @@ fn records(args: Args) -> Result<i32> {
 /// --seed; an existing one keeps its own.
 fn vectors(args: Args) -> Result<i32> {
     use simfind::index::points;
-    use simfind::index::{Index, ItemKind, OpenOptions};
     use simfind::input::vectors::{self as read, Vectors};
 
     let shingles = &args.signing.shingles;
@@ -405,58 +409,8 @@ fn vectors(args: Args) -> Result<i32> {
         );
     }
     let dim = all.first().map_or(0, |v| v.dim);
-    let options = OpenOptions {
-        busy_timeout: args::wait_duration(args.wait)?,
-    };
-    let params = match Index::open_existing(&args.db, options) {
-        Ok(index) => {
-            // Before anything else: an index of files has no banding of vectors.
-            index.require_kind(ItemKind::Vectors)?;
-            let stored = index.params().clone();
-            for (given, name, value) in [
-                (args.signing.bands, "--bands", stored.bands),
-                (args.signing.rows, "--rows", stored.rows),
-            ] {
-                if given.is_some_and(|g| g as u64 != u64::from(value)) {
-                    bail!(
-                        "index {} has {name} {value}; give that or nothing",
-                        args.db.display()
-                    );
-                }
-            }
-            if args.signing.seed.is_some_and(|s| s != stored.seed) {
-                bail!(
-                    "index {} has --seed {}; give that or nothing",
-                    args.db.display(),
-                    stored.seed
-                );
-            }
-            stored
-        }
-        Err(IndexError::Missing { .. }) => {
-            let banding = simfind::lsh::Banding {
-                bands: args.signing.bands.unwrap_or(20),
-                rows: args.signing.rows.unwrap_or(5),
-            };
-            if banding.bands == 0 || banding.rows == 0 || dim == 0 {
-                bail!("a new index of vectors needs vectors, and --bands and --rows of at least 1");
-            }
-            points::vector_params(
-                dim,
-                banding,
-                args.signing.seed.unwrap_or(args::DEFAULT_SEED),
-            )
-        }
-        Err(err) => return Err(err.into()),
-    };
-    let mut index = Index::open_or_create_kind(&args.db, &params, ItemKind::Vectors, options)?;
-    if !all.is_empty() && dim != points::dimension(&index) {
-        bail!(
-            "the vectors have {dim} dimensions, the index {} holds vectors of {}",
-            args.db.display(),
-            points::dimension(&index)
-        );
-    }
+    let mut index =
+        config::points_index(&args.db, (ItemKind::Vectors, dim), &args.signing, args.wait)?;
     let items = all
         .iter()
         .flat_map(|v| (0..v.len()).map(move |i| (v.ids[i].as_str(), v.row(i))));
@@ -480,6 +434,72 @@ fn vectors(args: Args) -> Result<i32> {
     let items = Items {
         what: "vectors".to_string(),
         read: all.iter().map(|v| v.len() as u64).sum(),
+        update: &done,
+        errors: skipped + errors,
+        docs,
+    };
+    items.finish(&args, started, summary_json)
+}
+
+/// `--input bits`: every bit string of the inputs signed by bit sampling
+/// and stored with its words under its id (an id indexed is replaced), in
+/// one transaction; `--remove ID` forgets strings. A new index takes the
+/// strings' length, --bands and --rows (or 20 × 5) and --seed; an existing
+/// one keeps its own.
+fn bits(args: Args) -> Result<i32> {
+    use simfind::index::bits;
+    use simfind::input::vectors::{self as read, BitStrings};
+
+    let shingles = &args.signing.shingles;
+    if shingles.shingle.is_some() || shingles.k.is_some() || args.signing.sketch.minhash.is_some() {
+        bail!("--input bits signs by bit sampling: --shingle, -k and --minhash do not apply");
+    }
+    let summary_json = SummaryJson::open(&args.summary_json, false)?;
+    let started = Instant::now();
+    let mut skipped = 0u64;
+    let mut all: Vec<BitStrings> = Vec::new();
+    for path in &args.roots {
+        all.push(crate::app::families::read_points(
+            path,
+            records::DEFAULT_MAX_LINE,
+            args.input.skip_bad_rows,
+            &mut skipped,
+            read::read_bits_capped,
+        )?);
+    }
+    if let Some(other) = all.iter().find(|b| b.bits != all[0].bits) {
+        bail!(
+            "the inputs' bit strings have {} and {} bits: an index holds one length",
+            all[0].bits,
+            other.bits
+        );
+    }
+    let length = all.first().map_or(0, |b| b.bits);
+    let mut index =
+        config::points_index(&args.db, (ItemKind::Bits, length), &args.signing, args.wait)?;
+    let items = all
+        .iter()
+        .flat_map(|b| (0..b.len()).map(move |i| (b.ids[i].as_str(), b.row(i))));
+    let mut done = bits::add_bits(&mut index, items)
+        .with_context(|| format!("cannot update the index {}", args.db.display()))?;
+    let mut errors = 0u64;
+    if !args.remove.is_empty() {
+        let ui = Ui::with(args.verbosity);
+        let mut update = index.begin_update()?;
+        for id in &args.remove {
+            if update.is_indexed(id)? {
+                update.remove(id)?;
+            } else {
+                ui.warn(id, &"not in the index");
+                errors += 1;
+            }
+        }
+        done.removed += update.commit()?.removed;
+    }
+    let docs = index.len()?;
+    let items = Items {
+        what: "bit strings".to_string(),
+        read: all.iter().map(|b| b.len() as u64).sum(),
         update: &done,
         errors: skipped + errors,
         docs,

@@ -39,6 +39,7 @@ const EXAMPLES: &str = "EXAMPLES:
   simfind query --db people.simfind --input jsonl new.jsonl --top 3   records, by id
   new-rows | simfind query --db people.simfind --input jsonl --add-if-new -   records as JSON Lines
   simfind query --db emb.simfind --input vectors q.csv -t 0.95 --top 5   vectors by cosine
+  simfind query --db fp.simfind --input bits q.csv --radius 3            within 3 bits
 
 OUTPUT (CSV with header, the same columns as `simfind scan`):
   a            the query document as given (`-` for standard input)
@@ -65,8 +66,11 @@ With --input jsonl|csv|tsv|sets the index must hold records (or sets), made by
 `index --input KIND`: each record of FILE is a query, `a` its id, `b` the ids
 of the indexed records. With --input vectors the index must hold vectors: the
 columns are a, b, metric (`cosine`), similarity; -t is the cosine (0.9 unless
-given), --exact or --top compare every stored vector. An item of another kind
-than the index's is refused before any work, naming both.
+given), --exact or --top compare every stored vector. With --input bits the
+index must hold bit strings: the columns are a, b, metric (`hamming`),
+distance; --radius R (0 unless given) is the largest distance in bits, --top K
+the K nearest (within R if given). An item of another kind than the index's
+is refused before any work, naming both.
 
 The query is shingled and signed with the parameters stored in the index. By
 default its candidates are the indexed documents sharing an LSH bucket with it,
@@ -89,7 +93,8 @@ candidate file and refuses one whose content no longer matches the index (run
     mut_args(defs::one("verify", defs::verify(defs::Verify::Query))),
     mut_args(defs::one("wait", defs::wait(defs::Wait::Query))),
     mut_args(defs::one("output", defs::output(defs::Output::Query))),
-    mut_args(defs::one("db", defs::db(defs::Db::Query)))
+    mut_args(defs::one("db", defs::db(defs::Db::Query))),
+    mut_args(defs::one("radius", defs::query_radius))
 )]
 pub struct Args {
     /// Documents to look up; `-` reads one from standard input. With --input
@@ -118,6 +123,10 @@ pub struct Args {
     #[arg(long, value_enum, value_name = "METRIC")]
     pub metric: Option<QueryMetric>,
 
+    // --radius: defs::query_radius.
+    #[arg(long, value_parser = clap::value_parser!(u32))]
+    pub radius: Option<u32>,
+
     /// Miss nothing: verify every indexed document whose shingle count can reach T
     /// (not only those sharing an LSH bucket), re-reading them. Slower: it reads
     /// up to every indexed file of a size near the query's.
@@ -125,11 +134,12 @@ pub struct Args {
     pub exact: bool,
 
     /// Streaming dedup: read items from standard input (FILE is `-`), one a
-    /// line (paths; with --input: JSON records, `id<TAB>tokens` sets or
-    /// `id,x1,…` vectors), and for each answer at once `new` (nothing indexed is similar:
-    /// it is added) or `seen` (with its nearest indexed match), the lookup
-    /// and the add atomic under the index's write lock. An answer is
-    /// written only once what it says is committed.
+    /// line (paths; with --input: JSON records, `id<TAB>tokens` sets,
+    /// `id,x1,…` vectors or `id,0101…` bit strings), and for each answer at
+    /// once `new` (nothing indexed is similar: it is added) or `seen` (with
+    /// its nearest indexed match), the lookup and the add atomic under the
+    /// index's write lock. An answer is written only once what it says is
+    /// committed.
     #[arg(long)]
     pub add_if_new: bool,
 
@@ -204,8 +214,16 @@ pub fn run(args: Args) -> Result<i32> {
         stream::refuse_unless_streaming(&args)?;
     }
     let kind = args.input.input;
+    if args.radius.is_some() && kind != InputKind::Bits {
+        bail!(
+            "--radius is the Hamming distance of --input bits: it does not apply to --input {kind}"
+        );
+    }
     if kind == InputKind::Vectors {
         return vectors(&args, options, Instant::now());
+    }
+    if kind == InputKind::Bits {
+        return bits(&args, options, Instant::now());
     }
     let records = if kind == InputKind::Files {
         None
@@ -575,16 +593,7 @@ fn vectors(args: &Args, options: OpenOptions, started: Instant) -> Result<i32> {
     let top = args.top.map(|k| usize::try_from(k).unwrap_or(usize::MAX));
     let summary_json = summary::open(&args.summary_json, args.output.as_deref())?;
     let mut errors = 0u64;
-    let mut queries = Vec::new();
-    for path in &args.files {
-        queries.push(crate::app::families::read_points(
-            path,
-            records::DEFAULT_MAX_LINE,
-            args.input.skip_bad_rows,
-            &mut errors,
-            read::read_vectors_capped,
-        )?);
-    }
+    let queries = read_queries(args, &mut errors, read::read_vectors_capped)?;
     let dim = points::dimension(&index);
     for (points, path) in queries.iter().zip(&args.files) {
         if points.dim != dim {
@@ -621,37 +630,199 @@ fn vectors(args: &Args, options: OpenOptions, started: Instant) -> Result<i32> {
     csv.flush()?;
     drop(csv);
     sink.commit()?;
-    let seconds = started.elapsed().as_secs_f64();
-    if !args.verbosity.quiet {
-        eprintln!(
-            "simfind: {} in {seconds:.3} s: {}, {} with cosine ≥ {t:.3} ({})",
-            plural(asked, "query", "queries"),
-            plural(candidates, "candidate", "candidates"),
-            plural(matches, "match", "matches"),
-            if exact {
-                "exact lookup: every stored vector"
-            } else {
-                "hyperplane bands, verified"
-            }
-        );
+    let how = if exact {
+        "exact lookup: every stored vector"
+    } else {
+        "hyperplane bands, verified"
+    };
+    let done = PointsDone {
+        asked,
+        candidates,
+        matches,
+        errors,
+    };
+    let found = format!("with cosine ≥ {t:.3}");
+    done.finish(
+        args,
+        (started, summary_json),
+        (&found, how),
+        ("threshold", t.into()),
+    )
+}
+
+/// `query --input bits`: each bit string of FILE looked up in an index of
+/// bit strings by its Hamming distance (`simfind::index::bits`), written as
+/// `scan --input bits` writes pairs (`a`, `b`, `metric`, `distance`).
+fn bits(args: &Args, options: OpenOptions, started: Instant) -> Result<i32> {
+    use simfind::index::bits;
+    use simfind::input::vectors as read;
+
+    for (given, flag) in [
+        (args.metric.is_some(), "--metric"),
+        (args.threshold.is_some(), "-t (give --radius, in bits)"),
+        (args.verify == VerifyArg::Signature, "--verify signature"),
+        (args.transform.transform.is_some(), "--transform"),
+    ] {
+        if given {
+            bail!(
+                "{flag} does not apply to --input bits: each string is verified by its Hamming \
+                 distance"
+            );
+        }
     }
-    let status = if errors > 0 { exit::PARTIAL } else { exit::OK };
-    if let Some(out) = summary_json {
-        let fields = serde_json::json!({
-            "queries": asked,
-            "candidates": candidates,
-            "matches": matches,
-            "errors": errors,
-            "threshold": t,
-            "verification": "exact",
-            "seconds": summary::seconds(seconds, &Vec::new()),
-        });
-        let serde_json::Value::Object(fields) = fields else {
-            unreachable!("json! of an object literal")
+    let mut index = Index::open_existing(&args.db, options)?;
+    index.require_kind(ItemKind::Bits)?;
+    let exact = args.exact || args.top.is_some();
+    if args.add_if_new {
+        // A writer: an index of an older format gets its new tables now.
+        index.upgrade()?;
+        let options = QueryOptions {
+            threshold: 0.0,
+            top: None,
+            verification: Verification::Exact,
+            exact,
         };
-        out.write(&summary::document("query", status, fields))?;
+        let radius = args.radius.unwrap_or(0);
+        let lookup = stream::Lookup::Bits { radius };
+        return stream::run(args, &index, lookup, &options, None, started);
     }
-    Ok(status)
+    // With --top alone, the nearest at any distance.
+    let radius = match (args.radius, args.top) {
+        (Some(r), _) => r,
+        (None, Some(_)) => u32::MAX,
+        (None, None) => 0,
+    };
+    let top = args.top.map(|k| usize::try_from(k).unwrap_or(usize::MAX));
+    let summary_json = summary::open(&args.summary_json, args.output.as_deref())?;
+    let mut errors = 0u64;
+    let queries = read_queries(args, &mut errors, read::read_bits_capped)?;
+    let length = bits::length(&index);
+    for (strings, path) in queries.iter().zip(&args.files) {
+        if strings.bits != length {
+            bail!(
+                "{}: bit strings of {} bits, the index {} holds strings of {length}",
+                path.display(),
+                strings.bits,
+                args.db.display()
+            );
+        }
+    }
+    let mut sink = Sink::create_whole(args.output.as_deref())?;
+    output::install_interrupt_handler();
+    let (mut asked, mut candidates, mut matches) = (0u64, 0u64, 0u64);
+    let mut csv = csv::WriterBuilder::new().from_writer(&mut sink);
+    csv.write_record(["a", "b", "metric", "distance"])?;
+    for strings in &queries {
+        for i in 0..strings.len() {
+            let answer = bits::ask_bits(&index, strings.row(i), radius, exact, top)?;
+            asked += 1;
+            candidates += answer.candidates as u64;
+            errors += answer.unverified;
+            matches += answer.matches.len() as u64;
+            for (doc, distance) in answer.matches {
+                csv.write_record([
+                    strings.ids[i].as_bytes(),
+                    doc.path.as_os_str().as_bytes(),
+                    b"hamming",
+                    distance.to_string().as_bytes(),
+                ])?;
+            }
+        }
+    }
+    csv.flush()?;
+    drop(csv);
+    sink.commit()?;
+    let how = if exact {
+        "exact lookup: every stored string"
+    } else {
+        "bit-sampling bands, verified"
+    };
+    let found = match (args.radius, args.top) {
+        (None, Some(k)) => format!("the {k} nearest"),
+        _ => format!("within {radius} bits"),
+    };
+    let done = PointsDone {
+        asked,
+        candidates,
+        matches,
+        errors,
+    };
+    done.finish(
+        args,
+        (started, summary_json),
+        (&found, how),
+        ("radius", radius.into()),
+    )
+}
+
+/// The points of every FILE of `query --input vectors|bits`, read by
+/// `parse` (a bad row stops the run, or is counted in `errors` and left
+/// out with --skip-bad-rows).
+fn read_queries<T>(
+    args: &Args,
+    errors: &mut u64,
+    parse: crate::app::families::Parser<T>,
+) -> Result<Vec<T>> {
+    args.files
+        .iter()
+        .map(|path| {
+            crate::app::families::read_points(
+                path,
+                records::DEFAULT_MAX_LINE,
+                args.input.skip_bad_rows,
+                errors,
+                parse,
+            )
+        })
+        .collect()
+}
+
+/// What a lookup of vectors or bit strings did, as it ends.
+struct PointsDone {
+    asked: u64,
+    candidates: u64,
+    matches: u64,
+    errors: u64,
+}
+
+impl PointsDone {
+    /// The stderr line (`found`: what the matches are, `how`: how they were
+    /// found), the exit status and the `--summary-json` document, whose
+    /// `limit` names the query's bound (`threshold`, `radius`).
+    fn finish(
+        &self,
+        args: &Args,
+        (started, summary_json): (Instant, Option<summary::SummaryJson>),
+        (found, how): (&str, &str),
+        limit: (&str, serde_json::Value),
+    ) -> Result<i32> {
+        let seconds = started.elapsed().as_secs_f64();
+        if !args.verbosity.quiet {
+            eprintln!(
+                "simfind: {} in {seconds:.3} s: {}, {} {found} ({how})",
+                plural(self.asked, "query", "queries"),
+                plural(self.candidates, "candidate", "candidates"),
+                plural(self.matches, "match", "matches"),
+            );
+        }
+        let status = if self.errors > 0 {
+            exit::PARTIAL
+        } else {
+            exit::OK
+        };
+        if let Some(out) = summary_json {
+            let mut fields = serde_json::Map::new();
+            fields.insert("queries".into(), self.asked.into());
+            fields.insert("candidates".into(), self.candidates.into());
+            fields.insert("matches".into(), self.matches.into());
+            fields.insert("errors".into(), self.errors.into());
+            fields.insert(limit.0.into(), limit.1);
+            fields.insert("verification".into(), "exact".into());
+            fields.insert("seconds".into(), summary::seconds(seconds, &Vec::new()));
+            out.write(&summary::document("query", status, fields))?;
+        }
+        Ok(status)
+    }
 }
 
 /// The cosine `query --input vectors` reports from unless -t is given.

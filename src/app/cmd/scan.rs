@@ -96,7 +96,8 @@ pub fn run(args: Args) -> Result<i32> {
                 report: &args.report,
                 output: args.output.as_deref(),
                 verbosity: args.verbosity,
-                db: args.db.is_some(),
+                db: args.db.as_deref(),
+                wait: args.wait,
                 summary_json: &args.summary_json,
             };
             if mode == Mode::Icws {

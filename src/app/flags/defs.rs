@@ -399,6 +399,15 @@ pub fn radius(at: FamilyQuery) -> impl FnOnce(Arg) -> Arg {
     }
 }
 
+/// `query --radius R`: the Hamming radius of a lookup in an index of bit
+/// strings (`scan`'s `--radius` is [`radius`]).
+pub fn query_radius(arg: Arg) -> Arg {
+    arg.value_name("R").help(
+        "With --input bits: the indexed bit strings within R bits (Hamming distance) of each \
+         query string [default: 0]",
+    )
+}
+
 /// `--bucket-width A`: the width of euclidean's buckets.
 pub fn bucket_width(at: FamilyQuery) -> impl FnOnce(Arg) -> Arg {
     move |arg| {
@@ -622,7 +631,8 @@ pub fn db(at: Db) -> impl FnOnce(Arg) -> Arg {
         match at {
             Db::Scan => arg.help(
                 "Use and refresh the index FILE (created if missing): unchanged files are not \
-                 read again; the output is the same as without --db. Shingle and LSH options \
+                 read again, nor unchanged records, sets or vectors of --input signed again; the \
+                 output is the same as without --db. Shingle and LSH options \
                  not given are the index's (with --threshold alone, so are bands and rows); one \
                  given that differs from the index's is an error naming both values",
             ),

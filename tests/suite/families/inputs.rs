@@ -179,15 +179,24 @@ fn repeated_ids_other_lengths_and_unsupported_options_are_named() {
         ),
         (
             vec![
-                "scan", "--input", "vectors", a, b, "-t", "0.5", "--db", "x.db",
+                "scan",
+                "--input",
+                "vectors",
+                a,
+                "--metric",
+                "euclidean",
+                "--radius",
+                "1",
+                "--db",
+                "x.db",
             ],
-            "--db stores MinHash signatures: it cannot be combined with --input vectors",
+            "it cannot be combined with --input vectors --metric euclidean",
         ),
         (
             vec![
                 "scan", "--input", "bits", a, "--radius", "1", "--db", "x.db",
             ],
-            "--db stores MinHash signatures: it cannot be combined with --input bits",
+            "it cannot be combined with --input bits",
         ),
     ] {
         let mut with_o = args.clone();

@@ -33,6 +33,9 @@ pub enum ItemKind {
     /// Vectors, compared by cosine (`index::points`): signed by random
     /// hyperplanes, stored as little-endian `f32`s.
     Vectors,
+    /// Bit strings, compared by Hamming distance (`index::bits`): signed by
+    /// bit sampling, stored as little-endian 64-bit words.
+    Bits,
 }
 
 /// A stored `item_kind` this simfind does not know.
@@ -53,6 +56,7 @@ impl ItemKind {
             ItemKind::Records => "records",
             ItemKind::Sets => "sets",
             ItemKind::Vectors => "vectors",
+            ItemKind::Bits => "bits",
         }
     }
 
@@ -63,12 +67,12 @@ impl ItemKind {
             "records" => Ok(ItemKind::Records),
             "sets" => Ok(ItemKind::Sets),
             "vectors" => Ok(ItemKind::Vectors),
+            "bits" => Ok(ItemKind::Bits),
             other => Err(UnknownItemKind(other.to_owned())),
         }
     }
 
-    /// The kind of item an input of `kind` gives, if an index can hold it
-    /// (not yet bit strings).
+    /// The kind of item an input of `kind` gives.
     pub fn of_input(kind: InputKind) -> Option<ItemKind> {
         match kind {
             InputKind::Files => Some(ItemKind::Files),
@@ -77,15 +81,15 @@ impl ItemKind {
             }
             InputKind::Sets => Some(ItemKind::Sets),
             InputKind::Vectors => Some(ItemKind::Vectors),
-            InputKind::Bits => None,
+            InputKind::Bits => Some(ItemKind::Bits),
         }
     }
 
     /// Whether items of this kind are sets signed by MinHash (files,
     /// records, sets), looked up by [`super::query`]; vectors are looked
-    /// up by [`super::points`].
+    /// up by [`super::points`], bit strings by [`super::bits`].
     pub fn is_minhash(self) -> bool {
-        self != ItemKind::Vectors
+        !matches!(self, ItemKind::Vectors | ItemKind::Bits)
     }
 
     /// Whether items of this kind are files, whose bytes may look binary
@@ -100,7 +104,9 @@ impl ItemKind {
     pub fn text_of(self, fields: &[String]) -> String {
         match self {
             ItemKind::Sets => fields.join("\n"),
-            ItemKind::Files | ItemKind::Records | ItemKind::Vectors => fields.join(" "),
+            ItemKind::Files | ItemKind::Records | ItemKind::Vectors | ItemKind::Bits => {
+                fields.join(" ")
+            }
         }
     }
 
@@ -120,8 +126,9 @@ impl ItemKind {
                 set
             }
             ItemKind::Files | ItemKind::Records => recipe.set_of(text),
-            // A vector has no set (never asked: see `is_minhash`).
-            ItemKind::Vectors => Vec::new(),
+            // A vector or a bit string has no set (never asked: see
+            // `is_minhash`).
+            ItemKind::Vectors | ItemKind::Bits => Vec::new(),
         }
     }
 
@@ -135,9 +142,15 @@ impl ItemKind {
                 recipe.n, recipe.bands, recipe.rows, recipe.seed, recipe.k
             );
         }
+        if self == ItemKind::Bits {
+            return format!(
+                "bits (Hamming, {} sampled bits: {} bands × {} rows, seed {}, {}-bit strings)",
+                recipe.n, recipe.bands, recipe.rows, recipe.seed, recipe.k
+            );
+        }
         let shingles = match self {
             ItemKind::Sets => "whole tokens".to_owned(),
-            ItemKind::Files | ItemKind::Records | ItemKind::Vectors => {
+            ItemKind::Files | ItemKind::Records | ItemKind::Vectors | ItemKind::Bits => {
                 format!("{} {}-shingles", recipe.shingle_kind, recipe.k)
             }
         };
@@ -168,10 +181,11 @@ mod tests {
             ItemKind::Records,
             ItemKind::Sets,
             ItemKind::Vectors,
+            ItemKind::Bits,
         ] {
             assert_eq!(ItemKind::parse(kind.name()), Ok(kind));
         }
-        assert!(ItemKind::parse("bits").is_err());
+        assert!(ItemKind::parse("bytes").is_err());
     }
 
     #[test]

@@ -45,14 +45,17 @@
 //!
 //! Files: `schema.rs` (the layout and the value codecs), `params.rs` ([`Params`]),
 //! `error.rs` ([`IndexError`]), `incremental.rs` (the `--db` glue that decides
-//! what changed and signs it), `query.rs` (the many-one lookup: [`query::Query`]), `add.rs` (single documents
+//! what changed and signs it), `items.rs` (the same for the records or sets of
+//! `scan --db --input`, by their texts' hashes), `query.rs` (the many-one lookup: [`query::Query`]), `add.rs` (single documents
 //! added or removed without a walk), `tail.rs` (the band-key lookup and its
 //! tail of recent documents); this file is the storage ([`Index`]), `update.rs` its write transaction ([`Update`]).
 
 pub(crate) mod add;
+pub mod bits;
 mod error;
 pub(crate) mod guard;
 pub mod incremental;
+pub mod items;
 pub(crate) mod kind;
 pub mod points;
 

@@ -75,7 +75,8 @@ use pairs::{pairs_of, pairs_of_given};
 pub(crate) use records::record_set;
 pub use records::{
     AUTO_MIN_RECORDS, BlockKey, CandidateReport, Chosen, DEFAULT_BLOCK_CAP, FieldScores, FsConfig,
-    KEEP, RANDOM_PAIRS, RecordConfig, RecordOutcome, Trained, Values, scan_records, scan_texts,
+    KEEP, Presigned, RANDOM_PAIRS, RecordConfig, RecordOutcome, Trained, Values, scan_records,
+    scan_records_signed, scan_texts,
 };
 pub use reload::{FileReload, Reload, ReloadError, reload_indexed, reload_set};
 use sign::sign_all;

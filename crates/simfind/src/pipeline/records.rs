@@ -133,9 +133,76 @@ pub fn scan_records(
         && record.kind != InputKind::Sets
         && record.weights.iter().all(|&w| w == 1.0)
     {
-        return compact::scan(records, config, record.link, reason, reporter);
+        return compact::scan(records, config, record.link, (reason, None), reporter);
     }
-    scan_held(records, config, record, method, reason, reporter)
+    scan_held(records, config, record, (method, reason, None), reporter)
+}
+
+/// Signatures made before a records scan: an index's (`scan --db`,
+/// [`crate::index::items`]). Row `i` of `matrix` is record `i`'s signature
+/// under the scan's recipe (zeros when it has no shingle), `shingles[i]`
+/// the size of its set.
+#[derive(Debug)]
+pub struct Presigned {
+    pub matrix: Vec<u32>,
+    pub shingles: Vec<u32>,
+}
+
+/// [`scan_records`] of whole records (or sets) under LSH whose signatures
+/// were made already (`presigned`, one row per record in order): the same
+/// outcome, the same candidates and verification, with no record signed;
+/// `stats.signatures` is 0, for the caller to set to what it signed.
+///
+/// # Panics
+///
+/// If `record` asks for fields compared one by one, weights or a model
+/// (whose signatures are per field), if `config` fixes the exact method,
+/// or if `presigned` does not hold one row per record: refuse those while
+/// configuring.
+pub fn scan_records_signed(
+    records: Records,
+    config: &ScanConfig,
+    record: &RecordConfig,
+    presigned: Presigned,
+    reporter: &dyn Reporter,
+) -> RecordOutcome {
+    assert!(
+        !record.per_field && record.model.is_none() && record.weights.iter().all(|&w| w == 1.0),
+        "signatures made before the scan are of whole records"
+    );
+    assert!(
+        config.method != MethodChoice::Fixed(Method::Exact),
+        "an index serves the LSH method only"
+    );
+    let n = config.recipe.banding.signature_len();
+    assert!(
+        presigned.shingles.len() == records.records.len()
+            && presigned.matrix.len() == records.records.len() * n,
+        "one signature per record"
+    );
+    let reason = match config.method {
+        MethodChoice::Fixed(_) => Reason::RecordsRequested,
+        MethodChoice::Banded | MethodChoice::Auto => Reason::IndexSignatures,
+    };
+    let mut outcome = if record.kind != InputKind::Sets {
+        compact::scan(
+            records,
+            config,
+            record.link,
+            (reason, Some(presigned)),
+            reporter,
+        )
+    } else {
+        scan_held(
+            records,
+            config,
+            record,
+            (Method::Lsh, reason, Some(presigned)),
+            reporter,
+        )
+    };
+    outcome.outcome.stats.signatures = 0;
+    outcome
 }
 
 /// Finds the similar pairs among `texts`, record `i` being `texts[i]` with
@@ -215,8 +282,7 @@ fn scan_held(
     records: Records,
     config: &ScanConfig,
     record: &RecordConfig,
-    method: Method,
-    reason: Reason,
+    (method, reason, mut presigned): (Method, Reason, Option<Presigned>),
     reporter: &dyn Reporter,
 ) -> RecordOutcome {
     let mut stats = stats_of(&records);
@@ -364,15 +430,23 @@ fn scan_held(
             for (f, sets) in field_sets.iter().enumerate() {
                 // Rows of every record (an empty set's row is unused), the
                 // band keys of the non-empty ones only.
-                let mut matrix = vec![0u32; sets.len() * n];
-                matrix
-                    .par_chunks_mut(n)
-                    .zip(sets.par_iter())
-                    .for_each(|(row, set)| {
-                        if !set.is_empty() {
-                            sketcher.sign_into(set, row);
-                        }
-                    });
+                // Whole records signed before the scan (one field) are
+                // banded as they are.
+                let matrix = match presigned.take() {
+                    Some(signed) => signed.matrix,
+                    None => {
+                        let mut matrix = vec![0u32; sets.len() * n];
+                        matrix
+                            .par_chunks_mut(n)
+                            .zip(sets.par_iter())
+                            .for_each(|(row, set)| {
+                                if !set.is_empty() {
+                                    sketcher.sign_into(set, row);
+                                }
+                            });
+                        matrix
+                    }
+                };
                 // The field's own bands (the first bands × rows values of
                 // its signature), or none.
                 if let Some(banding) = scheme[f]

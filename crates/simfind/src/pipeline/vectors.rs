@@ -186,12 +186,13 @@ pub fn exact_bits(
 }
 
 /// Pairs of `points` within the query, found by hyperplanes (cosine) or
-/// p-stable buckets (Euclidean) of `banding`'s shape.
+/// p-stable buckets (Euclidean) of `banding`'s shape drawn from `seed`.
+/// `presigned`: the points' signatures by that family, made before (an
+/// index's, `scan --db`; one row per point), which are banded as they are.
 pub fn scan_vectors(
     points: &Vectors,
     query: VectorQuery,
-    banding: Banding,
-    seed: u64,
+    (banding, seed, presigned): (Banding, u64, Option<Vec<u32>>),
     options: RunOptions,
     reporter: &dyn Reporter,
 ) -> FamilyOutcome {
@@ -201,7 +202,13 @@ pub fn scan_vectors(
         VectorQuery::Cosine { .. } => Hyperplanes::new(points.dim, n, seed).into(),
         VectorQuery::Euclidean { width, .. } => PStable::new(points.dim, n, width, seed).into(),
     };
-    let rows = sign_rows(&family, points.len(), |i| Features::Vector(points.row(i)));
+    let rows = match presigned {
+        Some(rows) => {
+            assert_eq!(rows.len(), points.len() * n, "one signature per point");
+            rows
+        }
+        None => sign_rows(&family, points.len(), |i| Features::Vector(points.row(i))),
+    };
     reporter.advance(points.len() as u64);
     reporter.end(Stage::Sign);
     let row = |i: u32| points.row(i as usize);

@@ -24,6 +24,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
 use simfind::index::NewDoc;
+use simfind::index::bits::{self, BitsDecision, BitsStream};
 use simfind::index::points::{self, VectorDecision, VectorStream};
 use simfind::index::{Decision, Stream};
 use simfind::index::{Index, ItemKind};
@@ -114,11 +115,17 @@ impl Row {
 
     /// `seen`: `matches` indexed items were similar, `nearest` the most.
     fn seen(item: Vec<u8>, nearest: &Path, similarity: f64, matches: usize) -> Row {
+        Row::seen_at(item, nearest, format!("{similarity:.6}"), matches)
+    }
+
+    /// [`Row::seen`] with the measure written as given (a bit string's
+    /// distance in whole bits).
+    fn seen_at(item: Vec<u8>, nearest: &Path, measure: String, matches: usize) -> Row {
         Row {
             item,
             status: "seen",
             nearest: nearest.as_os_str().as_bytes().to_vec(),
-            similarity: format!("{similarity:.6}"),
+            similarity: measure,
             matches: matches.to_string(),
         }
     }
@@ -140,12 +147,18 @@ pub(super) enum Lookup<'a> {
     // Boxed: a query carries its recipe and read options.
     MinHash(Box<Query<'a>>),
     Vectors,
+    /// Bit strings, a match within `radius` bits.
+    Bits {
+        radius: u32,
+    },
 }
 
 /// What decides a stream's items, batch by batch.
 enum Decider<'a> {
     MinHash(Box<Stream<'a>>),
     Vectors(VectorStream<'a>, usize),
+    /// The stream, the strings' length in bits, the radius.
+    Bits(BitsStream<'a>, usize, u32),
 }
 
 impl Decider<'_> {
@@ -153,6 +166,7 @@ impl Decider<'_> {
         match self {
             Decider::MinHash(stream) => stream.commit()?,
             Decider::Vectors(stream, _) => stream.commit()?,
+            Decider::Bits(stream, _, _) => stream.commit()?,
         };
         Ok(())
     }
@@ -252,6 +266,9 @@ pub(super) fn run(
     let mut stream = match lookup {
         Lookup::MinHash(query) => Decider::MinHash(Box::new(Stream::new(index, *query))),
         Lookup::Vectors => Decider::Vectors(VectorStream::new(index)?, points::dimension(index)),
+        Lookup::Bits { radius } => {
+            Decider::Bits(BitsStream::new(index)?, bits::length(index), radius)
+        }
     };
     let mut csv = csv::WriterBuilder::new().from_writer(&mut sink);
     csv.write_record(HEADER)?;
@@ -318,6 +335,10 @@ pub(super) fn run(
                 let row = match (&mut stream, records.as_ref()) {
                     (Decider::Vectors(vectors, dim), _) => {
                         decide_vector(vectors, *dim, &line, number, options, &ui, &mut counts)?
+                    }
+                    (Decider::Bits(strings, len, radius), _) => {
+                        let within = (*len, *radius);
+                        decide_bits(strings, within, (&line, number), options, &ui, &mut counts)?
                     }
                     (Decider::MinHash(stream), Some(items)) => match items.parse(Ok(&line), number)
                     {
@@ -413,6 +434,80 @@ fn decide_vector(
             Row::seen(id.into_bytes(), &nearest.path, cosine, matches)
         }
     })
+}
+
+/// Decides the bit string of line `number`, `id,0101…` or `id,0x…` (or
+/// tab-separated): stored under its id unless a stored string is within
+/// `radius` bits of it. A line that is no string of the index's `len`
+/// bits is named and answered `skipped`.
+fn decide_bits(
+    stream: &mut BitsStream<'_>,
+    (len, radius): (usize, u32),
+    (line, number): (&[u8], u64),
+    options: &QueryOptions,
+    ui: &Ui,
+    counts: &mut Counts,
+) -> Result<Row> {
+    let (id, words) = match bits_of(line, len) {
+        Ok(parsed) => parsed,
+        Err(why) => {
+            ui.warn(
+                Path::new("standard input"),
+                &format!("line {number}: {why}; skipped"),
+            );
+            counts.skipped += 1;
+            return Ok(Row::skipped(b""));
+        }
+    };
+    let decision = stream.add_if_new(&id, &words, radius, options.exact)?;
+    Ok(match decision {
+        BitsDecision::New { unverified, .. } => {
+            counts.new += 1;
+            counts.errors += unverified;
+            Row::added(id.into_bytes())
+        }
+        BitsDecision::Seen {
+            nearest,
+            distance,
+            matches,
+            unverified,
+        } => {
+            counts.seen += 1;
+            counts.errors += unverified;
+            Row::seen_at(
+                id.into_bytes(),
+                &nearest.path,
+                distance.to_string(),
+                matches,
+            )
+        }
+    })
+}
+
+/// The id and words of a bit string's line: `id,0101…` or `id,0x…`,
+/// tab-separated when it holds a tab, `len` bits.
+fn bits_of(line: &[u8], len: usize) -> Result<(String, Vec<u64>), String> {
+    let text = std::str::from_utf8(line).map_err(|e| {
+        format!(
+            "not valid UTF-8 (invalid byte at column {})",
+            e.valid_up_to() + 1
+        )
+    })?;
+    let separator = if text.contains('\t') { '\t' } else { ',' };
+    let Some((id, field)) = text.split_once(separator) else {
+        return Err("no separator after the id".into());
+    };
+    let id = id.trim();
+    if id.is_empty() {
+        return Err("missing id (empty before the first separator)".into());
+    }
+    let mut words = Vec::new();
+    let bits = simfind::input::vectors::parse_bits(field, &mut words)
+        .map_err(|why| format!("the bits: {why}"))?;
+    if bits != len {
+        return Err(format!("{bits} bits, the index holds strings of {len}"));
+    }
+    Ok((id.to_owned(), words))
 }
 
 /// The id and components of a vector's line: `id,x1,…,xd`, tab-separated

@@ -4,6 +4,7 @@
 use std::time::Instant;
 
 use anyhow::{Context, Result, anyhow, bail};
+use simfind::index::{ItemKind, items};
 use simfind::input::InputKind;
 use simfind::input::records;
 use simfind::lsh::tune;
@@ -33,7 +34,6 @@ pub(super) fn run(args: Args) -> Result<i32> {
     let kind = args.input.input;
     let files_from = args.files.files_from.is_some() || args.files.files0_from.is_some();
     for (given, flag) in [
-        (args.db.is_some(), "--db"),
         (args.matching.isolate, "--isolate (--link pairs two inputs)"),
         (files_from, "--files-from"),
         (!args.report.reference.is_empty(), "--reference"),
@@ -49,6 +49,12 @@ pub(super) fn run(args: Args) -> Result<i32> {
     }
     let (options, mut record) = config::records(&args.input, &args.roots)?;
     let model = record.model.is_some();
+    // With --db: the index's kind (a clash refused now, naming both) and
+    // recipe, which stands for every signing option not given.
+    let indexed = match &args.db {
+        Some(db) => Some(indexed_items(&args, db, &record)?),
+        None => None,
+    };
     if model {
         if args.top.is_some() {
             bail!(
@@ -78,7 +84,9 @@ pub(super) fn run(args: Args) -> Result<i32> {
     // -k says otherwise (docs/RECORDS.md, the benchmark that chose it).
     let mut signing = args.signing.clone();
     crate::app::important::shingles(&args.input, &mut signing.shingles)?;
-    if matches!(kind, InputKind::Csv | InputKind::Tsv)
+    let adopted = indexed.as_ref().and_then(|(_, recipe)| recipe.as_ref());
+    if adopted.is_none()
+        && matches!(kind, InputKind::Csv | InputKind::Tsv)
         && signing.shingles.k.is_none()
         && matches!(
             signing.shingles.shingle,
@@ -100,8 +108,27 @@ pub(super) fn run(args: Args) -> Result<i32> {
     } else {
         None
     };
-    let (mut config, threshold_source) =
-        config::scan(&[], &signing, &matching, &args.files, false, None)?;
+    let (mut config, threshold_source) = config::scan(
+        &[],
+        &signing,
+        &matching,
+        &args.files,
+        args.db.is_some(),
+        adopted,
+    )?;
+    // A record's text is decoded by the records reader: an index of records
+    // stores `none` for extraction, as `index --input` makes it.
+    let mut index = match (&args.db, &indexed) {
+        (Some(db), Some((item, _))) => {
+            config.read.extract = simfind::input::extract::Extract::NONE;
+            Some((
+                db,
+                config::open_index_of(db, &config, *item, args.wait)?,
+                *item,
+            ))
+        }
+        _ => None,
+    };
     let mut threshold_source =
         crate::app::config::top_floor(args.top, threshold_source, &mut config);
     if let Some(fs) = &mut record.model {
@@ -194,13 +221,46 @@ pub(super) fn run(args: Args) -> Result<i32> {
         Some(_) => records.records.iter().map(|r| r.origin.line).collect(),
         None => Vec::new(),
     };
+    let mut extra = serde_json::Map::new();
     let RecordOutcome {
         mut outcome,
         fields,
         candidates,
         model: trained,
-    } = pipeline::scan_records(records, &config, &record, &ui);
-    let mut extra = serde_json::Map::new();
+    } = match index.as_mut() {
+        Some((db, index, item)) => {
+            let texts: Vec<(std::path::PathBuf, Vec<u8>)> = records
+                .records
+                .iter()
+                .map(|r| (r.id.clone().into(), item.text_of(&r.fields).into_bytes()))
+                .collect();
+            let refreshed = items::refresh(index, (&config.recipe, &config.read), &texts)
+                .with_context(|| format!("cannot update the index {}", db.display()))?;
+            drop(texts);
+            if !quiet {
+                eprintln!("simfind: {}", describe(&refreshed, kind));
+            }
+            extra.insert(
+                "index".into(),
+                serde_json::json!({
+                    "unchanged": refreshed.unchanged,
+                    "signed": refreshed.signed,
+                    "added": refreshed.update.added,
+                    "changed": refreshed.update.changed,
+                    "removed": refreshed.update.removed,
+                }),
+            );
+            let presigned = pipeline::Presigned {
+                matrix: refreshed.matrix,
+                shingles: refreshed.shingles,
+            };
+            let mut scanned =
+                pipeline::scan_records_signed(records, &config, &record, presigned, &ui);
+            scanned.outcome.stats.signatures = refreshed.signed;
+            scanned
+        }
+        None => pipeline::scan_records(records, &config, &record, &ui),
+    };
     if let Some(trained) = &trained {
         if !quiet {
             eprintln!("{}", crate::app::fs_model::table(trained));
@@ -351,6 +411,58 @@ fn scheme_json(report: &pipeline::CandidateReport) -> serde_json::Value {
         })
     });
     json!({"fields": fields, "keys": keys, "skipped_blocks": skipped, "chosen": chosen})
+}
+
+/// `scan --db I --input KIND`: the kind of item the index holds (refused,
+/// naming both, when it holds another) and its recipe when it exists; the
+/// options an index of whole records cannot serve refused before any work.
+fn indexed_items(
+    args: &Args,
+    db: &std::path::Path,
+    record: &pipeline::RecordConfig,
+) -> Result<(ItemKind, Option<simfind::recipe::Recipe>)> {
+    let kind = args.input.input;
+    for (given, flag) in [
+        (
+            record.per_field,
+            "--per-field (an index holds each record whole)",
+        ),
+        (record.model.is_some(), "--model"),
+        (
+            args.input.important_words.is_some(),
+            "--important-words (an index holds each record's shingles)",
+        ),
+    ] {
+        if given {
+            bail!("{flag} does not apply to scan --db --input {kind}");
+        }
+    }
+    output::refuse_overwriting_index(args.output.as_deref(), db)?;
+    let Some(item) = ItemKind::of_input(kind).filter(|k| k.is_minhash()) else {
+        bail!("--db does not apply to --input {kind}: records are not files");
+    };
+    let recipe = config::existing_recipe_of(db, item, args.wait)?;
+    Ok((item, recipe))
+}
+
+/// One line for stderr on what `scan --db` did to an index of items, worded
+/// as the files' (`incremental::describe`).
+fn describe(refreshed: &items::RefreshedItems, kind: InputKind) -> String {
+    let what = if kind == InputKind::Sets {
+        "sets"
+    } else {
+        "records"
+    };
+    format!(
+        "{} {what}: {} unchanged (not signed), {} signed; index: {} added, {} changed, {} \
+         removed",
+        refreshed.unchanged + refreshed.signed,
+        refreshed.unchanged,
+        refreshed.signed,
+        refreshed.update.added,
+        refreshed.update.changed,
+        refreshed.update.removed
+    )
 }
 
 /// Where a per-field scan's candidates came from, when keys were given or

@@ -130,7 +130,7 @@ pub(super) fn scan(
     records: Records,
     config: &ScanConfig,
     link: bool,
-    reason: Reason,
+    (reason, presigned): (Reason, Option<super::Presigned>),
     reporter: &dyn Reporter,
 ) -> RecordOutcome {
     let stats = super::stats_of(&records);
@@ -141,7 +141,15 @@ pub(super) fn scan(
     for r in records.records {
         columns.push(r.id.as_bytes(), &r.fields, r.origin.input, r.origin.offset);
     }
-    scan_columns(columns, reread, stats, config, link, reason, reporter)
+    scan_columns(
+        columns,
+        reread,
+        stats,
+        config,
+        link,
+        (reason, presigned),
+        reporter,
+    )
 }
 
 /// [`scan`] for texts given in memory, record `i` being `texts[i]` with the
@@ -164,7 +172,15 @@ pub(super) fn scan_texts(
         std::fmt::Write::write_fmt(&mut id, format_args!("{i}")).expect("a String takes it");
         columns.push(id.as_bytes(), std::slice::from_ref(text), 0, 0);
     }
-    scan_columns(columns, None, stats, config, false, reason, reporter)
+    scan_columns(
+        columns,
+        None,
+        stats,
+        config,
+        false,
+        (reason, None),
+        reporter,
+    )
 }
 
 /// The records as columns: what [`scan_columns`] works on.
@@ -230,7 +246,7 @@ fn scan_columns(
     mut stats: super::ScanStats,
     config: &ScanConfig,
     link: bool,
-    reason: Reason,
+    (reason, presigned): (Reason, Option<super::Presigned>),
     reporter: &dyn Reporter,
 ) -> RecordOutcome {
     let Columns {
@@ -266,16 +282,28 @@ fn scan_columns(
     // every other record's row is a copy of its original's.
     let original = originals(&texts, count);
     let original_of = |i: u32| original.as_ref().map_or(i, |o| o[i as usize]);
-    // Zeroed pages are not resident until a row is written: the matrix
-    // grows into memory as the texts signed are freed.
-    let mut matrix = vec![0u32; count * n];
-    // Per record, what signing counted: with `--verify signature` the exact
-    // size of its set (the output prints it and no set is made later);
-    // else, as the files scan signs, the windows it signed without making
-    // the set (an upper bound, 0 exactly when it has no shingle), the
-    // exact size being made at verification for the records it pairs.
-    let mut shingles = vec![0u32; count];
+    // Signed before the scan (an index's signatures, with their sets' exact
+    // sizes): nothing to sign, and the texts can go at once when they can
+    // be read again.
+    let signed = presigned.is_some();
+    // Per record, what signing counted: with `--verify signature` (or an
+    // index's signatures) the exact size of its set; else, as the files
+    // scan signs, the windows it signed without making the set (an upper
+    // bound, 0 exactly when it has no shingle), the exact size being made
+    // at verification for the records it pairs.
+    let (mut matrix, mut shingles) = match presigned {
+        Some(p) => (p.matrix, p.shingles),
+        // Zeroed pages are not resident until a row is written: the matrix
+        // grows into memory as the texts signed are freed.
+        None => (vec![0u32; count * n], vec![0u32; count]),
+    };
     for c in 0..texts.chunks.len() {
+        if signed {
+            if reread.is_some() {
+                texts.chunks[c] = Arena::default();
+            }
+            continue;
+        }
         let first = c << SHIFT;
         let chunk = &texts.chunks[c];
         let len = chunk.ends.len();
@@ -427,7 +455,7 @@ fn scan_columns(
             &original_of,
             original.is_some() && again.is_some(),
             &|i| text(i),
-            &shingles,
+            (&shingles, by_signature || signed),
             config,
             reporter,
         );
@@ -585,7 +613,8 @@ fn set_and_signed_count(
 ///
 /// `text(i)` is record `i`'s text, None when it was read again and is not
 /// the one signed; a set made again must also count what signing counted
-/// (`shingles`), or the record is stale. With `copies_read_again`, an
+/// (`shingles`: the exact sizes of the sets when `exact_counts`, else the
+/// windows signed), or the record is stale. With `copies_read_again`, an
 /// original's set is made from the first of its records among the
 /// candidates whose text is still the one signed, so that a changed record
 /// takes only its own pairs away.
@@ -594,13 +623,12 @@ fn verify_originals<'t>(
     original_of: &(dyn Fn(u32) -> u32 + Sync),
     copies_read_again: bool,
     text: &(dyn Fn(u32) -> Option<&'t [u8]> + Sync),
-    shingles: &[u32],
+    (shingles, exact_counts): (&[u32], bool),
     config: &ScanConfig,
     reporter: &dyn Reporter,
 ) -> Verified {
     let recipe = &config.recipe;
     let takes_repeats = recipe.sketcher().takes_repeats();
-    let exact_counts = config.verification == Verification::Signature;
     // The candidates as pairs of originals, the copies' pairs aside.
     let mut pairs: Vec<(u32, u32)> = candidates
         .iter()

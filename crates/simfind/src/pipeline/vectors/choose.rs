@@ -66,6 +66,8 @@ pub enum Reason {
     PredictedCheaper,
     /// Exact: no banding within [`cost::MAX_HASHES`] reaches the recall floor.
     NoBandingReachesRecall,
+    /// LSH: an index's hyperplanes and signatures are reused (`scan --db`).
+    IndexSignatures,
 }
 
 impl Choice {
@@ -81,6 +83,7 @@ impl Choice {
             Reason::BandingGiven => "bands and rows given",
             Reason::PredictedCheaper => "predicted cheaper",
             Reason::NoBandingReachesRecall => "no banding reaches min_recall",
+            Reason::IndexSignatures => "the index's signatures",
         };
         format!("{method} ({why})")
     }

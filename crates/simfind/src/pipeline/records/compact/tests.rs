@@ -124,11 +124,10 @@ fn columns_give_what_held_sets_give() {
                     records(),
                     &config,
                     &record,
-                    Method::Lsh,
-                    reason.clone(),
+                    (Method::Lsh, reason.clone(), None),
                     &Silent,
                 );
-                let compact = scan(records(), &config, link, reason, &Silent);
+                let compact = scan(records(), &config, link, (reason, None), &Silent);
                 let (held, compact) = (held.outcome, compact.outcome);
                 let what = format!("link {link}, {verification:?}, {sketch:?}");
                 assert!(held.pairs.len() > 3, "{what}: the corpus has pairs");
@@ -292,8 +291,7 @@ fn read_again_gives_what_held_sets_give(kind: InputKind) {
                 read(&paths, &options),
                 &config,
                 &record,
-                Method::Lsh,
-                Reason::RecordsAuto,
+                (Method::Lsh, Reason::RecordsAuto, None),
                 &Silent,
             )
             .outcome;
@@ -301,7 +299,7 @@ fn read_again_gives_what_held_sets_give(kind: InputKind) {
                 read(&paths, &options),
                 &config,
                 link,
-                Reason::RecordsAuto,
+                (Reason::RecordsAuto, None),
                 &Silent,
             )
             .outcome;
@@ -375,7 +373,7 @@ fn changed_record_is_named(kind: InputKind, name: &str, pick: &Pick<'_>) {
         read(&paths, &options),
         &config,
         false,
-        Reason::RecordsAuto,
+        (Reason::RecordsAuto, None),
         &Silent,
     )
     .outcome;
@@ -417,7 +415,7 @@ fn changed_record_is_named(kind: InputKind, name: &str, pick: &Pick<'_>) {
         read(&paths, &options),
         &config,
         false,
-        Reason::RecordsAuto,
+        (Reason::RecordsAuto, None),
         &changer,
     )
     .outcome;
@@ -475,18 +473,35 @@ fn a_run_asked_to_stop_skips_the_rest_and_still_returns() {
         block_cap: crate::pipeline::DEFAULT_BLOCK_CAP,
         model: None,
     };
-    let full = scan(records(), &config, false, Reason::RecordsAuto, &Silent).outcome;
+    let full = scan(
+        records(),
+        &config,
+        false,
+        (Reason::RecordsAuto, None),
+        &Silent,
+    )
+    .outcome;
     assert!(full.pairs.len() > 3, "the corpus has pairs");
     for after in [0, 10] {
         let stop = || StopAfter {
             after,
             done: Default::default(),
         };
-        let mut outcomes =
-            vec![scan(records(), &config, false, Reason::RecordsAuto, &stop()).outcome];
+        let mut outcomes = vec![
+            scan(
+                records(),
+                &config,
+                false,
+                (Reason::RecordsAuto, None),
+                &stop(),
+            )
+            .outcome,
+        ];
         for method in [Method::Exact, Method::Lsh] {
             let reason = Reason::RecordsAuto;
-            outcomes.push(scan_held(records(), &config, &record, method, reason, &stop()).outcome);
+            outcomes.push(
+                scan_held(records(), &config, &record, (method, reason, None), &stop()).outcome,
+            );
         }
         for outcome in outcomes {
             // Incomplete, never more than the full run found.
