@@ -120,7 +120,7 @@ pub(super) fn run(args: Args) -> Result<i32> {
     // stores `none` for extraction, as `index --input` makes it.
     let mut index = match (&args.db, &indexed) {
         (Some(db), Some((item, _))) => {
-            config.read.extract = simfind::input::extract::Extract::NONE;
+            config.read.extract = simfind::input::Extract::NONE;
             Some((
                 db,
                 config::open_index_of(db, &config, *item, args.wait)?,
