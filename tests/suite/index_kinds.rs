@@ -1462,10 +1462,13 @@ fn a_stream_of_bit_strings_answers_as_brute_force() {
         )),
         "{err}"
     );
-    let answers: Vec<csv::StringRecord> = csv::Reader::from_reader(&out.stdout[..])
-        .records()
-        .map(Result::unwrap)
-        .collect();
+    let mut reader = csv::Reader::from_reader(&out.stdout[..]);
+    assert_eq!(
+        reader.headers().unwrap(),
+        vec!["item", "status", "nearest", "distance", "matches"],
+        "a distance in bits is named a distance"
+    );
+    let answers: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
     assert_eq!(answers.len(), streamed.len() + 1);
     assert_eq!(&answers[streamed.len()][1], "skipped");
     // Brute force, in order: the indexed strings, then each answered new.

@@ -61,6 +61,10 @@ const READ_AHEAD: usize = 4096;
 /// The header of the stream's rows.
 pub const HEADER: [&str; 5] = ["item", "status", "nearest", "similarity", "matches"];
 
+/// The header of a stream of bit strings, whose nearest is a distance in
+/// bits (as `query --input bits` writes `distance`), not a similarity.
+const BITS_HEADER: [&str; 5] = ["item", "status", "nearest", "distance", "matches"];
+
 /// The options `--add-if-new` does not take, refused before any work.
 pub(super) fn refuse_unless_streaming(args: &Args) -> Result<()> {
     if args.files.len() != 1 || args.files[0].as_os_str() != "-" {
@@ -263,6 +267,10 @@ pub(super) fn run(
         }
     });
 
+    let header = match lookup {
+        Lookup::Bits { .. } => BITS_HEADER,
+        _ => HEADER,
+    };
     let mut stream = match lookup {
         Lookup::MinHash(query) => Decider::MinHash(Box::new(Stream::new(index, *query))),
         Lookup::Vectors => Decider::Vectors(VectorStream::new(index)?, points::dimension(index)),
@@ -271,7 +279,7 @@ pub(super) fn run(
         }
     };
     let mut csv = csv::WriterBuilder::new().from_writer(&mut sink);
-    csv.write_record(HEADER)?;
+    csv.write_record(header)?;
     csv.flush()?;
     let mut rows: Vec<Row> = Vec::new();
     let mut counts = Counts::default();
