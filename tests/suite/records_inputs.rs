@@ -530,8 +530,9 @@ fn explain_and_score_take_delimiter_and_encoding() {
     let out = score(&["--encoding", "latin1"]);
     assert_eq!(code(&out), 2);
     assert!(
-        stderr(&out).contains("a.csv: no column"),
-        "{}",
+        stderr(&out).contains("a.csv: no column")
+            && stderr(&out).contains("read it with --delimiter ';'"),
+        "the header's ';' is named: {}",
         stderr(&out)
     );
     let out = score(&["--delimiter", ";", "--encoding", "no-such"]);

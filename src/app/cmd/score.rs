@@ -146,11 +146,21 @@ fn check_header(
     let names: Vec<&str> = header.iter().map(str::trim).collect();
     let wanted =
         std::iter::once((id, "--id-column")).chain(fields.iter().map(|f| (f.as_str(), "--fields")));
+    // A header of one column split by another usual byte (a European
+    // spreadsheet's `;`): said, as the scan says it, not guessed.
+    let other = match names.as_slice() {
+        [only] => records::other_delimiter(only, delimiter).map(|d| {
+            let shown = records::show_delimiter(d);
+            format!("; it looks separated by '{shown}': read it with --delimiter '{shown}'")
+        }),
+        _ => None,
+    };
     for (column, flag) in wanted {
         if !names.contains(&column) {
             bail!(
-                "{shown}: no column {column:?} in the header ({}), as {flag} asks",
-                names.join(",")
+                "{shown}: no column {column:?} in the header ({}), as {flag} asks{}",
+                names.join(","),
+                other.as_deref().unwrap_or("")
             );
         }
     }

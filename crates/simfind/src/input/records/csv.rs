@@ -449,7 +449,7 @@ impl<R: BufRead> Table<R> {
 
 /// The byte among the usual delimiters (other than `used`) that splits a
 /// one-column `header` into the most fields, if any does.
-fn other_delimiter(header: &str, used: u8) -> Option<u8> {
+pub fn other_delimiter(header: &str, used: u8) -> Option<u8> {
     [b',', b'|', b'\t', b';']
         .into_iter()
         .filter(|&d| d != used)
@@ -460,7 +460,7 @@ fn other_delimiter(header: &str, used: u8) -> Option<u8> {
 }
 
 /// A delimiter as `--delimiter` takes it (`\t` for a tab).
-fn show_delimiter(delimiter: u8) -> String {
+pub fn show_delimiter(delimiter: u8) -> String {
     match delimiter {
         b'\t' => "\\t".into(),
         d => char::from(d).to_string(),

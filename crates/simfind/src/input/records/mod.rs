@@ -32,6 +32,7 @@ mod parquet;
 #[cfg(feature = "parquet")]
 pub(crate) use parquet::chunks_outside;
 mod sets;
+pub use csv::{other_delimiter, show_delimiter};
 pub use decode::Encoding;
 pub use sets::{SetsLines, weighted_token};
 #[cfg(test)]
