@@ -33,7 +33,9 @@ fn as_file(data: &[u8]) -> tempfile::NamedTempFile {
 ///   were read as they are (not transcoded from a legacy encoding or
 ///   UTF-16, not decompressed);
 /// - a JSON Lines record's id and texts are what serde_json finds at their
-///   paths in the line at its offset;
+///   paths in the line at its offset; or, when the input numbers its
+///   records (its first object has no id field, none was named), its id is
+///   a number, increasing, at most its line's;
 /// - every reported row names a line of the file (0: the whole file) and a
 ///   reason.
 pub fn records(data: &[u8]) {
@@ -121,7 +123,34 @@ pub fn records(data: &[u8]) {
     }
     let mut ids = std::collections::HashSet::new();
     let (mut last_line, mut last_offset) = (0, None);
+    // JSON Lines whose first object has no id field (and no --id-field
+    // named) number their records by their non-blank line: then every id is
+    // a number, increasing, at most its line's.
+    let numbered = kind == InputKind::Jsonl
+        && !skipping.decoded
+        && skipping.records.iter().any(|r| {
+            let offset = usize::try_from(r.origin.offset).expect("an offset");
+            let id = rest.get(offset..).and_then(|from| jsonl_id(from, &options));
+            id.as_deref() != Some(r.id.as_str())
+        });
+    if numbered {
+        assert!(
+            !options.id_field_given,
+            "numbered though the id field was named"
+        );
+    }
+    let mut last_number = 0;
     for r in &skipping.records {
+        if numbered {
+            let n: u64 =
+                r.id.parse()
+                    .unwrap_or_else(|_| panic!("not a number: {r:?}"));
+            assert!(
+                n > last_number && n <= r.origin.line,
+                "numbered out of order: {r:?}"
+            );
+            last_number = n;
+        }
         assert!(!r.id.is_empty(), "an empty id: {r:?}");
         assert!(ids.insert(r.id.clone()), "id {:?} twice", r.id);
         // A CSV row may also end at a lone CR (the csv crate's terminator),
@@ -145,31 +174,55 @@ pub fn records(data: &[u8]) {
             assert_eq!(r.fields.len(), skipping.fields.len(), "{r:?}");
         }
         if kind == InputKind::Jsonl {
-            jsonl_record_is_its_line(&rest[offset..], &options, r);
+            jsonl_record_is_its_line(&rest[offset..], &options, r, numbered);
         }
     }
 }
 
-/// The record read from the JSON line that starts `from`: the id and the
-/// text fields as serde_json finds them at their dotted paths.
-fn jsonl_record_is_its_line(from: &[u8], options: &RecordOptions, r: &records::Record) {
-    use serde_json::Value;
+/// The JSON value of the line that starts `from`.
+fn jsonl_line(from: &[u8]) -> serde_json::Value {
     let line = from.split(|&b| b == b'\n').next().unwrap_or_default();
     let line = line.strip_suffix(b"\r").unwrap_or(line);
-    let value: Value = serde_json::from_slice(line).expect("a record's line is JSON");
-    let at = |path: &str| {
-        path.split('.')
-            .try_fold(&value, |v, key| v.as_object()?.get(key))
+    serde_json::from_slice(line).expect("a record's line is JSON")
+}
+
+/// A field of `value` at its dotted `path` as a record holds it.
+fn jsonl_text(value: &serde_json::Value, path: &str) -> Option<String> {
+    use serde_json::Value;
+    let found = path
+        .split('.')
+        .try_fold(value, |v, key| v.as_object()?.get(key))?;
+    Some(match found {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        v => v.to_string(),
+    })
+}
+
+/// The id field of the JSON line that starts `from`, if it has one.
+fn jsonl_id(from: &[u8], options: &RecordOptions) -> Option<String> {
+    jsonl_text(&jsonl_line(from), &options.id_field)
+}
+
+/// The record read from the JSON line that starts `from`: the id (unless
+/// `numbered`) and the text fields as serde_json finds them at their
+/// dotted paths.
+fn jsonl_record_is_its_line(
+    from: &[u8],
+    options: &RecordOptions,
+    r: &records::Record,
+    numbered: bool,
+) {
+    let value = jsonl_line(from);
+    let text = |path: &str| {
+        jsonl_text(&value, path)
+            .unwrap_or_else(|| panic!("a record from a line without the field {path}: {r:?}"))
     };
-    let text = |v: Option<&Value>| match v {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Null) => String::new(),
-        Some(v) => v.to_string(),
-        None => panic!("a record from a line without the field: {r:?}"),
-    };
-    assert_eq!(text(at(&options.id_field)), r.id);
+    if !numbered {
+        assert_eq!(text(&options.id_field), r.id);
+    }
     for (path, field) in options.text_fields.iter().zip(&r.fields) {
-        assert_eq!(&text(at(path)), field, "field {path}");
+        assert_eq!(&text(path), field, "field {path}");
     }
 }
 
