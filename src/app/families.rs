@@ -40,6 +40,13 @@ pub const FAMILY_HASHES: usize = 200;
 /// SimHash's default radius in bits (text-dedup's and gaoya's).
 pub const SIMHASH_RADIUS: u32 = 3;
 
+mod exchange;
+mod read;
+
+pub use exchange::{exchange_banding, exchange_family};
+use read::read_all;
+pub(crate) use read::{Parser, read_points};
+
 /// Whether `scan` runs a vector family rather than the MinHash pipeline.
 pub fn applies(f: &FamilyArgs, input: InputKind) -> bool {
     input.is_vectors()
@@ -629,75 +636,6 @@ fn bits_radius(f: &FamilyArgs) -> Result<f64> {
     })
 }
 
-/// `sign --input vectors|bits`: the family and its query from the arguments
-/// `scan --input vectors|bits` takes, refused as scan refuses them, and the
-/// banding if -b/-r are given (else [`exchange_banding`] tunes it once the
-/// points' width is known).
-pub fn exchange_family(
-    kind: InputKind,
-    f: &FamilyArgs,
-    threshold: Option<f64>,
-    signing: &SigningArgs,
-) -> Result<(simfind::exchange::Family, Option<Banding>)> {
-    use simfind::exchange::Family;
-    if f.sketch == Some(SketchFamilyArg::Icws) {
-        bail!("sign --sketch icws is not available: run scan --sketch icws on one box");
-    }
-    if f.sketch == Some(SketchFamilyArg::Simhash) {
-        bail!(
-            "sign --sketch simhash is not available: SimHash fingerprints are not in the exchange \
-             files; run scan --sketch simhash on one box"
-        );
-    }
-    let banding = given_banding(signing);
-    let family = match kind {
-        InputKind::Bits => {
-            if threshold.is_some() {
-                bail!("--input bits takes --radius K (bits), not -t");
-            }
-            Family::Hamming {
-                radius: bits_radius(f)? as u32,
-            }
-        }
-        _ => match vector_plan(f, threshold, banding)? {
-            Plan::Vectors {
-                query: VectorQuery::Cosine { min_cosine },
-                ..
-            } => Family::Cosine { min_cosine },
-            Plan::Vectors {
-                query: VectorQuery::Euclidean { radius, width },
-                ..
-            } => Family::Euclidean { radius, width },
-            Plan::Bits { .. } | Plan::SimHash { .. } => unreachable!("vector_plan plans vectors"),
-        },
-    };
-    Ok((family, banding))
-}
-
-/// The banding of a signed family: the one given, or the one scan tunes for
-/// points of `width` components (bits) at the family's threshold.
-pub fn exchange_banding(
-    family: simfind::exchange::Family,
-    given: Option<Banding>,
-    width: usize,
-    min_recall: f64,
-) -> Result<Banding> {
-    use simfind::exchange::Family;
-    let (metric, distance) = match family {
-        Family::Cosine { min_cosine } => (Metric::Cosine, Measure::Cosine.to_distance(min_cosine)),
-        Family::Euclidean { radius, width } => (Metric::Euclidean, radius / width),
-        Family::Hamming { radius } => {
-            if radius as usize >= width {
-                bail!(
-                    "--radius {radius} is not below the strings' {width} bits: every pair would be within it"
-                );
-            }
-            (Metric::Hamming { bits: width }, f64::from(radius))
-        }
-    };
-    choose_banding(given, metric, distance, min_recall)
-}
-
 fn vector_plan(f: &FamilyArgs, threshold: Option<f64>, banding: Option<Banding>) -> Result<Plan> {
     Ok(match f.metric.unwrap_or(MetricArg::Cosine) {
         MetricArg::Cosine => {
@@ -777,107 +715,5 @@ fn choose_banding(
     Ok(Banding {
         bands: t.bands,
         rows: t.rows,
-    })
-}
-
-/// Reads every input with `parse` and joins them ([`vectors::concat`]): ids
-/// unique across inputs (but for --link), one width; returns the points and
-/// the index of each input's first point.
-fn read_all<T: Points + Default>(
-    args: &ScanArgs,
-    problems: &mut u64,
-    parse: Parser<T>,
-) -> Result<(T, Vec<u32>)> {
-    let mut inputs = Vec::with_capacity(args.roots.len());
-    for path in args.roots {
-        let cap = usize::try_from(args.max_line_length.max(1)).unwrap_or(usize::MAX);
-        inputs.push(read_points(path, cap, args.skip_bad_rows, problems, parse)?);
-    }
-    let shown: Vec<String> = args.roots.iter().map(|p| shown_name(p)).collect();
-    let what = if args.input == InputKind::Bits {
-        "bits"
-    } else {
-        "components"
-    };
-    let mut on_skip = |e: ConcatError| {
-        *problems += 1;
-        eprintln!(
-            "{} {}: row left out",
-            warning_prefix(),
-            concat_message(&e, &shown, what)
-        );
-    };
-    vectors::concat(inputs, !args.link, args.skip_bad_rows, &mut on_skip)
-        .map_err(|e| anyhow::anyhow!("{}", concat_message(&e, &shown, what)))
-}
-
-fn concat_message(e: &ConcatError, shown: &[String], what: &str) -> String {
-    match e {
-        ConcatError::Width {
-            input,
-            width,
-            expected,
-        } => format!(
-            "{}: rows of {width} {what} where {} has {expected} (all inputs need one length)",
-            shown[*input], shown[0]
-        ),
-        ConcatError::Duplicate {
-            id,
-            first_input,
-            first_line,
-            input,
-            line,
-        } => format!(
-            "{}: line {line}: id {id:?} is also in {} line {first_line} (ids are unique across inputs; --link pairs two inputs whose ids may repeat)",
-            shown[*input], shown[*first_input]
-        ),
-    }
-}
-
-fn shown_name(path: &Path) -> String {
-    if path.as_os_str() == OsStr::new("-") {
-        "<stdin>".to_string()
-    } else {
-        path.display().to_string()
-    }
-}
-
-/// A reader of [`vectors`]: input, longest line, skip bad rows, the callback
-/// for those.
-pub(crate) type Parser<T> =
-    fn(Box<dyn Read>, usize, bool, &mut dyn FnMut(RowError)) -> Result<T, ReadError>;
-
-/// Reads FILE (or stdin for `-`) with `parse`; bad rows are errors naming the
-/// file and line, or with `skip` warnings counted in `problems`.
-pub(crate) fn read_points<T>(
-    path: &Path,
-    cap: usize,
-    skip: bool,
-    problems: &mut u64,
-    parse: Parser<T>,
-) -> Result<T> {
-    let shown = shown_name(path);
-    let input: Box<dyn Read> = if path.as_os_str() == OsStr::new("-") {
-        Box::new(std::io::stdin().lock())
-    } else {
-        Box::new(std::fs::File::open(path).with_context(|| format!("cannot read {shown}"))?)
-    };
-    let mut on_skip = |e: RowError| {
-        *problems += 1;
-        eprintln!(
-            "{} {shown}: {}: row left out",
-            warning_prefix(),
-            speak::vector_row(&e)
-        );
-    };
-    parse(input, cap, skip, &mut on_skip).map_err(|e| match e {
-        ReadError::Empty => anyhow::anyhow!("{shown}: no rows"),
-        ReadError::Row(row) => {
-            anyhow::anyhow!(
-                "{shown}: {} (--skip-bad-rows leaves such rows out)",
-                speak::vector_row(&row)
-            )
-        }
-        ReadError::Io(io) => anyhow::anyhow!("cannot read {shown}: {io}"),
     })
 }
