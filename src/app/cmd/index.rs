@@ -416,20 +416,7 @@ fn vectors(args: Args) -> Result<i32> {
         .flat_map(|v| (0..v.len()).map(move |i| (v.ids[i].as_str(), v.row(i))));
     let mut done = points::add_vectors(&mut index, items)
         .with_context(|| format!("cannot update the index {}", args.db.display()))?;
-    let mut errors = 0u64;
-    if !args.remove.is_empty() {
-        let ui = Ui::with(args.verbosity);
-        let mut update = index.begin_update()?;
-        for id in &args.remove {
-            if update.is_indexed(id)? {
-                update.remove(id)?;
-            } else {
-                ui.warn(id, &"not in the index");
-                errors += 1;
-            }
-        }
-        done.removed += update.commit()?.removed;
-    }
+    let errors = remove_ids(&mut index, &args, &mut done)?;
     let docs = index.len()?;
     let items = Items {
         what: "vectors".to_string(),
@@ -482,6 +469,26 @@ fn bits(args: Args) -> Result<i32> {
         .flat_map(|b| (0..b.len()).map(move |i| (b.ids[i].as_str(), b.row(i))));
     let mut done = bits::add_bits(&mut index, items)
         .with_context(|| format!("cannot update the index {}", args.db.display()))?;
+    let errors = remove_ids(&mut index, &args, &mut done)?;
+    let docs = index.len()?;
+    let items = Items {
+        what: "bit strings".to_string(),
+        read: all.iter().map(|b| b.len() as u64).sum(),
+        update: &done,
+        errors: skipped + errors,
+        docs,
+    };
+    items.finish(&args, started, summary_json)
+}
+
+/// `--remove ID…` of an index of points, in a transaction of its own after
+/// the points' (`done` counts the removals): how many ids were not indexed,
+/// each warned about.
+fn remove_ids(
+    index: &mut simfind::index::Index,
+    args: &Args,
+    done: &mut simfind::index::UpdateSummary,
+) -> Result<u64> {
     let mut errors = 0u64;
     if !args.remove.is_empty() {
         let ui = Ui::with(args.verbosity);
@@ -496,15 +503,7 @@ fn bits(args: Args) -> Result<i32> {
         }
         done.removed += update.commit()?.removed;
     }
-    let docs = index.len()?;
-    let items = Items {
-        what: "bit strings".to_string(),
-        read: all.iter().map(|b| b.len() as u64).sum(),
-        update: &done,
-        errors: skipped + errors,
-        docs,
-    };
-    items.finish(&args, started, summary_json)
+    Ok(errors)
 }
 
 /// An update of an index by items read in full (records, vectors), as it
