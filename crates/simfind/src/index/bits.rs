@@ -29,41 +29,15 @@ pub const BIT_SAMPLING: &str = "bit-sampling";
 /// The parameters of an index of `bits`-bit strings signed by
 /// `banding.signature_len()` bits sampled with `seed`.
 pub fn bit_params(bits: usize, banding: Banding, seed: u64) -> Params {
-    Params {
-        shingle_kind: "none".to_string(),
-        k: u32::try_from(bits).unwrap_or(u32::MAX),
-        normalisation: "none".to_string(),
-        n: banding.signature_len() as u32,
-        bands: banding.bands as u32,
-        rows: banding.rows as u32,
-        seed,
-        minhash: BIT_SAMPLING.to_string(),
-        stop_words: String::new(),
-        include_binary: false,
-        extraction: "none".to_string(),
-    }
+    super::points::point_params(BIT_SAMPLING, bits, banding, seed)
 }
 
 /// The sampled positions of an index of bit strings (those `scan --input
 /// bits` draws from the same length, count and seed), or why its
 /// parameters are not an index of bit strings' (a damaged file).
 fn family(index: &Index) -> Result<(BitSampling, Banding), IndexError> {
+    let banding = super::points::stored_banding(index, BIT_SAMPLING, "bit strings")?;
     let p = index.params();
-    if p.minhash != BIT_SAMPLING
-        || p.k == 0
-        || p.bands == 0
-        || p.rows == 0
-        || p.n != p.bands * p.rows
-    {
-        return Err(IndexError::NotAnIndex {
-            path: index.path().to_owned(),
-            reason: format!("an index of bit strings with the parameters {p}"),
-        });
-    }
-    let banding = Banding {
-        bands: p.bands as usize,
-        rows: p.rows as usize,
-    };
     let sampling = BitSampling::random(p.k as usize, banding.signature_len(), p.seed);
     Ok((sampling, banding))
 }
@@ -199,17 +173,9 @@ fn candidates(
     row: &[u64],
     exact: bool,
 ) -> Result<Vec<StoredDoc>, IndexError> {
-    if exact {
-        return index.documents();
-    }
-    let mut signature = vec![0u32; banding.signature_len()];
-    sampling.sign(row, &mut signature);
-    let keys: Vec<u64> = lsh::band_keys(&signature, banding).collect();
-    let mut docs = Vec::new();
-    for id in index.candidates(&keys)? {
-        docs.extend(index.document(id)?);
-    }
-    Ok(docs)
+    super::points::banded_candidates(index, banding, exact, |signature| {
+        sampling.sign(row, signature)
+    })
 }
 
 /// The matches among `docs` of `row` within `radius` bits, each by its

@@ -32,15 +32,23 @@ pub const HYPERPLANE: &str = "hyperplane";
 /// The parameters of an index of `dim`-dimensional vectors signed by
 /// `banding.signature_len()` hyperplanes drawn from `seed`.
 pub fn vector_params(dim: usize, banding: Banding, seed: u64) -> Params {
+    point_params(HYPERPLANE, dim, banding, seed)
+}
+
+/// The parameters of an index of points `width` wide (a vector's
+/// dimension, a bit string's length), signed by `sketch` into
+/// `banding.signature_len()` values drawn from `seed`: the stored form of
+/// [`vector_params`] and of `bits::bit_params`.
+pub(super) fn point_params(sketch: &str, width: usize, banding: Banding, seed: u64) -> Params {
     Params {
         shingle_kind: "none".to_string(),
-        k: u32::try_from(dim).unwrap_or(u32::MAX),
+        k: u32::try_from(width).unwrap_or(u32::MAX),
         normalisation: "none".to_string(),
         n: banding.signature_len() as u32,
         bands: banding.bands as u32,
         rows: banding.rows as u32,
         seed,
-        minhash: HYPERPLANE.to_string(),
+        minhash: sketch.to_string(),
         stop_words: String::new(),
         include_binary: false,
         extraction: "none".to_string(),
@@ -50,20 +58,30 @@ pub fn vector_params(dim: usize, banding: Banding, seed: u64) -> Params {
 /// The hyperplanes of an index of vectors, or why its parameters are not
 /// an index of vectors' (a damaged file).
 fn family(index: &Index) -> Result<(Hyperplanes, Banding), IndexError> {
+    let banding = stored_banding(index, HYPERPLANE, "vectors")?;
     let p = index.params();
-    if p.minhash != HYPERPLANE || p.k == 0 || p.bands == 0 || p.rows == 0 || p.n != p.bands * p.rows
-    {
-        return Err(IndexError::NotAnIndex {
-            path: index.path().to_owned(),
-            reason: format!("an index of vectors with the parameters {p}"),
-        });
-    }
-    let banding = Banding {
-        bands: p.bands as usize,
-        rows: p.rows as usize,
-    };
     let n = banding.signature_len();
     Ok((Hyperplanes::new(p.k as usize, n, p.seed), banding))
+}
+
+/// The banding of an index of points signed by `sketch` (`what` names
+/// them), or why its parameters are not such an index's (a damaged file).
+pub(super) fn stored_banding(
+    index: &Index,
+    sketch: &str,
+    what: &str,
+) -> Result<Banding, IndexError> {
+    let p = index.params();
+    if p.minhash != sketch || p.k == 0 || p.bands == 0 || p.rows == 0 || p.n != p.bands * p.rows {
+        return Err(IndexError::NotAnIndex {
+            path: index.path().to_owned(),
+            reason: format!("an index of {what} with the parameters {p}"),
+        });
+    }
+    Ok(Banding {
+        bands: p.bands as usize,
+        rows: p.rows as usize,
+    })
 }
 
 /// The dimension of the vectors an index holds.
@@ -280,11 +298,24 @@ fn candidates(
     row: &[f32],
     exact: bool,
 ) -> Result<Vec<StoredDoc>, IndexError> {
+    banded_candidates(index, banding, exact, |signature| {
+        planes.sign_into(Features::Vector(row), signature)
+    })
+}
+
+/// The stored points to compare with one whose signature `sign` writes:
+/// those sharing a band with it, or with `exact` every stored point.
+pub(super) fn banded_candidates(
+    index: &Index,
+    banding: Banding,
+    exact: bool,
+    sign: impl FnOnce(&mut [u32]),
+) -> Result<Vec<StoredDoc>, IndexError> {
     if exact {
         return index.documents();
     }
     let mut signature = vec![0u32; banding.signature_len()];
-    planes.sign_into(Features::Vector(row), &mut signature);
+    sign(&mut signature);
     let keys: Vec<u64> = lsh::band_keys(&signature, banding).collect();
     let mut docs = Vec::new();
     for id in index.candidates(&keys)? {
