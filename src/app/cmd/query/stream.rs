@@ -415,14 +415,7 @@ fn decide_vector(
 ) -> Result<Row> {
     let (id, row) = match vector_of(line, dim) {
         Ok(parsed) => parsed,
-        Err(why) => {
-            ui.warn(
-                Path::new("standard input"),
-                &format!("line {number}: {why}; skipped"),
-            );
-            counts.skipped += 1;
-            return Ok(Row::skipped(b""));
-        }
+        Err(why) => return Ok(skipped_line(number, &why, ui, counts)),
     };
     let decision = stream.add_if_new(&id, &row, options.threshold, options.exact)?;
     Ok(match decision {
@@ -458,14 +451,7 @@ fn decide_bits(
 ) -> Result<Row> {
     let (id, words) = match bits_of(line, len) {
         Ok(parsed) => parsed,
-        Err(why) => {
-            ui.warn(
-                Path::new("standard input"),
-                &format!("line {number}: {why}; skipped"),
-            );
-            counts.skipped += 1;
-            return Ok(Row::skipped(b""));
-        }
+        Err(why) => return Ok(skipped_line(number, &why, ui, counts)),
     };
     let decision = stream.add_if_new(&id, &words, radius, options.exact)?;
     Ok(match decision {
@@ -492,23 +478,45 @@ fn decide_bits(
     })
 }
 
-/// The id and words of a bit string's line: `id,0101…` or `id,0x…`,
-/// tab-separated when it holds a tab, `len` bits.
-fn bits_of(line: &[u8], len: usize) -> Result<(String, Vec<u64>), String> {
+/// A point's line that is no point of the index: named and answered
+/// `skipped`.
+fn skipped_line(number: u64, why: &str, ui: &Ui, counts: &mut Counts) -> Row {
+    ui.warn(
+        Path::new("standard input"),
+        &format!("line {number}: {why}; skipped"),
+    );
+    counts.skipped += 1;
+    Row::skipped(b"")
+}
+
+/// A point's line as text, and the byte between its fields: a tab when it
+/// holds one, else a comma (no quoting).
+fn point_line(line: &[u8]) -> Result<(&str, char), String> {
     let text = std::str::from_utf8(line).map_err(|e| {
         format!(
             "not valid UTF-8 (invalid byte at column {})",
             e.valid_up_to() + 1
         )
     })?;
-    let separator = if text.contains('\t') { '\t' } else { ',' };
+    Ok((text, if text.contains('\t') { '\t' } else { ',' }))
+}
+
+/// A point's id as its line gives it, trimmed; refused when empty.
+fn point_id(id: &str) -> Result<&str, String> {
+    match id.trim() {
+        "" => Err("missing id (empty before the first separator)".into()),
+        id => Ok(id),
+    }
+}
+
+/// The id and words of a bit string's line: `id,0101…` or `id,0x…`,
+/// tab-separated when it holds a tab, `len` bits.
+fn bits_of(line: &[u8], len: usize) -> Result<(String, Vec<u64>), String> {
+    let (text, separator) = point_line(line)?;
     let Some((id, field)) = text.split_once(separator) else {
         return Err("no separator after the id".into());
     };
-    let id = id.trim();
-    if id.is_empty() {
-        return Err("missing id (empty before the first separator)".into());
-    }
+    let id = point_id(id)?;
     let mut words = Vec::new();
     let bits = simfind::input::vectors::parse_bits(field, &mut words)
         .map_err(|why| format!("the bits: {why}"))?;
@@ -521,18 +529,9 @@ fn bits_of(line: &[u8], len: usize) -> Result<(String, Vec<u64>), String> {
 /// The id and components of a vector's line: `id,x1,…,xd`, tab-separated
 /// when it holds a tab (no quoting), `dim` finite numbers.
 fn vector_of(line: &[u8], dim: usize) -> Result<(String, Vec<f32>), String> {
-    let text = std::str::from_utf8(line).map_err(|e| {
-        format!(
-            "not valid UTF-8 (invalid byte at column {})",
-            e.valid_up_to() + 1
-        )
-    })?;
-    let separator = if text.contains('\t') { '\t' } else { ',' };
+    let (text, separator) = point_line(line)?;
     let mut fields = text.split(separator);
-    let id = fields.next().unwrap_or_default().trim();
-    if id.is_empty() {
-        return Err("missing id (empty before the first separator)".into());
-    }
+    let id = point_id(fields.next().unwrap_or_default())?;
     let row = fields
         .enumerate()
         .map(|(k, field)| {
