@@ -9,11 +9,16 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Error, anyhow};
+use simfind::input::InputKind;
+use simfind::measure::Measure;
 use simfind::recipe::Recipe;
-use simfind::spec::{MAX_K, MAX_SIGNATURE_LEN, Method, SpecBuilder, SpecError};
+use simfind::spec::{
+    MAX_K, MAX_SIGNATURE_LEN, Method, PointSpecBuilder, SimHashWeights, SpecBuilder, SpecError,
+};
 
 use crate::app::args::{
-    FoldArg, MatchArgs, MethodArg, MinHashArg, ShingleArgs, SigningArgs, SketchArgs,
+    FamilyArgs, FoldArg, MatchArgs, MethodArg, MinHashArg, ShingleArgs, SigningArgs,
+    SimHashWeightsArg, SketchArgs, SketchFamilyArg,
 };
 
 /// Whose bands and rows a banding error is about: `compare` words the
@@ -251,6 +256,146 @@ pub fn important_error(error: SpecError) -> Error {
             }
             None => anyhow!(error),
         },
+        other => anyhow!(other),
+    }
+}
+
+/// The builder of a run over points (`--input vectors|bits`, `--sketch
+/// simhash`) from the family's flags and -b/-r/--seed.
+pub fn points(kind: InputKind, f: &FamilyArgs, signing: &SigningArgs) -> PointSpecBuilder {
+    PointSpecBuilder::new()
+        .input(kind)
+        .measure(f.metric.map(|m| m.measure()))
+        .simhash(f.sketch == Some(SketchFamilyArg::Simhash))
+        .simhash_weights(f.simhash_weights.map(|w| match w {
+            SimHashWeightsArg::Set => SimHashWeights::Set,
+            SimHashWeightsArg::Counts => SimHashWeights::Counts,
+        }))
+        .angle(f.angle)
+        .radius(f.radius)
+        .bucket_width(f.bucket_width)
+        .bands(signing.bands)
+        .rows(signing.rows)
+        .seed(signing.seed)
+}
+
+/// `scan`'s matching flags for a run over points.
+pub fn point_matching(builder: PointSpecBuilder, matching: &MatchArgs) -> PointSpecBuilder {
+    builder
+        .threshold(matching.threshold)
+        .min_recall(matching.min_recall)
+        .method(match matching.method {
+            MethodArg::Auto => Method::Auto,
+            MethodArg::Exact => Method::Exact,
+            MethodArg::Lsh => Method::Lsh,
+        })
+        .verification(match matching.verify.verification() {
+            simfind::pipeline::Verification::Exact => simfind::spec::Verification::Exact,
+            simfind::pipeline::Verification::Signature => simfind::spec::Verification::Signature,
+        })
+}
+
+/// The flag of a point query's field.
+fn point_flag(field: &str) -> &'static str {
+    match field {
+        "threshold" => "-t",
+        "angle" => "--angle",
+        "radius" => "--radius",
+        "bucket_width" => "--bucket-width",
+        _ => "",
+    }
+}
+
+/// The rules of runs over points in the command line's words; `measure`
+/// is `--metric`'s, if given.
+pub fn point_error(error: SpecError, kind: InputKind, measure: Option<Measure>) -> Error {
+    let metric = measure.unwrap_or(match kind {
+        InputKind::Vectors => Measure::Cosine,
+        InputKind::Bits => Measure::Hamming,
+        _ => Measure::Jaccard,
+    });
+    match error {
+        SpecError::Requires {
+            field: "simhash_weights",
+            ..
+        } => anyhow!(
+            "--simhash-weights weighs the shingles of --sketch simhash: add --sketch simhash"
+        ),
+        SpecError::NotForInput {
+            field: "simhash",
+            input: input @ (InputKind::Vectors | InputKind::Bits),
+        } => anyhow!("--sketch simhash signs documents: give directories, not --input {input}"),
+        SpecError::NotForInput {
+            field: "simhash",
+            input,
+        }
+        | SpecError::MeasureOfOtherInput { input, .. }
+            if input.is_records() =>
+        {
+            anyhow!(
+                "--metric {metric} and --sketch simhash do not apply to --input {input}: records \
+                 are compared by the Jaccard of their shingles"
+            )
+        }
+        SpecError::Conflict {
+            field: "simhash",
+            with: "measure",
+        } => anyhow!(
+            "--sketch simhash pairs fingerprints by Hamming distance: leave out --metric or give --metric hamming"
+        ),
+        SpecError::Conflict {
+            field: "simhash",
+            with: "bands",
+        } => anyhow!(
+            "--sketch simhash bands its 64 bits into --radius + 1 bands itself: leave out --bands and --rows"
+        ),
+        SpecError::PointValue { field, given, rule } => {
+            anyhow!("{} {given}: {rule}", point_flag(field))
+        }
+        SpecError::QueryMissing { measure } => match measure {
+            Measure::Cosine => {
+                anyhow!("--metric cosine needs -t T (pairs with cosine ≥ T) or --angle DEG")
+            }
+            Measure::L2 => anyhow!("--metric euclidean needs --radius R: pairs at L2 distance ≤ R"),
+            _ => anyhow!("--metric hamming needs --radius K: pairs within K bits"),
+        },
+        SpecError::Conflict {
+            field: "radius",
+            with: "measure",
+        } => anyhow!(
+            "--radius and --bucket-width are for --metric euclidean; cosine takes -t (a cosine) or --angle"
+        ),
+        SpecError::Conflict {
+            field: "threshold",
+            with: "measure",
+        } => anyhow!("--metric euclidean takes --radius R (a distance), not -t or --angle"),
+        SpecError::MeasureOfOtherInput {
+            measure,
+            input: InputKind::Vectors,
+        } => match measure {
+            Measure::Hamming => anyhow!("--metric hamming compares bit strings: give --input bits"),
+            Measure::Containment => anyhow!(
+                "--metric containment compares sets of shingles or tokens: it does not apply to \
+                 --input vectors"
+            ),
+            _ => anyhow!(
+                "--input vectors has no Jaccard similarity: give --metric cosine or euclidean"
+            ),
+        },
+        SpecError::MeasureOfOtherInput {
+            input: InputKind::Bits,
+            ..
+        } => anyhow!("--input bits is compared by Hamming distance: give --metric hamming"),
+        SpecError::MeasureOfOtherInput { measure, .. } => anyhow!(
+            "--metric {measure} needs --input vectors or --input bits (or --sketch simhash for documents)"
+        ),
+        SpecError::Conflict {
+            field: "verification",
+            with: "measure",
+        } => anyhow!(
+            "--verify signature: p-stable buckets give no distance estimate; --metric euclidean verifies exactly (leave out --verify)"
+        ),
+        SpecError::Banding { .. } => anyhow!("--bands and --rows must be at least 1"),
         other => anyhow!(other),
     }
 }

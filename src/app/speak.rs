@@ -124,6 +124,34 @@ pub fn choose_error(e: &ChooseError) -> String {
     }
 }
 
+/// [`TuneError`](simfind::spec::TuneError) with the flags that resolve it.
+pub fn tune_error(e: &simfind::spec::TuneError) -> String {
+    use simfind::spec::TuneError;
+    match e {
+        TuneError::RadiusNotBelowWidth { radius, bits } => format!(
+            "--radius {radius} is not below the strings' {bits} bits: every pair would be within it"
+        ),
+        TuneError::Unreachable {
+            min_recall,
+            hashes,
+            why,
+        } => format!(
+            "no b·r ≤ {hashes} finds pairs at the threshold with probability ≥ {min_recall} \
+             ({why}); give --bands and --rows, or a lower --min-recall"
+        ),
+    }
+}
+
+/// A run over points that could not start, with the flags that resolve it.
+pub fn point_run_error(e: &simfind::pipeline::vectors::PointRunError) -> String {
+    use simfind::pipeline::vectors::PointRunError;
+    match e {
+        PointRunError::Tune(e) => tune_error(e),
+        PointRunError::Choose(e) => choose_error(e),
+        PointRunError::NotForPoints(_) => e.to_string(),
+    }
+}
+
 /// [`simfind::input::ExcludeError`] naming `--exclude`.
 pub fn exclude_error(e: &simfind::input::ExcludeError) -> String {
     use simfind::input::ExcludeError;

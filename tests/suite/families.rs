@@ -598,6 +598,9 @@ mod signature;
 /// `--method exact|lsh|auto` for points, and `--simhash-weights`.
 mod exact;
 
+/// Every rule of a run over points, as the flags' words.
+mod refusals;
+
 /// On debian-docs: term-frequency vectors against their exact measures, and
 /// SimHash against a brute force over every pair.
 mod debian;

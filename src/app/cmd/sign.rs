@@ -420,7 +420,7 @@ fn run_points(args: Args) -> Result<i32> {
              again from its file; give files"
         );
     }
-    let (family, given) =
+    let (family, spec) =
         crate::app::families::exchange_family(kind, &args.families, args.threshold, &args.signing)?;
     let shard = args.shard.unwrap_or(Shard::WHOLE);
     let seed = args.signing.seed.unwrap_or(args::DEFAULT_SEED);
@@ -494,12 +494,7 @@ fn run_points(args: Args) -> Result<i32> {
         )?;
         let (all, starts) =
             vectors::concat(inputs, true, skip, &mut on_dup).map_err(concat_error)?;
-        let banding = crate::app::families::exchange_banding(
-            family,
-            given,
-            all.bits,
-            simfind::lsh::tune::DEFAULT_MIN_RECALL,
-        )?;
+        let banding = crate::app::families::exchange_banding(&spec, all.bits)?;
         let rows = exchange::sign_bits(&all, banding, seed);
         let w = all.words_per_string();
         let hashes: Vec<u128> = (0..all.len())
@@ -525,12 +520,7 @@ fn run_points(args: Args) -> Result<i32> {
         )?;
         let (all, starts) =
             vectors::concat(inputs, true, skip, &mut on_dup).map_err(concat_error)?;
-        let banding = crate::app::families::exchange_banding(
-            family,
-            given,
-            all.dim,
-            simfind::lsh::tune::DEFAULT_MIN_RECALL,
-        )?;
+        let banding = crate::app::families::exchange_banding(&spec, all.dim)?;
         let rows = exchange::sign_vectors(&all, family, banding, seed);
         let hashes: Vec<u128> = (0..all.len())
             .map(|i| exchange::vector_hash(all.row(i)))

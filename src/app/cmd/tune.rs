@@ -9,9 +9,9 @@ use simfind::lsh::tune::{self, DEFAULT_MIN_RECALL, MAX_HASHES, SCAN_FN_WEIGHT, S
 
 use crate::app::args::{self, DEFAULT_BANDS, DEFAULT_ROWS, TextOrCsv};
 use crate::app::exit;
-use crate::app::families::FAMILY_HASHES;
 use crate::app::flags::defs;
 use crate::app::ui::Verbosity;
+use simfind::spec::FAMILY_HASHES;
 
 /// MinHash values per document that `tune` may spend when --hashes is not given:
 /// scan's default signature length, so that `simfind tune --threshold T` shows

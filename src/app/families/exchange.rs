@@ -4,15 +4,16 @@
 use super::*;
 
 /// `sign --input vectors|bits`: the family and its query from the arguments
-/// `scan --input vectors|bits` takes, refused as scan refuses them, and the
-/// banding if -b/-r are given (else [`exchange_banding`] tunes it once the
-/// points' width is known).
+/// `scan --input vectors|bits` takes, refused as scan refuses them (the
+/// library's [`PointSpecBuilder`](simfind::spec::PointSpecBuilder)), and the
+/// spec that [`exchange_banding`] tunes a banding from once the points'
+/// width is known.
 pub fn exchange_family(
     kind: InputKind,
     f: &FamilyArgs,
     threshold: Option<f64>,
     signing: &SigningArgs,
-) -> Result<(simfind::exchange::Family, Option<Banding>)> {
+) -> Result<(simfind::exchange::Family, PointSpec)> {
     use simfind::exchange::Family;
     if f.sketch == Some(SketchFamilyArg::Icws) {
         bail!("sign --sketch icws is not available: run scan --sketch icws on one box");
@@ -23,51 +24,26 @@ pub fn exchange_family(
              files; run scan --sketch simhash on one box"
         );
     }
-    let banding = given_banding(signing);
-    let family = match kind {
-        InputKind::Bits => {
-            if threshold.is_some() {
-                bail!("--input bits takes --radius K (bits), not -t");
-            }
-            Family::Hamming {
-                radius: bits_radius(f)? as u32,
-            }
+    if kind == InputKind::Bits && threshold.is_some() {
+        bail!("--input bits takes --radius K (bits), not -t");
+    }
+    let measure = f.metric.map(|m| m.measure());
+    let spec = crate::app::lower::points(kind, f, signing)
+        .threshold(threshold)
+        .build()
+        .map_err(|e| crate::app::lower::point_error(e, kind, measure))?;
+    let family = match spec.query {
+        PointQuery::Cosine { min_cosine } => Family::Cosine { min_cosine },
+        PointQuery::Euclidean { radius, width, .. } => Family::Euclidean { radius, width },
+        PointQuery::Hamming { radius } | PointQuery::SimHash { radius } => {
+            Family::Hamming { radius }
         }
-        _ => match vector_plan(f, threshold, banding)? {
-            Plan::Vectors {
-                query: VectorQuery::Cosine { min_cosine },
-                ..
-            } => Family::Cosine { min_cosine },
-            Plan::Vectors {
-                query: VectorQuery::Euclidean { radius, width },
-                ..
-            } => Family::Euclidean { radius, width },
-            Plan::Bits { .. } | Plan::SimHash { .. } => unreachable!("vector_plan plans vectors"),
-        },
     };
-    Ok((family, banding))
+    Ok((family, spec))
 }
 
 /// The banding of a signed family: the one given, or the one scan tunes for
 /// points of `width` components (bits) at the family's threshold.
-pub fn exchange_banding(
-    family: simfind::exchange::Family,
-    given: Option<Banding>,
-    width: usize,
-    min_recall: f64,
-) -> Result<Banding> {
-    use simfind::exchange::Family;
-    let (metric, distance) = match family {
-        Family::Cosine { min_cosine } => (Metric::Cosine, Measure::Cosine.to_distance(min_cosine)),
-        Family::Euclidean { radius, width } => (Metric::Euclidean, radius / width),
-        Family::Hamming { radius } => {
-            if radius as usize >= width {
-                bail!(
-                    "--radius {radius} is not below the strings' {width} bits: every pair would be within it"
-                );
-            }
-            (Metric::Hamming { bits: width }, f64::from(radius))
-        }
-    };
-    choose_banding(given, metric, distance, min_recall)
+pub fn exchange_banding(spec: &PointSpec, width: usize) -> Result<Banding> {
+    simfind::spec::tuned_banding(spec, width).map_err(|e| anyhow::anyhow!(speak::tune_error(&e)))
 }

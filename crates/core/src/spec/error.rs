@@ -66,6 +66,50 @@ pub enum SpecError {
     /// `important_words` ranks the words of whole texts: files, or records
     /// of JSON Lines, CSV or TSV without per-field scores.
     ImportantWordsInput,
+    /// A value of a point family's query outside what `rule` allows.
+    PointValue {
+        field: &'static str,
+        given: f64,
+        rule: PointRule,
+    },
+    /// A point family's query without the value it is defined by: cosine's
+    /// threshold or angle, L2's or Hamming's radius.
+    QueryMissing { measure: Measure },
+    /// A measure that inputs of this kind are not compared by (Jaccard of
+    /// vectors, cosine of bit strings, any point measure of records).
+    MeasureOfOtherInput { measure: Measure, input: InputKind },
+}
+
+/// What a value of a point family's query must be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PointRule {
+    /// A cosine similarity, in [-1, 1].
+    Cosine,
+    /// An angle, in [0, 180] degrees.
+    Angle,
+    /// A distance > 0.
+    Distance,
+    /// A bucket width > 0.
+    Width,
+    /// A whole number of bits ≥ 0.
+    WholeBits,
+    /// A whole number of bits below SimHash's 64.
+    SimHashBits,
+}
+
+impl fmt::Display for PointRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            PointRule::Cosine => "a cosine similarity is in [-1, 1]",
+            PointRule::Angle => "an angle is in [0, 180] degrees",
+            PointRule::Distance => "a distance > 0",
+            PointRule::Width => "a width > 0",
+            PointRule::WholeBits => "a Hamming radius is a whole number of bits ≥ 0",
+            PointRule::SimHashBits => {
+                "SimHash fingerprints have 64 bits; give a whole number of bits from 0 to 63"
+            }
+        })
+    }
 }
 
 impl fmt::Display for SpecError {
@@ -127,6 +171,14 @@ impl fmt::Display for SpecError {
                 "important_words ranks the words of whole texts: files, or jsonl, csv or tsv \
                  records without per_field",
             ),
+            SpecError::PointValue { field, given, rule } => write!(f, "{field} {given}: {rule}"),
+            SpecError::QueryMissing { measure } => match measure {
+                Measure::Cosine => f.write_str("cosine needs a threshold or an angle"),
+                other => write!(f, "{other} needs a radius"),
+            },
+            SpecError::MeasureOfOtherInput { measure, input } => {
+                write!(f, "{input} inputs are not compared by {measure}")
+            }
         }
     }
 }

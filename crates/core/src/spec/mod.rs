@@ -17,11 +17,16 @@
 mod builder;
 mod error;
 pub(crate) mod input;
+mod points;
 mod records;
 pub(crate) mod setting;
 
 pub use builder::SpecBuilder;
-pub use error::SpecError;
+pub use error::{PointRule, SpecError};
+pub use points::{
+    FAMILY_HASHES, PointQuery, PointSpec, PointSpecBuilder, SIMHASH_RADIUS, SimHashWeights,
+    TuneError, check_radius, tuned_banding,
+};
 pub use records::{Beside, RecordFields, important_words_shingles, important_words_with};
 
 use crate::lsh::Banding;

@@ -12,6 +12,9 @@
 use rayon::prelude::*;
 
 pub mod choose;
+mod run;
+
+pub use run::{IndexedSignatures, PointRunError, given, run_bits, run_vectors, vector_query};
 
 use super::{ScanConfig, Verification};
 use crate::input::vectors::{BitStrings, Vectors};
