@@ -48,6 +48,50 @@ pub struct RefreshedItems {
     pub update: UpdateSummary,
 }
 
+/// How one kind of item is signed for the index: the only part of
+/// [`refresh_items`] that differs between records, sets and vectors.
+pub(super) trait ItemSigner: Sync {
+    /// The stored form of the item `id` whose stored body is `body` (the
+    /// text of a record or set, the values of a vector).
+    fn prepare(&self, id: &Path, body: &[u8]) -> Prepared;
+    /// Whether `doc`'s stored signature stands for an item whose body has
+    /// its content hash (made with this index's recipe, of the right length).
+    fn reusable(&self, doc: &super::StoredDoc) -> bool;
+    /// Whether new documents' sets go into the index's prefix index (the
+    /// exact join's, built over shingle sets; vectors have none).
+    fn has_sets(&self) -> bool;
+}
+
+/// Records and sets: signed by the index's recipe, as [`super::add`] signs
+/// a text.
+struct RecipeSigner<'a> {
+    kind: super::ItemKind,
+    recipe: &'a Recipe,
+    read: &'a ReadOptions,
+}
+
+impl ItemSigner for RecipeSigner<'_> {
+    fn prepare(&self, id: &Path, body: &[u8]) -> Prepared {
+        let new = NewDoc::Text {
+            id,
+            bytes: body.to_vec(),
+        };
+        // A text is never read from disk, so it cannot fail.
+        add::prepare(new, self.kind, self.recipe, self.read)
+            .unwrap_or_else(|(_, err)| unreachable!("a text is not read: {err}"))
+    }
+
+    fn reusable(&self, doc: &super::StoredDoc) -> bool {
+        !doc.binary
+            && (doc.shingle_count == 0
+                || doc.signature.len() == self.recipe.banding.signature_len())
+    }
+
+    fn has_sets(&self) -> bool {
+        true
+    }
+}
+
 /// One item's signature: kept from the index, or made now.
 enum Signed {
     Kept { signature: Vec<u32>, shingles: u64 },
@@ -66,8 +110,30 @@ pub fn refresh(
     (recipe, read): (&Recipe, &ReadOptions),
     items: &[(PathBuf, Vec<u8>)],
 ) -> Result<RefreshedItems, IndexError> {
-    let kind = index.kind();
-    let n = recipe.banding.signature_len();
+    let signer = RecipeSigner {
+        kind: index.kind(),
+        recipe,
+        read,
+    };
+    let items: Vec<(&Path, &[u8])> = items
+        .iter()
+        .map(|(id, text)| (id.as_path(), text.as_slice()))
+        .collect();
+    refresh_items(index, &items, recipe.banding.signature_len(), &signer)
+}
+
+/// The one refresh of an index of items by id, for every kind of item
+/// (`signer` says how one is signed): in one transaction, an item whose id
+/// is stored with the content hash of its body and a reusable signature
+/// keeps it; any other item is signed and stored; a stored id that `items`
+/// no longer holds is forgotten. Returns every item's signature (`n`
+/// values; zeros for an item without a shingle) in `items`' order.
+pub(super) fn refresh_items(
+    index: &mut Index,
+    items: &[(&Path, &[u8])],
+    n: usize,
+    signer: &dyn ItemSigner,
+) -> Result<RefreshedItems, IndexError> {
     // The write lock before the stored state is read: the changes apply to
     // what was read.
     let mut update = index.begin_update()?;
@@ -78,35 +144,22 @@ pub fn refresh(
         .collect();
     let signed: Vec<Signed> = items
         .par_iter()
-        .map(|(id, text)| {
-            let hash = super::content_hash(text);
-            match stored.get(id) {
-                Some(doc)
-                    if doc.content_hash == hash
-                        && !doc.binary
-                        && (doc.shingle_count == 0 || doc.signature.len() == n) =>
-                {
-                    Signed::Kept {
-                        signature: doc.signature.clone(),
-                        shingles: doc.shingle_count,
-                    }
-                }
-                _ => {
-                    let new = NewDoc::Text {
-                        id: id.as_path(),
-                        bytes: text.clone(),
-                    };
-                    // A text is never read from disk, so it cannot fail.
-                    let prepared = add::prepare(new, kind, recipe, read)
-                        .unwrap_or_else(|(_, err)| unreachable!("a text is not read: {err}"));
-                    Signed::Fresh(Box::new(prepared))
+        .map(|&(id, body)| match stored.get(id) {
+            Some(doc) if doc.content_hash == super::content_hash(body) && signer.reusable(doc) => {
+                Signed::Kept {
+                    signature: doc.signature.clone(),
+                    shingles: doc.shingle_count,
                 }
             }
+            _ => Signed::Fresh(Box::new(signer.prepare(id, body))),
         })
         .collect();
-    let mut prefixes = super::prefix::Prefixes::of(&update)?;
-    let given: std::collections::HashSet<&Path> =
-        items.iter().map(|(id, _)| id.as_path()).collect();
+    let mut prefixes = if signer.has_sets() {
+        super::prefix::Prefixes::of(&update)?
+    } else {
+        None
+    };
+    let given: std::collections::HashSet<&Path> = items.iter().map(|&(id, _)| id).collect();
     let mut gone: Vec<&PathBuf> = stored
         .keys()
         .filter(|p| !given.contains(p.as_path()))

@@ -137,85 +137,61 @@ pub fn add_vectors<'a>(
     update.commit()
 }
 
-/// One vector of [`refresh`]: its stored signature kept, or its stored
-/// form made now (signature, band keys and values).
-enum Signed {
-    Kept(Vec<u32>),
-    Fresh(Box<(IndexedDoc, Vec<u8>)>),
+/// Vectors: signed by the index's hyperplanes; the stored body is the
+/// values as little-endian `f32`s.
+struct HyperplaneSigner {
+    planes: Hyperplanes,
+    banding: Banding,
+}
+
+impl super::items::ItemSigner for HyperplaneSigner {
+    fn prepare(&self, id: &Path, body: &[u8]) -> super::add::Prepared {
+        // The body was made by `to_bytes` from the row: whole f32s.
+        let row = from_bytes(body).unwrap_or_default();
+        let id = id.to_str().unwrap_or_default();
+        let (doc, body) = vector_doc(&self.planes, self.banding, id, &row);
+        super::add::Prepared {
+            doc,
+            set: Vec::new(),
+            text: Some(body),
+        }
+    }
+
+    fn reusable(&self, doc: &StoredDoc) -> bool {
+        doc.signature.len() == self.banding.signature_len()
+    }
+
+    fn has_sets(&self) -> bool {
+        false
+    }
 }
 
 /// `scan --db I --input vectors`: brings `index` up to date with `items`
 /// (id, vector), in one transaction, as [`super::items::refresh`] does for
-/// records: a vector whose id is stored with the hash of the very values it
-/// has now keeps its stored signature (not signed again), a new or changed
-/// one is signed and stored, and a stored id `items` no longer holds is
-/// forgotten. Returns every item's signature in `items`' order (its
-/// `shingles` are the dimension). Every vector must have the index's
-/// dimension (checked before anything is written).
+/// records (the same refresh, signed by the index's hyperplanes): a vector
+/// whose id is stored with the hash of the very values it has now keeps its
+/// stored signature (not signed again), a new or changed one is signed and
+/// stored, and a stored id `items` no longer holds is forgotten. Returns
+/// every item's signature in `items`' order (its `shingles` are the
+/// dimension). Every vector must have the index's dimension (checked before
+/// anything is written).
 pub fn refresh(
     index: &mut Index,
     items: &[(&str, &[f32])],
 ) -> Result<super::items::RefreshedItems, IndexError> {
-    use rayon::prelude::*;
     let (planes, banding) = family(index)?;
     let dim = dimension(index);
     if let Some((_, row)) = items.iter().find(|(_, row)| row.len() != dim) {
         return Err(wrong_dimension(index, row.len()));
     }
-    let n = banding.signature_len();
-    let mut update = index.begin_update()?;
-    let stored: std::collections::HashMap<std::path::PathBuf, StoredDoc> = update
-        .documents()?
-        .into_iter()
-        .map(|d| (d.path.clone(), d))
+    let bodies: Vec<Vec<u8>> = items.iter().map(|(_, row)| to_bytes(row)).collect();
+    let items: Vec<(&Path, &[u8])> = items
+        .iter()
+        .zip(&bodies)
+        .map(|((id, _), body)| (Path::new(*id), body.as_slice()))
         .collect();
-    // Per item: its stored signature, or its new stored form.
-    let signed: Vec<Signed> = items
-        .par_iter()
-        .map(|&(id, row)| {
-            let body = to_bytes(row);
-            match stored.get(Path::new(id)) {
-                Some(doc)
-                    if doc.content_hash == super::content_hash(&body)
-                        && doc.signature.len() == n =>
-                {
-                    Signed::Kept(doc.signature.clone())
-                }
-                _ => Signed::Fresh(Box::new(vector_doc(&planes, banding, id, row))),
-            }
-        })
-        .collect();
-    let given: std::collections::HashSet<&Path> =
-        items.iter().map(|(id, _)| Path::new(*id)).collect();
-    let mut gone: Vec<&std::path::PathBuf> = stored
-        .keys()
-        .filter(|p| !given.contains(p.as_path()))
-        .collect();
-    gone.sort();
-    for path in gone {
-        update.remove(path)?;
-    }
-    let mut out = super::items::RefreshedItems {
-        matrix: Vec::with_capacity(items.len() * n),
-        shingles: vec![u32::try_from(dim).unwrap_or(u32::MAX); items.len()],
-        ..Default::default()
-    };
-    for item in signed {
-        match item {
-            Signed::Kept(signature) => {
-                out.unchanged += 1;
-                out.matrix.extend_from_slice(&signature);
-            }
-            Signed::Fresh(fresh) => {
-                let (doc, body) = *fresh;
-                out.signed += 1;
-                store(&mut update, &doc, &body)?;
-                out.matrix.extend_from_slice(&doc.signature);
-            }
-        }
-    }
-    out.update = update.commit()?;
-    Ok(out)
+    let signer = HyperplaneSigner { planes, banding };
+    super::items::refresh_items(index, &items, banding.signature_len(), &signer)
 }
 
 /// The stored form of vector `row` under `id`: its signature and band
