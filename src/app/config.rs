@@ -440,8 +440,8 @@ pub fn index_items(
     if files_from {
         bail!("--files-from does not apply to --input {kind}: give the files of records");
     }
-    if kind == InputKind::Sets && shingles.is_some_and(|s| s.shingle.is_some() || s.k.is_some()) {
-        bail!("--input sets compares whole tokens: --shingle and -k do not apply");
+    if let Some(shingles) = shingles {
+        crate::app::lower::shingling(kind, shingles)?;
     }
     let (options, _) = records(input, inputs)?;
     Ok((item, options))

@@ -95,10 +95,7 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
         args.db.is_some(),
         (Measure::Containment, kind),
     )?;
-    let shingles = &args.signing.shingles;
-    if kind == InputKind::Sets && (shingles.shingle.is_some() || shingles.k.is_some()) {
-        bail!("--input sets compares whole tokens: --shingle and -k do not apply");
-    }
+    crate::app::lower::shingling(kind, &args.signing.shingles)?;
     if args.link && !records {
         bail!("--link pairs the records of two files: give --input jsonl, csv, tsv or sets");
     }

@@ -170,6 +170,10 @@ pub fn error(error: SpecError, stop_words: Option<StopWordsFile>, banding: Bandi
         | SpecError::Conflict {
             field: "measure", ..
         } => measure_error(error),
+        SpecError::NotForInput {
+            field: "shingle_kind" | "k",
+            ..
+        } => shingling_error(error),
         // Rules no flag of these commands reaches: the library's words.
         other => anyhow!(other),
     }
@@ -398,6 +402,18 @@ pub fn point_error(error: SpecError, kind: InputKind, measure: Option<Measure>) 
         SpecError::Banding { .. } => anyhow!("--bands and --rows must be at least 1"),
         other => anyhow!(other),
     }
+}
+
+/// `--shingle` and `-k` for inputs of `kind`: refused for sets, whose
+/// tokens are compared whole (the library's `check_shingling`).
+pub fn shingling(kind: InputKind, shingles: &ShingleArgs) -> Result<(), Error> {
+    simfind::spec::check_shingling(kind, shingles.shingle.is_some(), shingles.k.is_some())
+        .map_err(shingling_error)
+}
+
+/// [`simfind::spec::check_shingling`]'s refusal in the flags' words.
+pub fn shingling_error(_: SpecError) -> Error {
+    anyhow!("--input sets compares whole tokens: --shingle and -k do not apply")
 }
 
 /// [`OutOfReach`] as scan reports it.

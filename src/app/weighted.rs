@@ -63,10 +63,7 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
         }
     }
     let (format, method) = output_format(args.report, "jaccard")?;
-    let shingles = &args.signing.shingles;
-    if kind == InputKind::Sets && (shingles.shingle.is_some() || shingles.k.is_some()) {
-        bail!("--input sets compares whole tokens: --shingle and -k do not apply");
-    }
+    crate::app::lower::shingling(kind, &args.signing.shingles)?;
     let roots: &[std::path::PathBuf] = if kind == InputKind::Sets {
         &[]
     } else {

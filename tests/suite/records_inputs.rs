@@ -5,6 +5,7 @@
 //! same records as the plain UTF-8 file.
 
 use std::io::Write;
+use std::path::Path;
 use std::process::Output;
 
 use crate::util::*;
@@ -576,4 +577,50 @@ fn explain_and_score_take_delimiter_and_encoding() {
         "{}",
         stderr(&out)
     );
+}
+
+/// The tokens of `--input sets` are compared whole: every command that reads
+/// sets refuses `--shingle` and `-k` before any work, with one message (the
+/// library's `check_shingling`, worded once by the binary).
+#[test]
+fn sets_refuse_shingling_in_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let sets = dir.path().join("sets.tsv");
+    std::fs::write(&sets, "a\tx y z\nb\tx y w\n").unwrap();
+    let sets = sets.to_str().unwrap();
+    let index = dir.path().join("sets.db");
+    let index = index.to_str().unwrap();
+    let shards = dir.path().join("shards");
+    let shards = shards.to_str().unwrap();
+    for shingling in [&["-k", "2"][..], &["--shingle", "word"][..]] {
+        for command in [
+            &["scan", "--input", "sets", sets][..],
+            &["scan", "--input", "sets", sets, "--sketch", "icws"][..],
+            &[
+                "scan",
+                "--input",
+                "sets",
+                sets,
+                "--metric",
+                "containment",
+                "-t",
+                "0.5",
+            ][..],
+            &["sign", "--input", "sets", sets, "--out", shards][..],
+            &["index", "--db", index, "--input", "sets", sets][..],
+        ] {
+            let mut argv = command.to_vec();
+            argv.extend_from_slice(shingling);
+            let out = run(&argv);
+            assert_eq!(out.status.code(), Some(2), "{argv:?}: {}", stderr(&out));
+            assert_eq!(
+                stderr(&out),
+                "simfind: error: --input sets compares whole tokens: --shingle and -k do not \
+                 apply\n",
+                "{argv:?}"
+            );
+            assert_eq!(stdout(&out), "", "{argv:?}");
+        }
+    }
+    assert!(!Path::new(index).exists() && !Path::new(shards).exists());
 }

@@ -279,10 +279,7 @@ fn run_records(args: Args) -> Result<i32> {
              record again from its file; give files"
         );
     }
-    let shingles = &args.signing.shingles;
-    if kind == InputKind::Sets && (shingles.shingle.is_some() || shingles.k.is_some()) {
-        bail!("--input sets compares whole tokens: --shingle and -k do not apply");
-    }
+    crate::app::lower::shingling(kind, &args.signing.shingles)?;
     let (options, record) = config::records(&args.input, &args.roots)?;
     let mut signing = args.signing.clone();
     if matches!(kind, InputKind::Csv | InputKind::Tsv)

@@ -177,6 +177,7 @@ impl SpecBuilder {
         let measure = self.measure.unwrap_or(Measure::Jaccard);
         if let Some(input) = self.input {
             super::check_measure(measure, input)?;
+            super::check_shingling(input, self.shingle_kind.is_some(), self.k.is_some())?;
         }
         let features = self.features()?;
         if let Some(t) = self.threshold

@@ -153,6 +153,28 @@ pub fn check_measure(measure: Measure, kind: input::InputKind) -> Result<(), Spe
     Ok(())
 }
 
+/// Whether shingling may be asked of inputs of `kind`: the tokens of sets
+/// are compared whole, so a shingle kind or length given for them is
+/// refused (`shingle_kind` named first). [`SpecBuilder::build`] holds a run
+/// to it; a face that reads sets before it builds a Spec asks it directly.
+pub fn check_shingling(
+    kind: input::InputKind,
+    shingle_kind_given: bool,
+    k_given: bool,
+) -> Result<(), SpecError> {
+    if kind == input::InputKind::Sets && (shingle_kind_given || k_given) {
+        return Err(SpecError::NotForInput {
+            field: if shingle_kind_given {
+                "shingle_kind"
+            } else {
+                "k"
+            },
+            input: kind,
+        });
+    }
+    Ok(())
+}
+
 impl Spec {
     /// The signing recipe of this run.
     pub fn recipe(&self) -> Recipe {

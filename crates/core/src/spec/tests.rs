@@ -408,3 +408,32 @@ fn containment_is_for_sets_with_a_threshold_by_the_exact_join() {
     // Unset, the measure is Jaccard's, as every run before it.
     assert_eq!(ok(SpecBuilder::new()).measure, Measure::Jaccard);
 }
+
+#[test]
+fn the_tokens_of_sets_are_not_shingled() {
+    for (kind, k) in [(Some(ShingleKind::Word), None), (None, Some(3))] {
+        let refused = SpecBuilder::new()
+            .input(InputKind::Sets)
+            .shingle_kind(kind)
+            .k(k)
+            .build()
+            .unwrap_err();
+        let field = if kind.is_some() { "shingle_kind" } else { "k" };
+        assert_eq!(
+            refused,
+            SpecError::NotForInput {
+                field,
+                input: InputKind::Sets
+            }
+        );
+    }
+    assert!(
+        SpecBuilder::new()
+            .input(InputKind::Jsonl)
+            .shingle_kind(Some(ShingleKind::Word))
+            .k(Some(3))
+            .build()
+            .is_ok()
+    );
+    assert!(SpecBuilder::new().input(InputKind::Sets).build().is_ok());
+}

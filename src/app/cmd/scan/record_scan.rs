@@ -43,10 +43,7 @@ pub(super) fn run(args: Args) -> Result<i32> {
             bail!("{flag} does not apply to --input {kind}: records are not files");
         }
     }
-    let shingles = &args.signing.shingles;
-    if kind == InputKind::Sets && (shingles.shingle.is_some() || shingles.k.is_some()) {
-        bail!("--input sets compares whole tokens: --shingle and -k do not apply");
-    }
+    crate::app::lower::shingling(kind, &args.signing.shingles)?;
     let (options, mut record) = config::records(&args.input, &args.roots)?;
     let model = record.model.is_some();
     // With --db: the index's kind (a clash refused now, naming both) and
