@@ -103,15 +103,8 @@ pub fn matching(builder: SpecBuilder, matching: &MatchArgs, with_db: bool) -> Sp
     builder
         .threshold(matching.threshold)
         .min_recall(matching.min_recall)
-        .method(match matching.method {
-            MethodArg::Auto => Method::Auto,
-            MethodArg::Exact => Method::Exact,
-            MethodArg::Lsh => Method::Lsh,
-        })
-        .verification(match matching.verify.verification() {
-            simfind::pipeline::Verification::Exact => simfind::spec::Verification::Exact,
-            simfind::pipeline::Verification::Signature => simfind::spec::Verification::Signature,
-        })
+        .method(method(matching))
+        .verification(verification(matching))
         .exact_index(matching.exact_index.map(|i| i.index()))
         .stored(with_db)
 }
@@ -288,15 +281,25 @@ pub fn point_matching(builder: PointSpecBuilder, matching: &MatchArgs) -> PointS
     builder
         .threshold(matching.threshold)
         .min_recall(matching.min_recall)
-        .method(match matching.method {
-            MethodArg::Auto => Method::Auto,
-            MethodArg::Exact => Method::Exact,
-            MethodArg::Lsh => Method::Lsh,
-        })
-        .verification(match matching.verify.verification() {
-            simfind::pipeline::Verification::Exact => simfind::spec::Verification::Exact,
-            simfind::pipeline::Verification::Signature => simfind::spec::Verification::Signature,
-        })
+        .method(method(matching))
+        .verification(verification(matching))
+}
+
+/// `--method` as the library's method.
+fn method(matching: &MatchArgs) -> Method {
+    match matching.method {
+        MethodArg::Auto => Method::Auto,
+        MethodArg::Exact => Method::Exact,
+        MethodArg::Lsh => Method::Lsh,
+    }
+}
+
+/// `--verify` as the library's verification.
+fn verification(matching: &MatchArgs) -> simfind::spec::Verification {
+    match matching.verify.verification() {
+        simfind::pipeline::Verification::Exact => simfind::spec::Verification::Exact,
+        simfind::pipeline::Verification::Signature => simfind::spec::Verification::Signature,
+    }
 }
 
 /// The flag of a point query's field.
