@@ -38,20 +38,26 @@ impl Banding {
 }
 
 /// The bucket key of band `band` of one signature (`rows` values).
+#[cfg(target_endian = "little")]
+#[inline]
 pub fn band_key(band: usize, rows: &[u32]) -> u64 {
-    const STACK: usize = 64;
-    let mut stack = [0u8; STACK * 4];
-    let mut heap;
-    let bytes: &mut [u8] = if rows.len() <= STACK {
-        &mut stack[..rows.len() * 4]
-    } else {
-        heap = vec![0u8; rows.len() * 4];
-        &mut heap
-    };
-    for (chunk, v) in bytes.chunks_exact_mut(4).zip(rows) {
-        chunk.copy_from_slice(&v.to_le_bytes());
-    }
+    // The rows' little-endian bytes are their memory here: hashed in place.
+    // Copying them into a buffer first (a zeroed stack array and a `memcpy`
+    // of 20 bytes per band) was most of the banding's cost on short texts
+    // (docs/PERFORMANCE.md, "Banding without copies").
+    // SAFETY: `rows` is `rows.len() * 4` initialised bytes, and u8 has
+    // alignment 1.
+    let bytes =
+        unsafe { std::slice::from_raw_parts(rows.as_ptr().cast::<u8>(), size_of_val(rows)) };
     xxh3_64_with_seed(bytes, band as u64)
+}
+
+/// The bucket key of band `band` of one signature (`rows` values): XXH3 of
+/// the rows' little-endian bytes, whatever the machine's byte order.
+#[cfg(not(target_endian = "little"))]
+pub fn band_key(band: usize, rows: &[u32]) -> u64 {
+    let bytes: Vec<u8> = rows.iter().flat_map(|v| v.to_le_bytes()).collect();
+    xxh3_64_with_seed(&bytes, band as u64)
 }
 
 /// All bucket keys of one signature, band by band.
@@ -324,6 +330,24 @@ mod tests {
         let mut other = long.clone();
         other[99] = 0;
         assert_ne!(band_key(1, &long), band_key(1, &other));
+    }
+
+    /// The keys are stored in indexes and exchange files: XXH3 of the rows'
+    /// little-endian bytes, seeded with the band, on every machine.
+    #[test]
+    fn band_key_is_xxh3_of_the_rows_little_endian_bytes() {
+        let mut rng = SplitMix64(11);
+        for rows in [0usize, 1, 5, 16, 64, 65, 200] {
+            let values: Vec<u32> = (0..rows).map(|_| rng.next_u64() as u32).collect();
+            let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+            for band in [0usize, 3, 19] {
+                assert_eq!(
+                    band_key(band, &values),
+                    xxh3_64_with_seed(&bytes, band as u64),
+                    "{rows} rows, band {band}"
+                );
+            }
+        }
     }
 
     /// Empirical candidate rate against the S-curve: 400 independent pairs at
