@@ -150,7 +150,7 @@ fn shared_buckets(docs: usize, key: &(dyn Fn(usize) -> u64 + Sync)) -> (Vec<u32>
     );
     // Every entry differs (one per document): the order is the same
     // whatever the thread count.
-    keyed.par_sort_unstable();
+    sort_keyed(&mut keyed);
     let mut members = Vec::new();
     let mut bucket_end = Vec::new();
     let mut whole: Vec<(u64, u32)> = Vec::new();
@@ -173,6 +173,53 @@ fn shared_buckets(docs: usize, key: &(dyn Fn(usize) -> u64 + Sync)) -> (Vec<u32>
         }
     }
     (members, bucket_end)
+}
+
+/// Sorts a band's table ascending: scattered by its top [`TOP_BITS`] bits
+/// (hash bits, uniformly distributed) into that many runs, then each run
+/// sorted on its own, the runs in parallel. The result is `sort_unstable`'s
+/// (every entry differs), and a run of many equal top bits costs what any
+/// sort of it costs, never more. On 200,000 short texts `par_sort_unstable`
+/// of the whole table was a tenth of the scan (docs/PERFORMANCE.md, "Banding
+/// without copies").
+fn sort_keyed(keyed: &mut Vec<u64>) {
+    const TOP_BITS: u32 = 11;
+    const RUNS: usize = 1 << TOP_BITS;
+    if keyed.len() < 4 * RUNS {
+        keyed.sort_unstable();
+        return;
+    }
+    let run_of = |k: u64| (k >> (u64::BITS - TOP_BITS)) as usize;
+    let mut ends = vec![0usize; RUNS];
+    for &k in keyed.iter() {
+        ends[run_of(k)] += 1;
+    }
+    let mut next = Vec::with_capacity(RUNS);
+    let mut start = 0;
+    for end in &mut ends {
+        next.push(start);
+        start += *end;
+        *end = start;
+    }
+    let mut sorted = Vec::new();
+    let what = "a band's table of keys";
+    memory::resize(&mut sorted, keyed.len(), 0, what, memory::Lower::Signatures);
+    for &k in keyed.iter() {
+        let run = run_of(k);
+        sorted[next[run]] = k;
+        next[run] += 1;
+    }
+    let mut runs = Vec::with_capacity(RUNS);
+    let mut rest = sorted.as_mut_slice();
+    let mut start = 0;
+    for &end in &ends {
+        let (run, tail) = rest.split_at_mut(end - start);
+        runs.push(run);
+        rest = tail;
+        start = end;
+    }
+    runs.into_par_iter().for_each(|run| run.sort_unstable());
+    *keyed = sorted;
 }
 
 /// One band's buckets that hold at least two documents.
@@ -346,6 +393,26 @@ mod tests {
                     xxh3_64_with_seed(&bytes, band as u64),
                     "{rows} rows, band {band}"
                 );
+            }
+        }
+    }
+
+    /// The scatter-then-sort of a band's table against `sort_unstable`:
+    /// below and above the size where it starts, on uniform top bits, on
+    /// few distinct top bits (large runs) and on one for all.
+    #[test]
+    fn sort_keyed_sorts_as_sort_unstable() {
+        let mut rng = SplitMix64(3);
+        for len in [0usize, 1, 100, 8191, 8192, 50_000] {
+            for top in [u64::MAX, 0xF000_0000_0000_0000, 0] {
+                let keys: Vec<u64> = (0..len)
+                    .map(|d| rng.next_u64() & top & !u64::from(u32::MAX) | d as u64)
+                    .collect();
+                let mut want = keys.clone();
+                want.sort_unstable();
+                let mut got = keys;
+                sort_keyed(&mut got);
+                assert!(got == want, "{len} keys, top mask {top:x}");
             }
         }
     }
