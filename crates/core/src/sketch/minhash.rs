@@ -224,10 +224,12 @@ pub mod kernel {
 
         /// Fastest first, as measured by `classic_sign_<variant>` in
         /// benches/kernels.rs (docs/PERFORMANCE.md); the `*-autovec` variants
-        /// are slower than their `*-mul32` siblings and kept for the benches.
+        /// are slower than their `*-mul32` siblings and kept for the benches,
+        /// and so is `avx2-regs`, which measured no faster than `avx2-mul32`
+        /// (on the AMD EPYC of docs/PERFORMANCE.md; no CPU with AVX2 alone was
+        /// at hand).
         const PREFERENCE: &'static [Variant] = &[
             Variant::Avx512Regs,
-            Variant::Avx2Regs,
             Variant::Avx512Mul32,
             Variant::Avx2Mul32,
             Variant::Portable,
@@ -455,7 +457,7 @@ pub mod kernel {
             .chunks(GROUP)
             .zip(out.chunks_mut(GROUP * BLOCK));
         for (blocks, out) in groups {
-            // SAFETY (every arm): AVX-512 F is enabled here; the chunk of
+            // SAFETY: (every arm) AVX-512 F is enabled here; the chunk of
             // `out` holds the functions of exactly these blocks.
             unsafe {
                 match blocks.len() {
@@ -555,7 +557,7 @@ pub mod kernel {
         const HALF: usize = GROUP / 2;
         let groups = packed.blocks.chunks(HALF).zip(out.chunks_mut(HALF * BLOCK));
         for (blocks, out) in groups {
-            // SAFETY (every arm): AVX2 is enabled here; the chunk of `out`
+            // SAFETY: (every arm) AVX2 is enabled here; the chunk of `out`
             // holds the functions of exactly these blocks.
             unsafe {
                 match blocks.len() {
