@@ -23,7 +23,8 @@
 //! * `classic_sign_<variant>`: the signing kernel alone over precomputed
 //!   distinct sets, for every variant the CPU supports (`*-autovec`: the plain
 //!   loop compiled for AVX2 / AVX-512 with `vpmullq`; `*-mul32`: two 32-bit
-//!   multiplies with intrinsics);
+//!   multiplies with intrinsics; `*-regs`: the same arithmetic with the
+//!   minima held in registers, stored once per document);
 //! * `window_hash_<variant>`: `window_hash_short` through each window-hash
 //!   variant the CPU runs (`scalar`: one window at a time; `avx512`: eight
 //!   per vector);

@@ -38,20 +38,26 @@ impl Banding {
 }
 
 /// The bucket key of band `band` of one signature (`rows` values).
+#[cfg(target_endian = "little")]
+#[inline]
 pub fn band_key(band: usize, rows: &[u32]) -> u64 {
-    const STACK: usize = 64;
-    let mut stack = [0u8; STACK * 4];
-    let mut heap;
-    let bytes: &mut [u8] = if rows.len() <= STACK {
-        &mut stack[..rows.len() * 4]
-    } else {
-        heap = vec![0u8; rows.len() * 4];
-        &mut heap
-    };
-    for (chunk, v) in bytes.chunks_exact_mut(4).zip(rows) {
-        chunk.copy_from_slice(&v.to_le_bytes());
-    }
+    // The rows' little-endian bytes are their memory here: hashed in place.
+    // Copying them into a buffer first (a zeroed stack array and a `memcpy`
+    // of 20 bytes per band) was most of the banding's cost on short texts
+    // (docs/PERFORMANCE.md, "Banding without copies").
+    // SAFETY: `rows` is `rows.len() * 4` initialised bytes, and u8 has
+    // alignment 1.
+    let bytes =
+        unsafe { std::slice::from_raw_parts(rows.as_ptr().cast::<u8>(), size_of_val(rows)) };
     xxh3_64_with_seed(bytes, band as u64)
+}
+
+/// The bucket key of band `band` of one signature (`rows` values): XXH3 of
+/// the rows' little-endian bytes, whatever the machine's byte order.
+#[cfg(not(target_endian = "little"))]
+pub fn band_key(band: usize, rows: &[u32]) -> u64 {
+    let bytes: Vec<u8> = rows.iter().flat_map(|v| v.to_le_bytes()).collect();
+    xxh3_64_with_seed(&bytes, band as u64)
 }
 
 /// All bucket keys of one signature, band by band.
@@ -144,7 +150,7 @@ fn shared_buckets(docs: usize, key: &(dyn Fn(usize) -> u64 + Sync)) -> (Vec<u32>
     );
     // Every entry differs (one per document): the order is the same
     // whatever the thread count.
-    keyed.par_sort_unstable();
+    sort_keyed(&mut keyed);
     let mut members = Vec::new();
     let mut bucket_end = Vec::new();
     let mut whole: Vec<(u64, u32)> = Vec::new();
@@ -167,6 +173,53 @@ fn shared_buckets(docs: usize, key: &(dyn Fn(usize) -> u64 + Sync)) -> (Vec<u32>
         }
     }
     (members, bucket_end)
+}
+
+/// Sorts a band's table ascending: scattered by its top [`TOP_BITS`] bits
+/// (hash bits, uniformly distributed) into that many runs, then each run
+/// sorted on its own, the runs in parallel. The result is `sort_unstable`'s
+/// (every entry differs), and a run of many equal top bits costs what any
+/// sort of it costs, never more. On 200,000 short texts `par_sort_unstable`
+/// of the whole table was a tenth of the scan (docs/PERFORMANCE.md, "Banding
+/// without copies").
+fn sort_keyed(keyed: &mut Vec<u64>) {
+    const TOP_BITS: u32 = 11;
+    const RUNS: usize = 1 << TOP_BITS;
+    if keyed.len() < 4 * RUNS {
+        keyed.sort_unstable();
+        return;
+    }
+    let run_of = |k: u64| (k >> (u64::BITS - TOP_BITS)) as usize;
+    let mut ends = vec![0usize; RUNS];
+    for &k in keyed.iter() {
+        ends[run_of(k)] += 1;
+    }
+    let mut next = Vec::with_capacity(RUNS);
+    let mut start = 0;
+    for end in &mut ends {
+        next.push(start);
+        start += *end;
+        *end = start;
+    }
+    let mut sorted = Vec::new();
+    let what = "a band's table of keys";
+    memory::resize(&mut sorted, keyed.len(), 0, what, memory::Lower::Signatures);
+    for &k in keyed.iter() {
+        let run = run_of(k);
+        sorted[next[run]] = k;
+        next[run] += 1;
+    }
+    let mut runs = Vec::with_capacity(RUNS);
+    let mut rest = sorted.as_mut_slice();
+    let mut start = 0;
+    for &end in &ends {
+        let (run, tail) = rest.split_at_mut(end - start);
+        runs.push(run);
+        rest = tail;
+        start = end;
+    }
+    runs.into_par_iter().for_each(|run| run.sort_unstable());
+    *keyed = sorted;
 }
 
 /// One band's buckets that hold at least two documents.
@@ -324,6 +377,44 @@ mod tests {
         let mut other = long.clone();
         other[99] = 0;
         assert_ne!(band_key(1, &long), band_key(1, &other));
+    }
+
+    /// The keys are stored in indexes and exchange files: XXH3 of the rows'
+    /// little-endian bytes, seeded with the band, on every machine.
+    #[test]
+    fn band_key_is_xxh3_of_the_rows_little_endian_bytes() {
+        let mut rng = SplitMix64(11);
+        for rows in [0usize, 1, 5, 16, 64, 65, 200] {
+            let values: Vec<u32> = (0..rows).map(|_| rng.next_u64() as u32).collect();
+            let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+            for band in [0usize, 3, 19] {
+                assert_eq!(
+                    band_key(band, &values),
+                    xxh3_64_with_seed(&bytes, band as u64),
+                    "{rows} rows, band {band}"
+                );
+            }
+        }
+    }
+
+    /// The scatter-then-sort of a band's table against `sort_unstable`:
+    /// below and above the size where it starts, on uniform top bits, on
+    /// few distinct top bits (large runs) and on one for all.
+    #[test]
+    fn sort_keyed_sorts_as_sort_unstable() {
+        let mut rng = SplitMix64(3);
+        for len in [0usize, 1, 100, 8191, 8192, 50_000] {
+            for top in [u64::MAX, 0xF000_0000_0000_0000, 0] {
+                let keys: Vec<u64> = (0..len)
+                    .map(|d| rng.next_u64() & top & !u64::from(u32::MAX) | d as u64)
+                    .collect();
+                let mut want = keys.clone();
+                want.sort_unstable();
+                let mut got = keys;
+                sort_keyed(&mut got);
+                assert!(got == want, "{len} keys, top mask {top:x}");
+            }
+        }
     }
 
     /// Empirical candidate rate against the S-curve: 400 independent pairs at

@@ -123,16 +123,29 @@ fn permute(a: u64, b: u64, x: u64) -> u32 {
 /// even and odd positions blend straight into 32-bit lanes in natural order.
 /// The variants are compiled with `#[target_feature]` and the widest the
 /// running CPU supports is chosen at run time, so the release binary runs on
-/// any x86-64 (no `target-cpu` needed). A variant that kept blocks of 16
-/// minima in registers while the shingles streamed past measured *slower*
-/// (docs/PERFORMANCE.md, "What changed, and what each change measured"), so
-/// the shingle loop stays outermost.
+/// any x86-64 (no `target-cpu` needed).
+///
+/// The `*-regs` variants hold the minima of up to [`GROUP`] blocks (128
+/// functions with AVX-512) in vector registers while the shingles stream
+/// past, and store them once at the end; the `*-mul32` variants load and
+/// store `out` once per block and shingle, a masked load and store whose
+/// store feeds the next shingle's load. The shingle loop stays outermost
+/// within a group, so each shingle is folded and broadcast once per group.
+/// (An earlier variant that held *one* block of 16 minima in registers and
+/// passed over the shingles once per block measured slower: docs/PERFORMANCE.md,
+/// "What changed, and what each change measured".)
 pub mod kernel {
     use super::{fold, permute};
     use crate::simd::{Features, KernelSet};
 
     /// Coefficients per block of [`Packed`]: one 512-bit vector of `u32`.
     pub const BLOCK: usize = 16;
+
+    /// Blocks whose minima the `*-regs` variants hold in registers at once:
+    /// 8 of AVX-512's 32 vector registers (the rest hold the shingle and the
+    /// temporaries; the coefficients are read from L1 as memory operands), or
+    /// with AVX2 8 of 16 registers, i.e. half as many blocks.
+    pub const GROUP: usize = 8;
 
     /// One block of 16 hash functions `c0..c15`, laid out for the 32-bit
     /// multiply kernels: low halves and `b` of the even functions
@@ -192,6 +205,10 @@ pub mod kernel {
         Avx2Mul32,
         /// 32-bit multiplies with AVX-512 intrinsics.
         Avx512Mul32,
+        /// `Avx2Mul32` with the minima held in registers ([`GROUP`]).
+        Avx2Regs,
+        /// `Avx512Mul32` with the minima held in registers ([`GROUP`]).
+        Avx512Regs,
     }
 
     impl KernelSet for Variant {
@@ -201,13 +218,22 @@ pub mod kernel {
             Variant::Avx512Autovec,
             Variant::Avx2Mul32,
             Variant::Avx512Mul32,
+            Variant::Avx2Regs,
+            Variant::Avx512Regs,
         ];
 
         /// Fastest first, as measured by `classic_sign_<variant>` in
         /// benches/kernels.rs (docs/PERFORMANCE.md); the `*-autovec` variants
-        /// are slower than their `*-mul32` siblings and kept for the benches.
-        const PREFERENCE: &'static [Variant] =
-            &[Variant::Avx512Mul32, Variant::Avx2Mul32, Variant::Portable];
+        /// are slower than their `*-mul32` siblings and kept for the benches,
+        /// and so is `avx2-regs`, which measured no faster than `avx2-mul32`
+        /// (on the AMD EPYC of docs/PERFORMANCE.md; no CPU with AVX2 alone was
+        /// at hand).
+        const PREFERENCE: &'static [Variant] = &[
+            Variant::Avx512Regs,
+            Variant::Avx512Mul32,
+            Variant::Avx2Mul32,
+            Variant::Portable,
+        ];
 
         fn name(self) -> &'static str {
             match self {
@@ -216,6 +242,8 @@ pub mod kernel {
                 Variant::Avx512Autovec => "avx512-autovec",
                 Variant::Avx2Mul32 => "avx2-mul32",
                 Variant::Avx512Mul32 => "avx512-mul32",
+                Variant::Avx2Regs => "avx2-regs",
+                Variant::Avx512Regs => "avx512-regs",
             }
         }
 
@@ -223,9 +251,9 @@ pub mod kernel {
         fn supported_by(self, f: &Features) -> bool {
             match self {
                 Variant::Portable => true,
-                Variant::Avx2Autovec | Variant::Avx2Mul32 => f.avx2,
+                Variant::Avx2Autovec | Variant::Avx2Mul32 | Variant::Avx2Regs => f.avx2,
                 Variant::Avx512Autovec => f.avx512f && f.avx512dq && f.avx512vl,
-                Variant::Avx512Mul32 => f.avx512f,
+                Variant::Avx512Mul32 | Variant::Avx512Regs => f.avx512f,
             }
         }
     }
@@ -352,6 +380,205 @@ pub mod kernel {
         }
     }
 
+    /// The 16 values `(a·x + b) >> 32` of one block for the broadcast `x`
+    /// (the identity in the module's comment).
+    ///
+    /// # Safety
+    /// The CPU must support AVX-512 F.
+    #[cfg(target_arch = "x86_64")]
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn block_avx512(
+        blk: &Block,
+        x: std::arch::x86_64::__m512i,
+    ) -> std::arch::x86_64::__m512i {
+        use std::arch::x86_64::*;
+        // SAFETY: a Block is 64-byte aligned and each of its arrays is one
+        // 512-bit vector.
+        unsafe {
+            let se = _mm512_add_epi64(
+                _mm512_mul_epu32(_mm512_load_si512(blk.lo_even.as_ptr().cast()), x),
+                _mm512_load_si512(blk.b_even.as_ptr().cast()),
+            );
+            let so = _mm512_add_epi64(
+                _mm512_mul_epu32(_mm512_load_si512(blk.lo_odd.as_ptr().cast()), x),
+                _mm512_load_si512(blk.b_odd.as_ptr().cast()),
+            );
+            let low_part = _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64::<32>(se), so);
+            let hi = _mm512_load_si512(blk.hi.as_ptr().cast());
+            _mm512_add_epi32(low_part, _mm512_mullo_epi32(hi, x))
+        }
+    }
+
+    /// The minima of `NB` blocks over every shingle, in registers, stored
+    /// into `out` (the functions of those blocks: at most `NB · 16`, more
+    /// than `(NB - 1) · 16`).
+    ///
+    /// # Safety
+    /// The CPU must support AVX-512 F.
+    #[cfg(target_arch = "x86_64")]
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn group_avx512<const NB: usize>(
+        blocks: &[Block; NB],
+        shingles: &[u64],
+        out: &mut [u32],
+    ) {
+        use std::arch::x86_64::*;
+        debug_assert!(out.len() <= NB * BLOCK && out.len() > (NB - 1) * BLOCK);
+        let mut acc = [_mm512_set1_epi32(-1); NB];
+        for &shingle in shingles {
+            let x = _mm512_set1_epi32(fold(shingle) as i32);
+            for (m, blk) in acc.iter_mut().zip(blocks) {
+                // SAFETY: this function's own requirement.
+                *m = _mm512_min_epu32(*m, unsafe { block_avx512(blk, x) });
+            }
+        }
+        for (j, m) in acc.iter().enumerate() {
+            let base = j * BLOCK;
+            let rem = out.len() - base;
+            let mask: __mmask16 = if rem >= BLOCK {
+                u16::MAX
+            } else {
+                (1u16 << rem) - 1
+            };
+            // SAFETY: `base < out.len()` (see the debug assertion) and the
+            // lanes at or beyond `out.len()` are masked off.
+            unsafe { _mm512_mask_storeu_epi32(out.as_mut_ptr().add(base).cast(), mask, *m) };
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    fn sign_avx512_regs(packed: &Packed, shingles: &[u64], out: &mut [u32]) {
+        debug_assert!(packed.blocks.len() * BLOCK >= out.len());
+        let groups = packed
+            .blocks
+            .chunks(GROUP)
+            .zip(out.chunks_mut(GROUP * BLOCK));
+        for (blocks, out) in groups {
+            // SAFETY: (every arm) AVX-512 F is enabled here; the chunk of
+            // `out` holds the functions of exactly these blocks.
+            unsafe {
+                match blocks.len() {
+                    1 => group_avx512::<1>(array(blocks), shingles, out),
+                    2 => group_avx512::<2>(array(blocks), shingles, out),
+                    3 => group_avx512::<3>(array(blocks), shingles, out),
+                    4 => group_avx512::<4>(array(blocks), shingles, out),
+                    5 => group_avx512::<5>(array(blocks), shingles, out),
+                    6 => group_avx512::<6>(array(blocks), shingles, out),
+                    7 => group_avx512::<7>(array(blocks), shingles, out),
+                    _ => group_avx512::<8>(array(blocks), shingles, out),
+                }
+            }
+        }
+    }
+
+    /// The 8 values of one half of a block (functions `8·half ..`) for the
+    /// broadcast `x`, as `sign_avx2_mul32` computes them.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2, and `half` must be 0 or 1.
+    #[cfg(target_arch = "x86_64")]
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn half_avx2(
+        blk: &Block,
+        half: usize,
+        x: std::arch::x86_64::__m256i,
+    ) -> std::arch::x86_64::__m256i {
+        use std::arch::x86_64::*;
+        debug_assert!(half < 2);
+        // SAFETY: every array of a Block holds 8 (u64) or 16 (u32) values,
+        // so offsets half · 4 and half · 8 leave a full vector.
+        unsafe {
+            let ld = |p: *const u64| _mm256_loadu_si256(p.add(half * 4).cast());
+            let se = _mm256_add_epi64(
+                _mm256_mul_epu32(ld(blk.lo_even.as_ptr()), x),
+                ld(blk.b_even.as_ptr()),
+            );
+            let so = _mm256_add_epi64(
+                _mm256_mul_epu32(ld(blk.lo_odd.as_ptr()), x),
+                ld(blk.b_odd.as_ptr()),
+            );
+            let low_part = _mm256_blend_epi32::<0b1010_1010>(_mm256_srli_epi64::<32>(se), so);
+            let hi = _mm256_loadu_si256(blk.hi.as_ptr().add(half * 8).cast());
+            _mm256_add_epi32(low_part, _mm256_mullo_epi32(hi, x))
+        }
+    }
+
+    /// [`group_avx512`] with AVX2: the minima of `NB` blocks (two 256-bit
+    /// halves each) in registers.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn group_avx2<const NB: usize>(blocks: &[Block; NB], shingles: &[u64], out: &mut [u32]) {
+        use std::arch::x86_64::*;
+        let n = out.len();
+        debug_assert!(n <= NB * BLOCK && n > (NB - 1) * BLOCK);
+        let mut acc = [[_mm256_set1_epi32(-1); 2]; NB];
+        for &shingle in shingles {
+            let x = _mm256_set1_epi32(fold(shingle) as i32);
+            for (m, blk) in acc.iter_mut().zip(blocks) {
+                // SAFETY: this function's own requirement; halves 0 and 1.
+                unsafe {
+                    m[0] = _mm256_min_epu32(m[0], half_avx2(blk, 0, x));
+                    m[1] = _mm256_min_epu32(m[1], half_avx2(blk, 1, x));
+                }
+            }
+        }
+        let lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+        for (j, m) in acc.iter().flatten().enumerate() {
+            let base = j * 8;
+            if base >= n {
+                break;
+            }
+            let p = out[base..].as_mut_ptr();
+            // SAFETY: `base < n`; a full vector is stored only when 8 values
+            // of `out` remain, else the lanes at or beyond `n` are masked off.
+            unsafe {
+                if base + 8 <= n {
+                    _mm256_storeu_si256(p.cast(), *m);
+                } else {
+                    let mask = _mm256_cmpgt_epi32(_mm256_set1_epi32((n - base) as i32), lane);
+                    _mm256_maskstore_epi32(p.cast(), mask, *m);
+                }
+            }
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn sign_avx2_regs(packed: &Packed, shingles: &[u64], out: &mut [u32]) {
+        debug_assert!(packed.blocks.len() * BLOCK >= out.len());
+        const HALF: usize = GROUP / 2;
+        let groups = packed.blocks.chunks(HALF).zip(out.chunks_mut(HALF * BLOCK));
+        for (blocks, out) in groups {
+            // SAFETY: (every arm) AVX2 is enabled here; the chunk of `out`
+            // holds the functions of exactly these blocks.
+            unsafe {
+                match blocks.len() {
+                    1 => group_avx2::<1>(array(blocks), shingles, out),
+                    2 => group_avx2::<2>(array(blocks), shingles, out),
+                    3 => group_avx2::<3>(array(blocks), shingles, out),
+                    _ => group_avx2::<4>(array(blocks), shingles, out),
+                }
+            }
+        }
+    }
+
+    /// `blocks` as an array of the length the caller matched on.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn array<const NB: usize>(blocks: &[Block]) -> &[Block; NB] {
+        blocks
+            .try_into()
+            .expect("the caller matched on the number of blocks")
+    }
+
     /// Runs `variant`; `false` (and `out` left alone) if the CPU lacks its
     /// features.
     pub(super) fn sign_variant(
@@ -407,6 +634,12 @@ pub mod kernel {
             // SAFETY: supported, so the CPU has AVX-512 F.
             #[cfg(target_arch = "x86_64")]
             Variant::Avx512Mul32 => unsafe { sign_avx512_mul32(packed, shingles, out) },
+            // SAFETY: supported, so the CPU has AVX2.
+            #[cfg(target_arch = "x86_64")]
+            Variant::Avx2Regs => unsafe { sign_avx2_regs(packed, shingles, out) },
+            // SAFETY: supported, so the CPU has AVX-512 F.
+            #[cfg(target_arch = "x86_64")]
+            Variant::Avx512Regs => unsafe { sign_avx512_regs(packed, shingles, out) },
             #[cfg(not(target_arch = "x86_64"))]
             _ => unreachable!("only the portable variant is supported here"),
         }
@@ -526,9 +759,12 @@ mod tests {
     fn every_variant_equals_portable_on_random_coefficients_and_shingles() {
         // Random (not structured) coefficients exercise every bit of a_lo,
         // a_hi and b, and the carries of a_lo·x + b; n covers partial AVX2
-        // and AVX-512 vectors.
+        // and AVX-512 vectors, and one, several and partial groups of the
+        // `*-regs` variants.
         let mut rng = SplitMix64(2024);
-        for n in [1, 3, 7, 8, 9, 15, 16, 17, 24, 31, 33, 100, 200] {
+        for n in [
+            1, 3, 7, 8, 9, 15, 16, 17, 24, 31, 33, 64, 65, 100, 128, 129, 200, 257,
+        ] {
             let hasher = MinHasher::new(n, rng.next_u64());
             for len in [0usize, 1, 2, 50, 777] {
                 let mut set: Vec<u64> = (0..len).map(|_| rng.next_u64()).collect();
