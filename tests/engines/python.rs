@@ -128,6 +128,13 @@ with simfind.Index(db, threshold=T, seed=3) as index:
     assert d.new and d.nearest is None, d
     assert len(index) == len(texts) + 1
     assert index.add_if_new(fresh, id="again") == simfind.Decision(False, "again", d.id, 1.0)
+    # The signatures a top= lookup holds are read again after a write:
+    # this Index's own (the text just added), and another's on the file.
+    assert index.query(fresh, top=1, threshold=0.5) == [(d.id, 1.0)]
+    other_text = words(80)
+    with simfind.Index(db, threshold=T, seed=3) as other:
+        other.insert([other_text], ids=["from-other"])
+    assert index.query(other_text, top=1, threshold=0.5) == [("from-other", 1.0)]
     # Bad arguments name themselves.
     for kwargs, word in [({"threshold": 1.5}, "threshold"), ({"top": 0}, "top")]:
         try:
