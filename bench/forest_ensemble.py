@@ -13,8 +13,11 @@ Top-k: the first --docs files of --corpus (path byte order), each the set
 of its char 5-shingles as simfind makes it (`simfind.shingles`, the truth's
 definition in /work/shared/data/README.md). --queries of them, drawn at
 seed 37, each asks for its --k nearest other documents: the Python
-`simfind.Index.query(text, top=K+1, threshold=FLOOR)` (exact: it verifies
-every document whose size can reach the floor), and datasketch's
+`simfind.Index.query(text, top=K+1, threshold=FLOOR)` (every stored
+signature compared, documents verified exactly in estimate order until the
+rest are ruled out at the K+1-th similarity), the same with `exact=True`
+at the first floor (every document whose size can reach it, in size-bound
+order: the lookup before the walk), and datasketch's
 `MinHashLSHForest(num_perm, l=8).query(m, K+1)`; the query itself is
 dropped from both answers. recall@k: the share of the brute force's k best
 that an answer holds, a tie at the k-th similarity counting as a hit
@@ -151,15 +154,22 @@ def topk(args):
         with Clock() as c:
             index.insert([texts[i] for i in keep], ids=[ids[i] for i in keep])
         print(f"  simfind.Index ({bands} bands × 8 rows) built in {c.wall:.1f} s")
-        for floor in args.floors:
+        index.close()
+        runs = [(floor, False) for floor in args.floors] + [(args.floors[0], True)]
+        for floor, exhaustive in runs:
+            # Each lookup from a freshly opened Index: none starts with the
+            # signatures or sets another one left in memory.
+            index = simfind.Index(os.path.join(tmp, "topk.simfind"), shingle="char", k=5,
+                                  bands=bands, rows=8)
             answers = {}
             with Clock() as c:
                 for q in queries:
-                    got = index.query(texts[q], threshold=floor, top=k + 1)
+                    got = index.query(texts[q], threshold=floor, top=k + 1, exact=exhaustive)
                     answers[q] = [int(d) for d, _ in got if d != ids[q]][:k]
-            rows.append((f"simfind.Index.query(top={k}+1, threshold={floor})", answers,
+            index.close()
+            how = ", exact=True" if exhaustive else ""
+            rows.append((f"simfind.Index.query(top={k}+1, threshold={floor}{how})", answers,
                          (c.wall / len(queries), c.cpu_s / len(queries))))
-        index.close()
 
     print(f"  | lookup | recall@{k} | precision | ms a query (wall) | CPU ms a query |")
     print("  |---|--:|--:|--:|--:|")

@@ -101,6 +101,21 @@ with simfind.Index(db, threshold=T, seed=3) as index:
         top = index.query(q, top=2, threshold=0.01)
         best = [p for p in truth if p[1] >= 0.01][:2]
         assert [i for i, _ in top] == [i for i, _ in best], (top, best)
+    # top=K walks the signature estimates: every answer exact, the K best
+    # the brute force's but for a miss probability <= 0.001 each.
+    differ = 0
+    for qid, q in texts.items():
+        sims = sorted((simfind.jaccard(q, t) for t in texts.values()), reverse=True)
+        best = [round(s, 12) for s in sims if s >= 0.01][:3]
+        got = index.query(q, top=3, threshold=0.01)
+        for i, s in got:
+            assert abs(s - simfind.jaccard(q, texts[i])) < 1e-12, (qid, i, s)
+        differ += [round(s, 12) for _, s in got] != best
+        exact = index.query(q, top=3, threshold=0.01, exact=True)
+        assert [round(s, 12) for _, s in exact] == best, (qid, exact, best)
+    # 50 texts x 3 answers, each missed with probability <= 0.001: expected
+    # <= 0.15 texts differ, P[>= 2] < 0.01.
+    assert differ <= 1, differ
     # add_if_new: a near copy of t6 is seen, with t6 (or its near copy)
     # as its nearest; a new text is added, then seen under its id.
     copy = " ".join(texts["t6"].split(" ")[:76])
@@ -113,6 +128,13 @@ with simfind.Index(db, threshold=T, seed=3) as index:
     assert d.new and d.nearest is None, d
     assert len(index) == len(texts) + 1
     assert index.add_if_new(fresh, id="again") == simfind.Decision(False, "again", d.id, 1.0)
+    # The signatures a top= lookup holds are read again after a write:
+    # this Index's own (the text just added), and another's on the file.
+    assert index.query(fresh, top=1, threshold=0.5) == [(d.id, 1.0)]
+    other_text = words(80)
+    with simfind.Index(db, threshold=T, seed=3) as other:
+        other.insert([other_text], ids=["from-other"])
+    assert index.query(other_text, top=1, threshold=0.5) == [("from-other", 1.0)]
     # Bad arguments name themselves.
     for kwargs, word in [({"threshold": 1.5}, "threshold"), ({"top": 0}, "top")]:
         try:

@@ -68,6 +68,7 @@ mod pipeline;
 mod plan;
 mod properties;
 mod query;
+mod query_walk;
 #[cfg(target_os = "linux")]
 mod read_guard;
 mod recall;

@@ -60,7 +60,8 @@ impl _Index {
 }
 
 /// The query options of a lookup: `threshold` (None: the index's S-curve
-/// threshold), `top` (an exact lookup), exact verification.
+/// threshold), `top` (the walk in signature-estimate order, or the exact
+/// lookup's true top with `exact`), exact verification.
 fn lookup_options(
     query: &Query<'_>,
     threshold: Option<f64>,
@@ -71,7 +72,7 @@ fn lookup_options(
         threshold: threshold.unwrap_or_else(|| query.default_threshold()),
         top,
         verification: simfind::pipeline::Verification::Exact,
-        exact: exact || top.is_some(),
+        exact,
     }
 }
 

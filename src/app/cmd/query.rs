@@ -76,9 +76,12 @@ is refused before any work, naming both.
 The query is shingled and signed with the parameters stored in the index. By
 default its candidates are the indexed documents sharing an LSH bucket with it,
 which may miss documents near T (a warning says how likely when -t is below
-the index's S-curve). --exact (and --top, which implies it) verifies instead
-every indexed document whose shingle count can reach T: nothing ≥ T is missed,
-and --top N is the true N most similar. An index built with --exact-prefix T0
+the index's S-curve). --top N compares the query's signature with every stored
+one instead and verifies exactly in order of the estimate until the rest are
+ruled out at the N-th similarity: a document more similar than the N-th is
+missed with probability at most 0.001. --exact verifies every indexed document
+whose shingle count can reach T: nothing ≥ T is missed, and with --top N it is
+the true N most similar. An index built with --exact-prefix T0
 (T ≥ T0) narrows that to the documents whose prefix shares a shingle with the
 query's (MMDS 3.9.4-3.9.5), with the same rows. Exact verification re-reads each
 candidate file and refuses one whose content no longer matches the index (run
@@ -112,13 +115,16 @@ pub struct Args {
     pub threshold: Option<f64>,
 
     /// Report at most N documents per query: the N most similar with similarity ≥ T
-    /// among all indexed documents (implies --exact).
+    /// among all indexed documents, each verified exactly; one more similar than the
+    /// N-th is missed with probability ≤ 0.001 (none with --exact).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub top: Option<u64>,
 
     /// jaccard (default), or containment: which indexed documents contain each
     /// query document (C(q, d) ≥ T, `contained` a) and which it contains (C(d, q) ≥ T,
-    /// `contained` b), verified exactly by re-reading every indexed document; with
+    /// `contained` b), verified exactly by re-reading every indexed document whose
+    /// size and signature can reach T (one that does is missed with probability
+    /// ≤ 0.001); with
     /// --top N the N that hold the most of it. Columns as `scan --metric containment`
     /// (docs/SEARCH.md); T is 0.9 unless given.
     #[arg(long, value_enum, value_name = "METRIC")]
@@ -195,8 +201,8 @@ pub fn run(args: Args) -> Result<i32> {
     {
         bail!("--threshold must be in (0, 1], got {t}");
     }
-    let exact = args.exact || args.top.is_some();
-    if exact && args.verify == VerifyArg::Signature {
+    let exact = args.exact;
+    if (exact || args.top.is_some()) && args.verify == VerifyArg::Signature {
         bail!(
             "--verify signature cannot be combined with {}: an exact lookup verifies \
              exactly; drop --verify signature",
@@ -311,6 +317,7 @@ pub fn run(args: Args) -> Result<i32> {
     let summary_json = summary::open(&args.summary_json, args.output.as_deref())?;
     let banding = lookup.recipe().banding;
     if !exact
+        && args.top.is_none()
         && args.threshold.is_some()
         && let Some(recall) =
             tune::recall_below_floor(banding.bands, banding.rows, threshold, DEFAULT_MIN_RECALL)
@@ -431,6 +438,8 @@ pub fn run(args: Args) -> Result<i32> {
             match (exact, args.verify) {
                 (true, _) if prefix_index => "exact lookup through the prefix index",
                 (true, _) => "exact lookup: every document of a size that can reach it",
+                (false, VerifyArg::Exact) if args.top.is_some() =>
+                    "top: every signature compared, verified exactly in estimate order",
                 (false, VerifyArg::Exact) => "exact verification",
                 (false, VerifyArg::Signature) => "signature verification",
             }
@@ -525,7 +534,7 @@ fn containment(
     if !args.verbosity.quiet {
         eprintln!(
             "simfind: {} in {seconds:.3} s: {} verified, {} with containment ≥ {t:.3} in \
-             either direction (every indexed document re-read)",
+             either direction (re-read: the documents whose size and signature can reach it)",
             plural(args.files.len() as u64, "query", "queries"),
             plural(verified_total, "document", "documents"),
             plural(matches_total, "match", "matches"),

@@ -36,4 +36,4 @@ pub use join::{
     suffix_range,
 };
 pub use sets::{MergeKernel, intersection_size, merge_sorted};
-pub use verify::{Part, agreements_needed, jaccard};
+pub use verify::{Part, agreements_needed, jaccard, ruled_out};

@@ -94,6 +94,27 @@ pub fn agreements_needed(n: usize, threshold: f64, miss: f64) -> usize {
         .map_or(0, |k| k + 1)
 }
 
+/// Whether `agree` agreeing positions of `n` rule a pair out at `threshold`:
+/// `agree < agreements_needed(n, threshold, miss)`, in constant time (two
+/// logarithms) where that scans the counts. What a lookup asks once per
+/// stored document, each at a threshold of its own (containment: the Jaccard
+/// a size pair needs), where a scan per document cost more than the rest of
+/// the lookup. It holds because `KL(k/n ‖ t)` falls as `k` rises towards
+/// `n·t`: the counts whose bound is within `miss` are `0..needed`.
+pub fn ruled_out(agree: usize, n: usize, threshold: f64, miss: f64) -> bool {
+    if n == 0 || miss.is_nan() || threshold.is_nan() || miss <= 0.0 || threshold <= 0.0 {
+        return false;
+    }
+    let t = threshold.min(1.0);
+    let budget = -miss.min(1.0).ln();
+    let q = agree as f64 / n as f64;
+    if (agree as f64) >= n as f64 * t {
+        return false;
+    }
+    let term = |x: f64, y: f64| if x == 0.0 { 0.0 } else { x * (x / y).ln() };
+    n as f64 * (term(q, t) + term(1.0 - q, 1.0 - t)) >= budget
+}
+
 /// A verified pair of documents (indices as given to [`verify_exact`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct VerifiedPair {

@@ -474,8 +474,12 @@ class Index:
         pairs with similarity ≥ `threshold`, most similar first (ties by id), the
         similarity exact (Jaccard of the shingle sets). Candidates are the documents
         sharing an LSH bucket with it, as `simfind query` finds them; `exact=True`
-        verifies every document whose size can reach the threshold (none missed);
-        `top=N` implies it and keeps the N most similar."""
+        verifies every document whose size can reach the threshold (none missed).
+        `top=N` keeps the N most similar: every stored signature is compared with the
+        text's and documents are verified exactly in order of the estimate until the
+        rest are ruled out at the N-th similarity (one more similar than the N-th is
+        missed with probability at most 0.001); with `exact=True`, the true N most
+        similar."""
         if threshold is None:
             threshold = self._threshold
         return self._index.query(text, threshold, top, exact)

@@ -63,6 +63,7 @@ pub(crate) mod prefix;
 #[doc(hidden)]
 pub mod query;
 mod schema;
+mod signatures;
 pub(crate) mod stream;
 mod tail;
 mod update;
@@ -221,6 +222,10 @@ pub struct Index {
     kind: ItemKind,
     /// The lookup tail's keys as last read (format 6, `tail`).
     tail: RefCell<Option<tail::Tail>>,
+    /// Every document's signature as last read (`signatures`).
+    signatures: RefCell<Option<signatures::Signatures>>,
+    /// Sets of stored texts lookups verified (`signatures::TextSets`).
+    text_sets: RefCell<signatures::TextSets>,
 }
 
 impl fmt::Debug for Index {
@@ -386,6 +391,8 @@ impl Index {
             format: version as u32,
             kind,
             tail: RefCell::new(None),
+            signatures: RefCell::new(None),
+            text_sets: RefCell::default(),
         })))
     }
 

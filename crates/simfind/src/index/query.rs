@@ -24,6 +24,9 @@ use rayon::prelude::*;
 use xxhash_rust::xxh3::{Xxh3, xxh3_128};
 
 use super::{Index, IndexError, ItemKind, ParamsError, StoredDoc};
+
+mod walk;
+pub use walk::MISS;
 use crate::input::read::ReadOptions;
 use crate::lsh::{scurve, tune};
 use crate::pipeline::{self, ReloadError, Verification};
@@ -40,7 +43,11 @@ use crate::source::{self, Reopen};
 pub struct QueryOptions {
     /// Matches with similarity ≥ this are reported; in (0, 1].
     pub threshold: f64,
-    /// At most this many matches per document (the most similar).
+    /// At most this many matches per document (the most similar). Without
+    /// `exact`, with exact verification: every stored document's signature
+    /// is compared, and documents are verified in estimate order until the
+    /// rest are ruled out at the `top`-th similarity (a document more
+    /// similar than it is missed with probability ≤ [`MISS`]).
     pub top: Option<usize>,
     pub verification: Verification,
     /// Exact lookup: every indexed document whose shingle count lets it reach
@@ -326,6 +333,11 @@ impl<'a> Query<'a> {
         if options.exact {
             return self.ask_exact(own, signature, options, reporter);
         }
+        if let Some(top) = options.top
+            && options.verification == Verification::Exact
+        {
+            return self.ask_top(own, signature, top, options.threshold, reporter);
+        }
         let set = own.set;
         let read = |index: &Index| {
             let ids = index.candidates(keys)?;
@@ -463,78 +475,113 @@ impl<'a> Query<'a> {
             .collect();
         // Stable: ties keep path order.
         docs.sort_by(|x, y| y.0.total_cmp(&x.0));
-        let mut matches: Vec<Match> = Vec::new();
-        let mut verified = 0;
-        let mut unverified = 0;
+        let mut tally = Tally::default();
         let mut docs = docs.into_iter().peekable();
-        // Similarity and overlap per content hash already verified.
-        let mut known: HashMap<u128, Option<(f64, usize)>> = HashMap::new();
         while docs.peek().is_some() {
             if let Some(top) = options.top
-                && matches.len() >= top
+                && tally.matches.len() >= top
             {
-                rank(&mut matches);
-                matches.truncate(top);
+                rank(&mut tally.matches);
+                tally.matches.truncate(top);
                 let next = docs.peek().map_or(0.0, |(b, _)| *b);
-                if matches[top - 1].similarity > next {
+                if tally.matches[top - 1].similarity > next {
                     break;
                 }
             }
             let batch: Vec<StoredDoc> = docs.by_ref().take(EXACT_BATCH).map(|(_, d)| d).collect();
-            verified += batch.len();
-            let mut todo: Vec<&StoredDoc> = Vec::new();
-            let mut planned = HashSet::new();
-            for doc in &batch {
-                if !known.contains_key(&doc.content_hash) && planned.insert(doc.content_hash) {
-                    todo.push(doc);
-                }
+            self.verify_batch(batch, own, signature, t, &mut tally, reporter)?;
+        }
+        Ok(tally.finish(options.top))
+    }
+
+    /// Verifies each of `batch` exactly against the query (`own`), each
+    /// content once ([`Tally::known`]), and adds those at `t` or above to
+    /// the tally's matches; one that could not be read is warned about and
+    /// counted.
+    fn verify_batch(
+        &self,
+        batch: Vec<StoredDoc>,
+        own: Own<'_>,
+        signature: &[u32],
+        t: f64,
+        tally: &mut Tally,
+        reporter: &dyn Reporter,
+    ) -> Result<(), IndexError> {
+        let set = own.set;
+        tally.verified += batch.len();
+        let (known, matches) = (&mut tally.known, &mut tally.matches);
+        let mut unverified = 0;
+        let similarity = |other: &[u64]| {
+            let shared = sets::intersection_size(set, other);
+            (
+                sets::ratio(shared, set.len() + other.len() - shared),
+                shared,
+            )
+        };
+        let mut todo: Vec<&StoredDoc> = Vec::new();
+        let mut planned = HashSet::new();
+        for doc in &batch {
+            if known.contains_key(&doc.content_hash) || !planned.insert(doc.content_hash) {
+                continue;
             }
-            let bodies = self.index.stored_texts(todo.iter().copied())?;
-            let (kind, recipe, read) = (self.kind, &self.recipe, &self.read);
-            let loaded = each(&todo, |doc| {
-                let body = bodies.get(&doc.id);
-                let result = if doc.content_hash == own.hash {
-                    own_content(doc, own, read, body)
-                        .map(|()| (sets::ratio(set.len(), set.len()), set.len()))
-                } else {
-                    reload(doc, kind, recipe, read, body).map(|other| {
-                        let shared = sets::intersection_size(set, &other);
-                        (
-                            sets::ratio(shared, set.len() + other.len() - shared),
-                            shared,
-                        )
-                    })
-                };
-                (doc.content_hash, doc.path.as_path(), result)
-            });
-            for (hash, path, result) in loaded {
-                let result = result
-                    .map_err(|err| {
-                        warn_not_verified(reporter, path, err);
-                        unverified += 1;
-                    })
-                    .ok();
-                known.insert(hash, result);
+            // A stored text this process already shingled (never a file,
+            // whose content is checked by reading it).
+            let text = doc.stat.dev.is_none() && doc.stat.inode.is_none();
+            if text
+                && doc.content_hash != own.hash
+                && let Some(other) = self.index.text_set(doc.content_hash)
+            {
+                known.insert(doc.content_hash, Some(similarity(&other)));
+                continue;
             }
-            for doc in batch {
-                let Some(Some((similarity, shared))) = known.get(&doc.content_hash).copied() else {
-                    continue;
-                };
-                if similarity >= t {
-                    matches.push(Match {
-                        estimate: self.sketcher.estimate(signature, &doc.signature),
-                        doc,
-                        similarity,
-                        shared: Some(shared),
-                    });
-                }
+            todo.push(doc);
+        }
+        let bodies = self.index.stored_texts(todo.iter().copied())?;
+        let (kind, recipe, read) = (self.kind, &self.recipe, &self.read);
+        let loaded = each(&todo, |doc| {
+            let body = bodies.get(&doc.id);
+            let mut kept = None;
+            let result = if doc.content_hash == own.hash {
+                own_content(doc, own, read, body)
+                    .map(|()| (sets::ratio(set.len(), set.len()), set.len()))
+            } else {
+                reload(doc, kind, recipe, read, body).map(|other| {
+                    let measured = similarity(&other);
+                    if body.is_some() {
+                        kept = Some(other);
+                    }
+                    measured
+                })
+            };
+            (doc.content_hash, doc.path.as_path(), result, kept)
+        });
+        for (hash, path, result, kept) in loaded {
+            if let Some(other) = kept {
+                self.index.keep_text_set(hash, std::sync::Arc::new(other));
+            }
+            let result = result
+                .map_err(|err| {
+                    warn_not_verified(reporter, path, err);
+                    unverified += 1;
+                })
+                .ok();
+            known.insert(hash, result);
+        }
+        for doc in batch {
+            let Some(Some((similarity, shared))) = known.get(&doc.content_hash).copied() else {
+                continue;
+            };
+            if similarity >= t {
+                matches.push(Match {
+                    estimate: self.sketcher.estimate(signature, &doc.signature),
+                    doc,
+                    similarity,
+                    shared: Some(shared),
+                });
             }
         }
-        rank(&mut matches);
-        if let Some(top) = options.top {
-            matches.truncate(top);
-        }
-        Ok((verified, matches, unverified))
+        tally.unverified += unverified;
+        Ok(())
     }
 
     /// Whether a candidate of a query document with `shingles` distinct
@@ -623,6 +670,31 @@ impl<'a> Query<'a> {
             self.sets.insert(hash, set);
         }
         Ok(failed)
+    }
+}
+
+/// What an exact lookup verified so far.
+#[derive(Default)]
+struct Tally {
+    /// Similarity and overlap per content hash already verified (`None`:
+    /// it could not be read).
+    known: HashMap<u128, Option<(f64, usize)>>,
+    matches: Vec<Match>,
+    /// Documents verified (each content once, but every document counted).
+    verified: usize,
+    /// Contents that could not be read (each warned about).
+    unverified: u64,
+}
+
+impl Tally {
+    /// The lookup's answer: documents verified, the matches ranked (the
+    /// `top` best), and how many could not be read.
+    fn finish(mut self, top: Option<usize>) -> (usize, Vec<Match>, u64) {
+        rank(&mut self.matches);
+        if let Some(top) = top {
+            self.matches.truncate(top);
+        }
+        (self.verified, self.matches, self.unverified)
     }
 }
 
@@ -749,8 +821,10 @@ impl Query<'_> {
     /// for Jaccard, under which a small query inside a large document is a
     /// pair of low similarity, and no size bounds both directions at once
     /// (`C(q, d) ≥ t` needs `|d| ≥ t·|q|`, `C(d, q) ≥ t` needs
-    /// `|d| ≤ |q| / t`: every size passes one of them). So every indexed
-    /// document is re-read: complete, and as costly as the index is large.
+    /// `|d| ≤ |q| / t`: every size passes one of them). Instead each stored
+    /// signature is compared with the query's at the Jaccard its size needs
+    /// ([`Query::containment_candidates`]: a document that reaches `t` is
+    /// dropped with probability ≤ [`MISS`]), and the rest are re-read.
     /// With `top`, the `top` documents that hold the most of the query.
     pub fn ask_containment(
         &mut self,
@@ -779,12 +853,9 @@ impl Query<'_> {
             set: &set,
             identity,
         };
-        let mut docs: Vec<StoredDoc> = self
-            .index
-            .documents_with_shingles(1, i64::MAX as u64)?
-            .into_iter()
-            .map(|d| self.located(d))
-            .collect();
+        let (signature, _) = self.recipe.sign(&set);
+        let kept = self.containment_candidates(&set, &signature, t)?;
+        let mut docs = self.stored(kept.into_iter())?;
         docs.sort_by(|x, y| {
             x.path
                 .as_os_str()

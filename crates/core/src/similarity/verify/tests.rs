@@ -41,6 +41,24 @@ mod basics {
     }
 
     #[test]
+    fn ruled_out_is_the_scan_of_agreements_needed() {
+        for n in [0, 1, 20, 64, 128, 256] {
+            for t in [0.0, 0.003, 0.05, 0.3, 0.5, 0.7, 0.9, 0.999, 1.0] {
+                for miss in [0.0, 1e-9, 1e-3, 0.01, 0.5, 1.0] {
+                    let needed = agreements_needed(n, t, miss);
+                    for agree in 0..=n {
+                        assert_eq!(
+                            ruled_out(agree, n, t, miss),
+                            agree < needed,
+                            "n {n} t {t} miss {miss} agree {agree} needed {needed}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn agreements_needed_at_the_edges() {
         assert_eq!(
             agreements_needed(100, 0.8, 0.0),
