@@ -650,7 +650,10 @@ fn write_kept_with_link_writes_the_second_inputs_new_records() {
     // The batch from stdin: the same file.
     let out = link("-", &["--write-kept", "s.csv"], b.as_bytes());
     assert_eq!(code(&out), 0, "{}", stderr(&out));
-    assert_eq!(std::fs::read_to_string(dir.path().join("s.csv")).unwrap(), kept);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("s.csv")).unwrap(),
+        kept
+    );
 
     // Two inputs without --link: refused before any work, naming --link.
     let out = run_in(

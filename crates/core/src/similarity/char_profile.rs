@@ -106,7 +106,11 @@ mod tests {
             for (b, pb) in words.iter().zip(&profiles) {
                 let want = fellegi_sunter::close(a, b);
                 close += usize::from(want);
-                assert_eq!(close_profiled(a, pa.as_ref(), b, pb.as_ref()), want, "{a:?} {b:?}");
+                assert_eq!(
+                    close_profiled(a, pa.as_ref(), b, pb.as_ref()),
+                    want,
+                    "{a:?} {b:?}"
+                );
             }
         }
         assert!(close > 2000, "{close}");

@@ -470,6 +470,52 @@ mod tests {
         assert!(dedupe.iter().all(|&(a, b)| a < b && b < 3000));
     }
 
+    /// The levels kept per value pair (a field of few values) and decided
+    /// with character profiles (a field of more than KNOWN_MAX_VALUES) are
+    /// the levels of the two strings, asked twice (the second time from the
+    /// table) and in both orders.
+    #[test]
+    fn kept_and_profiled_levels_are_the_strings_levels() {
+        let mut rng = SplitMix64(39);
+        let mut word = |len: u64, letters: u8| -> String {
+            (0..2 + rng.next_u64() % len)
+                .map(|_| (b'a' + (rng.next_u64() % letters as u64) as u8) as char)
+                .collect()
+        };
+        // Field 0: 40 short words of 4 letters (many one edit or close);
+        // field 1: 3,000 longer ones, past the table.
+        let few: Vec<String> = (0..40).map(|_| word(4, 4)).collect();
+        let many: Vec<String> = (0..3000).map(|i| format!("{} {i}", word(8, 6))).collect();
+        let records: Vec<Vec<String>> = (0..3000)
+            .map(|i| vec![few[i % few.len()].clone(), many[i].clone()])
+            .collect();
+        let values = Values::new(&records, 2, Normalization::default());
+        assert!(values.fields[0].known.is_some() && values.fields[1].known.is_none());
+        let mut levels = [[0usize; fs::LEVELS]; 2];
+        for a in (0..3000u32).step_by(7) {
+            for b in (0..3000u32).step_by(11) {
+                let want: Vec<u8> = fs::codes(
+                    records[a as usize].iter().map(String::as_str),
+                    records[b as usize].iter().map(String::as_str),
+                );
+                assert_eq!(values.codes(a, b), want, "{a} {b}");
+                assert_eq!(values.codes(a, b), want, "{a} {b}, kept");
+                assert_eq!(
+                    values.codes(b, a),
+                    fs::codes(
+                        records[b as usize].iter().map(String::as_str),
+                        records[a as usize].iter().map(String::as_str),
+                    )
+                );
+                for (f, &c) in want.iter().enumerate() {
+                    levels[f][c as usize] += 1;
+                }
+            }
+        }
+        // Every level met in each field, so each path was taken.
+        assert!(levels.iter().flatten().all(|&n| n > 0), "{levels:?}");
+    }
+
     #[test]
     fn values_are_normalised_and_their_frequencies_counted() {
         let records: Vec<Vec<String>> =
@@ -479,9 +525,8 @@ mod tests {
                 .collect();
         let values = Values::new(&records, 2, Normalization::default());
         assert_eq!(values.codes(0, 1), vec![0, fs::NULL]);
-        let frequency = |f: usize| -> Vec<f64> {
-            (0..4).map(|i| values.fields[f].frequency(i)).collect()
-        };
+        let frequency =
+            |f: usize| -> Vec<f64> { (0..4).map(|i| values.fields[f].frequency(i)).collect() };
         assert_eq!(frequency(0), vec![0.5, 0.5, 0.25, 0.25]);
         assert_eq!(frequency(1), vec![1.0 / 3.0, 0.0, 2.0 / 3.0, 2.0 / 3.0]);
     }
