@@ -13,7 +13,22 @@ original with the kinds of damage real entry data has:
   abbreviation   "Street" -> "St", "Avenue" -> "Ave", ...
   nickname       a first name replaced by a common short form
 
-Usage: gen_records.py OUTDIR [--people N] [--seed S]
+Usage: gen_records.py OUTDIR [--people N] [--seed S] [--pools small|realistic]
+
+--pools small (the default, what tests/records-data holds): 100 first names,
+100 last names, 40 street names, 25 cities, drawn uniformly. Every pool is
+fixed, so the records sharing a name, a street or a city grow as the square
+of the people, and so do a scan's candidates.
+
+--pools realistic: pools that grow with the people, drawn by rank as names
+are (Zipf-like: the k-th most common with weight 1/(k + 10), so that the
+most common holds a few percent, as James and Smith do): 5,000 first names
+(the 100 above first, then made-up ones), max(2,000, N/5) last names (the
+Census counts about 160,000 surnames held by 100 or more people in 330 M),
+max(50, N/500) cities, each with its own 3-digit zip prefix, and
+max(40, N/100) street names. Two unrelated people then share an address as
+rarely as a town's households are many: a scan's candidates among whole
+records grow about as the people do.
 
 Writes (same bytes for the same N and seed, on any machine: only the
 standard library's random.Random, whose sequence is fixed across versions
@@ -123,7 +138,9 @@ def damage(rng, person):
     return p
 
 
-def person(rng):
+def person(rng, pools=None):
+    if pools is not None:
+        return pools.person(rng)
     kind = rng.choice(KINDS)[0]
     return {
         "first": rng.choice(FIRST),
@@ -132,6 +149,67 @@ def person(rng):
         "city": rng.choice(CITIES),
         "zip": f"{rng.randint(10000, 99999)}",
     }
+
+
+SYLLABLES = """ba be bi bo da de di do fa fe fi ga ge go ha he hi ka ke ki ko la le
+li lo lu ma me mi mo na ne ni no pa pe pi po ra re ri ro ru sa se si so ta te
+ti to va ve vi wa we wi ya ze zo an ar el en er in on or ul us""".split()
+
+ENDINGS = ["", "", "n", "s", "r", "l", "th", "ton", "ley", "son", "man", "berg",
+           "ford", "wick", "ski", "ez", "er", "en"]
+
+
+def made_up(rng, known, count):
+    """`known` first, then made-up capitalised names until `count` in all,
+    each once."""
+    names, seen = list(known), set(known)
+    while len(names) < count:
+        name = "".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 3)))
+        name = (name + rng.choice(ENDINGS)).capitalize()
+        if name not in seen:
+            seen.add(name)
+            names.append(name)
+    return names
+
+
+class Pools:
+    """--pools realistic: pools sized by the people, drawn by Zipf rank."""
+
+    def __init__(self, people, seed):
+        rng = random.Random(seed * 7919 + 1)
+        self.first = made_up(rng, FIRST, 5000)
+        self.last = made_up(rng, LAST, max(2000, people // 5))
+        self.streets = made_up(rng, STREETS, max(40, people // 100))
+        self.cities = made_up(rng, CITIES, max(50, people // 500))
+        # Each city its own zip prefix (a 3-digit area), as postal areas are.
+        prefixes = rng.sample(range(100, 1000), min(900, len(self.cities)))
+        self.prefix = [prefixes[i % len(prefixes)] for i in range(len(self.cities))]
+        self.weights = {name: self.zipf(len(pool)) for name, pool in
+                        [("first", self.first), ("last", self.last),
+                         ("streets", self.streets), ("cities", self.cities)]}
+
+    @staticmethod
+    def zipf(n):
+        total, cum = 0.0, []
+        for k in range(1, n + 1):
+            total += 1.0 / (k + 10)
+            cum.append(total)
+        return cum
+
+    def pick(self, rng, name):
+        pool = getattr(self, name)
+        return rng.choices(pool, cum_weights=self.weights[name])[0]
+
+    def person(self, rng):
+        kind = rng.choice(KINDS)[0]
+        city = rng.choices(range(len(self.cities)), cum_weights=self.weights["cities"])[0]
+        return {
+            "first": self.pick(rng, "first"),
+            "last": self.pick(rng, "last"),
+            "street": f"{rng.randint(1, 9999)} {self.pick(rng, 'streets')} {kind}",
+            "city": self.cities[city],
+            "zip": f"{self.prefix[city]}{rng.randint(0, 99):02d}",
+        }
 
 
 def write(path, header, rows):
@@ -146,11 +224,13 @@ def main():
     ap.add_argument("outdir")
     ap.add_argument("--people", type=int, default=2000)
     ap.add_argument("--seed", type=int, default=16)
+    ap.add_argument("--pools", choices=["small", "realistic"], default="small")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     os.makedirs(args.outdir, exist_ok=True)
+    pools = Pools(args.people, args.seed) if args.pools == "realistic" else None
 
-    people = [person(rng) for _ in range(args.people)]
+    people = [person(rng, pools) for _ in range(args.people)]
     # Dedupe file: every person once, 40 % with 1-3 damaged copies, shuffled.
     rows = []
     for k, p in enumerate(people):
@@ -175,7 +255,7 @@ def main():
     for k, p in enumerate(people):
         if rng.random() < 0.6:
             b_rows.append((k, damage(rng, p)))
-    b_rows += [(None, person(rng)) for _ in range(args.people // 2)]
+    b_rows += [(None, person(rng, pools)) for _ in range(args.people // 2)]
     rng.shuffle(b_rows)
     b_out = []
     for n, (k, p) in enumerate(b_rows):

@@ -8,7 +8,9 @@
 #   ARGS="--model fellegi-sunter --block last --block zip" MODE=link bash bench/records_scaling.sh …
 #
 # MODE=dedupe (default) scans people.csv, MODE=link links link_a.csv with
-# link_b.csv. 10 M records to dedupe are 5,555,556 people (about 20 minutes
+# link_b.csv. POOLS=realistic generates with gen_records.py --pools
+# realistic (pools that grow with the people, under
+# target/records-bench/N-realistic), where candidates stop growing as n². 10 M records to dedupe are 5,555,556 people (about 20 minutes
 # of generating and 600 MB of CSV under target/records-bench):
 #   SIMFIND=… bash bench/records_scaling.sh 555556 1111112 2222224 5555556
 set -euo pipefail
@@ -21,7 +23,9 @@ echo "|--:|--:|--:|--:|--:|--:|--:|"
 prev_cpu= prev_n=
 for people in "$@"; do
     dir=target/records-bench/$people
-    [ -f "$dir/link_truth.csv" ] || python3 bench/gen_records.py "$dir" --people "$people"
+    [ "${POOLS:-small}" = small ] || dir=$dir-$POOLS
+    [ -f "$dir/link_truth.csv" ] || python3 bench/gen_records.py "$dir" --people "$people" \
+        --pools "${POOLS:-small}"
     if [ "$mode" = link ]; then
         inputs=(--link "$dir/link_a.csv" "$dir/link_b.csv")
         n=$(( $(wc -l < "$dir/link_a.csv") + $(wc -l < "$dir/link_b.csv") - 2 ))

@@ -19,7 +19,9 @@ type Set = BTreeSet<String>;
 /// The count in "…: N <word>" of a summary line (`N candidates`,
 /// `N documents verified`).
 fn count_before(summary: &str, word: &str) -> u64 {
-    let at = summary.find(word).unwrap_or_else(|| panic!("{word}: {summary}"));
+    let at = summary
+        .find(word)
+        .unwrap_or_else(|| panic!("{word}: {summary}"));
     let words: Vec<&str> = summary[..at].split_whitespace().collect();
     words[words.len() - 1].parse().expect("a count")
 }
@@ -39,7 +41,17 @@ fn write_sets(dir: &Path, sub: &str, sets: &[Set]) -> Vec<String> {
 fn index(dir: &Path, sub: &str) {
     let out = sim_in(
         dir,
-        &["index", sub, "--db", "i.simfind", "--shingle", "word", "-k", "1", "-q"],
+        &[
+            "index",
+            sub,
+            "--db",
+            "i.simfind",
+            "--shingle",
+            "word",
+            "-k",
+            "1",
+            "-q",
+        ],
     );
     assert_eq!(code(&out), 0, "{}", stderr(&out));
 }
@@ -124,15 +136,22 @@ fn query_top_is_the_brute_forces_k_best() {
             sims.into_iter().take(k).map(six).collect()
         })
         .collect();
-    let by_name: BTreeMap<&str, usize> =
-        names.iter().enumerate().map(|(i, n)| (n.as_str(), i)).collect();
+    let by_name: BTreeMap<&str, usize> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.as_str(), i))
+        .collect();
     let answered = |out: &std::process::Output| {
         assert_eq!(code(out), 0, "{}", stderr(out));
         let mut got: BTreeMap<usize, Vec<String>> = BTreeMap::new();
         for row in rows(&stdout(out)) {
             let (a, b) = (by_name[row["a"].as_str()], by_name[row["b"].as_str()]);
             // Every row is a true pair with its exact similarity.
-            assert_eq!(row["similarity"], six(jaccard(&sets[a], &sets[b])), "{row:?}");
+            assert_eq!(
+                row["similarity"],
+                six(jaccard(&sets[a], &sets[b])),
+                "{row:?}"
+            );
             got.entry(a).or_default().push(row["similarity"].clone());
         }
         queries
@@ -201,14 +220,28 @@ fn query_containment_is_the_brute_force_of_generated_sets() {
     let qnames = write_sets(dir.path(), "q", &queries);
     index(dir.path(), "docs");
     let t = 0.7;
-    let mut args = vec!["query", "--db", "i.simfind", "--metric", "containment", "-t", "0.7"];
+    let mut args = vec![
+        "query",
+        "--db",
+        "i.simfind",
+        "--metric",
+        "containment",
+        "-t",
+        "0.7",
+    ];
     args.extend(qnames.iter().map(String::as_str));
     let out = sim_in(dir.path(), &args);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
-    let doc: BTreeMap<&str, usize> =
-        names.iter().enumerate().map(|(i, n)| (n.as_str(), i)).collect();
-    let query: BTreeMap<&str, usize> =
-        qnames.iter().enumerate().map(|(i, n)| (n.as_str(), i)).collect();
+    let doc: BTreeMap<&str, usize> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.as_str(), i))
+        .collect();
+    let query: BTreeMap<&str, usize> = qnames
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.as_str(), i))
+        .collect();
     let mut found = BTreeSet::new();
     for row in rows(&stdout(&out)) {
         let (q, d) = (query[row["a"].as_str()], doc[row["b"].as_str()]);

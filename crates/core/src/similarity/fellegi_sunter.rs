@@ -195,15 +195,24 @@ pub fn close(a: &[char], b: &[char]) -> bool {
                 shared += 1;
             }
         }
-        let m = shared as f64;
-        let jaro = (m / a.len() as f64 + m / b.len() as f64 + 1.0) / 3.0;
-        let prefix = a.iter().zip(b).take(4).take_while(|(x, y)| x == y).count();
-        // A hair of slack: the bound and the value round differently.
-        if shared == 0 || jaro + prefix as f64 * 0.1 * (1.0 - jaro) < CLOSE_JARO_WINKLER - 1e-12 {
+        if !may_be_close(shared, a, b) {
             return false;
         }
     }
     jaro_winkler(a, b) >= CLOSE_JARO_WINKLER
+}
+
+/// Whether non-empty `a` and `b`, of which at most `shared` characters can
+/// be matched (any bound on Jaro's matches will do), may reach
+/// [`CLOSE_JARO_WINKLER`]: false only when they cannot. Jaro is at most
+/// `(m/|a| + m/|b| + 1) / 3` with m matches, Jaro–Winkler that raised for
+/// the common prefix.
+pub fn may_be_close(shared: usize, a: &[char], b: &[char]) -> bool {
+    let m = shared as f64;
+    let jaro = (m / a.len() as f64 + m / b.len() as f64 + 1.0) / 3.0;
+    let prefix = a.iter().zip(b).take(4).take_while(|(x, y)| x == y).count();
+    // A hair of slack: the bound and the value round differently.
+    shared > 0 && jaro + prefix as f64 * 0.1 * (1.0 - jaro) >= CLOSE_JARO_WINKLER - 1e-12
 }
 
 /// [`jaro_winkler`] of strings of at most 64 characters, the matched
@@ -299,8 +308,14 @@ impl Tally {
 /// pair, so that its weight is large but finite (a value seen in a
 /// candidate only is not proof of a match).
 pub fn u_of(random: &Tally) -> Vec<[f64; LEVELS]> {
-    random
-        .level_counts()
+    u_of_counts(random.level_counts())
+}
+
+/// [`u_of`] from the random pairs' counts per field and level (what
+/// [`Tally::level_counts`] gives): u needs no more of them, so a caller
+/// may count them without keeping each pair's vector.
+pub fn u_of_counts(counts: Vec<[u64; LEVELS]>) -> Vec<[f64; LEVELS]> {
+    counts
         .into_iter()
         .map(|counts| {
             let total: u64 = counts.iter().sum();

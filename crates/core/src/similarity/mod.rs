@@ -15,6 +15,7 @@
 //! union-find ([`graph`]); every exact similarity is `ratio(shared, union)`,
 //! so two paths that compare the same sets print the same number; results do
 //! not depend on the thread count or on which SIMD kernel runs.
+pub mod char_profile;
 pub(crate) mod containment;
 pub mod entity;
 pub mod fellegi_sunter;

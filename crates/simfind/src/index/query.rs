@@ -26,7 +26,6 @@ use xxhash_rust::xxh3::{Xxh3, xxh3_128};
 use super::{Index, IndexError, ItemKind, ParamsError, StoredDoc};
 
 mod walk;
-pub use walk::MISS;
 use crate::input::read::ReadOptions;
 use crate::lsh::{scurve, tune};
 use crate::pipeline::{self, ReloadError, Verification};
@@ -37,6 +36,7 @@ use crate::similarity::{sets, verify};
 use crate::sketch::{AnySketcher, Sketcher};
 use crate::source::Document;
 use crate::source::{self, Reopen};
+pub use walk::MISS;
 
 /// What to report for each query document.
 #[derive(Clone, Copy, Debug)]

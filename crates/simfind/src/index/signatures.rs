@@ -125,9 +125,8 @@ impl Index {
             let loaded = Signatures::load(self, version, width, sketcher)?;
             *self.signatures.borrow_mut() = Some(loaded);
         }
-        Ref::filter_map(self.signatures.borrow(), Option::as_ref).map_err(|_| {
-            self.not_index("its signatures could not be held in memory".to_owned())
-        })
+        Ref::filter_map(self.signatures.borrow(), Option::as_ref)
+            .map_err(|_| self.not_index("its signatures could not be held in memory".to_owned()))
     }
 }
 

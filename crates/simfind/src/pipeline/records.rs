@@ -47,6 +47,7 @@ use crate::input::kind::InputKind;
 use crate::input::records::Records;
 use crate::model::{DocPairs, DocStatus, Document, SimilarPair};
 use crate::progress::{Reporter, Stage};
+use crate::similarity::fellegi_sunter::probability_of;
 use crate::similarity::{join, sets};
 use crate::sketch::Sketcher;
 use crate::text::hash_shingle;
@@ -629,30 +630,45 @@ fn scored_by_model(
     reporter.begin(Stage::Verify, Some(candidates.len() as u64));
     let (trained, codes) = fellegi_sunter::train(values, names, candidates, first, model);
     let width = names.len().max(1);
+    // Each candidate's total from weights looked up; the breakdown only for
+    // the pairs reported.
+    let lookup = values.weights(&trained.model, model.term_frequency);
     // Only the pairs reported are kept (a candidate's slot would cost more
     // than its pair: a million candidates, a few thousand reported).
+    // Progress a chunk at a time: the reporter takes a lock.
+    const CHUNK: usize = 4096;
     let scored: Vec<Scored> = candidates
-        .par_iter()
-        .zip(codes.par_chunks(width))
-        .filter_map(|(&(a, b), codes)| {
-            if reporter.cancelled() {
-                return None;
+        .par_chunks(CHUNK)
+        .zip(codes.par_chunks(width * CHUNK))
+        .flat_map_iter(|(pairs, codes)| {
+            let cancelled = reporter.cancelled();
+            if !cancelled {
+                reporter.advance(pairs.len() as u64);
             }
-            reporter.advance(1);
-            let weights = values.breakdown_of(&trained.model, codes, a, model.term_frequency);
-            (weights.probability >= threshold).then(|| {
-                let pair = SimilarPair {
-                    a,
-                    b,
-                    similarity: weights.probability,
-                    estimate: None,
-                    shared: None,
-                };
-                let mut row = Vec::with_capacity(names.len() + 1);
-                row.push(Some(weights.total));
-                row.extend(weights.fields.iter().map(|f| f.level.map(|_| f.weight)));
-                (pair, row)
-            })
+            let (lookup, trained) = (&lookup, &trained);
+            pairs
+                .iter()
+                .zip(codes.chunks(width))
+                .filter(move |_| !cancelled)
+                .filter_map(move |(&(a, b), codes)| {
+                    let total = lookup.total(values, codes, a);
+                    (probability_of(total) >= threshold).then(|| {
+                        let weights =
+                            values.breakdown_of(&trained.model, codes, a, model.term_frequency);
+                        debug_assert_eq!(weights.total.to_bits(), total.to_bits());
+                        let pair = SimilarPair {
+                            a,
+                            b,
+                            similarity: weights.probability,
+                            estimate: None,
+                            shared: None,
+                        };
+                        let mut row = Vec::with_capacity(names.len() + 1);
+                        row.push(Some(weights.total));
+                        row.extend(weights.fields.iter().map(|f| f.level.map(|_| f.weight)));
+                        (pair, row)
+                    })
+                })
         })
         .collect();
     reporter.end(Stage::Verify);

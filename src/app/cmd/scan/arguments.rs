@@ -133,7 +133,8 @@ pub struct Args {
     /// and in the input's form (a CSV keeps its header and delimiter), as UTF-8,
     /// atomically: the deduplicated file. Removals are decided as --list-removable
     /// decides them (-t 0.9 unless given, --cluster, --keep). One input (stdin is first
-    /// copied to a temporary file beside FILE).
+    /// copied to a temporary file beside FILE); with --link A B, the rows of B that pair
+    /// with no record of A at the threshold (the new records of a batch).
     #[arg(long, value_name = "FILE", help_heading = "Records")]
     pub write_kept: Option<PathBuf>,
 

@@ -70,8 +70,11 @@ pub(super) fn run(args: Args) -> Result<i32> {
         }
     }
     if args.write_kept.is_some() {
-        if args.roots.len() != 1 {
-            bail!("--write-kept writes the kept rows of one input: give one file");
+        if args.roots.len() != 1 && !record.link {
+            bail!(
+                "--write-kept writes the kept rows of one input: give one file (or, with \
+                 --link A B, the rows of B with no partner in A)"
+            );
         }
         if kind == InputKind::Sets && args.input.pairs {
             bail!("--write-kept does not apply to --input sets --pairs: a set is many lines");
@@ -182,18 +185,19 @@ pub(super) fn run(args: Args) -> Result<i32> {
     let started = Instant::now();
     let quiet = args.verbosity.quiet;
     let ui = Ui::with(args.verbosity);
-    // --write-kept reads its input again: stdin is first copied to a file
-    // beside the kept one (removed when the run ends), read from there and
-    // named `stdin` in messages as it would be.
-    let spool = match (&kept_file, &args.roots[..]) {
-        (Some((path, _)), [one]) if one.as_os_str() == "-" => Some(spool_stdin(path)?),
+    // --write-kept reads its input again (with --link, the second): stdin
+    // is first copied to a file beside the kept one (removed when the run
+    // ends), read from there and named `stdin` in messages as it would be.
+    let again = usize::from(record.link);
+    let spool = match (&kept_file, args.roots.get(again)) {
+        (Some((path, _)), Some(one)) if one.as_os_str() == "-" => Some(spool_stdin(path)?),
         _ => None,
     };
-    let roots: Vec<std::path::PathBuf> = match &spool {
-        Some(file) => vec![file.path().to_path_buf()],
-        None => args.roots.clone(),
-    };
-    let spool_name = roots[0].display().to_string();
+    let mut roots: Vec<std::path::PathBuf> = args.roots.clone();
+    if let Some(file) = &spool {
+        roots[again] = file.path().to_path_buf();
+    }
+    let spool_name = roots[again].display().to_string();
     let named = |mut err: records::RowError| {
         if spool.is_some() && err.input == spool_name {
             err.input = "stdin".into();
@@ -213,9 +217,14 @@ pub(super) fn run(args: Args) -> Result<i32> {
     crate::app::important::apply(&mut records, args.input.important_words, normalization);
     config::check_record_fields(&record, &records.fields)?;
     let fields_used = records.fields.join(",");
-    // Each document's first line (documents are the records, in order).
-    let lines: Vec<u64> = match kept_file {
-        Some(_) => records.records.iter().map(|r| r.origin.line).collect(),
+    // Each document's input and first line (documents are the records, in
+    // order).
+    let lines: Vec<(u32, u64)> = match kept_file {
+        Some(_) => records
+            .records
+            .iter()
+            .map(|r| (r.origin.input, r.origin.line))
+            .collect(),
         None => Vec::new(),
     };
     let mut extra = serde_json::Map::new();
@@ -316,20 +325,45 @@ pub(super) fn run(args: Args) -> Result<i32> {
         report.write_with_fields(&mut outcome, config.threshold, fields.as_ref(), &mut sink)?;
     sink.commit()?;
     if let Some((path, mut file)) = kept_file {
-        let removable: std::collections::HashSet<u32> = report
-            .removable(&outcome, config.threshold)
-            .into_iter()
-            .collect();
+        // Without --link, the records the removal rule keeps; with it, the
+        // second input's records that no pair joins to the first: the new
+        // records of a batch linked against a master file.
+        let removable: std::collections::HashSet<u32> = if record.link {
+            outcome
+                .pairs
+                .iter()
+                .filter(|p| p.similarity >= config.threshold)
+                .map(|p| p.b)
+                .collect()
+        } else {
+            report
+                .removable(&outcome, config.threshold)
+                .into_iter()
+                .collect()
+        };
         let kept: std::collections::HashSet<u64> = (0u32..)
             .zip(&lines)
-            .filter(|(doc, _)| !removable.contains(doc))
-            .map(|(_, &line)| line)
+            .filter(|&(doc, &(input, _))| input as usize == again && !removable.contains(&doc))
+            .map(|(_, &(_, line))| line)
             .collect();
-        let written =
-            records::write_kept(&roots[0], &options, &|line| kept.contains(&line), &mut file)
-                .map_err(|err| anyhow!("{}", named(err)))?;
+        let written = records::write_kept(
+            &roots[again],
+            &options,
+            &|line| kept.contains(&line),
+            &mut file,
+        )
+        .map_err(|err| anyhow!("{}", named(err)))?;
         file.commit()?;
-        if !quiet {
+        if !quiet && record.link {
+            eprintln!(
+                "simfind: {} of {} with no partner in {} ({} with one) written to {}",
+                plural(written, "row", "rows"),
+                args.roots[1].display(),
+                args.roots[0].display(),
+                removable.len(),
+                path.display()
+            );
+        } else if !quiet {
             eprintln!(
                 "simfind: {} kept ({} removable) written to {}",
                 plural(written, "row", "rows"),

@@ -19,9 +19,11 @@
 //! not which pairs are looked at.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU8, Ordering};
 
 use rayon::prelude::*;
 
+use crate::similarity::char_profile::{CharProfile, close_profiled};
 use crate::similarity::fellegi_sunter::{self as fs, Breakdown, EmOptions, Model, Tally};
 use crate::sketch::SplitMix64;
 use crate::text::{Normalization, normalize};
@@ -58,21 +60,105 @@ pub struct Trained {
     pub term_frequency: bool,
 }
 
-/// Every record's fields as compared: normalised characters, and the
-/// frequency of each record's value among the records non-empty in that
-/// field.
+/// Every record's fields as compared: each field's distinct values
+/// (normalised characters), which one each record holds, and how many
+/// records hold each (the term frequencies).
 pub struct Values {
-    /// `chars[f][i]`: record i's field f.
-    chars: Vec<Vec<Box<[char]>>>,
-    /// `frequency[f][i]`: the share of the records non-empty in field f
-    /// whose value is record i's (0 where it is empty).
-    frequency: Vec<Vec<f64>>,
+    fields: Vec<Field>,
+}
+
+/// One field's values. A pair's level depends only on its two values, and
+/// most fields of records have far fewer values than records (first names,
+/// cities): the two million pairs a 10 k scan compares (10⁶ random, the
+/// rest candidates) meet the same few hundred thousand value pairs again
+/// and again, so a field with few values keeps each value pair's level once
+/// computed.
+struct Field {
+    /// Record i's value, an index into `values`; [`EMPTY`] for none.
+    ids: Vec<u32>,
+    /// The distinct non-empty values, in the order first met.
+    values: Vec<Box<[char]>>,
+    /// Per value, the records holding it.
+    counts: Vec<u32>,
+    /// The records non-empty in this field.
+    nonempty: u32,
+    /// With at most [`KNOWN_MAX_VALUES`] values: the level code + 1 of value
+    /// pair `(x, y)` at `x · values + y`, 0 while not computed. A level is
+    /// a function of the two values, so threads that compute one at once
+    /// store the same byte: relaxed atomics suffice.
+    known: Option<Box<[AtomicU8]>>,
+    /// Without `known`: each value's characters per class, which decide
+    /// most value pairs' close level without Jaro–Winkler (a street, a zip
+    /// of unrelated records).
+    profiles: Vec<Option<CharProfile>>,
+}
+
+/// A record's id in [`Field::ids`] when its value is empty.
+const EMPTY: u32 = u32::MAX;
+
+/// Most distinct values of a field whose value pairs' levels are kept: the
+/// table is a byte per ordered pair, 4 MiB at 2,048 values. A field with
+/// more values (a street, a zip) has pairs that rarely meet twice.
+const KNOWN_MAX_VALUES: usize = 2048;
+
+impl Field {
+    fn level(&self, a: u32, b: u32) -> u8 {
+        let (x, y) = (self.ids[a as usize], self.ids[b as usize]);
+        if x == EMPTY || y == EMPTY {
+            return fs::NULL;
+        }
+        if x == y {
+            return fs::Level::Exact as u8;
+        }
+        let Some(known) = &self.known else {
+            return self.compare(x, y);
+        };
+        let slot = &known[x as usize * self.values.len() + y as usize];
+        match slot.load(Ordering::Relaxed) {
+            0 => {
+                let code = self.compare(x, y);
+                slot.store(code + 1, Ordering::Relaxed);
+                code
+            }
+            known => known - 1,
+        }
+    }
+
+    /// The level of two different values (never exact: values are
+    /// distinct, and neither is empty).
+    fn compare(&self, x: u32, y: u32) -> u8 {
+        let (a, b) = (&self.values[x as usize], &self.values[y as usize]);
+        (if fs::within_one_edit(a, b) {
+            fs::Level::OneEdit
+        } else if match &self.profiles[..] {
+            [] => fs::close(a, b),
+            profiles => close_profiled(
+                a,
+                profiles[x as usize].as_ref(),
+                b,
+                profiles[y as usize].as_ref(),
+            ),
+        } {
+            fs::Level::Close
+        } else {
+            fs::Level::Else
+        }) as u8
+    }
+
+    /// The share of the records non-empty here whose value is record i's
+    /// (0 where it is empty).
+    fn frequency(&self, i: u32) -> f64 {
+        match self.ids[i as usize] {
+            EMPTY => 0.0,
+            id => self.counts[id as usize] as f64 / self.nonempty as f64,
+        }
+    }
 }
 
 impl Values {
     /// `records[i][f]`: record i's field f as read.
     pub fn new(records: &[Vec<String>], fields: usize, normalization: Normalization) -> Self {
-        let per_record: Vec<Vec<Box<[char]>>> = records
+        let normalised: Vec<Vec<Box<[char]>>> = records
             .par_iter()
             .map(|r| {
                 (0..fields)
@@ -86,37 +172,58 @@ impl Values {
                     .collect()
             })
             .collect();
-        let mut chars: Vec<Vec<Box<[char]>>> = (0..fields)
-            .map(|_| Vec::with_capacity(records.len()))
-            .collect();
-        for record in per_record {
-            for (f, value) in record.into_iter().enumerate() {
-                chars[f].push(value);
-            }
-        }
-        let frequency = chars
-            .iter()
-            .map(|values| {
-                let mut counts: HashMap<&[char], u32> = HashMap::new();
-                for v in values.iter().filter(|v| !v.is_empty()) {
-                    *counts.entry(v).or_insert(0) += 1;
-                }
-                let nonempty: u32 = counts.values().sum();
-                values
+        let fields = (0..fields)
+            .map(|f| {
+                let mut index: HashMap<&[char], u32> = HashMap::new();
+                let mut values: Vec<Box<[char]>> = Vec::new();
+                let mut counts: Vec<u32> = Vec::new();
+                let ids: Vec<u32> = normalised
                     .iter()
-                    .map(|v| match counts.get(&v[..]) {
-                        Some(&c) if !v.is_empty() => c as f64 / nonempty as f64,
-                        _ => 0.0,
+                    .map(|record| {
+                        let value = &record[f];
+                        if value.is_empty() {
+                            return EMPTY;
+                        }
+                        let id = *index.entry(value).or_insert_with(|| {
+                            values.push(value.clone());
+                            counts.push(0);
+                            (values.len() - 1) as u32
+                        });
+                        counts[id as usize] += 1;
+                        id
                     })
-                    .collect()
+                    .collect();
+                let nonempty = counts.iter().sum();
+                let known = (values.len() <= KNOWN_MAX_VALUES).then(|| {
+                    (0..values.len() * values.len())
+                        .map(|_| AtomicU8::new(0))
+                        .collect()
+                });
+                let profiles = match known {
+                    Some(_) => Vec::new(),
+                    None => values.iter().map(|v| CharProfile::of(v)).collect(),
+                };
+                Field {
+                    ids,
+                    values,
+                    counts,
+                    nonempty,
+                    known,
+                    profiles,
+                }
             })
             .collect();
-        Values { chars, frequency }
+        Values { fields }
+    }
+
+    /// The records.
+    fn records(&self) -> usize {
+        self.fields.first().map_or(0, |f| f.ids.len())
     }
 
     /// The comparison vector of records `a` and `b`.
     pub fn codes(&self, a: u32, b: u32) -> Vec<u8> {
-        let mut codes = vec![0; self.chars.len()];
+        let mut codes = vec![0; self.fields.len()];
         self.codes_into(a, b, &mut codes);
         codes
     }
@@ -124,9 +231,8 @@ impl Values {
     /// [`Values::codes`] written into `out` (one byte per field), so that
     /// a million pairs' vectors are one flat buffer, not a million vectors.
     fn codes_into(&self, a: u32, b: u32, out: &mut [u8]) {
-        for (values, code) in self.chars.iter().zip(out) {
-            let (x, y) = (&values[a as usize], &values[b as usize]);
-            *code = level_of_chars(x, y).map_or(fs::NULL, |l| l as u8);
+        for (field, code) in self.fields.iter().zip(out) {
+            *code = field.level(a, b);
         }
     }
 
@@ -145,14 +251,42 @@ impl Values {
         term_frequency: bool,
     ) -> Breakdown {
         model.breakdown(codes, |f| {
-            term_frequency.then(|| self.frequency[f][a as usize])
+            term_frequency.then(|| self.fields[f].frequency(a))
         })
+    }
+
+    /// `model`'s weights looked up instead of computed, for scoring many
+    /// pairs: [`Weights::total`] is [`Values::breakdown_of`]'s total.
+    pub fn weights(&self, model: &Model, term_frequency: bool) -> Weights {
+        let level_weight = |f: usize, l: usize| (model.m[f][l] / model.u[f][l]).log2();
+        Weights {
+            prior: (model.lambda / (1.0 - model.lambda)).log2(),
+            levels: (0..self.fields.len())
+                .map(|f| std::array::from_fn(|l| level_weight(f, l)))
+                .collect(),
+            exact: self
+                .fields
+                .iter()
+                .enumerate()
+                .map(|(f, field)| {
+                    if !term_frequency {
+                        return Vec::new();
+                    }
+                    let m = model.m[f][fs::Level::Exact as usize];
+                    field
+                        .counts
+                        .iter()
+                        .map(|&c| (m / (c as f64 / field.nonempty as f64)).log2())
+                        .collect()
+                })
+                .collect(),
+        }
     }
 
     /// The comparison vectors of `pairs`, one after another (`fields`
     /// bytes each), computed in parallel in the pairs' order.
     fn codes_of(&self, pairs: &[(u32, u32)]) -> Vec<u8> {
-        let fields = self.chars.len().max(1);
+        let fields = self.fields.len().max(1);
         let mut codes = vec![0u8; pairs.len() * fields];
         codes
             .par_chunks_mut(fields)
@@ -160,22 +294,68 @@ impl Values {
             .for_each(|(out, &(a, b))| self.codes_into(a, b, out));
         codes
     }
+
+    /// Per field, the pairs of `pairs` at each level (nulls not counted):
+    /// all that u needs of them, without their vectors.
+    fn level_counts(&self, pairs: &[(u32, u32)]) -> Vec<[u64; fs::LEVELS]> {
+        self.fields
+            .iter()
+            .map(|field| {
+                pairs
+                    .par_iter()
+                    .fold(
+                        || [0u64; fs::LEVELS],
+                        |mut counts, &(a, b)| {
+                            if let Some(slot) = counts.get_mut(field.level(a, b) as usize) {
+                                *slot += 1;
+                            }
+                            counts
+                        },
+                    )
+                    .reduce(
+                        || [0u64; fs::LEVELS],
+                        |mut x, y| {
+                            for (s, t) in x.iter_mut().zip(y) {
+                                *s += t;
+                            }
+                            x
+                        },
+                    )
+            })
+            .collect()
+    }
 }
 
-/// [`fs::level_of`] on characters already split.
-fn level_of_chars(a: &[char], b: &[char]) -> Option<fs::Level> {
-    if a.is_empty() || b.is_empty() {
-        return None;
+/// A model's weights per field and level, and with term frequencies, per
+/// value at the exact level: a million candidates' totals without a
+/// logarithm or an allocation each, the same sums in the same order as
+/// [`Model::breakdown`] makes.
+pub struct Weights {
+    prior: f64,
+    levels: Vec<[f64; fs::LEVELS]>,
+    /// `exact[f][v]`: the exact level's weight for value v of field f
+    /// (empty without term frequencies).
+    exact: Vec<Vec<f64>>,
+}
+
+impl Weights {
+    /// The match weight of a pair whose first record is `a` and whose
+    /// comparison vector is `codes`, in `values`.
+    pub fn total(&self, values: &Values, codes: &[u8], a: u32) -> f64 {
+        let mut total = self.prior;
+        for (f, &code) in codes.iter().enumerate() {
+            let Some(level) = fs::Level::of_code(code) else {
+                continue;
+            };
+            total += match (&self.exact[f][..], level) {
+                (exact, fs::Level::Exact) if !exact.is_empty() => {
+                    exact[values.fields[f].ids[a as usize] as usize]
+                }
+                _ => self.levels[f][level as usize],
+            };
+        }
+        total
     }
-    Some(if a == b {
-        fs::Level::Exact
-    } else if fs::within_one_edit(a, b) {
-        fs::Level::OneEdit
-    } else if fs::close(a, b) {
-        fs::Level::Close
-    } else {
-        fs::Level::Else
-    })
 }
 
 /// The pairs u is counted on: every pair when there are at most
@@ -248,11 +428,11 @@ pub(super) fn train(
     first: Option<u32>,
     config: &FsConfig,
 ) -> (Trained, Vec<u8>) {
-    let records = values.chars.first().map_or(0, |f| f.len()) as u32;
-    let fields = values.chars.len();
+    let records = values.records() as u32;
+    let fields = values.fields.len();
     let (random, u) = {
         let random = random_pairs(records, first, config.seed);
-        let u = fs::u_of(&tally(&values.codes_of(&random), fields));
+        let u = fs::u_of_counts(values.level_counts(&random));
         (random.len() as u64, u)
     };
     let population = all_pairs(records, first);
@@ -290,6 +470,52 @@ mod tests {
         assert!(dedupe.iter().all(|&(a, b)| a < b && b < 3000));
     }
 
+    /// The levels kept per value pair (a field of few values) and decided
+    /// with character profiles (a field of more than KNOWN_MAX_VALUES) are
+    /// the levels of the two strings, asked twice (the second time from the
+    /// table) and in both orders.
+    #[test]
+    fn kept_and_profiled_levels_are_the_strings_levels() {
+        let mut rng = SplitMix64(39);
+        let mut word = |len: u64, letters: u8| -> String {
+            (0..2 + rng.next_u64() % len)
+                .map(|_| (b'a' + (rng.next_u64() % letters as u64) as u8) as char)
+                .collect()
+        };
+        // Field 0: 40 short words of 4 letters (many one edit or close);
+        // field 1: 3,000 longer ones, past the table.
+        let few: Vec<String> = (0..40).map(|_| word(4, 4)).collect();
+        let many: Vec<String> = (0..3000).map(|i| format!("{} {i}", word(8, 6))).collect();
+        let records: Vec<Vec<String>> = (0..3000)
+            .map(|i| vec![few[i % few.len()].clone(), many[i].clone()])
+            .collect();
+        let values = Values::new(&records, 2, Normalization::default());
+        assert!(values.fields[0].known.is_some() && values.fields[1].known.is_none());
+        let mut levels = [[0usize; fs::LEVELS]; 2];
+        for a in (0..3000u32).step_by(7) {
+            for b in (0..3000u32).step_by(11) {
+                let want: Vec<u8> = fs::codes(
+                    records[a as usize].iter().map(String::as_str),
+                    records[b as usize].iter().map(String::as_str),
+                );
+                assert_eq!(values.codes(a, b), want, "{a} {b}");
+                assert_eq!(values.codes(a, b), want, "{a} {b}, kept");
+                assert_eq!(
+                    values.codes(b, a),
+                    fs::codes(
+                        records[b as usize].iter().map(String::as_str),
+                        records[a as usize].iter().map(String::as_str),
+                    )
+                );
+                for (f, &c) in want.iter().enumerate() {
+                    levels[f][c as usize] += 1;
+                }
+            }
+        }
+        // Every level met in each field, so each path was taken.
+        assert!(levels.iter().flatten().all(|&n| n > 0), "{levels:?}");
+    }
+
     #[test]
     fn values_are_normalised_and_their_frequencies_counted() {
         let records: Vec<Vec<String>> =
@@ -299,10 +525,9 @@ mod tests {
                 .collect();
         let values = Values::new(&records, 2, Normalization::default());
         assert_eq!(values.codes(0, 1), vec![0, fs::NULL]);
-        assert_eq!(values.frequency[0], vec![0.5, 0.5, 0.25, 0.25]);
-        assert_eq!(
-            values.frequency[1],
-            vec![1.0 / 3.0, 0.0, 2.0 / 3.0, 2.0 / 3.0]
-        );
+        let frequency =
+            |f: usize| -> Vec<f64> { (0..4).map(|i| values.fields[f].frequency(i)).collect() };
+        assert_eq!(frequency(0), vec![0.5, 0.5, 0.25, 0.25]);
+        assert_eq!(frequency(1), vec![1.0 / 3.0, 0.0, 2.0 / 3.0, 2.0 / 3.0]);
     }
 }
