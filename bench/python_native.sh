@@ -9,5 +9,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-engines.sh
 export SIMFIND_BIN="${SIMFIND_BIN:-$PWD/target/release-tests/simfind}"
+# numpy (imported by pyarrow for simfind's results, and by datasketch) starts
+# OpenBLAS's threads, which spin waiting for work for a while after the
+# import: inside the timed window they took up to 0.06 CPU s of a 0.2 s call
+# and a core from the tool measured. No tool here multiplies matrices, so
+# every child runs with one BLAS thread (the same for all of them).
+export OPENBLAS_NUM_THREADS=1
 [ -x "$SIMFIND_BIN" ] || cargo build --profile release-tests --bin simfind
 exec nice target/engines/venv/bin/python bench/python_native.py "$@"
