@@ -74,6 +74,8 @@ pub struct ScanArgs<'a> {
     pub wait: f64,
     /// `--summary-json`.
     pub summary_json: &'a SummaryArgs,
+    /// `--top K`: each point's K nearest neighbours, ranked.
+    pub top: Option<u64>,
 }
 
 /// The output of a family's pairs that `report`'s --format and --cluster ask
@@ -105,6 +107,31 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
     let f = args.families;
     let kind = args.input;
     let (format, method) = output_format(args.report, metric_name(f, kind))?;
+    let top = args.top.map(|k| usize::try_from(k).unwrap_or(usize::MAX));
+    if top.is_some() {
+        match format {
+            Format::Csv | Format::Tsv => {}
+            Format::Jsonl => bail!("--top writes CSV or TSV: --format jsonl does not apply"),
+            Format::GroupsCsv | Format::GroupsJsonl => bail!(
+                "--top writes each item's nearest neighbours, not groups: it does not apply \
+                 to --format clusters or html, --cluster or --list-removable"
+            ),
+        }
+    }
+    // The pairs as asked: all of them, or each point's `top` nearest.
+    let write_found = |sink: &mut Sink,
+                       measure: Measure,
+                       pairs: &[run::Found],
+                       id: &dyn Fn(u32) -> Vec<u8>| match top {
+        Some(k) => writer::write_top(
+            sink,
+            format == Format::Tsv,
+            measure,
+            &run::nearest_points(pairs, measure, k),
+            id,
+        ),
+        None => writer::write(sink, format, measure, method, pairs, id),
+    };
     let cosine = kind == InputKind::Vectors && matches!(f.metric, None | Some(MetricArg::Cosine));
     if args.db.is_some() && !cosine {
         bail!(
@@ -189,7 +216,7 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
             let (choice, outcome) = run::run_vectors(&spec, &points, link(&starts), indexed, &ui)
                 .map_err(point_error)?;
             let measure = spec.query.measure();
-            writer::write(&mut sink, format, measure, method, &outcome.pairs, &|i| {
+            write_found(&mut sink, measure, &outcome.pairs, &|i| {
                 points.ids[i as usize].as_bytes().to_vec()
             })?;
             sink.commit()?;
@@ -232,8 +259,7 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
             let (strings, starts) = read_all(&args, &mut problems, vectors::read_bits_capped)?;
             let (choice, outcome) =
                 run::run_bits(&spec, &strings, link(&starts), &ui).map_err(point_error)?;
-            let hamming = Measure::Hamming;
-            writer::write(&mut sink, format, hamming, method, &outcome.pairs, &|i| {
+            write_found(&mut sink, Measure::Hamming, &outcome.pairs, &|i| {
                 strings.ids[i as usize].as_bytes().to_vec()
             })?;
             sink.commit()?;
@@ -284,8 +310,7 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
             }
             let outcome = run::scan_fingerprints(&values, radius, &ui);
             let path = |i: u32| files[kept[i as usize]].path.as_os_str().as_bytes().to_vec();
-            let hamming = Measure::Hamming;
-            writer::write(&mut sink, format, hamming, method, &outcome.pairs, &path)?;
+            write_found(&mut sink, Measure::Hamming, &outcome.pairs, &path)?;
             sink.commit()?;
             if !quiet {
                 eprintln!(

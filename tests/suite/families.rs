@@ -601,6 +601,9 @@ mod exact;
 /// Every rule of a run over points, as the flags' words.
 mod refusals;
 
+/// `scan --top K` of vectors and bit strings against a brute force.
+mod top;
+
 /// On debian-docs: term-frequency vectors against their exact measures, and
 /// SimHash against a brute force over every pair.
 mod debian;

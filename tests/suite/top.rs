@@ -321,9 +321,10 @@ fn top_refuses_zero_groups_and_the_kinds_it_cannot_rank() {
             &["scan", "d", "--top", "2", "--metric", "containment"],
             "--metric containment",
         ),
+        // Points are ranked (tests/suite/families/top.rs); ICWS is not.
         (
-            &["scan", "--input", "vectors", "v.csv", "--top", "2"],
-            "--input vectors",
+            &["scan", "d", "--top", "2", "--sketch", "icws"],
+            "--top does not apply to --sketch icws",
         ),
     ] {
         let out = sim_in(dir.path(), args);

@@ -35,9 +35,6 @@ pub fn run(args: Args) -> Result<i32> {
     let kind = args.input.input;
     if args.top.is_some() {
         let refused = match mode {
-            Mode::VectorFamily => Some(format!(
-                "a family of points or fingerprints (--input {kind}, --sketch, --metric) yet"
-            )),
             Mode::Icws => Some("--sketch icws".to_string()),
             Mode::Containment => Some("--metric containment".to_string()),
             Mode::IdenticalBy(_) => Some("--identical-by".to_string()),
@@ -46,8 +43,9 @@ pub fn run(args: Args) -> Result<i32> {
         };
         if let Some(what) = refused {
             bail!(
-                "--top does not apply to {what}: it ranks the neighbours of files and of \
-                 records (--input jsonl, csv, tsv, sets)"
+                "--top does not apply to {what}: it ranks the neighbours of files, of \
+                 records (--input jsonl, csv, tsv, sets), of points (--input vectors, bits) \
+                 and of SimHash fingerprints"
             );
         }
     }
@@ -99,6 +97,7 @@ pub fn run(args: Args) -> Result<i32> {
                 db: args.db.as_deref(),
                 wait: args.wait,
                 summary_json: &args.summary_json,
+                top: args.top,
             };
             if mode == Mode::Icws {
                 crate::app::weighted::scan(family_args)

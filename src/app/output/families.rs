@@ -100,6 +100,48 @@ pub fn write(
     Ok(())
 }
 
+/// `scan --top K` of points or fingerprints: each row an item, one of its
+/// nearest neighbours and that neighbour's rank (`rows` as
+/// [`simfind::pipeline::vectors::nearest_points`] gives them), CSV or TSV
+/// with the columns `a`, `b`, `rank`, `metric` and `similarity|distance`.
+pub fn write_top(
+    sink: &mut impl Write,
+    tsv: bool,
+    measure: Measure,
+    rows: &[(u32, Found)],
+    id: &dyn Fn(u32) -> Vec<u8>,
+) -> Result<()> {
+    let header = ["a", "b", "rank", "metric", measure.column()];
+    if tsv {
+        writeln!(sink, "{}", header.join("\t"))?;
+        for (rank, p) in rows {
+            tsv_field(sink, &id(p.a))?;
+            sink.write_all(b"\t")?;
+            tsv_field(sink, &id(p.b))?;
+            writeln!(
+                sink,
+                "\t{rank}\t{}\t{}",
+                measure.name(),
+                measure.format_value(p.value)
+            )?;
+        }
+        return Ok(());
+    }
+    let mut csv = csv::Writer::from_writer(sink);
+    csv.write_record(header)?;
+    for (rank, p) in rows {
+        csv.write_record([
+            id(p.a),
+            id(p.b),
+            rank.to_string().into_bytes(),
+            measure.name().as_bytes().to_vec(),
+            measure.format_value(p.value).into_bytes(),
+        ])?;
+    }
+    csv.flush()?;
+    Ok(())
+}
+
 /// Groups of the points that `pairs` link. Clustering is by similarity, so
 /// a distance `d` is handed over as `−d` (every pair given is within the
 /// query, hence the lowest threshold); documents are ordered by id, which

@@ -3,10 +3,13 @@
 //! read the points and write the pairs; what happens between is decided
 //! here once, for `scan` on the command line and any other caller.
 
+use super::Found;
 use super::choose::{self, Asked, Choice, ChooseError, Given};
 use super::{FamilyOutcome, RunOptions, VectorQuery};
 use crate::input::vectors::{BitStrings, Vectors};
 use crate::lsh::Banding;
+use crate::measure::Measure;
+use crate::model::SimilarPair;
 use crate::pipeline::Verification;
 use crate::progress::Reporter;
 use crate::sketch::BitSampling;
@@ -185,4 +188,82 @@ pub fn run_bits(
         }
     };
     Ok((choice, outcome))
+}
+
+/// Each point's `k` nearest neighbours among the verified `pairs` (`scan
+/// --top K` of points or fingerprints): rows `(rank, pair)` with `pair.a`
+/// the item and `pair.b` its neighbour, items in id order, nearest first
+/// (the largest similarity, the smallest distance, as `measure` reads its
+/// values), ties by the neighbour's id, so the rows do not depend on the
+/// threads. Both ends of a pair rank it; [`crate::model::nearest`] is the
+/// one ranking, shared with the MinHash scans.
+pub fn nearest_points(pairs: &[Found], measure: Measure, k: usize) -> Vec<(u32, Found)> {
+    // Distances are ranked as similarities by their negation.
+    let closer = if measure.larger_is_more_similar() {
+        1.0
+    } else {
+        -1.0
+    };
+    let similar = pairs.iter().map(|p| SimilarPair {
+        a: p.a,
+        b: p.b,
+        similarity: closer * p.value,
+        estimate: None,
+        shared: None,
+    });
+    crate::model::nearest::nearest(similar, k)
+        .into_iter()
+        .map(|n| {
+            let found = Found {
+                a: n.pair.a,
+                b: n.pair.b,
+                value: closer * n.pair.similarity,
+            };
+            (n.rank, found)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn found(a: u32, b: u32, value: f64) -> Found {
+        Found { a, b, value }
+    }
+
+    #[test]
+    fn distances_rank_the_nearest_first_and_similarities_the_most_similar() {
+        let pairs = [found(0, 1, 3.0), found(0, 2, 1.0), found(1, 2, 0.0)];
+        let by_distance = nearest_points(&pairs, Measure::Hamming, 1);
+        assert_eq!(
+            by_distance,
+            vec![
+                (1, found(0, 2, 1.0)),
+                (1, found(1, 2, 0.0)),
+                (1, found(2, 1, 0.0))
+            ]
+        );
+        let by_similarity = nearest_points(&pairs, Measure::Cosine, 1);
+        assert_eq!(
+            by_similarity,
+            vec![
+                (1, found(0, 1, 3.0)),
+                (1, found(1, 0, 3.0)),
+                (1, found(2, 0, 1.0))
+            ]
+        );
+        // Ties by the neighbour's id; k beyond the neighbours gives them all.
+        let tied = [found(0, 2, 1.0), found(0, 1, 1.0)];
+        let all = nearest_points(&tied, Measure::L2, 5);
+        assert_eq!(
+            all,
+            vec![
+                (1, found(0, 1, 1.0)),
+                (2, found(0, 2, 1.0)),
+                (1, found(1, 0, 1.0)),
+                (1, found(2, 0, 1.0)),
+            ]
+        );
+    }
 }
