@@ -32,6 +32,7 @@ pub fn lower(lower: Lower) -> &'static str {
              a higher --threshold (shorter prefixes), --max-size SIZE (skip the largest files)"
         }
         Lower::Candidates => "more --rows or a higher --threshold (fewer candidate pairs)",
+        Lower::Threads => "--threads 1 (each thread reserves its own stack)",
     }
 }
 

@@ -57,6 +57,8 @@ pub enum Lower {
     Join,
     /// The candidate pairs.
     Candidates,
+    /// A thread's stack: fewer threads.
+    Threads,
 }
 
 impl fmt::Display for Lower {
@@ -75,6 +77,7 @@ impl fmt::Display for Lower {
                  (shorter prefixes), a maximum size (skip the largest documents)"
             }
             Lower::Candidates => "more rows or a higher threshold (fewer candidate pairs)",
+            Lower::Threads => "fewer threads (each reserves its own stack)",
         })
     }
 }
@@ -153,6 +156,36 @@ fn fail(oom: OutOfMemory) -> ! {
         Some(hook) => hook(&oom),
         None => panic!("{oom}"),
     }
+}
+
+/// The stack a new thread reserves (std's default), named when one could
+/// not be started.
+pub const THREAD_STACK: usize = 2 << 20;
+
+/// Ends the run (through the hook) because a thread of `what` could not be
+/// started: under an address-space limit (`ulimit -v`) its stack is the
+/// allocation that fails, and `std::thread::scope`'s `spawn` would panic.
+#[cold]
+pub fn no_thread(what: &'static str) -> ! {
+    fail(OutOfMemory {
+        what,
+        bytes: THREAD_STACK,
+        lower: Lower::Threads,
+        budget: None,
+    })
+}
+
+/// `scope.spawn(f)`, except that a thread that cannot be started (its stack
+/// does not fit under an address-space limit) ends the run as out of memory
+/// ([`no_thread`], naming `what`) rather than panicking.
+pub fn spawn<'scope, T: Send + 'scope>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    what: &'static str,
+    f: impl FnOnce() -> T + Send + 'scope,
+) -> std::thread::ScopedJoinHandle<'scope, T> {
+    std::thread::Builder::new()
+        .spawn_scoped(scope, f)
+        .unwrap_or_else(|_| no_thread(what))
 }
 
 /// `vec.try_reserve(additional)` after the budget [check], or the

@@ -144,7 +144,7 @@ pub fn refresh_guarded(
     let mut walk_config = config.clone();
     walk_config.walk.parallel_stat = true;
     let (stored, (mut files, mut stats)) = std::thread::scope(|scope| {
-        let walk = scope.spawn(|| {
+        let walk = crate::memory::spawn(scope, "the walk's thread", || {
             let mut stats = ScanStats::default();
             let files = pipeline::walk_files(&walk_config, &walk_reporter, &mut stats);
             (files, stats)

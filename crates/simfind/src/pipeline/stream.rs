@@ -180,7 +180,7 @@ pub(super) fn walk_and_sign(
     let walked = std::thread::scope(|scope| {
         let signing = &signing;
         let walker = match &prefetcher {
-            None => scope.spawn(move || {
+            None => crate::memory::spawn(scope, "the walk's thread", move || {
                 walk_in_batches(config, reporter, signing, &mut |batch| {
                     signing.send(&tx, batch)
                 })
@@ -189,7 +189,7 @@ pub(super) fn walk_and_sign(
                 // Walker → reader → workers: the walk goes on while a batch
                 // is read, and the workers take batches already read.
                 let (to_reader, from_walker) = std::sync::mpsc::sync_channel::<Batch>(1);
-                scope.spawn(move || {
+                crate::memory::spawn(scope, "the read-ahead's thread", move || {
                     for mut batch in from_walker {
                         batch.read_ahead = prefetcher.read(&batch.files);
                         if !signing.send(&tx, batch) {
@@ -197,7 +197,7 @@ pub(super) fn walk_and_sign(
                         }
                     }
                 });
-                scope.spawn(move || {
+                crate::memory::spawn(scope, "the walk's thread", move || {
                     walk_in_batches(config, reporter, signing, &mut |batch| {
                         to_reader.send(batch).is_ok()
                     })

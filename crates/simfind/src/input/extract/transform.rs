@@ -181,11 +181,11 @@ impl Transform {
             if let Some(mut stdin) = stdin {
                 // A command that does not read its input closes the pipe:
                 // a write error then is no failure of the file.
-                scope.spawn(move || {
+                crate::memory::spawn(scope, "a transform's input thread", move || {
                     let _ = stdin.write_all(raw);
                 });
             }
-            let errors = scope.spawn(move || {
+            let errors = crate::memory::spawn(scope, "a transform's error thread", move || {
                 let mut kept = Vec::new();
                 let _ = (&mut stderr)
                     .take(STDERR_KEPT as u64)
@@ -194,7 +194,7 @@ impl Transform {
                 kept
             });
             let capped = &capped;
-            let output = scope.spawn(move || {
+            let output = crate::memory::spawn(scope, "a transform's output thread", move || {
                 let mut text = Vec::new();
                 let read = (&mut stdout)
                     .take(max_text as u64 + 1)
