@@ -33,6 +33,7 @@ mod read;
 pub use exchange::{exchange_banding, exchange_family};
 use read::read_all;
 pub(crate) use read::{Parser, read_points};
+use simfind::index::items::RefreshedItems;
 use simfind::spec::{PointQuery, PointSpec, SimHashWeights};
 
 /// Whether `scan` runs a vector family rather than the MinHash pipeline.
@@ -133,10 +134,11 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
         None => writer::write(sink, format, measure, method, pairs, id),
     };
     let cosine = kind == InputKind::Vectors && matches!(f.metric, None | Some(MetricArg::Cosine));
-    if args.db.is_some() && !cosine {
+    let bits = kind == InputKind::Bits && f.sketch.is_none();
+    if args.db.is_some() && !cosine && !bits {
         bail!(
-            "--db keeps MinHash signatures, or the hyperplanes of vectors compared by cosine: it \
-             cannot be combined with --input {kind}{}",
+            "--db keeps MinHash signatures, the hyperplanes of vectors compared by cosine, or \
+             the sampled bits of bit strings: it cannot be combined with --input {kind}{}",
             if kind == InputKind::Vectors {
                 format!(" --metric {}", metric_name(f, kind))
             } else {
@@ -200,7 +202,7 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
                 Some(db) => {
                     let (refreshed, banding, seed) = vectors_indexed(&args, db, &points, &spec)?;
                     if !quiet {
-                        eprintln!("simfind: {}", describe_vectors(&refreshed));
+                        eprintln!("simfind: {}", describe_points(&refreshed, "vectors"));
                     }
                     let signed = refreshed.signed;
                     let indexed = run::IndexedSignatures {
@@ -257,8 +259,27 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
         }
         PointQuery::Hamming { radius } => {
             let (strings, starts) = read_all(&args, &mut problems, vectors::read_bits_capped)?;
+            // With --db: the index's sampled positions, the stored
+            // signatures of the strings it holds unchanged.
+            let (indexed, signed) = match args.db {
+                Some(db) => {
+                    let (refreshed, banding, seed) = bits_indexed(&args, db, &strings, &spec)?;
+                    if !quiet {
+                        eprintln!("simfind: {}", describe_points(&refreshed, "bit strings"));
+                    }
+                    let signed = refreshed.signed;
+                    let indexed = run::IndexedSignatures {
+                        banding,
+                        seed,
+                        matrix: refreshed.matrix,
+                    };
+                    (Some(indexed), Some(signed))
+                }
+                None => (None, None),
+            };
+            let seed = indexed.as_ref().map_or(seed, |i| i.seed);
             let (choice, outcome) =
-                run::run_bits(&spec, &strings, link(&starts), &ui).map_err(point_error)?;
+                run::run_bits(&spec, &strings, link(&starts), indexed, &ui).map_err(point_error)?;
             write_found(&mut sink, Measure::Hamming, &outcome.pairs, &|i| {
                 strings.ids[i as usize].as_bytes().to_vec()
             })?;
@@ -270,13 +291,17 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
             let mut parameters = serde_json::Map::new();
             parameters.insert("radius".into(), f64::from(radius).into());
             parameters.insert("bits".into(), strings.bits.into());
-            summary::family_run(
+            let mut run = summary::family_run(
                 ("bits", "hamming", "bit-sampling", parameters, seed),
                 strings.len() as u64,
                 &choice,
                 &outcome,
                 verification,
-            )
+            );
+            if let Some(signed) = signed {
+                run.signed = signed;
+            }
+            run
         }
         PointQuery::SimHash { radius } => {
             let (mut config, _) = config::scan(
@@ -374,37 +399,37 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
     Ok(status)
 }
 
-/// `scan --db I --input vectors`: the index of vectors at `db` (made with
-/// the vectors' dimension and --bands, --rows and --seed, or 20 × 5, when
-/// missing) brought up to date with `points`: its hyperplanes' banding and
-/// seed, and every vector's signature.
-fn vectors_indexed(
+/// `scan --db I --input vectors|bits`: the index of points at `db` (made
+/// with the points' width and --bands, --rows and --seed, or 20 × 5, when
+/// missing) brought up to date by `refresh` (the index's one refresh of
+/// items, signed by its family): its banding and seed, and every point's
+/// signature.
+fn points_indexed(
     args: &ScanArgs,
     db: &Path,
-    points: &vectors::Vectors,
+    (kind, width): (simfind::index::ItemKind, usize),
     spec: &PointSpec,
-) -> Result<(simfind::index::items::RefreshedItems, Banding, u64)> {
+    refresh: impl FnOnce(
+        &mut simfind::index::Index,
+    ) -> Result<RefreshedItems, simfind::index::IndexError>,
+) -> Result<(RefreshedItems, Banding, u64)> {
+    let (signatures, input) = match kind {
+        simfind::index::ItemKind::Bits => ("bit strings' sampled-bit", "bits"),
+        _ => ("vectors' hyperplane", "vectors"),
+    };
     if spec.method == simfind::spec::Method::Exact {
         bail!(
-            "--db keeps the vectors' hyperplane signatures, which only the LSH method uses; \
-             drop --db for --method exact"
+            "--db keeps the {signatures} signatures, which only the LSH method uses; drop --db \
+             for --method exact"
         );
     }
     if spec.verification == simfind::spec::Verification::Signature {
-        bail!("--verify signature does not apply to scan --db --input vectors");
+        bail!("--verify signature does not apply to scan --db --input {input}");
     }
     crate::app::output::refuse_overwriting_index(args.output, db)?;
-    let mut index = config::points_index(
-        db,
-        (simfind::index::ItemKind::Vectors, points.dim),
-        args.signing,
-        args.wait,
-    )?;
-    let items: Vec<(&str, &[f32])> = (0..points.len())
-        .map(|i| (points.ids[i].as_str(), points.row(i)))
-        .collect();
-    let refreshed = simfind::index::points::refresh(&mut index, &items)
-        .with_context(|| format!("cannot update the index {}", db.display()))?;
+    let mut index = config::points_index(db, (kind, width), args.signing, args.wait)?;
+    let refreshed =
+        refresh(&mut index).with_context(|| format!("cannot update the index {}", db.display()))?;
     let params = index.params();
     let banding = Banding {
         bands: params.bands as usize,
@@ -413,10 +438,41 @@ fn vectors_indexed(
     Ok((refreshed, banding, params.seed))
 }
 
-/// One line for stderr on what `scan --db` did to an index of vectors.
-fn describe_vectors(refreshed: &simfind::index::items::RefreshedItems) -> String {
+fn vectors_indexed(
+    args: &ScanArgs,
+    db: &Path,
+    points: &vectors::Vectors,
+    spec: &PointSpec,
+) -> Result<(RefreshedItems, Banding, u64)> {
+    let items: Vec<(&str, &[f32])> = (0..points.len())
+        .map(|i| (points.ids[i].as_str(), points.row(i)))
+        .collect();
+    let kind = (simfind::index::ItemKind::Vectors, points.dim);
+    points_indexed(args, db, kind, spec, |index| {
+        simfind::index::points::refresh(index, &items)
+    })
+}
+
+fn bits_indexed(
+    args: &ScanArgs,
+    db: &Path,
+    strings: &vectors::BitStrings,
+    spec: &PointSpec,
+) -> Result<(RefreshedItems, Banding, u64)> {
+    let items: Vec<(&str, &[u64])> = (0..strings.len())
+        .map(|i| (strings.ids[i].as_str(), strings.row(i)))
+        .collect();
+    let kind = (simfind::index::ItemKind::Bits, strings.bits);
+    points_indexed(args, db, kind, spec, |index| {
+        simfind::index::bits::refresh(index, &items)
+    })
+}
+
+/// One line for stderr on what `scan --db` did to an index of points
+/// (`what`: vectors, bit strings).
+fn describe_points(refreshed: &RefreshedItems, what: &str) -> String {
     format!(
-        "{} vectors: {} unchanged (not signed), {} signed; index: {} added, {} changed, {} \
+        "{} {what}: {} unchanged (not signed), {} signed; index: {} added, {} changed, {} \
          removed",
         refreshed.unchanged + refreshed.signed,
         refreshed.unchanged,

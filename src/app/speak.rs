@@ -105,7 +105,7 @@ pub fn vector_reason(choice: &choose::Choice) -> &'static str {
         (Reason::PredictedCheaper, false) => "lsh (predicted cheaper)",
         (Reason::PredictedCheaper, true) => "exact (predicted cheaper)",
         (Reason::NoBandingReachesRecall, _) => "exact (no banding reaches --min-recall)",
-        (Reason::IndexSignatures, _) => "lsh (--db reuses the index's hyperplane signatures)",
+        (Reason::IndexSignatures, _) => "lsh (--db reuses the index's signatures)",
     }
 }
 

@@ -1499,3 +1499,107 @@ fn a_stream_of_bit_strings_answers_as_brute_force() {
     assert!(new > 5 && seen > 5, "{new} new, {seen} seen");
     assert_eq!(ids(&db).len(), indexed.len() + new);
 }
+
+/// `scan --db I --input bits`: the index of bit strings is made, reused
+/// (strings unchanged are not signed again) and refreshed by the one
+/// refresh of items, and every run writes the bytes of a scan without
+/// `--db` with the index's banding and seed.
+#[test]
+fn scan_db_of_bit_strings_reuses_and_refreshes_the_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("bits.simfind");
+    let rows = bit_rows();
+    let n = rows.len() as u64;
+    // One string changed, one gone, one new.
+    let mut changed = rows.clone();
+    changed[5].1[0] = !changed[5].1[0];
+    changed.remove(9);
+    changed.push(("fresh".into(), rows[0].1.clone()));
+    let mut signed = Vec::new();
+    for (run, table) in [&rows, &rows, &changed].into_iter().enumerate() {
+        let input = write(dir.path(), &format!("bits-{run}.csv"), &bits_file(table));
+        let summary = dir.path().join(format!("summary-{run}.json"));
+        let plain = ok(
+            args![
+                "scan", "--input", "bits", input, "--radius", "6", "--method", "lsh", "--bands",
+                "20", "--rows", "5", "--seed", "42", "-q"
+            ],
+            0,
+        );
+        let indexed = ok(
+            args![
+                "scan",
+                "--input",
+                "bits",
+                input,
+                "--radius",
+                "6",
+                "--db",
+                db,
+                "--summary-json",
+                summary
+            ],
+            0,
+        );
+        assert_eq!(
+            crate::util::stdout(&indexed),
+            crate::util::stdout(&plain),
+            "run {run}"
+        );
+        // Every pair within the radius, at its exact distance.
+        let by_id: BTreeMap<&str, &[bool]> = table
+            .iter()
+            .map(|(id, bits)| (id.as_str(), bits.as_slice()))
+            .collect();
+        let found = scan_distance_rows(&indexed.stdout);
+        assert!(found.len() >= 24, "run {run}: {}", found.len());
+        for (a, b, d) in &found {
+            assert_eq!(hamming(by_id[a.as_str()], by_id[b.as_str()]), *d, "{a} {b}");
+            assert!(*d <= 6);
+        }
+        let summary: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&summary).unwrap()).unwrap();
+        signed.push(summary["signed"].as_u64().unwrap());
+        assert!(
+            stderr(&indexed).contains(&format!(
+                "{} bit strings: {} unchanged (not signed), {} signed",
+                table.len(),
+                table.len() as u64 - signed[run],
+                signed[run]
+            )),
+            "{}",
+            stderr(&indexed)
+        );
+    }
+    assert_eq!(signed, [n, 0, 2]);
+    assert_eq!(ids(&db).len(), changed.len());
+    // --method exact is refused: the index keeps signatures only LSH uses.
+    let input = dir.path().join("bits-0.csv");
+    let out = ok(
+        args![
+            "scan", "--input", "bits", input, "--radius", "6", "--db", db, "--method", "exact"
+        ],
+        2,
+    );
+    assert!(
+        stderr(&out).contains("sampled-bit signatures, which only the LSH method uses"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// The (a, b, distance) rows of a `scan --input bits` output.
+fn scan_distance_rows(stdout: &[u8]) -> Vec<(String, String, u32)> {
+    let mut reader = csv::Reader::from_reader(stdout);
+    assert_eq!(
+        reader.headers().unwrap(),
+        vec!["a", "b", "metric", "distance"]
+    );
+    reader
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            (r[0].into(), r[1].into(), r[3].parse().unwrap())
+        })
+        .collect()
+}

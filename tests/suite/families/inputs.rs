@@ -192,11 +192,10 @@ fn repeated_ids_other_lengths_and_unsupported_options_are_named() {
             ],
             "it cannot be combined with --input vectors --metric euclidean",
         ),
+        // Bit strings are indexed (index_kinds.rs); SimHash fingerprints are not.
         (
-            vec![
-                "scan", "--input", "bits", a, "--radius", "1", "--db", "x.db",
-            ],
-            "it cannot be combined with --input bits",
+            vec!["scan", a, "--sketch", "simhash", "--db", "x.db"],
+            "it cannot be combined with --input files or --sketch simhash",
         ),
     ] {
         let mut with_o = args.clone();

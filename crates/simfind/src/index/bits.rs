@@ -104,6 +104,61 @@ pub fn add_bits<'a>(
     update.commit()
 }
 
+/// Bit strings: signed by the index's sampled positions; the stored body
+/// is the words as little-endian `u64`s.
+struct SamplingSigner {
+    sampling: BitSampling,
+    banding: Banding,
+}
+
+impl super::items::ItemSigner for SamplingSigner {
+    fn prepare(&self, id: &Path, body: &[u8]) -> super::add::Prepared {
+        // The body was made by `to_bytes` from the words: whole u64s.
+        let row = from_bytes(body).unwrap_or_default();
+        let id = id.to_str().unwrap_or_default();
+        let (doc, body) = bits_doc(&self.sampling, self.banding, id, &row);
+        super::add::Prepared {
+            doc,
+            set: Vec::new(),
+            text: Some(body),
+        }
+    }
+
+    fn reusable(&self, doc: &super::StoredDoc) -> bool {
+        doc.signature.len() == self.banding.signature_len()
+    }
+
+    fn has_sets(&self) -> bool {
+        false
+    }
+}
+
+/// `scan --db I --input bits`: brings `index` up to date with `items` (id,
+/// words), in one transaction, by the one refresh of items
+/// ([`super::items::refresh_items`]) signed by the index's sampled
+/// positions: a string stored unchanged keeps its signature, the rest are
+/// signed and stored, ids no longer given are forgotten. Returns every
+/// item's signature in `items`' order. Every string must have the index's
+/// length (checked before anything is written).
+pub fn refresh(
+    index: &mut Index,
+    items: &[(&str, &[u64])],
+) -> Result<super::items::RefreshedItems, IndexError> {
+    let (sampling, banding) = family(index)?;
+    let words = words_per_string(length(index));
+    if let Some((_, row)) = items.iter().find(|(_, row)| row.len() != words) {
+        return Err(wrong_length(index, row.len()));
+    }
+    let bodies: Vec<Vec<u8>> = items.iter().map(|(_, row)| to_bytes(row)).collect();
+    let items: Vec<(&Path, &[u8])> = items
+        .iter()
+        .zip(&bodies)
+        .map(|((id, _), body)| (Path::new(*id), body.as_slice()))
+        .collect();
+    let signer = SamplingSigner { sampling, banding };
+    super::items::refresh_items(index, &items, banding.signature_len(), &signer)
+}
+
 /// The stored form of the string `row` under `id`: its signature and band
 /// keys, and its words as the stored text.
 fn bits_doc(

@@ -247,17 +247,19 @@ pub fn scan_vectors(
 }
 
 /// Pairs of bit strings within `radius` bits, found by `sampling` banded as
-/// `banding` (its signature length is `banding`'s).
+/// `banding` (its signature length is `banding`'s); `presigned`: every
+/// string's signature under `sampling` already made (an index's), else they
+/// are signed here.
 pub fn scan_bits(
     strings: &BitStrings,
     radius: u32,
-    sampling: &BitSampling,
-    banding: Banding,
+    (sampling, banding, presigned): (&BitSampling, Banding, Option<Vec<u32>>),
     options: RunOptions,
     reporter: &dyn Reporter,
 ) -> FamilyOutcome {
     reporter.begin(Stage::Sign, Some(strings.len() as u64));
-    let rows = sign_rows(sampling, strings.len(), |i| Features::Bits(strings.row(i)));
+    let rows = presigned
+        .unwrap_or_else(|| sign_rows(sampling, strings.len(), |i| Features::Bits(strings.row(i))));
     reporter.advance(strings.len() as u64);
     reporter.end(Stage::Sign);
     let n = sampling.signature_len();

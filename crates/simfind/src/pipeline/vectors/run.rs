@@ -109,19 +109,7 @@ pub fn run_vectors(
             banding,
             seed,
             matrix,
-        }) => (
-            Choice {
-                method: choose::Method::Lsh {
-                    banding,
-                    width: 0.0,
-                },
-                exact_cost: 0.0,
-                lsh_cost: None,
-                lsh: None,
-                reason: choose::Reason::IndexSignatures,
-            },
-            Some((seed, matrix)),
-        ),
+        }) => (index_choice(banding), Some((seed, matrix))),
         None => {
             let width_given = matches!(
                 spec.query,
@@ -159,11 +147,13 @@ pub fn run_vectors(
 }
 
 /// The pairs of `strings` within `spec`'s Hamming radius: every pair
-/// measured or bit sampling banded, as the cost model prefers.
+/// measured or bit sampling banded, as the cost model prefers, or, with
+/// `indexed`, the index's sampled positions over its signatures.
 pub fn run_bits(
     spec: &PointSpec,
     strings: &BitStrings,
     link: Option<u32>,
+    indexed: Option<IndexedSignatures>,
     reporter: &dyn Reporter,
 ) -> Result<(Choice, FamilyOutcome), PointRunError> {
     let PointQuery::Hamming { radius } = spec.query else {
@@ -171,23 +161,46 @@ pub fn run_bits(
     };
     spec::check_radius(spec.query, strings.bits).map_err(PointRunError::Tune)?;
     let given = given(spec, link);
-    let choice =
-        choose::choose_bits(strings, f64::from(radius), given).map_err(PointRunError::Choose)?;
+    let (choice, seed, presigned) = match indexed {
+        Some(indexed) => (
+            index_choice(indexed.banding),
+            indexed.seed,
+            Some(indexed.matrix),
+        ),
+        None => {
+            let choice = choose::choose_bits(strings, f64::from(radius), given)
+                .map_err(PointRunError::Choose)?;
+            (choice, spec.seed, None)
+        }
+    };
     let outcome = match choice.method {
         choose::Method::Exact => super::exact_bits(strings, radius, link, reporter),
         choose::Method::Lsh { banding, .. } => {
-            let sampling = BitSampling::random(strings.bits, banding.signature_len(), spec.seed);
+            let sampling = BitSampling::random(strings.bits, banding.signature_len(), seed);
             super::scan_bits(
                 strings,
                 radius,
-                &sampling,
-                banding,
+                (&sampling, banding, presigned),
                 options(spec, link),
                 reporter,
             )
         }
     };
     Ok((choice, outcome))
+}
+
+/// The choice when an index's signatures are used: LSH with its banding.
+fn index_choice(banding: Banding) -> Choice {
+    Choice {
+        method: choose::Method::Lsh {
+            banding,
+            width: 0.0,
+        },
+        exact_cost: 0.0,
+        lsh_cost: None,
+        lsh: None,
+        reason: choose::Reason::IndexSignatures,
+    }
 }
 
 /// Each point's `k` nearest neighbours among the verified `pairs` (`scan
