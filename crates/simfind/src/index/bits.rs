@@ -94,43 +94,9 @@ pub fn add_bits<'a>(
     }
     let mut update = index.begin_update()?;
     for (doc, body) in &docs {
-        let id = if update.is_indexed(&doc.path)? {
-            update.change(doc)?
-        } else {
-            update.add(doc)?
-        };
-        update.store_text(id, body)?;
+        super::points::store(&mut update, doc, body)?;
     }
     update.commit()
-}
-
-/// Bit strings: signed by the index's sampled positions; the stored body
-/// is the words as little-endian `u64`s.
-struct SamplingSigner {
-    sampling: BitSampling,
-    banding: Banding,
-}
-
-impl super::items::ItemSigner for SamplingSigner {
-    fn prepare(&self, id: &Path, body: &[u8]) -> super::add::Prepared {
-        // The body was made by `to_bytes` from the words: whole u64s.
-        let row = from_bytes(body).unwrap_or_default();
-        let id = id.to_str().unwrap_or_default();
-        let (doc, body) = bits_doc(&self.sampling, self.banding, id, &row);
-        super::add::Prepared {
-            doc,
-            set: Vec::new(),
-            text: Some(body),
-        }
-    }
-
-    fn reusable(&self, doc: &super::StoredDoc) -> bool {
-        doc.signature.len() == self.banding.signature_len()
-    }
-
-    fn has_sets(&self) -> bool {
-        false
-    }
 }
 
 /// `scan --db I --input bits`: brings `index` up to date with `items` (id,
@@ -146,17 +112,22 @@ pub fn refresh(
 ) -> Result<super::items::RefreshedItems, IndexError> {
     let (sampling, banding) = family(index)?;
     let words = words_per_string(length(index));
-    if let Some((_, row)) = items.iter().find(|(_, row)| row.len() != words) {
-        return Err(wrong_length(index, row.len()));
-    }
-    let bodies: Vec<Vec<u8>> = items.iter().map(|(_, row)| to_bytes(row)).collect();
-    let items: Vec<(&Path, &[u8])> = items
-        .iter()
-        .zip(&bodies)
-        .map(|((id, _), body)| (Path::new(*id), body.as_slice()))
-        .collect();
-    let signer = SamplingSigner { sampling, banding };
-    super::items::refresh_items(index, &items, banding.signature_len(), &signer)
+    // A body was made by `to_bytes` from a string's words: whole u64s.
+    let doc = |id: &str, body: &[u8]| {
+        bits_doc(
+            &sampling,
+            banding,
+            id,
+            &from_bytes(body).unwrap_or_default(),
+        )
+    };
+    super::points::refresh_points(
+        index,
+        items,
+        (words, wrong_length),
+        to_bytes,
+        (banding.signature_len(), &doc),
+    )
 }
 
 /// The stored form of the string `row` under `id`: its signature and band

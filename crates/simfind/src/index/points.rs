@@ -137,19 +137,25 @@ pub fn add_vectors<'a>(
     update.commit()
 }
 
-/// Vectors: signed by the index's hyperplanes; the stored body is the
-/// values as little-endian `f32`s.
-struct HyperplaneSigner {
-    planes: Hyperplanes,
-    banding: Banding,
+/// A point's stored form (signature, band keys, values' bytes) from its id
+/// and stored body, as a family of points makes it.
+pub(super) type PointDoc<'a> = dyn Fn(&str, &[u8]) -> (IndexedDoc, Vec<u8>) + Sync + 'a;
+
+/// A family of points as [`super::items::refresh_items`] signs it: `doc`
+/// makes a point's stored form (signature, band keys, values) from its id
+/// and stored body; points have no shingle sets for a prefix index.
+struct PointSigner<F> {
+    signature_len: usize,
+    doc: F,
 }
 
-impl super::items::ItemSigner for HyperplaneSigner {
+impl<F> super::items::ItemSigner for PointSigner<F>
+where
+    F: Fn(&str, &[u8]) -> (IndexedDoc, Vec<u8>) + Sync,
+{
     fn prepare(&self, id: &Path, body: &[u8]) -> super::add::Prepared {
-        // The body was made by `to_bytes` from the row: whole f32s.
-        let row = from_bytes(body).unwrap_or_default();
-        let id = id.to_str().unwrap_or_default();
-        let (doc, body) = vector_doc(&self.planes, self.banding, id, &row);
+        // Ids of points are the UTF-8 ids their readers gave.
+        let (doc, body) = (self.doc)(id.to_str().unwrap_or_default(), body);
         super::add::Prepared {
             doc,
             set: Vec::new(),
@@ -158,12 +164,37 @@ impl super::items::ItemSigner for HyperplaneSigner {
     }
 
     fn reusable(&self, doc: &StoredDoc) -> bool {
-        doc.signature.len() == self.banding.signature_len()
+        doc.signature.len() == self.signature_len
     }
 
     fn has_sets(&self) -> bool {
         false
     }
+}
+
+/// The refresh of an index of points of any family (`scan --db` of vectors
+/// and bit strings): every point of `items` must have `width` values (else
+/// `wrong` names the first that has not, before anything is written); each
+/// is stored as `encode` makes its body, and signed by `doc` (as
+/// [`PointSigner`]) when it is not stored unchanged.
+pub(super) fn refresh_points<T>(
+    index: &mut Index,
+    items: &[(&str, &[T])],
+    (width, wrong): (usize, fn(&Index, usize) -> IndexError),
+    encode: fn(&[T]) -> Vec<u8>,
+    (signature_len, doc): (usize, &PointDoc<'_>),
+) -> Result<super::items::RefreshedItems, IndexError> {
+    if let Some((_, row)) = items.iter().find(|(_, row)| row.len() != width) {
+        return Err(wrong(index, row.len()));
+    }
+    let bodies: Vec<Vec<u8>> = items.iter().map(|(_, row)| encode(row)).collect();
+    let items: Vec<(&Path, &[u8])> = items
+        .iter()
+        .zip(&bodies)
+        .map(|((id, _), body)| (Path::new(*id), body.as_slice()))
+        .collect();
+    let signer = PointSigner { signature_len, doc };
+    super::items::refresh_items(index, &items, signature_len, &signer)
 }
 
 /// `scan --db I --input vectors`: brings `index` up to date with `items`
@@ -181,17 +212,17 @@ pub fn refresh(
 ) -> Result<super::items::RefreshedItems, IndexError> {
     let (planes, banding) = family(index)?;
     let dim = dimension(index);
-    if let Some((_, row)) = items.iter().find(|(_, row)| row.len() != dim) {
-        return Err(wrong_dimension(index, row.len()));
-    }
-    let bodies: Vec<Vec<u8>> = items.iter().map(|(_, row)| to_bytes(row)).collect();
-    let items: Vec<(&Path, &[u8])> = items
-        .iter()
-        .zip(&bodies)
-        .map(|((id, _), body)| (Path::new(*id), body.as_slice()))
-        .collect();
-    let signer = HyperplaneSigner { planes, banding };
-    super::items::refresh_items(index, &items, banding.signature_len(), &signer)
+    // A body was made by `to_bytes` from a row: whole f32s.
+    let doc = |id: &str, body: &[u8]| {
+        vector_doc(&planes, banding, id, &from_bytes(body).unwrap_or_default())
+    };
+    refresh_points(
+        index,
+        items,
+        (dim, wrong_dimension),
+        to_bytes,
+        (banding.signature_len(), &doc),
+    )
 }
 
 /// The stored form of vector `row` under `id`: its signature and band
@@ -225,8 +256,12 @@ fn vector_doc(
     (doc, body)
 }
 
-/// Adds `doc` (or replaces the vector of its id) with its values `body`.
-fn store(update: &mut Update<'_>, doc: &IndexedDoc, body: &[u8]) -> Result<RowId, IndexError> {
+/// Adds `doc` (or replaces the point of its id) with its values `body`.
+pub(super) fn store(
+    update: &mut Update<'_>,
+    doc: &IndexedDoc,
+    body: &[u8],
+) -> Result<RowId, IndexError> {
     let id = if update.is_indexed(&doc.path)? {
         update.change(doc)?
     } else {
