@@ -198,22 +198,11 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
             let (points, starts) = read_all(&args, &mut problems, vectors::read_vectors_capped)?;
             // With --db: the index's hyperplanes, the stored signatures of
             // the vectors it holds unchanged.
-            let (indexed, signed) = match args.db {
-                Some(db) => {
-                    let (refreshed, banding, seed) = vectors_indexed(&args, db, &points, &spec)?;
-                    if !quiet {
-                        eprintln!("simfind: {}", describe_points(&refreshed, "vectors"));
-                    }
-                    let signed = refreshed.signed;
-                    let indexed = run::IndexedSignatures {
-                        banding,
-                        seed,
-                        matrix: refreshed.matrix,
-                    };
-                    (Some(indexed), Some(signed))
-                }
-                None => (None, None),
-            };
+            let (indexed, signed) = args
+                .db
+                .map(|db| vectors_indexed(&args, db, &points, &spec))
+                .transpose()?
+                .unzip();
             let seed = indexed.as_ref().map_or(seed, |i| i.seed);
             let (choice, outcome) = run::run_vectors(&spec, &points, link(&starts), indexed, &ui)
                 .map_err(point_error)?;
@@ -261,22 +250,11 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
             let (strings, starts) = read_all(&args, &mut problems, vectors::read_bits_capped)?;
             // With --db: the index's sampled positions, the stored
             // signatures of the strings it holds unchanged.
-            let (indexed, signed) = match args.db {
-                Some(db) => {
-                    let (refreshed, banding, seed) = bits_indexed(&args, db, &strings, &spec)?;
-                    if !quiet {
-                        eprintln!("simfind: {}", describe_points(&refreshed, "bit strings"));
-                    }
-                    let signed = refreshed.signed;
-                    let indexed = run::IndexedSignatures {
-                        banding,
-                        seed,
-                        matrix: refreshed.matrix,
-                    };
-                    (Some(indexed), Some(signed))
-                }
-                None => (None, None),
-            };
+            let (indexed, signed) = args
+                .db
+                .map(|db| bits_indexed(&args, db, &strings, &spec))
+                .transpose()?
+                .unzip();
             let seed = indexed.as_ref().map_or(seed, |i| i.seed);
             let (choice, outcome) =
                 run::run_bits(&spec, &strings, link(&starts), indexed, &ui).map_err(point_error)?;
@@ -402,18 +380,19 @@ pub fn scan(args: ScanArgs) -> Result<i32> {
 /// `scan --db I --input vectors|bits`: the index of points at `db` (made
 /// with the points' width and --bands, --rows and --seed, or 20 × 5, when
 /// missing) brought up to date by `refresh` (the index's one refresh of
-/// items, signed by its family): its banding and seed, and every point's
-/// signature.
+/// items, signed by its family), said on stderr unless quiet: every point's
+/// signature with the index's banding and seed, and how many this run
+/// signed.
 fn points_indexed(
     args: &ScanArgs,
     db: &Path,
-    (kind, width): (simfind::index::ItemKind, usize),
+    kind: (simfind::index::ItemKind, usize),
     spec: &PointSpec,
     refresh: impl FnOnce(
         &mut simfind::index::Index,
     ) -> Result<RefreshedItems, simfind::index::IndexError>,
-) -> Result<(RefreshedItems, Banding, u64)> {
-    let (signatures, input) = match kind {
+) -> Result<(run::IndexedSignatures, u64)> {
+    let (signatures, input) = match kind.0 {
         simfind::index::ItemKind::Bits => ("bit strings' sampled-bit", "bits"),
         _ => ("vectors' hyperplane", "vectors"),
     };
@@ -427,15 +406,26 @@ fn points_indexed(
         bail!("--verify signature does not apply to scan --db --input {input}");
     }
     crate::app::output::refuse_overwriting_index(args.output, db)?;
-    let mut index = config::points_index(db, (kind, width), args.signing, args.wait)?;
+    let mut index = config::points_index(db, kind, args.signing, args.wait)?;
     let refreshed =
         refresh(&mut index).with_context(|| format!("cannot update the index {}", db.display()))?;
+    if !args.verbosity.quiet {
+        let what = match kind.0 {
+            simfind::index::ItemKind::Bits => "bit strings",
+            _ => "vectors",
+        };
+        eprintln!("simfind: {}", describe_points(&refreshed, what));
+    }
     let params = index.params();
-    let banding = Banding {
-        bands: params.bands as usize,
-        rows: params.rows as usize,
+    let indexed = run::IndexedSignatures {
+        banding: Banding {
+            bands: params.bands as usize,
+            rows: params.rows as usize,
+        },
+        seed: params.seed,
+        matrix: refreshed.matrix,
     };
-    Ok((refreshed, banding, params.seed))
+    Ok((indexed, refreshed.signed))
 }
 
 fn vectors_indexed(
@@ -443,7 +433,7 @@ fn vectors_indexed(
     db: &Path,
     points: &vectors::Vectors,
     spec: &PointSpec,
-) -> Result<(RefreshedItems, Banding, u64)> {
+) -> Result<(run::IndexedSignatures, u64)> {
     let items: Vec<(&str, &[f32])> = (0..points.len())
         .map(|i| (points.ids[i].as_str(), points.row(i)))
         .collect();
@@ -458,7 +448,7 @@ fn bits_indexed(
     db: &Path,
     strings: &vectors::BitStrings,
     spec: &PointSpec,
-) -> Result<(RefreshedItems, Banding, u64)> {
+) -> Result<(run::IndexedSignatures, u64)> {
     let items: Vec<(&str, &[u64])> = (0..strings.len())
         .map(|i| (strings.ids[i].as_str(), strings.row(i)))
         .collect();

@@ -14,9 +14,7 @@ use rayon::prelude::*;
 pub mod choose;
 mod run;
 
-pub use run::{
-    IndexedSignatures, PointRunError, given, nearest_points, run_bits, run_vectors, vector_query,
-};
+pub use run::{IndexedSignatures, PointRunError, nearest_points, run_bits, run_vectors};
 
 use super::{ScanConfig, Verification};
 use crate::input::vectors::{BitStrings, Vectors};

@@ -53,7 +53,7 @@ impl std::error::Error for PointRunError {}
 
 /// What the cost model is given: the spec's method, banding and recall
 /// floor, and `link`'s split.
-pub fn given(spec: &PointSpec, link: Option<u32>) -> Given {
+fn given(spec: &PointSpec, link: Option<u32>) -> Given {
     Given {
         asked: match spec.method {
             spec::Method::Exact => Asked::Exact,
@@ -79,7 +79,7 @@ fn options(spec: &PointSpec, link: Option<u32>) -> RunOptions {
 
 /// The vectors' query of `spec` (cosine or L2): `None` for the bit
 /// strings' and fingerprints' queries.
-pub fn vector_query(query: PointQuery) -> Option<VectorQuery> {
+fn vector_query(query: PointQuery) -> Option<VectorQuery> {
     match query {
         PointQuery::Cosine { min_cosine } => Some(VectorQuery::Cosine { min_cosine }),
         PointQuery::Euclidean { radius, width, .. } => {
